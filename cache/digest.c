@@ -1,0 +1,69 @@
+/*
+ * digest.c - SHA-256 of files, streamed through OpenSSL's EVP interface in
+ * fixed-size blocks (never the whole file in memory).
+ */
+#include <errno.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+
+#include "core/ctx.h"
+#include "platform/platform.h"
+
+#define BLOCK (256u * 1024u)
+
+static void to_hex(const unsigned char *md, unsigned n, char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		hex[2 * i] = digits[md[i] >> 4];
+		hex[2 * i + 1] = digits[md[i] & 15];
+	}
+	hex[2 * n] = '\0';
+}
+
+enum cfapkg_err cfapkg_sha256_file(struct cfapkg_ctx *ctx, const char *path, char hex[65],
+                                   uint64_t *size)
+{
+	static unsigned char buf[BLOCK];
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	uint64_t total = 0;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	EVP_MD_CTX *md_ctx;
+	FILE *f;
+	size_t n;
+
+	f = cfa_plat_fopen(path, "rb");
+	if (!f)
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot open: %s", path,
+		                cfa_plat_strerror(errno));
+	md_ctx = EVP_MD_CTX_new();
+	if (!md_ctx || EVP_DigestInit_ex(md_ctx, EVP_sha256(), NULL) != 1) {
+		e = cfa_fail(ctx, CFAPKG_E_NOMEM, "cannot start SHA-256 (OpenSSL)");
+		goto out;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		if (EVP_DigestUpdate(md_ctx, buf, n) != 1) {
+			e = cfa_fail(ctx, CFAPKG_E_IO, "SHA-256 update failed (OpenSSL)");
+			goto out;
+		}
+		total += n;
+	}
+	if (ferror(f)) {
+		e = cfa_fail(ctx, CFAPKG_E_IO, "%s: read error", path);
+		goto out;
+	}
+	if (EVP_DigestFinal_ex(md_ctx, md, &mdlen) != 1 || mdlen != 32) {
+		e = cfa_fail(ctx, CFAPKG_E_IO, "SHA-256 final failed (OpenSSL)");
+		goto out;
+	}
+	to_hex(md, mdlen, hex);
+	if (size)
+		*size = total;
+out:
+	EVP_MD_CTX_free(md_ctx);
+	fclose(f);
+	return e;
+}

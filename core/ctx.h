@@ -1,0 +1,36 @@
+/*
+ * ctx.h - the context every call carries: error detail, data root, recipe
+ * folders, and the loaded recipes and GPU table (in one arena).
+ */
+#ifndef CFA_CTX_H
+#define CFA_CTX_H
+
+#include "cfapkg.h"
+#include "core/arena.h"
+#include "core/compat.h"
+
+struct cfa_gpus;
+
+struct cfapkg_ctx {
+	char err[1024];              /* first failure's detail, one line */
+	enum cfapkg_err err_code;
+	char *root;
+	char **recipe_dirs;          /* added with cfapkg_ctx_add_recipe_dir */
+	size_t nrecipe_dirs, recipe_dirs_cap;
+	bool loaded;
+	struct cfa_arena arena;      /* recipes, versions, strings */
+	struct cfapkg_recipe **recipes; /* sorted by name */
+	size_t nrecipes, recipes_cap;
+	struct cfa_gpus *gpus;       /* NULL until first needed */
+};
+
+/* Records the first failure's detail and returns err.  A later failure
+ * keeps the first detail: callers above only pass the code along. */
+enum cfapkg_err cfa_fail(struct cfapkg_ctx *ctx, enum cfapkg_err err, const char *fmt, ...)
+	CFA_PRINTF(3, 4);
+enum cfapkg_err cfa_nomem(struct cfapkg_ctx *ctx);
+
+/* The folder holding the built-in recipes, or NULL. */
+const char *cfa_builtin_recipe_dir(void);
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * facts.c - machine facts from flags and facts files.  Every value is
+ * checked here so the solver can trust what it is given.
+ */
+#include <string.h>
+
+#include "core/json.h"
+#include "core/recipe.h"
+#include "core/strbuf.h"
+#include "core/version.h"
+#include "platform/platform.h"
+
+void cfapkg_facts_init_host(struct cfapkg_facts *f)
+{
+	memset(f, 0, sizeof(*f));
+	cfa_snprintf(f->os, sizeof(f->os), "%s", cfa_plat_os());
+	cfa_snprintf(f->arch, sizeof(f->arch), "%s", cfa_plat_arch());
+}
+
+static enum cfapkg_err set_copy(struct cfapkg_ctx *ctx, char *dst, size_t len, const char *key,
+                                const char *value)
+{
+	if (!cfa_snprintf(dst, len, "%s", value))
+		return cfa_fail(ctx, CFAPKG_E_FACTS, "%s \"%s\" is too long", key, value);
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err add_runtime(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
+                                   const char *value)
+{
+	uint64_t major;
+	unsigned i;
+
+	f->hip_runtimes_known = true;
+	if (strcmp(value, "none") == 0)
+		return CFAPKG_E_OK;
+	if (!cfa_parse_u64(value, strlen(value), 99, &major) || major == 0)
+		return cfa_fail(ctx, CFAPKG_E_FACTS,
+		                "hip-runtime \"%s\": give the HIP major version (6, 7) or none",
+		                value);
+	for (i = 0; i < f->nhip_runtimes; i++)
+		if (f->hip_runtimes[i] == major)
+			return CFAPKG_E_OK;
+	if (f->nhip_runtimes == CFAPKG_FACTS_MAX)
+		return cfa_fail(ctx, CFAPKG_E_FACTS, "more than %d HIP runtimes", CFAPKG_FACTS_MAX);
+	f->hip_runtimes[f->nhip_runtimes++] = (unsigned)major;
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err add_sdk(struct cfapkg_ctx *ctx, struct cfapkg_facts *f, const char *value)
+{
+	struct cfa_ver v;
+	const char *why = NULL;
+	unsigned i;
+
+	f->hip_sdks_known = true;
+	if (strcmp(value, "none") == 0)
+		return CFAPKG_E_OK;
+	if (!cfa_ver_parse(value, strlen(value), &v, &why))
+		return cfa_fail(ctx, CFAPKG_E_FACTS, "hip-sdk \"%s\": %s", value, why);
+	for (i = 0; i < f->nhip_sdks; i++)
+		if (strcmp(f->hip_sdks[i], value) == 0)
+			return CFAPKG_E_OK;
+	if (f->nhip_sdks == CFAPKG_FACTS_MAX)
+		return cfa_fail(ctx, CFAPKG_E_FACTS, "more than %d HIP SDKs", CFAPKG_FACTS_MAX);
+	return set_copy(ctx, f->hip_sdks[f->nhip_sdks++], sizeof(f->hip_sdks[0]), "hip-sdk",
+	                value);
+}
+
+enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
+                                 const char *key, const char *value)
+{
+	struct cfa_ver v;
+	const char *why = NULL;
+
+	if (strcmp(key, "os") == 0) {
+		if (!cfa_valid_os(value))
+			return cfa_fail(ctx, CFAPKG_E_FACTS, "os \"%s\": use windows or linux", value);
+		return set_copy(ctx, f->os, sizeof(f->os), key, value);
+	}
+	if (strcmp(key, "arch") == 0) {
+		if (!cfa_valid_arch(value))
+			return cfa_fail(ctx, CFAPKG_E_FACTS, "arch \"%s\": use x86_64, aarch64 or x86",
+			                value);
+		return set_copy(ctx, f->arch, sizeof(f->arch), key, value);
+	}
+	if (strcmp(key, "gpu") == 0) {
+		if (!cfa_valid_gfx(value))
+			return cfa_fail(ctx, CFAPKG_E_FACTS,
+			                "gpu \"%s\": give a GPU target such as gfx1200 (cfapkg "
+			                "search shows the known ones in gpus.json)",
+			                value);
+		return set_copy(ctx, f->gfx, sizeof(f->gfx), key, value);
+	}
+	if (strcmp(key, "driver") == 0) {
+		if (!cfa_ver_parse(value, strlen(value), &v, &why))
+			return cfa_fail(ctx, CFAPKG_E_FACTS, "driver \"%s\": %s", value, why);
+		return set_copy(ctx, f->driver, sizeof(f->driver), key, value);
+	}
+	if (strcmp(key, "hip-runtime") == 0)
+		return add_runtime(ctx, f, value);
+	if (strcmp(key, "hip-sdk") == 0)
+		return add_sdk(ctx, f, value);
+	return cfa_fail(ctx, CFAPKG_E_USAGE, "unknown fact \"%s\"", key);
+}
+
+/* Puts the file's name in front of a value's own complaint. */
+static enum cfapkg_err name_file(struct cfapkg_ctx *ctx, const char *path)
+{
+	char detail[sizeof(ctx->err)];
+
+	cfa_snprintf(detail, sizeof(detail), "%s", ctx->err);
+	cfapkg_ctx_clear_error(ctx);
+	return cfa_fail(ctx, CFAPKG_E_FACTS, "%s: %s", path, detail);
+}
+
+static const char *const facts_keys[] = {"os", "arch", "gpu", "driver", "hip_runtimes",
+                                         "hip_sdks", NULL};
+
+/* A JSON array of numbers or strings, each passed to cfapkg_facts_set. */
+static enum cfapkg_err load_list(struct cfa_jr *jr, const cJSON *root, const char *key,
+                                 const char *fact, struct cfapkg_facts *f)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key), *item;
+	char num[32];
+	enum cfapkg_err e;
+
+	if (!a)
+		return CFAPKG_E_OK;
+	if (!cJSON_IsArray(a))
+		return cfa_jr_fail(jr, "%s: expected an array", key);
+	/* An empty list is a known "none". */
+	if ((e = cfapkg_facts_set(jr->ctx, f, fact, "none")))
+		return e;
+	cJSON_ArrayForEach(item, a)
+	{
+		const char *s = NULL;
+		if (cJSON_IsString(item))
+			s = item->valuestring;
+		else if (cJSON_IsNumber(item) && item->valuedouble >= 0 && item->valuedouble < 1e6)
+			s = (cfa_snprintf(num, sizeof(num), "%u", (unsigned)item->valuedouble), num);
+		if (!s)
+			return cfa_jr_fail(jr, "%s: expected numbers or strings", key);
+		if (cfapkg_facts_set(jr->ctx, f, fact, s))
+			return name_file(jr->ctx, jr->file);
+	}
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfapkg_facts_load(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
+                                  const char *path)
+{
+	static const char *const scalar[][2] = {
+		{"os", "os"}, {"arch", "arch"}, {"gpu", "gpu"}, {"driver", "driver"}};
+	struct cfa_arena a;
+	struct cfa_jr jr;
+	cJSON *root = NULL;
+	enum cfapkg_err e;
+	size_t i;
+
+	e = cfa_json_read_file(ctx, path, CFAPKG_E_FACTS, &root);
+	if (e)
+		return e; /* detail set by the reader */
+	cfa_arena_init(&a);
+	cfa_jr_init(&jr, ctx, &a, path, CFAPKG_E_FACTS);
+	if ((e = cfa_jr_object(&jr, root)) || (e = cfa_jr_keys(&jr, root, facts_keys)))
+		goto out;
+	for (i = 0; i < sizeof(scalar) / sizeof(scalar[0]); i++) {
+		const char *s = NULL;
+		if ((e = cfa_jr_string(&jr, root, scalar[i][0], false, &s)))
+			goto out;
+		if (s && cfapkg_facts_set(ctx, f, scalar[i][1], s)) {
+			e = name_file(ctx, path);
+			goto out;
+		}
+	}
+	if (!(e = load_list(&jr, root, "hip_runtimes", "hip-runtime", f)))
+		e = load_list(&jr, root, "hip_sdks", "hip-sdk", f);
+out:
+	cJSON_Delete(root);
+	cfa_arena_fini(&a);
+	return e;
+}

@@ -1,0 +1,203 @@
+/*
+ * gpus.c - loading and looking up the GPU table.
+ */
+#include "core/gpus.h"
+
+#include <string.h>
+
+#include "core/json.h"
+#include "core/mem.h"
+#include "core/recipe.h"
+#include "core/strbuf.h"
+
+static const char *const top_keys[] = {"format", "targets", "devices", NULL};
+static const char *const target_keys[] = {"gfx", "generation", "kfd", "status",
+                                          "min_hip_sdk", NULL};
+static const char *const device_keys[] = {"pci", "revision", "chip", "gfx", "name", NULL};
+
+void cfa_gpus_free(struct cfa_gpus *g)
+{
+	if (!g)
+		return;
+	cfa_arena_fini(&g->arena);
+	cfa_free(g);
+}
+
+static enum cfapkg_err parse_target(struct cfa_jr *jr, const cJSON *o,
+                                    struct cfapkg_gpu_target *t)
+{
+	const char *status = NULL;
+	int64_t kfd = 0;
+	enum cfapkg_err e;
+
+	if ((e = cfa_jr_object(jr, o)) || (e = cfa_jr_keys(jr, o, target_keys)) ||
+	    (e = cfa_jr_string(jr, o, "gfx", true, &t->gfx)) ||
+	    (e = cfa_jr_string(jr, o, "generation", true, &t->generation)) ||
+	    (e = cfa_jr_int(jr, o, "kfd", 0, 9999999, false, &kfd)) ||
+	    (e = cfa_jr_string(jr, o, "status", true, &status)) ||
+	    (e = cfa_jr_string(jr, o, "min_hip_sdk", false, &t->min_hip_sdk)))
+		return e;
+	t->kfd_version = (uint32_t)kfd;
+	if (!cfa_valid_gfx(t->gfx))
+		return cfa_jr_fail(jr, "\"%s\" is not a GPU target (gfx1200)", t->gfx);
+	if (!cfa_status_parse(status, &t->status))
+		return cfa_jr_fail(jr, "status must be validated, candidate or experimental");
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err parse_pci(struct cfa_jr *jr, const char *pci,
+                                 struct cfapkg_gpu_device *d)
+{
+	uint64_t vendor, device;
+
+	if (strlen(pci) != 9 || pci[4] != ':' || !cfa_parse_hex(pci, 4, 0xffff, &vendor) ||
+	    !cfa_parse_hex(pci + 5, 4, 0xffff, &device))
+		return cfa_jr_fail(jr, "pci must be VVVV:DDDD in hex (1002:7590)");
+	d->vendor = (uint16_t)vendor;
+	d->device = (uint16_t)device;
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err parse_device(struct cfa_jr *jr, const cJSON *o,
+                                    struct cfapkg_gpu_device *d)
+{
+	const char *pci = NULL, *rev = NULL;
+	enum cfapkg_err e;
+	uint64_t r;
+
+	if ((e = cfa_jr_object(jr, o)) || (e = cfa_jr_keys(jr, o, device_keys)) ||
+	    (e = cfa_jr_string(jr, o, "pci", true, &pci)) ||
+	    (e = cfa_jr_string(jr, o, "revision", false, &rev)) ||
+	    (e = cfa_jr_string(jr, o, "chip", true, &d->chip)) ||
+	    (e = cfa_jr_string(jr, o, "gfx", true, &d->gfx)) ||
+	    (e = cfa_jr_string(jr, o, "name", true, &d->name)) || (e = parse_pci(jr, pci, d)))
+		return e;
+	d->revision = -1;
+	if (rev && !cfa_parse_hex(rev, strlen(rev), 0xff, &r))
+		return cfa_jr_fail(jr, "revision must be two hex digits (c0)");
+	if (rev)
+		d->revision = (int)r;
+	if (!cfa_valid_gfx(d->gfx))
+		return cfa_jr_fail(jr, "\"%s\" is not a GPU target (gfx1200)", d->gfx);
+	return CFAPKG_E_OK;
+}
+
+/* Parses the array root[key] with fn into *out. */
+static enum cfapkg_err parse_array(struct cfa_jr *jr, const cJSON *root, const char *key,
+                                   size_t elem, void **out, size_t *n,
+                                   enum cfapkg_err (*fn)(struct cfa_jr *, const cJSON *, void *))
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key), *item;
+	size_t mark = cfa_jr_push_key(jr, key), i = 0, count;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	unsigned char *arr;
+
+	if (!cJSON_IsArray(a)) {
+		e = cfa_jr_fail(jr, "expected an array");
+		goto out;
+	}
+	count = (size_t)cJSON_GetArraySize(a);
+	arr = cfa_arena_alloc(jr->arena, (count ? count : 1) * elem);
+	if (!arr) {
+		e = cfa_nomem(jr->ctx);
+		goto out;
+	}
+	cJSON_ArrayForEach(item, a)
+	{
+		size_t m2 = cfa_jr_push_index(jr, i);
+		e = fn(jr, item, arr + i * elem);
+		cfa_jr_pop(jr, m2);
+		if (e)
+			goto out;
+		i++;
+	}
+	*out = arr;
+	*n = count;
+out:
+	cfa_jr_pop(jr, mark);
+	return e;
+}
+
+static enum cfapkg_err target_fn(struct cfa_jr *jr, const cJSON *o, void *p)
+{
+	return parse_target(jr, o, p);
+}
+
+static enum cfapkg_err device_fn(struct cfa_jr *jr, const cJSON *o, void *p)
+{
+	return parse_device(jr, o, p);
+}
+
+enum cfapkg_err cfa_gpus_load(struct cfapkg_ctx *ctx, const char *path)
+{
+	struct cfa_gpus *g;
+	struct cfa_jr jr;
+	cJSON *root = NULL;
+	int64_t format = 0;
+	enum cfapkg_err e;
+
+	e = cfa_json_read_file(ctx, path, CFAPKG_E_RECIPE, &root);
+	if (e)
+		return e; /* detail set by the reader */
+	g = cfa_calloc(1, sizeof(*g));
+	if (!g) {
+		cJSON_Delete(root);
+		return cfa_nomem(ctx);
+	}
+	cfa_arena_init(&g->arena);
+	cfa_jr_init(&jr, ctx, &g->arena, path, CFAPKG_E_RECIPE);
+	if ((e = cfa_jr_object(&jr, root)) || (e = cfa_jr_keys(&jr, root, top_keys)) ||
+	    (e = cfa_jr_int(&jr, root, "format", 1, 1, true, &format)) ||
+	    (e = parse_array(&jr, root, "targets", sizeof(*g->targets), (void **)&g->targets,
+	                     &g->ntargets, target_fn)) ||
+	    (e = parse_array(&jr, root, "devices", sizeof(*g->devices), (void **)&g->devices,
+	                     &g->ndevices, device_fn))) {
+		cfa_gpus_free(g);
+	} else {
+		cfa_gpus_free(ctx->gpus);
+		ctx->gpus = g;
+	}
+	cJSON_Delete(root);
+	return e;
+}
+
+const struct cfapkg_gpu_target *cfa_gpus_target(const struct cfapkg_ctx *ctx, const char *gfx)
+{
+	size_t i;
+
+	if (!ctx->gpus)
+		return NULL;
+	for (i = 0; i < ctx->gpus->ntargets; i++)
+		if (strcmp(ctx->gpus->targets[i].gfx, gfx) == 0)
+			return &ctx->gpus->targets[i];
+	return NULL;
+}
+
+const struct cfapkg_gpu_target *cfapkg_gpu_target_find(struct cfapkg_ctx *ctx, const char *gfx)
+{
+	if (!ctx->loaded && cfapkg_recipes_load(ctx) != CFAPKG_E_OK)
+		return NULL;
+	return cfa_gpus_target(ctx, gfx);
+}
+
+const struct cfapkg_gpu_device *cfapkg_gpu_device_find(struct cfapkg_ctx *ctx, uint16_t vendor,
+                                                       uint16_t device, int revision)
+{
+	const struct cfapkg_gpu_device *any = NULL;
+	size_t i;
+
+	if (!ctx->loaded && cfapkg_recipes_load(ctx) != CFAPKG_E_OK)
+		return NULL;
+	if (!ctx->gpus)
+		return NULL;
+	for (i = 0; i < ctx->gpus->ndevices; i++) {
+		const struct cfapkg_gpu_device *d = &ctx->gpus->devices[i];
+		if (d->vendor != vendor || d->device != device)
+			continue;
+		if (d->revision == revision)
+			return d;
+		if (d->revision < 0 && !any)
+			any = d;
+	}
+	return any;
+}

@@ -1,0 +1,26 @@
+/*
+ * gpus.h - the GPU table (recipes/gpus.json): PCI id and revision to chip,
+ * gfx target and product name; gfx target to generation, KFD version and
+ * the project's status.
+ */
+#ifndef CFA_GPUS_H
+#define CFA_GPUS_H
+
+#include "core/ctx.h"
+
+#define CFA_GPUS_FILE "gpus.json"
+
+struct cfa_gpus {
+	struct cfa_arena arena;
+	struct cfapkg_gpu_target *targets;
+	size_t ntargets;
+	struct cfapkg_gpu_device *devices;
+	size_t ndevices;
+};
+
+/* Replaces any table loaded before. */
+enum cfapkg_err cfa_gpus_load(struct cfapkg_ctx *ctx, const char *path);
+void cfa_gpus_free(struct cfa_gpus *g);
+const struct cfapkg_gpu_target *cfa_gpus_target(const struct cfapkg_ctx *ctx, const char *gfx);
+
+#endif

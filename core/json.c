@@ -1,0 +1,290 @@
+/*
+ * json.c - JSON reading helpers with path-precise errors.
+ */
+#include "core/json.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "platform/platform.h"
+
+static enum cfapkg_err read_all(struct cfapkg_ctx *ctx, const char *file, char **out,
+                                size_t *outlen)
+{
+	FILE *f = cfa_plat_fopen(file, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	if (!f)
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot open: %s", file,
+		                cfa_plat_strerror(errno));
+	for (;;) {
+		size_t got;
+		if (cfa_grow((void **)&buf, &cap, len + 65536 + 1, 1) != 0) {
+			fclose(f);
+			cfa_free(buf);
+			return cfa_nomem(ctx);
+		}
+		got = fread(buf + len, 1, cap - len - 1, f);
+		len += got;
+		if (len > CFA_JSON_FILE_MAX) {
+			fclose(f);
+			cfa_free(buf);
+			return cfa_fail(ctx, CFAPKG_E_IO, "%s: larger than %u bytes", file,
+			                CFA_JSON_FILE_MAX);
+		}
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		fclose(f);
+		cfa_free(buf);
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: read error", file);
+	}
+	fclose(f);
+	buf[len] = '\0';
+	*out = buf;
+	*outlen = len;
+	return CFAPKG_E_OK;
+}
+
+/* Line and column of a byte offset, for parse errors. */
+static void line_col(const char *buf, size_t off, unsigned *line, unsigned *col)
+{
+	size_t i;
+
+	*line = 1;
+	*col = 1;
+	for (i = 0; i < off && buf[i]; i++) {
+		if (buf[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+enum cfapkg_err cfa_json_read_file(struct cfapkg_ctx *ctx, const char *file,
+                                   enum cfapkg_err code, cJSON **out)
+{
+	const char *end = NULL;
+	char *buf;
+	size_t len;
+	enum cfapkg_err err;
+	cJSON *root;
+
+	err = read_all(ctx, file, &buf, &len);
+	if (err)
+		return err; /* detail set by read_all */
+	root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
+	if (!root) {
+		unsigned line, col;
+		size_t off = end && end >= buf ? (size_t)(end - buf) : 0;
+		line_col(buf, off, &line, &col);
+		cfa_free(buf);
+		return cfa_fail(ctx, code, "%s:%u:%u: not valid JSON", file, line, col);
+	}
+	cfa_free(buf);
+	*out = root;
+	return CFAPKG_E_OK;
+}
+
+void cfa_jr_init(struct cfa_jr *jr, struct cfapkg_ctx *ctx, struct cfa_arena *arena,
+                 const char *file, enum cfapkg_err code)
+{
+	memset(jr, 0, sizeof(*jr));
+	jr->ctx = ctx;
+	jr->arena = arena;
+	jr->file = file;
+	jr->code = code;
+}
+
+static size_t push(struct cfa_jr *jr, const char *key, size_t i)
+{
+	size_t mark = jr->pathlen;
+	int n;
+
+	if (key)
+		n = snprintf(jr->path + mark, sizeof(jr->path) - mark, "%s%s", mark ? "." : "", key);
+	else
+		n = snprintf(jr->path + mark, sizeof(jr->path) - mark, "[%zu]", i);
+	if (n > 0 && (size_t)n < sizeof(jr->path) - mark)
+		jr->pathlen += (size_t)n;
+	else
+		jr->path[mark] = '\0';
+	return mark;
+}
+
+size_t cfa_jr_push_key(struct cfa_jr *jr, const char *key)
+{
+	return push(jr, key, 0);
+}
+
+size_t cfa_jr_push_index(struct cfa_jr *jr, size_t i)
+{
+	return push(jr, NULL, i);
+}
+
+void cfa_jr_pop(struct cfa_jr *jr, size_t mark)
+{
+	jr->pathlen = mark;
+	jr->path[mark] = '\0';
+}
+
+enum cfapkg_err cfa_jr_fail(struct cfa_jr *jr, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (jr->pathlen)
+		return cfa_fail(jr->ctx, jr->code, "%s: %s: %s", jr->file, jr->path, msg);
+	return cfa_fail(jr->ctx, jr->code, "%s: %s", jr->file, msg);
+}
+
+enum cfapkg_err cfa_jr_object(struct cfa_jr *jr, const cJSON *v)
+{
+	if (!cJSON_IsObject(v))
+		return cfa_jr_fail(jr, "expected an object");
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_jr_keys(struct cfa_jr *jr, const cJSON *obj, const char *const *allowed)
+{
+	const cJSON *m;
+
+	cJSON_ArrayForEach(m, obj)
+	{
+		const char *const *a;
+		for (a = allowed; *a; a++)
+			if (strcmp(*a, m->string) == 0)
+				break;
+		if (!*a) {
+			size_t mark = cfa_jr_push_key(jr, m->string);
+			enum cfapkg_err e = cfa_jr_fail(jr, "unknown key (a typo?)");
+			cfa_jr_pop(jr, mark);
+			return e;
+		}
+	}
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_jr_string(struct cfa_jr *jr, const cJSON *obj, const char *key,
+                              bool required, const char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t mark;
+	char *s;
+
+	if (!v || (cJSON_IsNull(v) && !required)) {
+		if (!required)
+			return CFAPKG_E_OK;
+		return cfa_jr_fail(jr, "missing required key \"%s\"", key);
+	}
+	mark = cfa_jr_push_key(jr, key);
+	if (!cJSON_IsString(v)) {
+		e = cfa_jr_fail(jr, "expected a string");
+	} else if (required && v->valuestring[0] == '\0') {
+		e = cfa_jr_fail(jr, "must not be empty");
+	} else {
+		s = cfa_arena_strdup(jr->arena, v->valuestring);
+		if (!s)
+			e = cfa_nomem(jr->ctx);
+		else
+			*out = s;
+	}
+	cfa_jr_pop(jr, mark);
+	return e;
+}
+
+enum cfapkg_err cfa_jr_int(struct cfa_jr *jr, const cJSON *obj, const char *key,
+                           int64_t min, int64_t max, bool required, int64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t mark;
+	double d;
+
+	if (!v || (cJSON_IsNull(v) && !required)) {
+		if (!required)
+			return CFAPKG_E_OK;
+		return cfa_jr_fail(jr, "missing required key \"%s\"", key);
+	}
+	mark = cfa_jr_push_key(jr, key);
+	d = cJSON_IsNumber(v) ? v->valuedouble : 0;
+	if (!cJSON_IsNumber(v) || d != (double)(int64_t)d)
+		e = cfa_jr_fail(jr, "expected a whole number");
+	else if ((int64_t)d < min || (int64_t)d > max)
+		e = cfa_jr_fail(jr, "%.0f is outside %lld..%lld", d, (long long)min,
+		                (long long)max);
+	else
+		*out = (int64_t)d;
+	cfa_jr_pop(jr, mark);
+	return e;
+}
+
+enum cfapkg_err cfa_jr_bool(struct cfa_jr *jr, const cJSON *obj, const char *key, bool *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t mark;
+
+	if (!v)
+		return CFAPKG_E_OK;
+	mark = cfa_jr_push_key(jr, key);
+	if (!cJSON_IsBool(v))
+		e = cfa_jr_fail(jr, "expected true or false");
+	else
+		*out = cJSON_IsTrue(v);
+	cfa_jr_pop(jr, mark);
+	return e;
+}
+
+enum cfapkg_err cfa_jr_strings(struct cfa_jr *jr, const cJSON *obj, const char *key,
+                               const char *const **out, size_t *n)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key), *item;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	const char **arr;
+	size_t mark, i = 0, count;
+
+	*n = 0;
+	if (!v)
+		return CFAPKG_E_OK;
+	mark = cfa_jr_push_key(jr, key);
+	if (!cJSON_IsArray(v)) {
+		e = cfa_jr_fail(jr, "expected an array of strings");
+		goto out;
+	}
+	count = (size_t)cJSON_GetArraySize(v);
+	arr = cfa_arena_alloc(jr->arena, (count ? count : 1) * sizeof(*arr));
+	if (!arr) {
+		e = cfa_nomem(jr->ctx);
+		goto out;
+	}
+	cJSON_ArrayForEach(item, v)
+	{
+		if (!cJSON_IsString(item) || item->valuestring[0] == '\0') {
+			cfa_jr_push_index(jr, i);
+			e = cfa_jr_fail(jr, "expected a non-empty string");
+			goto out;
+		}
+		arr[i] = cfa_arena_strdup(jr->arena, item->valuestring);
+		if (!arr[i++]) {
+			e = cfa_nomem(jr->ctx);
+			goto out;
+		}
+	}
+	*out = arr;
+	*n = count;
+out:
+	cfa_jr_pop(jr, mark);
+	return e;
+}

@@ -1,0 +1,279 @@
+/*
+ * recipe.c - one recipe file into the read-only model of cfapkg.h.
+ *
+ * The parser refuses anything it does not understand: unknown keys, bad
+ * versions or ranges, bad hashes, sources without a reason when they
+ * cannot be installed.  Each refusal names the file, the JSON path and the
+ * problem, so a recipe author can fix it without reading this code.
+ */
+#include "core/recipe.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dep.h"
+#include "core/mem.h"
+#include "core/version.h"
+
+const char *const cfa_recipe_keys[] = {"format", "name", "summary", "license", "homepage",
+                                       "kind", "fact", "install_hint", "notes", "versions",
+                                       NULL};
+const char *const cfa_version_keys[] = {"version", "requires", "conflicts", "provides", "os",
+                                        "arch", "gfx", "status", "sources", "user_files",
+                                        "layout", "launcher", "runtime", "note", NULL};
+static const char *const note_keys[] = {"name", "os", "text", NULL};
+static const char *const facts_kinds[] = {"driver", "hip_runtime", "hip_sdk", NULL};
+
+static bool kind_parse(const char *s, enum cfapkg_kind *k)
+{
+	static const char *const names[] = {"package", "system", "meta", "user"};
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*k = (enum cfapkg_kind)i;
+			return true;
+		}
+	return false;
+}
+
+/* What each kind must and must not carry. */
+static enum cfapkg_err check_kind_shape(struct cfa_jr *jr, const struct cfapkg_recipe *r,
+                                        const struct cfapkg_version *v)
+{
+	switch (r->kind) {
+	case CFAPKG_KIND_PACKAGE:
+		if (v->nsources == 0)
+			return cfa_jr_fail(jr, "a package version needs \"sources\"");
+		if (v->nuser_files)
+			return cfa_jr_fail(jr, "\"user_files\" belongs to kind \"user\"");
+		break;
+	case CFAPKG_KIND_USER:
+		if (v->nuser_files == 0)
+			return cfa_jr_fail(jr, "a user version needs \"user_files\"");
+		/* fall through */
+	case CFAPKG_KIND_SYSTEM:
+	case CFAPKG_KIND_META:
+		if (v->nsources)
+			return cfa_jr_fail(jr, "only kind \"package\" has \"sources\"");
+		if (r->kind != CFAPKG_KIND_USER && v->nuser_files)
+			return cfa_jr_fail(jr, "\"user_files\" belongs to kind \"user\"");
+		break;
+	}
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err check_lists(struct cfa_jr *jr, struct cfapkg_version *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->narch; i++)
+		if (!cfa_valid_arch(v->arch[i]))
+			return cfa_jr_fail(jr, "arch \"%s\" is not x86_64, aarch64 or x86",
+			                   v->arch[i]);
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err parse_version(struct cfa_jr *jr, const cJSON *o,
+                                     struct cfapkg_recipe *r, struct cfapkg_version *v)
+{
+	struct cfa_ver *pv;
+	const char *why = NULL;
+	enum cfapkg_err e;
+
+	v->recipe = r;
+	if ((e = cfa_jr_object(jr, o)) || (e = cfa_jr_keys(jr, o, cfa_version_keys)) ||
+	    (e = cfa_jr_string(jr, o, "version", true, &v->version)))
+		return e;
+	pv = cfa_arena_alloc(jr->arena, sizeof(*pv));
+	if (!pv)
+		return cfa_nomem(jr->ctx);
+	if (!cfa_ver_parse(v->version, strlen(v->version), pv, &why))
+		return cfa_jr_fail(jr, "version \"%s\": %s", v->version, why);
+	v->parsed = pv;
+	if ((e = cfa_parse_deps(jr, o, "requires", false, &v->requires, &v->nrequires)) ||
+	    (e = cfa_parse_deps(jr, o, "conflicts", false, &v->conflicts, &v->nconflicts)) ||
+	    (e = cfa_parse_deps(jr, o, "provides", true, &v->provides, &v->nprovides)) ||
+	    (e = cfa_parse_machine_lists(jr, o, &v->os, &v->nos, &v->gfx, &v->ngfx)) ||
+	    (e = cfa_jr_strings(jr, o, "arch", &v->arch, &v->narch)) ||
+	    (e = check_lists(jr, v)) || (e = cfa_parse_status(jr, o, v)) ||
+	    (e = cfa_parse_sources(jr, o, v)) || (e = cfa_parse_user_files(jr, o, v)) ||
+	    (e = cfa_parse_layout(jr, o, v)) || (e = cfa_parse_runtime(jr, o, v)) ||
+	    (e = cfa_jr_string(jr, o, "launcher", false, &v->launcher)) ||
+	    (e = cfa_jr_string(jr, o, "note", false, &v->note)))
+		return e;
+	return check_kind_shape(jr, r, v);
+}
+
+static int version_newest_first(const void *a, const void *b)
+{
+	const struct cfapkg_version *va = a, *vb = b;
+	return cfa_ver_cmp(vb->parsed, va->parsed);
+}
+
+static enum cfapkg_err parse_versions(struct cfa_jr *jr, const cJSON *root,
+                                      struct cfapkg_recipe *r)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "versions"), *item;
+	struct cfapkg_version *vs;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t mark, i = 0, count;
+
+	if (!a)
+		return cfa_jr_fail(jr, "missing required key \"versions\"");
+	mark = cfa_jr_push_key(jr, "versions");
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) == 0) {
+		e = cfa_jr_fail(jr, "expected a non-empty array");
+		goto out;
+	}
+	count = (size_t)cJSON_GetArraySize(a);
+	vs = cfa_arena_alloc(jr->arena, count * sizeof(*vs));
+	if (!vs) {
+		e = cfa_nomem(jr->ctx);
+		goto out;
+	}
+	cJSON_ArrayForEach(item, a)
+	{
+		size_t m2 = cfa_jr_push_index(jr, i);
+		e = parse_version(jr, item, r, &vs[i]);
+		cfa_jr_pop(jr, m2);
+		if (e)
+			goto out;
+		i++;
+	}
+	qsort(vs, count, sizeof(*vs), version_newest_first);
+	for (i = 1; i < count; i++)
+		if (cfa_ver_cmp(vs[i - 1].parsed, vs[i].parsed) == 0) {
+			e = cfa_jr_fail(jr, "versions \"%s\" and \"%s\" are the same version",
+			                vs[i - 1].version, vs[i].version);
+			goto out;
+		}
+	r->versions = vs;
+	r->nversions = count;
+out:
+	cfa_jr_pop(jr, mark);
+	return e;
+}
+
+static enum cfapkg_err parse_notes(struct cfa_jr *jr, const cJSON *root, struct cfapkg_recipe *r)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "notes"), *item;
+	struct cfapkg_note *notes;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	const char *const *gfx;
+	size_t mark, i = 0, count, ngfx;
+
+	if (!a)
+		return CFAPKG_E_OK;
+	mark = cfa_jr_push_key(jr, "notes");
+	if (!cJSON_IsArray(a)) {
+		e = cfa_jr_fail(jr, "expected an array of {\"name\", \"os\", \"text\"}");
+		goto out;
+	}
+	count = (size_t)cJSON_GetArraySize(a);
+	notes = cfa_arena_alloc(jr->arena, (count ? count : 1) * sizeof(*notes));
+	if (!notes) {
+		e = cfa_nomem(jr->ctx);
+		goto out;
+	}
+	cJSON_ArrayForEach(item, a)
+	{
+		size_t m2 = cfa_jr_push_index(jr, i);
+		if (!(e = cfa_jr_object(jr, item)) && !(e = cfa_jr_keys(jr, item, note_keys)) &&
+		    !(e = cfa_jr_string(jr, item, "name", true, &notes[i].name)) &&
+		    !(e = cfa_jr_string(jr, item, "text", true, &notes[i].text)))
+			e = cfa_parse_machine_lists(jr, item, &notes[i].os, &notes[i].nos, &gfx, &ngfx);
+		cfa_jr_pop(jr, m2);
+		if (e)
+			goto out;
+		i++;
+	}
+	r->notes = notes;
+	r->nnotes = count;
+out:
+	cfa_jr_pop(jr, mark);
+	return e;
+}
+
+/* "dir/zluda.json" must hold the recipe named "zluda". */
+static bool name_matches_file(const char *file, const char *name)
+{
+	const char *base = file, *p;
+	size_t n;
+
+	for (p = file; *p; p++)
+		if (*p == '/' || *p == '\\')
+			base = p + 1;
+	n = strlen(base);
+	return n > 5 && strcmp(base + n - 5, ".json") == 0 && strlen(name) == n - 5 &&
+	       strncmp(base, name, n - 5) == 0;
+}
+
+static enum cfapkg_err parse_header(struct cfa_jr *jr, const cJSON *root, struct cfapkg_recipe *r)
+{
+	const char *kind = "package";
+	int64_t format = 0;
+	enum cfapkg_err e;
+	const char *const *fk;
+
+	if ((e = cfa_jr_object(jr, root)) || (e = cfa_jr_keys(jr, root, cfa_recipe_keys)) ||
+	    (e = cfa_jr_int(jr, root, "format", 1, 1000, true, &format)))
+		return e;
+	if (format != CFA_RECIPE_FORMAT)
+		return cfa_jr_fail(jr, "format %lld is not supported (this cfapkg reads format %d)",
+		                   (long long)format, CFA_RECIPE_FORMAT);
+	if ((e = cfa_jr_string(jr, root, "name", true, &r->name)) ||
+	    (e = cfa_jr_string(jr, root, "summary", true, &r->summary)) ||
+	    (e = cfa_jr_string(jr, root, "license", false, &r->license)) ||
+	    (e = cfa_jr_string(jr, root, "homepage", false, &r->homepage)) ||
+	    (e = cfa_jr_string(jr, root, "kind", false, &kind)) ||
+	    (e = cfa_jr_string(jr, root, "fact", false, &r->fact)) ||
+	    (e = cfa_jr_string(jr, root, "install_hint", false, &r->install_hint)))
+		return e;
+	if (!cfa_name_valid(r->name, strlen(r->name)))
+		return cfa_jr_fail(jr, "name \"%s\" may hold only letters, digits, '.', '_', '-'",
+		                   r->name);
+	if (!name_matches_file(jr->file, r->name))
+		return cfa_jr_fail(jr, "recipe \"%s\" must be in a file named %s.json", r->name,
+		                   r->name);
+	if (!kind_parse(kind, &r->kind))
+		return cfa_jr_fail(jr, "kind \"%s\" is not package, system, meta or user", kind);
+	if ((r->kind == CFAPKG_KIND_SYSTEM) != (r->fact != NULL))
+		return cfa_jr_fail(jr, "\"fact\" is required for kind \"system\" and only there");
+	for (fk = facts_kinds; r->fact && *fk && strcmp(*fk, r->fact) != 0; fk++)
+		;
+	if (r->fact && !*fk)
+		return cfa_jr_fail(jr, "fact \"%s\" is not driver, hip_runtime or hip_sdk", r->fact);
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_recipe_parse(struct cfapkg_ctx *ctx, const char *file,
+                                 struct cfapkg_recipe **out)
+{
+	struct cfapkg_recipe *r;
+	struct cfa_jr jr;
+	cJSON *root = NULL;
+	enum cfapkg_err e;
+
+	e = cfa_json_read_file(ctx, file, CFAPKG_E_RECIPE, &root);
+	if (e)
+		return e; /* detail set by the reader */
+	cfa_jr_init(&jr, ctx, &ctx->arena, file, CFAPKG_E_RECIPE);
+	r = cfa_arena_alloc(&ctx->arena, sizeof(*r));
+	if (!r) {
+		e = cfa_nomem(ctx);
+		goto out;
+	}
+	r->file = cfa_arena_strdup(&ctx->arena, file);
+	if (!r->file) {
+		e = cfa_nomem(ctx);
+		goto out;
+	}
+	if ((e = parse_header(&jr, root, r)) || (e = parse_notes(&jr, root, r)) ||
+	    (e = parse_versions(&jr, root, r)))
+		goto out;
+	*out = r;
+out:
+	cJSON_Delete(root);
+	return e;
+}

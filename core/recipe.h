@@ -1,0 +1,40 @@
+/*
+ * recipe.h - the recipe parser's internal interface.  docs/recipes.md is
+ * the format's reference; tests/unit/test_docs checks the two agree on keys.
+ */
+#ifndef CFA_RECIPE_H
+#define CFA_RECIPE_H
+
+#include "core/json.h"
+
+#define CFA_RECIPE_FORMAT 1
+
+/* Key lists, shared with the docs check. */
+extern const char *const cfa_recipe_keys[];
+extern const char *const cfa_version_keys[];
+extern const char *const cfa_source_keys[];
+
+enum cfapkg_err cfa_recipe_parse(struct cfapkg_ctx *ctx, const char *file,
+                                 struct cfapkg_recipe **out);
+
+/* Field parsers (recipe_fields.c); each reads key of the version object. */
+enum cfapkg_err cfa_parse_deps(struct cfa_jr *jr, const cJSON *ver, const char *key,
+                               bool provides, const struct cfapkg_dep **out, size_t *n);
+enum cfapkg_err cfa_parse_sources(struct cfa_jr *jr, const cJSON *ver,
+                                  struct cfapkg_version *v);
+enum cfapkg_err cfa_parse_status(struct cfa_jr *jr, const cJSON *ver, struct cfapkg_version *v);
+enum cfapkg_err cfa_parse_layout(struct cfa_jr *jr, const cJSON *ver, struct cfapkg_version *v);
+enum cfapkg_err cfa_parse_runtime(struct cfa_jr *jr, const cJSON *ver, struct cfapkg_version *v);
+enum cfapkg_err cfa_parse_user_files(struct cfa_jr *jr, const cJSON *ver,
+                                     struct cfapkg_version *v);
+enum cfapkg_err cfa_parse_machine_lists(struct cfa_jr *jr, const cJSON *obj,
+                                        const char *const **os, size_t *nos,
+                                        const char *const **gfx, size_t *ngfx);
+
+bool cfa_valid_os(const char *s);
+bool cfa_valid_arch(const char *s);
+bool cfa_valid_gfx(const char *s);
+bool cfa_valid_sha256(const char *s);
+bool cfa_status_parse(const char *s, enum cfapkg_status *out);
+
+#endif

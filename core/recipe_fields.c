@@ -1,0 +1,482 @@
+/*
+ * recipe_fields.c - parsers for the parts of a recipe version: constraints,
+ * sources, status, layout, runtime and user-supplied files.
+ */
+#include <string.h>
+
+#include "core/dep.h"
+#include "core/recipe.h"
+
+static const char *const os_names[] = {"windows", "linux", NULL};
+static const char *const arch_names[] = {"x86_64", "aarch64", "x86", NULL};
+static const char *const formats[] = {"zip", "7z", "tar.gz", "tar.xz", "tar.zst",
+                                      "tar.bz2", "tar", "deb", NULL};
+const char *const cfa_source_keys[] = {"url", "mirrors", "sha256", "size", "format",
+                                       "strip", "unavailable", NULL};
+
+static bool in_list(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(s, *list) == 0)
+			return true;
+	return false;
+}
+
+bool cfa_valid_os(const char *s)
+{
+	return in_list(s, os_names);
+}
+
+bool cfa_valid_arch(const char *s)
+{
+	return in_list(s, arch_names);
+}
+
+bool cfa_valid_gfx(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n < 6 || n > 8 || strncmp(s, "gfx", 3) != 0)
+		return false;
+	for (i = 3; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+bool cfa_valid_sha256(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 64; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
+		      (s[i] >= 'A' && s[i] <= 'F')))
+			return false;
+	return s[64] == '\0';
+}
+
+bool cfa_status_parse(const char *s, enum cfapkg_status *out)
+{
+	static const char *const names[] = {"validated", "candidate", "experimental"};
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum cfapkg_status)i;
+			return true;
+		}
+	return false;
+}
+
+/* Checks each entry of a list against a validator. */
+static enum cfapkg_err check_list(struct cfa_jr *jr, const char *key, const char *const *v,
+                                  size_t n, bool (*ok)(const char *), const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!ok(v[i])) {
+			size_t mark = cfa_jr_push_key(jr, key);
+			enum cfapkg_err e;
+			cfa_jr_push_index(jr, i);
+			e = cfa_jr_fail(jr, "\"%s\" is not %s", v[i], what);
+			cfa_jr_pop(jr, mark);
+			return e;
+		}
+	}
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_parse_machine_lists(struct cfa_jr *jr, const cJSON *obj,
+                                        const char *const **os, size_t *nos,
+                                        const char *const **gfx, size_t *ngfx)
+{
+	enum cfapkg_err e;
+
+	if ((e = cfa_jr_strings(jr, obj, "os", os, nos)) ||
+	    (e = check_list(jr, "os", *os, *nos, cfa_valid_os, "an OS (windows, linux)")) ||
+	    (e = cfa_jr_strings(jr, obj, "gfx", gfx, ngfx)) ||
+	    (e = check_list(jr, "gfx", *gfx, *ngfx, cfa_valid_gfx, "a GPU target (gfx1200)")))
+		return e;
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err parse_dep_text(struct cfa_jr *jr, const char *text, bool provides,
+                                      struct cfapkg_dep *d)
+{
+	struct cfa_range *r = cfa_arena_alloc(jr->arena, sizeof(*r));
+	const char *why = NULL;
+	unsigned i;
+
+	if (!r)
+		return cfa_nomem(jr->ctx);
+	if (!cfa_range_parse(jr->arena, text, r, &why))
+		return why ? cfa_jr_fail(jr, "\"%s\": %s", text, why) : cfa_nomem(jr->ctx);
+	for (i = 0; provides && i < r->nclauses; i++)
+		if (r->nclauses > 1 || r->clauses[i].op != CFA_OP_EQ)
+			return cfa_jr_fail(jr, "\"%s\": a provide takes at most one '= version'",
+			                   text);
+	d->text = r->text;
+	d->name = r->name;
+	d->range = r;
+	return CFAPKG_E_OK;
+}
+
+static const char *const dep_obj_keys[] = {"dep", "os", "gfx", NULL};
+
+static enum cfapkg_err parse_one_dep(struct cfa_jr *jr, const cJSON *item, bool provides,
+                                     struct cfapkg_dep *d)
+{
+	const char *text = NULL;
+	enum cfapkg_err e;
+
+	if (cJSON_IsString(item))
+		return parse_dep_text(jr, item->valuestring, provides, d);
+	if (!cJSON_IsObject(item))
+		return cfa_jr_fail(jr, "expected a string or {\"dep\", \"os\", \"gfx\"}");
+	if ((e = cfa_jr_keys(jr, item, dep_obj_keys)) ||
+	    (e = cfa_jr_string(jr, item, "dep", true, &text)) ||
+	    (e = cfa_parse_machine_lists(jr, item, &d->os, &d->nos, &d->gfx, &d->ngfx)))
+		return e;
+	return parse_dep_text(jr, text, provides, d);
+}
+
+enum cfapkg_err cfa_parse_deps(struct cfa_jr *jr, const cJSON *ver, const char *key,
+                               bool provides, const struct cfapkg_dep **out, size_t *n)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(ver, key), *item;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	struct cfapkg_dep *deps;
+	size_t mark, i = 0, count;
+
+	*n = 0;
+	if (!v)
+		return CFAPKG_E_OK;
+	mark = cfa_jr_push_key(jr, key);
+	if (!cJSON_IsArray(v)) {
+		e = cfa_jr_fail(jr, "expected an array");
+		goto out;
+	}
+	count = (size_t)cJSON_GetArraySize(v);
+	deps = cfa_arena_alloc(jr->arena, (count ? count : 1) * sizeof(*deps));
+	if (!deps) {
+		e = cfa_nomem(jr->ctx);
+		goto out;
+	}
+	cJSON_ArrayForEach(item, v)
+	{
+		size_t m2 = cfa_jr_push_index(jr, i);
+		e = parse_one_dep(jr, item, provides, &deps[i++]);
+		cfa_jr_pop(jr, m2);
+		if (e)
+			goto out;
+	}
+	*out = deps;
+	*n = count;
+out:
+	cfa_jr_pop(jr, mark);
+	return e;
+}
+
+static enum cfapkg_err check_platform_key(struct cfa_jr *jr, const char *key)
+{
+	const char *dash = strchr(key, '-');
+	char os[16];
+
+	if (!dash || (size_t)(dash - key) >= sizeof(os))
+		return cfa_jr_fail(jr, "a source key is OS-ARCH (windows-x86_64)");
+	memcpy(os, key, (size_t)(dash - key));
+	os[dash - key] = '\0';
+	if (!cfa_valid_os(os) || !cfa_valid_arch(dash + 1))
+		return cfa_jr_fail(jr, "a source key is OS-ARCH (windows-x86_64, linux-x86_64)");
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err parse_source(struct cfa_jr *jr, const cJSON *o, struct cfapkg_source *s)
+{
+	int64_t size = -1, strip = 0;
+	enum cfapkg_err e;
+
+	s->size = -1;
+	if ((e = cfa_jr_object(jr, o)) || (e = cfa_jr_keys(jr, o, cfa_source_keys)) ||
+	    (e = cfa_jr_string(jr, o, "url", false, &s->url)) ||
+	    (e = cfa_jr_strings(jr, o, "mirrors", &s->mirrors, &s->nmirrors)) ||
+	    (e = cfa_jr_string(jr, o, "sha256", false, &s->sha256)) ||
+	    (e = cfa_jr_int(jr, o, "size", 0, INT64_MAX, false, &size)) ||
+	    (e = cfa_jr_string(jr, o, "format", true, &s->format)) ||
+	    (e = cfa_jr_int(jr, o, "strip", 0, 16, false, &strip)) ||
+	    (e = cfa_jr_string(jr, o, "unavailable", false, &s->unavailable)))
+		return e;
+	s->size = size;
+	s->strip = (unsigned)strip;
+	if (!in_list(s->format, formats))
+		return cfa_jr_fail(jr, "format \"%s\" is not one of zip, 7z, tar.gz, tar.xz, "
+		                   "tar.zst, tar.bz2, tar, deb", s->format);
+	if (s->sha256 && !cfa_valid_sha256(s->sha256))
+		return cfa_jr_fail(jr, "sha256 must be 64 hex digits");
+	if (s->sha256) {
+		char *lower = (char *)s->sha256;
+		for (; *lower; lower++)
+			if (*lower >= 'A' && *lower <= 'F')
+				*lower = (char)(*lower - 'A' + 'a');
+	}
+	if ((!s->url || !s->sha256) && !s->unavailable)
+		return cfa_jr_fail(jr, "a source without url or sha256 needs \"unavailable\": "
+		                   "the reason it cannot be installed yet");
+	if (s->url && strncmp(s->url, "https://", 8) != 0 && strncmp(s->url, "http://", 7) != 0)
+		return cfa_jr_fail(jr, "url must start with https:// or http://");
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_parse_sources(struct cfa_jr *jr, const cJSON *ver, struct cfapkg_version *v)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(ver, "sources"), *m;
+	struct cfapkg_source *src;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t mark, i = 0, count;
+
+	if (!o)
+		return CFAPKG_E_OK;
+	mark = cfa_jr_push_key(jr, "sources");
+	if ((e = cfa_jr_object(jr, o)))
+		goto out;
+	count = (size_t)cJSON_GetArraySize(o);
+	src = cfa_arena_alloc(jr->arena, (count ? count : 1) * sizeof(*src));
+	if (!src) {
+		e = cfa_nomem(jr->ctx);
+		goto out;
+	}
+	cJSON_ArrayForEach(m, o)
+	{
+		size_t m2 = cfa_jr_push_key(jr, m->string);
+		src[i].platform = cfa_arena_strdup(jr->arena, m->string);
+		if (!src[i].platform)
+			e = cfa_nomem(jr->ctx);
+		else if (!(e = check_platform_key(jr, m->string)))
+			e = parse_source(jr, m, &src[i]);
+		cfa_jr_pop(jr, m2);
+		if (e)
+			goto out;
+		i++;
+	}
+	v->sources = src;
+	v->nsources = count;
+out:
+	cfa_jr_pop(jr, mark);
+	return e;
+}
+
+enum cfapkg_err cfa_parse_status(struct cfa_jr *jr, const cJSON *ver, struct cfapkg_version *v)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(ver, "status"), *m;
+	struct cfapkg_gpu_status *st;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t mark, i = 0, count;
+
+	if (!o)
+		return CFAPKG_E_OK;
+	mark = cfa_jr_push_key(jr, "status");
+	if ((e = cfa_jr_object(jr, o)))
+		goto out;
+	count = (size_t)cJSON_GetArraySize(o);
+	st = cfa_arena_alloc(jr->arena, (count ? count : 1) * sizeof(*st));
+	if (!st) {
+		e = cfa_nomem(jr->ctx);
+		goto out;
+	}
+	cJSON_ArrayForEach(m, o)
+	{
+		size_t m2 = cfa_jr_push_key(jr, m->string);
+		if (strcmp(m->string, "*") != 0 && !cfa_valid_gfx(m->string))
+			e = cfa_jr_fail(jr, "a status key is a GPU target (gfx1200) or \"*\"");
+		else if (!cJSON_IsString(m) || !cfa_status_parse(m->valuestring, &st[i].status))
+			e = cfa_jr_fail(jr, "expected validated, candidate or experimental");
+		else if (!(st[i].gfx = cfa_arena_strdup(jr->arena, m->string)))
+			e = cfa_nomem(jr->ctx);
+		cfa_jr_pop(jr, m2);
+		if (e)
+			goto out;
+		i++;
+	}
+	v->status = st;
+	v->nstatus = count;
+out:
+	cfa_jr_pop(jr, mark);
+	return e;
+}
+
+/* A relative path inside a package: no absolute paths, drives or "..". */
+static bool safe_relative(const char *p)
+{
+	const char *seg = p;
+
+	if (!*p || *p == '/' || *p == '\\' || strchr(p, ':'))
+		return false;
+	while (*seg) {
+		size_t n = strcspn(seg, "/\\");
+		if (n == 2 && seg[0] == '.' && seg[1] == '.')
+			return false;
+		seg += n;
+		if (*seg)
+			seg++;
+	}
+	return true;
+}
+
+static const char *const layout_keys[] = {"path", "as", NULL};
+
+enum cfapkg_err cfa_parse_layout(struct cfa_jr *jr, const cJSON *ver, struct cfapkg_version *v)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(ver, "layout"), *item;
+	struct cfapkg_file_rule *rules;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t mark, i = 0, count;
+
+	if (!a)
+		return CFAPKG_E_OK;
+	mark = cfa_jr_push_key(jr, "layout");
+	if (!cJSON_IsArray(a)) {
+		e = cfa_jr_fail(jr, "expected an array of {\"path\", \"as\"}");
+		goto out;
+	}
+	count = (size_t)cJSON_GetArraySize(a);
+	rules = cfa_arena_alloc(jr->arena, (count ? count : 1) * sizeof(*rules));
+	if (!rules) {
+		e = cfa_nomem(jr->ctx);
+		goto out;
+	}
+	cJSON_ArrayForEach(item, a)
+	{
+		size_t m2 = cfa_jr_push_index(jr, i);
+		if (!(e = cfa_jr_object(jr, item)) && !(e = cfa_jr_keys(jr, item, layout_keys)) &&
+		    !(e = cfa_jr_string(jr, item, "path", true, &rules[i].path)) &&
+		    !(e = cfa_jr_string(jr, item, "as", true, &rules[i].as)) &&
+		    (!safe_relative(rules[i].path) || !safe_relative(rules[i].as)))
+			e = cfa_jr_fail(jr, "paths must be relative and stay inside the package");
+		cfa_jr_pop(jr, m2);
+		if (e)
+			goto out;
+		i++;
+	}
+	v->layout = rules;
+	v->nlayout = count;
+out:
+	cfa_jr_pop(jr, mark);
+	return e;
+}
+
+static bool valid_env_name(const char *s)
+{
+	size_t i;
+
+	if (!((s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
+		return false;
+	for (i = 1; s[i]; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return i <= 128;
+}
+
+static enum cfapkg_err parse_env(struct cfa_jr *jr, const cJSON *o, struct cfapkg_version *v)
+{
+	struct cfapkg_env_var *env;
+	const cJSON *m;
+	size_t i = 0, count = (size_t)cJSON_GetArraySize(o);
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	env = cfa_arena_alloc(jr->arena, (count ? count : 1) * sizeof(*env));
+	if (!env)
+		return cfa_nomem(jr->ctx);
+	cJSON_ArrayForEach(m, o)
+	{
+		size_t m2 = cfa_jr_push_key(jr, m->string);
+		if (!valid_env_name(m->string))
+			e = cfa_jr_fail(jr, "not an environment variable name (A-Z, 0-9, _)");
+		else if (!cJSON_IsString(m))
+			e = cfa_jr_fail(jr, "expected a string value");
+		else if (!(env[i].name = cfa_arena_strdup(jr->arena, m->string)) ||
+		         !(env[i].value = cfa_arena_strdup(jr->arena, m->valuestring)))
+			e = cfa_nomem(jr->ctx);
+		cfa_jr_pop(jr, m2);
+		if (e)
+			return e;
+		i++;
+	}
+	v->env = env;
+	v->nenv = count;
+	return CFAPKG_E_OK;
+}
+
+static const char *const runtime_keys[] = {"path", "env", NULL};
+
+enum cfapkg_err cfa_parse_runtime(struct cfa_jr *jr, const cJSON *ver, struct cfapkg_version *v)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(ver, "runtime"), *env;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t mark, i;
+
+	if (!o)
+		return CFAPKG_E_OK;
+	mark = cfa_jr_push_key(jr, "runtime");
+	if ((e = cfa_jr_object(jr, o)) || (e = cfa_jr_keys(jr, o, runtime_keys)) ||
+	    (e = cfa_jr_strings(jr, o, "path", &v->path, &v->npath)))
+		goto out;
+	for (i = 0; i < v->npath; i++)
+		if (strcmp(v->path[i], ".") != 0 && !safe_relative(v->path[i])) {
+			e = cfa_jr_fail(jr, "path entries are relative to the package (\"bin\")");
+			goto out;
+		}
+	env = cJSON_GetObjectItemCaseSensitive(o, "env");
+	if (env) {
+		size_t m2 = cfa_jr_push_key(jr, "env");
+		if (!(e = cfa_jr_object(jr, env)))
+			e = parse_env(jr, env, v);
+		cfa_jr_pop(jr, m2);
+	}
+out:
+	cfa_jr_pop(jr, mark);
+	return e;
+}
+
+static const char *const user_file_keys[] = {"name", "sha256", NULL};
+
+enum cfapkg_err cfa_parse_user_files(struct cfa_jr *jr, const cJSON *ver,
+                                     struct cfapkg_version *v)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(ver, "user_files"), *item;
+	struct cfapkg_user_file *uf;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t mark, i = 0, count;
+
+	if (!a)
+		return CFAPKG_E_OK;
+	mark = cfa_jr_push_key(jr, "user_files");
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) == 0) {
+		e = cfa_jr_fail(jr, "expected a non-empty array of {\"name\", \"sha256\"}");
+		goto out;
+	}
+	count = (size_t)cJSON_GetArraySize(a);
+	uf = cfa_arena_alloc(jr->arena, count * sizeof(*uf));
+	if (!uf) {
+		e = cfa_nomem(jr->ctx);
+		goto out;
+	}
+	cJSON_ArrayForEach(item, a)
+	{
+		size_t m2 = cfa_jr_push_index(jr, i);
+		if (!(e = cfa_jr_object(jr, item)) && !(e = cfa_jr_keys(jr, item, user_file_keys)) &&
+		    !(e = cfa_jr_string(jr, item, "name", true, &uf[i].name)) &&
+		    !(e = cfa_jr_string(jr, item, "sha256", true, &uf[i].sha256)) &&
+		    !cfa_valid_sha256(uf[i].sha256))
+			e = cfa_jr_fail(jr, "sha256 must be 64 hex digits");
+		cfa_jr_pop(jr, m2);
+		if (e)
+			goto out;
+		i++;
+	}
+	v->user_files = uf;
+	v->nuser_files = count;
+out:
+	cfa_jr_pop(jr, mark);
+	return e;
+}

@@ -1,0 +1,272 @@
+/*
+ * registry.c - the set of loaded recipes: folders in order (built-in, then
+ * CFAPKG_RECIPES, then --recipes), later recipes replacing earlier ones of
+ * the same name, kept sorted by name for lookups.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ctx.h"
+#include "core/dep.h"
+#include "core/gpus.h"
+#include "core/mem.h"
+#include "core/recipe.h"
+#include "platform/platform.h"
+
+struct dir_scan {
+	struct cfapkg_ctx *ctx;
+	const char *dir;
+	char **names;
+	size_t n, cap;
+	enum cfapkg_err err;
+};
+
+static bool is_recipe_file(const char *name)
+{
+	size_t n = strlen(name);
+	return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".json") == 0 &&
+	       strcmp(name, CFA_GPUS_FILE) != 0;
+}
+
+static int collect(const char *name, void *arg)
+{
+	struct dir_scan *s = arg;
+	char *copy;
+
+	if (!is_recipe_file(name))
+		return 0;
+	if (cfa_grow((void **)&s->names, &s->cap, s->n + 1, sizeof(char *)) != 0 ||
+	    !(copy = cfa_strdup(name))) {
+		s->err = cfa_nomem(s->ctx);
+		return 1;
+	}
+	s->names[s->n++] = copy;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_recipe(const void *a, const void *b)
+{
+	const struct cfapkg_recipe *ra = *(struct cfapkg_recipe *const *)a;
+	const struct cfapkg_recipe *rb = *(struct cfapkg_recipe *const *)b;
+	return strcmp(ra->name, rb->name);
+}
+
+static enum cfapkg_err add_recipe(struct cfapkg_ctx *ctx, struct cfapkg_recipe *r)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->nrecipes; i++)
+		if (strcmp(ctx->recipes[i]->name, r->name) == 0) {
+			ctx->recipes[i] = r;
+			return CFAPKG_E_OK;
+		}
+	if (cfa_grow((void **)&ctx->recipes, &ctx->recipes_cap, ctx->nrecipes + 1,
+	             sizeof(*ctx->recipes)) != 0)
+		return cfa_nomem(ctx);
+	ctx->recipes[ctx->nrecipes++] = r;
+	return CFAPKG_E_OK;
+}
+
+/* Files are read in name order so that errors and overrides are stable. */
+static enum cfapkg_err load_dir(struct cfapkg_ctx *ctx, const char *dir)
+{
+	struct dir_scan s = {ctx, dir, NULL, 0, 0, CFAPKG_E_OK};
+	enum cfapkg_err e = CFAPKG_E_OK;
+	char path[4096];
+	size_t i;
+	int rc;
+
+	rc = cfa_plat_list_dir(dir, collect, &s);
+	if (s.err) {
+		e = s.err;
+		goto out;
+	}
+	if (rc) {
+		e = cfa_fail(ctx, CFAPKG_E_IO, "recipe folder %s: %s", dir, cfa_plat_strerror(rc));
+		goto out;
+	}
+	qsort(s.names, s.n, sizeof(char *), cmp_str);
+	for (i = 0; i < s.n && !e; i++) {
+		struct cfapkg_recipe *r = NULL;
+		snprintf(path, sizeof(path), "%s/%s", dir, s.names[i]);
+		e = cfa_recipe_parse(ctx, path, &r);
+		if (!e)
+			e = add_recipe(ctx, r);
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, CFA_GPUS_FILE);
+	if (!e && cfa_plat_is_file(path))
+		e = cfa_gpus_load(ctx, path);
+out:
+	for (i = 0; i < s.n; i++)
+		cfa_free(s.names[i]);
+	cfa_free(s.names);
+	return e;
+}
+
+static enum cfapkg_err load_env_dirs(struct cfapkg_ctx *ctx)
+{
+	const char *env = getenv("CFAPKG_RECIPES");
+	char sep = cfa_plat_path_list_sep();
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	while (env && *env && !e) {
+		const char *end = strchr(env, sep);
+		size_t n = end ? (size_t)(end - env) : strlen(env);
+		if (n > 0) {
+			char *dir = cfa_strndup(env, n);
+			if (!dir)
+				return cfa_nomem(ctx);
+			e = load_dir(ctx, dir);
+			cfa_free(dir);
+		}
+		env = end ? end + 1 : NULL;
+	}
+	return e;
+}
+
+enum cfapkg_err cfapkg_recipes_load(struct cfapkg_ctx *ctx)
+{
+	const char *builtin = cfa_builtin_recipe_dir();
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i;
+
+	if (ctx->loaded)
+		return CFAPKG_E_OK;
+	if (!getenv("CFAPKG_NO_BUILTIN_RECIPES") && builtin)
+		e = load_dir(ctx, builtin);
+	if (!e)
+		e = load_env_dirs(ctx);
+	for (i = 0; i < ctx->nrecipe_dirs && !e; i++)
+		e = load_dir(ctx, ctx->recipe_dirs[i]);
+	if (e)
+		return e; /* detail set by the failing load */
+	qsort(ctx->recipes, ctx->nrecipes, sizeof(*ctx->recipes), cmp_recipe);
+	ctx->loaded = true;
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfapkg_recipe_parse_file(struct cfapkg_ctx *ctx, const char *path,
+                                         const struct cfapkg_recipe **out)
+{
+	struct cfapkg_recipe *r = NULL;
+	enum cfapkg_err e = cfa_recipe_parse(ctx, path, &r);
+
+	if (!e)
+		*out = r;
+	return e;
+}
+
+size_t cfapkg_recipe_count(const struct cfapkg_ctx *ctx)
+{
+	return ctx->nrecipes;
+}
+
+const struct cfapkg_recipe *cfapkg_recipe_at(const struct cfapkg_ctx *ctx, size_t i)
+{
+	return i < ctx->nrecipes ? ctx->recipes[i] : NULL;
+}
+
+const struct cfapkg_recipe *cfapkg_recipe_find(const struct cfapkg_ctx *ctx, const char *name)
+{
+	size_t lo = 0, hi = ctx->nrecipes;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(ctx->recipes[mid]->name, name);
+		if (c == 0)
+			return ctx->recipes[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+bool cfapkg_version_supports_gfx(const struct cfapkg_version *v, const char *gfx)
+{
+	size_t i;
+
+	if (v->ngfx == 0 || !gfx || !*gfx)
+		return true;
+	for (i = 0; i < v->ngfx; i++)
+		if (strcmp(v->gfx[i], gfx) == 0)
+			return true;
+	return false;
+}
+
+const struct cfapkg_source *cfapkg_version_source(const struct cfapkg_version *v,
+                                                  const char *os, const char *arch)
+{
+	size_t i, n = strlen(os);
+
+	for (i = 0; i < v->nsources; i++) {
+		const char *p = v->sources[i].platform;
+		if (strncmp(p, os, n) == 0 && p[n] == '-' && strcmp(p + n + 1, arch) == 0)
+			return &v->sources[i];
+	}
+	return NULL;
+}
+
+/* Status of a part on a GPU, in order:
+ * 1. an experimental GPU target makes every part experimental;
+ * 2. the version's entry for this target;
+ * 3. the version's "*" entry;
+ * 4. otherwise candidate. */
+enum cfapkg_status cfapkg_version_status(const struct cfapkg_ctx *ctx,
+                                         const struct cfapkg_version *v, const char *gfx)
+{
+	const struct cfapkg_gpu_target *t = gfx && *gfx ? cfa_gpus_target(ctx, gfx) : NULL;
+	const struct cfapkg_gpu_status *star = NULL;
+	size_t i;
+
+	if (t && t->status == CFAPKG_STATUS_EXPERIMENTAL)
+		return CFAPKG_STATUS_EXPERIMENTAL;
+	for (i = 0; i < v->nstatus; i++) {
+		if (gfx && strcmp(v->status[i].gfx, gfx) == 0)
+			return v->status[i].status;
+		if (strcmp(v->status[i].gfx, "*") == 0)
+			star = &v->status[i];
+	}
+	return star ? star->status : CFAPKG_STATUS_CANDIDATE;
+}
+
+const char *cfapkg_status_name(enum cfapkg_status s)
+{
+	static const char *const names[] = {"validated", "candidate", "experimental"};
+	return (unsigned)s < 3 ? names[s] : "?";
+}
+
+const char *cfapkg_kind_name(enum cfapkg_kind k)
+{
+	static const char *const names[] = {"package", "system", "meta", "user"};
+	return (unsigned)k < 4 ? names[k] : "?";
+}
+
+enum cfapkg_err cfapkg_version_matches(struct cfapkg_ctx *ctx, const char *version,
+                                       const char *constraint, bool *out)
+{
+	struct cfa_arena a;
+	struct cfa_range r;
+	struct cfa_ver v;
+	const char *why = NULL;
+	char spec[512];
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	if (!cfa_ver_parse(version, strlen(version), &v, &why))
+		return cfa_fail(ctx, CFAPKG_E_VERSION, "version \"%s\": %s", version, why);
+	snprintf(spec, sizeof(spec), "x%s", constraint);
+	cfa_arena_init(&a);
+	if (!cfa_range_parse(&a, spec, &r, &why))
+		e = why ? cfa_fail(ctx, CFAPKG_E_VERSION, "constraint \"%s\": %s", constraint, why)
+		        : cfa_nomem(ctx);
+	else
+		*out = cfa_range_match(&r, &v);
+	cfa_arena_fini(&a);
+	return e;
+}

@@ -1,0 +1,147 @@
+/*
+ * strbuf.c - bounded growable strings and checked number parsing.
+ */
+#include "core/strbuf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/mem.h"
+
+void cfa_buf_init(struct cfa_buf *b, size_t max)
+{
+	memset(b, 0, sizeof(*b));
+	b->max = max;
+}
+
+void cfa_buf_fini(struct cfa_buf *b)
+{
+	cfa_free(b->data);
+	memset(b, 0, sizeof(*b));
+}
+
+void cfa_buf_reset(struct cfa_buf *b)
+{
+	b->len = 0;
+	b->failed = false;
+	if (b->data)
+		b->data[0] = '\0';
+}
+
+bool cfa_buf_add(struct cfa_buf *b, const char *s, size_t n)
+{
+	if (b->failed)
+		return false;
+	if (n > b->max - b->len) {
+		b->failed = true;
+		return false;
+	}
+	if (cfa_grow((void **)&b->data, &b->cap, b->len + n + 1, 1) != 0) {
+		b->failed = true;
+		return false;
+	}
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return true;
+}
+
+bool cfa_buf_adds(struct cfa_buf *b, const char *s)
+{
+	return cfa_buf_add(b, s, strlen(s));
+}
+
+bool cfa_buf_printf(struct cfa_buf *b, const char *fmt, ...)
+{
+	char small[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->failed = true;
+		return false;
+	}
+	if ((size_t)n < sizeof(small))
+		return cfa_buf_add(b, small, (size_t)n);
+	{
+		char *big = cfa_malloc((size_t)n + 1);
+		bool ok;
+		if (!big) {
+			b->failed = true;
+			return false;
+		}
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		ok = cfa_buf_add(b, big, (size_t)n);
+		cfa_free(big);
+		return ok;
+	}
+}
+
+const char *cfa_buf_str(const struct cfa_buf *b)
+{
+	return b->data ? b->data : "";
+}
+
+bool cfa_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (len == 0)
+		return false;
+	for (i = 0; i < len; i++) {
+		unsigned d;
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		d = (unsigned)(s[i] - '0');
+		if (v > (max - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+bool cfa_parse_hex(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (len == 0)
+		return false;
+	for (i = 0; i < len; i++) {
+		int d = hexval(s[i]);
+		if (d < 0 || v > (max - (unsigned)d) / 16)
+			return false;
+		v = v * 16 + (unsigned)d;
+	}
+	*out = v;
+	return true;
+}
+
+bool cfa_snprintf(char *dst, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(dst, size, fmt, ap);
+	va_end(ap);
+	return n >= 0 && (size_t)n < size;
+}

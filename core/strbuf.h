@@ -1,0 +1,42 @@
+/*
+ * strbuf.h - a growable string with a ceiling, and checked number parsing.
+ * Every input that grows a buffer names its maximum up front.
+ */
+#ifndef CFA_STRBUF_H
+#define CFA_STRBUF_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/compat.h"
+
+struct cfa_buf {
+	char *data;   /* always NUL-terminated once anything was added */
+	size_t len;
+	size_t cap;
+	size_t max;   /* ceiling for len */
+	bool failed;  /* sticky: out of memory or over the ceiling */
+};
+
+void cfa_buf_init(struct cfa_buf *b, size_t max);
+void cfa_buf_fini(struct cfa_buf *b);
+void cfa_buf_reset(struct cfa_buf *b);
+bool cfa_buf_add(struct cfa_buf *b, const char *s, size_t n);
+bool cfa_buf_adds(struct cfa_buf *b, const char *s);
+bool cfa_buf_printf(struct cfa_buf *b, const char *fmt, ...)
+	CFA_PRINTF(2, 3);
+/* The text so far ("" when empty); borrowed. */
+const char *cfa_buf_str(const struct cfa_buf *b);
+
+/* Decimal digits only, at most max; false on anything else. */
+bool cfa_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out);
+/* Hex digits only (no 0x), at most max. */
+bool cfa_parse_hex(const char *s, size_t len, uint64_t max, uint64_t *out);
+
+/* Bounded formatted copy that always terminates; false when truncated. */
+bool cfa_snprintf(char *dst, size_t size, const char *fmt, ...)
+	CFA_PRINTF(3, 4);
+
+#endif

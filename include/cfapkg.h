@@ -1,0 +1,363 @@
+/*
+ * cfapkg.h - the one public header of libcfapkg.
+ *
+ * libcfapkg turns recipes (JSON descriptions of the parts of a CUDA-on-AMD
+ * stack) and machine facts (OS, GPU target, driver, HIP runtimes and SDKs)
+ * into a plan, using libsolv.  The library never prints: results come back
+ * as data, problems as records that a front end renders.
+ *
+ * Ownership: every pointer a function returns is either "borrowed" (valid
+ * until the named owner is freed) or "owned" (the caller frees it with the
+ * named cfapkg_*_free function).  Every _free function accepts NULL.
+ */
+#ifndef CFAPKG_H
+#define CFAPKG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define CFAPKG_API __attribute__((visibility("default")))
+#else
+#define CFAPKG_API
+#endif
+
+/** @defgroup errors One error model
+ * Each call returns a stable code; the context keeps a one-line detail of
+ * the first failure (naming the file, component or URL and what to do).
+ * Numbers are never reused. */
+#define CFAPKG_ERRORS(X)                                                   \
+	X(OK, 0, "success")                                                \
+	X(NOMEM, 1, "out of memory")                                       \
+	X(USAGE, 2, "invalid argument")                                    \
+	X(IO, 3, "input/output error")                                     \
+	X(RECIPE, 4, "invalid recipe")                                     \
+	X(VERSION, 5, "invalid version or constraint")                     \
+	X(NOTFOUND, 6, "not found")                                        \
+	X(FACTS, 7, "invalid machine facts")                               \
+	X(SOLVER, 8, "solver failure")                                     \
+	X(UNSUPPORTED, 9, "not supported on this platform")
+
+enum cfapkg_err {
+#define CFAPKG_ERR_ENUM(name, num, text) CFAPKG_E_##name = num,
+	CFAPKG_ERRORS(CFAPKG_ERR_ENUM)
+#undef CFAPKG_ERR_ENUM
+};
+
+/** Short text for a code ("invalid recipe").  Static storage. */
+CFAPKG_API const char *cfapkg_strerror(enum cfapkg_err err);
+
+/** @defgroup context Context */
+struct cfapkg_ctx;
+
+/** A new context, or NULL when out of memory.  Owned: cfapkg_ctx_free. */
+CFAPKG_API struct cfapkg_ctx *cfapkg_ctx_new(void);
+CFAPKG_API void cfapkg_ctx_free(struct cfapkg_ctx *ctx);
+
+/** The detail of the first failure since the last clear ("" if none).
+ * Borrowed, valid until the next call on ctx. */
+CFAPKG_API const char *cfapkg_ctx_error(const struct cfapkg_ctx *ctx);
+CFAPKG_API void cfapkg_ctx_clear_error(struct cfapkg_ctx *ctx);
+
+/** Where cfapkg keeps its data.  NULL picks CFAPKG_ROOT, else the
+ * platform's user data folder (XDG_DATA_HOME/cfapkg, %LOCALAPPDATA%\cfapkg). */
+CFAPKG_API enum cfapkg_err cfapkg_ctx_set_root(struct cfapkg_ctx *ctx, const char *dir);
+/** Borrowed, valid until the next set_root or ctx_free. */
+CFAPKG_API const char *cfapkg_ctx_root(const struct cfapkg_ctx *ctx);
+
+/** Adds a folder of recipes, searched after the built-in ones: a recipe in
+ * a later folder replaces a built-in recipe of the same name. */
+CFAPKG_API enum cfapkg_err cfapkg_ctx_add_recipe_dir(struct cfapkg_ctx *ctx, const char *dir);
+
+/** Test hook: the Nth allocation from now fails (0 turns it off). */
+CFAPKG_API void cfapkg_debug_fail_alloc(unsigned long nth);
+
+CFAPKG_API const char *cfapkg_version_string(void);
+
+/** @defgroup recipes Recipes (read-only views, borrowed from the context) */
+enum cfapkg_kind {
+	CFAPKG_KIND_PACKAGE, /* downloaded, verified and unpacked by cfapkg */
+	CFAPKG_KIND_SYSTEM,  /* installed by the user (driver, HIP SDK); detected */
+	CFAPKG_KIND_META,    /* no files: a named set of requirements */
+	CFAPKG_KIND_USER     /* files the user supplies, known by fingerprint */
+};
+enum cfapkg_status {
+	CFAPKG_STATUS_VALIDATED,
+	CFAPKG_STATUS_CANDIDATE,
+	CFAPKG_STATUS_EXPERIMENTAL
+};
+
+/** A requirement, conflict or provide, as written, with the machine
+ * condition under which it applies (empty lists: always). */
+struct cfapkg_dep {
+	const char *text;          /* "libtorch-cuda >=2.3,<2.4" */
+	const char *name;          /* "libtorch-cuda" */
+	const char *const *os;     /* applies only on these OSes */
+	size_t nos;
+	const char *const *gfx;    /* applies only on these GPU targets */
+	size_t ngfx;
+	const struct cfa_range *range; /* parsed constraint (internal) */
+};
+
+struct cfapkg_source {
+	const char *platform;      /* "windows-x86_64", "linux-x86_64" */
+	const char *url;           /* NULL when not known */
+	const char *const *mirrors;
+	size_t nmirrors;
+	const char *sha256;        /* lower-case hex, NULL when not known */
+	int64_t size;              /* bytes, -1 when not known */
+	const char *format;        /* zip, 7z, tar.gz, tar.xz, tar.zst, tar.bz2, deb */
+	unsigned strip;            /* leading folders to drop when unpacking */
+	const char *unavailable;   /* why this cannot be installed, or NULL */
+};
+
+struct cfapkg_file_rule {      /* layout: expose/rename a file of the package */
+	const char *path;          /* inside the package */
+	const char *as;            /* name it must have in the environment */
+};
+
+struct cfapkg_user_file {      /* a user-supplied file known by fingerprint */
+	const char *name;
+	const char *sha256;
+};
+
+struct cfapkg_env_var {
+	const char *name;
+	const char *value;         /* may use {prefix} and {gfx} */
+};
+
+struct cfapkg_gpu_status {
+	const char *gfx;           /* "gfx1200" or "*" */
+	enum cfapkg_status status;
+};
+
+struct cfapkg_version {
+	const char *version;       /* upstream spelling: "6-preview.69" */
+	const struct cfapkg_recipe *recipe;
+	const struct cfapkg_dep *requires;
+	size_t nrequires;
+	const struct cfapkg_dep *conflicts;
+	size_t nconflicts;
+	const struct cfapkg_dep *provides;
+	size_t nprovides;
+	const char *const *os;     /* machine constraints; empty: any */
+	size_t nos;
+	const char *const *arch;
+	size_t narch;
+	const char *const *gfx;    /* GPU targets supported; empty: any */
+	size_t ngfx;
+	const struct cfapkg_gpu_status *status;
+	size_t nstatus;
+	const struct cfapkg_source *sources;
+	size_t nsources;
+	const struct cfapkg_user_file *user_files;
+	size_t nuser_files;
+	const struct cfapkg_file_rule *layout;
+	size_t nlayout;
+	const char *launcher;      /* program that starts others under this part */
+	const char *const *path;   /* runtime PATH entries, relative to the prefix */
+	size_t npath;
+	const struct cfapkg_env_var *env;
+	size_t nenv;
+	const char *note;
+	const struct cfa_ver *parsed; /* internal */
+};
+
+struct cfapkg_note {           /* a sentence about a virtual name */
+	const char *name;          /* "miopen" */
+	const char *const *os;
+	size_t nos;
+	const char *text;
+};
+
+struct cfapkg_recipe {
+	const char *name;
+	const char *summary;
+	const char *license;
+	const char *homepage;
+	enum cfapkg_kind kind;
+	const char *fact;          /* system parts: "driver", "hip_runtime", "hip_sdk" */
+	const char *install_hint;  /* system and user parts: how the user gets it */
+	const struct cfapkg_version *versions; /* newest first */
+	size_t nversions;
+	const struct cfapkg_note *notes;
+	size_t nnotes;
+	const char *file;          /* the recipe file it came from */
+};
+
+/** Loads every recipe folder (built-in first, then the added ones, then
+ * CFAPKG_RECIPES, a path list).  Idempotent. */
+CFAPKG_API enum cfapkg_err cfapkg_recipes_load(struct cfapkg_ctx *ctx);
+/** Parses one recipe file on its own (for tools and tests).  The recipe is
+ * borrowed from ctx. */
+CFAPKG_API enum cfapkg_err cfapkg_recipe_parse_file(struct cfapkg_ctx *ctx, const char *path,
+                                                    const struct cfapkg_recipe **out);
+CFAPKG_API size_t cfapkg_recipe_count(const struct cfapkg_ctx *ctx);
+/** Recipes sorted by name.  Borrowed from ctx. */
+CFAPKG_API const struct cfapkg_recipe *cfapkg_recipe_at(const struct cfapkg_ctx *ctx, size_t i);
+CFAPKG_API const struct cfapkg_recipe *cfapkg_recipe_find(const struct cfapkg_ctx *ctx,
+                                                          const char *name);
+/** Status of a version on a GPU target, after the GPU's own project status
+ * (an experimental GPU makes every part experimental). */
+CFAPKG_API enum cfapkg_status cfapkg_version_status(const struct cfapkg_ctx *ctx,
+                                                    const struct cfapkg_version *v,
+                                                    const char *gfx);
+/** True when the version lists no GPU targets or lists gfx. */
+CFAPKG_API bool cfapkg_version_supports_gfx(const struct cfapkg_version *v, const char *gfx);
+/** The source for "os-arch", or NULL. */
+CFAPKG_API const struct cfapkg_source *cfapkg_version_source(const struct cfapkg_version *v,
+                                                             const char *os, const char *arch);
+CFAPKG_API const char *cfapkg_status_name(enum cfapkg_status s);
+CFAPKG_API const char *cfapkg_kind_name(enum cfapkg_kind k);
+
+/** @defgroup versions Versions */
+/** Compares two upstream spellings: <0, 0, >0.  Returns CFAPKG_E_VERSION
+ * through *err (when not NULL) if either does not parse. */
+CFAPKG_API int cfapkg_version_compare(const char *a, const char *b, enum cfapkg_err *err);
+/** True when version satisfies constraint (">=2.3,<2.4", "==2.3.0+cu118"). */
+CFAPKG_API enum cfapkg_err cfapkg_version_matches(struct cfapkg_ctx *ctx, const char *version,
+                                                  const char *constraint, bool *out);
+
+/** @defgroup gpus GPU table (recipes/gpus.json) */
+struct cfapkg_gpu_target {
+	const char *gfx;           /* "gfx1200" */
+	const char *generation;    /* "RDNA4" */
+	uint32_t kfd_version;      /* KFD gfx_target_version, 0 if unknown */
+	enum cfapkg_status status; /* the project's status for this target */
+	const char *min_hip_sdk;   /* NULL when no floor is recorded */
+};
+struct cfapkg_gpu_device {
+	uint16_t vendor, device;
+	int revision;              /* -1: any revision */
+	const char *chip;
+	const char *gfx;
+	const char *name;
+};
+CFAPKG_API const struct cfapkg_gpu_target *cfapkg_gpu_target_find(struct cfapkg_ctx *ctx,
+                                                                  const char *gfx);
+/** The device entry for a PCI id and revision (exact revision first, then
+ * an any-revision entry), or NULL. */
+CFAPKG_API const struct cfapkg_gpu_device *cfapkg_gpu_device_find(struct cfapkg_ctx *ctx,
+                                                                  uint16_t vendor,
+                                                                  uint16_t device, int revision);
+
+/** @defgroup facts Machine facts
+ * What the solver knows about the machine.  A fact that is not known is
+ * not checked (and the plan says so); a known fact binds. */
+#define CFAPKG_FACTS_MAX 8
+struct cfapkg_facts {
+	char os[16];               /* "windows" | "linux" */
+	char arch[16];             /* "x86_64" */
+	char gfx[16];              /* "" when not known */
+	char driver[48];           /* "" when not known */
+	bool hip_runtimes_known;
+	unsigned nhip_runtimes;
+	unsigned hip_runtimes[CFAPKG_FACTS_MAX];   /* HIP runtime majors present */
+	bool hip_sdks_known;
+	unsigned nhip_sdks;
+	char hip_sdks[CFAPKG_FACTS_MAX][32];       /* installed HIP SDK / ROCm versions */
+};
+/** Host OS and architecture; everything else unknown. */
+CFAPKG_API void cfapkg_facts_init_host(struct cfapkg_facts *f);
+/** Sets one fact from text: key is os, arch, gpu, driver, hip-runtime
+ * (adds; "none" marks known-empty) or hip-sdk (adds; "none" likewise). */
+CFAPKG_API enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
+                                            const char *key, const char *value);
+/** Reads a facts JSON file ({"os","arch","gpu","driver","hip_runtimes":[6],
+ * "hip_sdks":["6.4.2"]}) over f. */
+CFAPKG_API enum cfapkg_err cfapkg_facts_load(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
+                                             const char *path);
+
+/** @defgroup plan Planning */
+struct cfapkg_plan_opts {
+	bool allow_experimental;
+	const char *const *pins;   /* specs every solve must honour ("zluda==7-preview.10") */
+	size_t npins;
+};
+
+enum cfapkg_problem_kind {
+	CFAPKG_PROBLEM_UNKNOWN_NAME,    /* request names nothing any recipe provides */
+	CFAPKG_PROBLEM_NO_VERSION,      /* request matches no version */
+	CFAPKG_PROBLEM_GPU_UNSUPPORTED, /* package does not support the GPU target */
+	CFAPKG_PROBLEM_OS_UNSUPPORTED,  /* package not available for this OS/arch */
+	CFAPKG_PROBLEM_SYSTEM_MISSING,  /* system part version not installed */
+	CFAPKG_PROBLEM_DRIVER_TOO_OLD,  /* driver fact below a floor */
+	CFAPKG_PROBLEM_HIP_RUNTIME,     /* driver lacks the needed HIP runtime */
+	CFAPKG_PROBLEM_EXPERIMENTAL,    /* would need an experimental part */
+	CFAPKG_PROBLEM_MISSING_DEP,     /* nothing provides what a package needs */
+	CFAPKG_PROBLEM_CONFLICT,        /* two packages conflict */
+	CFAPKG_PROBLEM_SAME_NAME,       /* two versions of one package asked for */
+	CFAPKG_PROBLEM_PINNED,          /* a pin excludes what is needed */
+	CFAPKG_PROBLEM_REQUIRES,        /* context: a package needs a name */
+	CFAPKG_PROBLEM_OTHER
+};
+
+/** One reason a request cannot be met.  Strings are borrowed from the
+ * plan.  Versions of the same package blocked for the same reason are
+ * merged into one record ("6.4.2, 6.2.4"). */
+struct cfapkg_problem {
+	enum cfapkg_problem_kind kind;
+	unsigned group;            /* libsolv problem number, from 1 */
+	const char *package;       /* the part that is blocked, or NULL */
+	const char *versions;      /* its blocked versions, comma-separated */
+	const char *dep;           /* the requirement or conflict as written */
+	const char *other;         /* the other package (conflicts, same name) */
+	const char *fact;          /* the machine fact in the way ("gfx1150") */
+	const char *have;          /* what the machine has ("6.4.2") */
+	const char *alternatives;  /* versions that would fit, comma-separated */
+	const char *hint;          /* what the user can do, from the recipes */
+	const char *raw;           /* libsolv's own text, for OTHER */
+};
+
+struct cfapkg_plan_item {
+	const struct cfapkg_version *version;
+	const struct cfapkg_source *source;   /* NULL for system, meta, user */
+	enum cfapkg_status status;
+	bool requested;
+	bool installable;
+	const char *why_not;                  /* when !installable; borrowed */
+};
+
+struct cfapkg_plan;
+
+/** Solves specs (["pytorch-cuda-stack"], ["libtorch-cuda>=2.3,<2.4"]) for
+ * the facts.  Returns CFAPKG_OK with a plan whether or not it is solvable
+ * (see cfapkg_plan_solved); an error for bad specs or facts.  Owned:
+ * cfapkg_plan_free.  The plan borrows recipes from ctx. */
+CFAPKG_API enum cfapkg_err cfapkg_plan_solve(struct cfapkg_ctx *ctx,
+                                             const struct cfapkg_facts *facts,
+                                             const char *const *specs, size_t nspecs,
+                                             const struct cfapkg_plan_opts *opts,
+                                             struct cfapkg_plan **out);
+CFAPKG_API void cfapkg_plan_free(struct cfapkg_plan *plan);
+CFAPKG_API bool cfapkg_plan_solved(const struct cfapkg_plan *plan);
+CFAPKG_API size_t cfapkg_plan_count(const struct cfapkg_plan *plan);
+/** Items in install order (dependencies first).  Borrowed from plan. */
+CFAPKG_API const struct cfapkg_plan_item *cfapkg_plan_item(const struct cfapkg_plan *plan, size_t i);
+CFAPKG_API size_t cfapkg_plan_problem_count(const struct cfapkg_plan *plan);
+CFAPKG_API const struct cfapkg_problem *cfapkg_plan_problem(const struct cfapkg_plan *plan, size_t i);
+/** Facts the plan could not check ("driver", "hip_runtime", "hip_sdk").
+ * Borrowed. */
+CFAPKG_API size_t cfapkg_plan_unchecked_count(const struct cfapkg_plan *plan);
+CFAPKG_API const char *cfapkg_plan_unchecked(const struct cfapkg_plan *plan, size_t i);
+CFAPKG_API const struct cfapkg_facts *cfapkg_plan_facts(const struct cfapkg_plan *plan);
+
+/** Writes the solved problem as a libsolv testcase folder (for testsolv). */
+CFAPKG_API enum cfapkg_err cfapkg_plan_write_testcase(struct cfapkg_ctx *ctx,
+                                                      const struct cfapkg_plan *plan,
+                                                      const char *dir);
+
+/** @defgroup digest Content hashes */
+/** SHA-256 of a file as 64 lower-case hex digits in hex[65]. */
+CFAPKG_API enum cfapkg_err cfapkg_sha256_file(struct cfapkg_ctx *ctx, const char *path,
+                                              char hex[65], uint64_t *size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

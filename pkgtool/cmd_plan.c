@@ -1,0 +1,213 @@
+/*
+ * cmd_plan.c - 'cfapkg plan' and 'cfapkg install --dry-run': what would be
+ * installed for this machine, and why, or why nothing fits.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "render.h"
+
+static const char *gpu_label(struct cfapkg_ctx *ctx, const char *gfx, char *buf, size_t len)
+{
+	const struct cfapkg_gpu_target *t = cfapkg_gpu_target_find(ctx, gfx);
+
+	if (t)
+		snprintf(buf, len, "%s (%s, %s)", gfx, t->generation, cfapkg_status_name(t->status));
+	else
+		snprintf(buf, len, "%s (not in the GPU table)", gfx);
+	return buf;
+}
+
+static const char *item_size(const struct cfapkg_plan_item *it, char *buf, size_t len)
+{
+	switch (it->version->recipe->kind) {
+	case CFAPKG_KIND_SYSTEM:
+		return "system";
+	case CFAPKG_KIND_META:
+		return "-";
+	case CFAPKG_KIND_USER:
+		return "your files";
+	case CFAPKG_KIND_PACKAGE:
+		break;
+	}
+	return it->source ? human_size(it->source->size, buf, len) : "?";
+}
+
+static void print_unchecked(const struct cfapkg_plan *plan)
+{
+	static const struct {
+		const char *fact, *text;
+	} what[] = {{"driver", "AMD driver version (pass --driver)"},
+	            {"hip_runtime", "HIP runtimes in the driver (pass --hip-runtime)"},
+	            {"hip_sdk", "installed HIP SDKs (pass --hip-sdk)"}};
+	size_t i, k;
+
+	for (i = 0; i < cfapkg_plan_unchecked_count(plan); i++)
+		for (k = 0; k < 3; k++)
+			if (strcmp(cfapkg_plan_unchecked(plan, i), what[k].fact) == 0)
+				printf("note: not checked, not known: %s\n", what[k].text);
+}
+
+static void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
+{
+	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
+	struct table t;
+	int64_t total = 0;
+	size_t i, nfetch = 0, nexp = 0;
+	char gpu[128], size[32];
+
+	printf("Plan for %s on %s-%s:\n\n", gpu_label(ctx, f->gfx, gpu, sizeof(gpu)), f->os,
+	       f->arch);
+	table_init(&t, 5);
+	table_row(&t, (const char *const[]){"  NAME", "VERSION", "KIND", "STATUS", "SIZE"});
+	for (i = 0; i < cfapkg_plan_count(plan); i++) {
+		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
+		char name[160];
+		snprintf(name, sizeof(name), "  %s", it->version->recipe->name);
+		table_row(&t, (const char *const[]){name, it->version->version,
+		                                    cfapkg_kind_name(it->version->recipe->kind),
+		                                    cfapkg_status_name(it->status),
+		                                    item_size(it, size, sizeof(size))});
+		if (it->source && it->installable) {
+			nfetch++;
+			total += it->source->size > 0 ? it->source->size : 0;
+		}
+		nexp += it->status == CFAPKG_STATUS_EXPERIMENTAL;
+	}
+	table_print(&t);
+	printf("\nDownload: %s in %zu package%s\n", human_size(total, size, sizeof(size)), nfetch,
+	       nfetch == 1 ? "" : "s");
+	for (i = 0; i < cfapkg_plan_count(plan); i++) {
+		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
+		if (!it->installable)
+			printf("warning: %s %s cannot be installed yet: %s\n",
+			       it->version->recipe->name, it->version->version, it->why_not);
+	}
+	if (nexp)
+		printf("warning: this plan uses %zu experimental part%s (--allow-experimental)\n", nexp,
+		       nexp == 1 ? "" : "s");
+	print_unchecked(plan);
+}
+
+static void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
+{
+	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
+	bool context = false;
+	char line[2048];
+	size_t i;
+
+	fprintf(stderr, "cfapkg: error: cannot plan");
+	for (i = 0; i < cli->nargs; i++)
+		fprintf(stderr, " %s", cli->args[i]);
+	fprintf(stderr, " for %s on %s-%s:\n", f->gfx, f->os, f->arch);
+	for (i = 0; i < cfapkg_plan_problem_count(plan); i++) {
+		const struct cfapkg_problem *p = cfapkg_plan_problem(plan, i);
+		if (p->kind == CFAPKG_PROBLEM_REQUIRES && !context) {
+			fprintf(stderr, "  because:\n");
+			context = true;
+		}
+		fprintf(stderr, "  - %s\n", problem_text(p, f, line, sizeof(line)));
+	}
+}
+
+static cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
+{
+	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
+	const struct cfapkg_gpu_target *t = cfapkg_gpu_target_find(ctx, f->gfx);
+	cJSON *o = cJSON_CreateObject(), *pk, *pr, *un, *gpu;
+	char line[2048];
+	size_t i;
+
+	gpu = cJSON_AddObjectToObject(o, "gpu");
+	json_str(gpu, "gfx", f->gfx);
+	json_str(gpu, "generation", t ? t->generation : NULL);
+	json_str(gpu, "status", t ? cfapkg_status_name(t->status) : NULL);
+	json_str(o, "os", f->os);
+	json_str(o, "arch", f->arch);
+	cJSON_AddBoolToObject(o, "solved", cfapkg_plan_solved(plan));
+	pk = cJSON_AddArrayToObject(o, "packages");
+	for (i = 0; i < cfapkg_plan_count(plan); i++) {
+		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
+		cJSON *p = cJSON_CreateObject();
+		json_str(p, "name", it->version->recipe->name);
+		json_str(p, "version", it->version->version);
+		json_str(p, "kind", cfapkg_kind_name(it->version->recipe->kind));
+		json_str(p, "status", cfapkg_status_name(it->status));
+		cJSON_AddBoolToObject(p, "requested", it->requested);
+		cJSON_AddBoolToObject(p, "installable", it->installable);
+		json_str(p, "reason", it->why_not);
+		json_str(p, "url", it->source ? it->source->url : NULL);
+		json_str(p, "sha256", it->source ? it->source->sha256 : NULL);
+		if (it->source && it->source->size >= 0)
+			cJSON_AddNumberToObject(p, "size", (double)it->source->size);
+		else
+			cJSON_AddNullToObject(p, "size");
+		cJSON_AddItemToArray(pk, p);
+	}
+	pr = cJSON_AddArrayToObject(o, "problems");
+	for (i = 0; i < cfapkg_plan_problem_count(plan); i++) {
+		const struct cfapkg_problem *p = cfapkg_plan_problem(plan, i);
+		cJSON *j = cJSON_CreateObject();
+		json_str(j, "kind", problem_kind_name(p->kind));
+		cJSON_AddNumberToObject(j, "group", p->group);
+		json_str(j, "package", p->package);
+		json_str(j, "versions", p->versions);
+		json_str(j, "constraint", p->dep);
+		json_str(j, "fact", p->fact);
+		json_str(j, "have", p->have);
+		json_str(j, "alternatives", p->alternatives);
+		json_str(j, "hint", p->hint);
+		json_str(j, "message", problem_text(p, f, line, sizeof(line)));
+		cJSON_AddItemToArray(pr, j);
+	}
+	un = cJSON_AddArrayToObject(o, "unchecked");
+	for (i = 0; i < cfapkg_plan_unchecked_count(plan); i++)
+		cJSON_AddItemToArray(un, cJSON_CreateString(cfapkg_plan_unchecked(plan, i)));
+	return o;
+}
+
+int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	struct cfapkg_plan_opts opts = {0};
+	const char *pins[CLI_MAX_ARGS];
+	const char *testcase = cli_value(cli, OPT_TESTCASE);
+	struct cfapkg_facts facts;
+	struct cfapkg_plan *plan = NULL;
+	enum cfapkg_err e;
+	size_t i;
+	int rc;
+
+	if ((rc = facts_from_cli(ctx, cli, &facts)))
+		return rc;
+	for (i = 0; i < cli->nopts; i++)
+		if (cli->opts[i].id == OPT_PIN)
+			pins[opts.npins++] = cli->opts[i].value;
+	opts.pins = pins;
+	opts.allow_experimental = cli->seen & OPT_BIT(OPT_ALLOW_EXPERIMENTAL);
+	e = cfapkg_plan_solve(ctx, &facts, cli->args, cli->nargs, &opts, &plan);
+	if (e)
+		return report_error(ctx, e);
+	if (testcase && (e = cfapkg_plan_write_testcase(ctx, plan, testcase))) {
+		cfapkg_plan_free(plan);
+		return report_error(ctx, e);
+	}
+	rc = cfapkg_plan_solved(plan) ? EXIT_OK : EXIT_UNSOLVABLE;
+	if (cli->json)
+		json_print(plan_json(ctx, plan));
+	else if (rc != EXIT_OK)
+		print_problems_text(plan, cli);
+	else if (!cli->quiet)
+		print_plan_text(ctx, plan);
+	cfapkg_plan_free(plan);
+	return rc;
+}
+
+int cmd_install(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	if (cli->seen & OPT_BIT(OPT_DRY_RUN))
+		return cmd_plan(ctx, cli);
+	fprintf(stderr, "cfapkg: error: this build of cfapkg can plan but not yet install; "
+	                "run 'cfapkg install --dry-run ...' (the same as 'cfapkg plan ...')\n");
+	return EXIT_UNSUPPORTED;
+}

@@ -1,0 +1,200 @@
+/*
+ * cmd_query.c - 'cfapkg search' and 'cfapkg info': what the recipes offer.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "render.h"
+
+/* Case-insensitive substring test. */
+static bool contains(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle), i, j;
+
+	if (!hay)
+		return false;
+	for (i = 0; hay[i]; i++) {
+		for (j = 0; j < n && hay[i + j] &&
+		            tolower((unsigned char)hay[i + j]) == tolower((unsigned char)needle[j]);
+		     j++)
+			;
+		if (j == n)
+			return true;
+	}
+	return n == 0;
+}
+
+int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *pattern = cli->nargs ? cli->args[0] : "";
+	cJSON *arr = cJSON_CreateArray();
+	struct table t;
+	size_t i, found = 0;
+
+	table_init(&t, 4);
+	table_row(&t, (const char *const[]){"NAME", "LATEST", "KIND", "SUMMARY"});
+	for (i = 0; i < cfapkg_recipe_count(ctx); i++) {
+		const struct cfapkg_recipe *r = cfapkg_recipe_at(ctx, i);
+		cJSON *o;
+		if (!contains(r->name, pattern) && !contains(r->summary, pattern))
+			continue;
+		found++;
+		table_row(&t, (const char *const[]){r->name, r->versions[0].version,
+		                                    cfapkg_kind_name(r->kind), r->summary});
+		o = cJSON_CreateObject();
+		json_str(o, "name", r->name);
+		json_str(o, "latest", r->versions[0].version);
+		json_str(o, "kind", cfapkg_kind_name(r->kind));
+		json_str(o, "summary", r->summary);
+		cJSON_AddItemToArray(arr, o);
+	}
+	if (cli->json) {
+		json_print(arr);
+		cJSON_Delete(t.rows);
+	} else {
+		cJSON_Delete(arr);
+		if (found && !cli->quiet)
+			table_print(&t);
+		else
+			cJSON_Delete(t.rows);
+	}
+	if (!found) {
+		fprintf(stderr, "cfapkg: error: no recipe matches \"%s\"\n", pattern);
+		return EXIT_NOTFOUND;
+	}
+	return EXIT_OK;
+}
+
+static cJSON *deps_json(const struct cfapkg_dep *d, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(d[i].text));
+	return a;
+}
+
+static cJSON *version_json(struct cfapkg_ctx *ctx, const struct cfapkg_version *v,
+                           const char *gfx)
+{
+	cJSON *o = cJSON_CreateObject(), *src = cJSON_AddArrayToObject(o, "sources");
+	size_t i;
+
+	json_str(o, "version", v->version);
+	if (gfx)
+		json_str(o, "status", cfapkg_status_name(cfapkg_version_status(ctx, v, gfx)));
+	cJSON_AddItemToObject(o, "requires", deps_json(v->requires, v->nrequires));
+	cJSON_AddItemToObject(o, "provides", deps_json(v->provides, v->nprovides));
+	cJSON_AddItemToObject(o, "conflicts", deps_json(v->conflicts, v->nconflicts));
+	cJSON_AddItemToObject(o, "gfx", cJSON_CreateStringArray(v->gfx, (int)v->ngfx));
+	cJSON_AddItemToObject(o, "os", cJSON_CreateStringArray(v->os, (int)v->nos));
+	for (i = 0; i < v->nsources; i++) {
+		const struct cfapkg_source *s = &v->sources[i];
+		cJSON *j = cJSON_CreateObject();
+		json_str(j, "platform", s->platform);
+		json_str(j, "url", s->url);
+		json_str(j, "sha256", s->sha256);
+		if (s->size >= 0)
+			cJSON_AddNumberToObject(j, "size", (double)s->size);
+		else
+			cJSON_AddNullToObject(j, "size");
+		json_str(j, "format", s->format);
+		json_str(j, "unavailable", s->unavailable);
+		cJSON_AddItemToArray(src, j);
+	}
+	json_str(o, "note", v->note);
+	return o;
+}
+
+static void print_deps(const char *label, const struct cfapkg_dep *d, size_t n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	printf("    %s:", label);
+	for (i = 0; i < n; i++)
+		printf("%s %s", i ? "," : "", d[i].text);
+	printf("\n");
+}
+
+static void print_version(struct cfapkg_ctx *ctx, const struct cfapkg_version *v,
+                          const char *gfx)
+{
+	char size[32];
+	size_t i;
+
+	printf("  %s", v->version);
+	if (gfx)
+		printf("  [%s on %s]", cfapkg_status_name(cfapkg_version_status(ctx, v, gfx)), gfx);
+	printf("\n");
+	if (v->note)
+		printf("    %s\n", v->note);
+	print_deps("requires", v->requires, v->nrequires);
+	print_deps("provides", v->provides, v->nprovides);
+	print_deps("conflicts", v->conflicts, v->nconflicts);
+	if (v->ngfx) {
+		printf("    GPU targets:");
+		for (i = 0; i < v->ngfx; i++)
+			printf(" %s", v->gfx[i]);
+		printf("\n");
+	}
+	for (i = 0; i < v->nsources; i++) {
+		const struct cfapkg_source *s = &v->sources[i];
+		printf("    %s: %s, %s", s->platform, s->format, human_size(s->size, size, sizeof(size)));
+		if (s->unavailable)
+			printf(" - not installable: %s", s->unavailable);
+		printf("\n");
+	}
+	if (v->nuser_files)
+		printf("    %zu user-supplied file%s, known by SHA-256\n", v->nuser_files,
+		       v->nuser_files == 1 ? "" : "s");
+}
+
+int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *gfx = cli_value(cli, OPT_GPU);
+	const struct cfapkg_recipe *r;
+	size_t i;
+
+	if (cli->nargs != 1) {
+		fprintf(stderr, "cfapkg: error: usage: cfapkg info NAME [--gpu GFX] [--json]\n");
+		return EXIT_USAGE;
+	}
+	r = cfapkg_recipe_find(ctx, cli->args[0]);
+	if (!r) {
+		fprintf(stderr, "cfapkg: error: no recipe named \"%s\" (cfapkg search lists them)\n",
+		        cli->args[0]);
+		return EXIT_NOTFOUND;
+	}
+	if (cli->json) {
+		cJSON *o = cJSON_CreateObject(), *vs;
+		json_str(o, "name", r->name);
+		json_str(o, "summary", r->summary);
+		json_str(o, "kind", cfapkg_kind_name(r->kind));
+		json_str(o, "license", r->license);
+		json_str(o, "homepage", r->homepage);
+		json_str(o, "install_hint", r->install_hint);
+		json_str(o, "file", r->file);
+		vs = cJSON_AddArrayToObject(o, "versions");
+		for (i = 0; i < r->nversions; i++)
+			cJSON_AddItemToArray(vs, version_json(ctx, &r->versions[i], gfx));
+		json_print(o);
+		return EXIT_OK;
+	}
+	printf("%s - %s\n", r->name, r->summary);
+	printf("kind: %s\n", cfapkg_kind_name(r->kind));
+	if (r->license)
+		printf("license: %s\n", r->license);
+	if (r->homepage)
+		printf("homepage: %s\n", r->homepage);
+	if (r->install_hint)
+		printf("how to get it: %s\n", r->install_hint);
+	printf("versions:\n");
+	for (i = 0; i < r->nversions; i++)
+		print_version(ctx, &r->versions[i], gfx);
+	return EXIT_OK;
+}

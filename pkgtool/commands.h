@@ -1,0 +1,33 @@
+/*
+ * commands.h - the command handlers and what they share.  Each handler gets
+ * a loaded context and the parsed command line, and returns an exit code.
+ */
+#ifndef CFAPKG_COMMANDS_H
+#define CFAPKG_COMMANDS_H
+
+#include "cfapkg.h"
+#include "opts.h"
+
+/* Exit codes (docs/cli.md). */
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_ERROR = 1,        /* I/O and anything not listed */
+	EXIT_USAGE = 2,        /* bad command line, spec or facts */
+	EXIT_UNSOLVABLE = 3,   /* no consistent set exists */
+	EXIT_NOTFOUND = 4,     /* no such package */
+	EXIT_RECIPE = 5,       /* a recipe or the GPU table is broken */
+	EXIT_UNSUPPORTED = 6   /* not available in this build or on this platform */
+};
+
+int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_install(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli);
+
+/* facts_opts.c: facts from --facts, then the fact flags in order. */
+int facts_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_facts *f);
+
+/* Reports the context's error as "cfapkg: error: ..." and maps the code. */
+int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * main.c - the cfapkg command: global options, the command table, and the
+ * mapping of library errors to messages and exit codes.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+struct command {
+	const char *name;
+	int (*run)(struct cfapkg_ctx *ctx, const struct cli *cli);
+	unsigned long opts;    /* options beyond OPTS_GLOBAL */
+	const char *usage;
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"info", cmd_info, OPT_BIT(OPT_GPU), "info NAME", "show a recipe: versions, sources, status"},
+	{"install", cmd_install,
+	 OPTS_FACTS | OPT_BIT(OPT_DRY_RUN) | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN),
+	 "install --dry-run SPEC...", "plan an install (installing lands with environments)"},
+	{"plan", cmd_plan,
+	 OPTS_FACTS | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN) | OPT_BIT(OPT_TESTCASE),
+	 "plan SPEC...", "show what would be installed for this machine, or why nothing fits"},
+	{"search", cmd_search, 0, "search [PATTERN]", "list recipes whose name or summary matches"},
+};
+
+static const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static void print_help(const struct command *c)
+{
+	size_t i;
+
+	if (c) {
+		printf("usage: cfapkg %s [OPTIONS]\n%s\n\noptions:\n", c->usage, c->summary);
+		cli_print_options(OPTS_GLOBAL | c->opts);
+		return;
+	}
+	printf("usage: cfapkg COMMAND [OPTIONS] [ARGS]\n\n"
+	       "cfapkg assembles the parts that run CUDA-only software on AMD GPUs.\n\n"
+	       "commands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		printf("  %-28s %s\n", commands[i].usage, commands[i].summary);
+	printf("\nglobal options:\n");
+	cli_print_options(OPTS_GLOBAL);
+	printf("\nA SPEC is a name with optional constraints: zluda, zluda==7-preview.10,\n"
+	       "'libtorch-cuda>=2.3,<2.4'.  'cfapkg COMMAND --help' shows a command's options.\n");
+}
+
+int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err)
+{
+	const char *detail = cfapkg_ctx_error(ctx);
+
+	fprintf(stderr, "cfapkg: error: %s\n", *detail ? detail : cfapkg_strerror(err));
+	switch (err) {
+	case CFAPKG_E_USAGE:
+	case CFAPKG_E_VERSION:
+	case CFAPKG_E_FACTS:
+		return EXIT_USAGE;
+	case CFAPKG_E_NOTFOUND:
+		return EXIT_NOTFOUND;
+	case CFAPKG_E_RECIPE:
+		return EXIT_RECIPE;
+	case CFAPKG_E_UNSUPPORTED:
+		return EXIT_UNSUPPORTED;
+	default:
+		return EXIT_ERROR;
+	}
+}
+
+static int setup_context(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	enum cfapkg_err e;
+	size_t i;
+
+	if ((e = cfapkg_ctx_set_root(ctx, cli_value(cli, OPT_ROOT))))
+		return report_error(ctx, e);
+	for (i = 0; i < cli->nopts; i++)
+		if (cli->opts[i].id == OPT_RECIPES &&
+		    (e = cfapkg_ctx_add_recipe_dir(ctx, cli->opts[i].value)))
+			return report_error(ctx, e);
+	if ((e = cfapkg_recipes_load(ctx)))
+		return report_error(ctx, e);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *c = NULL;
+	struct cfapkg_ctx *ctx;
+	struct cli cli;
+	int rc;
+
+	if (!cli_parse(argc, argv, &cli))
+		return EXIT_USAGE;
+	if (cli.seen & OPT_BIT(OPT_VERSION)) {
+		printf("cfapkg %s\n", cfapkg_version_string());
+		return EXIT_OK;
+	}
+	if (cli.command && !(c = find_command(cli.command))) {
+		fprintf(stderr, "cfapkg: error: unknown command \"%s\"; try 'cfapkg --help'\n",
+		        cli.command);
+		return EXIT_USAGE;
+	}
+	if (!c || (cli.seen & OPT_BIT(OPT_HELP))) {
+		print_help(c);
+		return c || (cli.seen & OPT_BIT(OPT_HELP)) ? EXIT_OK : EXIT_USAGE;
+	}
+	if (!cli_check_allowed(&cli, OPTS_GLOBAL | c->opts))
+		return EXIT_USAGE;
+	ctx = cfapkg_ctx_new();
+	if (!ctx) {
+		fprintf(stderr, "cfapkg: error: out of memory\n");
+		return EXIT_ERROR;
+	}
+	rc = setup_context(ctx, &cli);
+	if (rc == EXIT_OK)
+		rc = c->run(ctx, &cli);
+	cfapkg_ctx_free(ctx);
+	return rc;
+}

@@ -1,0 +1,170 @@
+/*
+ * opts.c - a small portable option parser: --name VALUE, --name=VALUE,
+ * and "--" to end options.  No getopt_long (MSVC has none).
+ */
+#include "opts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct opt_def {
+	const char *name;      /* without the leading "--" */
+	enum opt_id id;
+	const char *arg;       /* argument name, NULL for a flag */
+	const char *help;
+};
+
+/* Sorted by name for bsearch. */
+static const struct opt_def defs[] = {
+	{"allow-experimental", OPT_ALLOW_EXPERIMENTAL, NULL, "let the plan use experimental parts"},
+	{"arch", OPT_ARCH, "ARCH", "plan for this CPU architecture (x86_64)"},
+	{"driver", OPT_DRIVER, "VERSION", "the AMD driver version to plan for (25.8.1)"},
+	{"dry-run", OPT_DRY_RUN, NULL, "show the plan and change nothing"},
+	{"facts", OPT_FACTS, "FILE", "read machine facts from a JSON file"},
+	{"gpu", OPT_GPU, "GFX", "plan for this GPU target (gfx1200)"},
+	{"help", OPT_HELP, NULL, "show help"},
+	{"hip-runtime", OPT_HIP_RUNTIME, "N", "a HIP runtime major in the driver (6, 7, none); repeatable"},
+	{"hip-sdk", OPT_HIP_SDK, "VERSION", "an installed HIP SDK or ROCm (6.4.2, none); repeatable"},
+	{"json", OPT_JSON, NULL, "print JSON instead of text"},
+	{"os", OPT_OS, "OS", "plan for this OS (windows, linux)"},
+	{"pin", OPT_PIN, "SPEC", "hold a package to a version range for this solve; repeatable"},
+	{"quiet", OPT_QUIET, NULL, "print nothing but errors"},
+	{"recipes", OPT_RECIPES, "DIR", "also read recipes from DIR; repeatable"},
+	{"root", OPT_ROOT, "DIR", "where cfapkg keeps its data (also CFAPKG_ROOT)"},
+	{"testcase", OPT_TESTCASE, "DIR", "also write the problem as a libsolv testcase"},
+	{"version", OPT_VERSION, NULL, "print cfapkg's version"},
+	{"yes", OPT_YES, NULL, "answer yes to questions"},
+};
+
+static int def_cmp(const void *key, const void *elem)
+{
+	const char *k = key;
+	const struct opt_def *d = elem;
+	size_t n = strcspn(k, "=");
+	int c = strncmp(k, d->name, n);
+	return c ? c : (d->name[n] ? -1 : 0);
+}
+
+static const struct opt_def *find_def(const char *name)
+{
+	return bsearch(name, defs, sizeof(defs) / sizeof(defs[0]), sizeof(defs[0]), def_cmp);
+}
+
+static const struct opt_def *def_of(enum opt_id id)
+{
+	size_t i;
+	for (i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
+		if (defs[i].id == id)
+			return &defs[i];
+	return NULL;
+}
+
+const char *cli_opt_name(enum opt_id id)
+{
+	const struct opt_def *d = def_of(id);
+	return d ? d->name : "?";
+}
+
+static bool usage_error(const char *msg, const char *what)
+{
+	fprintf(stderr, "cfapkg: error: %s%s\n", msg, what);
+	fprintf(stderr, "Try 'cfapkg --help'.\n");
+	return false;
+}
+
+static bool take_option(struct cli *cli, const char *arg, int *i, int argc, char **argv)
+{
+	const struct opt_def *d = find_def(arg + 2);
+	const char *eq = strchr(arg, '=');
+	const char *value = NULL;
+
+	if (!d)
+		return usage_error("unknown option ", arg);
+	if (d->arg) {
+		if (eq)
+			value = eq + 1;
+		else if (*i + 1 < argc)
+			value = argv[++*i];
+		else
+			return usage_error("this option needs a value: ", arg);
+	} else if (eq) {
+		return usage_error("this option takes no value: ", arg);
+	}
+	if (cli->nopts == CLI_MAX_ARGS)
+		return usage_error("too many options", "");
+	cli->opts[cli->nopts++] = (struct cli_opt_value){d->id, value};
+	cli->seen |= OPT_BIT(d->id);
+	return true;
+}
+
+bool cli_parse(int argc, char **argv, struct cli *cli)
+{
+	bool options_done = false;
+	int i;
+
+	memset(cli, 0, sizeof(*cli));
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!options_done && strcmp(a, "--") == 0) {
+			options_done = true;
+		} else if (!options_done && a[0] == '-' && a[1] == '-' && a[2]) {
+			if (!take_option(cli, a, &i, argc, argv))
+				return false;
+		} else if (!options_done && a[0] == '-' && a[1] && a[1] != '-') {
+			if (strcmp(a, "-h") == 0) {
+				cli->seen |= OPT_BIT(OPT_HELP);
+				continue;
+			}
+			return usage_error("unknown option ", a);
+		} else if (!cli->command) {
+			cli->command = a;
+		} else if (cli->nargs < CLI_MAX_ARGS) {
+			cli->args[cli->nargs++] = a;
+		} else {
+			return usage_error("too many arguments", "");
+		}
+	}
+	cli->json = cli->seen & OPT_BIT(OPT_JSON);
+	cli->quiet = cli->seen & OPT_BIT(OPT_QUIET);
+	cli->yes = cli->seen & OPT_BIT(OPT_YES);
+	return true;
+}
+
+bool cli_check_allowed(const struct cli *cli, unsigned long allowed)
+{
+	size_t i;
+
+	for (i = 0; i < cli->nopts; i++)
+		if (!(allowed & OPT_BIT(cli->opts[i].id))) {
+			fprintf(stderr, "cfapkg: error: '%s' does not take --%s\n", cli->command,
+			        cli_opt_name(cli->opts[i].id));
+			return false;
+		}
+	return true;
+}
+
+const char *cli_value(const struct cli *cli, enum opt_id id)
+{
+	const char *v = NULL;
+	size_t i;
+
+	for (i = 0; i < cli->nopts; i++)
+		if (cli->opts[i].id == id)
+			v = cli->opts[i].value;
+	return v;
+}
+
+void cli_print_options(unsigned long allowed)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
+		char left[64];
+		if (!(allowed & OPT_BIT(defs[i].id)))
+			continue;
+		snprintf(left, sizeof(left), "--%s%s%s", defs[i].name, defs[i].arg ? " " : "",
+		         defs[i].arg ? defs[i].arg : "");
+		printf("  %-26s %s\n", left, defs[i].help);
+	}
+}

@@ -1,0 +1,72 @@
+/*
+ * opts.h - the command line's option table and parser.  One sorted table
+ * of every option; each command says which ones it accepts.
+ */
+#ifndef CFAPKG_OPTS_H
+#define CFAPKG_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cfapkg.h"
+
+enum opt_id {
+	OPT_ALLOW_EXPERIMENTAL,
+	OPT_ARCH,
+	OPT_DRIVER,
+	OPT_DRY_RUN,
+	OPT_FACTS,
+	OPT_GPU,
+	OPT_HELP,
+	OPT_HIP_RUNTIME,
+	OPT_HIP_SDK,
+	OPT_JSON,
+	OPT_OS,
+	OPT_PIN,
+	OPT_QUIET,
+	OPT_RECIPES,
+	OPT_ROOT,
+	OPT_TESTCASE,
+	OPT_VERSION,
+	OPT_YES,
+	OPT__COUNT
+};
+
+#define OPT_BIT(id) (1ul << (id))
+/* Options every command takes. */
+#define OPTS_GLOBAL                                                                         \
+	(OPT_BIT(OPT_HELP) | OPT_BIT(OPT_JSON) | OPT_BIT(OPT_QUIET) | OPT_BIT(OPT_RECIPES) | \
+	 OPT_BIT(OPT_ROOT) | OPT_BIT(OPT_VERSION) | OPT_BIT(OPT_YES))
+/* Options that describe the machine to plan for. */
+#define OPTS_FACTS                                                                         \
+	(OPT_BIT(OPT_ARCH) | OPT_BIT(OPT_DRIVER) | OPT_BIT(OPT_FACTS) | OPT_BIT(OPT_GPU) |   \
+	 OPT_BIT(OPT_HIP_RUNTIME) | OPT_BIT(OPT_HIP_SDK) | OPT_BIT(OPT_OS))
+
+#define CLI_MAX_ARGS 64
+
+struct cli_opt_value {
+	enum opt_id id;
+	const char *value;     /* NULL for flags */
+};
+
+struct cli {
+	const char *command;
+	const char *args[CLI_MAX_ARGS];         /* positional arguments after the command */
+	size_t nargs;
+	struct cli_opt_value opts[CLI_MAX_ARGS]; /* in command-line order */
+	size_t nopts;
+	unsigned long seen;                      /* OPT_BIT of each option given */
+	bool json, quiet, yes;
+};
+
+/* Parses argv into cli.  On a usage error prints it and returns false. */
+bool cli_parse(int argc, char **argv, struct cli *cli);
+/* Fails (printing why) when an option outside allowed was given. */
+bool cli_check_allowed(const struct cli *cli, unsigned long allowed);
+/* The last value of an option, or NULL. */
+const char *cli_value(const struct cli *cli, enum opt_id id);
+const char *cli_opt_name(enum opt_id id);
+/* One line per allowed option, for --help. */
+void cli_print_options(unsigned long allowed);
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * render.h - output helpers: human sizes, aligned tables, JSON printing,
+ * and the one-sentence rendering of problem records.
+ */
+#ifndef CFAPKG_RENDER_H
+#define CFAPKG_RENDER_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cfapkg.h"
+
+/* "2.5 GiB", "31.4 MiB", "-" for negative sizes.  Writes into buf. */
+const char *human_size(int64_t bytes, char *buf, size_t len);
+
+#define TABLE_COLS 8
+struct table {
+	size_t ncols;
+	size_t width[TABLE_COLS];
+	cJSON *rows;           /* array of arrays of strings */
+};
+void table_init(struct table *t, size_t ncols);
+void table_row(struct table *t, const char *const *cells);
+void table_print(struct table *t);   /* prints and frees */
+
+/* Prints a JSON value with a newline and frees it. */
+void json_print(cJSON *v);
+/* cJSON helpers that accept NULL strings. */
+void json_str(cJSON *o, const char *key, const char *v);
+
+/* explain_text.c: one sentence per problem record, written into buf. */
+const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_facts *f,
+                         char *buf, size_t len);
+const char *problem_kind_name(enum cfapkg_problem_kind k);
+
+#endif

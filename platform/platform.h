@@ -1,0 +1,43 @@
+/*
+ * platform.h - the seam between cfapkg and the operating system.  Only
+ * platform/ may test _WIN32; everything else calls these functions.  Paths
+ * are UTF-8 everywhere; the Windows backend converts to UTF-16 at the call.
+ */
+#ifndef CFA_PLATFORM_H
+#define CFA_PLATFORM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* "linux" or "windows", and the CPU architecture ("x86_64", "aarch64"). */
+const char *cfa_plat_os(void);
+const char *cfa_plat_arch(void);
+
+/* Separator of path lists in environment variables (':' or ';'). */
+char cfa_plat_path_list_sep(void);
+
+/* The user data folder for cfapkg: $XDG_DATA_HOME/cfapkg,
+ * ~/.local/share/cfapkg, or %LOCALAPPDATA%\cfapkg.  0 on success. */
+int cfa_plat_data_dir(char *buf, size_t len);
+
+/* The folder of the running executable.  0 on success. */
+int cfa_plat_exe_dir(char *buf, size_t len);
+
+bool cfa_plat_is_file(const char *path);
+bool cfa_plat_is_dir(const char *path);
+
+/* fopen with a UTF-8 path. */
+FILE *cfa_plat_fopen(const char *path, const char *mode);
+
+/* Creates a folder and its parents.  0 on success, else errno-style. */
+int cfa_plat_mkdir_p(const char *path);
+
+/* Calls fn for each entry name (no "." or ".."), in no set order.  Returns
+ * 0, an errno-style code for the folder, or fn's first non-zero result. */
+int cfa_plat_list_dir(const char *path, int (*fn)(const char *name, void *arg), void *arg);
+
+/* Text for an errno-style code from the functions above. */
+const char *cfa_plat_strerror(int code);
+
+#endif

@@ -1,0 +1,134 @@
+/*
+ * posix.c - the platform seam on Linux and other POSIX systems.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "platform/platform.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+const char *cfa_plat_os(void)
+{
+	return "linux";
+}
+
+const char *cfa_plat_arch(void)
+{
+	static struct utsname u;
+	static int done;
+
+	if (!done) {
+		if (uname(&u) != 0)
+			strcpy(u.machine, "x86_64");
+		if (strcmp(u.machine, "amd64") == 0)
+			strcpy(u.machine, "x86_64");
+		done = 1;
+	}
+	return u.machine;
+}
+
+char cfa_plat_path_list_sep(void)
+{
+	return ':';
+}
+
+static int put(char *buf, size_t len, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la + lb + 1 > len)
+		return ENAMETOOLONG;
+	memcpy(buf, a, la);
+	memcpy(buf + la, b, lb + 1);
+	return 0;
+}
+
+int cfa_plat_data_dir(char *buf, size_t len)
+{
+	const char *xdg = getenv("XDG_DATA_HOME");
+	const char *home = getenv("HOME");
+
+	if (xdg && xdg[0] == '/')
+		return put(buf, len, xdg, "/cfapkg");
+	if (home && *home)
+		return put(buf, len, home, "/.local/share/cfapkg");
+	return ENOENT;
+}
+
+int cfa_plat_exe_dir(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	char *slash;
+
+	if (n <= 0 || (size_t)n >= len - 1)
+		return ENOENT;
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (!slash)
+		return ENOENT;
+	*slash = '\0';
+	return 0;
+}
+
+bool cfa_plat_is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool cfa_plat_is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+FILE *cfa_plat_fopen(const char *path, const char *mode)
+{
+	return fopen(path, mode);
+}
+
+int cfa_plat_mkdir_p(const char *path)
+{
+	char tmp[4096];
+	size_t i, n = strlen(path);
+
+	if (n == 0 || n >= sizeof(tmp))
+		return ENAMETOOLONG;
+	memcpy(tmp, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (tmp[i] != '/' && tmp[i] != '\0')
+			continue;
+		tmp[i] = '\0';
+		if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+			return errno;
+		tmp[i] = path[i];
+	}
+	return cfa_plat_is_dir(path) ? 0 : ENOTDIR;
+}
+
+int cfa_plat_list_dir(const char *path, int (*fn)(const char *name, void *arg), void *arg)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d)
+		return errno;
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		rc = fn(e->d_name, arg);
+	}
+	closedir(d);
+	return rc;
+}
+
+const char *cfa_plat_strerror(int code)
+{
+	return strerror(code);
+}

@@ -1,0 +1,187 @@
+/*
+ * win32.c - the platform seam on Windows.  UTF-8 in, UTF-16 to the system.
+ * No symlink privilege is assumed anywhere.
+ */
+#define WIN32_LEAN_AND_MEAN
+#include "platform/platform.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+#include <windows.h>
+
+#define WPATH_MAX 32768
+
+const char *cfa_plat_os(void)
+{
+	return "windows";
+}
+
+const char *cfa_plat_arch(void)
+{
+	SYSTEM_INFO si;
+
+	GetNativeSystemInfo(&si);
+	switch (si.wProcessorArchitecture) {
+	case PROCESSOR_ARCHITECTURE_ARM64:
+		return "aarch64";
+	case PROCESSOR_ARCHITECTURE_INTEL:
+		return "x86";
+	default:
+		return "x86_64";
+	}
+}
+
+char cfa_plat_path_list_sep(void)
+{
+	return ';';
+}
+
+/* UTF-8 to a freshly allocated UTF-16 string, or NULL. */
+static wchar_t *widen(const char *s)
+{
+	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
+	wchar_t *w;
+
+	if (n <= 0 || n > WPATH_MAX)
+		return NULL;
+	w = malloc((size_t)n * sizeof(wchar_t));
+	if (w && MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n) != n) {
+		free(w);
+		w = NULL;
+	}
+	return w;
+}
+
+static int narrow(const wchar_t *w, char *buf, size_t len)
+{
+	int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, buf, (int)len, NULL, NULL);
+	return n > 0 ? 0 : ENAMETOOLONG;
+}
+
+int cfa_plat_data_dir(char *buf, size_t len)
+{
+	const wchar_t *base = _wgetenv(L"LOCALAPPDATA");
+	wchar_t joined[WPATH_MAX];
+
+	if (!base || !*base)
+		return ENOENT;
+	if (_snwprintf(joined, WPATH_MAX, L"%ls\\cfapkg", base) < 0)
+		return ENAMETOOLONG;
+	joined[WPATH_MAX - 1] = L'\0';
+	return narrow(joined, buf, len);
+}
+
+int cfa_plat_exe_dir(char *buf, size_t len)
+{
+	wchar_t w[WPATH_MAX];
+	DWORD n = GetModuleFileNameW(NULL, w, WPATH_MAX);
+	wchar_t *slash;
+
+	if (n == 0 || n >= WPATH_MAX)
+		return ENOENT;
+	slash = wcsrchr(w, L'\\');
+	if (!slash)
+		return ENOENT;
+	*slash = L'\0';
+	return narrow(w, buf, len);
+}
+
+static DWORD attributes(const char *path)
+{
+	wchar_t *w = widen(path);
+	DWORD a;
+
+	if (!w)
+		return INVALID_FILE_ATTRIBUTES;
+	a = GetFileAttributesW(w);
+	free(w);
+	return a;
+}
+
+bool cfa_plat_is_file(const char *path)
+{
+	DWORD a = attributes(path);
+	return a != INVALID_FILE_ATTRIBUTES && !(a & FILE_ATTRIBUTE_DIRECTORY);
+}
+
+bool cfa_plat_is_dir(const char *path)
+{
+	DWORD a = attributes(path);
+	return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY);
+}
+
+FILE *cfa_plat_fopen(const char *path, const char *mode)
+{
+	wchar_t *w = widen(path), *wm = widen(mode);
+	FILE *f = NULL;
+
+	if (w && wm)
+		f = _wfopen(w, wm);
+	free(w);
+	free(wm);
+	return f;
+}
+
+int cfa_plat_mkdir_p(const char *path)
+{
+	char tmp[4096];
+	size_t i, n = strlen(path);
+
+	if (n == 0 || n >= sizeof(tmp))
+		return ENAMETOOLONG;
+	memcpy(tmp, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		wchar_t *w;
+		if (tmp[i] != '/' && tmp[i] != '\\' && tmp[i] != '\0')
+			continue;
+		if (i == 2 && tmp[1] == ':')
+			continue; /* "C:\" is a drive, not a folder to create */
+		tmp[i] = '\0';
+		w = widen(tmp);
+		if (!w)
+			return EINVAL;
+		if (!CreateDirectoryW(w, NULL) && GetLastError() != ERROR_ALREADY_EXISTS) {
+			free(w);
+			return EACCES;
+		}
+		free(w);
+		tmp[i] = path[i];
+	}
+	return cfa_plat_is_dir(path) ? 0 : ENOTDIR;
+}
+
+int cfa_plat_list_dir(const char *path, int (*fn)(const char *name, void *arg), void *arg)
+{
+	char pattern[4096];
+	wchar_t *w;
+	WIN32_FIND_DATAW fd;
+	HANDLE h;
+	int rc = 0;
+
+	if (snprintf(pattern, sizeof(pattern), "%s\\*", path) >= (int)sizeof(pattern))
+		return ENAMETOOLONG;
+	w = widen(pattern);
+	if (!w)
+		return EINVAL;
+	h = FindFirstFileW(w, &fd);
+	free(w);
+	if (h == INVALID_HANDLE_VALUE)
+		return ENOENT;
+	do {
+		char name[1024];
+		if (wcscmp(fd.cFileName, L".") == 0 || wcscmp(fd.cFileName, L"..") == 0)
+			continue;
+		if (narrow(fd.cFileName, name, sizeof(name)) != 0)
+			continue;
+		rc = fn(name, arg);
+	} while (rc == 0 && FindNextFileW(h, &fd));
+	FindClose(h);
+	return rc;
+}
+
+const char *cfa_plat_strerror(int code)
+{
+	return strerror(code);
+}

@@ -1,0 +1,347 @@
+/*
+ * explain.c - libsolv's problem rules to problem records.
+ *
+ * Every rule of every problem becomes one record of one type (struct
+ * cfapkg_problem); markers become the machine fact they stand for.  Records
+ * that differ only in the version of the blocked part are merged, so "HIP
+ * SDK 6.4.2, 6.2.4 do not support gfx1150" is one record.  Sentences are
+ * the front end's business.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <solv/policy.h>
+#include <solv/problems.h>
+#include <solv/solver.h>
+
+#include "core/mem.h"
+#include "core/strbuf.h"
+#include "solver/solver.h"
+
+struct rec {
+	enum cfapkg_problem_kind kind;
+	const struct cfapkg_version *v;   /* blocked version, or NULL */
+	const char *package, *dep, *other, *fact, *have, *alternatives, *hint, *raw;
+};
+
+static const char *dup(struct cfapkg_plan *plan, const char *s)
+{
+	return s ? cfa_arena_strdup(&plan->arena, s) : NULL;
+}
+
+static bool same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Merges into an equal record of the same group, or appends. */
+static enum cfapkg_err emit(struct cfapkg_plan *plan, unsigned group, const struct rec *r)
+{
+	const char *ver = r->v ? r->v->version : NULL;
+	struct cfapkg_problem *p;
+	size_t i;
+
+	for (i = 0; i < plan->nproblems; i++) {
+		p = &plan->problems[i];
+		if (p->group != group || p->kind != r->kind || !same(p->package, r->package) ||
+		    !same(p->dep, r->dep) || !same(p->other, r->other) || !same(p->fact, r->fact))
+			continue;
+		if (ver && p->versions && !strstr(p->versions, ver)) {
+			struct cfa_buf b;
+			cfa_buf_init(&b, 65536);
+			cfa_buf_printf(&b, "%s, %s", p->versions, ver);
+			p->versions = b.failed ? p->versions : dup(plan, cfa_buf_str(&b));
+			cfa_buf_fini(&b);
+		}
+		return CFAPKG_E_OK;
+	}
+	if (cfa_grow((void **)&plan->problems, &plan->problems_cap, plan->nproblems + 1,
+	             sizeof(*plan->problems)) != 0)
+		return cfa_nomem(plan->ctx);
+	p = &plan->problems[plan->nproblems++];
+	memset(p, 0, sizeof(*p));
+	p->kind = r->kind;
+	p->group = group;
+	p->package = dup(plan, r->package);
+	p->versions = dup(plan, ver);
+	p->dep = dup(plan, r->dep);
+	p->other = dup(plan, r->other);
+	p->fact = dup(plan, r->fact);
+	p->have = dup(plan, r->have);
+	p->alternatives = dup(plan, r->alternatives);
+	p->hint = dup(plan, r->hint);
+	p->raw = dup(plan, r->raw);
+	return CFAPKG_E_OK;
+}
+
+/* Versions of a recipe that pass a test, newest first, comma-separated. */
+static const char *versions_where(struct cfapkg_plan *plan, const struct cfapkg_recipe *r,
+                                  bool (*ok)(const struct cfapkg_plan *,
+                                             const struct cfapkg_version *))
+{
+	struct cfa_buf b;
+	const char *out;
+	size_t i;
+
+	cfa_buf_init(&b, 65536);
+	for (i = 0; r && i < r->nversions; i++)
+		if (!ok || ok(plan, &r->versions[i]))
+			cfa_buf_printf(&b, "%s%s", b.len ? ", " : "", r->versions[i].version);
+	out = b.len && !b.failed ? dup(plan, cfa_buf_str(&b)) : NULL;
+	cfa_buf_fini(&b);
+	return out;
+}
+
+static bool fits_gpu(const struct cfapkg_plan *plan, const struct cfapkg_version *v)
+{
+	return cfapkg_version_supports_gfx(v, plan->facts.gfx);
+}
+
+static const char *list_sdks(struct cfapkg_plan *plan)
+{
+	struct cfa_buf b;
+	const char *out;
+	unsigned i;
+
+	cfa_buf_init(&b, 4096);
+	for (i = 0; i < plan->facts.nhip_sdks; i++)
+		cfa_buf_printf(&b, "%s%s", i ? ", " : "", plan->facts.hip_sdks[i]);
+	if (plan->facts.nhip_runtimes == 0 && plan->facts.nhip_sdks == 0)
+		cfa_buf_adds(&b, "none");
+	out = dup(plan, b.len ? cfa_buf_str(&b) : "none");
+	cfa_buf_fini(&b);
+	return out;
+}
+
+static const char *list_runtimes(struct cfapkg_plan *plan)
+{
+	struct cfa_buf b;
+	const char *out;
+	unsigned i;
+
+	cfa_buf_init(&b, 4096);
+	for (i = 0; i < plan->facts.nhip_runtimes; i++)
+		cfa_buf_printf(&b, "%samdhip64_%u", i ? ", " : "", plan->facts.hip_runtimes[i]);
+	out = dup(plan, b.len ? cfa_buf_str(&b) : "none");
+	cfa_buf_fini(&b);
+	return out;
+}
+
+/* The install hint of the system recipe behind a fact ("driver"). */
+static const char *fact_hint(const struct cfapkg_plan *plan, const char *fact)
+{
+	size_t i;
+
+	for (i = 0; i < plan->ctx->nrecipes; i++) {
+		const struct cfapkg_recipe *r = plan->ctx->recipes[i];
+		if (r->fact && strcmp(r->fact, fact) == 0 && r->install_hint)
+			return r->install_hint;
+	}
+	return NULL;
+}
+
+static void marker_rec(struct cfapkg_plan *plan, const struct cfa_marker *m, struct rec *r)
+{
+	static const enum cfapkg_problem_kind kinds[] = {
+		CFAPKG_PROBLEM_GPU_UNSUPPORTED, CFAPKG_PROBLEM_OS_UNSUPPORTED,
+		CFAPKG_PROBLEM_SYSTEM_MISSING, CFAPKG_PROBLEM_DRIVER_TOO_OLD,
+		CFAPKG_PROBLEM_HIP_RUNTIME, CFAPKG_PROBLEM_EXPERIMENTAL};
+	const struct cfapkg_recipe *recipe = m->version->recipe;
+
+	r->kind = kinds[m->kind];
+	r->v = m->version;
+	r->package = recipe->name;
+	r->dep = m->dep ? m->dep->text : NULL;
+	switch (m->kind) {
+	case CFA_MK_GPU:
+		r->fact = plan->facts.gfx;
+		r->alternatives = versions_where(plan, recipe, fits_gpu);
+		break;
+	case CFA_MK_OS:
+		r->fact = plan->facts.os;
+		r->have = plan->facts.arch;
+		break;
+	case CFA_MK_SYSTEM:
+		r->have = list_sdks(plan);
+		r->hint = recipe->install_hint;
+		break;
+	case CFA_MK_DRIVER:
+		r->fact = "driver";
+		r->have = plan->facts.driver;
+		r->hint = fact_hint(plan, "driver");
+		break;
+	case CFA_MK_HIP_RUNTIME:
+		r->fact = "hip_runtime";
+		r->have = list_runtimes(plan);
+		r->hint = fact_hint(plan, "hip_runtime");
+		break;
+	case CFA_MK_EXPERIMENTAL:
+		r->fact = plan->facts.gfx;
+		break;
+	}
+}
+
+/* A recipe note about a name, for this OS ("no stable Windows HIP SDK ships
+ * MIOpen"). */
+static const char *note_for(const struct cfapkg_plan *plan, const char *name)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < plan->ctx->nrecipes; i++) {
+		const struct cfapkg_recipe *r = plan->ctx->recipes[i];
+		for (j = 0; j < r->nnotes; j++) {
+			const struct cfapkg_note *n = &r->notes[j];
+			bool os_ok = n->nos == 0;
+			for (k = 0; k < n->nos; k++)
+				os_ok |= strcmp(n->os[k], plan->facts.os) == 0;
+			if (os_ok && strcmp(n->name, name) == 0)
+				return n->text;
+		}
+	}
+	return NULL;
+}
+
+/* The name part of a dependency string ("libtorch-cuda>=2.3" -> name). */
+static const char *dep_name(struct cfapkg_plan *plan, const char *dep)
+{
+	size_t n = strcspn(dep, "<>=!");
+	return cfa_arena_strndup(&plan->arena, dep, n);
+}
+
+static bool similar(const char *a, const char *b)
+{
+	return strstr(a, b) || strstr(b, a);
+}
+
+static void request_rec(struct cfapkg_plan *plan, Id dep, struct rec *r)
+{
+	const char *text = pool_dep2str(plan->pool, dep);
+	const char *name = dep_name(plan, text);
+	const struct cfapkg_recipe *recipe = cfapkg_recipe_find(plan->ctx, name);
+	struct cfa_buf b;
+	size_t i;
+
+	r->dep = text;
+	r->package = name;
+	if (recipe) {
+		r->kind = CFAPKG_PROBLEM_NO_VERSION;
+		r->alternatives = versions_where(plan, recipe, NULL);
+		return;
+	}
+	r->kind = CFAPKG_PROBLEM_UNKNOWN_NAME;
+	r->hint = note_for(plan, name);
+	cfa_buf_init(&b, 4096);
+	for (i = 0; i < plan->ctx->nrecipes; i++)
+		if (similar(plan->ctx->recipes[i]->name, name))
+			cfa_buf_printf(&b, "%s%s", b.len ? ", " : "", plan->ctx->recipes[i]->name);
+	r->alternatives = b.len && !b.failed ? dup(plan, cfa_buf_str(&b)) : NULL;
+	cfa_buf_fini(&b);
+}
+
+static void job_rec(struct cfapkg_plan *plan, Id rid, struct rec *r)
+{
+	Id idx = solver_rule2jobidx(plan->solv, rid);
+	Id how = plan->job.elements[idx], what = plan->job.elements[idx + 1];
+	size_t i;
+
+	r->kind = CFAPKG_PROBLEM_OTHER;
+	if ((how & SOLVER_JOBMASK) == SOLVER_LOCK) {
+		Id p = pool_whatprovides_ptr(plan->pool, what)[0];
+		const struct cfapkg_version *v = cfa_solvable_version(plan, p);
+		r->kind = CFAPKG_PROBLEM_PINNED;
+		r->package = v ? v->recipe->name : NULL;
+		for (i = 0; v && i < plan->npins; i++)
+			if (strcmp(plan->pins[i].name, v->recipe->name) == 0)
+				r->dep = plan->pins[i].text;
+	} else {
+		r->kind = CFAPKG_PROBLEM_REQUIRES;
+		r->package = "your request";
+		r->dep = pool_dep2str(plan->pool, what);
+	}
+}
+
+static enum cfapkg_err rule_rec(struct cfapkg_plan *plan, unsigned group, Id rid)
+{
+	Id source = 0, target = 0, dep = 0;
+	SolverRuleinfo type = solver_ruleinfo(plan->solv, rid, &source, &target, &dep);
+	const struct cfa_marker *m;
+	struct rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.v = cfa_solvable_version(plan, source);
+	r.package = r.v ? r.v->recipe->name : NULL;
+	switch (type) {
+	case SOLVER_RULE_PKG_NOTHING_PROVIDES_DEP:
+		if ((m = cfa_marker_of(plan, dep)) != NULL) {
+			marker_rec(plan, m, &r);
+			break;
+		}
+		r.kind = CFAPKG_PROBLEM_MISSING_DEP;
+		r.dep = pool_dep2str(plan->pool, dep);
+		r.hint = note_for(plan, dep_name(plan, r.dep));
+		break;
+	case SOLVER_RULE_PKG_REQUIRES:
+		r.kind = CFAPKG_PROBLEM_REQUIRES;
+		r.dep = pool_dep2str(plan->pool, dep);
+		break;
+	case SOLVER_RULE_PKG_CONFLICTS:
+	case SOLVER_RULE_PKG_SAME_NAME: {
+		const struct cfapkg_version *o = cfa_solvable_version(plan, target);
+		r.kind = type == SOLVER_RULE_PKG_SAME_NAME ? CFAPKG_PROBLEM_SAME_NAME
+		                                           : CFAPKG_PROBLEM_CONFLICT;
+		r.dep = type == SOLVER_RULE_PKG_CONFLICTS ? pool_dep2str(plan->pool, dep) : NULL;
+		r.other = o ? o->version : NULL;
+		if (type == SOLVER_RULE_PKG_CONFLICTS && o)
+			r.other = o->recipe->name;
+		break;
+	}
+	case SOLVER_RULE_JOB_NOTHING_PROVIDES_DEP:
+	case SOLVER_RULE_JOB_UNKNOWN_PACKAGE:
+		r.v = NULL;
+		request_rec(plan, dep, &r);
+		break;
+	case SOLVER_RULE_JOB:
+		r.v = NULL;
+		job_rec(plan, rid, &r);
+		break;
+	default:
+		r.kind = CFAPKG_PROBLEM_OTHER;
+		r.raw = solver_problemruleinfo2str(plan->solv, type, source, target, dep);
+		break;
+	}
+	return emit(plan, group, &r);
+}
+
+/* Causes before context: what blocks, then the chain that led there. */
+static int order(const void *a, const void *b)
+{
+	const struct cfapkg_problem *x = a, *y = b;
+	int cx = x->kind == CFAPKG_PROBLEM_REQUIRES, cy = y->kind == CFAPKG_PROBLEM_REQUIRES;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	if (cx != cy)
+		return cx - cy;
+	return (int)x->kind - (int)y->kind;
+}
+
+enum cfapkg_err cfa_explain(struct cfapkg_plan *plan)
+{
+	Solver *solv = plan->solv;
+	Id problem, count = solver_problem_count(solv);
+	enum cfapkg_err e = CFAPKG_E_OK;
+	Queue rules;
+	int i;
+
+	queue_init(&rules);
+	for (problem = 1; problem <= count && !e; problem++) {
+		queue_empty(&rules);
+		solver_findallproblemrules(solv, problem, &rules);
+		for (i = 0; i < rules.count && !e; i++)
+			e = rule_rec(plan, (unsigned)problem, rules.elements[i]);
+	}
+	queue_free(&rules);
+	if (!e)
+		qsort(plan->problems, plan->nproblems, sizeof(*plan->problems), order);
+	return e;
+}

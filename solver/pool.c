@@ -1,0 +1,420 @@
+/*
+ * pool.c - builds the libsolv pool for one plan (see solver.h for why facts
+ * become markers and ranges become synthetic names).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <solv/poolarch.h>
+#include <solv/repo.h>
+
+#include "core/mem.h"
+#include "core/version.h"
+#include "solver/solver.h"
+
+struct synth {
+	Id name;                     /* the constrained name */
+	Id text;                     /* the synthetic name: the range's text */
+	const struct cfa_range *range;
+};
+
+struct builder {
+	struct cfapkg_plan *plan;
+	Pool *pool;
+	struct synth *synths;
+	size_t nsynths, cap;
+	struct cfa_ver driver;       /* parsed facts.driver when known */
+	bool driver_known;
+};
+
+static int synth_cmp(const void *a, const void *b)
+{
+	const struct synth *x = a, *y = b;
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return x->text < y->text ? -1 : x->text > y->text;
+}
+
+/* The fact that decides requirements on name, if any ("driver"). */
+static const char *fact_of_name(const struct cfapkg_plan *plan, const char *name)
+{
+	const struct cfapkg_recipe *r = cfapkg_recipe_find(plan->ctx, name);
+
+	if (!r || r->kind != CFAPKG_KIND_SYSTEM || strcmp(r->fact, "hip_sdk") == 0)
+		return NULL;
+	return r->fact;
+}
+
+static bool in_list(const char *s, const char *const *list, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (strcmp(list[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* A dependency applies when its OS and GPU conditions hold. */
+static bool dep_applies(const struct cfapkg_plan *plan, const struct cfapkg_dep *d)
+{
+	return (d->nos == 0 || in_list(plan->facts.os, d->os, d->nos)) &&
+	       (d->ngfx == 0 || in_list(plan->facts.gfx, d->gfx, d->ngfx));
+}
+
+static enum cfapkg_err add_synth(struct builder *b, const struct cfa_range *r)
+{
+	if (r->nclauses == 0 || fact_of_name(b->plan, r->name))
+		return CFAPKG_E_OK;
+	if (cfa_grow((void **)&b->synths, &b->cap, b->nsynths + 1, sizeof(*b->synths)) != 0)
+		return cfa_nomem(b->plan->ctx);
+	b->synths[b->nsynths].name = pool_str2id(b->pool, r->name, 1);
+	b->synths[b->nsynths].text = pool_str2id(b->pool, r->text, 1);
+	b->synths[b->nsynths].range = r;
+	b->nsynths++;
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err add_dep_synths(struct builder *b, const struct cfapkg_dep *deps, size_t n)
+{
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i;
+
+	for (i = 0; i < n && !e; i++)
+		if (dep_applies(b->plan, &deps[i]))
+			e = add_synth(b, deps[i].range);
+	return e;
+}
+
+/* Every distinct range anywhere in the recipes, requests and pins. */
+static enum cfapkg_err collect_synths(struct builder *b)
+{
+	const struct cfapkg_ctx *ctx = b->plan->ctx;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i, j, out;
+
+	for (i = 0; i < ctx->nrecipes && !e; i++) {
+		const struct cfapkg_recipe *r = ctx->recipes[i];
+		for (j = 0; j < r->nversions && !e; j++) {
+			const struct cfapkg_version *v = &r->versions[j];
+			e = add_dep_synths(b, v->requires, v->nrequires);
+			if (!e)
+				e = add_dep_synths(b, v->conflicts, v->nconflicts);
+		}
+	}
+	for (i = 0; i < b->plan->nspecs && !e; i++)
+		e = add_synth(b, &b->plan->specs[i]);
+	if (e)
+		return e;
+	qsort(b->synths, b->nsynths, sizeof(*b->synths), synth_cmp);
+	for (i = 0, out = 0; i < b->nsynths; i++)
+		if (out == 0 || b->synths[out - 1].text != b->synths[i].text)
+			b->synths[out++] = b->synths[i];
+	b->nsynths = out;
+	return CFAPKG_E_OK;
+}
+
+/* Adds the synthetic names that (name = ver) satisfies to *provides. */
+static Offset add_matching_synths(struct builder *b, Repo *repo, Offset provides, Id name,
+                                  const struct cfa_ver *ver)
+{
+	size_t lo = 0, hi = b->nsynths;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (b->synths[mid].name < name)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < b->nsynths && b->synths[lo].name == name; lo++)
+		if (cfa_range_match(b->synths[lo].range, ver))
+			provides = repo_addid_dep(repo, provides, b->synths[lo].text, 0);
+	return provides;
+}
+
+static Id evr_id(Pool *pool, const struct cfa_ver *v)
+{
+	char evr[CFA_VER_EVR_MAX];
+
+	cfa_ver_evr(v, evr, sizeof(evr));
+	return pool_str2id(pool, evr, 1);
+}
+
+static enum cfapkg_err add_provides(struct builder *b, Solvable *s,
+                                    const struct cfapkg_version *v)
+{
+	Repo *repo = s->repo;
+	Offset prov = 0;
+	size_t i;
+
+	prov = repo_addid_dep(repo, prov, pool_rel2id(b->pool, s->name, s->evr, REL_EQ, 1), 0);
+	prov = add_matching_synths(b, repo, prov, s->name, v->parsed);
+	for (i = 0; i < v->nprovides; i++) {
+		const struct cfapkg_dep *d = &v->provides[i];
+		Id name = pool_str2id(b->pool, d->name, 1);
+		if (!dep_applies(b->plan, d))
+			continue;
+		if (d->range->nclauses == 0) {
+			prov = repo_addid_dep(repo, prov, name, 0);
+			continue;
+		}
+		prov = repo_addid_dep(
+			repo, prov,
+			pool_rel2id(b->pool, name, evr_id(b->pool, &d->range->clauses[0].ver), REL_EQ, 1),
+			0);
+		prov = add_matching_synths(b, repo, prov, name, &d->range->clauses[0].ver);
+	}
+	s->provides = prov;
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err add_marker(struct builder *b, Solvable *s, enum cfa_marker_kind kind,
+                                  const struct cfapkg_version *v, const struct cfapkg_dep *d)
+{
+	struct cfapkg_plan *plan = b->plan;
+	char text[512];
+	Id id;
+
+	snprintf(text, sizeof(text), "!%d:%s=%s:%s", (int)kind, v->recipe->name, v->version,
+	         d ? d->text : "");
+	id = pool_str2id(b->pool, text, 1);
+	if ((size_t)id >= plan->marker_of_cap) {
+		size_t old = plan->marker_of_cap;
+		if (cfa_grow((void **)&plan->marker_of, &plan->marker_of_cap, (size_t)id + 1,
+		             sizeof(int)) != 0)
+			return cfa_nomem(plan->ctx);
+		memset(plan->marker_of + old, 0, (plan->marker_of_cap - old) * sizeof(int));
+	}
+	if (!plan->marker_of[id]) {
+		if (cfa_grow((void **)&plan->markers, &plan->markers_cap, plan->nmarkers + 1,
+		             sizeof(*plan->markers)) != 0)
+			return cfa_nomem(plan->ctx);
+		plan->markers[plan->nmarkers] = (struct cfa_marker){kind, v, d};
+		plan->marker_of[id] = (int)++plan->nmarkers;
+	}
+	s->requires = repo_addid_dep(s->repo, s->requires, id, 0);
+	return CFAPKG_E_OK;
+}
+
+/* A requirement on a fact-backed name: true when the fact satisfies it,
+ * with *unchecked set when the fact is not known. */
+static bool fact_satisfies(struct builder *b, const char *fact, const struct cfa_range *r,
+                           unsigned char *unchecked)
+{
+	const struct cfapkg_facts *f = &b->plan->facts;
+	unsigned i;
+
+	if (strcmp(fact, "driver") == 0) {
+		if (!b->driver_known) {
+			*unchecked |= CFA_UNCHECKED_DRIVER;
+			return true;
+		}
+		return cfa_range_match(r, &b->driver);
+	}
+	if (!f->hip_runtimes_known) {
+		*unchecked |= CFA_UNCHECKED_HIP_RUNTIME;
+		return true;
+	}
+	for (i = 0; i < f->nhip_runtimes; i++) {
+		struct cfa_ver v = {{f->hip_runtimes[i]}, 1, CFA_RANK_FINAL, 0, 0, NULL};
+		if (cfa_range_match(r, &v))
+			return true;
+	}
+	return false;
+}
+
+static enum cfapkg_err add_requires(struct builder *b, Solvable *s,
+                                    const struct cfapkg_version *v, unsigned char *unchecked)
+{
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i;
+
+	for (i = 0; i < v->nrequires && !e; i++) {
+		const struct cfapkg_dep *d = &v->requires[i];
+		const char *fact = fact_of_name(b->plan, d->name);
+		if (!dep_applies(b->plan, d))
+			continue;
+		if (fact) {
+			if (!fact_satisfies(b, fact, d->range, unchecked))
+				e = add_marker(b, s,
+				               strcmp(fact, "driver") == 0 ? CFA_MK_DRIVER
+				                                           : CFA_MK_HIP_RUNTIME,
+				               v, d);
+			continue;
+		}
+		s->requires = repo_addid_dep(s->repo, s->requires,
+		                             pool_str2id(b->pool, d->range->text, 1), 0);
+	}
+	return e;
+}
+
+bool cfa_system_present(const struct cfapkg_plan *plan, const struct cfapkg_version *v)
+{
+	const struct cfapkg_facts *f = &plan->facts;
+	unsigned i;
+	int k;
+
+	for (i = 0; i < f->nhip_sdks; i++) {
+		struct cfa_ver have;
+		if (!cfa_ver_parse(f->hip_sdks[i], strlen(f->hip_sdks[i]), &have, NULL))
+			continue;
+		/* "6.4" (a Windows SDK folder name) stands for any 6.4.x. */
+		for (k = 0; k < have.nrel && have.rel[k] == v->parsed->rel[k]; k++)
+			;
+		if (k == have.nrel)
+			return true;
+	}
+	return false;
+}
+
+/* Markers for machine facts that rule this version out. */
+static enum cfapkg_err add_fact_markers(struct builder *b, Solvable *s,
+                                        const struct cfapkg_version *v, unsigned char *unchecked)
+{
+	const struct cfapkg_plan *plan = b->plan;
+	const struct cfapkg_recipe *r = v->recipe;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	bool os_ok = (v->nos == 0 || in_list(plan->facts.os, v->os, v->nos)) &&
+	             (v->narch == 0 || in_list(plan->facts.arch, v->arch, v->narch));
+
+	if (r->kind == CFAPKG_KIND_PACKAGE &&
+	    !cfapkg_version_source(v, plan->facts.os, plan->facts.arch))
+		os_ok = false;
+	if (!os_ok)
+		e = add_marker(b, s, CFA_MK_OS, v, NULL);
+	if (!e && !cfapkg_version_supports_gfx(v, plan->facts.gfx))
+		e = add_marker(b, s, CFA_MK_GPU, v, NULL);
+	if (!e && r->kind == CFAPKG_KIND_SYSTEM && strcmp(r->fact, "hip_sdk") == 0) {
+		if (!plan->facts.hip_sdks_known)
+			*unchecked |= CFA_UNCHECKED_HIP_SDK;
+		else if (!cfa_system_present(plan, v))
+			e = add_marker(b, s, CFA_MK_SYSTEM, v, NULL);
+	}
+	if (!e && !plan->allow_experimental &&
+	    cfapkg_version_status(plan->ctx, v, plan->facts.gfx) == CFAPKG_STATUS_EXPERIMENTAL)
+		e = add_marker(b, s, CFA_MK_EXPERIMENTAL, v, NULL);
+	return e;
+}
+
+static enum cfapkg_err add_conflicts(struct builder *b, Solvable *s,
+                                     const struct cfapkg_version *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nconflicts; i++) {
+		const struct cfapkg_dep *d = &v->conflicts[i];
+		if (dep_applies(b->plan, d))
+			s->conflicts = repo_addid_dep(s->repo, s->conflicts,
+			                              pool_str2id(b->pool, d->range->text, 1), 0);
+	}
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err add_version(struct builder *b, const struct cfapkg_version *v)
+{
+	struct cfapkg_plan *plan = b->plan;
+	Id p = repo_add_solvable(plan->repo);
+	Solvable *s = pool_id2solvable(b->pool, p);
+	unsigned char unchecked = 0;
+	enum cfapkg_err e;
+
+	s->name = pool_str2id(b->pool, v->recipe->name, 1);
+	s->evr = evr_id(b->pool, v->parsed);
+	s->arch = ARCH_NOARCH;
+	/* Provides, requires and conflicts each stay contiguous in the repo's
+	 * id array only when added in this order, one solvable at a time. */
+	if ((e = add_provides(b, s, v)) || (e = add_requires(b, s, v, &unchecked)) ||
+	    (e = add_fact_markers(b, s, v, &unchecked)) || (e = add_conflicts(b, s, v)))
+		return e;
+	/* cfa_pool_build sized both arrays for every version. */
+	plan->vers[p] = v;
+	plan->unchecked_mask[p] = unchecked;
+	return CFAPKG_E_OK;
+}
+
+static size_t count_versions(const struct cfapkg_ctx *ctx)
+{
+	size_t i, n = 0;
+	for (i = 0; i < ctx->nrecipes; i++)
+		n += ctx->recipes[i]->nversions;
+	return n;
+}
+
+enum cfapkg_err cfa_pool_build(struct cfapkg_plan *plan)
+{
+	const struct cfapkg_ctx *ctx = plan->ctx;
+	struct builder b = {plan, NULL, NULL, 0, 0, {{0}, 0, 0, 0, 0, NULL}, false};
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i, j, total = count_versions(ctx) + 2;
+
+	plan->pool = b.pool = pool_create();
+	plan->repo = repo_create(b.pool, "cfapkg");
+	plan->vers = cfa_calloc(total, sizeof(*plan->vers));
+	plan->unchecked_mask = cfa_calloc(total, 1);
+	if (!plan->vers || !plan->unchecked_mask)
+		return cfa_nomem(plan->ctx);
+	plan->nvers = total;
+	if (plan->facts.driver[0])
+		b.driver_known = cfa_ver_parse(plan->facts.driver, strlen(plan->facts.driver),
+		                               &b.driver, NULL);
+	e = collect_synths(&b);
+	for (i = 0; i < ctx->nrecipes && !e; i++) {
+		/* Driver and HIP runtime are facts, checked in add_requires. */
+		if (fact_of_name(plan, ctx->recipes[i]->name))
+			continue;
+		for (j = 0; j < ctx->recipes[i]->nversions && !e; j++)
+			e = add_version(&b, &ctx->recipes[i]->versions[j]);
+	}
+	cfa_free(b.synths);
+	if (e)
+		return e; /* detail set above */
+	repo_internalize(plan->repo);
+	pool_createwhatprovides(b.pool);
+	return CFAPKG_E_OK;
+}
+
+const struct cfa_marker *cfa_marker_of(const struct cfapkg_plan *plan, Id dep)
+{
+	if (dep <= 0 || (size_t)dep >= plan->marker_of_cap || !plan->marker_of[dep])
+		return NULL;
+	return &plan->markers[plan->marker_of[dep] - 1];
+}
+
+const struct cfapkg_version *cfa_solvable_version(const struct cfapkg_plan *plan, Id p)
+{
+	return p > 0 && (size_t)p < plan->nvers ? plan->vers[p] : NULL;
+}
+
+bool cfa_installable(const struct cfapkg_plan *plan, const struct cfapkg_version *v,
+                     const char **why)
+{
+	const struct cfapkg_source *src;
+
+	switch (v->recipe->kind) {
+	case CFAPKG_KIND_META:
+		return true;
+	case CFAPKG_KIND_SYSTEM:
+		if (strcmp(v->recipe->fact, "hip_sdk") == 0 && !cfa_system_present(plan, v)) {
+			*why = plan->facts.hip_sdks_known ? "not installed on this machine"
+			                                  : "system part: not known to be installed";
+			return !plan->facts.hip_sdks_known;
+		}
+		return true;
+	case CFAPKG_KIND_USER:
+		*why = "user-supplied files: add them with cfapkg add-file";
+		return true;
+	case CFAPKG_KIND_PACKAGE:
+		break;
+	}
+	src = cfapkg_version_source(v, plan->facts.os, plan->facts.arch);
+	if (!src) {
+		*why = "no download for this OS and architecture";
+		return false;
+	}
+	if (src->unavailable) {
+		*why = src->unavailable;
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,297 @@
+/*
+ * solve.c - requests to jobs, the preference policy, and the plan.
+ *
+ * Preference, strongest first (libsolv favours later FAVOR jobs more):
+ * 1. installable versions validated on this GPU;
+ * 2. installable candidates;
+ * 3. anything else, and last of all versions that cannot be installed
+ *    (unknown hash, no download) - they can be planned but not fetched.
+ * Experimental versions are never chosen unless allowed (a marker in the
+ * pool, so a refusal explains itself).  Within a tier libsolv picks the
+ * highest version.
+ */
+#include <string.h>
+
+#include <solv/policy.h>
+#include <solv/solver.h>
+#include <solv/transaction.h>
+
+#include "core/mem.h"
+#include "core/recipe.h"
+#include "solver/solver.h"
+
+static enum cfapkg_err parse_specs(struct cfapkg_plan *plan, const char *const *in, size_t n,
+                                   const char *what, struct cfa_range **out)
+{
+	struct cfa_range *r;
+	size_t i;
+
+	*out = NULL;
+	if (n == 0)
+		return CFAPKG_E_OK;
+	r = cfa_arena_alloc(&plan->arena, n * sizeof(*r));
+	if (!r)
+		return cfa_nomem(plan->ctx);
+	for (i = 0; i < n; i++) {
+		const char *why = NULL;
+		if (!cfa_range_parse(&plan->arena, in[i], &r[i], &why))
+			return why ? cfa_fail(plan->ctx, CFAPKG_E_VERSION, "%s \"%s\": %s", what, in[i],
+			                      why)
+			           : cfa_nomem(plan->ctx);
+	}
+	*out = r;
+	return CFAPKG_E_OK;
+}
+
+static Id range_id(Pool *pool, const struct cfa_range *r)
+{
+	return pool_str2id(pool, r->nclauses ? r->text : r->name, 1);
+}
+
+/* A pin forbids every version of its name outside its range. */
+static void add_pin_jobs(struct cfapkg_plan *plan)
+{
+	Pool *pool = plan->pool;
+	Queue q;
+	size_t i;
+	Id p;
+
+	queue_init(&q);
+	for (i = 0; i < plan->npins; i++) {
+		Id name = pool_str2id(pool, plan->pins[i].name, 0);
+		queue_empty(&q);
+		for (p = plan->repo->start; p < plan->repo->end; p++)
+		{
+			const struct cfapkg_version *v = cfa_solvable_version(plan, p);
+			if (pool->solvables[p].name == name && v &&
+			    !cfa_range_match(&plan->pins[i], v->parsed))
+				queue_push(&q, p);
+		}
+		if (q.count)
+			queue_push2(&plan->job, SOLVER_LOCK | SOLVER_SOLVABLE_ONE_OF,
+			            pool_queuetowhatprovides(pool, &q));
+	}
+	queue_free(&q);
+}
+
+static void add_favor_jobs(struct cfapkg_plan *plan)
+{
+	Pool *pool = plan->pool;
+	Queue tier[3];
+	const char *why;
+	int t;
+	Id p;
+
+	for (t = 0; t < 3; t++)
+		queue_init(&tier[t]);
+	for (p = plan->repo->start; p < plan->repo->end; p++)
+	{
+		const struct cfapkg_version *v = cfa_solvable_version(plan, p);
+		if (!v)
+			continue;
+		if (!cfa_installable(plan, v, &why))
+			queue_push(&tier[2], p);
+		else if (cfapkg_version_status(plan->ctx, v, plan->facts.gfx) ==
+		         CFAPKG_STATUS_VALIDATED)
+			queue_push(&tier[1], p);
+		else if (cfapkg_version_status(plan->ctx, v, plan->facts.gfx) ==
+		         CFAPKG_STATUS_CANDIDATE)
+			queue_push(&tier[0], p);
+	}
+	if (tier[2].count)
+		queue_push2(&plan->job, SOLVER_DISFAVOR | SOLVER_SOLVABLE_ONE_OF,
+		            pool_queuetowhatprovides(pool, &tier[2]));
+	for (t = 0; t < 2; t++)
+		if (tier[t].count)
+			queue_push2(&plan->job, SOLVER_FAVOR | SOLVER_SOLVABLE_ONE_OF,
+			            pool_queuetowhatprovides(pool, &tier[t]));
+	for (t = 0; t < 3; t++)
+		queue_free(&tier[t]);
+}
+
+static void note_unchecked(struct cfapkg_plan *plan, unsigned mask)
+{
+	static const char *const names[] = {"driver", "hip_runtime", "hip_sdk"};
+	unsigned i;
+
+	for (i = 0; i < 3; i++) {
+		size_t k;
+		if (!(mask & (1u << i)))
+			continue;
+		for (k = 0; k < plan->nunchecked && plan->unchecked[k] != names[i]; k++)
+			;
+		if (k == plan->nunchecked)
+			plan->unchecked[plan->nunchecked++] = names[i];
+	}
+}
+
+static bool is_requested(const struct cfapkg_plan *plan, const struct cfapkg_version *v)
+{
+	size_t i, j;
+
+	for (i = 0; i < plan->nspecs; i++) {
+		if (strcmp(plan->specs[i].name, v->recipe->name) == 0)
+			return true;
+		for (j = 0; j < v->nprovides; j++)
+			if (strcmp(plan->specs[i].name, v->provides[j].name) == 0)
+				return true;
+	}
+	return false;
+}
+
+/* The chosen parts, dependencies first. */
+static enum cfapkg_err collect_items(struct cfapkg_plan *plan)
+{
+	Transaction *trans = solver_create_transaction(plan->solv);
+	unsigned mask = 0;
+	int i;
+
+	transaction_order(trans, 0);
+	plan->items = cfa_calloc((size_t)trans->steps.count + 1, sizeof(*plan->items));
+	if (!plan->items) {
+		transaction_free(trans);
+		return cfa_nomem(plan->ctx);
+	}
+	for (i = 0; i < trans->steps.count; i++) {
+		Id p = trans->steps.elements[i];
+		const struct cfapkg_version *v = cfa_solvable_version(plan, p);
+		struct cfapkg_plan_item *it;
+		if (!v || transaction_type(trans, p, SOLVER_TRANSACTION_SHOW_ALL) !=
+		                  SOLVER_TRANSACTION_INSTALL)
+			continue;
+		it = &plan->items[plan->nitems++];
+		it->version = v;
+		it->status = cfapkg_version_status(plan->ctx, v, plan->facts.gfx);
+		it->requested = is_requested(plan, v);
+		if (v->recipe->kind == CFAPKG_KIND_PACKAGE)
+			it->source = cfapkg_version_source(v, plan->facts.os, plan->facts.arch);
+		it->installable = cfa_installable(plan, v, &it->why_not);
+		if (it->installable)
+			it->why_not = NULL;
+		mask |= plan->unchecked_mask[p];
+	}
+	note_unchecked(plan, mask);
+	transaction_free(trans);
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err run_solver(struct cfapkg_plan *plan)
+{
+	size_t i;
+
+	queue_init(&plan->job);
+	for (i = 0; i < plan->nspecs; i++)
+		queue_push2(&plan->job, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES,
+		            range_id(plan->pool, &plan->specs[i]));
+	add_pin_jobs(plan);
+	add_favor_jobs(plan);
+	plan->solv = solver_create(plan->pool);
+	if (!plan->solv)
+		return cfa_nomem(plan->ctx);
+	if (solver_solve(plan->solv, &plan->job) == 0) {
+		plan->solved = true;
+		return collect_items(plan);
+	}
+	return cfa_explain(plan);
+}
+
+enum cfapkg_err cfapkg_plan_solve(struct cfapkg_ctx *ctx, const struct cfapkg_facts *facts,
+                                  const char *const *specs, size_t nspecs,
+                                  const struct cfapkg_plan_opts *opts, struct cfapkg_plan **out)
+{
+	struct cfapkg_plan *plan;
+	enum cfapkg_err e;
+
+	if (nspecs == 0)
+		return cfa_fail(ctx, CFAPKG_E_USAGE, "nothing to plan: name a package "
+		                "(cfapkg search lists them)");
+	if (!facts->gfx[0])
+		return cfa_fail(ctx, CFAPKG_E_FACTS, "no GPU target to plan for: pass --gpu "
+		                "gfxNNNN (for example --gpu gfx1200) or --facts FILE");
+	e = cfapkg_recipes_load(ctx);
+	if (e)
+		return e; /* detail set by the loader */
+	plan = cfa_calloc(1, sizeof(*plan));
+	if (!plan)
+		return cfa_nomem(ctx);
+	plan->ctx = ctx;
+	plan->facts = *facts;
+	plan->allow_experimental = opts && opts->allow_experimental;
+	cfa_arena_init(&plan->arena);
+	queue_init(&plan->job);
+	plan->nspecs = nspecs;
+	e = parse_specs(plan, specs, nspecs, "request", &plan->specs);
+	if (!e && opts) {
+		plan->npins = opts->npins;
+		e = parse_specs(plan, opts->pins, opts->npins, "pin", &plan->pins);
+	}
+	if (!e)
+		e = cfa_pool_build(plan);
+	if (!e)
+		e = run_solver(plan);
+	if (e) {
+		cfapkg_plan_free(plan);
+		return e; /* detail set by the step that failed */
+	}
+	*out = plan;
+	return CFAPKG_E_OK;
+}
+
+void cfapkg_plan_free(struct cfapkg_plan *plan)
+{
+	if (!plan)
+		return;
+	if (plan->solv)
+		solver_free(plan->solv);
+	queue_free(&plan->job);
+	if (plan->pool)
+		pool_free(plan->pool);
+	cfa_free(plan->vers);
+	cfa_free(plan->unchecked_mask);
+	cfa_free(plan->markers);
+	cfa_free(plan->marker_of);
+	cfa_free(plan->items);
+	cfa_free(plan->problems);
+	cfa_arena_fini(&plan->arena);
+	cfa_free(plan);
+}
+
+bool cfapkg_plan_solved(const struct cfapkg_plan *plan)
+{
+	return plan->solved;
+}
+
+size_t cfapkg_plan_count(const struct cfapkg_plan *plan)
+{
+	return plan->nitems;
+}
+
+const struct cfapkg_plan_item *cfapkg_plan_item(const struct cfapkg_plan *plan, size_t i)
+{
+	return i < plan->nitems ? &plan->items[i] : NULL;
+}
+
+size_t cfapkg_plan_problem_count(const struct cfapkg_plan *plan)
+{
+	return plan->nproblems;
+}
+
+const struct cfapkg_problem *cfapkg_plan_problem(const struct cfapkg_plan *plan, size_t i)
+{
+	return i < plan->nproblems ? &plan->problems[i] : NULL;
+}
+
+size_t cfapkg_plan_unchecked_count(const struct cfapkg_plan *plan)
+{
+	return plan->nunchecked;
+}
+
+const char *cfapkg_plan_unchecked(const struct cfapkg_plan *plan, size_t i)
+{
+	return i < plan->nunchecked ? plan->unchecked[i] : NULL;
+}
+
+const struct cfapkg_facts *cfapkg_plan_facts(const struct cfapkg_plan *plan)
+{
+	return &plan->facts;
+}

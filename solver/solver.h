@@ -1,0 +1,86 @@
+/*
+ * solver.h - the solver room's internal interface: recipes and facts become
+ * a libsolv pool, requests become jobs, and the outcome becomes a plan or a
+ * list of problem records.
+ *
+ * Machine facts never enter libsolv as packages.  Each constraint that a
+ * fact decides (GPU target, OS, driver floor, HIP runtime, installed system
+ * parts, the experimental policy) is evaluated while the pool is built; a
+ * version it rules out gets a requirement on a "marker" name that nothing
+ * provides.  libsolv then reports the marker as the reason, and explain.c
+ * turns the marker back into the fact that stood in the way.  Version
+ * ranges likewise never reach libsolv's own comparison: each distinct range
+ * becomes a synthetic name provided by exactly the versions inside it, so
+ * the outcome does not depend on how libsolv was built.
+ */
+#ifndef CFA_SOLVER_H
+#define CFA_SOLVER_H
+
+#include <solv/pool.h>
+#include <solv/queue.h>
+#include <solv/repo.h>
+#include <solv/solver.h>
+
+#include "core/ctx.h"
+#include "core/dep.h"
+
+enum cfa_marker_kind {
+	CFA_MK_GPU,          /* version does not support the GPU target */
+	CFA_MK_OS,           /* not for this OS/arch, or no source for it */
+	CFA_MK_SYSTEM,       /* system part version not installed */
+	CFA_MK_DRIVER,       /* driver fact fails a floor */
+	CFA_MK_HIP_RUNTIME,  /* no matching HIP runtime in the driver */
+	CFA_MK_EXPERIMENTAL  /* experimental here and not allowed */
+};
+
+struct cfa_marker {
+	enum cfa_marker_kind kind;
+	const struct cfapkg_version *version;
+	const struct cfapkg_dep *dep;      /* the requirement, for DRIVER/HIP_RUNTIME */
+};
+
+/* Facts a version's constraints needed but the plan did not know. */
+enum { CFA_UNCHECKED_DRIVER = 1, CFA_UNCHECKED_HIP_RUNTIME = 2, CFA_UNCHECKED_HIP_SDK = 4 };
+
+struct cfapkg_plan {
+	struct cfapkg_ctx *ctx;
+	struct cfapkg_facts facts;
+	bool allow_experimental;
+	Pool *pool;
+	Repo *repo;
+	Solver *solv;
+	Queue job;
+	const struct cfapkg_version **vers;   /* by solvable id */
+	unsigned char *unchecked_mask;        /* by solvable id */
+	size_t nvers;
+	struct cfa_marker *markers;
+	size_t nmarkers, markers_cap;
+	int *marker_of;                       /* by string Id: marker index + 1 */
+	size_t marker_of_cap;
+	struct cfa_range *specs, *pins;
+	size_t nspecs, npins;
+	struct cfa_arena arena;
+	struct cfapkg_plan_item *items;
+	size_t nitems;
+	struct cfapkg_problem *problems;
+	size_t nproblems, problems_cap;
+	const char *unchecked[3];
+	size_t nunchecked;
+	bool solved;
+};
+
+/* pool.c */
+enum cfapkg_err cfa_pool_build(struct cfapkg_plan *plan);
+const struct cfa_marker *cfa_marker_of(const struct cfapkg_plan *plan, Id dep);
+/* The part of a solvable ("zluda 6-preview.69"), or NULL. */
+const struct cfapkg_version *cfa_solvable_version(const struct cfapkg_plan *plan, Id p);
+/* Whether a version can be installed as planned, and if not, why. */
+bool cfa_installable(const struct cfapkg_plan *plan, const struct cfapkg_version *v,
+                     const char **why);
+/* Whether a system version is among the installed ones (fact known). */
+bool cfa_system_present(const struct cfapkg_plan *plan, const struct cfapkg_version *v);
+
+/* explain.c */
+enum cfapkg_err cfa_explain(struct cfapkg_plan *plan);
+
+#endif
