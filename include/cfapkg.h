@@ -312,6 +312,8 @@ struct cfapkg_problem {
 	const char *alternatives;  /* versions that would fit, comma-separated */
 	const char *hint;          /* what the user can do, from the recipes */
 	const char *raw;           /* libsolv's own text, for OTHER */
+	bool beyond_experimental;  /* found by a second solve that allowed
+	                              experimental parts: it blocks even then */
 };
 
 struct cfapkg_plan_item {

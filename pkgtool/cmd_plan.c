@@ -54,7 +54,7 @@ static void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *pl
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
 	struct table t;
 	int64_t total = 0;
-	size_t i, nfetch = 0, nexp = 0;
+	size_t i, nfetch = 0, nexp = 0, nunknown = 0;
 	char gpu[128], size[32];
 
 	printf("Plan for %s on %s-%s:\n\n", gpu_label(ctx, f->gfx, gpu, sizeof(gpu)), f->os,
@@ -72,12 +72,16 @@ static void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *pl
 		if (it->source && it->installable) {
 			nfetch++;
 			total += it->source->size > 0 ? it->source->size : 0;
+			nunknown += it->source->size < 0;
 		}
 		nexp += it->status == CFAPKG_STATUS_EXPERIMENTAL;
 	}
 	table_print(&t);
-	printf("\nDownload: %s in %zu package%s\n", human_size(total, size, sizeof(size)), nfetch,
-	       nfetch == 1 ? "" : "s");
+	printf("\nDownload: %s%s in %zu package%s", nunknown ? "at least " : "",
+	       human_size(total, size, sizeof(size)), nfetch, nfetch == 1 ? "" : "s");
+	if (nunknown)
+		printf(" (%zu of unrecorded size)", nunknown);
+	printf("\n");
 	for (i = 0; i < cfapkg_plan_count(plan); i++) {
 		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
 		if (!it->installable)
@@ -93,7 +97,7 @@ static void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *pl
 static void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
 {
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
-	bool context = false;
+	bool context = false, beyond = false;
 	char line[2048];
 	size_t i;
 
@@ -103,6 +107,11 @@ static void print_problems_text(const struct cfapkg_plan *plan, const struct cli
 	fprintf(stderr, " for %s on %s-%s:\n", f->gfx, f->os, f->arch);
 	for (i = 0; i < cfapkg_plan_problem_count(plan); i++) {
 		const struct cfapkg_problem *p = cfapkg_plan_problem(plan, i);
+		if (p->beyond_experimental && !beyond) {
+			fprintf(stderr, "and even with --allow-experimental:\n");
+			beyond = true;
+			context = false;
+		}
 		if (p->kind == CFAPKG_PROBLEM_REQUIRES && !context) {
 			fprintf(stderr, "  because:\n");
 			context = true;
@@ -158,6 +167,7 @@ static cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 		json_str(j, "have", p->have);
 		json_str(j, "alternatives", p->alternatives);
 		json_str(j, "hint", p->hint);
+		cJSON_AddBoolToObject(j, "beyond_experimental", p->beyond_experimental);
 		json_str(j, "message", problem_text(p, f, line, sizeof(line)));
 		cJSON_AddItemToArray(pr, j);
 	}

@@ -22,39 +22,54 @@ static const char *or_none(const char *s)
 	return s && *s ? s : "none";
 }
 
-/* "zluda 6, 6-preview.69" or "zluda". */
-static const char *part(const struct cfapkg_problem *p, char *buf, size_t len)
+/* "zluda 6 and 6-preview.69", "hip-sdk 7.2.0, 7.1.1 and 6.4.2" or "zluda";
+ * true when that names several versions. */
+static bool part(const struct cfapkg_problem *p, char *buf, size_t len)
 {
-	if (p->versions)
-		snprintf(buf, len, "%s %s", p->package ? p->package : "?", p->versions);
+	const char *name = p->package ? p->package : "?";
+	const char *last = p->versions ? strrchr(p->versions, ',') : NULL;
+
+	if (!p->versions)
+		snprintf(buf, len, "%s", name);
+	else if (!last)
+		snprintf(buf, len, "%s %s", name, p->versions);
 	else
-		snprintf(buf, len, "%s", p->package ? p->package : "?");
-	return buf;
+		snprintf(buf, len, "%s %.*s and%s", name, (int)(last - p->versions), p->versions,
+		         last + 1);
+	return last != NULL;
 }
 
-static void gpu_text(const struct cfapkg_problem *p, const char *who, char *buf, size_t len)
+/* The singular or plural form of a verb phrase. */
+#define VERB(many, one, more) ((many) ? (more) : (one))
+
+static void gpu_text(const struct cfapkg_problem *p, const char *who, bool many, char *buf,
+                     size_t len)
 {
-	int n = snprintf(buf, len, "%s does not support %s", who, p->fact);
+	int n = snprintf(buf, len, "%s %s %s%s%s%s", who,
+	                 VERB(many, "does not support", "do not support"), p->fact,
+	                 p->have ? " (" : "", p->have ? p->have : "", p->have ? ")" : "");
 	if (n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, p->alternatives ? "; versions that do: %s"
 		                                                   : "; no version of %s does",
 		         p->alternatives ? p->alternatives : p->package);
 }
 
-static void system_text(const struct cfapkg_problem *p, const char *who, char *buf, size_t len)
+static void system_text(const struct cfapkg_problem *p, const char *who, bool many, char *buf,
+                        size_t len)
 {
 	snprintf(buf, len,
-	         "%s is not installed on this machine (installed: %s); cfapkg does not install "
+	         "%s %s not installed on this machine (installed: %s); cfapkg does not install "
 	         "system parts: %s",
-	         who, or_none(p->have), p->hint ? p->hint : "install it yourself");
+	         who, VERB(many, "is", "are"), or_none(p->have),
+	         p->hint ? p->hint : "install it yourself");
 }
 
 const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_facts *f,
                          char *buf, size_t len)
 {
 	char who[512];
+	bool many = part(p, who, sizeof(who));
 
-	part(p, who, sizeof(who));
 	switch (p->kind) {
 	case CFAPKG_PROBLEM_UNKNOWN_NAME:
 		snprintf(buf, len, "no recipe provides \"%s\"%s%s%s%s", p->package,
@@ -67,34 +82,39 @@ const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_fac
 		         p->dep, or_none(p->alternatives));
 		break;
 	case CFAPKG_PROBLEM_GPU_UNSUPPORTED:
-		gpu_text(p, who, buf, len);
+		gpu_text(p, who, many, buf, len);
 		break;
 	case CFAPKG_PROBLEM_OS_UNSUPPORTED:
-		snprintf(buf, len, "%s is not available for %s-%s", who, f->os, f->arch);
+		snprintf(buf, len, "%s %s not available for %s-%s", who, VERB(many, "is", "are"), f->os,
+		         f->arch);
 		break;
 	case CFAPKG_PROBLEM_SYSTEM_MISSING:
-		system_text(p, who, buf, len);
+		system_text(p, who, many, buf, len);
 		break;
 	case CFAPKG_PROBLEM_DRIVER_TOO_OLD:
-		snprintf(buf, len, "%s needs %s, but the driver is %s: %s", who, p->dep,
-		         or_none(p->have), p->hint ? p->hint : "update the driver");
+		snprintf(buf, len, "%s %s %s, but the driver is %s: %s", who, VERB(many, "needs", "need"),
+		         p->dep, or_none(p->have), p->hint ? p->hint : "update the driver");
 		break;
 	case CFAPKG_PROBLEM_HIP_RUNTIME:
-		snprintf(buf, len, "%s needs the HIP runtime %s in the driver, which has: %s; %s", who,
-		         p->dep, or_none(p->have), p->hint ? p->hint : "update the driver");
+		snprintf(buf, len, "%s %s the HIP runtime %s in the driver, which has: %s; %s", who,
+		         VERB(many, "needs", "need"), p->dep, or_none(p->have),
+		         p->hint ? p->hint : "update the driver");
 		break;
 	case CFAPKG_PROBLEM_EXPERIMENTAL:
 		snprintf(buf, len,
-		         "%s is experimental on %s; cfapkg does not choose experimental parts "
+		         "%s %s experimental on %s%s%s%s; cfapkg does not choose experimental parts "
 		         "unless you pass --allow-experimental",
-		         who, p->fact);
+		         who, VERB(many, "is", "are"), p->fact, p->have ? " (" : "",
+		         p->have ? p->have : "", p->have ? ")" : "");
 		break;
 	case CFAPKG_PROBLEM_MISSING_DEP:
-		snprintf(buf, len, "%s needs %s, and nothing provides it on %s%s%s", who, p->dep,
-		         f->os, p->hint ? ": " : "", p->hint ? p->hint : "");
+		snprintf(buf, len, "%s %s %s, and nothing provides it on %s%s%s", who,
+		         VERB(many, "needs", "need"), p->dep, f->os, p->hint ? ": " : "",
+		         p->hint ? p->hint : "");
 		break;
 	case CFAPKG_PROBLEM_CONFLICT:
-		snprintf(buf, len, "%s conflicts with %s (%s)", who, or_none(p->other), p->dep);
+		snprintf(buf, len, "%s %s with %s (%s)", who, VERB(many, "conflicts", "conflict"),
+		         or_none(p->other), p->dep);
 		break;
 	case CFAPKG_PROBLEM_SAME_NAME:
 		snprintf(buf, len,
@@ -107,7 +127,8 @@ const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_fac
 		         p->dep ? p->dep : "?", p->package ? p->package : "?");
 		break;
 	case CFAPKG_PROBLEM_REQUIRES:
-		snprintf(buf, len, "%s needs %s", who, p->dep);
+		snprintf(buf, len, "%s %s %s%s%s", who, VERB(many, "needs", "need"), p->dep,
+		         p->hint ? ": " : "", p->hint ? p->hint : "");
 		break;
 	case CFAPKG_PROBLEM_OTHER:
 		snprintf(buf, len, "%s", p->raw ? p->raw : "the solver found a problem");

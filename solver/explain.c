@@ -14,6 +14,7 @@
 #include <solv/problems.h>
 #include <solv/solver.h>
 
+#include "core/gpus.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "solver/solver.h"
@@ -140,6 +141,12 @@ static const char *fact_hint(const struct cfapkg_plan *plan, const char *fact)
 	return NULL;
 }
 
+static const char *generation(const struct cfapkg_plan *plan)
+{
+	const struct cfapkg_gpu_target *t = cfa_gpus_target(plan->ctx, plan->facts.gfx);
+	return t ? t->generation : NULL;
+}
+
 static void marker_rec(struct cfapkg_plan *plan, const struct cfa_marker *m, struct rec *r)
 {
 	static const enum cfapkg_problem_kind kinds[] = {
@@ -155,6 +162,7 @@ static void marker_rec(struct cfapkg_plan *plan, const struct cfa_marker *m, str
 	switch (m->kind) {
 	case CFA_MK_GPU:
 		r->fact = plan->facts.gfx;
+		r->have = generation(plan);
 		r->alternatives = versions_where(plan, recipe, fits_gpu);
 		break;
 	case CFA_MK_OS:
@@ -177,6 +185,7 @@ static void marker_rec(struct cfapkg_plan *plan, const struct cfa_marker *m, str
 		break;
 	case CFA_MK_EXPERIMENTAL:
 		r->fact = plan->facts.gfx;
+		r->have = generation(plan);
 		break;
 	}
 }
@@ -215,7 +224,8 @@ static bool similar(const char *a, const char *b)
 
 static void request_rec(struct cfapkg_plan *plan, Id dep, struct rec *r)
 {
-	const char *text = pool_dep2str(plan->pool, dep);
+	/* pool_dep2str's buffer is reused by the next call: copy at once. */
+	const char *text = dup(plan, pool_dep2str(plan->pool, dep));
 	const char *name = dep_name(plan, text);
 	const struct cfapkg_recipe *recipe = cfapkg_recipe_find(plan->ctx, name);
 	struct cfa_buf b;
@@ -238,26 +248,28 @@ static void request_rec(struct cfapkg_plan *plan, Id dep, struct rec *r)
 	cfa_buf_fini(&b);
 }
 
-static void job_rec(struct cfapkg_plan *plan, Id rid, struct rec *r)
+/* Job rules: pins explain themselves; an install job is the request. */
+static bool job_rec(struct cfapkg_plan *plan, Id how, Id what, struct rec *r)
 {
-	Id idx = solver_rule2jobidx(plan->solv, rid);
-	Id how = plan->job.elements[idx], what = plan->job.elements[idx + 1];
 	size_t i;
 
-	r->kind = CFAPKG_PROBLEM_OTHER;
 	if ((how & SOLVER_JOBMASK) == SOLVER_LOCK) {
-		Id p = pool_whatprovides_ptr(plan->pool, what)[0];
+		/* A pin's lock names its versions through a whatprovides offset. */
+		Id p = plan->pool->whatprovidesdata[what];
 		const struct cfapkg_version *v = cfa_solvable_version(plan, p);
 		r->kind = CFAPKG_PROBLEM_PINNED;
 		r->package = v ? v->recipe->name : NULL;
 		for (i = 0; v && i < plan->npins; i++)
 			if (strcmp(plan->pins[i].name, v->recipe->name) == 0)
 				r->dep = plan->pins[i].text;
-	} else {
-		r->kind = CFAPKG_PROBLEM_REQUIRES;
-		r->package = "your request";
-		r->dep = pool_dep2str(plan->pool, what);
+		return true;
 	}
+	if ((how & SOLVER_JOBMASK) != SOLVER_INSTALL)
+		return false;
+	r->kind = CFAPKG_PROBLEM_REQUIRES;
+	r->package = "your request";
+	r->dep = dup(plan, pool_dep2str(plan->pool, what));
+	return true;
 }
 
 static enum cfapkg_err rule_rec(struct cfapkg_plan *plan, unsigned group, Id rid)
@@ -277,19 +289,21 @@ static enum cfapkg_err rule_rec(struct cfapkg_plan *plan, unsigned group, Id rid
 			break;
 		}
 		r.kind = CFAPKG_PROBLEM_MISSING_DEP;
-		r.dep = pool_dep2str(plan->pool, dep);
+		r.dep = dup(plan, pool_dep2str(plan->pool, dep));
 		r.hint = note_for(plan, dep_name(plan, r.dep));
 		break;
 	case SOLVER_RULE_PKG_REQUIRES:
 		r.kind = CFAPKG_PROBLEM_REQUIRES;
-		r.dep = pool_dep2str(plan->pool, dep);
+		r.dep = dup(plan, pool_dep2str(plan->pool, dep));
+		r.hint = note_for(plan, dep_name(plan, r.dep));
 		break;
 	case SOLVER_RULE_PKG_CONFLICTS:
 	case SOLVER_RULE_PKG_SAME_NAME: {
 		const struct cfapkg_version *o = cfa_solvable_version(plan, target);
 		r.kind = type == SOLVER_RULE_PKG_SAME_NAME ? CFAPKG_PROBLEM_SAME_NAME
 		                                           : CFAPKG_PROBLEM_CONFLICT;
-		r.dep = type == SOLVER_RULE_PKG_CONFLICTS ? pool_dep2str(plan->pool, dep) : NULL;
+		r.dep = type == SOLVER_RULE_PKG_CONFLICTS ? dup(plan, pool_dep2str(plan->pool, dep))
+		                                          : NULL;
 		r.other = o ? o->version : NULL;
 		if (type == SOLVER_RULE_PKG_CONFLICTS && o)
 			r.other = o->recipe->name;
@@ -302,11 +316,13 @@ static enum cfapkg_err rule_rec(struct cfapkg_plan *plan, unsigned group, Id rid
 		break;
 	case SOLVER_RULE_JOB:
 		r.v = NULL;
-		job_rec(plan, rid, &r);
+		/* For job rules libsolv reports the job's flags and its target. */
+		if (!job_rec(plan, target, dep, &r))
+			return CFAPKG_E_OK;
 		break;
 	default:
 		r.kind = CFAPKG_PROBLEM_OTHER;
-		r.raw = solver_problemruleinfo2str(plan->solv, type, source, target, dep);
+		r.raw = dup(plan, solver_problemruleinfo2str(plan->solv, type, source, target, dep));
 		break;
 	}
 	return emit(plan, group, &r);

@@ -195,6 +195,68 @@ static enum cfapkg_err run_solver(struct cfapkg_plan *plan)
 	return cfa_explain(plan);
 }
 
+static bool blocked_by_experimental(const struct cfapkg_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < plan->nproblems; i++)
+		if (plan->problems[i].kind == CFAPKG_PROBLEM_EXPERIMENTAL)
+			return true;
+	return false;
+}
+
+static const char *copy_str(struct cfapkg_plan *plan, const char *s)
+{
+	return s ? cfa_arena_strdup(&plan->arena, s) : NULL;
+}
+
+/* When experimental parts block a request, solve again with them allowed:
+ * if that fails too, its reasons are added, so that a user learns at once
+ * that --allow-experimental alone would not help. */
+static enum cfapkg_err explain_beyond_experimental(struct cfapkg_plan *plan,
+                                                   const char *const *specs, size_t nspecs,
+                                                   const struct cfapkg_plan_opts *opts)
+{
+	struct cfapkg_plan_opts again = {true, NULL, 0};
+	struct cfapkg_plan *other = NULL;
+	unsigned base = 0;
+	enum cfapkg_err e;
+	size_t i;
+
+	if (opts) {
+		again.pins = opts->pins;
+		again.npins = opts->npins;
+	}
+	e = cfapkg_plan_solve(plan->ctx, &plan->facts, specs, nspecs, &again, &other);
+	if (e || other->solved) {
+		cfapkg_plan_free(other);
+		return e;
+	}
+	for (i = 0; i < plan->nproblems; i++)
+		base = plan->problems[i].group > base ? plan->problems[i].group : base;
+	for (i = 0; i < other->nproblems && !e; i++) {
+		struct cfapkg_problem p = other->problems[i];
+		p.group += base;
+		p.beyond_experimental = true;
+		p.package = copy_str(plan, p.package);
+		p.versions = copy_str(plan, p.versions);
+		p.dep = copy_str(plan, p.dep);
+		p.other = copy_str(plan, p.other);
+		p.fact = copy_str(plan, p.fact);
+		p.have = copy_str(plan, p.have);
+		p.alternatives = copy_str(plan, p.alternatives);
+		p.hint = copy_str(plan, p.hint);
+		p.raw = copy_str(plan, p.raw);
+		if (cfa_grow((void **)&plan->problems, &plan->problems_cap, plan->nproblems + 1,
+		             sizeof(p)) != 0)
+			e = cfa_nomem(plan->ctx);
+		else
+			plan->problems[plan->nproblems++] = p;
+	}
+	cfapkg_plan_free(other);
+	return e;
+}
+
 enum cfapkg_err cfapkg_plan_solve(struct cfapkg_ctx *ctx, const struct cfapkg_facts *facts,
                                   const char *const *specs, size_t nspecs,
                                   const struct cfapkg_plan_opts *opts, struct cfapkg_plan **out)
@@ -229,6 +291,8 @@ enum cfapkg_err cfapkg_plan_solve(struct cfapkg_ctx *ctx, const struct cfapkg_fa
 		e = cfa_pool_build(plan);
 	if (!e)
 		e = run_solver(plan);
+	if (!e && !plan->solved && !plan->allow_experimental && blocked_by_experimental(plan))
+		e = explain_beyond_experimental(plan, specs, nspecs, opts);
 	if (e) {
 		cfapkg_plan_free(plan);
 		return e; /* detail set by the step that failed */
