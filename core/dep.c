@@ -99,6 +99,10 @@ static bool parse_clauses(const char *s, size_t i, struct cfa_clause *c, unsigne
 			return false;
 		}
 		i = skip_space(s, i);
+		if (strchr("<>=!", s[i]) && s[i]) {
+			*why = "two operators in a row";
+			return false;
+		}
 		start = i;
 		while (s[i] && s[i] != ',' && s[i] != ' ' && s[i] != '\t')
 			i++;
@@ -169,7 +173,8 @@ bool cfa_range_parse(struct cfa_arena *a, const char *text, struct cfa_range *r,
 	r->clauses = n ? cfa_arena_alloc(a, n * sizeof(*tmp)) : NULL;
 	if (!r->text || (n && !r->clauses))
 		goto nomem;
-	memcpy(r->clauses, tmp, n * sizeof(*tmp));
+	if (n)
+		memcpy(r->clauses, tmp, n * sizeof(*tmp));
 	r->nclauses = n;
 	return true;
 nomem:

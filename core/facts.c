@@ -32,8 +32,10 @@ static enum cfapkg_err add_runtime(struct cfapkg_ctx *ctx, struct cfapkg_facts *
 	unsigned i;
 
 	f->hip_runtimes_known = true;
-	if (strcmp(value, "none") == 0)
+	if (strcmp(value, "none") == 0) {
+		f->nhip_runtimes = 0;
 		return CFAPKG_E_OK;
+	}
 	if (!cfa_parse_u64(value, strlen(value), 99, &major) || major == 0)
 		return cfa_fail(ctx, CFAPKG_E_FACTS,
 		                "hip-runtime \"%s\": give the HIP major version (6, 7) or none",
@@ -54,8 +56,10 @@ static enum cfapkg_err add_sdk(struct cfapkg_ctx *ctx, struct cfapkg_facts *f, c
 	unsigned i;
 
 	f->hip_sdks_known = true;
-	if (strcmp(value, "none") == 0)
+	if (strcmp(value, "none") == 0) {
+		f->nhip_sdks = 0;
 		return CFAPKG_E_OK;
+	}
 	if (!cfa_ver_parse(value, strlen(value), &v, &why))
 		return cfa_fail(ctx, CFAPKG_E_FACTS, "hip-sdk \"%s\": %s", value, why);
 	for (i = 0; i < f->nhip_sdks; i++)

@@ -72,8 +72,8 @@ enum cfapkg_err cfa_json_read_file(struct cfapkg_ctx *ctx, const char *file,
                                    enum cfapkg_err code, cJSON **out)
 {
 	const char *end = NULL;
-	char *buf;
-	size_t len;
+	char *buf = NULL;
+	size_t len = 0;
 	enum cfapkg_err err;
 	cJSON *root;
 

@@ -265,7 +265,8 @@ struct cfapkg_facts {
 /** Host OS and architecture; everything else unknown. */
 CFAPKG_API void cfapkg_facts_init_host(struct cfapkg_facts *f);
 /** Sets one fact from text: key is os, arch, gpu, driver, hip-runtime
- * (adds; "none" marks known-empty) or hip-sdk (adds; "none" likewise). */
+ * (adds one; "none" empties the list and marks it known) or hip-sdk (the
+ * same). */
 CFAPKG_API enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
                                             const char *key, const char *value);
 /** Reads a facts JSON file ({"os","arch","gpu","driver","hip_runtimes":[6],

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Command-line behaviour of cfapkg: options, exit codes, error messages that
+name the file and the way out, extra recipe folders, facts files, JSON."""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+BIN = sys.argv[1]
+DATA = pathlib.Path(sys.argv[2])
+TIMEOUT = 60
+passed = failed = 0
+WIN = ["--os", "windows", "--gpu", "gfx1200", "--hip-sdk", "6.4.2"]
+
+
+def run(*args, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=TIMEOUT, env=e)
+
+
+def check(name, cond, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL {name}: {detail}")
+
+
+def test_basics():
+    r = run("--version")
+    check("version", r.returncode == 0 and r.stdout.startswith("cfapkg "), r.stdout)
+    r = run("--help")
+    check("help", r.returncode == 0 and "plan SPEC" in r.stdout and "search" in r.stdout)
+    r = run("plan", "--help")
+    check("plan help", r.returncode == 0 and "--allow-experimental" in r.stdout)
+    r = run("frobnicate")
+    check("unknown command", r.returncode == 2 and "unknown command" in r.stderr, r.stderr)
+    r = run("plan", "zluda", "--gpux", "gfx1200")
+    check("unknown option", r.returncode == 2 and "unknown option --gpux" in r.stderr, r.stderr)
+    r = run("search", "--gpu", "gfx1200")
+    check("option not for command", r.returncode == 2 and "does not take --gpu" in r.stderr)
+    r = run("plan", "zluda", "--gpu")
+    check("missing value", r.returncode == 2 and "needs a value" in r.stderr, r.stderr)
+
+
+def test_facts_errors():
+    r = run("plan", "pytorch-cuda-stack", "--os", "windows", env={"CFAPKG_GPU": ""})
+    check("no gpu", r.returncode == 2 and "pass --gpu" in r.stderr, r.stderr)
+    r = run("plan", "zluda", "--gpu", "rx9060")
+    check("bad gpu", r.returncode == 2 and "give a GPU target such as gfx1200" in r.stderr)
+    r = run("plan", "zluda", "--gpu", "gfx1200", "--os", "macos")
+    check("bad os", r.returncode == 2 and "use windows or linux" in r.stderr)
+    r = run("plan", "zluda", "--gpu", "gfx1200", "--hip-runtime", "six")
+    check("bad runtime", r.returncode == 2 and "hip-runtime \"six\"" in r.stderr)
+    r = run("plan", "zluda>>1", "--gpu", "gfx1200")
+    check("bad spec", r.returncode == 2 and "request \"zluda>>1\"" in r.stderr, r.stderr)
+    r = run("plan", "pytorch-cuda-stack", "--os", "windows", "--hip-sdk", "6.4.2",
+            env={"CFAPKG_GPU": "gfx1200"})
+    check("CFAPKG_GPU", r.returncode == 0 and "gfx1200" in r.stdout, r.stderr)
+    r = run("plan", "pytorch-cuda-stack", "--os", "windows", "--hip-sdk", "6.4.2",
+            "--gpu", "gfx1150", env={"CFAPKG_GPU": "gfx1200"})
+    check("--gpu wins over CFAPKG_GPU", r.returncode == 3 and "gfx1150" in r.stderr)
+
+
+def test_facts_file(tmp):
+    f = tmp / "facts.json"
+    f.write_text(json.dumps({"os": "windows", "gpu": "gfx1200", "driver": "25.8.1",
+                             "hip_runtimes": [6, 7], "hip_sdks": ["6.4.2"]}))
+    r = run("plan", "pytorch-cuda-stack", "--facts", str(f), "--json")
+    doc = json.loads(r.stdout or "{}")
+    check("facts file", r.returncode == 0 and doc.get("unchecked") == [], r.stderr)
+    r = run("plan", "pytorch-cuda-stack", "--facts", str(f), "--hip-sdk", "none")
+    check("flags after the file win", r.returncode == 3 and "installed: none" in r.stderr,
+          r.stderr)
+    bad = tmp / "bad-facts.json"
+    bad.write_text(json.dumps({"gpu": "gfx1200", "gpus": []}))
+    r = run("plan", "zluda", "--facts", str(bad))
+    check("bad facts key", r.returncode == 2 and "bad-facts.json" in r.stderr
+          and "gpus: unknown key" in r.stderr, r.stderr)
+    bad.write_text(json.dumps({"gpu": "gfx1200", "driver": "new"}))
+    r = run("plan", "zluda", "--facts", str(bad))
+    check("bad facts value", r.returncode == 2 and "bad-facts.json: driver \"new\"" in r.stderr,
+          r.stderr)
+
+
+def test_recipe_folders(tmp):
+    extra = tmp / "extra"
+    extra.mkdir()
+    zluda = json.loads((pathlib.Path(__file__).parent.parent / "recipes/zluda.json").read_text())
+    newer = json.loads(json.dumps(zluda["versions"][0]))
+    newer["version"] = "7-preview.11"
+    zluda["versions"].insert(0, newer)
+    (extra / "zluda.json").write_text(json.dumps(zluda))
+    r = run("search", "zluda", "--recipes", str(extra))
+    check("--recipes overrides", r.returncode == 0 and "7-preview.11" in r.stdout, r.stdout)
+    r = run("search", "zluda", env={"CFAPKG_RECIPES": str(extra)})
+    check("CFAPKG_RECIPES", r.returncode == 0 and "7-preview.11" in r.stdout, r.stdout)
+    r = run("plan", "zluda==7-preview.11", *WIN, "--recipes", str(extra))
+    check("plan from an extra folder", r.returncode == 0 and "7-preview.11" in r.stdout)
+    broken = tmp / "broken"
+    broken.mkdir()
+    shutil.copy(DATA / "bad" / "badhash.json", broken)
+    r = run("plan", "zluda", *WIN, "--recipes", str(broken))
+    check("broken recipe named", r.returncode == 5 and "badhash.json: versions[0]" in r.stderr,
+          r.stderr)
+    r = run("search", "--recipes", str(tmp / "missing"))
+    check("missing folder", r.returncode == 1 and "recipe folder" in r.stderr, r.stderr)
+
+
+def test_queries():
+    r = run("search", "--json")
+    names = [x["name"] for x in json.loads(r.stdout)]
+    check("search json", r.returncode == 0 and "zluda" in names and "hip-sdk" in names)
+    r = run("search", "no-such-thing")
+    check("search nothing", r.returncode == 4 and "no recipe matches" in r.stderr)
+    r = run("info", "zluda", "--json")
+    doc = json.loads(r.stdout)
+    shas = [s["sha256"] for v in doc["versions"] for s in v["sources"]]
+    check("info json", r.returncode == 0 and
+          "e2959ed17c8ddae6bf2bf76cf3a7348f577a2548754685d776389df2220e5d9a" in shas)
+    r = run("info", "zluda", "--gpu", "gfx1200")
+    check("info status", "6-preview.69  [validated on gfx1200]" in r.stdout, r.stdout)
+    r = run("info", "nope")
+    check("info unknown", r.returncode == 4 and "cfapkg search lists them" in r.stderr)
+
+
+def test_plan_outputs(tmp):
+    r = run("plan", "pytorch-cuda-stack", *WIN, "--json")
+    doc = json.loads(r.stdout)
+    zl = [p for p in doc["packages"] if p["name"] == "zluda"][0]
+    check("plan json fields", set(zl) >= {"name", "version", "status", "url", "sha256", "size"}
+          and zl["size"] == 32944552 and doc["problems"] == [])
+    r = run("install", "pytorch-cuda-stack", *WIN, "--dry-run")
+    check("install --dry-run", r.returncode == 0 and "6-preview.69" in r.stdout)
+    r = run("install", "pytorch-cuda-stack", *WIN)
+    check("install without --dry-run", r.returncode == 6 and "--dry-run" in r.stderr)
+    tc = tmp / "tc"
+    r = run("plan", "pytorch-cuda-stack", *WIN, "--testcase", str(tc))
+    check("testcase", r.returncode == 0 and (tc / "testcase.t").exists())
+    if (tc / "testcase.t").exists() and shutil.which("testsolv"):
+        t = subprocess.run(["testsolv", str(tc / "testcase.t")], capture_output=True,
+                           text=True, timeout=TIMEOUT)
+        check("testsolv agrees", t.returncode == 0, t.stdout + t.stderr)
+    r = run("plan", "pytorch-cuda-stack", *WIN, "--quiet")
+    check("quiet", r.returncode == 0 and r.stdout == "")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as d:
+        tmp = pathlib.Path(d)
+        test_basics()
+        test_facts_errors()
+        test_facts_file(tmp)
+        test_recipe_folders(tmp)
+        test_queries()
+        test_plan_outputs(tmp)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+/*
+ * test_recipes.c - the recipe parser refuses bad recipes with errors that
+ * name the file, the JSON path and the problem; the real recipes and the
+ * GPU table load; docs/recipes.md documents every key the parser knows.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfapkg.h"
+#include "check.h"
+#include "core/recipe.h"
+
+static void check_bad_recipes(const char *dir)
+{
+	char path[2304], line[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/expect.txt", dir);
+	f = fopen(path, "r");
+	CHECK(f != NULL, "open %s", path);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *tab = strchr(line, '\t'), *nl = strchr(line, '\n');
+		const struct cfapkg_recipe *r = NULL;
+		struct cfapkg_ctx *ctx;
+		enum cfapkg_err e;
+		if (line[0] == '#' || !tab)
+			continue;
+		*tab = '\0';
+		if (nl)
+			*nl = '\0';
+		ctx = cfapkg_ctx_new();
+		snprintf(path, sizeof(path), "%s/%s", dir, line);
+		e = cfapkg_recipe_parse_file(ctx, path, &r);
+		CHECK(e == CFAPKG_E_RECIPE, "%s: expected a recipe error, got %d", line, e);
+		CHECK(strstr(cfapkg_ctx_error(ctx), tab + 1) != NULL, "%s: error \"%s\" lacks \"%s\"",
+		      line, cfapkg_ctx_error(ctx), tab + 1);
+		CHECK(strstr(cfapkg_ctx_error(ctx), line) != NULL, "%s: error names the file", line);
+		cfapkg_ctx_free(ctx);
+	}
+	fclose(f);
+}
+
+static void check_real_recipes(void)
+{
+	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
+	const struct cfapkg_recipe *z;
+	const struct cfapkg_gpu_device *d;
+	enum cfapkg_err e = cfapkg_recipes_load(ctx);
+
+	CHECK(e == CFAPKG_E_OK, "built-in recipes load: %s", cfapkg_ctx_error(ctx));
+	z = cfapkg_recipe_find(ctx, "zluda");
+	CHECK(z && z->nversions >= 3, "zluda has its versions");
+	CHECK(z && strcmp(z->versions[0].version, "7-preview.10") == 0, "newest first");
+	CHECK(z && strcmp(z->versions[z->nversions - 1].version, "6-preview.69") == 0,
+	      "oldest last");
+	CHECK(cfapkg_recipe_find(ctx, "pytorch-cuda-stack") != NULL, "the meta recipe exists");
+	d = cfapkg_gpu_device_find(ctx, 0x1002, 0x7590, 0xc0);
+	CHECK(d && strcmp(d->gfx, "gfx1200") == 0 && strstr(d->name, "RX 9060 XT"),
+	      "1002:7590 rev c0 is an RX 9060 XT");
+	d = cfapkg_gpu_device_find(ctx, 0x1002, 0x73ff, 0xdf);
+	CHECK(d && strcmp(d->gfx, "gfx1031") == 0, "73FF rev DF is gfx1031, unlike its siblings");
+	d = cfapkg_gpu_device_find(ctx, 0x1002, 0x7448, 0x00);
+	CHECK(d && strcmp(d->gfx, "gfx1100") == 0, "an any-revision entry matches");
+	CHECK(cfapkg_gpu_device_find(ctx, 0x1002, 0x0001, 0) == NULL, "unknown device");
+	CHECK(cfapkg_gpu_target_find(ctx, "gfx1030") &&
+	      cfapkg_gpu_target_find(ctx, "gfx1030")->status == CFAPKG_STATUS_EXPERIMENTAL,
+	      "RDNA2 is experimental");
+	cfapkg_ctx_free(ctx);
+}
+
+/* Every key the parser accepts appears as `key` in docs/recipes.md. */
+static void check_docs(const char *docs)
+{
+	const char *const *lists[] = {cfa_recipe_keys, cfa_version_keys, cfa_source_keys};
+	char *text;
+	long n;
+	size_t i;
+	FILE *f = fopen(docs, "rb");
+
+	CHECK(f != NULL, "open %s", docs);
+	if (!f)
+		return;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	text = calloc(1, (size_t)n + 1);
+	if (text && fread(text, 1, (size_t)n, f) == (size_t)n) {
+		for (i = 0; i < 3; i++) {
+			const char *const *k;
+			for (k = lists[i]; *k; k++) {
+				char quoted[64];
+				snprintf(quoted, sizeof(quoted), "`%s`", *k);
+				CHECK(strstr(text, quoted) != NULL, "docs/recipes.md documents %s", quoted);
+			}
+		}
+	}
+	free(text);
+	fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: test_recipes BAD_DIR DOCS_RECIPES_MD\n");
+		return 2;
+	}
+	check_bad_recipes(argv[1]);
+	check_real_recipes();
+	check_docs(argv[2]);
+	return check_report();
+}
