@@ -84,6 +84,26 @@ void *cfa_arena_alloc(struct cfa_arena *a, size_t n)
 	return p;
 }
 
+void cfa_arena_adopt(struct cfa_arena *dst, struct cfa_arena *src)
+{
+	struct cfa_arena_chunk *last = src->head;
+
+	if (!last)
+		return;
+	while (last->next)
+		last = last->next;
+	if (dst->head) {
+		/* Behind dst's head, which stays the chunk being filled. */
+		last->next = dst->head->next;
+		dst->head->next = src->head;
+	} else {
+		dst->head = src->head;
+		dst->used = src->used;
+	}
+	dst->total += src->total;
+	cfa_arena_init(src);
+}
+
 char *cfa_arena_strndup(struct cfa_arena *a, const char *s, size_t n)
 {
 	char *d = cfa_arena_alloc(a, n + 1);

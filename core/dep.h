@@ -30,6 +30,10 @@ struct cfa_range {
 	const char *text;      /* canonical spelling: "libtorch-cuda>=2.3,<2.4" */
 	unsigned nclauses;     /* 0: any version */
 	struct cfa_clause *clauses;
+	/* The solver's cache: this range's name Id in the pool it was last
+	 * interned in (an Id is only meaningful with its pool). */
+	const void *id_pool;
+	int id;
 };
 
 /* Parses text into r; strings and clauses are allocated in a.  On failure

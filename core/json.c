@@ -11,43 +11,41 @@
 #include "core/mem.h"
 #include "platform/platform.h"
 
+/* Reads a whole file with one allocation of its size (plus a terminator). */
 static enum cfapkg_err read_all(struct cfapkg_ctx *ctx, const char *file, char **out,
                                 size_t *outlen)
 {
 	FILE *f = cfa_plat_fopen(file, "rb");
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	long size;
+	size_t got;
 
 	if (!f)
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot open: %s", file,
 		                cfa_plat_strerror(errno));
-	for (;;) {
-		size_t got;
-		if (cfa_grow((void **)&buf, &cap, len + 65536 + 1, 1) != 0) {
-			fclose(f);
-			cfa_free(buf);
-			return cfa_nomem(ctx);
-		}
-		got = fread(buf + len, 1, cap - len - 1, f);
-		len += got;
-		if (len > CFA_JSON_FILE_MAX) {
-			fclose(f);
-			cfa_free(buf);
-			return cfa_fail(ctx, CFAPKG_E_IO, "%s: larger than %u bytes", file,
-			                CFA_JSON_FILE_MAX);
-		}
-		if (got == 0)
-			break;
+	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+		fclose(f);
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot read (not a regular file?)", file);
 	}
-	if (ferror(f)) {
+	if ((unsigned long)size > CFA_JSON_FILE_MAX) {
+		fclose(f);
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: larger than %u bytes", file, CFA_JSON_FILE_MAX);
+	}
+	buf = cfa_malloc((size_t)size + 1);
+	if (!buf) {
+		fclose(f);
+		return cfa_nomem(ctx);
+	}
+	got = fread(buf, 1, (size_t)size, f);
+	if (got != (size_t)size || ferror(f)) {
 		fclose(f);
 		cfa_free(buf);
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: read error", file);
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: read error (changed while reading?)", file);
 	}
 	fclose(f);
-	buf[len] = '\0';
+	buf[got] = '\0';
 	*out = buf;
-	*outlen = len;
+	*outlen = got;
 	return CFAPKG_E_OK;
 }
 
@@ -103,19 +101,32 @@ void cfa_jr_init(struct cfa_jr *jr, struct cfapkg_ctx *ctx, struct cfa_arena *ar
 	jr->code = code;
 }
 
+/* Called for every key read, so it avoids printf. */
 static size_t push(struct cfa_jr *jr, const char *key, size_t i)
 {
-	size_t mark = jr->pathlen;
-	int n;
+	size_t mark = jr->pathlen, room = sizeof(jr->path) - mark, n;
+	char num[24], *p = num + sizeof(num);
 
-	if (key)
-		n = snprintf(jr->path + mark, sizeof(jr->path) - mark, "%s%s", mark ? "." : "", key);
-	else
-		n = snprintf(jr->path + mark, sizeof(jr->path) - mark, "[%zu]", i);
-	if (n > 0 && (size_t)n < sizeof(jr->path) - mark)
-		jr->pathlen += (size_t)n;
-	else
+	if (!key) {
+		*--p = '\0';
+		*--p = ']';
+		do
+			*--p = (char)('0' + i % 10);
+		while ((i /= 10) != 0);
+		*--p = '[';
+		key = p;
+	} else if (mark && room > 1) {
+		jr->path[jr->pathlen++] = '.';
+		room--;
+	}
+	n = strlen(key);
+	if (n < room) {
+		memcpy(jr->path + jr->pathlen, key, n + 1);
+		jr->pathlen += n;
+	} else {
+		jr->pathlen = mark;
 		jr->path[mark] = '\0';
+	}
 	return mark;
 }
 

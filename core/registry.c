@@ -56,20 +56,96 @@ static int cmp_recipe(const void *a, const void *b)
 	return strcmp(ra->name, rb->name);
 }
 
-static enum cfapkg_err add_recipe(struct cfapkg_ctx *ctx, struct cfapkg_recipe *r)
+/* Replaces a recipe of the same name from an earlier folder (recipes
+ * [0, nearlier) are sorted by name), or appends. */
+static enum cfapkg_err add_recipe(struct cfapkg_ctx *ctx, size_t nearlier,
+                                  struct cfapkg_recipe *r)
 {
-	size_t i;
+	struct cfapkg_recipe **hit =
+		nearlier ? bsearch(&r, ctx->recipes, nearlier, sizeof(*ctx->recipes), cmp_recipe)
+		         : NULL;
 
-	for (i = 0; i < ctx->nrecipes; i++)
-		if (strcmp(ctx->recipes[i]->name, r->name) == 0) {
-			ctx->recipes[i] = r;
-			return CFAPKG_E_OK;
-		}
+	if (hit) {
+		*hit = r;
+		return CFAPKG_E_OK;
+	}
 	if (cfa_grow((void **)&ctx->recipes, &ctx->recipes_cap, ctx->nrecipes + 1,
 	             sizeof(*ctx->recipes)) != 0)
 		return cfa_nomem(ctx);
 	ctx->recipes[ctx->nrecipes++] = r;
 	return CFAPKG_E_OK;
+}
+
+/* A slice of a folder's files, parsed by one thread into its own context
+ * (arena and error), adopted by the caller afterwards. */
+struct parse_job {
+	const char *dir;
+	char **names;
+	size_t n, done;
+	struct cfapkg_ctx *wctx;
+	struct cfapkg_recipe **out;
+	enum cfapkg_err err;
+};
+
+static void parse_slice(void *arg)
+{
+	struct parse_job *j = arg;
+	char path[4096];
+
+	for (j->done = 0; j->done < j->n; j->done++) {
+		snprintf(path, sizeof(path), "%s/%s", j->dir, j->names[j->done]);
+		j->err = cfa_recipe_parse(j->wctx, path, &j->out[j->done]);
+		if (j->err)
+			return;
+	}
+}
+
+#define PARALLEL_MIN_FILES 256
+#define PARALLEL_MAX_JOBS 8
+
+/* Parses the sorted file names, in threads when there are many; recipes
+ * are added in name order and the first failing file (in that order) is
+ * the one reported. */
+static enum cfapkg_err parse_files(struct cfapkg_ctx *ctx, const char *dir, char **names,
+                                   size_t n, size_t nearlier)
+{
+	struct parse_job jobs[PARALLEL_MAX_JOBS];
+	struct cfapkg_recipe **out = cfa_calloc(n, sizeof(*out));
+	size_t njobs = cfa_plat_cpu_count(), i, k, per;
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	if (!out)
+		return cfa_nomem(ctx);
+	if (njobs > PARALLEL_MAX_JOBS)
+		njobs = PARALLEL_MAX_JOBS;
+	if (n < PARALLEL_MIN_FILES)
+		njobs = 1;
+	per = (n + njobs - 1) / njobs;
+	memset(jobs, 0, sizeof(jobs));
+	for (i = 0; i < njobs; i++) {
+		size_t start = i * per < n ? i * per : n;
+		jobs[i] = (struct parse_job){dir, names + start, n - start < per ? n - start : per,
+		                             0, njobs == 1 ? ctx : cfapkg_ctx_new(), out + start,
+		                             CFAPKG_E_OK};
+		if (!jobs[i].wctx)
+			e = cfa_nomem(ctx);
+	}
+	if (!e)
+		cfa_plat_parallel(parse_slice, jobs, sizeof(jobs[0]), njobs);
+	for (i = 0; i < njobs; i++) {
+		if (!e && jobs[i].err) {
+			e = jobs[i].wctx == ctx ? jobs[i].err
+			                        : cfa_fail(ctx, jobs[i].err, "%s", jobs[i].wctx->err);
+		}
+		for (k = 0; !e && k < jobs[i].done; k++)
+			e = add_recipe(ctx, nearlier, jobs[i].out[k]);
+		if (jobs[i].wctx && jobs[i].wctx != ctx) {
+			cfa_arena_adopt(&ctx->arena, &jobs[i].wctx->arena);
+			cfapkg_ctx_free(jobs[i].wctx);
+		}
+	}
+	cfa_free(out);
+	return e;
 }
 
 /* Files are read in name order so that errors and overrides are stable. */
@@ -78,8 +154,9 @@ static enum cfapkg_err load_dir(struct cfapkg_ctx *ctx, const char *dir)
 	struct dir_scan s = {ctx, dir, NULL, 0, 0, CFAPKG_E_OK};
 	enum cfapkg_err e = CFAPKG_E_OK;
 	char path[4096];
-	size_t i;
+	size_t i, nearlier;
 	int rc;
+
 
 	rc = cfa_plat_list_dir(dir, collect, &s);
 	if (s.err) {
@@ -91,13 +168,11 @@ static enum cfapkg_err load_dir(struct cfapkg_ctx *ctx, const char *dir)
 		goto out;
 	}
 	qsort(s.names, s.n, sizeof(char *), cmp_str);
-	for (i = 0; i < s.n && !e; i++) {
-		struct cfapkg_recipe *r = NULL;
-		snprintf(path, sizeof(path), "%s/%s", dir, s.names[i]);
-		e = cfa_recipe_parse(ctx, path, &r);
-		if (!e)
-			e = add_recipe(ctx, r);
-	}
+	/* Names are unique within a folder (file name = recipe name), so only
+	 * recipes of earlier folders can be replaced. */
+	qsort(ctx->recipes, ctx->nrecipes, sizeof(*ctx->recipes), cmp_recipe);
+	nearlier = ctx->nrecipes;
+	e = parse_files(ctx, dir, s.names, s.n, nearlier);
 	snprintf(path, sizeof(path), "%s/%s", dir, CFA_GPUS_FILE);
 	if (!e && cfa_plat_is_file(path))
 		e = cfa_gpus_load(ctx, path);

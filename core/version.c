@@ -3,7 +3,6 @@
  */
 #include "core/version.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "cfapkg.h"
@@ -204,18 +203,38 @@ int cfa_ver_cmp(const struct cfa_ver *a, const struct cfa_ver *b)
 	return a->labellen == b->labellen ? 0 : (a->labellen < b->labellen ? -1 : 1);
 }
 
+/* Appends sep and the decimal digits of x; returns the new length. */
+static size_t put_num(char *buf, size_t n, size_t len, char sep, uint32_t x)
+{
+	char tmp[12];
+	size_t k = 0;
+
+	do
+		tmp[k++] = (char)('0' + x % 10);
+	while ((x /= 10) != 0);
+	if (n + k + 2 > len)
+		return n;
+	if (sep)
+		buf[n++] = sep;
+	while (k)
+		buf[n++] = tmp[--k];
+	buf[n] = '\0';
+	return n;
+}
+
 void cfa_ver_evr(const struct cfa_ver *v, char *buf, size_t len)
 {
-	size_t n;
+	size_t n = 0;
 	int i;
 
-	n = (size_t)snprintf(buf, len, "%u.%u.%u.%u.%u.%u.%u.%u", v->rel[0], v->rel[1],
-	                     v->rel[2], v->rel[3], v->rel[4], v->rel[5], v->rank, v->prenum);
+	for (i = 0; i < CFA_VER_SEGS; i++)
+		n = put_num(buf, n, len, i ? '.' : 0, v->rel[i]);
+	n = put_num(buf, n, len, '.', v->rank);
+	n = put_num(buf, n, len, '.', v->prenum);
 	/* The label as byte codes: digits and dots compare alike in both
 	 * orders, letters do not. */
-	for (i = 0; i < v->labellen && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%c%u", i ? '.' : '-',
-		                      (unsigned char)v->label[i]);
+	for (i = 0; i < v->labellen; i++)
+		n = put_num(buf, n, len, i ? '.' : '-', (unsigned char)v->label[i]);
 }
 
 int cfapkg_version_compare(const char *a, const char *b, enum cfapkg_err *err)

@@ -279,6 +279,9 @@ struct cfapkg_plan_opts {
 	bool allow_experimental;
 	const char *const *pins;   /* specs every solve must honour ("zluda==7-preview.10") */
 	size_t npins;
+	bool full_pool;            /* put every recipe in the pool, not only those the
+	                              request can reach (for exporting the whole problem
+	                              with cfapkg_plan_write_testcase) */
 };
 
 enum cfapkg_problem_kind {

@@ -195,6 +195,8 @@ int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli)
 			pins[opts.npins++] = cli->opts[i].value;
 	opts.pins = pins;
 	opts.allow_experimental = cli->seen & OPT_BIT(OPT_ALLOW_EXPERIMENTAL);
+	/* A testcase holds the whole problem, so the pool holds every recipe. */
+	opts.full_pool = testcase != NULL;
 	e = cfapkg_plan_solve(ctx, &facts, cli->args, cli->nargs, &opts, &plan);
 	if (e)
 		return report_error(ctx, e);

@@ -32,7 +32,7 @@ static const struct opt_def defs[] = {
 	{"quiet", OPT_QUIET, NULL, "print nothing but errors"},
 	{"recipes", OPT_RECIPES, "DIR", "also read recipes from DIR; repeatable"},
 	{"root", OPT_ROOT, "DIR", "where cfapkg keeps its data (also CFAPKG_ROOT)"},
-	{"testcase", OPT_TESTCASE, "DIR", "also write the problem as a libsolv testcase"},
+	{"testcase", OPT_TESTCASE, "DIR", "also write the whole problem as a libsolv testcase"},
 	{"version", OPT_VERSION, NULL, "print cfapkg's version"},
 	{"yes", OPT_YES, NULL, "answer yes to questions"},
 };

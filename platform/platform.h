@@ -37,6 +37,14 @@ int cfa_plat_mkdir_p(const char *path);
  * 0, an errno-style code for the folder, or fn's first non-zero result. */
 int cfa_plat_list_dir(const char *path, int (*fn)(const char *name, void *arg), void *arg);
 
+/* Processors available to this process (at least 1). */
+unsigned cfa_plat_cpu_count(void);
+
+/* Runs fn on each of n items (item i at base + i * size) in parallel
+ * threads and waits for all; an item whose thread cannot be started runs
+ * in the calling thread. */
+void cfa_plat_parallel(void (*fn)(void *item), void *base, size_t size, size_t n);
+
 /* Text for an errno-style code from the functions above. */
 const char *cfa_plat_strerror(int code);
 

@@ -5,6 +5,7 @@
 #include "platform/platform.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,4 +132,44 @@ int cfa_plat_list_dir(const char *path, int (*fn)(const char *name, void *arg), 
 const char *cfa_plat_strerror(int code)
 {
 	return strerror(code);
+}
+
+unsigned cfa_plat_cpu_count(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
+}
+
+struct thread_item {
+	void (*fn)(void *item);
+	void *item;
+};
+
+static void *thread_main(void *arg)
+{
+	struct thread_item *t = arg;
+	t->fn(t->item);
+	return NULL;
+}
+
+#define MAX_THREADS 16
+
+void cfa_plat_parallel(void (*fn)(void *item), void *base, size_t size, size_t n)
+{
+	struct thread_item items[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	bool started[MAX_THREADS] = {false};
+	size_t i, nt = n < MAX_THREADS ? n : MAX_THREADS;
+
+	for (i = 0; i < nt; i++) {
+		items[i] = (struct thread_item){fn, (char *)base + i * size};
+		started[i] = pthread_create(&tid[i], NULL, thread_main, &items[i]) == 0;
+		if (!started[i])
+			fn(items[i].item);
+	}
+	for (i = nt; i < n; i++)
+		fn((char *)base + i * size);
+	for (i = 0; i < nt; i++)
+		if (started[i])
+			pthread_join(tid[i], NULL);
 }

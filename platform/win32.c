@@ -185,3 +185,46 @@ const char *cfa_plat_strerror(int code)
 {
 	return strerror(code);
 }
+
+unsigned cfa_plat_cpu_count(void)
+{
+	SYSTEM_INFO si;
+
+	GetSystemInfo(&si);
+	return si.dwNumberOfProcessors > 0 ? (unsigned)si.dwNumberOfProcessors : 1;
+}
+
+struct thread_item {
+	void (*fn)(void *item);
+	void *item;
+};
+
+static DWORD WINAPI thread_main(LPVOID arg)
+{
+	struct thread_item *t = arg;
+	t->fn(t->item);
+	return 0;
+}
+
+#define MAX_THREADS 16
+
+void cfa_plat_parallel(void (*fn)(void *item), void *base, size_t size, size_t n)
+{
+	struct thread_item items[MAX_THREADS];
+	HANDLE h[MAX_THREADS];
+	size_t i, nt = n < MAX_THREADS ? n : MAX_THREADS;
+
+	for (i = 0; i < nt; i++) {
+		items[i] = (struct thread_item){fn, (char *)base + i * size};
+		h[i] = CreateThread(NULL, 0, thread_main, &items[i], 0, NULL);
+		if (!h[i])
+			fn(items[i].item);
+	}
+	for (i = nt; i < n; i++)
+		fn((char *)base + i * size);
+	for (i = 0; i < nt; i++)
+		if (h[i]) {
+			WaitForSingleObject(h[i], INFINITE);
+			CloseHandle(h[i]);
+		}
+}

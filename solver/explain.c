@@ -225,7 +225,7 @@ static bool similar(const char *a, const char *b)
 static void request_rec(struct cfapkg_plan *plan, Id dep, struct rec *r)
 {
 	/* pool_dep2str's buffer is reused by the next call: copy at once. */
-	const char *text = dup(plan, pool_dep2str(plan->pool, dep));
+	const char *text = dup(plan, cfa_dep_text(plan, dep));
 	const char *name = dep_name(plan, text);
 	const struct cfapkg_recipe *recipe = cfapkg_recipe_find(plan->ctx, name);
 	struct cfa_buf b;
@@ -268,7 +268,7 @@ static bool job_rec(struct cfapkg_plan *plan, Id how, Id what, struct rec *r)
 		return false;
 	r->kind = CFAPKG_PROBLEM_REQUIRES;
 	r->package = "your request";
-	r->dep = dup(plan, pool_dep2str(plan->pool, what));
+	r->dep = dup(plan, cfa_dep_text(plan, what));
 	return true;
 }
 
@@ -289,12 +289,12 @@ static enum cfapkg_err rule_rec(struct cfapkg_plan *plan, unsigned group, Id rid
 			break;
 		}
 		r.kind = CFAPKG_PROBLEM_MISSING_DEP;
-		r.dep = dup(plan, pool_dep2str(plan->pool, dep));
+		r.dep = dup(plan, cfa_dep_text(plan, dep));
 		r.hint = note_for(plan, dep_name(plan, r.dep));
 		break;
 	case SOLVER_RULE_PKG_REQUIRES:
 		r.kind = CFAPKG_PROBLEM_REQUIRES;
-		r.dep = dup(plan, pool_dep2str(plan->pool, dep));
+		r.dep = dup(plan, cfa_dep_text(plan, dep));
 		r.hint = note_for(plan, dep_name(plan, r.dep));
 		break;
 	case SOLVER_RULE_PKG_CONFLICTS:
@@ -302,7 +302,7 @@ static enum cfapkg_err rule_rec(struct cfapkg_plan *plan, unsigned group, Id rid
 		const struct cfapkg_version *o = cfa_solvable_version(plan, target);
 		r.kind = type == SOLVER_RULE_PKG_SAME_NAME ? CFAPKG_PROBLEM_SAME_NAME
 		                                           : CFAPKG_PROBLEM_CONFLICT;
-		r.dep = type == SOLVER_RULE_PKG_CONFLICTS ? dup(plan, pool_dep2str(plan->pool, dep))
+		r.dep = type == SOLVER_RULE_PKG_CONFLICTS ? dup(plan, cfa_dep_text(plan, dep))
 		                                          : NULL;
 		r.other = o ? o->version : NULL;
 		if (type == SOLVER_RULE_PKG_CONFLICTS && o)

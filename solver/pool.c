@@ -39,11 +39,27 @@ static int synth_cmp(const void *a, const void *b)
 /* The fact that decides requirements on name, if any ("driver"). */
 static const char *fact_of_name(const struct cfapkg_plan *plan, const char *name)
 {
-	const struct cfapkg_recipe *r = cfapkg_recipe_find(plan->ctx, name);
+	if (plan->driver_name && strcmp(name, plan->driver_name) == 0)
+		return "driver";
+	if (plan->hip_runtime_name && strcmp(name, plan->hip_runtime_name) == 0)
+		return "hip_runtime";
+	return NULL;
+}
 
-	if (!r || r->kind != CFAPKG_KIND_SYSTEM || strcmp(r->fact, "hip_sdk") == 0)
-		return NULL;
-	return r->fact;
+/* Finds the system recipes whose requirements facts decide. */
+static void find_fact_names(struct cfapkg_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < plan->ctx->nrecipes; i++) {
+		const struct cfapkg_recipe *r = plan->ctx->recipes[i];
+		if (r->kind != CFAPKG_KIND_SYSTEM)
+			continue;
+		if (strcmp(r->fact, "driver") == 0 && !plan->driver_name)
+			plan->driver_name = r->name;
+		else if (strcmp(r->fact, "hip_runtime") == 0 && !plan->hip_runtime_name)
+			plan->hip_runtime_name = r->name;
+	}
 }
 
 static bool in_list(const char *s, const char *const *list, size_t n)
@@ -62,14 +78,83 @@ static bool dep_applies(const struct cfapkg_plan *plan, const struct cfapkg_dep 
 	       (d->ngfx == 0 || in_list(plan->facts.gfx, d->gfx, d->ngfx));
 }
 
+/* Ranges libsolv can match itself: one clause, no build label, not "!=".
+ * The canonical EVR makes its dpkg and rpm comparisons agree with ours. */
+static bool native_range(const struct cfa_range *r)
+{
+	return r->nclauses == 1 && r->clauses[0].op != CFA_OP_NE && !r->clauses[0].ver.labellen;
+}
+
+static int rel_flags(enum cfa_op op)
+{
+	switch (op) {
+	case CFA_OP_EQ:
+		return REL_EQ;
+	case CFA_OP_GE:
+		return REL_GT | REL_EQ;
+	case CFA_OP_LE:
+		return REL_LT | REL_EQ;
+	case CFA_OP_GT:
+		return REL_GT;
+	default:
+		return REL_LT;
+	}
+}
+
+static Id evr_id(Pool *pool, const struct cfa_ver *v);
+
+/* Remembers how a relation was spelled, for explanations. */
+static void note_rel_text(struct cfapkg_plan *plan, Id rel, const char *text)
+{
+	size_t idx = (size_t)GETRELID(rel), old = plan->rel_text_cap;
+
+	if (idx >= old) {
+		if (cfa_grow((void **)&plan->rel_text, &plan->rel_text_cap, idx + 1,
+		             sizeof(*plan->rel_text)) != 0)
+			return; /* explanations fall back to the canonical spelling */
+		memset(plan->rel_text + old, 0, (plan->rel_text_cap - old) * sizeof(*plan->rel_text));
+	}
+	plan->rel_text[idx] = text;
+}
+
+/* The pool Id a range is required by: its name, a native relation, or its
+ * synthetic name (the range's text).  Interned once per pool. */
+Id cfa_range_id(struct cfapkg_plan *plan, const struct cfa_range *r)
+{
+	struct cfa_range *m = (struct cfa_range *)r; /* the cache is not the value */
+	Pool *pool = plan->pool;
+
+	if (m->id_pool == pool)
+		return m->id;
+	if (r->nclauses == 0) {
+		m->id = pool_str2id(pool, r->name, 1);
+	} else if (native_range(r)) {
+		m->id = pool_rel2id(pool, pool_str2id(pool, r->name, 1),
+		                    evr_id(pool, &r->clauses[0].ver), rel_flags(r->clauses[0].op), 1);
+		note_rel_text(plan, m->id, r->text);
+	} else {
+		m->id = pool_str2id(pool, r->text, 1);
+	}
+	m->id_pool = pool;
+	return m->id;
+}
+
+const char *cfa_dep_text(const struct cfapkg_plan *plan, Id dep)
+{
+	if (ISRELDEP(dep) && (size_t)GETRELID(dep) < plan->rel_text_cap &&
+	    plan->rel_text[GETRELID(dep)])
+		return plan->rel_text[GETRELID(dep)];
+	return pool_dep2str(plan->pool, dep);
+}
+
 static enum cfapkg_err add_synth(struct builder *b, const struct cfa_range *r)
 {
-	if (r->nclauses == 0 || fact_of_name(b->plan, r->name))
+	if (r->nclauses == 0 || native_range(r) || fact_of_name(b->plan, r->name))
 		return CFAPKG_E_OK;
 	if (cfa_grow((void **)&b->synths, &b->cap, b->nsynths + 1, sizeof(*b->synths)) != 0)
 		return cfa_nomem(b->plan->ctx);
 	b->synths[b->nsynths].name = pool_str2id(b->pool, r->name, 1);
-	b->synths[b->nsynths].text = pool_str2id(b->pool, r->text, 1);
+	b->synths[b->nsynths].text = cfa_range_id(b->plan, r);
 	b->synths[b->nsynths].range = r;
 	b->nsynths++;
 	return CFAPKG_E_OK;
@@ -91,8 +176,14 @@ static enum cfapkg_err collect_synths(struct builder *b)
 {
 	const struct cfapkg_ctx *ctx = b->plan->ctx;
 	enum cfapkg_err e = CFAPKG_E_OK;
-	size_t i, j, out;
+	size_t i, j, out, total = b->plan->nspecs;
 
+	for (i = 0; i < ctx->nrecipes; i++)
+		for (j = 0; j < ctx->recipes[i]->nversions; j++)
+			total += ctx->recipes[i]->versions[j].nrequires +
+			         ctx->recipes[i]->versions[j].nconflicts;
+	if (cfa_grow((void **)&b->synths, &b->cap, total + 1, sizeof(*b->synths)) != 0)
+		return cfa_nomem(b->plan->ctx);
 	for (i = 0; i < ctx->nrecipes && !e; i++) {
 		const struct cfapkg_recipe *r = ctx->recipes[i];
 		for (j = 0; j < r->nversions && !e; j++) {
@@ -243,8 +334,7 @@ static enum cfapkg_err add_requires(struct builder *b, Solvable *s,
 				               v, d);
 			continue;
 		}
-		s->requires = repo_addid_dep(s->repo, s->requires,
-		                             pool_str2id(b->pool, d->range->text, 1), 0);
+		s->requires = repo_addid_dep(s->repo, s->requires, cfa_range_id(b->plan, d->range), 0);
 	}
 	return e;
 }
@@ -292,7 +382,7 @@ static enum cfapkg_err add_fact_markers(struct builder *b, Solvable *s,
 			e = add_marker(b, s, CFA_MK_SYSTEM, v, NULL);
 	}
 	if (!e && !plan->allow_experimental &&
-	    cfapkg_version_status(plan->ctx, v, plan->facts.gfx) == CFAPKG_STATUS_EXPERIMENTAL)
+	    plan->status[s - b->pool->solvables] == CFAPKG_STATUS_EXPERIMENTAL)
 		e = add_marker(b, s, CFA_MK_EXPERIMENTAL, v, NULL);
 	return e;
 }
@@ -306,7 +396,7 @@ static enum cfapkg_err add_conflicts(struct builder *b, Solvable *s,
 		const struct cfapkg_dep *d = &v->conflicts[i];
 		if (dep_applies(b->plan, d))
 			s->conflicts = repo_addid_dep(s->repo, s->conflicts,
-			                              pool_str2id(b->pool, d->range->text, 1), 0);
+			                              cfa_range_id(b->plan, d->range), 0);
 	}
 	return CFAPKG_E_OK;
 }
@@ -322,6 +412,7 @@ static enum cfapkg_err add_version(struct builder *b, const struct cfapkg_versio
 	s->name = pool_str2id(b->pool, v->recipe->name, 1);
 	s->evr = evr_id(b->pool, v->parsed);
 	s->arch = ARCH_NOARCH;
+	plan->status[p] = (unsigned char)cfapkg_version_status(plan->ctx, v, plan->facts.gfx);
 	/* Provides, requires and conflicts each stay contiguous in the repo's
 	 * id array only when added in this order, one solvable at a time. */
 	if ((e = add_provides(b, s, v)) || (e = add_requires(b, s, v, &unchecked)) ||
@@ -347,26 +438,32 @@ enum cfapkg_err cfa_pool_build(struct cfapkg_plan *plan)
 	struct builder b = {plan, NULL, NULL, 0, 0, {{0}, 0, 0, 0, 0, NULL}, false};
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i, j, total = count_versions(ctx) + 2;
+	unsigned char *reach = NULL;
 
 	plan->pool = b.pool = pool_create();
 	plan->repo = repo_create(b.pool, "cfapkg");
 	plan->vers = cfa_calloc(total, sizeof(*plan->vers));
 	plan->unchecked_mask = cfa_calloc(total, 1);
-	if (!plan->vers || !plan->unchecked_mask)
+	plan->status = cfa_calloc(total, 1);
+	if (!plan->vers || !plan->unchecked_mask || !plan->status)
 		return cfa_nomem(plan->ctx);
 	plan->nvers = total;
+	find_fact_names(plan);
+	if (!plan->full_pool && (e = cfa_closure(plan, &reach)))
+		return e; /* detail set by cfa_closure */
 	if (plan->facts.driver[0])
 		b.driver_known = cfa_ver_parse(plan->facts.driver, strlen(plan->facts.driver),
 		                               &b.driver, NULL);
 	e = collect_synths(&b);
 	for (i = 0; i < ctx->nrecipes && !e; i++) {
 		/* Driver and HIP runtime are facts, checked in add_requires. */
-		if (fact_of_name(plan, ctx->recipes[i]->name))
+		if (fact_of_name(plan, ctx->recipes[i]->name) || (reach && !reach[i]))
 			continue;
 		for (j = 0; j < ctx->recipes[i]->nversions && !e; j++)
 			e = add_version(&b, &ctx->recipes[i]->versions[j]);
 	}
 	cfa_free(b.synths);
+	cfa_free(reach);
 	if (e)
 		return e; /* detail set above */
 	repo_internalize(plan->repo);
@@ -379,6 +476,11 @@ const struct cfa_marker *cfa_marker_of(const struct cfapkg_plan *plan, Id dep)
 	if (dep <= 0 || (size_t)dep >= plan->marker_of_cap || !plan->marker_of[dep])
 		return NULL;
 	return &plan->markers[plan->marker_of[dep] - 1];
+}
+
+enum cfapkg_status cfa_solvable_status(const struct cfapkg_plan *plan, Id p)
+{
+	return (enum cfapkg_status)plan->status[p];
 }
 
 const struct cfapkg_version *cfa_solvable_version(const struct cfapkg_plan *plan, Id p)

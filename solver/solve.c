@@ -10,6 +10,7 @@
  * pool, so a refusal explains itself).  Within a tier libsolv picks the
  * highest version.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <solv/policy.h>
@@ -43,10 +44,6 @@ static enum cfapkg_err parse_specs(struct cfapkg_plan *plan, const char *const *
 	return CFAPKG_E_OK;
 }
 
-static Id range_id(Pool *pool, const struct cfa_range *r)
-{
-	return pool_str2id(pool, r->nclauses ? r->text : r->name, 1);
-}
 
 /* A pin forbids every version of its name outside its range. */
 static void add_pin_jobs(struct cfapkg_plan *plan)
@@ -91,11 +88,9 @@ static void add_favor_jobs(struct cfapkg_plan *plan)
 			continue;
 		if (!cfa_installable(plan, v, &why))
 			queue_push(&tier[2], p);
-		else if (cfapkg_version_status(plan->ctx, v, plan->facts.gfx) ==
-		         CFAPKG_STATUS_VALIDATED)
+		else if (cfa_solvable_status(plan, p) == CFAPKG_STATUS_VALIDATED)
 			queue_push(&tier[1], p);
-		else if (cfapkg_version_status(plan->ctx, v, plan->facts.gfx) ==
-		         CFAPKG_STATUS_CANDIDATE)
+		else if (cfa_solvable_status(plan, p) == CFAPKG_STATUS_CANDIDATE)
 			queue_push(&tier[0], p);
 	}
 	if (tier[2].count)
@@ -161,7 +156,7 @@ static enum cfapkg_err collect_items(struct cfapkg_plan *plan)
 			continue;
 		it = &plan->items[plan->nitems++];
 		it->version = v;
-		it->status = cfapkg_version_status(plan->ctx, v, plan->facts.gfx);
+		it->status = cfa_solvable_status(plan, p);
 		it->requested = is_requested(plan, v);
 		if (v->recipe->kind == CFAPKG_KIND_PACKAGE)
 			it->source = cfapkg_version_source(v, plan->facts.os, plan->facts.arch);
@@ -182,9 +177,10 @@ static enum cfapkg_err run_solver(struct cfapkg_plan *plan)
 	queue_init(&plan->job);
 	for (i = 0; i < plan->nspecs; i++)
 		queue_push2(&plan->job, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES,
-		            range_id(plan->pool, &plan->specs[i]));
+		            cfa_range_id(plan, &plan->specs[i]));
 	add_pin_jobs(plan);
-	add_favor_jobs(plan);
+	if (!getenv("CFA_NOFAVOR"))
+		add_favor_jobs(plan);
 	plan->solv = solver_create(plan->pool);
 	if (!plan->solv)
 		return cfa_nomem(plan->ctx);
@@ -217,7 +213,7 @@ static enum cfapkg_err explain_beyond_experimental(struct cfapkg_plan *plan,
                                                    const char *const *specs, size_t nspecs,
                                                    const struct cfapkg_plan_opts *opts)
 {
-	struct cfapkg_plan_opts again = {true, NULL, 0};
+	struct cfapkg_plan_opts again = {.allow_experimental = true};
 	struct cfapkg_plan *other = NULL;
 	unsigned base = 0;
 	enum cfapkg_err e;
@@ -279,6 +275,7 @@ enum cfapkg_err cfapkg_plan_solve(struct cfapkg_ctx *ctx, const struct cfapkg_fa
 	plan->ctx = ctx;
 	plan->facts = *facts;
 	plan->allow_experimental = opts && opts->allow_experimental;
+	plan->full_pool = opts && opts->full_pool;
 	cfa_arena_init(&plan->arena);
 	queue_init(&plan->job);
 	plan->nspecs = nspecs;
@@ -312,6 +309,8 @@ void cfapkg_plan_free(struct cfapkg_plan *plan)
 		pool_free(plan->pool);
 	cfa_free(plan->vers);
 	cfa_free(plan->unchecked_mask);
+	cfa_free(plan->status);
+	cfa_free(plan->rel_text);
 	cfa_free(plan->markers);
 	cfa_free(plan->marker_of);
 	cfa_free(plan->items);

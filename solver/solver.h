@@ -46,12 +46,18 @@ struct cfapkg_plan {
 	struct cfapkg_ctx *ctx;
 	struct cfapkg_facts facts;
 	bool allow_experimental;
+	bool full_pool;                       /* every recipe, not just the closure */
 	Pool *pool;
 	Repo *repo;
 	Solver *solv;
 	Queue job;
 	const struct cfapkg_version **vers;   /* by solvable id */
 	unsigned char *unchecked_mask;        /* by solvable id */
+	unsigned char *status;                /* by solvable id: enum cfapkg_status */
+	const char **rel_text;                /* by relation index: how it was spelled */
+	size_t rel_text_cap;
+	const char *driver_name;              /* the recipe names decided by facts */
+	const char *hip_runtime_name;
 	size_t nvers;
 	struct cfa_marker *markers;
 	size_t nmarkers, markers_cap;
@@ -79,6 +85,17 @@ bool cfa_installable(const struct cfapkg_plan *plan, const struct cfapkg_version
                      const char **why);
 /* Whether a system version is among the installed ones (fact known). */
 bool cfa_system_present(const struct cfapkg_plan *plan, const struct cfapkg_version *v);
+
+/* The Id a range is required by (a name, a relation or a synthetic name). */
+Id cfa_range_id(struct cfapkg_plan *plan, const struct cfa_range *r);
+/* A dependency as the recipe spelled it. */
+const char *cfa_dep_text(const struct cfapkg_plan *plan, Id dep);
+/* The status of a solvable's version on the plan's GPU (computed once). */
+enum cfapkg_status cfa_solvable_status(const struct cfapkg_plan *plan, Id p);
+
+/* closure.c: *out[i] is 1 for each recipe (ctx order) the request can
+ * reach; the caller frees it. */
+enum cfapkg_err cfa_closure(struct cfapkg_plan *plan, unsigned char **out);
 
 /* explain.c */
 enum cfapkg_err cfa_explain(struct cfapkg_plan *plan);
