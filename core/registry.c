@@ -167,10 +167,12 @@ static enum cfapkg_err load_dir(struct cfapkg_ctx *ctx, const char *dir)
 		e = cfa_fail(ctx, CFAPKG_E_IO, "recipe folder %s: %s", dir, cfa_plat_strerror(rc));
 		goto out;
 	}
-	qsort(s.names, s.n, sizeof(char *), cmp_str);
+	if (s.n)
+		qsort(s.names, s.n, sizeof(char *), cmp_str);
 	/* Names are unique within a folder (file name = recipe name), so only
 	 * recipes of earlier folders can be replaced. */
-	qsort(ctx->recipes, ctx->nrecipes, sizeof(*ctx->recipes), cmp_recipe);
+	if (ctx->nrecipes)
+		qsort(ctx->recipes, ctx->nrecipes, sizeof(*ctx->recipes), cmp_recipe);
 	nearlier = ctx->nrecipes;
 	e = parse_files(ctx, dir, s.names, s.n, nearlier);
 	snprintf(path, sizeof(path), "%s/%s", dir, CFA_GPUS_FILE);
@@ -220,7 +222,8 @@ enum cfapkg_err cfapkg_recipes_load(struct cfapkg_ctx *ctx)
 		e = load_dir(ctx, ctx->recipe_dirs[i]);
 	if (e)
 		return e; /* detail set by the failing load */
-	qsort(ctx->recipes, ctx->nrecipes, sizeof(*ctx->recipes), cmp_recipe);
+	if (ctx->nrecipes)
+		qsort(ctx->recipes, ctx->nrecipes, sizeof(*ctx->recipes), cmp_recipe);
 	ctx->loaded = true;
 	return CFAPKG_E_OK;
 }

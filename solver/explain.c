@@ -357,7 +357,7 @@ enum cfapkg_err cfa_explain(struct cfapkg_plan *plan)
 			e = rule_rec(plan, (unsigned)problem, rules.elements[i]);
 	}
 	queue_free(&rules);
-	if (!e)
+	if (!e && plan->nproblems)
 		qsort(plan->problems, plan->nproblems, sizeof(*plan->problems), order);
 	return e;
 }

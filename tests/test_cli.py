@@ -112,6 +112,30 @@ def test_recipe_folders(tmp):
     check("missing folder", r.returncode == 1 and "recipe folder" in r.stderr, r.stderr)
 
 
+def test_many_recipes(tmp):
+    """A folder big enough to be parsed in parallel: same answers, and of two
+    broken files the first in name order is the one reported."""
+    chan = tmp / "many"
+    gen = pathlib.Path(__file__).parent.parent / "bench" / "gen_channel.py"
+    subprocess.run([sys.executable, str(gen), str(chan), "6000"], check=True,
+                   stdout=subprocess.DEVNULL, timeout=TIMEOUT)
+    request = (chan / "REQUEST").read_text().split()
+    env = {"CFAPKG_NO_BUILTIN_RECIPES": "1"}
+    args = ["plan", *request, "--recipes", str(chan), "--os", "windows", "--gpu", "gfx1200"]
+    r = run(*args, "--json", env=env)
+    doc = json.loads(r.stdout or "{}")
+    check("many recipes plan", r.returncode == 0 and len(doc.get("packages", [])) > 5, r.stderr)
+    r2 = run(*args, "--json", env=env)
+    check("many recipes plan is stable", r2.stdout == r.stdout)
+    files = sorted(chan.glob("comp*.json"))
+    check("enough files to go parallel", len(files) >= 256, str(len(files)))
+    for f in (files[200], files[100]):
+        f.write_text(f.read_text().replace('"format":1', '"format":7', 1))
+    r = run(*args, env=env)
+    check("first broken file reported", r.returncode == 5 and files[100].name in r.stderr
+          and files[200].name not in r.stderr, r.stderr)
+
+
 def test_queries():
     r = run("search", "--json")
     names = [x["name"] for x in json.loads(r.stdout)]
@@ -157,6 +181,7 @@ def main():
         test_facts_errors()
         test_facts_file(tmp)
         test_recipe_folders(tmp)
+        test_many_recipes(tmp)
         test_queries()
         test_plan_outputs(tmp)
     print(f"{passed} passed, {failed} failed")
