@@ -82,49 +82,15 @@ static enum cfapkg_err parse_device(struct cfa_jr *jr, const cJSON *o,
 	return CFAPKG_E_OK;
 }
 
-/* Parses the array root[key] with fn into *out. */
-static enum cfapkg_err parse_array(struct cfa_jr *jr, const cJSON *root, const char *key,
-                                   size_t elem, void **out, size_t *n,
-                                   enum cfapkg_err (*fn)(struct cfa_jr *, const cJSON *, void *))
+static enum cfapkg_err target_fn(struct cfa_jr *jr, const cJSON *o, void *p, void *arg)
 {
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key), *item;
-	size_t mark = cfa_jr_push_key(jr, key), i = 0, count;
-	enum cfapkg_err e = CFAPKG_E_OK;
-	unsigned char *arr;
-
-	if (!cJSON_IsArray(a)) {
-		e = cfa_jr_fail(jr, "expected an array");
-		goto out;
-	}
-	count = (size_t)cJSON_GetArraySize(a);
-	arr = cfa_arena_alloc(jr->arena, (count ? count : 1) * elem);
-	if (!arr) {
-		e = cfa_nomem(jr->ctx);
-		goto out;
-	}
-	cJSON_ArrayForEach(item, a)
-	{
-		size_t m2 = cfa_jr_push_index(jr, i);
-		e = fn(jr, item, arr + i * elem);
-		cfa_jr_pop(jr, m2);
-		if (e)
-			goto out;
-		i++;
-	}
-	*out = arr;
-	*n = count;
-out:
-	cfa_jr_pop(jr, mark);
-	return e;
-}
-
-static enum cfapkg_err target_fn(struct cfa_jr *jr, const cJSON *o, void *p)
-{
+	(void)arg;
 	return parse_target(jr, o, p);
 }
 
-static enum cfapkg_err device_fn(struct cfa_jr *jr, const cJSON *o, void *p)
+static enum cfapkg_err device_fn(struct cfa_jr *jr, const cJSON *o, void *p, void *arg)
 {
+	(void)arg;
 	return parse_device(jr, o, p);
 }
 
@@ -148,10 +114,10 @@ enum cfapkg_err cfa_gpus_load(struct cfapkg_ctx *ctx, const char *path)
 	cfa_jr_init(&jr, ctx, &g->arena, path, CFAPKG_E_RECIPE);
 	if ((e = cfa_jr_object(&jr, root)) || (e = cfa_jr_keys(&jr, root, top_keys)) ||
 	    (e = cfa_jr_int(&jr, root, "format", 1, 1, true, &format)) ||
-	    (e = parse_array(&jr, root, "targets", sizeof(*g->targets), (void **)&g->targets,
-	                     &g->ntargets, target_fn)) ||
-	    (e = parse_array(&jr, root, "devices", sizeof(*g->devices), (void **)&g->devices,
-	                     &g->ndevices, device_fn))) {
+	    (e = cfa_jr_array(&jr, root, "targets", sizeof(*g->targets), true, target_fn, NULL,
+	                      (void **)&g->targets, &g->ntargets)) ||
+	    (e = cfa_jr_array(&jr, root, "devices", sizeof(*g->devices), true, device_fn, NULL,
+	                      (void **)&g->devices, &g->ndevices))) {
 		cfa_gpus_free(g);
 	} else {
 		cfa_gpus_free(ctx->gpus);

@@ -299,3 +299,66 @@ out:
 	cfa_jr_pop(jr, mark);
 	return e;
 }
+
+static enum cfapkg_err each_child(struct cfa_jr *jr, const cJSON *v, bool by_name, size_t elem,
+                                  cfa_jr_item_fn fn, void *arg, void **out, size_t *n)
+{
+	size_t i = 0, count = (size_t)cJSON_GetArraySize(v);
+	unsigned char *arr = cfa_arena_alloc(jr->arena, (count ? count : 1) * elem);
+	enum cfapkg_err e = CFAPKG_E_OK;
+	const cJSON *item;
+
+	if (!arr)
+		return cfa_nomem(jr->ctx);
+	cJSON_ArrayForEach(item, v)
+	{
+		size_t mark = by_name ? cfa_jr_push_key(jr, item->string) : cfa_jr_push_index(jr, i);
+		e = fn(jr, item, arr + i * elem, arg);
+		cfa_jr_pop(jr, mark);
+		if (e)
+			return e;
+		i++;
+	}
+	*out = arr;
+	*n = count;
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_jr_array(struct cfa_jr *jr, const cJSON *obj, const char *key, size_t elem,
+                             bool nonempty, cfa_jr_item_fn fn, void *arg, void **out,
+                             size_t *n)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	enum cfapkg_err e;
+	size_t mark;
+
+	*n = 0;
+	if (!v)
+		return CFAPKG_E_OK;
+	mark = cfa_jr_push_key(jr, key);
+	if (!cJSON_IsArray(v) || (nonempty && cJSON_GetArraySize(v) == 0))
+		e = cfa_jr_fail(jr, nonempty ? "expected a non-empty array" : "expected an array");
+	else
+		e = each_child(jr, v, false, elem, fn, arg, out, n);
+	cfa_jr_pop(jr, mark);
+	return e;
+}
+
+enum cfapkg_err cfa_jr_members(struct cfa_jr *jr, const cJSON *obj, const char *key,
+                               size_t elem, cfa_jr_item_fn fn, void *arg, void **out,
+                               size_t *n)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	enum cfapkg_err e;
+	size_t mark;
+
+	*n = 0;
+	if (!v)
+		return CFAPKG_E_OK;
+	mark = cfa_jr_push_key(jr, key);
+	e = cfa_jr_object(jr, v);
+	if (!e)
+		e = each_child(jr, v, true, elem, fn, arg, out, n);
+	cfa_jr_pop(jr, mark);
+	return e;
+}

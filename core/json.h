@@ -48,4 +48,18 @@ enum cfapkg_err cfa_jr_bool(struct cfa_jr *jr, const cJSON *obj, const char *key
 enum cfapkg_err cfa_jr_strings(struct cfa_jr *jr, const cJSON *obj, const char *key,
                                const char *const **out, size_t *n);
 
+/* Parses obj[key], an array, into an arena array of elements of size elem:
+ * fn fills each element (item i at path key[i]).  Absent gives n = 0;
+ * nonempty refuses an empty array. */
+typedef enum cfapkg_err (*cfa_jr_item_fn)(struct cfa_jr *jr, const cJSON *item, void *elem,
+                                          void *arg);
+enum cfapkg_err cfa_jr_array(struct cfa_jr *jr, const cJSON *obj, const char *key, size_t elem,
+                             bool nonempty, cfa_jr_item_fn fn, void *arg, void **out,
+                             size_t *n);
+/* The same for obj[key], an object: fn gets each member (path key.name;
+ * the member's name is item->string). */
+enum cfapkg_err cfa_jr_members(struct cfa_jr *jr, const cJSON *obj, const char *key,
+                               size_t elem, cfa_jr_item_fn fn, void *arg, void **out,
+                               size_t *n);
+
 #endif

@@ -111,88 +111,53 @@ static int version_newest_first(const void *a, const void *b)
 	return cfa_ver_cmp(vb->parsed, va->parsed);
 }
 
+static enum cfapkg_err version_item(struct cfa_jr *jr, const cJSON *item, void *elem, void *arg)
+{
+	return parse_version(jr, item, arg, elem);
+}
+
 static enum cfapkg_err parse_versions(struct cfa_jr *jr, const cJSON *root,
                                       struct cfapkg_recipe *r)
 {
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "versions"), *item;
-	struct cfapkg_version *vs;
-	enum cfapkg_err e = CFAPKG_E_OK;
-	size_t mark, i = 0, count;
+	struct cfapkg_version *vs = NULL;
+	enum cfapkg_err e;
+	size_t i, count = 0;
 
-	if (!a)
+	if (!cJSON_GetObjectItemCaseSensitive(root, "versions"))
 		return cfa_jr_fail(jr, "missing required key \"versions\"");
-	mark = cfa_jr_push_key(jr, "versions");
-	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) == 0) {
-		e = cfa_jr_fail(jr, "expected a non-empty array");
-		goto out;
-	}
-	count = (size_t)cJSON_GetArraySize(a);
-	vs = cfa_arena_alloc(jr->arena, count * sizeof(*vs));
-	if (!vs) {
-		e = cfa_nomem(jr->ctx);
-		goto out;
-	}
-	cJSON_ArrayForEach(item, a)
-	{
-		size_t m2 = cfa_jr_push_index(jr, i);
-		e = parse_version(jr, item, r, &vs[i]);
-		cfa_jr_pop(jr, m2);
-		if (e)
-			goto out;
-		i++;
-	}
+	e = cfa_jr_array(jr, root, "versions", sizeof(*vs), true, version_item, r, (void **)&vs,
+	                 &count);
+	if (e)
+		return e;
 	qsort(vs, count, sizeof(*vs), version_newest_first);
 	for (i = 1; i < count; i++)
-		if (cfa_ver_cmp(vs[i - 1].parsed, vs[i].parsed) == 0) {
-			e = cfa_jr_fail(jr, "versions \"%s\" and \"%s\" are the same version",
-			                vs[i - 1].version, vs[i].version);
-			goto out;
-		}
+		if (cfa_ver_cmp(vs[i - 1].parsed, vs[i].parsed) == 0)
+			return cfa_jr_fail(jr, "versions: \"%s\" and \"%s\" are the same version",
+			                   vs[i - 1].version, vs[i].version);
 	r->versions = vs;
 	r->nversions = count;
-out:
-	cfa_jr_pop(jr, mark);
-	return e;
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err note_item(struct cfa_jr *jr, const cJSON *item, void *elem, void *arg)
+{
+	struct cfapkg_note *note = elem;
+	const char *const *gfx;
+	size_t ngfx;
+	enum cfapkg_err e;
+
+	(void)arg;
+	if ((e = cfa_jr_object(jr, item)) || (e = cfa_jr_keys(jr, item, note_keys)) ||
+	    (e = cfa_jr_string(jr, item, "name", true, &note->name)) ||
+	    (e = cfa_jr_string(jr, item, "text", true, &note->text)))
+		return e;
+	return cfa_parse_machine_lists(jr, item, &note->os, &note->nos, &gfx, &ngfx);
 }
 
 static enum cfapkg_err parse_notes(struct cfa_jr *jr, const cJSON *root, struct cfapkg_recipe *r)
 {
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "notes"), *item;
-	struct cfapkg_note *notes;
-	enum cfapkg_err e = CFAPKG_E_OK;
-	const char *const *gfx;
-	size_t mark, i = 0, count, ngfx;
-
-	if (!a)
-		return CFAPKG_E_OK;
-	mark = cfa_jr_push_key(jr, "notes");
-	if (!cJSON_IsArray(a)) {
-		e = cfa_jr_fail(jr, "expected an array of {\"name\", \"os\", \"text\"}");
-		goto out;
-	}
-	count = (size_t)cJSON_GetArraySize(a);
-	notes = cfa_arena_alloc(jr->arena, (count ? count : 1) * sizeof(*notes));
-	if (!notes) {
-		e = cfa_nomem(jr->ctx);
-		goto out;
-	}
-	cJSON_ArrayForEach(item, a)
-	{
-		size_t m2 = cfa_jr_push_index(jr, i);
-		if (!(e = cfa_jr_object(jr, item)) && !(e = cfa_jr_keys(jr, item, note_keys)) &&
-		    !(e = cfa_jr_string(jr, item, "name", true, &notes[i].name)) &&
-		    !(e = cfa_jr_string(jr, item, "text", true, &notes[i].text)))
-			e = cfa_parse_machine_lists(jr, item, &notes[i].os, &notes[i].nos, &gfx, &ngfx);
-		cfa_jr_pop(jr, m2);
-		if (e)
-			goto out;
-		i++;
-	}
-	r->notes = notes;
-	r->nnotes = count;
-out:
-	cfa_jr_pop(jr, mark);
-	return e;
+	return cfa_jr_array(jr, root, "notes", sizeof(*r->notes), false, note_item, NULL,
+	                    (void **)&r->notes, &r->nnotes);
 }
 
 /* "dir/zluda.json" must hold the recipe named "zluda". */

@@ -141,41 +141,16 @@ static enum cfapkg_err parse_one_dep(struct cfa_jr *jr, const cJSON *item, bool 
 	return parse_dep_text(jr, text, provides, d);
 }
 
+static enum cfapkg_err dep_item(struct cfa_jr *jr, const cJSON *item, void *elem, void *arg)
+{
+	return parse_one_dep(jr, item, *(const bool *)arg, elem);
+}
+
 enum cfapkg_err cfa_parse_deps(struct cfa_jr *jr, const cJSON *ver, const char *key,
                                bool provides, const struct cfapkg_dep **out, size_t *n)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(ver, key), *item;
-	enum cfapkg_err e = CFAPKG_E_OK;
-	struct cfapkg_dep *deps;
-	size_t mark, i = 0, count;
-
-	*n = 0;
-	if (!v)
-		return CFAPKG_E_OK;
-	mark = cfa_jr_push_key(jr, key);
-	if (!cJSON_IsArray(v)) {
-		e = cfa_jr_fail(jr, "expected an array");
-		goto out;
-	}
-	count = (size_t)cJSON_GetArraySize(v);
-	deps = cfa_arena_alloc(jr->arena, (count ? count : 1) * sizeof(*deps));
-	if (!deps) {
-		e = cfa_nomem(jr->ctx);
-		goto out;
-	}
-	cJSON_ArrayForEach(item, v)
-	{
-		size_t m2 = cfa_jr_push_index(jr, i);
-		e = parse_one_dep(jr, item, provides, &deps[i++]);
-		cfa_jr_pop(jr, m2);
-		if (e)
-			goto out;
-	}
-	*out = deps;
-	*n = count;
-out:
-	cfa_jr_pop(jr, mark);
-	return e;
+	return cfa_jr_array(jr, ver, key, sizeof(**out), false, dep_item, &provides, (void **)out,
+	                    n);
 }
 
 static enum cfapkg_err check_platform_key(struct cfa_jr *jr, const char *key)
@@ -228,81 +203,43 @@ static enum cfapkg_err parse_source(struct cfa_jr *jr, const cJSON *o, struct cf
 	return CFAPKG_E_OK;
 }
 
+static enum cfapkg_err source_item(struct cfa_jr *jr, const cJSON *m, void *elem, void *arg)
+{
+	struct cfapkg_source *src = elem;
+	enum cfapkg_err e;
+
+	(void)arg;
+	src->platform = cfa_arena_strdup(jr->arena, m->string);
+	if (!src->platform)
+		return cfa_nomem(jr->ctx);
+	if ((e = check_platform_key(jr, m->string)))
+		return e;
+	return parse_source(jr, m, src);
+}
+
 enum cfapkg_err cfa_parse_sources(struct cfa_jr *jr, const cJSON *ver, struct cfapkg_version *v)
 {
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(ver, "sources"), *m;
-	struct cfapkg_source *src;
-	enum cfapkg_err e = CFAPKG_E_OK;
-	size_t mark, i = 0, count;
+	return cfa_jr_members(jr, ver, "sources", sizeof(*v->sources), source_item, NULL,
+	                      (void **)&v->sources, &v->nsources);
+}
 
-	if (!o)
-		return CFAPKG_E_OK;
-	mark = cfa_jr_push_key(jr, "sources");
-	if ((e = cfa_jr_object(jr, o)))
-		goto out;
-	count = (size_t)cJSON_GetArraySize(o);
-	src = cfa_arena_alloc(jr->arena, (count ? count : 1) * sizeof(*src));
-	if (!src) {
-		e = cfa_nomem(jr->ctx);
-		goto out;
-	}
-	cJSON_ArrayForEach(m, o)
-	{
-		size_t m2 = cfa_jr_push_key(jr, m->string);
-		src[i].platform = cfa_arena_strdup(jr->arena, m->string);
-		if (!src[i].platform)
-			e = cfa_nomem(jr->ctx);
-		else if (!(e = check_platform_key(jr, m->string)))
-			e = parse_source(jr, m, &src[i]);
-		cfa_jr_pop(jr, m2);
-		if (e)
-			goto out;
-		i++;
-	}
-	v->sources = src;
-	v->nsources = count;
-out:
-	cfa_jr_pop(jr, mark);
-	return e;
+static enum cfapkg_err status_item(struct cfa_jr *jr, const cJSON *m, void *elem, void *arg)
+{
+	struct cfapkg_gpu_status *st = elem;
+
+	(void)arg;
+	if (strcmp(m->string, "*") != 0 && !cfa_valid_gfx(m->string))
+		return cfa_jr_fail(jr, "a status key is a GPU target (gfx1200) or \"*\"");
+	if (!cJSON_IsString(m) || !cfa_status_parse(m->valuestring, &st->status))
+		return cfa_jr_fail(jr, "expected validated, candidate or experimental");
+	st->gfx = cfa_arena_strdup(jr->arena, m->string);
+	return st->gfx ? CFAPKG_E_OK : cfa_nomem(jr->ctx);
 }
 
 enum cfapkg_err cfa_parse_status(struct cfa_jr *jr, const cJSON *ver, struct cfapkg_version *v)
 {
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(ver, "status"), *m;
-	struct cfapkg_gpu_status *st;
-	enum cfapkg_err e = CFAPKG_E_OK;
-	size_t mark, i = 0, count;
-
-	if (!o)
-		return CFAPKG_E_OK;
-	mark = cfa_jr_push_key(jr, "status");
-	if ((e = cfa_jr_object(jr, o)))
-		goto out;
-	count = (size_t)cJSON_GetArraySize(o);
-	st = cfa_arena_alloc(jr->arena, (count ? count : 1) * sizeof(*st));
-	if (!st) {
-		e = cfa_nomem(jr->ctx);
-		goto out;
-	}
-	cJSON_ArrayForEach(m, o)
-	{
-		size_t m2 = cfa_jr_push_key(jr, m->string);
-		if (strcmp(m->string, "*") != 0 && !cfa_valid_gfx(m->string))
-			e = cfa_jr_fail(jr, "a status key is a GPU target (gfx1200) or \"*\"");
-		else if (!cJSON_IsString(m) || !cfa_status_parse(m->valuestring, &st[i].status))
-			e = cfa_jr_fail(jr, "expected validated, candidate or experimental");
-		else if (!(st[i].gfx = cfa_arena_strdup(jr->arena, m->string)))
-			e = cfa_nomem(jr->ctx);
-		cfa_jr_pop(jr, m2);
-		if (e)
-			goto out;
-		i++;
-	}
-	v->status = st;
-	v->nstatus = count;
-out:
-	cfa_jr_pop(jr, mark);
-	return e;
+	return cfa_jr_members(jr, ver, "status", sizeof(*v->status), status_item, NULL,
+	                      (void **)&v->status, &v->nstatus);
 }
 
 /* A relative path inside a package: no absolute paths, drives or "..". */
@@ -325,44 +262,25 @@ static bool safe_relative(const char *p)
 
 static const char *const layout_keys[] = {"path", "as", NULL};
 
+static enum cfapkg_err layout_item(struct cfa_jr *jr, const cJSON *item, void *elem, void *arg)
+{
+	struct cfapkg_file_rule *rule = elem;
+	enum cfapkg_err e;
+
+	(void)arg;
+	if ((e = cfa_jr_object(jr, item)) || (e = cfa_jr_keys(jr, item, layout_keys)) ||
+	    (e = cfa_jr_string(jr, item, "path", true, &rule->path)) ||
+	    (e = cfa_jr_string(jr, item, "as", true, &rule->as)))
+		return e;
+	if (!safe_relative(rule->path) || !safe_relative(rule->as))
+		return cfa_jr_fail(jr, "paths must be relative and stay inside the package");
+	return CFAPKG_E_OK;
+}
+
 enum cfapkg_err cfa_parse_layout(struct cfa_jr *jr, const cJSON *ver, struct cfapkg_version *v)
 {
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(ver, "layout"), *item;
-	struct cfapkg_file_rule *rules;
-	enum cfapkg_err e = CFAPKG_E_OK;
-	size_t mark, i = 0, count;
-
-	if (!a)
-		return CFAPKG_E_OK;
-	mark = cfa_jr_push_key(jr, "layout");
-	if (!cJSON_IsArray(a)) {
-		e = cfa_jr_fail(jr, "expected an array of {\"path\", \"as\"}");
-		goto out;
-	}
-	count = (size_t)cJSON_GetArraySize(a);
-	rules = cfa_arena_alloc(jr->arena, (count ? count : 1) * sizeof(*rules));
-	if (!rules) {
-		e = cfa_nomem(jr->ctx);
-		goto out;
-	}
-	cJSON_ArrayForEach(item, a)
-	{
-		size_t m2 = cfa_jr_push_index(jr, i);
-		if (!(e = cfa_jr_object(jr, item)) && !(e = cfa_jr_keys(jr, item, layout_keys)) &&
-		    !(e = cfa_jr_string(jr, item, "path", true, &rules[i].path)) &&
-		    !(e = cfa_jr_string(jr, item, "as", true, &rules[i].as)) &&
-		    (!safe_relative(rules[i].path) || !safe_relative(rules[i].as)))
-			e = cfa_jr_fail(jr, "paths must be relative and stay inside the package");
-		cfa_jr_pop(jr, m2);
-		if (e)
-			goto out;
-		i++;
-	}
-	v->layout = rules;
-	v->nlayout = count;
-out:
-	cfa_jr_pop(jr, mark);
-	return e;
+	return cfa_jr_array(jr, ver, "layout", sizeof(*v->layout), false, layout_item, NULL,
+	                    (void **)&v->layout, &v->nlayout);
 }
 
 static bool valid_env_name(const char *s)
@@ -377,41 +295,25 @@ static bool valid_env_name(const char *s)
 	return i <= 128;
 }
 
-static enum cfapkg_err parse_env(struct cfa_jr *jr, const cJSON *o, struct cfapkg_version *v)
+static enum cfapkg_err env_item(struct cfa_jr *jr, const cJSON *m, void *elem, void *arg)
 {
-	struct cfapkg_env_var *env;
-	const cJSON *m;
-	size_t i = 0, count = (size_t)cJSON_GetArraySize(o);
-	enum cfapkg_err e = CFAPKG_E_OK;
+	struct cfapkg_env_var *var = elem;
 
-	env = cfa_arena_alloc(jr->arena, (count ? count : 1) * sizeof(*env));
-	if (!env)
-		return cfa_nomem(jr->ctx);
-	cJSON_ArrayForEach(m, o)
-	{
-		size_t m2 = cfa_jr_push_key(jr, m->string);
-		if (!valid_env_name(m->string))
-			e = cfa_jr_fail(jr, "not an environment variable name (A-Z, 0-9, _)");
-		else if (!cJSON_IsString(m))
-			e = cfa_jr_fail(jr, "expected a string value");
-		else if (!(env[i].name = cfa_arena_strdup(jr->arena, m->string)) ||
-		         !(env[i].value = cfa_arena_strdup(jr->arena, m->valuestring)))
-			e = cfa_nomem(jr->ctx);
-		cfa_jr_pop(jr, m2);
-		if (e)
-			return e;
-		i++;
-	}
-	v->env = env;
-	v->nenv = count;
-	return CFAPKG_E_OK;
+	(void)arg;
+	if (!valid_env_name(m->string))
+		return cfa_jr_fail(jr, "not an environment variable name (A-Z, 0-9, _)");
+	if (!cJSON_IsString(m))
+		return cfa_jr_fail(jr, "expected a string value");
+	var->name = cfa_arena_strdup(jr->arena, m->string);
+	var->value = cfa_arena_strdup(jr->arena, m->valuestring);
+	return var->name && var->value ? CFAPKG_E_OK : cfa_nomem(jr->ctx);
 }
 
 static const char *const runtime_keys[] = {"path", "env", NULL};
 
 enum cfapkg_err cfa_parse_runtime(struct cfa_jr *jr, const cJSON *ver, struct cfapkg_version *v)
 {
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(ver, "runtime"), *env;
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(ver, "runtime");
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t mark, i;
 
@@ -426,13 +328,8 @@ enum cfapkg_err cfa_parse_runtime(struct cfa_jr *jr, const cJSON *ver, struct cf
 			e = cfa_jr_fail(jr, "path entries are relative to the package (\"bin\")");
 			goto out;
 		}
-	env = cJSON_GetObjectItemCaseSensitive(o, "env");
-	if (env) {
-		size_t m2 = cfa_jr_push_key(jr, "env");
-		if (!(e = cfa_jr_object(jr, env)))
-			e = parse_env(jr, env, v);
-		cfa_jr_pop(jr, m2);
-	}
+	e = cfa_jr_members(jr, o, "env", sizeof(*v->env), env_item, NULL, (void **)&v->env,
+	                   &v->nenv);
 out:
 	cfa_jr_pop(jr, mark);
 	return e;
@@ -440,43 +337,24 @@ out:
 
 static const char *const user_file_keys[] = {"name", "sha256", NULL};
 
+static enum cfapkg_err user_file_item(struct cfa_jr *jr, const cJSON *item, void *elem,
+                                      void *arg)
+{
+	struct cfapkg_user_file *uf = elem;
+	enum cfapkg_err e;
+
+	(void)arg;
+	if ((e = cfa_jr_object(jr, item)) || (e = cfa_jr_keys(jr, item, user_file_keys)) ||
+	    (e = cfa_jr_string(jr, item, "name", true, &uf->name)) ||
+	    (e = cfa_jr_string(jr, item, "sha256", true, &uf->sha256)))
+		return e;
+	return cfa_valid_sha256(uf->sha256) ? CFAPKG_E_OK
+	                                    : cfa_jr_fail(jr, "sha256 must be 64 hex digits");
+}
+
 enum cfapkg_err cfa_parse_user_files(struct cfa_jr *jr, const cJSON *ver,
                                      struct cfapkg_version *v)
 {
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(ver, "user_files"), *item;
-	struct cfapkg_user_file *uf;
-	enum cfapkg_err e = CFAPKG_E_OK;
-	size_t mark, i = 0, count;
-
-	if (!a)
-		return CFAPKG_E_OK;
-	mark = cfa_jr_push_key(jr, "user_files");
-	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) == 0) {
-		e = cfa_jr_fail(jr, "expected a non-empty array of {\"name\", \"sha256\"}");
-		goto out;
-	}
-	count = (size_t)cJSON_GetArraySize(a);
-	uf = cfa_arena_alloc(jr->arena, count * sizeof(*uf));
-	if (!uf) {
-		e = cfa_nomem(jr->ctx);
-		goto out;
-	}
-	cJSON_ArrayForEach(item, a)
-	{
-		size_t m2 = cfa_jr_push_index(jr, i);
-		if (!(e = cfa_jr_object(jr, item)) && !(e = cfa_jr_keys(jr, item, user_file_keys)) &&
-		    !(e = cfa_jr_string(jr, item, "name", true, &uf[i].name)) &&
-		    !(e = cfa_jr_string(jr, item, "sha256", true, &uf[i].sha256)) &&
-		    !cfa_valid_sha256(uf[i].sha256))
-			e = cfa_jr_fail(jr, "sha256 must be 64 hex digits");
-		cfa_jr_pop(jr, m2);
-		if (e)
-			goto out;
-		i++;
-	}
-	v->user_files = uf;
-	v->nuser_files = count;
-out:
-	cfa_jr_pop(jr, mark);
-	return e;
+	return cfa_jr_array(jr, ver, "user_files", sizeof(*v->user_files), true, user_file_item,
+	                    NULL, (void **)&v->user_files, &v->nuser_files);
 }
