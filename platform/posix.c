@@ -25,9 +25,9 @@ const char *cfa_plat_arch(void)
 
 	if (!done) {
 		if (uname(&u) != 0)
-			strcpy(u.machine, "x86_64");
+			snprintf(u.machine, sizeof(u.machine), "x86_64");
 		if (strcmp(u.machine, "amd64") == 0)
-			strcpy(u.machine, "x86_64");
+			snprintf(u.machine, sizeof(u.machine), "x86_64");
 		done = 1;
 	}
 	return u.machine;
