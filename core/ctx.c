@@ -30,6 +30,11 @@ const char *cfapkg_version_string(void)
 	return CFAPKG_VERSION;
 }
 
+void cfapkg_utf8_args(int *argc, char ***argv)
+{
+	cfa_plat_utf8_args(argc, argv);
+}
+
 struct cfapkg_ctx *cfapkg_ctx_new(void)
 {
 	struct cfapkg_ctx *ctx = cfa_calloc(1, sizeof(*ctx));
@@ -135,7 +140,7 @@ enum cfapkg_err cfapkg_ctx_add_recipe_dir(struct cfapkg_ctx *ctx, const char *di
 	return CFAPKG_E_OK;
 }
 
-const char *cfa_builtin_recipe_dir(void)
+const char *cfapkg_builtin_recipe_dir(void)
 {
 	static char found[4096];
 	static const char *const rel[] = {"recipes", "../share/cfapkg/recipes"};

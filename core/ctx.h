@@ -30,7 +30,5 @@ enum cfapkg_err cfa_fail(struct cfapkg_ctx *ctx, enum cfapkg_err err, const char
 	CFA_PRINTF(3, 4);
 enum cfapkg_err cfa_nomem(struct cfapkg_ctx *ctx);
 
-/* The folder holding the built-in recipes, or NULL. */
-const char *cfa_builtin_recipe_dir(void);
 
 #endif

@@ -208,7 +208,7 @@ static enum cfapkg_err load_env_dirs(struct cfapkg_ctx *ctx)
 
 enum cfapkg_err cfapkg_recipes_load(struct cfapkg_ctx *ctx)
 {
-	const char *builtin = cfa_builtin_recipe_dir();
+	const char *builtin = cfapkg_builtin_recipe_dir();
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i;
 

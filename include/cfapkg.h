@@ -78,6 +78,14 @@ CFAPKG_API enum cfapkg_err cfapkg_ctx_add_recipe_dir(struct cfapkg_ctx *ctx, con
 CFAPKG_API void cfapkg_debug_fail_alloc(unsigned long nth);
 
 CFAPKG_API const char *cfapkg_version_string(void);
+/** For front ends: replaces main()'s arguments with the command line in
+ * UTF-8 (on Windows main() gets the ANSI code page) and sets the console
+ * to UTF-8.  Does nothing on other systems. */
+CFAPKG_API void cfapkg_utf8_args(int *argc, char ***argv);
+/** The folder of the built-in recipes: beside the program (recipes/ or
+ * ../share/cfapkg/recipes), else the source tree it was built from.
+ * Static storage. */
+CFAPKG_API const char *cfapkg_builtin_recipe_dir(void);
 
 /** @defgroup recipes Recipes (read-only views, borrowed from the context) */
 enum cfapkg_kind {

@@ -3,6 +3,7 @@
  */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -196,5 +197,44 @@ int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli)
 	printf("versions:\n");
 	for (i = 0; i < r->nversions; i++)
 		print_version(ctx, &r->versions[i], gfx);
+	return EXIT_OK;
+}
+
+int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *env = getenv("CFAPKG_RECIPES");
+	struct cfapkg_facts host;
+	cJSON *o, *dirs;
+	size_t i;
+
+	cfapkg_facts_init_host(&host);
+	o = cJSON_CreateObject();
+	json_str(o, "version", cfapkg_version_string());
+	json_str(o, "platform_os", host.os);
+	json_str(o, "platform_arch", host.arch);
+	json_str(o, "root", cfapkg_ctx_root(ctx));
+	json_str(o, "builtin_recipes", getenv("CFAPKG_NO_BUILTIN_RECIPES") ? NULL
+	                                                                  : cfapkg_builtin_recipe_dir());
+	json_str(o, "CFAPKG_RECIPES", env && *env ? env : NULL);
+	dirs = cJSON_AddArrayToObject(o, "recipe_folders");
+	for (i = 0; i < cli->nopts; i++)
+		if (cli->opts[i].id == OPT_RECIPES)
+			cJSON_AddItemToArray(dirs, cJSON_CreateString(cli->opts[i].value));
+	cJSON_AddNumberToObject(o, "recipes", (double)cfapkg_recipe_count(ctx));
+	if (cli->json) {
+		json_print(o);
+		return EXIT_OK;
+	}
+	printf("cfapkg %s on %s-%s\n", cfapkg_version_string(), host.os, host.arch);
+	printf("root:             %s\n", cfapkg_ctx_root(ctx));
+	printf("built-in recipes: %s\n", getenv("CFAPKG_NO_BUILTIN_RECIPES")
+	                                      ? "(off: CFAPKG_NO_BUILTIN_RECIPES)"
+	                                      : cfapkg_builtin_recipe_dir());
+	if (env && *env)
+		printf("CFAPKG_RECIPES:   %s\n", env);
+	for (i = 0; i < (size_t)cJSON_GetArraySize(dirs); i++)
+		printf("--recipes:        %s\n", cJSON_GetArrayItem(dirs, (int)i)->valuestring);
+	printf("recipes loaded:   %zu\n", cfapkg_recipe_count(ctx));
+	cJSON_Delete(o);
 	return EXIT_OK;
 }

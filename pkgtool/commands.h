@@ -23,6 +23,7 @@ int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_install(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli);
 
 /* facts_opts.c: facts from --facts, then the fact flags in order. */
 int facts_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_facts *f);

@@ -16,6 +16,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{"config", cmd_config, 0, "config", "show where cfapkg keeps data and reads recipes"},
 	{"info", cmd_info, OPT_BIT(OPT_GPU), "info NAME", "show a recipe: versions, sources, status"},
 	{"install", cmd_install,
 	 OPTS_FACTS | OPT_BIT(OPT_DRY_RUN) | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN),
@@ -100,6 +101,7 @@ int main(int argc, char **argv)
 	struct cli cli;
 	int rc;
 
+	cfapkg_utf8_args(&argc, &argv);
 	if (!cli_parse(argc, argv, &cli))
 		return EXIT_USAGE;
 	if (cli.seen & OPT_BIT(OPT_VERSION)) {

@@ -37,6 +37,11 @@ int cfa_plat_mkdir_p(const char *path);
  * 0, an errno-style code for the folder, or fn's first non-zero result. */
 int cfa_plat_list_dir(const char *path, int (*fn)(const char *name, void *arg), void *arg);
 
+/* Replaces argv with the command line in UTF-8 (Windows passes main() the
+ * ANSI code page) and makes the console take UTF-8.  No-op elsewhere.
+ * The new argv lives until the process ends. */
+void cfa_plat_utf8_args(int *argc, char ***argv);
+
 /* Processors available to this process (at least 1). */
 unsigned cfa_plat_cpu_count(void);
 

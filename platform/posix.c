@@ -173,3 +173,9 @@ void cfa_plat_parallel(void (*fn)(void *item), void *base, size_t size, size_t n
 		if (started[i])
 			pthread_join(tid[i], NULL);
 }
+
+void cfa_plat_utf8_args(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+}

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <wchar.h>
 #include <windows.h>
+#include <shellapi.h>
 
 #define WPATH_MAX 32768
 
@@ -54,6 +55,39 @@ static wchar_t *widen(const char *s)
 	return w;
 }
 
+/* A UTF-8 path as the wide form the file APIs take: backslashes, and the
+ * \\?\ prefix for long paths (past MAX_PATH), which also lifts the limit
+ * without the LongPathsEnabled setting.  Freshly allocated, or NULL. */
+static wchar_t *wide_path(const char *path)
+{
+	wchar_t *w = widen(path), *full, *out;
+	DWORD n;
+	size_t i, len;
+
+	if (!w)
+		return NULL;
+	for (i = 0; w[i]; i++)
+		if (w[i] == L'/')
+			w[i] = L'\\';
+	len = i;
+	if (len < MAX_PATH - 12 || wcsncmp(w, L"\\\\?\\", 4) == 0)
+		return w;
+	n = GetFullPathNameW(w, 0, NULL, NULL);
+	full = n ? malloc((n + 8) * sizeof(wchar_t)) : NULL;
+	if (!full || GetFullPathNameW(w, n, full, NULL) == 0) {
+		free(full);
+		return w;
+	}
+	free(w);
+	out = malloc((wcslen(full) + 8) * sizeof(wchar_t));
+	if (out && wcsncmp(full, L"\\\\", 2) == 0)
+		_snwprintf(out, wcslen(full) + 8, L"\\\\?\\UNC\\%ls", full + 2);
+	else if (out)
+		_snwprintf(out, wcslen(full) + 8, L"\\\\?\\%ls", full);
+	free(full);
+	return out;
+}
+
 static int narrow(const wchar_t *w, char *buf, size_t len)
 {
 	int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, buf, (int)len, NULL, NULL);
@@ -90,7 +124,7 @@ int cfa_plat_exe_dir(char *buf, size_t len)
 
 static DWORD attributes(const char *path)
 {
-	wchar_t *w = widen(path);
+	wchar_t *w = wide_path(path);
 	DWORD a;
 
 	if (!w)
@@ -114,7 +148,7 @@ bool cfa_plat_is_dir(const char *path)
 
 FILE *cfa_plat_fopen(const char *path, const char *mode)
 {
-	wchar_t *w = widen(path), *wm = widen(mode);
+	wchar_t *w = wide_path(path), *wm = widen(mode);
 	FILE *f = NULL;
 
 	if (w && wm)
@@ -139,7 +173,7 @@ int cfa_plat_mkdir_p(const char *path)
 		if (i == 2 && tmp[1] == ':')
 			continue; /* "C:\" is a drive, not a folder to create */
 		tmp[i] = '\0';
-		w = widen(tmp);
+		w = wide_path(tmp);
 		if (!w)
 			return EINVAL;
 		if (!CreateDirectoryW(w, NULL) && GetLastError() != ERROR_ALREADY_EXISTS) {
@@ -162,7 +196,7 @@ int cfa_plat_list_dir(const char *path, int (*fn)(const char *name, void *arg), 
 
 	if (snprintf(pattern, sizeof(pattern), "%s\\*", path) >= (int)sizeof(pattern))
 		return ENAMETOOLONG;
-	w = widen(pattern);
+	w = wide_path(pattern);
 	if (!w)
 		return EINVAL;
 	h = FindFirstFileW(w, &fd);
@@ -227,4 +261,29 @@ void cfa_plat_parallel(void (*fn)(void *item), void *base, size_t size, size_t n
 			WaitForSingleObject(h[i], INFINITE);
 			CloseHandle(h[i]);
 		}
+}
+
+void cfa_plat_utf8_args(int *argc, char ***argv)
+{
+	int n = 0, i;
+	wchar_t **wargv = CommandLineToArgvW(GetCommandLineW(), &n);
+	char **out;
+
+	SetConsoleOutputCP(CP_UTF8);
+	if (!wargv)
+		return;
+	out = calloc((size_t)n + 1, sizeof(*out));
+	for (i = 0; out && i < n; i++) {
+		int len = WideCharToMultiByte(CP_UTF8, 0, wargv[i], -1, NULL, 0, NULL, NULL);
+		out[i] = len > 0 ? malloc((size_t)len) : NULL;
+		if (!out[i] || WideCharToMultiByte(CP_UTF8, 0, wargv[i], -1, out[i], len, NULL, NULL) <= 0) {
+			LocalFree(wargv);
+			return; /* keep the ANSI arguments */
+		}
+	}
+	LocalFree(wargv);
+	if (out) {
+		*argc = n;
+		*argv = out;
+	}
 }

@@ -14,11 +14,15 @@ A scenario is a small text file:
 Each scenario runs twice, as text and with --json; both must exit as told.
 """
 import json
+import os
 import pathlib
+import shlex
 import subprocess
 import sys
 
 TIMEOUT = 60
+# A cross-built cfapkg runs through an emulator (Wine for cfapkg.exe).
+EMULATOR = shlex.split(os.environ.get("CFAPKG_TEST_EMULATOR", ""))
 
 
 def parse(path):
@@ -41,7 +45,8 @@ def parse(path):
 
 
 def run(binary, args):
-    return subprocess.run([binary] + args, capture_output=True, text=True, timeout=TIMEOUT)
+    return subprocess.run(EMULATOR + [binary] + args, capture_output=True, text=True,
+                          timeout=TIMEOUT)
 
 
 def check(binary, path):

@@ -4,6 +4,7 @@ name the file and the way out, extra recipe folders, facts files, JSON."""
 import json
 import os
 import pathlib
+import shlex
 import shutil
 import subprocess
 import sys
@@ -12,6 +13,8 @@ import tempfile
 BIN = sys.argv[1]
 DATA = pathlib.Path(sys.argv[2])
 TIMEOUT = 60
+# A cross-built cfapkg runs through an emulator (Wine for cfapkg.exe).
+EMULATOR = shlex.split(os.environ.get("CFAPKG_TEST_EMULATOR", ""))
 passed = failed = 0
 WIN = ["--os", "windows", "--gpu", "gfx1200", "--hip-sdk", "6.4.2"]
 
@@ -19,7 +22,8 @@ WIN = ["--os", "windows", "--gpu", "gfx1200", "--hip-sdk", "6.4.2"]
 def run(*args, env=None):
     e = dict(os.environ)
     e.update(env or {})
-    return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=TIMEOUT, env=e)
+    return subprocess.run([*EMULATOR, BIN, *args], capture_output=True, text=True,
+                          timeout=TIMEOUT, env=e)
 
 
 def check(name, cond, detail=""):
@@ -136,6 +140,40 @@ def test_many_recipes(tmp):
           and files[200].name not in r.stderr, r.stderr)
 
 
+def test_config_and_paths(tmp):
+    """The data root and recipe folders, with paths Windows finds hard: spaces,
+    non-ASCII names, more than 260 characters."""
+    r = run("config", "--json", env={"CFAPKG_ROOT": "", "XDG_DATA_HOME": str(tmp / "xdg")})
+    doc = json.loads(r.stdout)
+    if doc["platform_os"] == "windows":
+        want = "\\AppData\\Local\\cfapkg"
+        check("default root in LOCALAPPDATA", doc["root"].endswith(want), doc["root"])
+    else:
+        check("default root in XDG_DATA_HOME", doc["root"] == str(tmp / "xdg" / "cfapkg"),
+              doc["root"])
+    r = run("config", "--json", "--root", str(tmp / "r o o t"))
+    check("--root", json.loads(r.stdout)["root"] == str(tmp / "r o o t"))
+    r = run("config", "--json", env={"CFAPKG_ROOT": str(tmp / "envroot")})
+    check("CFAPKG_ROOT", json.loads(r.stdout)["root"] == str(tmp / "envroot"))
+    deep = tmp
+    for part in ["Recipes für Ärzte", "日本語 フォルダ", "x" * 60, "y" * 60, "z" * 60, "ü" * 40]:
+        deep = deep / part
+    deep.mkdir(parents=True)
+    check("deep path is long", len(str(deep)) > 260, str(len(str(deep))))
+    src = pathlib.Path(__file__).parent.parent / "recipes" / "zluda.json"
+    zluda = json.loads(src.read_text())
+    zluda["summary"] = "ZLUDA from a folder named 日本語 (test)"
+    (deep / "zluda.json").write_text(json.dumps(zluda), encoding="utf-8")
+    r = run("search", "zluda", "--recipes", str(deep), "--json")
+    found = [x for x in json.loads(r.stdout or "[]") if x["name"] == "zluda"]
+    check("long unicode recipe folder", r.returncode == 0 and found and
+          found[0]["summary"] == zluda["summary"], r.stdout + r.stderr)
+    facts = deep / "facts ü.json"
+    facts.write_text(json.dumps({"os": "windows", "gpu": "gfx1200", "hip_sdks": ["6.4.2"]}))
+    r = run("plan", "pytorch-cuda-stack", "--facts", str(facts), "--json")
+    check("long unicode facts file", r.returncode == 0, r.stderr)
+
+
 def test_queries():
     r = run("search", "--json")
     names = [x["name"] for x in json.loads(r.stdout)]
@@ -182,6 +220,7 @@ def main():
         test_facts_file(tmp)
         test_recipe_folders(tmp)
         test_many_recipes(tmp)
+        test_config_and_paths(tmp)
         test_queries()
         test_plan_outputs(tmp)
     print(f"{passed} passed, {failed} failed")
