@@ -12,7 +12,7 @@
 
 static const char *const top_keys[] = {"format", "targets", "devices", NULL};
 static const char *const target_keys[] = {"gfx", "generation", "kfd", "status",
-                                          "min_hip_sdk", NULL};
+                                          "min_hip_sdk", "apu", NULL};
 static const char *const device_keys[] = {"pci", "revision", "chip", "gfx", "name", NULL};
 
 void cfa_gpus_free(struct cfa_gpus *g)
@@ -35,7 +35,8 @@ static enum cfapkg_err parse_target(struct cfa_jr *jr, const cJSON *o,
 	    (e = cfa_jr_string(jr, o, "generation", true, &t->generation)) ||
 	    (e = cfa_jr_int(jr, o, "kfd", 0, 9999999, false, &kfd)) ||
 	    (e = cfa_jr_string(jr, o, "status", true, &status)) ||
-	    (e = cfa_jr_string(jr, o, "min_hip_sdk", false, &t->min_hip_sdk)))
+	    (e = cfa_jr_string(jr, o, "min_hip_sdk", false, &t->min_hip_sdk)) ||
+	    (e = cfa_jr_bool(jr, o, "apu", &t->apu)))
 		return e;
 	t->kfd_version = (uint32_t)kfd;
 	if (!cfa_valid_gfx(t->gfx))

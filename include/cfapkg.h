@@ -238,6 +238,7 @@ struct cfapkg_gpu_target {
 	uint32_t kfd_version;      /* KFD gfx_target_version, 0 if unknown */
 	enum cfapkg_status status; /* the project's status for this target */
 	const char *min_hip_sdk;   /* NULL when no floor is recorded */
+	bool apu;                  /* an integrated GPU (APU) target */
 };
 struct cfapkg_gpu_device {
 	uint16_t vendor, device;
@@ -281,6 +282,60 @@ CFAPKG_API enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapk
  * "hip_sdks":["6.4.2"]}) over f. */
 CFAPKG_API enum cfapkg_err cfapkg_facts_load(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
                                              const char *path);
+
+/** @defgroup detect Machine detection
+ * Linux reads the KFD topology, PCI sysfs, the amdgpu module and ROCm
+ * installs (CFAPKG_SYSROOT=DIR reads DIR/sys, DIR/proc, DIR/opt instead, on
+ * any OS, describing a Linux machine: the test seam).  Windows asks DXGI, the display driver's registry
+ * keys, System32 and the HIP SDK folders (running hipInfo.exe). */
+#define CFAPKG_MAX_GPUS 8
+#define CFAPKG_MAX_WARNINGS 8
+struct cfapkg_gpu {
+	unsigned index;
+	char name[128];            /* product name, or "AMD GPU 1002:XXXX" when unknown */
+	char gfx[16];              /* as the hardware reports it ("" when unknown) */
+	char generation[16];       /* from gpus.json, "" when unknown */
+	char chip[32];
+	uint64_t vram_bytes;
+	uint16_t vendor, device;
+	int revision;              /* -1 when unknown */
+	char pci_id[32];           /* "1002:7590 rev c0" */
+	char source[16];           /* "kfd", "pci", "dxgi", "hipinfo" */
+	bool integrated;
+	bool known;                /* the device is in gpus.json */
+	int status;                /* enum cfapkg_status of its target, -1 unknown */
+};
+struct cfapkg_hip_sdk {
+	char version[32];
+	char path[512];
+	char source[32];           /* "/opt", "HIP_PATH", "Program Files"... */
+};
+struct cfapkg_machine {
+	char os[16], arch[16];
+	char os_build[128];        /* "Debian GNU/Linux 12, kernel 6.1.0", "Windows 10.0.26100" */
+	struct cfapkg_gpu gpus[CFAPKG_MAX_GPUS];
+	unsigned ngpus;
+	int selected;              /* index into gpus, -1 when none */
+	char gfx_override[16];     /* HSA_OVERRIDE_GFX_VERSION as a target, "" when unset */
+	char driver[64];           /* comparable driver version, "" when unknown */
+	char driver_source[64];    /* where it came from */
+	char driver_detail[128];   /* other driver facts (Windows DriverVersion, kernel) */
+	unsigned hip_runtimes[8];  /* HIP runtime majors present */
+	unsigned nhip_runtimes;
+	char hip_runtime_files[8][256];
+	struct cfapkg_hip_sdk hip_sdks[8];
+	unsigned nhip_sdks;
+	char warnings[CFAPKG_MAX_WARNINGS][320]; /* files that could not be read, and the like */
+	unsigned nwarnings;
+};
+/** Detects this machine.  gpu_index < 0 picks the discrete GPU with the
+ * most memory (else the first); otherwise that GPU, or CFAPKG_E_NOTFOUND.
+ * No AMD GPU is not an error: ngpus is 0 and selected -1. */
+CFAPKG_API enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index,
+                                         struct cfapkg_machine *m);
+/** The detected facts, for planning: OS, architecture, the selected GPU's
+ * target (the override when set), driver, HIP runtimes, HIP SDKs. */
+CFAPKG_API void cfapkg_machine_facts(const struct cfapkg_machine *m, struct cfapkg_facts *f);
 
 /** @defgroup plan Planning */
 struct cfapkg_plan_opts {

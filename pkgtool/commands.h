@@ -16,7 +16,8 @@ enum exit_code {
 	EXIT_UNSOLVABLE = 3,   /* no consistent set exists */
 	EXIT_NOTFOUND = 4,     /* no such package */
 	EXIT_RECIPE = 5,       /* a recipe or the GPU table is broken */
-	EXIT_UNSUPPORTED = 6   /* not available in this build or on this platform */
+	EXIT_UNSUPPORTED = 6,  /* not available in this build or on this platform */
+	EXIT_NO_GPU = 7        /* no AMD GPU on this machine (and none was named) */
 };
 
 int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli);
@@ -25,8 +26,15 @@ int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli);
 
-/* facts_opts.c: facts from --facts, then the fact flags in order. */
+/* facts_opts.c: detected facts (unless --gpu, CFAPKG_GPU or --facts name
+ * another machine), then --facts, then the fact flags in order. */
 int facts_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_facts *f);
+/* --gpu-index as a number (-1 when absent). */
+int gpu_index_from_cli(const struct cli *cli, int *index);
+
+/* cmd_detect.c */
+int cmd_detect(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_report(struct cfapkg_ctx *ctx, const struct cli *cli);
 
 /* Reports the context's error as "cfapkg: error: ..." and maps the code. */
 int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err);

@@ -1,8 +1,12 @@
 /*
- * facts_opts.c - machine facts from the command line: the host's OS and
- * architecture, then a facts file, then each fact flag in the order given.
+ * facts_opts.c - machine facts for planning: detected on this machine
+ * unless another machine is described (--gpu, CFAPKG_GPU or --facts), then
+ * the facts file, then each fact flag in the order given, so a flag always
+ * wins over what was detected or read.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
 
@@ -14,14 +18,65 @@ static const struct {
 	{OPT_DRIVER, "driver"}, {OPT_HIP_RUNTIME, "hip-runtime"}, {OPT_HIP_SDK, "hip-sdk"},
 };
 
+int gpu_index_from_cli(const struct cli *cli, int *index)
+{
+	const char *v = cli_value(cli, OPT_GPU_INDEX);
+	size_t i;
+
+	*index = -1;
+	if (!v)
+		return EXIT_OK;
+	for (i = 0; v[i] >= '0' && v[i] <= '9' && i < 2; i++)
+		;
+	if (i == 0 || v[i] != '\0') {
+		fprintf(stderr, "cfapkg: error: --gpu-index takes a number (cfapkg detect lists them)\n");
+		return EXIT_USAGE;
+	}
+	*index = (v[0] - '0') * (i == 2 ? 10 : 1) + (i == 2 ? v[1] - '0' : 0);
+	return EXIT_OK;
+}
+
+/* Detects this machine into f; prints what it found unless quiet. */
+static int detected_facts(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_facts *f)
+{
+	static struct cfapkg_machine m;
+	const struct cfapkg_gpu *g;
+	enum cfapkg_err e;
+	int index, rc;
+
+	if ((rc = gpu_index_from_cli(cli, &index)))
+		return rc;
+	if ((e = cfapkg_detect(ctx, index, &m)))
+		return report_error(ctx, e);
+	if (m.selected < 0) {
+		fprintf(stderr, "cfapkg: error: no AMD GPU found on this machine (cfapkg detect shows "
+		                "what was read); to plan for another machine, pass --gpu gfxNNNN, "
+		                "for example --gpu gfx1200\n");
+		return EXIT_NO_GPU;
+	}
+	cfapkg_machine_facts(&m, f);
+	g = &m.gpus[m.selected];
+	if (cli->quiet || cli->json)
+		return EXIT_OK;
+	fprintf(stderr, "Detected GPU %u: %s (%s", g->index, g->name, f->gfx);
+	if (m.gfx_override[0])
+		fprintf(stderr, " from HSA_OVERRIDE_GFX_VERSION; the hardware is %s", g->gfx);
+	fprintf(stderr, ")%s\n", m.ngpus > 1 ? "; --gpu-index N picks another" : "");
+	return EXIT_OK;
+}
+
 int facts_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_facts *f)
 {
 	const char *file = cli_value(cli, OPT_FACTS);
 	const char *env_gpu = getenv("CFAPKG_GPU");
+	bool other_machine = file || (env_gpu && *env_gpu) || (cli->seen & OPT_BIT(OPT_GPU));
 	enum cfapkg_err e;
 	size_t i, k;
+	int rc;
 
 	cfapkg_facts_init_host(f);
+	if (!other_machine && (rc = detected_facts(ctx, cli, f)))
+		return rc;
 	if (file && (e = cfapkg_facts_load(ctx, f, file)))
 		return report_error(ctx, e);
 	if (env_gpu && *env_gpu && !(cli->seen & OPT_BIT(OPT_GPU)) &&

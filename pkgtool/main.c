@@ -17,6 +17,8 @@ struct command {
 
 static const struct command commands[] = {
 	{"config", cmd_config, 0, "config", "show where cfapkg keeps data and reads recipes"},
+	{"detect", cmd_detect, OPT_BIT(OPT_GPU_INDEX), "detect",
+	 "show this machine's AMD GPUs, driver, HIP runtimes and SDKs"},
 	{"info", cmd_info, OPT_BIT(OPT_GPU), "info NAME", "show a recipe: versions, sources, status"},
 	{"install", cmd_install,
 	 OPTS_FACTS | OPT_BIT(OPT_DRY_RUN) | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN),
@@ -24,6 +26,8 @@ static const struct command commands[] = {
 	{"plan", cmd_plan,
 	 OPTS_FACTS | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN) | OPT_BIT(OPT_TESTCASE),
 	 "plan SPEC...", "show what would be installed for this machine, or why nothing fits"},
+	{"report", cmd_report, OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_OUTPUT), "report [-o FILE]",
+	 "write what detect found as JSON for a compatibility report"},
 	{"search", cmd_search, 0, "search [PATTERN]", "list recipes whose name or summary matches"},
 };
 

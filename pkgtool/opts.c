@@ -22,12 +22,14 @@ static const struct opt_def defs[] = {
 	{"driver", OPT_DRIVER, "VERSION", "the AMD driver version to plan for (25.8.1)"},
 	{"dry-run", OPT_DRY_RUN, NULL, "show the plan and change nothing"},
 	{"facts", OPT_FACTS, "FILE", "read machine facts from a JSON file"},
-	{"gpu", OPT_GPU, "GFX", "plan for this GPU target (gfx1200)"},
+	{"gpu", OPT_GPU, "GFX", "plan for this GPU target (gfx1200) instead of detecting"},
+	{"gpu-index", OPT_GPU_INDEX, "N", "use detected GPU N (cfapkg detect lists them)"},
 	{"help", OPT_HELP, NULL, "show help"},
 	{"hip-runtime", OPT_HIP_RUNTIME, "N", "a HIP runtime major in the driver (6, 7, none); repeatable"},
 	{"hip-sdk", OPT_HIP_SDK, "VERSION", "an installed HIP SDK or ROCm (6.4.2, none); repeatable"},
 	{"json", OPT_JSON, NULL, "print JSON instead of text"},
 	{"os", OPT_OS, "OS", "plan for this OS (windows, linux)"},
+	{"output", OPT_OUTPUT, "FILE", "write to FILE instead of standard output (also -o)"},
 	{"pin", OPT_PIN, "SPEC", "hold a package to a version range for this solve; repeatable"},
 	{"quiet", OPT_QUIET, NULL, "print nothing but errors"},
 	{"recipes", OPT_RECIPES, "DIR", "also read recipes from DIR; repeatable"},
@@ -114,6 +116,11 @@ bool cli_parse(int argc, char **argv, struct cli *cli)
 		} else if (!options_done && a[0] == '-' && a[1] && a[1] != '-') {
 			if (strcmp(a, "-h") == 0) {
 				cli->seen |= OPT_BIT(OPT_HELP);
+				continue;
+			}
+			if (strcmp(a, "-o") == 0) {
+				if (!take_option(cli, "--output", &i, argc, argv))
+					return false;
 				continue;
 			}
 			return usage_error("unknown option ", a);

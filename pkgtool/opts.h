@@ -17,11 +17,13 @@ enum opt_id {
 	OPT_DRY_RUN,
 	OPT_FACTS,
 	OPT_GPU,
+	OPT_GPU_INDEX,
 	OPT_HELP,
 	OPT_HIP_RUNTIME,
 	OPT_HIP_SDK,
 	OPT_JSON,
 	OPT_OS,
+	OPT_OUTPUT,
 	OPT_PIN,
 	OPT_QUIET,
 	OPT_RECIPES,
@@ -40,7 +42,8 @@ enum opt_id {
 /* Options that describe the machine to plan for. */
 #define OPTS_FACTS                                                                         \
 	(OPT_BIT(OPT_ARCH) | OPT_BIT(OPT_DRIVER) | OPT_BIT(OPT_FACTS) | OPT_BIT(OPT_GPU) |   \
-	 OPT_BIT(OPT_HIP_RUNTIME) | OPT_BIT(OPT_HIP_SDK) | OPT_BIT(OPT_OS))
+	 OPT_BIT(OPT_HIP_RUNTIME) | OPT_BIT(OPT_HIP_SDK) | OPT_BIT(OPT_OS) |                \
+	 OPT_BIT(OPT_GPU_INDEX))
 
 #define CLI_MAX_ARGS 64
 

@@ -50,6 +50,37 @@ unsigned cfa_plat_cpu_count(void);
  * in the calling thread. */
 void cfa_plat_parallel(void (*fn)(void *item), void *base, size_t size, size_t n);
 
+/* Runs a program (argv[0] a path) with its standard output captured (at
+ * most len-1 bytes kept, NUL-terminated) and standard input empty; kills it
+ * after timeout_ms.  0 when it ran to its end (its exit status in *status),
+ * ETIMEDOUT when it was killed, else an errno-style code. */
+int cfa_plat_run_capture(const char *const *argv, unsigned timeout_ms, char *out, size_t len,
+                         int *status);
+
+/* An environment variable in UTF-8, copied into buf; NULL when unset. */
+const char *cfa_plat_getenv(const char *name, char *buf, size_t len);
+
+/* The OS and its build ("Windows 10.0.26100"), "" when unknown. */
+void cfa_plat_os_build(char *buf, size_t len);
+
+/* Windows only (ENOSYS or 0 results elsewhere): */
+/* A string value under HKEY_LOCAL_MACHINE\key.  0 or errno-style. */
+int cfa_plat_reg_string(const char *key, const char *value, char *buf, size_t len);
+/* Calls fn with each subkey name of HKEY_LOCAL_MACHINE\key. */
+int cfa_plat_reg_subkeys(const char *key, int (*fn)(const char *name, void *arg), void *arg);
+/* The system folder (System32). */
+int cfa_plat_system_dir(char *buf, size_t len);
+/* The version resource of a program or library ("10.0.3679.0"). */
+int cfa_plat_file_version(const char *path, char *buf, size_t len);
+
+struct cfa_plat_adapter {
+	char description[128];
+	unsigned vendor, device, subsys, revision;
+	unsigned long long dedicated_memory;
+};
+/* Display adapters DXGI reports; how many were written. */
+size_t cfa_plat_adapters(struct cfa_plat_adapter *out, size_t max);
+
 /* Text for an errno-style code from the functions above. */
 const char *cfa_plat_strerror(int code);
 

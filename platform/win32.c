@@ -4,6 +4,7 @@
  */
 #define WIN32_LEAN_AND_MEAN
 #include "platform/platform.h"
+#include "platform/win32_util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -40,7 +41,7 @@ char cfa_plat_path_list_sep(void)
 }
 
 /* UTF-8 to a freshly allocated UTF-16 string, or NULL. */
-static wchar_t *widen(const char *s)
+wchar_t *cfa_win_widen(const char *s)
 {
 	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
 	wchar_t *w;
@@ -60,7 +61,7 @@ static wchar_t *widen(const char *s)
  * without the LongPathsEnabled setting.  Freshly allocated, or NULL. */
 static wchar_t *wide_path(const char *path)
 {
-	wchar_t *w = widen(path), *full, *out;
+	wchar_t *w = cfa_win_widen(path), *full, *out;
 	DWORD n;
 	size_t i, len;
 
@@ -88,7 +89,7 @@ static wchar_t *wide_path(const char *path)
 	return out;
 }
 
-static int narrow(const wchar_t *w, char *buf, size_t len)
+int cfa_win_narrow(const wchar_t *w, char *buf, size_t len)
 {
 	int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, buf, (int)len, NULL, NULL);
 	return n > 0 ? 0 : ENAMETOOLONG;
@@ -104,7 +105,7 @@ int cfa_plat_data_dir(char *buf, size_t len)
 	if (_snwprintf(joined, WPATH_MAX, L"%ls\\cfapkg", base) < 0)
 		return ENAMETOOLONG;
 	joined[WPATH_MAX - 1] = L'\0';
-	return narrow(joined, buf, len);
+	return cfa_win_narrow(joined, buf, len);
 }
 
 int cfa_plat_exe_dir(char *buf, size_t len)
@@ -119,7 +120,7 @@ int cfa_plat_exe_dir(char *buf, size_t len)
 	if (!slash)
 		return ENOENT;
 	*slash = L'\0';
-	return narrow(w, buf, len);
+	return cfa_win_narrow(w, buf, len);
 }
 
 static DWORD attributes(const char *path)
@@ -148,7 +149,7 @@ bool cfa_plat_is_dir(const char *path)
 
 FILE *cfa_plat_fopen(const char *path, const char *mode)
 {
-	wchar_t *w = wide_path(path), *wm = widen(mode);
+	wchar_t *w = wide_path(path), *wm = cfa_win_widen(mode);
 	FILE *f = NULL;
 
 	if (w && wm)
@@ -207,7 +208,7 @@ int cfa_plat_list_dir(const char *path, int (*fn)(const char *name, void *arg), 
 		char name[1024];
 		if (wcscmp(fd.cFileName, L".") == 0 || wcscmp(fd.cFileName, L"..") == 0)
 			continue;
-		if (narrow(fd.cFileName, name, sizeof(name)) != 0)
+		if (cfa_win_narrow(fd.cFileName, name, sizeof(name)) != 0)
 			continue;
 		rc = fn(name, arg);
 	} while (rc == 0 && FindNextFileW(h, &fd));

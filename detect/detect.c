@@ -1,0 +1,209 @@
+/*
+ * detect.c - runs the backend for this OS, names each GPU from gpus.json,
+ * applies HSA_OVERRIDE_GFX_VERSION, chooses the GPU to plan for, and turns
+ * the result into planning facts.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/gpus.h"
+#include "core/strbuf.h"
+#include "core/version.h"
+#include "detect/detect.h"
+#include "platform/platform.h"
+
+void cfa_machine_warn(struct cfapkg_machine *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (m->nwarnings == CFAPKG_MAX_WARNINGS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(m->warnings[m->nwarnings++], sizeof(m->warnings[0]), fmt, ap);
+	va_end(ap);
+}
+
+struct cfapkg_gpu *cfa_machine_add_gpu(struct cfapkg_machine *m)
+{
+	struct cfapkg_gpu *g;
+
+	if (m->ngpus == CFAPKG_MAX_GPUS) {
+		cfa_machine_warn(m, "more than %d GPUs; the rest are not listed", CFAPKG_MAX_GPUS);
+		return NULL;
+	}
+	g = &m->gpus[m->ngpus];
+	memset(g, 0, sizeof(*g));
+	g->index = m->ngpus++;
+	g->revision = -1;
+	g->status = -1;
+	return g;
+}
+
+void cfa_machine_add_runtime(struct cfapkg_machine *m, unsigned major, const char *file)
+{
+	unsigned i;
+
+	for (i = 0; i < m->nhip_runtimes; i++)
+		if (m->hip_runtimes[i] == major)
+			return;
+	if (m->nhip_runtimes == 8)
+		return;
+	m->hip_runtimes[m->nhip_runtimes] = major;
+	cfa_snprintf(m->hip_runtime_files[m->nhip_runtimes++], sizeof(m->hip_runtime_files[0]),
+	             "%s", file);
+}
+
+void cfa_machine_add_sdk(struct cfapkg_machine *m, const char *version, const char *path,
+                         const char *source)
+{
+	struct cfapkg_hip_sdk *s;
+	unsigned i;
+
+	for (i = 0; i < m->nhip_sdks; i++)
+		if (strcmp(m->hip_sdks[i].version, version) == 0)
+			return;
+	if (m->nhip_sdks == 8)
+		return;
+	s = &m->hip_sdks[m->nhip_sdks++];
+	cfa_snprintf(s->version, sizeof(s->version), "%s", version);
+	cfa_snprintf(s->path, sizeof(s->path), "%s", path);
+	cfa_snprintf(s->source, sizeof(s->source), "%s", source);
+}
+
+bool cfa_gfx_from_kfd(unsigned long v, char out[16])
+{
+	unsigned long major = v / 10000 % 100, minor = v / 100 % 100, step = v % 100;
+
+	if (v == 0 || minor > 15 || step > 15)
+		return false;
+	return cfa_snprintf(out, 16, "gfx%lu%lx%lx", major, minor, step);
+}
+
+bool cfa_gfx_from_override(const char *s, char out[16])
+{
+	struct cfa_ver v;
+
+	if (!cfa_ver_parse(s, strlen(s), &v, NULL) || v.nrel != 3 || v.rank != CFA_RANK_FINAL ||
+	    v.labellen || v.rel[0] > 63)
+		return false;
+	return cfa_gfx_from_kfd(v.rel[0] * 10000ul + v.rel[1] * 100ul + v.rel[2], out);
+}
+
+/* Name, chip, target facts and status from gpus.json. */
+static void describe(struct cfapkg_ctx *ctx, struct cfapkg_gpu *g)
+{
+	const struct cfapkg_gpu_device *d = cfapkg_gpu_device_find(ctx, g->vendor, g->device,
+	                                                          g->revision);
+	const struct cfapkg_gpu_target *t;
+
+	if (d) {
+		g->known = true;
+		cfa_snprintf(g->name, sizeof(g->name), "%s", d->name);
+		cfa_snprintf(g->chip, sizeof(g->chip), "%s", d->chip);
+		if (!g->gfx[0])
+			cfa_snprintf(g->gfx, sizeof(g->gfx), "%s", d->gfx);
+	} else if (!g->name[0]) {
+		cfa_snprintf(g->name, sizeof(g->name), "AMD GPU %04x:%04x (not in gpus.json)",
+		             g->vendor, g->device);
+	}
+	if (g->revision >= 0)
+		cfa_snprintf(g->pci_id, sizeof(g->pci_id), "%04x:%04x rev %02x", g->vendor, g->device,
+		             (unsigned)g->revision);
+	else
+		cfa_snprintf(g->pci_id, sizeof(g->pci_id), "%04x:%04x", g->vendor, g->device);
+	t = g->gfx[0] ? cfapkg_gpu_target_find(ctx, g->gfx) : NULL;
+	if (t) {
+		cfa_snprintf(g->generation, sizeof(g->generation), "%s", t->generation);
+		g->status = (int)t->status;
+		g->integrated = t->apu;
+	}
+}
+
+/* The discrete GPU with the most memory, else the GPU with the most. */
+static int choose(const struct cfapkg_machine *m)
+{
+	int best = -1;
+	unsigned i;
+
+	for (i = 0; i < m->ngpus; i++) {
+		const struct cfapkg_gpu *g = &m->gpus[i], *b = best >= 0 ? &m->gpus[best] : NULL;
+		if (!b || (b->integrated && !g->integrated) ||
+		    (b->integrated == g->integrated && g->vram_bytes > b->vram_bytes))
+			best = (int)i;
+	}
+	return best;
+}
+
+enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index, struct cfapkg_machine *m)
+{
+	const char *root = getenv("CFAPKG_SYSROOT");
+	const char *override = getenv("HSA_OVERRIDE_GFX_VERSION");
+	enum cfapkg_err e;
+	unsigned i;
+
+	memset(m, 0, sizeof(*m));
+	m->selected = -1;
+	cfa_snprintf(m->os, sizeof(m->os), "%s", cfa_plat_os());
+	cfa_snprintf(m->arch, sizeof(m->arch), "%s", cfa_plat_arch());
+	if ((e = cfapkg_recipes_load(ctx)))
+		return e; /* detail set by the loader: the GPU table is needed */
+	if (root && *root) {
+		char trimmed[4096];
+		size_t n = strlen(root);
+		while (n > 1 && (root[n - 1] == '/' || root[n - 1] == '\\'))
+			n--;
+		cfa_snprintf(trimmed, sizeof(trimmed), "%.*s", (int)n, root);
+		/* A sysroot holds a Linux machine, whatever runs cfapkg. */
+		cfa_snprintf(m->os, sizeof(m->os), "linux");
+		e = cfa_detect_sysfs(ctx, trimmed, m);
+	}
+	else if (strcmp(cfa_plat_os(), "windows") == 0)
+		e = cfa_detect_windows(ctx, m);
+	else
+		e = cfa_detect_sysfs(ctx, "", m);
+	if (e)
+		return e; /* detail set by the backend */
+	for (i = 0; i < m->ngpus; i++)
+		describe(ctx, &m->gpus[i]);
+	if (override && *override && !cfa_gfx_from_override(override, m->gfx_override))
+		cfa_machine_warn(m, "HSA_OVERRIDE_GFX_VERSION=%s is not major.minor.stepping; ignored",
+		                 override);
+	if (gpu_index >= 0) {
+		if ((unsigned)gpu_index >= m->ngpus)
+			return cfa_fail(ctx, CFAPKG_E_NOTFOUND,
+			                "GPU index %d was not found: this machine has %u AMD GPU%s "
+			                "(cfapkg detect lists them)",
+			                gpu_index, m->ngpus, m->ngpus == 1 ? "" : "s");
+		m->selected = gpu_index;
+	} else {
+		m->selected = choose(m);
+	}
+	return CFAPKG_E_OK;
+}
+
+void cfapkg_machine_facts(const struct cfapkg_machine *m, struct cfapkg_facts *f)
+{
+	const struct cfapkg_gpu *g = m->selected >= 0 ? &m->gpus[m->selected] : NULL;
+	struct cfa_ver v;
+	unsigned i;
+
+	cfa_snprintf(f->os, sizeof(f->os), "%s", m->os);
+	cfa_snprintf(f->arch, sizeof(f->arch), "%s", m->arch);
+	if (m->gfx_override[0] && g)
+		cfa_snprintf(f->gfx, sizeof(f->gfx), "%s", m->gfx_override);
+	else if (g)
+		cfa_snprintf(f->gfx, sizeof(f->gfx), "%s", g->gfx);
+	/* Only a driver version that compares (not "6.1.0-18-amd64"). */
+	if (m->driver[0] && cfa_ver_parse(m->driver, strlen(m->driver), &v, NULL))
+		cfa_snprintf(f->driver, sizeof(f->driver), "%s", m->driver);
+	f->hip_runtimes_known = true;
+	f->nhip_runtimes = 0;
+	for (i = 0; i < m->nhip_runtimes && i < CFAPKG_FACTS_MAX; i++)
+		f->hip_runtimes[f->nhip_runtimes++] = m->hip_runtimes[i];
+	f->hip_sdks_known = true;
+	f->nhip_sdks = 0;
+	for (i = 0; i < m->nhip_sdks && i < CFAPKG_FACTS_MAX; i++)
+		cfa_snprintf(f->hip_sdks[f->nhip_sdks++], sizeof(f->hip_sdks[0]), "%s",
+		             m->hip_sdks[i].version);
+}

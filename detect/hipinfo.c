@@ -1,0 +1,79 @@
+/*
+ * hipinfo.c - reading what hipInfo.exe prints: one block per device, each
+ * "label: value" line right-aligned by the tool, so labels are matched
+ * after trimming.  Only the device's name, gcnArchName and totalGlobalMem
+ * are taken.
+ */
+#include <string.h>
+
+#include "core/strbuf.h"
+#include "detect/detect.h"
+
+static const char *skip_blanks(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* "15.92 GB" -> bytes (hipInfo prints GB with two decimals). */
+static uint64_t parse_memory(const char *v, size_t n)
+{
+	uint64_t whole = 0, frac = 0, scale = 1, unit = 1;
+	size_t i = 0, k;
+
+	while (i < n && v[i] >= '0' && v[i] <= '9' && whole < UINT64_MAX / 16)
+		whole = whole * 10 + (uint64_t)(v[i++] - '0');
+	if (i < n && v[i] == '.')
+		for (i++, k = 0; i < n && v[i] >= '0' && v[i] <= '9'; i++, k++)
+			if (k < 6) {
+				frac = frac * 10 + (uint64_t)(v[i] - '0');
+				scale *= 10;
+			}
+	while (i < n && v[i] == ' ')
+		i++;
+	if (i + 2 <= n && strncmp(v + i, "GB", 2) == 0)
+		unit = 1024ull * 1024 * 1024;
+	else if (i + 2 <= n && strncmp(v + i, "MB", 2) == 0)
+		unit = 1024ull * 1024;
+	return whole * unit + frac * unit / scale;
+}
+
+size_t cfa_hipinfo_parse(const char *text, struct cfa_hipinfo_device *out, size_t max)
+{
+	const char *p = text;
+	size_t n = 0;
+	struct cfa_hipinfo_device *cur = NULL;
+
+	while (p && *p) {
+		const char *line = skip_blanks(p), *eol = strchr(p, '\n'), *colon, *val;
+		size_t len = eol ? (size_t)(eol - line) : strlen(line), vlen;
+		p = eol ? eol + 1 : NULL;
+		if (strncmp(line, "device#", 7) == 0) {
+			/* "device#  0" starts a block (no colon on this line) */
+			cur = n < max ? &out[n++] : NULL;
+			if (cur)
+				memset(cur, 0, sizeof(*cur));
+			continue;
+		}
+		colon = memchr(line, ':', len);
+		if (!colon)
+			continue;
+		val = skip_blanks(colon + 1);
+		vlen = len - (size_t)(val - line);
+		while (vlen && (val[vlen - 1] == '\r' || val[vlen - 1] == ' '))
+			vlen--;
+		if (!cur) {
+			continue;
+		} else if (strncmp(line, "Name:", 5) == 0) {
+			cfa_snprintf(cur->name, sizeof(cur->name), "%.*s", (int)vlen, val);
+		} else if (strncmp(line, "gcnArchName:", 12) == 0) {
+			/* "gfx1200" or a full target id "gfx90a:sramecc+:xnack-" */
+			size_t g = strcspn(val, ":\r\n ");
+			cfa_snprintf(cur->gfx, sizeof(cur->gfx), "%.*s", (int)(g < vlen ? g : vlen), val);
+		} else if (strncmp(line, "totalGlobalMem:", 15) == 0) {
+			cur->memory = parse_memory(val, vlen);
+		}
+	}
+	return n;
+}

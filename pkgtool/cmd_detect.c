@@ -1,0 +1,223 @@
+/*
+ * cmd_detect.c - 'cfapkg detect' (what this machine is, and which GPU
+ * cfapkg plans for) and 'cfapkg report' (the same as a JSON file for a
+ * compatibility report, with user names and home folders taken out).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "render.h"
+
+static const char *status_text(int status)
+{
+	return status < 0 ? "unknown" : cfapkg_status_name((enum cfapkg_status)status);
+}
+
+static cJSON *machine_json(const struct cfapkg_machine *m)
+{
+	cJSON *o = cJSON_CreateObject(), *gpus, *drv, *rts, *sdks, *warn;
+	unsigned i;
+
+	gpus = cJSON_AddArrayToObject(o, "gpus");
+	for (i = 0; i < m->ngpus; i++) {
+		const struct cfapkg_gpu *g = &m->gpus[i];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddNumberToObject(j, "index", g->index);
+		json_str(j, "name", g->name);
+		json_str(j, "gfx", g->gfx[0] ? g->gfx : NULL);
+		json_str(j, "generation", g->generation[0] ? g->generation : NULL);
+		cJSON_AddNumberToObject(j, "vram_bytes", (double)g->vram_bytes);
+		json_str(j, "pci_id", g->pci_id);
+		json_str(j, "source", g->source);
+		json_str(j, "status", status_text(g->status));
+		cJSON_AddBoolToObject(j, "integrated", g->integrated);
+		cJSON_AddBoolToObject(j, "known", g->known);
+		cJSON_AddItemToArray(gpus, j);
+	}
+	if (m->selected >= 0)
+		cJSON_AddNumberToObject(o, "selected", m->selected);
+	else
+		cJSON_AddNullToObject(o, "selected");
+	json_str(o, "gfx_override", m->gfx_override[0] ? m->gfx_override : NULL);
+	drv = cJSON_AddObjectToObject(o, "driver");
+	json_str(drv, "version", m->driver[0] ? m->driver : NULL);
+	json_str(drv, "source", m->driver_source[0] ? m->driver_source : NULL);
+	json_str(drv, "detail", m->driver_detail[0] ? m->driver_detail : NULL);
+	rts = cJSON_AddArrayToObject(o, "hip_runtimes");
+	for (i = 0; i < m->nhip_runtimes; i++) {
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddNumberToObject(j, "major", m->hip_runtimes[i]);
+		json_str(j, "file", m->hip_runtime_files[i]);
+		cJSON_AddItemToArray(rts, j);
+	}
+	sdks = cJSON_AddArrayToObject(o, "hip_sdks");
+	for (i = 0; i < m->nhip_sdks; i++) {
+		cJSON *j = cJSON_CreateObject();
+		json_str(j, "version", m->hip_sdks[i].version);
+		json_str(j, "path", m->hip_sdks[i].path);
+		json_str(j, "source", m->hip_sdks[i].source);
+		cJSON_AddItemToArray(sdks, j);
+	}
+	warn = cJSON_AddArrayToObject(o, "warnings");
+	for (i = 0; i < m->nwarnings; i++)
+		cJSON_AddItemToArray(warn, cJSON_CreateString(m->warnings[i]));
+	return o;
+}
+
+static void print_machine(const struct cfapkg_machine *m)
+{
+	char size[32];
+	unsigned i;
+
+	if (m->ngpus == 0)
+		printf("No AMD GPU found.\n");
+	for (i = 0; i < m->ngpus; i++) {
+		const struct cfapkg_gpu *g = &m->gpus[i];
+		printf("%s GPU %u: %s  %s  %s  %s  %s  [%s, by %s]%s\n",
+		       (int)i == m->selected ? "*" : " ", g->index, g->name,
+		       g->gfx[0] ? g->gfx : "gfx?", g->generation[0] ? g->generation : "?",
+		       human_size((int64_t)g->vram_bytes, size, sizeof(size)), g->pci_id,
+		       status_text(g->status), g->source, g->integrated ? " integrated" : "");
+	}
+	if (m->gfx_override[0])
+		printf("HSA_OVERRIDE_GFX_VERSION: planning uses %s\n", m->gfx_override);
+	printf("driver: %s%s%s%s%s\n", m->driver[0] ? m->driver : "unknown",
+	       m->driver_source[0] ? " (" : "", m->driver_source, m->driver_source[0] ? ")" : "",
+	       "");
+	if (m->driver_detail[0])
+		printf("        %s\n", m->driver_detail);
+	printf("HIP runtimes:%s\n", m->nhip_runtimes ? "" : " none");
+	for (i = 0; i < m->nhip_runtimes; i++)
+		printf("  %u: %s\n", m->hip_runtimes[i], m->hip_runtime_files[i]);
+	printf("HIP SDKs / ROCm:%s\n", m->nhip_sdks ? "" : " none");
+	for (i = 0; i < m->nhip_sdks; i++)
+		printf("  %s: %s (%s)\n", m->hip_sdks[i].version, m->hip_sdks[i].path,
+		       m->hip_sdks[i].source);
+	for (i = 0; i < m->nwarnings; i++)
+		printf("warning: %s\n", m->warnings[i]);
+	if (m->selected >= 0)
+		printf("cfapkg plans for GPU %d (marked *).\n", m->selected);
+}
+
+static int detect_machine(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_machine *m)
+{
+	enum cfapkg_err e;
+	int index, rc;
+
+	if ((rc = gpu_index_from_cli(cli, &index)))
+		return rc;
+	if ((e = cfapkg_detect(ctx, index, m)))
+		return report_error(ctx, e);
+	return EXIT_OK;
+}
+
+int cmd_detect(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	static struct cfapkg_machine m;
+	int rc = detect_machine(ctx, cli, &m);
+
+	if (rc)
+		return rc;
+	if (cli->json)
+		json_print(machine_json(&m));
+	else if (!cli->quiet)
+		print_machine(&m);
+	if (m.ngpus == 0) {
+		fprintf(stderr, "cfapkg: error: no AMD GPU found on this machine; to plan for another "
+		                "machine, pass --gpu gfxNNNN to cfapkg plan\n");
+		return EXIT_NO_GPU;
+	}
+	return EXIT_OK;
+}
+
+/* Replaces every occurrence of what (when long enough to mean something)
+ * in a string value by with. */
+static void scrub_value(cJSON *v, const char *what, const char *with)
+{
+	size_t wl = what ? strlen(what) : 0, ww = strlen(with), n = 0;
+	const char *p;
+	char *out;
+
+	if (!cJSON_IsString(v) || wl < 2 || !strstr(v->valuestring, what))
+		return;
+	out = malloc(strlen(v->valuestring) * (ww + 1) + 1);
+	if (!out)
+		return;
+	for (p = v->valuestring; *p;) {
+		if (strncmp(p, what, wl) == 0) {
+			memcpy(out + n, with, ww);
+			n += ww;
+			p += wl;
+		} else {
+			out[n++] = *p++;
+		}
+	}
+	out[n] = '\0';
+	cJSON_SetValuestring(v, out);
+	free(out);
+}
+
+static void scrub(cJSON *node, const char *what, const char *with)
+{
+	cJSON *c;
+
+	scrub_value(node, what, with);
+	for (c = node->child; c; c = c->next)
+		scrub(c, what, with);
+}
+
+/* No user names, home folders or tokens leave the machine in a report. */
+static void make_private(cJSON *o)
+{
+	static const char *const homes[] = {"HOME", "USERPROFILE", "LOCALAPPDATA", "APPDATA"};
+	static const char *const users[] = {"USER", "USERNAME", "LOGNAME"};
+	size_t i;
+
+	for (i = 0; i < sizeof(homes) / sizeof(homes[0]); i++) {
+		const char *h = getenv(homes[i]);
+		if (h && strlen(h) > 1)
+			scrub(o, h, "~");
+	}
+	for (i = 0; i < sizeof(users) / sizeof(users[0]); i++)
+		scrub(o, getenv(users[i]), "<user>");
+}
+
+int cmd_report(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	static struct cfapkg_machine m;
+	const char *path = cli_value(cli, OPT_OUTPUT);
+	cJSON *o;
+	char *text;
+	FILE *f;
+	int rc = detect_machine(ctx, cli, &m);
+
+	if (rc)
+		return rc;
+	o = machine_json(&m);
+	cJSON_AddStringToObject(o, "os", m.os);
+	cJSON_AddStringToObject(o, "arch", m.arch);
+	cJSON_AddStringToObject(o, "os_build", m.os_build);
+	cJSON_AddStringToObject(o, "cfapkg_version", cfapkg_version_string());
+	cJSON_AddNumberToObject(o, "report_format", 1);
+	make_private(o);
+	text = cJSON_Print(o);
+	cJSON_Delete(o);
+	if (!text)
+		return EXIT_ERROR;
+	f = path ? fopen(path, "w") : stdout;
+	if (!f) {
+		fprintf(stderr, "cfapkg: error: %s: cannot write the report\n", path);
+		free(text);
+		return EXIT_ERROR;
+	}
+	fprintf(f, "%s\n", text);
+	free(text);
+	if (path) {
+		fclose(f);
+		if (!cli->quiet)
+			fprintf(stderr, "Wrote %s: attach it to your compatibility report.\n", path);
+	}
+	return EXIT_OK;
+}

@@ -1,0 +1,133 @@
+/*
+ * posix_sys.c - running programs with a timeout, and the Windows-only
+ * queries answered as "not here".
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "platform/platform.h"
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void child(const char *const *argv, int out)
+{
+	int null = open("/dev/null", O_RDWR);
+
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 2);
+	}
+	dup2(out, 1);
+	execv(argv[0], (char *const *)argv);
+	_exit(127);
+}
+
+int cfa_plat_run_capture(const char *const *argv, unsigned timeout_ms, char *out, size_t len,
+                         int *status)
+{
+	long long deadline = now_ms() + timeout_ms;
+	size_t used = 0;
+	int fds[2], st = 0, rc = 0;
+	pid_t pid;
+
+	if (pipe(fds) != 0)
+		return errno;
+	pid = fork();
+	if (pid < 0) {
+		rc = errno;
+		close(fds[0]);
+		close(fds[1]);
+		return rc;
+	}
+	if (pid == 0)
+		child(argv, fds[1]);
+	close(fds[1]);
+	for (;;) {
+		struct pollfd p = {fds[0], POLLIN, 0};
+		long long left = deadline - now_ms();
+		char sink[4096];
+		ssize_t n;
+		if (left <= 0) {
+			kill(pid, SIGKILL);
+			rc = ETIMEDOUT;
+			break;
+		}
+		if (poll(&p, 1, (int)(left > 1000 ? 1000 : left)) <= 0)
+			continue;
+		n = read(fds[0], used + 1 < len ? out + used : sink,
+		         used + 1 < len ? len - used - 1 : sizeof(sink));
+		if (n <= 0)
+			break;
+		if (used + 1 < len)
+			used += (size_t)n;
+	}
+	close(fds[0]);
+	out[used < len ? used : len - 1] = '\0';
+	waitpid(pid, &st, 0);
+	if (!rc)
+		*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return rc;
+}
+
+const char *cfa_plat_getenv(const char *name, char *buf, size_t len)
+{
+	const char *v = getenv(name);
+	size_t n;
+
+	if (!v)
+		return NULL;
+	n = strlen(v);
+	if (n >= len)
+		return NULL;
+	memcpy(buf, v, n + 1);
+	return buf;
+}
+
+void cfa_plat_os_build(char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+}
+
+int cfa_plat_reg_string(const char *key, const char *value, char *buf, size_t len)
+{
+	(void)key, (void)value, (void)buf, (void)len;
+	return ENOSYS;
+}
+
+int cfa_plat_reg_subkeys(const char *key, int (*fn)(const char *name, void *arg), void *arg)
+{
+	(void)key, (void)fn, (void)arg;
+	return ENOSYS;
+}
+
+int cfa_plat_system_dir(char *buf, size_t len)
+{
+	(void)buf, (void)len;
+	return ENOSYS;
+}
+
+int cfa_plat_file_version(const char *path, char *buf, size_t len)
+{
+	(void)path, (void)buf, (void)len;
+	return ENOSYS;
+}
+
+size_t cfa_plat_adapters(struct cfa_plat_adapter *out, size_t max)
+{
+	(void)out, (void)max;
+	return 0;
+}

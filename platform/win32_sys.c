@@ -1,0 +1,257 @@
+/*
+ * win32_sys.c - Windows queries for detection and running programs:
+ * registry, System32, file versions, DXGI adapters, and a program run with
+ * its output captured and a timeout.
+ */
+#define WIN32_LEAN_AND_MEAN
+#define COBJMACROS
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <windows.h>
+#include <dxgi.h>
+
+#include "platform/platform.h"
+#include "platform/win32_util.h"
+
+/* Appends one argument quoted the way CommandLineToArgvW splits it. */
+static void quote_arg(const wchar_t *a, wchar_t *out, size_t *n, size_t cap)
+{
+	size_t slashes = 0;
+	bool quote = !*a || wcspbrk(a, L" \t\"") != NULL;
+
+#define PUT(c)                          \
+	do {                            \
+		if (*n + 1 < cap)       \
+			out[(*n)++] = (c); \
+	} while (0)
+	if (quote)
+		PUT(L'"');
+	for (; *a; a++) {
+		if (*a == L'\\') {
+			slashes++;
+		} else if (*a == L'"') {
+			for (; slashes; slashes--)
+				PUT(L'\\');
+			PUT(L'\\');
+		} else {
+			slashes = 0;
+		}
+		PUT(*a);
+	}
+	if (quote) {
+		for (; slashes; slashes--)
+			PUT(L'\\'); /* doubled before the closing quote */
+		PUT(L'"');
+	}
+#undef PUT
+	out[*n] = 0;
+}
+
+static wchar_t *command_line(const char *const *argv)
+{
+	size_t cap = 32768, n = 0, i;
+	wchar_t *cmd = malloc(cap * sizeof(wchar_t));
+
+	if (!cmd)
+		return NULL;
+	cmd[0] = 0;
+	for (i = 0; argv[i]; i++) {
+		wchar_t *w = cfa_win_widen(argv[i]);
+		if (!w) {
+			free(cmd);
+			return NULL;
+		}
+		if (i && n + 1 < cap)
+			cmd[n++] = L' ';
+		quote_arg(w, cmd, &n, cap);
+		free(w);
+	}
+	return cmd;
+}
+
+/* An inheritable temporary file that deletes itself when closed. */
+static HANDLE temp_output(void)
+{
+	SECURITY_ATTRIBUTES sa = {sizeof(sa), NULL, TRUE};
+	wchar_t dir[MAX_PATH], path[MAX_PATH];
+
+	if (!GetTempPathW(MAX_PATH, dir) || !GetTempFileNameW(dir, L"cfa", 0, path))
+		return INVALID_HANDLE_VALUE;
+	return CreateFileW(path, GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, &sa,
+	                   CREATE_ALWAYS, FILE_ATTRIBUTE_TEMPORARY | FILE_FLAG_DELETE_ON_CLOSE, NULL);
+}
+
+int cfa_plat_run_capture(const char *const *argv, unsigned timeout_ms, char *out, size_t len,
+                         int *status)
+{
+	STARTUPINFOW si;
+	PROCESS_INFORMATION pi;
+	HANDLE tmp = temp_output();
+	wchar_t *cmd = command_line(argv), *exe = cfa_win_widen(argv[0]);
+	DWORD code = 0, got = 0;
+	int rc = 0;
+
+	out[0] = '\0';
+	if (tmp == INVALID_HANDLE_VALUE || !cmd || !exe) {
+		rc = tmp == INVALID_HANDLE_VALUE ? EACCES : ENOMEM;
+		goto out;
+	}
+	memset(&si, 0, sizeof(si));
+	si.cb = sizeof(si);
+	si.dwFlags = STARTF_USESTDHANDLES;
+	si.hStdOutput = tmp;
+	si.hStdError = tmp;
+	si.hStdInput = NULL;
+	if (!CreateProcessW(exe, cmd, NULL, NULL, TRUE, CREATE_NO_WINDOW, NULL, NULL, &si, &pi)) {
+		rc = GetLastError() == ERROR_FILE_NOT_FOUND ? ENOENT : EACCES;
+		goto out;
+	}
+	if (WaitForSingleObject(pi.hProcess, timeout_ms) != WAIT_OBJECT_0) {
+		TerminateProcess(pi.hProcess, 1);
+		WaitForSingleObject(pi.hProcess, 5000);
+		rc = ETIMEDOUT;
+	} else {
+		GetExitCodeProcess(pi.hProcess, &code);
+		*status = (int)code;
+	}
+	CloseHandle(pi.hThread);
+	CloseHandle(pi.hProcess);
+	SetFilePointer(tmp, 0, NULL, FILE_BEGIN);
+	if (len > 1 && ReadFile(tmp, out, (DWORD)(len - 1), &got, NULL))
+		out[got] = '\0';
+out:
+	if (tmp != INVALID_HANDLE_VALUE)
+		CloseHandle(tmp);
+	free(cmd);
+	free(exe);
+	return rc;
+}
+
+const char *cfa_plat_getenv(const char *name, char *buf, size_t len)
+{
+	wchar_t *w = cfa_win_widen(name);
+	const wchar_t *v = w ? _wgetenv(w) : NULL;
+	const char *r = v && cfa_win_narrow(v, buf, len) == 0 ? buf : NULL;
+
+	free(w);
+	return r;
+}
+
+void cfa_plat_os_build(char *buf, size_t len)
+{
+	typedef LONG(WINAPI * rtl_get_version)(OSVERSIONINFOW *);
+	HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
+	rtl_get_version get =
+		ntdll ? (rtl_get_version)(void (*)(void))GetProcAddress(ntdll, "RtlGetVersion") : NULL;
+	OSVERSIONINFOW v;
+
+	memset(&v, 0, sizeof(v));
+	v.dwOSVersionInfoSize = sizeof(v);
+
+	if (get && get(&v) == 0)
+		snprintf(buf, len, "Windows %lu.%lu.%lu", v.dwMajorVersion, v.dwMinorVersion,
+		         v.dwBuildNumber);
+	else
+		snprintf(buf, len, "Windows");
+}
+
+int cfa_plat_reg_string(const char *key, const char *value, char *buf, size_t len)
+{
+	wchar_t *k = cfa_win_widen(key), *v = cfa_win_widen(value), data[1024];
+	DWORD size = sizeof(data);
+	LONG r = k && v ? RegGetValueW(HKEY_LOCAL_MACHINE, k, v, RRF_RT_REG_SZ, NULL, data, &size)
+	                : ERROR_OUTOFMEMORY;
+
+	free(k);
+	free(v);
+	if (r != ERROR_SUCCESS)
+		return r == ERROR_FILE_NOT_FOUND ? ENOENT : EACCES;
+	return cfa_win_narrow(data, buf, len);
+}
+
+int cfa_plat_reg_subkeys(const char *key, int (*fn)(const char *name, void *arg), void *arg)
+{
+	wchar_t *k = cfa_win_widen(key), name[256];
+	HKEY h;
+	DWORD i, n;
+	int rc = 0;
+
+	if (!k || RegOpenKeyExW(HKEY_LOCAL_MACHINE, k, 0, KEY_READ, &h) != ERROR_SUCCESS) {
+		free(k);
+		return ENOENT;
+	}
+	free(k);
+	for (i = 0; rc == 0; i++) {
+		char utf8[512];
+		n = sizeof(name) / sizeof(name[0]);
+		if (RegEnumKeyExW(h, i, name, &n, NULL, NULL, NULL, NULL) != ERROR_SUCCESS)
+			break;
+		if (cfa_win_narrow(name, utf8, sizeof(utf8)) == 0)
+			rc = fn(utf8, arg);
+	}
+	RegCloseKey(h);
+	return rc;
+}
+
+int cfa_plat_system_dir(char *buf, size_t len)
+{
+	wchar_t w[MAX_PATH];
+
+	if (!GetSystemDirectoryW(w, MAX_PATH))
+		return ENOENT;
+	return cfa_win_narrow(w, buf, len);
+}
+
+int cfa_plat_file_version(const char *path, char *buf, size_t len)
+{
+	wchar_t *w = cfa_win_widen(path);
+	DWORD size = w ? GetFileVersionInfoSizeW(w, NULL) : 0;
+	VS_FIXEDFILEINFO *fi = NULL;
+	UINT filen = 0;
+	void *data = size ? malloc(size) : NULL;
+	int rc = ENOENT;
+
+	if (data && GetFileVersionInfoW(w, 0, size, data) &&
+	    VerQueryValueW(data, L"\\\\", (void **)&fi, &filen) && fi && filen >= sizeof(*fi)) {
+		snprintf(buf, len, "%u.%u.%u.%u", (unsigned)HIWORD(fi->dwFileVersionMS),
+		         (unsigned)LOWORD(fi->dwFileVersionMS), (unsigned)HIWORD(fi->dwFileVersionLS),
+		         (unsigned)LOWORD(fi->dwFileVersionLS));
+		rc = 0;
+	}
+	free(data);
+	free(w);
+	return rc;
+}
+
+size_t cfa_plat_adapters(struct cfa_plat_adapter *out, size_t max)
+{
+	typedef HRESULT(WINAPI * create_factory)(REFIID, void **);
+	HMODULE dxgi = LoadLibraryW(L"dxgi.dll");
+	create_factory create =
+		dxgi ? (create_factory)(void (*)(void))GetProcAddress(dxgi, "CreateDXGIFactory1") : NULL;
+	IDXGIFactory1 *factory = NULL;
+	IDXGIAdapter1 *adapter;
+	size_t n = 0;
+	UINT i;
+
+	if (!create || FAILED(create(&IID_IDXGIFactory1, (void **)&factory)))
+		return 0;
+	for (i = 0; n < max && IDXGIFactory1_EnumAdapters1(factory, i, &adapter) == S_OK; i++) {
+		DXGI_ADAPTER_DESC1 d;
+		if (SUCCEEDED(IDXGIAdapter1_GetDesc1(adapter, &d)) &&
+		    !(d.Flags & DXGI_ADAPTER_FLAG_SOFTWARE)) {
+			cfa_win_narrow(d.Description, out[n].description, sizeof(out[n].description));
+			out[n].vendor = d.VendorId;
+			out[n].device = d.DeviceId;
+			out[n].subsys = d.SubSysId;
+			out[n].revision = d.Revision;
+			out[n].dedicated_memory = d.DedicatedVideoMemory;
+			n++;
+		}
+		IDXGIAdapter1_Release(adapter);
+	}
+	IDXGIFactory1_Release(factory);
+	return n;
+}
