@@ -324,9 +324,10 @@ static enum cfapkg_err each_child(struct cfa_jr *jr, const cJSON *v, bool by_nam
 	return CFAPKG_E_OK;
 }
 
-enum cfapkg_err cfa_jr_array(struct cfa_jr *jr, const cJSON *obj, const char *key, size_t elem,
-                             bool nonempty, cfa_jr_item_fn fn, void *arg, void **out,
-                             size_t *n)
+/* obj[key] as an array (or, by_name, an object) walked by each_child. */
+static enum cfapkg_err walk_member(struct cfa_jr *jr, const cJSON *obj, const char *key,
+                                   bool by_name, bool nonempty, size_t elem, cfa_jr_item_fn fn,
+                                   void *arg, void **out, size_t *n)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 	enum cfapkg_err e;
@@ -336,29 +337,28 @@ enum cfapkg_err cfa_jr_array(struct cfa_jr *jr, const cJSON *obj, const char *ke
 	if (!v)
 		return CFAPKG_E_OK;
 	mark = cfa_jr_push_key(jr, key);
-	if (!cJSON_IsArray(v) || (nonempty && cJSON_GetArraySize(v) == 0))
+	if (by_name)
+		e = cfa_jr_object(jr, v);
+	else if (!cJSON_IsArray(v) || (nonempty && cJSON_GetArraySize(v) == 0))
 		e = cfa_jr_fail(jr, nonempty ? "expected a non-empty array" : "expected an array");
 	else
-		e = each_child(jr, v, false, elem, fn, arg, out, n);
+		e = CFAPKG_E_OK;
+	if (!e)
+		e = each_child(jr, v, by_name, elem, fn, arg, out, n);
 	cfa_jr_pop(jr, mark);
 	return e;
+}
+
+enum cfapkg_err cfa_jr_array(struct cfa_jr *jr, const cJSON *obj, const char *key, size_t elem,
+                             bool nonempty, cfa_jr_item_fn fn, void *arg, void **out,
+                             size_t *n)
+{
+	return walk_member(jr, obj, key, false, nonempty, elem, fn, arg, out, n);
 }
 
 enum cfapkg_err cfa_jr_members(struct cfa_jr *jr, const cJSON *obj, const char *key,
                                size_t elem, cfa_jr_item_fn fn, void *arg, void **out,
                                size_t *n)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	enum cfapkg_err e;
-	size_t mark;
-
-	*n = 0;
-	if (!v)
-		return CFAPKG_E_OK;
-	mark = cfa_jr_push_key(jr, key);
-	e = cfa_jr_object(jr, v);
-	if (!e)
-		e = each_child(jr, v, true, elem, fn, arg, out, n);
-	cfa_jr_pop(jr, mark);
-	return e;
+	return walk_member(jr, obj, key, true, false, elem, fn, arg, out, n);
 }

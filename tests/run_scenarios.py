@@ -14,15 +14,10 @@ A scenario is a small text file:
 Each scenario runs twice, as text and with --json; both must exit as told.
 """
 import json
-import os
 import pathlib
-import shlex
-import subprocess
 import sys
 
-TIMEOUT = 60
-# A cross-built cfapkg runs through an emulator (Wine for cfapkg.exe).
-EMULATOR = shlex.split(os.environ.get("CFAPKG_TEST_EMULATOR", ""))
+import harness
 
 
 def parse(path):
@@ -45,8 +40,7 @@ def parse(path):
 
 
 def run(binary, args):
-    return subprocess.run(EMULATOR + [binary] + args, capture_output=True, text=True,
-                          timeout=TIMEOUT)
+    return harness.run(binary, *args)
 
 
 def check(binary, path):

@@ -10,29 +10,17 @@ import subprocess
 import sys
 import tempfile
 
+import harness
+
 BIN = sys.argv[1]
 DATA = pathlib.Path(sys.argv[2])
-TIMEOUT = 60
-# A cross-built cfapkg runs through an emulator (Wine for cfapkg.exe).
-EMULATOR = shlex.split(os.environ.get("CFAPKG_TEST_EMULATOR", ""))
-passed = failed = 0
+TIMEOUT = harness.TIMEOUT
 WIN = ["--os", "windows", "--gpu", "gfx1200", "--hip-sdk", "6.4.2"]
+check = harness.Checks()
 
 
 def run(*args, env=None):
-    e = dict(os.environ)
-    e.update(env or {})
-    return subprocess.run([*EMULATOR, BIN, *args], capture_output=True, text=True,
-                          timeout=TIMEOUT, env=e)
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
+    return harness.run(BIN, *args, env=env)
 
 
 def test_basics():
@@ -225,8 +213,7 @@ def main():
         test_config_and_paths(tmp)
         test_queries()
         test_plan_outputs(tmp)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return check.report()
 
 
 if __name__ == "__main__":

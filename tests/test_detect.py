@@ -5,36 +5,20 @@ NAME.expect.json: every key there must match; a string starting with '~'
 only has to be contained), plus GPU choice, overrides, the no-GPU message,
 planning from detected facts, and the privacy of 'cfapkg report'."""
 import json
-import os
 import pathlib
-import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 
+import harness
+
 BIN = sys.argv[1]
 ROOTS = pathlib.Path(sys.argv[2])
-TIMEOUT = 60
-EMULATOR = shlex.split(os.environ.get("CFAPKG_TEST_EMULATOR", ""))
-passed = failed = 0
+check = harness.Checks()
 
 
 def run(*args, env=None):
-    e = dict(os.environ)
-    e.pop("HSA_OVERRIDE_GFX_VERSION", None)
-    e.update(env or {})
-    return subprocess.run([*EMULATOR, BIN, *args], capture_output=True, text=True,
-                          timeout=TIMEOUT, env=e)
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
+    return harness.run(BIN, *args, env=env, drop=("HSA_OVERRIDE_GFX_VERSION",))
 
 
 def holds(want, have, path="$"):
@@ -153,8 +137,7 @@ def main():
         test_choice_and_overrides()
         test_planning_from_detection()
         test_report_privacy(pathlib.Path(d))
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return check.report()
 
 
 if __name__ == "__main__":

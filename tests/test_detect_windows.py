@@ -6,34 +6,20 @@ checks what 'cfapkg.exe detect' and 'plan' make of it."""
 import json
 import os
 import pathlib
-import shlex
 import shutil
-import subprocess
 import sys
 
+import harness
+
 BIN, FAKE_HIPINFO, SAMPLE = sys.argv[1], sys.argv[2], sys.argv[3]
-EMULATOR = shlex.split(os.environ.get("CFAPKG_TEST_EMULATOR", ""))
 PREFIX = pathlib.Path(os.environ["WINEPREFIX"])
-TIMEOUT = 120
 CLASS = r"HKLM\SYSTEM\CurrentControlSet\Control\Class\{4d36e968-e325-11ce-bfc1-08002be10318}\0100"
-passed = failed = 0
+check = harness.Checks()
 
 
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
-
-
-def wine(*args, env=None):
-    e = dict(os.environ)
-    e.pop("CFAPKG_SYSROOT", None)
-    e.update(env or {})
-    return subprocess.run([*EMULATOR, *args], capture_output=True, text=True, timeout=TIMEOUT,
-                          env=e)
+def wine(program, *args, env=None):
+    """A Windows program (or Wine's own reg.exe) in the test's Wine prefix."""
+    return harness.run(program, *args, env=env, drop=("CFAPKG_SYSROOT",))
 
 
 def seed():
@@ -58,7 +44,7 @@ def main():
         d = json.loads(r.stdout)
     except json.JSONDecodeError:
         check("detect prints JSON", False, r.stdout + r.stderr)
-        return report()
+        return check.report()
     gpus = d["gpus"]
     check("GPU from the driver's registry key", gpus and gpus[0]["name"] == "AMD Radeon RX 9060 XT"
           and gpus[0]["pci_id"] == "1002:7590 rev c0", json.dumps(gpus))
@@ -78,12 +64,7 @@ def main():
     have = {(x["name"], x["version"]) for x in p.get("packages", [])}
     check("plan from Windows detection", r.returncode == 0 and ("hip-sdk", "6.4.2") in have
           and ("zluda", "6-preview.69") in have and p["unchecked"] == [], r.stdout + r.stderr)
-    return report()
-
-
-def report():
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return check.report()
 
 
 if __name__ == "__main__":

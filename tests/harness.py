@@ -1,0 +1,38 @@
+"""What the Python test drivers share: starting cfapkg (through the cross
+build's emulator when there is one) with a bounded wait, and counting
+checks into the closing 'N passed, N failed' line."""
+import os
+import shlex
+import subprocess
+
+TIMEOUT = 120
+# A cross-built cfapkg runs through an emulator (Wine for cfapkg.exe).
+EMULATOR = shlex.split(os.environ.get("CFAPKG_TEST_EMULATOR", ""))
+
+
+class Checks:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def __call__(self, name, cond, detail=""):
+        if cond:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print(f"FAIL {name}: {detail}")
+
+    def report(self):
+        print(f"{self.passed} passed, {self.failed} failed")
+        return 1 if self.failed or not self.passed else 0
+
+
+def run(binary, *args, env=None, drop=()):
+    """Runs binary (through the emulator) with args; env adds variables,
+    drop removes them."""
+    e = dict(os.environ)
+    for name in drop:
+        e.pop(name, None)
+    e.update(env or {})
+    return subprocess.run([*EMULATOR, binary, *args], capture_output=True, text=True,
+                          timeout=TIMEOUT, env=e)
