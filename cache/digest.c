@@ -6,6 +6,7 @@
 #include <openssl/evp.h>
 #include <stdio.h>
 
+#include "cache/cache.h"
 #include "core/ctx.h"
 #include "platform/platform.h"
 
@@ -66,4 +67,15 @@ out:
 	EVP_MD_CTX_free(md_ctx);
 	fclose(f);
 	return e;
+}
+
+bool cfa_valid_hex64(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 64; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
+		      (s[i] >= 'A' && s[i] <= 'F')))
+			return false;
+	return s[64] == '\0';
 }

@@ -41,7 +41,10 @@ extern "C" {
 	X(NOTFOUND, 6, "not found")                                        \
 	X(FACTS, 7, "invalid machine facts")                               \
 	X(SOLVER, 8, "solver failure")                                     \
-	X(UNSUPPORTED, 9, "not supported on this platform")
+	X(UNSUPPORTED, 9, "not supported on this platform")                \
+	X(NETWORK, 10, "network error")                                    \
+	X(INTEGRITY, 11, "downloaded data does not match its recipe")      \
+	X(OFFLINE, 12, "offline: the network may not be used")
 
 enum cfapkg_err {
 #define CFAPKG_ERR_ENUM(name, num, text) CFAPKG_E_##name = num,
@@ -420,6 +423,54 @@ CFAPKG_API const struct cfapkg_facts *cfapkg_plan_facts(const struct cfapkg_plan
 CFAPKG_API enum cfapkg_err cfapkg_plan_write_testcase(struct cfapkg_ctx *ctx,
                                                       const struct cfapkg_plan *plan,
                                                       const char *dir);
+
+/** @defgroup fetch Downloads
+ * Artifacts land in ROOT/downloads/<sha256>, verified as the bytes arrive
+ * (SHA-256 and size; a transfer that runs past its declared size is cut).
+ * A download in progress is ROOT/downloads/<name>.part and resumes from
+ * there (a byte range guarded by If-Range, so a changed file restarts).
+ * An artifact already in the cache costs no network. */
+struct cfapkg_fetch_item {
+	const char *label;         /* for messages: "zluda 6-preview.69" */
+	const char *const *urls;   /* the source, then its mirrors */
+	size_t nurls;
+	const char *sha256;        /* expected (hex), or NULL to learn it */
+	int64_t size;              /* expected bytes, or -1 */
+	/* results */
+	enum cfapkg_err err;
+	char error[512];           /* why it failed, naming the URL */
+	char sha256_out[65];
+	uint64_t size_out;
+	char path[4096];           /* the verified file in the cache */
+	bool from_cache;           /* no network was needed */
+	uint64_t resumed_from;     /* bytes kept from an earlier attempt */
+	unsigned attempts;
+};
+
+struct cfapkg_fetch_progress {
+	const struct cfapkg_fetch_item *item;
+	uint64_t done, total;      /* total 0 when not known */
+	bool finished;
+};
+
+struct cfapkg_fetch_opts {
+	unsigned parallel;         /* downloads at once; 0 means 4 */
+	unsigned attempts;         /* per URL, counting retries after timeouts and
+	                              5xx; 0 means 5 */
+	bool offline;              /* fail before any network use */
+	const char *ca_bundle;     /* PEM file of trusted CAs, or NULL */
+	unsigned low_speed_bytes;  /* abort below this rate ... */
+	unsigned low_speed_secs;   /* ... for this long; 0 means 1 byte/s for 30 s */
+	uint64_t max_unknown_size; /* cap when no size is declared; 0 means 64 GiB */
+	void (*progress)(void *arg, const struct cfapkg_fetch_progress *p);
+	void *progress_arg;
+};
+
+/** Fetches items into the download cache, several at once.  Each item
+ * gets its own result; the return value is CFAPKG_OK only when every item
+ * succeeded (else the first failure's code, with its detail in ctx). */
+CFAPKG_API enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
+                                        size_t n, const struct cfapkg_fetch_opts *opts);
 
 /** @defgroup digest Content hashes */
 /** SHA-256 of a file as 64 lower-case hex digits in hex[65]. */

@@ -94,7 +94,7 @@ static void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *pl
 	print_unchecked(plan);
 }
 
-static void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
+void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
 {
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
 	bool context = false, beyond = false;
@@ -177,13 +177,11 @@ static cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	return o;
 }
 
-int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli)
+int solve_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_plan **out)
 {
 	struct cfapkg_plan_opts opts = {0};
 	const char *pins[CLI_MAX_ARGS];
-	const char *testcase = cli_value(cli, OPT_TESTCASE);
 	struct cfapkg_facts facts;
-	struct cfapkg_plan *plan = NULL;
 	enum cfapkg_err e;
 	size_t i;
 	int rc;
@@ -196,10 +194,20 @@ int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli)
 	opts.pins = pins;
 	opts.allow_experimental = cli->seen & OPT_BIT(OPT_ALLOW_EXPERIMENTAL);
 	/* A testcase holds the whole problem, so the pool holds every recipe. */
-	opts.full_pool = testcase != NULL;
-	e = cfapkg_plan_solve(ctx, &facts, cli->args, cli->nargs, &opts, &plan);
-	if (e)
-		return report_error(ctx, e);
+	opts.full_pool = cli_value(cli, OPT_TESTCASE) != NULL;
+	e = cfapkg_plan_solve(ctx, &facts, cli->args, cli->nargs, &opts, out);
+	return e ? report_error(ctx, e) : EXIT_OK;
+}
+
+int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *testcase = cli_value(cli, OPT_TESTCASE);
+	struct cfapkg_plan *plan = NULL;
+	enum cfapkg_err e;
+	int rc;
+
+	if ((rc = solve_from_cli(ctx, cli, &plan)))
+		return rc;
 	if (testcase && (e = cfapkg_plan_write_testcase(ctx, plan, testcase))) {
 		cfapkg_plan_free(plan);
 		return report_error(ctx, e);

@@ -17,10 +17,15 @@ enum exit_code {
 	EXIT_NOTFOUND = 4,     /* no such package */
 	EXIT_RECIPE = 5,       /* a recipe or the GPU table is broken */
 	EXIT_UNSUPPORTED = 6,  /* not available in this build or on this platform */
-	EXIT_NO_GPU = 7        /* no AMD GPU on this machine (and none was named) */
+	EXIT_NO_GPU = 7,       /* no AMD GPU on this machine (and none was named) */
+	EXIT_NETWORK = 8,      /* a download failed */
+	EXIT_INTEGRITY = 9     /* a download did not match its SHA-256 or size */
 };
 
 int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli);
+/* Facts, pins and the solve shared by plan, install and fetch. */
+int solve_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_plan **out);
+void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli);
 int cmd_install(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli);
@@ -32,11 +37,17 @@ int facts_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_
 /* --gpu-index as a number (-1 when absent). */
 int gpu_index_from_cli(const struct cli *cli, int *index);
 
+/* cmd_fetch.c */
+int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli);
+
 /* cmd_detect.c */
 int cmd_detect(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_report(struct cfapkg_ctx *ctx, const struct cli *cli);
 
 /* Reports the context's error as "cfapkg: error: ..." and maps the code. */
 int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err);
+/* The exit code of an error, without printing. */
+int report_error_code(enum cfapkg_err err);
 
 #endif

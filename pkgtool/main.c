@@ -10,7 +10,7 @@
 struct command {
 	const char *name;
 	int (*run)(struct cfapkg_ctx *ctx, const struct cli *cli);
-	unsigned long opts;    /* options beyond OPTS_GLOBAL */
+	unsigned long long opts; /* options beyond OPTS_GLOBAL */
 	const char *usage;
 	const char *summary;
 };
@@ -19,6 +19,9 @@ static const struct command commands[] = {
 	{"config", cmd_config, 0, "config", "show where cfapkg keeps data and reads recipes"},
 	{"detect", cmd_detect, OPT_BIT(OPT_GPU_INDEX), "detect",
 	 "show this machine's AMD GPUs, driver, HIP runtimes and SDKs"},
+	{"fetch", cmd_fetch,
+	 OPTS_FACTS | OPTS_FETCH | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN), "fetch SPEC...",
+	 "plan, then download and verify the plan's packages into the cache"},
 	{"info", cmd_info, OPT_BIT(OPT_GPU), "info NAME", "show a recipe: versions, sources, status"},
 	{"install", cmd_install,
 	 OPTS_FACTS | OPT_BIT(OPT_DRY_RUN) | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN),
@@ -26,6 +29,9 @@ static const struct command commands[] = {
 	{"plan", cmd_plan,
 	 OPTS_FACTS | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN) | OPT_BIT(OPT_TESTCASE),
 	 "plan SPEC...", "show what would be installed for this machine, or why nothing fits"},
+	{"prefetch", cmd_prefetch,
+	 OPTS_FETCH | OPT_BIT(OPT_SHA256) | OPT_BIT(OPT_SIZE) | OPT_BIT(OPT_MIRROR),
+	 "prefetch URL", "download URL into the cache and print its SHA-256 and size"},
 	{"report", cmd_report, OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_OUTPUT), "report [-o FILE]",
 	 "write what detect found as JSON for a compatibility report"},
 	{"search", cmd_search, 0, "search [PATTERN]", "list recipes whose name or summary matches"},
@@ -66,6 +72,11 @@ int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err)
 	const char *detail = cfapkg_ctx_error(ctx);
 
 	fprintf(stderr, "cfapkg: error: %s\n", *detail ? detail : cfapkg_strerror(err));
+	return report_error_code(err);
+}
+
+int report_error_code(enum cfapkg_err err)
+{
 	switch (err) {
 	case CFAPKG_E_USAGE:
 	case CFAPKG_E_VERSION:
@@ -77,6 +88,11 @@ int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err)
 		return EXIT_RECIPE;
 	case CFAPKG_E_UNSUPPORTED:
 		return EXIT_UNSUPPORTED;
+	case CFAPKG_E_NETWORK:
+	case CFAPKG_E_OFFLINE:
+		return EXIT_NETWORK;
+	case CFAPKG_E_INTEGRITY:
+		return EXIT_INTEGRITY;
 	default:
 		return EXIT_ERROR;
 	}

@@ -19,6 +19,7 @@ struct opt_def {
 static const struct opt_def defs[] = {
 	{"allow-experimental", OPT_ALLOW_EXPERIMENTAL, NULL, "let the plan use experimental parts"},
 	{"arch", OPT_ARCH, "ARCH", "plan for this CPU architecture (x86_64)"},
+	{"ca-bundle", OPT_CA_BUNDLE, "FILE", "trust the certificate authorities in FILE (PEM)"},
 	{"driver", OPT_DRIVER, "VERSION", "the AMD driver version to plan for (25.8.1)"},
 	{"dry-run", OPT_DRY_RUN, NULL, "show the plan and change nothing"},
 	{"facts", OPT_FACTS, "FILE", "read machine facts from a JSON file"},
@@ -28,12 +29,19 @@ static const struct opt_def defs[] = {
 	{"hip-runtime", OPT_HIP_RUNTIME, "N", "a HIP runtime major in the driver (6, 7, none); repeatable"},
 	{"hip-sdk", OPT_HIP_SDK, "VERSION", "an installed HIP SDK or ROCm (6.4.2, none); repeatable"},
 	{"json", OPT_JSON, NULL, "print JSON instead of text"},
+	{"mirror", OPT_MIRROR, "URL", "another place to get the same bytes; repeatable"},
+	{"offline", OPT_OFFLINE, NULL, "never use the network (the download cache only)"},
 	{"os", OPT_OS, "OS", "plan for this OS (windows, linux)"},
 	{"output", OPT_OUTPUT, "FILE", "write to FILE instead of standard output (also -o)"},
+	{"parallel", OPT_PARALLEL, "N", "downloads at once (default 4)"},
 	{"pin", OPT_PIN, "SPEC", "hold a package to a version range for this solve; repeatable"},
 	{"quiet", OPT_QUIET, NULL, "print nothing but errors"},
 	{"recipes", OPT_RECIPES, "DIR", "also read recipes from DIR; repeatable"},
+	{"retries", OPT_RETRIES, "N", "attempts per URL after timeouts and server errors (4)"},
 	{"root", OPT_ROOT, "DIR", "where cfapkg keeps its data (also CFAPKG_ROOT)"},
+	{"sha256", OPT_SHA256, "HEX", "the SHA-256 the download must have"},
+	{"size", OPT_SIZE, "BYTES", "the size the download must have"},
+	{"stall-timeout", OPT_STALL_TIMEOUT, "SECONDS", "give up a transfer that stalls this long (30)"},
 	{"testcase", OPT_TESTCASE, "DIR", "also write the whole problem as a libsolv testcase"},
 	{"version", OPT_VERSION, NULL, "print cfapkg's version"},
 	{"yes", OPT_YES, NULL, "answer yes to questions"},
@@ -138,7 +146,7 @@ bool cli_parse(int argc, char **argv, struct cli *cli)
 	return true;
 }
 
-bool cli_check_allowed(const struct cli *cli, unsigned long allowed)
+bool cli_check_allowed(const struct cli *cli, unsigned long long allowed)
 {
 	size_t i;
 
@@ -162,7 +170,7 @@ const char *cli_value(const struct cli *cli, enum opt_id id)
 	return v;
 }
 
-void cli_print_options(unsigned long allowed)
+void cli_print_options(unsigned long long allowed)
 {
 	size_t i;
 

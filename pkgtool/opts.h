@@ -13,6 +13,7 @@
 enum opt_id {
 	OPT_ALLOW_EXPERIMENTAL,
 	OPT_ARCH,
+	OPT_CA_BUNDLE,
 	OPT_DRIVER,
 	OPT_DRY_RUN,
 	OPT_FACTS,
@@ -22,19 +23,26 @@ enum opt_id {
 	OPT_HIP_RUNTIME,
 	OPT_HIP_SDK,
 	OPT_JSON,
+	OPT_MIRROR,
+	OPT_OFFLINE,
 	OPT_OS,
 	OPT_OUTPUT,
+	OPT_PARALLEL,
 	OPT_PIN,
 	OPT_QUIET,
 	OPT_RECIPES,
+	OPT_RETRIES,
 	OPT_ROOT,
+	OPT_SHA256,
+	OPT_SIZE,
+	OPT_STALL_TIMEOUT,
 	OPT_TESTCASE,
 	OPT_VERSION,
 	OPT_YES,
 	OPT__COUNT
 };
 
-#define OPT_BIT(id) (1ul << (id))
+#define OPT_BIT(id) (1ull << (id))
 /* Options every command takes. */
 #define OPTS_GLOBAL                                                                         \
 	(OPT_BIT(OPT_HELP) | OPT_BIT(OPT_JSON) | OPT_BIT(OPT_QUIET) | OPT_BIT(OPT_RECIPES) | \
@@ -44,6 +52,10 @@ enum opt_id {
 	(OPT_BIT(OPT_ARCH) | OPT_BIT(OPT_DRIVER) | OPT_BIT(OPT_FACTS) | OPT_BIT(OPT_GPU) |   \
 	 OPT_BIT(OPT_HIP_RUNTIME) | OPT_BIT(OPT_HIP_SDK) | OPT_BIT(OPT_OS) |                \
 	 OPT_BIT(OPT_GPU_INDEX))
+/* Options of the commands that download. */
+#define OPTS_FETCH                                                                         \
+	(OPT_BIT(OPT_CA_BUNDLE) | OPT_BIT(OPT_OFFLINE) | OPT_BIT(OPT_PARALLEL) |              \
+	 OPT_BIT(OPT_RETRIES) | OPT_BIT(OPT_STALL_TIMEOUT))
 
 #define CLI_MAX_ARGS 64
 
@@ -58,18 +70,18 @@ struct cli {
 	size_t nargs;
 	struct cli_opt_value opts[CLI_MAX_ARGS]; /* in command-line order */
 	size_t nopts;
-	unsigned long seen;                      /* OPT_BIT of each option given */
+	unsigned long long seen;                      /* OPT_BIT of each option given */
 	bool json, quiet, yes;
 };
 
 /* Parses argv into cli.  On a usage error prints it and returns false. */
 bool cli_parse(int argc, char **argv, struct cli *cli);
 /* Fails (printing why) when an option outside allowed was given. */
-bool cli_check_allowed(const struct cli *cli, unsigned long allowed);
+bool cli_check_allowed(const struct cli *cli, unsigned long long allowed);
 /* The last value of an option, or NULL. */
 const char *cli_value(const struct cli *cli, enum opt_id id);
 const char *cli_opt_name(enum opt_id id);
 /* One line per allowed option, for --help. */
-void cli_print_options(unsigned long allowed);
+void cli_print_options(unsigned long long allowed);
 
 #endif

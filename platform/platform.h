@@ -30,6 +30,17 @@ bool cfa_plat_is_dir(const char *path);
 /* fopen with a UTF-8 path. */
 FILE *cfa_plat_fopen(const char *path, const char *mode);
 
+/* Flushes a file's data to the disk.  0 or errno-style. */
+int cfa_plat_fsync(FILE *f);
+/* Renames over an existing file atomically.  0 or errno-style. */
+int cfa_plat_rename(const char *from, const char *to);
+/* Removes a file; a missing file is not an error.  0 or errno-style. */
+int cfa_plat_remove(const char *path);
+/* Size of a file in bytes, or -1 when it does not exist. */
+long long cfa_plat_file_size(const char *path);
+/* Makes the entries of a folder durable (no-op where not needed). */
+void cfa_plat_sync_dir(const char *path);
+
 /* Creates a folder and its parents.  0 on success, else errno-style. */
 int cfa_plat_mkdir_p(const char *path);
 
@@ -41,6 +52,12 @@ int cfa_plat_list_dir(const char *path, int (*fn)(const char *name, void *arg), 
  * ANSI code page) and makes the console take UTF-8.  No-op elsewhere.
  * The new argv lives until the process ends. */
 void cfa_plat_utf8_args(int *argc, char ***argv);
+
+/* Seconds on a monotonic clock. */
+double cfa_plat_now(void);
+
+/* Sleeps for ms milliseconds. */
+void cfa_plat_sleep_ms(unsigned ms);
 
 /* Processors available to this process (at least 1). */
 unsigned cfa_plat_cpu_count(void);

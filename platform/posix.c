@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -91,6 +92,39 @@ bool cfa_plat_is_dir(const char *path)
 FILE *cfa_plat_fopen(const char *path, const char *mode)
 {
 	return fopen(path, mode);
+}
+
+int cfa_plat_fsync(FILE *f)
+{
+	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
+		return errno;
+	return 0;
+}
+
+int cfa_plat_rename(const char *from, const char *to)
+{
+	return rename(from, to) == 0 ? 0 : errno;
+}
+
+int cfa_plat_remove(const char *path)
+{
+	return unlink(path) == 0 || errno == ENOENT ? 0 : errno;
+}
+
+long long cfa_plat_file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+void cfa_plat_sync_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
 }
 
 int cfa_plat_mkdir_p(const char *path)

@@ -35,6 +35,17 @@ static void child(const char *const *argv, int out)
 	_exit(127);
 }
 
+double cfa_plat_now(void)
+{
+	return (double)now_ms() / 1000.0;
+}
+
+void cfa_plat_sleep_ms(unsigned ms)
+{
+	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
 int cfa_plat_run_capture(const char *const *argv, unsigned timeout_ms, char *out, size_t len,
                          int *status)
 {

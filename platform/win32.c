@@ -11,6 +11,7 @@
 #include <string.h>
 #include <wchar.h>
 #include <windows.h>
+#include <io.h>
 #include <shellapi.h>
 
 #define WPATH_MAX 32768
@@ -157,6 +158,50 @@ FILE *cfa_plat_fopen(const char *path, const char *mode)
 	free(w);
 	free(wm);
 	return f;
+}
+
+int cfa_plat_fsync(FILE *f)
+{
+	if (fflush(f) != 0 || !FlushFileBuffers((HANDLE)_get_osfhandle(_fileno(f))))
+		return EIO;
+	return 0;
+}
+
+int cfa_plat_rename(const char *from, const char *to)
+{
+	wchar_t *a = wide_path(from), *b = wide_path(to);
+	BOOL ok = a && b && MoveFileExW(a, b, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH);
+
+	free(a);
+	free(b);
+	return ok ? 0 : EACCES;
+}
+
+int cfa_plat_remove(const char *path)
+{
+	wchar_t *w = wide_path(path);
+	BOOL ok = w && (DeleteFileW(w) || GetLastError() == ERROR_FILE_NOT_FOUND ||
+	                GetLastError() == ERROR_PATH_NOT_FOUND);
+
+	free(w);
+	return ok ? 0 : EACCES;
+}
+
+long long cfa_plat_file_size(const char *path)
+{
+	WIN32_FILE_ATTRIBUTE_DATA d;
+	wchar_t *w = wide_path(path);
+	BOOL ok = w && GetFileAttributesExW(w, GetFileExInfoStandard, &d);
+
+	free(w);
+	if (!ok || (d.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY))
+		return -1;
+	return ((long long)d.nFileSizeHigh << 32) | d.nFileSizeLow;
+}
+
+void cfa_plat_sync_dir(const char *path)
+{
+	(void)path; /* NTFS makes a rename durable with the file's own flush */
 }
 
 int cfa_plat_mkdir_p(const char *path)

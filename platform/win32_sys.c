@@ -15,6 +15,16 @@
 #include "platform/platform.h"
 #include "platform/win32_util.h"
 
+double cfa_plat_now(void)
+{
+	return (double)GetTickCount64() / 1000.0;
+}
+
+void cfa_plat_sleep_ms(unsigned ms)
+{
+	Sleep(ms);
+}
+
 /* Appends one argument quoted the way CommandLineToArgvW splits it. */
 static void quote_arg(const wchar_t *a, wchar_t *out, size_t *n, size_t cap)
 {

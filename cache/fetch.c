@@ -1,0 +1,572 @@
+/*
+ * fetch.c - downloads into the content-addressed cache with libcurl's multi
+ * interface: several at once, verified while the bytes arrive.
+ *
+ * States of one artifact (ROOT/downloads):
+ *   absent -> NAME.part (+ NAME.part.meta: the validator of the bytes in
+ *   it) while downloading -> <sha256> once the size and hash matched.
+ * Invariants: a file named by a SHA-256 always has that hash (it is renamed
+ * there only after verification, after fsync); a .part holds a prefix of
+ * the artifact named by its .meta validator, so a resume asks for the rest
+ * with If-Range and a changed file on the server restarts from zero.
+ * Transfers: retries with backoff for timeouts, dropped connections, 5xx
+ * and 429; other errors move to the next mirror; a transfer that exceeds
+ * its declared size (or the cap for unknown sizes) is cut and discarded.
+ */
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cache/cache.h"
+#include "core/mem.h"
+#include "core/strbuf.h"
+#include "platform/platform.h"
+
+#define MAX_PARALLEL 16
+
+enum stop { STOP_NONE, STOP_OVERFLOW, STOP_IO };
+
+struct xfer {
+	struct cfapkg_fetch_item *item;
+	const struct cfapkg_fetch_opts *opts;
+	CURL *h;
+	struct curl_slist *headers;
+	size_t url;
+	unsigned attempt;
+	FILE *part;
+	EVP_MD_CTX *md;
+	uint64_t have;
+	bool body_started, active, done;
+	enum stop stop;
+	double not_before;
+	char part_path[4200], meta_path[4300], final_dir[4096];
+	char validator[256], new_validator[256];
+	char curl_err[CURL_ERROR_SIZE];
+};
+
+
+static void item_fail(struct xfer *x, enum cfapkg_err err, const char *fmt, ...) CFA_PRINTF(3, 4);
+
+static void item_fail(struct xfer *x, enum cfapkg_err err, const char *fmt, ...)
+{
+	va_list ap;
+
+	x->item->err = err;
+	va_start(ap, fmt);
+	vsnprintf(x->item->error, sizeof(x->item->error), fmt, ap);
+	va_end(ap);
+	x->done = true;
+}
+
+/* The validator saved with a .part, "" when there is none. */
+static void read_meta(struct xfer *x)
+{
+	FILE *f = cfa_plat_fopen(x->meta_path, "rb");
+	size_t n;
+
+	x->validator[0] = '\0';
+	if (!f)
+		return;
+	n = fread(x->validator, 1, sizeof(x->validator) - 1, f);
+	x->validator[n] = '\0';
+	fclose(f);
+}
+
+static void write_meta(struct xfer *x)
+{
+	FILE *f;
+
+	if (!x->new_validator[0])
+		return;
+	f = cfa_plat_fopen(x->meta_path, "wb");
+	if (f) {
+		fputs(x->new_validator, f);
+		cfa_plat_fsync(f);
+		fclose(f);
+	}
+}
+
+/* Starts the part over: nothing kept, hash reset. */
+static bool restart_part(struct xfer *x)
+{
+	if (x->part)
+		fclose(x->part);
+	x->part = cfa_plat_fopen(x->part_path, "wb+");
+	x->have = 0;
+	x->item->resumed_from = 0;
+	return x->part && EVP_DigestInit_ex(x->md, EVP_sha256(), NULL) == 1;
+}
+
+/* Opens the part for appending and hashes what it already holds. */
+static bool open_part(struct xfer *x)
+{
+	static unsigned char buf[1 << 16];
+	size_t n;
+
+	read_meta(x);
+	if (!x->validator[0])
+		return restart_part(x); /* without a validator a resume is not safe */
+	x->part = cfa_plat_fopen(x->part_path, "ab+");
+	if (!x->part || EVP_DigestInit_ex(x->md, EVP_sha256(), NULL) != 1)
+		return false;
+	fseek(x->part, 0, SEEK_SET);
+	x->have = 0;
+	while ((n = fread(buf, 1, sizeof(buf), x->part)) > 0) {
+		EVP_DigestUpdate(x->md, buf, n);
+		x->have += n;
+	}
+	fseek(x->part, 0, SEEK_END);
+	if (x->item->size >= 0 && x->have > (uint64_t)x->item->size)
+		return restart_part(x);
+	x->item->resumed_from = x->have;
+	return true;
+}
+
+static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer *x = arg;
+	size_t n = size * nmemb;
+	const char *keys[] = {"etag:", "last-modified:"};
+	size_t k;
+
+	if (n > 5 && strncmp(data, "HTTP/", 5) == 0)
+		x->new_validator[0] = '\0'; /* a new response (after a redirect) */
+	for (k = 0; k < 2; k++) {
+		size_t kl = strlen(keys[k]), i;
+		if (n <= kl)
+			continue;
+		for (i = 0; i < kl && (data[i] | 0x20) == keys[k][i]; i++)
+			;
+		if (i == kl && (k == 0 || !x->new_validator[0])) {
+			const char *v = data + kl;
+			size_t vl = n - kl;
+			while (vl && (*v == ' ' || *v == '\t'))
+				v++, vl--;
+			while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n' || v[vl - 1] == ' '))
+				vl--;
+			cfa_snprintf(x->new_validator, sizeof(x->new_validator), "%.*s", (int)vl, v);
+		}
+	}
+	return n;
+}
+
+/* The first body bytes decide: 206 continues the part, 200 replaces it. */
+static bool start_body(struct xfer *x)
+{
+	long code = 0;
+
+	curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
+	x->body_started = true;
+	if (code != 206 && x->have > 0 && !restart_part(x))
+		return false;
+	write_meta(x);
+	return true;
+}
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer *x = arg;
+	size_t n = size * nmemb;
+	uint64_t cap = x->item->size >= 0 ? (uint64_t)x->item->size : x->opts->max_unknown_size;
+
+	if (!x->body_started && !start_body(x)) {
+		x->stop = STOP_IO;
+		return 0;
+	}
+	if (x->have + n > cap) {
+		x->stop = STOP_OVERFLOW;
+		return 0;
+	}
+	if (EVP_DigestUpdate(x->md, data, n) != 1 || fwrite(data, 1, n, x->part) != n) {
+		x->stop = STOP_IO;
+		return 0;
+	}
+	x->have += n;
+	return n;
+}
+
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+	struct xfer *x = arg;
+	struct cfapkg_fetch_progress p;
+
+	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+	if (x->opts->progress) {
+		p.item = x->item;
+		p.done = x->have;
+		p.total = x->item->size > 0 ? (uint64_t)x->item->size : 0;
+		p.finished = false;
+		x->opts->progress(x->opts->progress_arg, &p);
+	}
+	return 0;
+}
+
+static bool setup_handle(struct xfer *x)
+{
+	const struct cfapkg_fetch_opts *o = x->opts;
+	char range[64];
+
+	x->h = curl_easy_init();
+	if (!x->h)
+		return false;
+	curl_easy_setopt(x->h, CURLOPT_URL, x->item->urls[x->url]);
+	curl_easy_setopt(x->h, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(x->h, CURLOPT_MAXREDIRS, 8L);
+	curl_easy_setopt(x->h, CURLOPT_FAILONERROR, 1L);
+	curl_easy_setopt(x->h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	curl_easy_setopt(x->h, CURLOPT_CONNECTTIMEOUT, 30L);
+	curl_easy_setopt(x->h, CURLOPT_LOW_SPEED_LIMIT, (long)o->low_speed_bytes);
+	curl_easy_setopt(x->h, CURLOPT_LOW_SPEED_TIME, (long)o->low_speed_secs);
+	curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(x->h, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(x->h, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(x->h, CURLOPT_HEADERDATA, x);
+	curl_easy_setopt(x->h, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(x->h, CURLOPT_XFERINFODATA, x);
+	curl_easy_setopt(x->h, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(x->h, CURLOPT_ERRORBUFFER, x->curl_err);
+	curl_easy_setopt(x->h, CURLOPT_PRIVATE, x);
+	curl_easy_setopt(x->h, CURLOPT_USERAGENT, "cfapkg/" CFAPKG_VERSION);
+	if (o->ca_bundle)
+		curl_easy_setopt(x->h, CURLOPT_CAINFO, o->ca_bundle);
+	if (x->have > 0) {
+		/* The rest of the same file, or all of a changed one. */
+		char hdr[300];
+		cfa_snprintf(range, sizeof(range), "%llu-", (unsigned long long)x->have);
+		curl_easy_setopt(x->h, CURLOPT_RANGE, range);
+		cfa_snprintf(hdr, sizeof(hdr), "If-Range: %s", x->validator);
+		x->headers = curl_slist_append(NULL, hdr);
+		curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, x->headers);
+	}
+	return true;
+}
+
+static void close_attempt(struct xfer *x, CURLM *multi)
+{
+	if (x->h) {
+		curl_multi_remove_handle(multi, x->h);
+		curl_easy_cleanup(x->h);
+		x->h = NULL;
+	}
+	curl_slist_free_all(x->headers);
+	x->headers = NULL;
+	if (x->part) {
+		fclose(x->part);
+		x->part = NULL;
+	}
+	x->active = false;
+}
+
+static bool start_attempt(struct xfer *x, CURLM *multi)
+{
+	x->item->attempts++;
+	x->body_started = false;
+	x->stop = STOP_NONE;
+	x->curl_err[0] = '\0';
+	x->new_validator[0] = '\0';
+	if (!open_part(x) || !setup_handle(x) || curl_multi_add_handle(multi, x->h) != CURLM_OK) {
+		close_attempt(x, multi);
+		item_fail(x, CFAPKG_E_IO, "%s: cannot write %s", x->item->label, x->part_path);
+		return false;
+	}
+	x->active = true;
+	return true;
+}
+
+static void to_hex(const unsigned char *md, char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		hex[2 * i] = digits[md[i] >> 4];
+		hex[2 * i + 1] = digits[md[i] & 15];
+	}
+	hex[64] = '\0';
+}
+
+static void discard_part(struct xfer *x)
+{
+	cfa_plat_remove(x->part_path);
+	cfa_plat_remove(x->meta_path);
+}
+
+/* A complete body: verify, then move into the cache under its hash. */
+static void finish(struct xfer *x)
+{
+	struct cfapkg_fetch_item *it = x->item;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	char hex[65], final[4300], sizes[96];
+
+	if (!x->part || cfa_plat_fsync(x->part) != 0 || EVP_DigestFinal_ex(x->md, md, &mdlen) != 1) {
+		item_fail(x, CFAPKG_E_IO, "%s: cannot finish writing %s", it->label, x->part_path);
+		return;
+	}
+	fclose(x->part);
+	x->part = NULL;
+	to_hex(md, hex);
+	if (it->size >= 0)
+		cfa_snprintf(sizes, sizeof(sizes), "%lld bytes expected, %llu received",
+		             (long long)it->size, (unsigned long long)x->have);
+	else
+		cfa_snprintf(sizes, sizeof(sizes), "%llu bytes", (unsigned long long)x->have);
+	if ((it->size >= 0 && x->have != (uint64_t)it->size) ||
+	    (it->sha256 && strcmp(hex, it->sha256) != 0)) {
+		discard_part(x);
+		it->err = CFAPKG_E_INTEGRITY;
+		cfa_snprintf(it->error, sizeof(it->error),
+		             "%s: SHA-256 %s expected, %s received (%s); the download was deleted",
+		             it->urls[x->url], it->sha256 ? it->sha256 : "(any)", hex, sizes);
+		x->done = true;
+		return;
+	}
+	cfa_snprintf(final, sizeof(final), "%s/%s", x->final_dir, hex);
+	if (cfa_plat_rename(x->part_path, final) != 0) {
+		item_fail(x, CFAPKG_E_IO, "%s: cannot move the download into %s", it->label, final);
+		return;
+	}
+	cfa_plat_remove(x->meta_path);
+	cfa_plat_sync_dir(x->final_dir);
+	memcpy(it->sha256_out, hex, sizeof(hex));
+	it->size_out = x->have;
+	cfa_snprintf(it->path, sizeof(it->path), "%s", final);
+	it->err = CFAPKG_E_OK;
+	x->done = true;
+}
+
+static bool retryable(CURLcode rc, long code)
+{
+	switch (rc) {
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_RECV_ERROR:
+	case CURLE_SEND_ERROR:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_GOT_NOTHING:
+		return true;
+	case CURLE_HTTP_RETURNED_ERROR:
+		return code >= 500 || code == 429 || code == 408;
+	default:
+		return false;
+	}
+}
+
+/* After a failed attempt: again later, the next mirror, or give up. */
+static void after_failure(struct xfer *x, CURLcode rc, long code)
+{
+	struct cfapkg_fetch_item *it = x->item;
+	char why[CURL_ERROR_SIZE + 64];
+
+	if (x->stop == STOP_OVERFLOW) {
+		discard_part(x);
+		cfa_snprintf(why, sizeof(why), "the server sent more than the %s bytes",
+		         it->size >= 0 ? "declared" : "allowed");
+	} else if (rc == CURLE_HTTP_RETURNED_ERROR) {
+		cfa_snprintf(why, sizeof(why), "HTTP %ld", code);
+	} else {
+		cfa_snprintf(why, sizeof(why), "%s", x->curl_err[0] ? x->curl_err : curl_easy_strerror(rc));
+	}
+	if (code == 416)
+		discard_part(x); /* the range no longer fits: start over */
+	if (x->stop != STOP_OVERFLOW && retryable(rc, code) && ++x->attempt < x->opts->attempts) {
+		double delay = 0.25 * (double)(1u << (x->attempt < 5 ? x->attempt : 5));
+		x->not_before = cfa_plat_now() + (delay > 4 ? 4 : delay);
+		return;
+	}
+	if (x->url + 1 < it->nurls) {
+		x->url++;
+		x->attempt = 0;
+		x->not_before = 0;
+		return;
+	}
+	it->err = x->stop == STOP_OVERFLOW ? CFAPKG_E_INTEGRITY : CFAPKG_E_NETWORK;
+	cfa_snprintf(it->error, sizeof(it->error), "%s: %s (after %u attempt%s)", it->urls[x->url],
+	         why, it->attempts, it->attempts == 1 ? "" : "s");
+	x->done = true;
+}
+
+static void on_done(struct xfer *x, CURLM *multi, CURLcode rc)
+{
+	long code = 0;
+
+	curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
+	if (rc == CURLE_OK && x->stop == STOP_NONE) {
+		if (!x->body_started && !start_body(x)) {
+			close_attempt(x, multi);
+			item_fail(x, CFAPKG_E_IO, "%s: cannot write %s", x->item->label, x->part_path);
+			return;
+		}
+		curl_multi_remove_handle(multi, x->h);
+		finish(x);
+		close_attempt(x, multi);
+		return;
+	}
+	close_attempt(x, multi);
+	if (x->stop == STOP_IO)
+		item_fail(x, CFAPKG_E_IO, "%s: cannot write %s", x->item->label, x->part_path);
+	else
+		after_failure(x, rc, code);
+}
+
+/* Names the part after the artifact's hash, or the URL's when unknown. */
+static void name_part(struct xfer *x, const char *dir)
+{
+	const struct cfapkg_fetch_item *it = x->item;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	char hex[65];
+
+	if (it->sha256) {
+		cfa_snprintf(x->part_path, sizeof(x->part_path), "%s/%s.part", dir, it->sha256);
+	} else {
+		EVP_Digest(it->urls[0], strlen(it->urls[0]), md, &mdlen, EVP_sha256(), NULL);
+		to_hex(md, hex);
+		cfa_snprintf(x->part_path, sizeof(x->part_path), "%s/url-%.16s.part", dir, hex);
+	}
+	cfa_snprintf(x->meta_path, sizeof(x->meta_path), "%s.meta", x->part_path);
+	cfa_snprintf(x->final_dir, sizeof(x->final_dir), "%s", dir);
+}
+
+/* An artifact whose hash is known and whose file is in the cache. */
+static bool cached(struct xfer *x, const char *dir)
+{
+	struct cfapkg_fetch_item *it = x->item;
+	long long size;
+
+	if (!it->sha256)
+		return false;
+	cfa_snprintf(it->path, sizeof(it->path), "%s/%s", dir, it->sha256);
+	size = cfa_plat_file_size(it->path);
+	if (size < 0 || (it->size >= 0 && size != it->size))
+		return false;
+	memcpy(it->sha256_out, it->sha256, 65);
+	it->size_out = (uint64_t)size;
+	it->from_cache = true;
+	it->err = CFAPKG_E_OK;
+	x->done = true;
+	return true;
+}
+
+static enum cfapkg_err prepare(struct cfapkg_ctx *ctx, struct xfer *x, const char *dir)
+{
+	struct cfapkg_fetch_item *it = x->item;
+
+	it->err = CFAPKG_E_OK;
+	it->error[0] = '\0';
+	it->attempts = 0;
+	it->from_cache = false;
+	if (it->sha256 && !cfa_valid_hex64(it->sha256))
+		return cfa_fail(ctx, CFAPKG_E_USAGE, "%s: a SHA-256 is 64 hex digits", it->label);
+	if (cached(x, dir))
+		return CFAPKG_E_OK;
+	if (it->nurls == 0) {
+		item_fail(x, CFAPKG_E_NOTFOUND, "%s: no URL to download from", it->label);
+		return CFAPKG_E_OK;
+	}
+	if (x->opts->offline) {
+		item_fail(x, CFAPKG_E_OFFLINE, "%s is not in the download cache and --offline forbids "
+		          "fetching %s", it->label, it->urls[0]);
+		return CFAPKG_E_OK;
+	}
+	name_part(x, dir);
+	x->md = EVP_MD_CTX_new();
+	return x->md ? CFAPKG_E_OK : cfa_nomem(ctx);
+}
+
+static void run_transfers(struct xfer *xs, size_t n, CURLM *multi, unsigned parallel)
+{
+	for (;;) {
+		size_t i, active = 0, pending = 0;
+		CURLMsg *msg;
+		int left, running = 0;
+
+		for (i = 0; i < n; i++) {
+			active += xs[i].active;
+			pending += !xs[i].done && !xs[i].active;
+		}
+		for (i = 0; i < n && active < parallel; i++)
+			if (!xs[i].done && !xs[i].active && cfa_plat_now() >= xs[i].not_before &&
+			    start_attempt(&xs[i], multi))
+				active++;
+		if (active == 0 && pending == 0)
+			return;
+		if (active == 0) {
+			cfa_plat_sleep_ms(50); /* every transfer waits for its backoff */
+			continue;
+		}
+		curl_multi_perform(multi, &running);
+		while ((msg = curl_multi_info_read(multi, &left)) != NULL) {
+			struct xfer *x = NULL;
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+			on_done(x, multi, msg->data.result);
+		}
+		curl_multi_poll(multi, NULL, 0, 100, NULL);
+	}
+}
+
+static void fill_defaults(const struct cfapkg_fetch_opts *in, struct cfapkg_fetch_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (in)
+		*o = *in;
+	if (!o->parallel)
+		o->parallel = 4;
+	if (o->parallel > MAX_PARALLEL)
+		o->parallel = MAX_PARALLEL;
+	if (!o->attempts)
+		o->attempts = 5;
+	if (!o->low_speed_secs) {
+		o->low_speed_secs = 30;
+		o->low_speed_bytes = 1;
+	}
+	if (!o->max_unknown_size)
+		o->max_unknown_size = 64ull << 30;
+}
+
+enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items, size_t n,
+                             const struct cfapkg_fetch_opts *opts)
+{
+	struct cfapkg_fetch_opts o;
+	struct xfer *xs;
+	CURLM *multi = NULL;
+	char dir[4096];
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i;
+	int rc;
+
+	fill_defaults(opts, &o);
+	if (!cfa_snprintf(dir, sizeof(dir), "%s/downloads", ctx->root ? ctx->root : "."))
+		return cfa_fail(ctx, CFAPKG_E_IO, "the data root path is too long");
+	if ((rc = cfa_plat_mkdir_p(dir)) != 0)
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s (set --root or CFAPKG_ROOT)",
+		                dir, cfa_plat_strerror(rc));
+	xs = cfa_calloc(n ? n : 1, sizeof(*xs));
+	if (!xs)
+		return cfa_nomem(ctx);
+	for (i = 0; i < n && !e; i++) {
+		xs[i].item = &items[i];
+		xs[i].opts = &o;
+		e = prepare(ctx, &xs[i], dir);
+	}
+	if (!e && !(multi = curl_multi_init()))
+		e = cfa_nomem(ctx);
+	if (!e)
+		run_transfers(xs, n, multi, o.parallel);
+	for (i = 0; i < n; i++) {
+		close_attempt(&xs[i], multi);
+		EVP_MD_CTX_free(xs[i].md);
+		if (!e && items[i].err)
+			e = cfa_fail(ctx, items[i].err, "%s", items[i].error);
+	}
+	if (multi)
+		curl_multi_cleanup(multi);
+	cfa_free(xs);
+	return e;
+}

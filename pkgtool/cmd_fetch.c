@@ -1,0 +1,177 @@
+/*
+ * cmd_fetch.c - 'cfapkg prefetch URL' (a recipe author pins a new artifact:
+ * download it, print its SHA-256 and size) and 'cfapkg fetch SPEC...'
+ * (fill the download cache for a plan without installing).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "render.h"
+
+static bool number(const char *s, unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v = 0;
+
+	if (!s || !*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (max - (unsigned)(*s - '0')) / 10)
+			return false;
+		v = v * 10 + (unsigned)(*s - '0');
+	}
+	*out = v;
+	return true;
+}
+
+static int fetch_opts_from_cli(const struct cli *cli, struct cfapkg_fetch_opts *o)
+{
+	unsigned long long v;
+	const char *s;
+
+	memset(o, 0, sizeof(*o));
+	o->offline = cli->seen & OPT_BIT(OPT_OFFLINE);
+	o->ca_bundle = cli_value(cli, OPT_CA_BUNDLE);
+	if ((s = cli_value(cli, OPT_PARALLEL)) && (!number(s, 16, &v) || v == 0))
+		goto bad;
+	o->parallel = s ? (unsigned)v : 0;
+	if ((s = cli_value(cli, OPT_RETRIES)) && !number(s, 20, &v))
+		goto bad;
+	o->attempts = s ? (unsigned)v + 1 : 0;
+	if ((s = cli_value(cli, OPT_STALL_TIMEOUT)) && (!number(s, 3600, &v) || v == 0))
+		goto bad;
+	if (s) {
+		o->low_speed_secs = (unsigned)v;
+		o->low_speed_bytes = 1;
+	}
+	return EXIT_OK;
+bad:
+	fprintf(stderr, "cfapkg: error: bad value \"%s\": --parallel takes 1..16, --retries "
+	                "0..20, --stall-timeout 1..3600 seconds\n", s);
+	return EXIT_USAGE;
+}
+
+static void print_item(const struct cfapkg_fetch_item *it, const struct cli *cli)
+{
+	char size[32];
+
+	if (cli->quiet || it->err)
+		return;
+	printf("%s  %llu  %s  (%s, %s%s)\n", it->sha256_out, (unsigned long long)it->size_out,
+	       it->label, human_size((int64_t)it->size_out, size, sizeof(size)),
+	       it->from_cache ? "from the cache" : "downloaded",
+	       it->resumed_from ? ", resumed" : "");
+}
+
+static cJSON *item_json(const struct cfapkg_fetch_item *it)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	json_str(o, "label", it->label);
+	json_str(o, "url", it->nurls ? it->urls[0] : NULL);
+	json_str(o, "sha256", it->err ? NULL : it->sha256_out);
+	cJSON_AddNumberToObject(o, "size", (double)it->size_out);
+	json_str(o, "path", it->err ? NULL : it->path);
+	cJSON_AddBoolToObject(o, "from_cache", it->from_cache);
+	cJSON_AddNumberToObject(o, "resumed_from", (double)it->resumed_from);
+	cJSON_AddNumberToObject(o, "attempts", it->attempts);
+	json_str(o, "error", it->err ? it->error : NULL);
+	return o;
+}
+
+static int report_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items, size_t n,
+                        const struct cli *cli, enum cfapkg_err e)
+{
+	size_t i;
+
+	if (cli->json) {
+		cJSON *a = cJSON_CreateArray();
+		for (i = 0; i < n; i++)
+			cJSON_AddItemToArray(a, item_json(&items[i]));
+		json_print(a);
+	}
+	for (i = 0; i < n; i++) {
+		if (!cli->json)
+			print_item(&items[i], cli);
+		if (items[i].err && strstr(items[i].error, items[i].label))
+			fprintf(stderr, "cfapkg: error: %s\n", items[i].error);
+		else if (items[i].err)
+			fprintf(stderr, "cfapkg: error: %s: %s\n", items[i].label, items[i].error);
+	}
+	if (e && !n)
+		return report_error(ctx, e);
+	return e ? report_error_code(e) : EXIT_OK;
+}
+
+int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *urls[CLI_MAX_ARGS];
+	struct cfapkg_fetch_item item;
+	struct cfapkg_fetch_opts o;
+	unsigned long long size;
+	const char *s;
+	size_t i;
+	int rc;
+
+	if (cli->nargs != 1) {
+		fprintf(stderr, "cfapkg: error: usage: cfapkg prefetch URL [--sha256 HEX] [--size N]\n");
+		return EXIT_USAGE;
+	}
+	if ((rc = fetch_opts_from_cli(cli, &o)))
+		return rc;
+	memset(&item, 0, sizeof(item));
+	urls[0] = cli->args[0];
+	item.nurls = 1;
+	for (i = 0; i < cli->nopts && item.nurls < CLI_MAX_ARGS; i++)
+		if (cli->opts[i].id == OPT_MIRROR)
+			urls[item.nurls++] = cli->opts[i].value;
+	item.urls = urls;
+	item.label = "prefetch";
+	item.sha256 = cli_value(cli, OPT_SHA256);
+	item.size = -1;
+	if ((s = cli_value(cli, OPT_SIZE))) {
+		if (!number(s, (1ull << 62), &size)) {
+			fprintf(stderr, "cfapkg: error: --size takes a number of bytes\n");
+			return EXIT_USAGE;
+		}
+		item.size = (int64_t)size;
+	}
+	return report_items(ctx, &item, 1, cli, cfapkg_fetch(ctx, &item, 1, &o));
+}
+
+int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	struct cfapkg_fetch_item items[64];
+	struct cfapkg_fetch_opts o;
+	struct cfapkg_plan *plan = NULL;
+	size_t i, n = 0;
+	int rc;
+
+	if ((rc = fetch_opts_from_cli(cli, &o)) || (rc = solve_from_cli(ctx, cli, &plan)))
+		return rc;
+	if (!cfapkg_plan_solved(plan)) {
+		print_problems_text(plan, cli);
+		cfapkg_plan_free(plan);
+		return EXIT_UNSOLVABLE;
+	}
+	memset(items, 0, sizeof(items));
+	for (i = 0; i < cfapkg_plan_count(plan) && n < 64; i++) {
+		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
+		if (!it->source)
+			continue; /* system, meta and user parts have nothing to download */
+		if (!it->installable) {
+			fprintf(stderr, "warning: %s %s cannot be fetched: %s\n",
+			        it->version->recipe->name, it->version->version, it->why_not);
+			continue;
+		}
+		items[n].label = it->version->recipe->name;
+		items[n].urls = &it->source->url;
+		items[n].nurls = 1;
+		items[n].sha256 = it->source->sha256;
+		items[n].size = it->source->size;
+		n++;
+	}
+	rc = report_items(ctx, items, n, cli, cfapkg_fetch(ctx, items, n, &o));
+	cfapkg_plan_free(plan);
+	return rc;
+}

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""A small HTTP server on 127.0.0.1 that misbehaves on purpose, for the
+download tests.  It prints its port on the first line of standard output
+and stops by itself after --lifetime seconds.
+
+Paths (SIZE in bytes, KEY any word naming the per-test state):
+  /ok/SIZE               the file, with Range and If-Range (ETag "v1")
+  /flaky/KEY/N/SIZE      503 for the first N requests of KEY, then /ok
+  /drop/KEY/SIZE         the first request of KEY closes after half the body
+  /slowonce/KEY/SIZE     the first request of KEY trickles; later ones are fast
+  /stall/SIZE            half the body, then silence
+  /endless               bytes without end (no Content-Length)
+  /norange/SIZE          always the whole file with 200, whatever the Range
+  /changing/KEY/SIZE     different bytes on every request (ETag vN); the first
+                         request closes after half the body
+  /loop                  redirects to itself
+  /stats                 JSON list of the requests seen: path, Range, If-Range
+"""
+import argparse
+import hashlib
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+STATE = {}
+LOG = []
+LOCK = threading.Lock()
+
+
+def content(size, version=1):
+    """Deterministic bytes: SHA-256 blocks of a counter (about 60% of real
+    archives is incompressible, and so is this)."""
+    out = bytearray()
+    i = 0
+    while len(out) < size:
+        out += hashlib.sha256(f"{version}:{i}".encode()).digest()
+        i += 1
+    return bytes(out[:size])
+
+
+def bump(key):
+    with LOCK:
+        STATE[key] = STATE.get(key, 0) + 1
+        return STATE[key]
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def send_file(self, data, etag="\"v1\"", ranges=True, half_then=None, slow=False):
+        start = 0
+        rng = self.headers.get("Range")
+        if_range = self.headers.get("If-Range")
+        if ranges and rng and rng.startswith("bytes=") and (if_range is None or if_range == etag):
+            start = int(rng[6:].split("-")[0])
+        if start >= len(data) and start > 0:
+            self.send_response(416)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        body = data[start:]
+        self.send_response(206 if start else 200)
+        if start:
+            self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("ETag", etag)
+        self.send_header("Accept-Ranges", "bytes")
+        self.end_headers()
+        if half_then:
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            half_then()
+            return
+        if slow:
+            for i in range(0, len(body), 16384):
+                self.wfile.write(body[i:i + 16384])
+                self.wfile.flush()
+                time.sleep(0.05)
+            return
+        self.wfile.write(body)
+
+    def close_now(self):
+        self.close_connection = True
+
+    def do_GET(self):
+        with LOCK:
+            LOG.append({"path": self.path, "range": self.headers.get("Range"),
+                        "if_range": self.headers.get("If-Range")})
+        p = self.path.strip("/").split("/")
+        try:
+            self.route(p)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def route(self, p):
+        kind = p[0]
+        if kind == "ok":
+            self.send_file(content(int(p[1])))
+        elif kind == "flaky":
+            if bump(p[1]) <= int(p[2]):
+                self.send_response(503)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            else:
+                self.send_file(content(int(p[3])))
+        elif kind == "drop":
+            first = bump(p[1]) == 1
+            self.send_file(content(int(p[2])), half_then=self.close_now if first else None)
+        elif kind == "slowonce":
+            self.send_file(content(int(p[2])), slow=bump(p[1]) == 1)
+        elif kind == "stall":
+            self.send_file(content(int(p[1])), half_then=lambda: time.sleep(20))
+        elif kind == "endless":
+            self.send_response(200)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            block = content(65536)
+            deadline = time.time() + 20
+            while time.time() < deadline:
+                self.wfile.write(block)
+            self.close_connection = True
+        elif kind == "norange":
+            self.send_file(content(int(p[1])), ranges=False)
+        elif kind == "changing":
+            n = bump(p[1])
+            self.send_file(content(int(p[2]), version=n), etag=f"\"v{n}\"",
+                           half_then=self.close_now if n == 1 else None)
+        elif kind == "loop":
+            self.send_response(302)
+            self.send_header("Location", "/loop")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif kind == "stats":
+            with LOCK:
+                body = json.dumps(LOG).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        else:
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lifetime", type=float, default=300)
+    args = ap.parse_args()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print(server.server_address[1], flush=True)
+    threading.Timer(args.lifetime, server.shutdown).start()
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

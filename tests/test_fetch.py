@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Downloads against servers the test starts on 127.0.0.1: nginx for normal
+serving, servers/faultserver.py for broken networks.  Every fault ends in
+success where recovery is possible, or a clear error in bounded time, and
+nothing half-written is left under a content hash."""
+import hashlib
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+import harness
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "servers"))
+import faultserver  # noqa: E402  (content() only)
+from nginx import Nginx  # noqa: E402
+
+BIN = sys.argv[1]
+check = harness.Checks()
+SIZE = 1_000_000
+
+
+def sha(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+class Faults:
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, str(pathlib.Path(__file__).parent /
+                                      "servers" / "faultserver.py"), "--lifetime", "600"],
+                                     stdout=subprocess.PIPE, text=True)
+        self.port = int(self.proc.stdout.readline())
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}/{path}"
+
+    def log(self):
+        with urllib.request.urlopen(self.url("stats"), timeout=10) as r:
+            return json.loads(r.read())
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def prefetch(root, url, *args):
+    r = harness.run(BIN, "prefetch", url, "--root", str(root), "--json", *args)
+    try:
+        item = json.loads(r.stdout)[0]
+    except (json.JSONDecodeError, IndexError):
+        item = {}
+    return r, item
+
+
+def clean(root):
+    """No partial download is left named as a finished one."""
+    d = root / "downloads"
+    names = [p.name for p in d.iterdir()] if d.exists() else []
+    return all(len(n) == 64 or n.endswith(".part") or n.endswith(".meta") for n in names)
+
+
+def test_nginx(tmp):
+    www = tmp / "www"
+    www.mkdir()
+    files = {f"f{i}.bin": os.urandom(300_000 + i) for i in range(3)}
+    for name, data in files.items():
+        (www / name).write_bytes(data)
+    srv = Nginx(www, tmp / "nginx")
+    root = tmp / "r-nginx"
+    try:
+        for name, data in files.items():
+            r, it = prefetch(root, srv.url(name))
+            check(f"nginx {name}", r.returncode == 0 and it.get("sha256") == sha(data)
+                  and it.get("size") == len(data), r.stdout + r.stderr)
+        recipes = tmp / "recipes"
+        recipes.mkdir()
+        for i, (name, data) in enumerate(files.items()):
+            src = {"url": srv.url(name), "sha256": sha(data), "size": len(data), "format": "zip"}
+            (recipes / f"pkg{i}.json").write_text(json.dumps({
+                "format": 1, "name": f"pkg{i}", "summary": "test", "versions": [{
+                    "version": "1", "requires": [f"pkg{i + 1}"] if i < 2 else [],
+                    "sources": {"windows-x86_64": src, "linux-x86_64": src}}]}))
+        root2 = tmp / "r-fetch"
+        r = harness.run(BIN, "fetch", "pkg0", "--recipes", str(recipes), "--root", str(root2),
+                        "--gpu", "gfx1200", "--json", "--parallel", "3")
+        got = json.loads(r.stdout or "[]")
+        check("fetch a plan in parallel", r.returncode == 0 and len(got) == 3
+              and all(x["sha256"] for x in got), r.stdout + r.stderr)
+    finally:
+        srv.stop()
+    # With the server gone, a known artifact still comes from the cache.
+    data = files["f0.bin"]
+    r, it = prefetch(root, "http://127.0.0.1:9/f0.bin", "--sha256", sha(data))
+    check("second request costs no network", r.returncode == 0 and it.get("from_cache"),
+          r.stdout + r.stderr)
+    r, it = prefetch(root, "http://127.0.0.1:9/other.bin", "--offline")
+    check("--offline fails before any network", r.returncode == 8 and "--offline" in r.stderr,
+          r.stderr)
+
+
+def test_faults(tmp, f):
+    full = faultserver.content(SIZE)
+    root = tmp / "r-faults"
+    r, it = prefetch(root, f.url(f"ok/{SIZE}"), "--sha256", "0" * 64)
+    check("hash mismatch", r.returncode == 9 and "0" * 64 in r.stderr and sha(full) in r.stderr
+          and "deleted" in r.stderr and clean(root)
+          and not (root / "downloads" / sha(full)).exists(), r.stderr)
+    r, it = prefetch(root, f.url(f"flaky/a/2/{SIZE}"), "--sha256", sha(full))
+    check("503 twice, then success", r.returncode == 0 and it.get("attempts") == 3, r.stderr)
+    root2 = tmp / "r-drop"
+    r, it = prefetch(root2, f.url(f"drop/b/{SIZE}"))
+    ranged = [x for x in f.log() if x["path"] == f"/drop/b/{SIZE}" and x["range"]]
+    check("dropped mid-body, resumed", r.returncode == 0 and it.get("sha256") == sha(full)
+          and it.get("resumed_from", 0) > 0 and ranged and ranged[0]["if_range"] == "\"v1\"",
+          r.stdout + r.stderr)
+    start = time.time()
+    root3 = tmp / "r-stall"
+    r, it = prefetch(root3, f.url(f"stall/{SIZE}"), "--stall-timeout", "2", "--retries", "0",
+                     "--sha256", sha(full))
+    check("a stall is cut in bounded time", r.returncode == 8 and time.time() - start < 30
+          and clean(root3), r.stderr)
+    r, it = prefetch(root3, f.url(f"norange/{SIZE}"), "--sha256", sha(full))
+    check("a server ignoring Range: start over", r.returncode == 0
+          and it.get("sha256") == sha(full), r.stdout + r.stderr)
+    start = time.time()
+    r, it = prefetch(tmp / "r-endless", f.url("endless"), "--size", "200000")
+    check("more bytes than declared are cut", r.returncode == 9 and "more than" in r.stderr
+          and time.time() - start < 30 and clean(tmp / "r-endless"), r.stderr)
+    r, it = prefetch(tmp / "r-change", f.url(f"changing/c/{SIZE}"))
+    check("a file changed between attempts restarts (If-Range)", r.returncode == 0
+          and it.get("sha256") == sha(faultserver.content(SIZE, version=2))
+          and it.get("resumed_from") == 0, r.stdout + r.stderr)
+    r, it = prefetch(tmp / "r-loop", f.url("loop"))
+    check("redirect loop", r.returncode == 8 and "redirect" in r.stderr.lower(), r.stderr)
+    r, it = prefetch(tmp / "r-mirror", f.url("missing"), "--mirror", f.url(f"ok/{SIZE}"),
+                     "--sha256", sha(full))
+    check("fail-over to a mirror", r.returncode == 0 and it.get("sha256") == sha(full),
+          r.stderr)
+
+
+def test_kill_and_resume(tmp, f):
+    size = 4_000_000
+    full = faultserver.content(size)
+    root = tmp / "r-kill"
+    proc = subprocess.Popen([*harness.EMULATOR, BIN, "prefetch", f.url(f"slowonce/k/{size}"),
+                             "--root", str(root), "--sha256", sha(full)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    part = root / "downloads" / f"{sha(full)}.part"
+    deadline = time.time() + 30
+    while time.time() < deadline and (not part.exists() or part.stat().st_size < 500_000):
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    kept = part.stat().st_size if part.exists() else 0
+    r, it = prefetch(root, f.url(f"slowonce/k/{size}"), "--sha256", sha(full))
+    check("kill -9, then resume from the .part", kept > 0 and r.returncode == 0
+          and it.get("resumed_from", 0) >= kept // 2 and it.get("sha256") == sha(full),
+          f"kept {kept}: {r.stdout} {r.stderr}")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as d:
+        tmp = pathlib.Path(d)
+        test_nginx(tmp)
+        f = Faults()
+        try:
+            test_faults(tmp, f)
+            if not harness.EMULATOR:
+                test_kill_and_resume(tmp, f)  # see tests/WINE.md
+        finally:
+            f.stop()
+    return check.report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
