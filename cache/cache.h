@@ -11,4 +11,12 @@
 /* 64 hex digits (either case). */
 bool cfa_valid_hex64(const char *s);
 
+/* An archive entry's name made safe: components joined by "/", the first
+ * strip of them dropped ("" when none is left).  False with *why when the
+ * name could reach outside the folder being unpacked. */
+bool cfa_safe_entry_path(const char *in, unsigned strip, char *out, size_t len,
+                         const char **why);
+/* Whether a link at entry (a safe path) pointing to target stays inside. */
+bool cfa_link_stays_inside(const char *entry, const char *target);
+
 #endif

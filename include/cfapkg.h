@@ -472,6 +472,31 @@ struct cfapkg_fetch_opts {
 CFAPKG_API enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
                                         size_t n, const struct cfapkg_fetch_opts *opts);
 
+/** @defgroup unpack Unpacking into the store
+ * An archive is unpacked into a staging folder beside the store, each file
+ * hashed as it is written, a manifest written to .cfapkg/manifest.json,
+ * everything synced, and the folder renamed to ROOT/store/NAME in one step.
+ * Entries that could reach outside the folder (absolute, "..", drive
+ * letters, UNC, backslash tricks, links pointing out), device files,
+ * duplicates, names that collide on a case-insensitive file system, and
+ * archives that expand past the size or ratio caps are refused. */
+struct cfapkg_unpack_opts {
+	unsigned strip;            /* leading folders to drop */
+	uint64_t max_bytes;        /* 0 means 64 GiB */
+	unsigned max_ratio;        /* unpacked bytes per archive byte; 0 means 1000 */
+};
+struct cfapkg_unpack_result {
+	char path[4096];           /* ROOT/store/NAME */
+	uint64_t files, bytes;
+	bool existed;              /* it was unpacked before; nothing was done */
+};
+/** format: zip, 7z, tar, tar.gz, tar.xz, tar.zst, tar.bz2, deb (its
+ * data.tar.*).  name: the store folder ("zluda-6-preview.69-e2959ed1"). */
+CFAPKG_API enum cfapkg_err cfapkg_unpack(struct cfapkg_ctx *ctx, const char *archive,
+                                         const char *format, const char *name,
+                                         const struct cfapkg_unpack_opts *opts,
+                                         struct cfapkg_unpack_result *out);
+
 /** @defgroup digest Content hashes */
 /** SHA-256 of a file as 64 lower-case hex digits in hex[65]. */
 CFAPKG_API enum cfapkg_err cfapkg_sha256_file(struct cfapkg_ctx *ctx, const char *path,

@@ -41,6 +41,15 @@ long long cfa_plat_file_size(const char *path);
 /* Makes the entries of a folder durable (no-op where not needed). */
 void cfa_plat_sync_dir(const char *path);
 
+/* Makes a symbolic link (ENOSYS where links need a privilege: Windows). */
+int cfa_plat_symlink(const char *target, const char *path);
+/* Sets a file's permission bits (no-op on Windows). */
+void cfa_plat_set_mode(const char *path, unsigned mode);
+/* Flushes every file of the file system holding path to the disk. */
+void cfa_plat_sync_fs(const char *path);
+/* Removes a folder and everything in it.  0 or errno-style. */
+int cfa_plat_remove_tree(const char *path);
+
 /* Creates a folder and its parents.  0 on success, else errno-style. */
 int cfa_plat_mkdir_p(const char *path);
 

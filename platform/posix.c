@@ -1,7 +1,7 @@
 /*
  * posix.c - the platform seam on Linux and other POSIX systems.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* syncfs */
 #include "platform/platform.h"
 
 #include <dirent.h>
@@ -125,6 +125,67 @@ void cfa_plat_sync_dir(const char *path)
 		fsync(fd);
 		close(fd);
 	}
+}
+
+int cfa_plat_symlink(const char *target, const char *path)
+{
+	return symlink(target, path) == 0 ? 0 : errno;
+}
+
+void cfa_plat_set_mode(const char *path, unsigned mode)
+{
+	chmod(path, (mode_t)(mode & 0777));
+}
+
+void cfa_plat_sync_fs(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	if (fd >= 0) {
+		syncfs(fd);
+		close(fd);
+	}
+}
+
+static int remove_entry(const char *dir, const char *name);
+
+struct rm_ctx {
+	const char *dir;
+	int err;
+};
+
+static int rm_one(const char *name, void *arg)
+{
+	struct rm_ctx *c = arg;
+	int e = remove_entry(c->dir, name);
+	if (e && !c->err)
+		c->err = e;
+	return 0;
+}
+
+static int remove_entry(const char *dir, const char *name)
+{
+	char path[4096];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return ENAMETOOLONG;
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : errno;
+	if (S_ISDIR(st.st_mode))
+		return cfa_plat_remove_tree(path);
+	return unlink(path) == 0 ? 0 : errno;
+}
+
+int cfa_plat_remove_tree(const char *path)
+{
+	struct rm_ctx c = {path, 0};
+
+	if (cfa_plat_list_dir(path, rm_one, &c) == ENOENT)
+		return 0;
+	if (rmdir(path) != 0 && errno != ENOENT && !c.err)
+		c.err = errno;
+	return c.err;
 }
 
 int cfa_plat_mkdir_p(const char *path)

@@ -204,6 +204,59 @@ void cfa_plat_sync_dir(const char *path)
 	(void)path; /* NTFS makes a rename durable with the file's own flush */
 }
 
+int cfa_plat_symlink(const char *target, const char *path)
+{
+	(void)target, (void)path;
+	return ENOSYS; /* links would need a privilege; unpack copies instead */
+}
+
+void cfa_plat_set_mode(const char *path, unsigned mode)
+{
+	(void)path, (void)mode;
+}
+
+void cfa_plat_sync_fs(const char *path)
+{
+	(void)path; /* files are flushed one by one as they are closed */
+}
+
+struct rm_ctx {
+	const char *dir;
+	int err;
+};
+
+static int rm_one(const char *name, void *arg)
+{
+	struct rm_ctx *c = arg;
+	char path[4096];
+	int e;
+
+	if (snprintf(path, sizeof(path), "%s\\%s", c->dir, name) >= (int)sizeof(path))
+		e = ENAMETOOLONG;
+	else if (cfa_plat_is_dir(path))
+		e = cfa_plat_remove_tree(path);
+	else
+		e = cfa_plat_remove(path);
+	if (e && !c->err)
+		c->err = e;
+	return 0;
+}
+
+int cfa_plat_remove_tree(const char *path)
+{
+	struct rm_ctx c = {path, 0};
+	wchar_t *w;
+
+	if (!cfa_plat_is_dir(path))
+		return 0;
+	cfa_plat_list_dir(path, rm_one, &c);
+	w = wide_path(path);
+	if (!w || (!RemoveDirectoryW(w) && !c.err))
+		c.err = EACCES;
+	free(w);
+	return c.err;
+}
+
 int cfa_plat_mkdir_p(const char *path)
 {
 	char tmp[4096];
