@@ -472,6 +472,14 @@ struct cfapkg_fetch_opts {
 CFAPKG_API enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
                                         size_t n, const struct cfapkg_fetch_opts *opts);
 
+/** Adds a file the user supplies (an artifact known only by fingerprint,
+ * like the reference overlay's DLLs) to the download cache, only if some
+ * recipe's user_files expects its SHA-256.  *recipe and *file name what it
+ * matched (borrowed from ctx); sha256 receives its hash. */
+CFAPKG_API enum cfapkg_err cfapkg_add_file(struct cfapkg_ctx *ctx, const char *path,
+                                           char sha256[65], const char **recipe,
+                                           const char **file);
+
 /** @defgroup unpack Unpacking into the store
  * An archive is unpacked into a staging folder beside the store, each file
  * hashed as it is written, a manifest written to .cfapkg/manifest.json,

@@ -139,8 +139,39 @@ int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return report_items(ctx, &item, 1, cli, cfapkg_fetch(ctx, &item, 1, &o));
 }
 
+/* Each downloaded package into the store as NAME-VERSION-SHA8. */
+static enum cfapkg_err unpack_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
+                                    const struct cfapkg_plan_item **owners, size_t n,
+                                    const struct cli *cli)
+{
+	enum cfapkg_err e = CFAPKG_E_OK, first = CFAPKG_E_OK;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct cfapkg_plan_item *pi = owners[i];
+		struct cfapkg_unpack_opts uo = {pi->source->strip, 0, 0};
+		struct cfapkg_unpack_result res;
+		char name[512];
+		if (items[i].err)
+			continue;
+		snprintf(name, sizeof(name), "%s-%s-%.8s", pi->version->recipe->name,
+		         pi->version->version, items[i].sha256_out);
+		e = cfapkg_unpack(ctx, items[i].path, pi->source->format, name, &uo, &res);
+		if (e) {
+			report_error(ctx, e);
+			cfapkg_ctx_clear_error(ctx);
+			first = first ? first : e;
+		} else if (!cli->quiet && !cli->json) {
+			printf("%s %s: %s (%s)\n", pi->version->recipe->name, pi->version->version,
+			       res.path, res.existed ? "already in the store" : "unpacked");
+		}
+	}
+	return first;
+}
+
 int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
+	const struct cfapkg_plan_item *owners[64];
 	struct cfapkg_fetch_item items[64];
 	struct cfapkg_fetch_opts o;
 	struct cfapkg_plan *plan = NULL;
@@ -164,6 +195,7 @@ int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 			        it->version->recipe->name, it->version->version, it->why_not);
 			continue;
 		}
+		owners[n] = it;
 		items[n].label = it->version->recipe->name;
 		items[n].urls = &it->source->url;
 		items[n].nurls = 1;
@@ -172,6 +204,32 @@ int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 		n++;
 	}
 	rc = report_items(ctx, items, n, cli, cfapkg_fetch(ctx, items, n, &o));
+	if (unpack_items(ctx, items, owners, n, cli) && !rc)
+		rc = EXIT_INTEGRITY;
 	cfapkg_plan_free(plan);
+	return rc;
+}
+
+int cmd_add_file(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	int rc = EXIT_OK;
+	size_t i;
+
+	if (cli->nargs == 0) {
+		fprintf(stderr, "cfapkg: error: usage: cfapkg add-file PATH...\n");
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < cli->nargs; i++) {
+		const char *recipe = NULL, *file = NULL;
+		char sha[65];
+		enum cfapkg_err e = cfapkg_add_file(ctx, cli->args[i], sha, &recipe, &file);
+		if (e) {
+			rc = report_error(ctx, e);
+			cfapkg_ctx_clear_error(ctx);
+			continue;
+		}
+		if (!cli->quiet)
+			printf("%s  %s  accepted as %s of %s\n", sha, cli->args[i], file, recipe);
+	}
 	return rc;
 }

@@ -40,6 +40,7 @@ int gpu_index_from_cli(const struct cli *cli, int *index);
 /* cmd_fetch.c */
 int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_add_file(struct cfapkg_ctx *ctx, const struct cli *cli);
 
 /* cmd_detect.c */
 int cmd_detect(struct cfapkg_ctx *ctx, const struct cli *cli);

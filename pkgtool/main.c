@@ -16,12 +16,14 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{"add-file", cmd_add_file, 0, "add-file PATH...",
+	 "put files you supply into the cache if a recipe expects their SHA-256"},
 	{"config", cmd_config, 0, "config", "show where cfapkg keeps data and reads recipes"},
 	{"detect", cmd_detect, OPT_BIT(OPT_GPU_INDEX), "detect",
 	 "show this machine's AMD GPUs, driver, HIP runtimes and SDKs"},
 	{"fetch", cmd_fetch,
 	 OPTS_FACTS | OPTS_FETCH | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN), "fetch SPEC...",
-	 "plan, then download and verify the plan's packages into the cache"},
+	 "plan, then download, verify and unpack the plan's packages into the store"},
 	{"info", cmd_info, OPT_BIT(OPT_GPU), "info NAME", "show a recipe: versions, sources, status"},
 	{"install", cmd_install,
 	 OPTS_FACTS | OPT_BIT(OPT_DRY_RUN) | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN),

@@ -4,6 +4,7 @@ serving, servers/faultserver.py for broken networks.  Every fault ends in
 success where recovery is possible, or a clear error in bounded time, and
 nothing half-written is left under a content hash."""
 import hashlib
+import io
 import json
 import os
 import pathlib
@@ -13,6 +14,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+import zipfile
 
 import harness
 
@@ -67,7 +69,12 @@ def clean(root):
 def test_nginx(tmp):
     www = tmp / "www"
     www.mkdir()
-    files = {f"f{i}.bin": os.urandom(300_000 + i) for i in range(3)}
+    files = {}
+    for i in range(3):
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            z.writestr(f"pkg{i}/lib/payload.bin", os.urandom(300_000 + i))
+        files[f"f{i}.zip"] = buf.getvalue()
     for name, data in files.items():
         (www / name).write_bytes(data)
     srv = Nginx(www, tmp / "nginx")
@@ -80,7 +87,8 @@ def test_nginx(tmp):
         recipes = tmp / "recipes"
         recipes.mkdir()
         for i, (name, data) in enumerate(files.items()):
-            src = {"url": srv.url(name), "sha256": sha(data), "size": len(data), "format": "zip"}
+            src = {"url": srv.url(name), "sha256": sha(data), "size": len(data), "format": "zip",
+                   "strip": 1}
             (recipes / f"pkg{i}.json").write_text(json.dumps({
                 "format": 1, "name": f"pkg{i}", "summary": "test", "versions": [{
                     "version": "1", "requires": [f"pkg{i + 1}"] if i < 2 else [],
@@ -91,16 +99,39 @@ def test_nginx(tmp):
         got = json.loads(r.stdout or "[]")
         check("fetch a plan in parallel", r.returncode == 0 and len(got) == 3
               and all(x["sha256"] for x in got), r.stdout + r.stderr)
+        stored = sorted(p.name for p in (root2 / "store").iterdir())
+        check("fetch unpacks into the store", len(stored) == 3 and all(
+            (root2 / "store" / s / "lib" / "payload.bin").exists() for s in stored), str(stored))
     finally:
         srv.stop()
     # With the server gone, a known artifact still comes from the cache.
-    data = files["f0.bin"]
-    r, it = prefetch(root, "http://127.0.0.1:9/f0.bin", "--sha256", sha(data))
+    data = files["f0.zip"]
+    r, it = prefetch(root, "http://127.0.0.1:9/f0.zip", "--sha256", sha(data))
     check("second request costs no network", r.returncode == 0 and it.get("from_cache"),
           r.stdout + r.stderr)
     r, it = prefetch(root, "http://127.0.0.1:9/other.bin", "--offline")
     check("--offline fails before any network", r.returncode == 8 and "--offline" in r.stderr,
           r.stderr)
+
+
+def test_add_file(tmp):
+    supplied = tmp / "cublas64_11.dll"
+    supplied.write_bytes(os.urandom(5000))
+    stranger = tmp / "stranger.dll"
+    stranger.write_bytes(b"nobody expects this")
+    recipes = tmp / "user-recipes"
+    recipes.mkdir()
+    (recipes / "overlay.json").write_text(json.dumps({
+        "format": 1, "name": "overlay", "summary": "test", "kind": "user", "versions": [{
+            "version": "1", "user_files": [{"name": "cublas64_11.dll",
+                                             "sha256": sha(supplied.read_bytes())}]}]}))
+    root = tmp / "r-add"
+    r = harness.run(BIN, "add-file", str(supplied), "--recipes", str(recipes), "--root", str(root))
+    check("add-file accepts an expected file", r.returncode == 0 and "overlay" in r.stdout and
+          (root / "downloads" / sha(supplied.read_bytes())).exists(), r.stdout + r.stderr)
+    r = harness.run(BIN, "add-file", str(stranger), "--recipes", str(recipes), "--root", str(root))
+    check("add-file refuses an unknown file", r.returncode == 4 and "no recipe expects" in r.stderr
+          and not (root / "downloads" / sha(stranger.read_bytes())).exists(), r.stderr)
 
 
 def test_faults(tmp, f):
@@ -167,6 +198,7 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         tmp = pathlib.Path(d)
         test_nginx(tmp)
+        test_add_file(tmp)
         f = Faults()
         try:
             test_faults(tmp, f)

@@ -1,0 +1,96 @@
+/*
+ * addfile.c - user-supplied artifacts: a file joins the download cache
+ * under its SHA-256 only when a recipe expects exactly that fingerprint,
+ * so nothing unknown ever sits beside verified downloads.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cache/cache.h"
+#include "core/mem.h"
+#include "core/strbuf.h"
+#include "platform/platform.h"
+
+static bool same_hex(const char *a, const char *b)
+{
+	size_t i;
+
+	for (i = 0; i < 64; i++)
+		if ((a[i] | 0x20) != (b[i] | 0x20))
+			return false;
+	return true;
+}
+
+/* The recipe and file name that expect this hash, if any. */
+static bool expected(struct cfapkg_ctx *ctx, const char *hex, const char **recipe,
+                     const char **file)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < cfapkg_recipe_count(ctx); i++) {
+		const struct cfapkg_recipe *r = cfapkg_recipe_at(ctx, i);
+		for (j = 0; j < r->nversions; j++)
+			for (k = 0; k < r->versions[j].nuser_files; k++)
+				if (same_hex(r->versions[j].user_files[k].sha256, hex)) {
+					*recipe = r->name;
+					*file = r->versions[j].user_files[k].name;
+					return true;
+				}
+	}
+	return false;
+}
+
+static enum cfapkg_err copy_into(struct cfapkg_ctx *ctx, const char *from, const char *dir,
+                                 const char *hex)
+{
+	static unsigned char buf[1 << 16];
+	char tmp[4200], dst[4200];
+	FILE *in, *out;
+	size_t n;
+	int bad = 0;
+
+	cfa_snprintf(dst, sizeof(dst), "%s/%s", dir, hex);
+	if (cfa_plat_file_size(dst) >= 0)
+		return CFAPKG_E_OK;
+	cfa_snprintf(tmp, sizeof(tmp), "%s/%s.add", dir, hex);
+	in = cfa_plat_fopen(from, "rb");
+	out = cfa_plat_fopen(tmp, "wb");
+	if (!in || !out) {
+		if (in)
+			fclose(in);
+		if (out)
+			fclose(out);
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot copy into %s", from, dir);
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		bad |= fwrite(buf, 1, n, out) != n;
+	bad |= ferror(in) != 0;
+	fclose(in);
+	bad |= cfa_plat_fsync(out) != 0;
+	bad |= fclose(out) != 0;
+	if (bad || cfa_plat_rename(tmp, dst) != 0) {
+		cfa_plat_remove(tmp);
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot copy into %s (disk full?)", from, dir);
+	}
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfapkg_add_file(struct cfapkg_ctx *ctx, const char *path, char sha256[65],
+                                const char **recipe, const char **file)
+{
+	char dir[4096];
+	enum cfapkg_err e;
+	int rc;
+
+	if ((e = cfapkg_recipes_load(ctx)) || (e = cfapkg_sha256_file(ctx, path, sha256, NULL)))
+		return e; /* detail set by the loader or the hasher */
+	if (!expected(ctx, sha256, recipe, file))
+		return cfa_fail(ctx, CFAPKG_E_NOTFOUND,
+		                "%s: no recipe expects a file with SHA-256 %s; it was not added "
+		                "(cfapkg info NAME shows what a recipe expects)",
+		                path, sha256);
+	if (!cfa_snprintf(dir, sizeof(dir), "%s/downloads", ctx->root ? ctx->root : ".") ||
+	    (rc = cfa_plat_mkdir_p(dir)))
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create", dir);
+	return copy_into(ctx, path, dir, sha256);
+}
