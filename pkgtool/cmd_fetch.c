@@ -105,38 +105,42 @@ static int report_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
 
 int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
-	const char *urls[CLI_MAX_ARGS];
-	struct cfapkg_fetch_item item;
+	const char *mirrors[CLI_MAX_ARGS + 1];
+	struct cfapkg_fetch_item items[CLI_MAX_ARGS];
 	struct cfapkg_fetch_opts o;
 	unsigned long long size;
-	const char *s;
-	size_t i;
+	const char *s, *sha = cli_value(cli, OPT_SHA256);
+	size_t i, nmirrors = 0;
 	int rc;
 
-	if (cli->nargs != 1) {
-		fprintf(stderr, "cfapkg: error: usage: cfapkg prefetch URL [--sha256 HEX] [--size N]\n");
+	if (cli->nargs == 0 || (cli->nargs > 1 && (sha || cli_value(cli, OPT_SIZE) ||
+	                                           (cli->seen & OPT_BIT(OPT_MIRROR))))) {
+		fprintf(stderr, "cfapkg: error: usage: cfapkg prefetch URL [--sha256 HEX] [--size N] "
+		                "[--mirror URL]... (or several URLs, without those options)\n");
 		return EXIT_USAGE;
 	}
 	if ((rc = fetch_opts_from_cli(cli, &o)))
 		return rc;
-	memset(&item, 0, sizeof(item));
-	urls[0] = cli->args[0];
-	item.nurls = 1;
-	for (i = 0; i < cli->nopts && item.nurls < CLI_MAX_ARGS; i++)
-		if (cli->opts[i].id == OPT_MIRROR)
-			urls[item.nurls++] = cli->opts[i].value;
-	item.urls = urls;
-	item.label = "prefetch";
-	item.sha256 = cli_value(cli, OPT_SHA256);
-	item.size = -1;
+	memset(items, 0, sizeof(items));
+	mirrors[nmirrors++] = cli->args[0];
+	for (i = 0; i < cli->nopts; i++)
+		if (cli->opts[i].id == OPT_MIRROR && nmirrors < CLI_MAX_ARGS)
+			mirrors[nmirrors++] = cli->opts[i].value;
+	for (i = 0; i < cli->nargs; i++) {
+		items[i].label = "prefetch";
+		items[i].urls = i == 0 ? mirrors : &cli->args[i];
+		items[i].nurls = i == 0 ? nmirrors : 1;
+		items[i].size = -1;
+	}
+	items[0].sha256 = sha;
 	if ((s = cli_value(cli, OPT_SIZE))) {
 		if (!number(s, (1ull << 62), &size)) {
 			fprintf(stderr, "cfapkg: error: --size takes a number of bytes\n");
 			return EXIT_USAGE;
 		}
-		item.size = (int64_t)size;
+		items[0].size = (int64_t)size;
 	}
-	return report_items(ctx, &item, 1, cli, cfapkg_fetch(ctx, &item, 1, &o));
+	return report_items(ctx, items, cli->nargs, cli, cfapkg_fetch(ctx, items, cli->nargs, &o));
 }
 
 /* Each downloaded package into the store as NAME-VERSION-SHA8. */

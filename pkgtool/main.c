@@ -33,7 +33,7 @@ static const struct command commands[] = {
 	 "plan SPEC...", "show what would be installed for this machine, or why nothing fits"},
 	{"prefetch", cmd_prefetch,
 	 OPTS_FETCH | OPT_BIT(OPT_SHA256) | OPT_BIT(OPT_SIZE) | OPT_BIT(OPT_MIRROR),
-	 "prefetch URL", "download URL into the cache and print its SHA-256 and size"},
+	 "prefetch URL...", "download into the cache and print each SHA-256 and size"},
 	{"report", cmd_report, OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_OUTPUT), "report [-o FILE]",
 	 "write what detect found as JSON for a compatibility report"},
 	{"search", cmd_search, 0, "search [PATTERN]", "list recipes whose name or summary matches"},

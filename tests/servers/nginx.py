@@ -15,7 +15,7 @@ def free_port():
 
 
 class Nginx:
-    def __init__(self, root, workdir):
+    def __init__(self, root, workdir, extra=""):
         self.dir = pathlib.Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
         (self.dir / "logs").mkdir(exist_ok=True)
@@ -39,6 +39,7 @@ http {{
     server {{
         listen 127.0.0.1:{self.port};
         root {root};
+        {extra}
     }}
 }}
 """)
