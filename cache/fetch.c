@@ -188,20 +188,24 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
+static void report_progress(struct xfer *x, bool finished)
+{
+	struct cfapkg_fetch_progress p;
+
+	if (!x->opts->progress)
+		return;
+	p.item = x->item;
+	p.done = x->have;
+	p.total = x->item->size > 0 ? (uint64_t)x->item->size : 0;
+	p.finished = finished;
+	x->opts->progress(x->opts->progress_arg, &p);
+}
+
 static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
                        curl_off_t ulnow)
 {
-	struct xfer *x = arg;
-	struct cfapkg_fetch_progress p;
-
 	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
-	if (x->opts->progress) {
-		p.item = x->item;
-		p.done = x->have;
-		p.total = x->item->size > 0 ? (uint64_t)x->item->size : 0;
-		p.finished = false;
-		x->opts->progress(x->opts->progress_arg, &p);
-	}
+	report_progress(arg, false);
 	return 0;
 }
 
@@ -506,6 +510,8 @@ static void run_transfers(struct xfer *xs, size_t n, CURLM *multi, unsigned para
 				continue;
 			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
 			on_done(x, multi, msg->data.result);
+			if (x->done)
+				report_progress(x, true);
 		}
 		curl_multi_poll(multi, NULL, 0, 100, NULL);
 	}

@@ -35,6 +35,16 @@ void cfapkg_utf8_args(int *argc, char ***argv)
 	cfa_plat_utf8_args(argc, argv);
 }
 
+bool cfapkg_is_terminal(FILE *f)
+{
+	return cfa_plat_isatty(f);
+}
+
+double cfapkg_monotonic_seconds(void)
+{
+	return cfa_plat_now();
+}
+
 struct cfapkg_ctx *cfapkg_ctx_new(void)
 {
 	struct cfapkg_ctx *ctx = cfa_calloc(1, sizeof(*ctx));

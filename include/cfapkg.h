@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -85,6 +86,10 @@ CFAPKG_API const char *cfapkg_version_string(void);
  * UTF-8 (on Windows main() gets the ANSI code page) and sets the console
  * to UTF-8.  Does nothing on other systems. */
 CFAPKG_API void cfapkg_utf8_args(int *argc, char ***argv);
+/** For front ends: whether f is a terminal (for progress drawing). */
+CFAPKG_API bool cfapkg_is_terminal(FILE *f);
+/** For front ends: seconds on a monotonic clock. */
+CFAPKG_API double cfapkg_monotonic_seconds(void);
 /** The folder of the built-in recipes: beside the program (recipes/ or
  * ../share/cfapkg/recipes), else the source tree it was built from.
  * Static storage. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "progress.h"
 #include "render.h"
 
 static bool number(const char *s, unsigned long long max, unsigned long long *out)
@@ -103,6 +104,20 @@ static int report_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
 	return e ? report_error_code(e) : EXIT_OK;
 }
 
+static int fetch_with_progress(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
+                               size_t n, struct cfapkg_fetch_opts *o, const struct cli *cli)
+{
+	static struct progress p;
+	enum cfapkg_err e;
+
+	progress_init(&p, cli, items, n);
+	o->progress = progress_update;
+	o->progress_arg = &p;
+	e = cfapkg_fetch(ctx, items, n, o);
+	progress_end(&p);
+	return report_items(ctx, items, n, cli, e);
+}
+
 int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *mirrors[CLI_MAX_ARGS + 1];
@@ -140,7 +155,7 @@ int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 		}
 		items[0].size = (int64_t)size;
 	}
-	return report_items(ctx, items, cli->nargs, cli, cfapkg_fetch(ctx, items, cli->nargs, &o));
+	return fetch_with_progress(ctx, items, cli->nargs, &o, cli);
 }
 
 /* Each downloaded package into the store as NAME-VERSION-SHA8. */
@@ -207,7 +222,7 @@ int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 		items[n].size = it->source->size;
 		n++;
 	}
-	rc = report_items(ctx, items, n, cli, cfapkg_fetch(ctx, items, n, &o));
+	rc = fetch_with_progress(ctx, items, n, &o, cli);
 	if (unpack_items(ctx, items, owners, n, cli) && !rc)
 		rc = EXIT_INTEGRITY;
 	cfapkg_plan_free(plan);

@@ -27,6 +27,9 @@ int cfa_plat_exe_dir(char *buf, size_t len);
 bool cfa_plat_is_file(const char *path);
 bool cfa_plat_is_dir(const char *path);
 
+/* Whether a stream is a terminal. */
+bool cfa_plat_isatty(FILE *f);
+
 /* fopen with a UTF-8 path. */
 FILE *cfa_plat_fopen(const char *path, const char *mode);
 

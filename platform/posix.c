@@ -89,6 +89,11 @@ bool cfa_plat_is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+bool cfa_plat_isatty(FILE *f)
+{
+	return isatty(fileno(f)) == 1;
+}
+
 FILE *cfa_plat_fopen(const char *path, const char *mode)
 {
 	return fopen(path, mode);

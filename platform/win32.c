@@ -148,6 +148,11 @@ bool cfa_plat_is_dir(const char *path)
 	return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY);
 }
 
+bool cfa_plat_isatty(FILE *f)
+{
+	return _isatty(_fileno(f)) != 0;
+}
+
 FILE *cfa_plat_fopen(const char *path, const char *mode)
 {
 	wchar_t *w = wide_path(path), *wm = cfa_win_widen(mode);
