@@ -142,7 +142,7 @@ def resume_bench(cfapkg, tmp, srv, env):
     before = len(log.read_text().splitlines())
     timed(argv, env)
     lines = log.read_text().splitlines()[before:]
-    sent = sum(int(line.split('"')[2].split()[1]) for line in lines if "big.bin" in line)
+    sent = sum(int(line.split()[-1]) for line in lines if "big.bin" in line)
     print(f"resume         killed at {kept / size:.0%} of {size >> 20} MiB; the second run "
           f"transferred {sent / size:.1%} of the file (goal <= 12%: "
           f"{'met' if sent / size <= 0.12 else 'NOT met'})")

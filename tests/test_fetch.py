@@ -20,7 +20,7 @@ import harness
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "servers"))
 import faultserver  # noqa: E402  (content() only)
-from nginx import Nginx  # noqa: E402
+from nginx import Nginx, self_signed  # noqa: E402
 
 BIN = sys.argv[1]
 check = harness.Checks()
@@ -114,6 +114,29 @@ def test_nginx(tmp):
           r.stderr)
 
 
+def test_tls(tmp):
+    """HTTPS with a private CA (--ca-bundle), HTTP/2 when nginx offers it,
+    and an untrusted certificate refused."""
+    www = tmp / "www-tls"
+    www.mkdir()
+    data = os.urandom(200_000)
+    (www / "a.bin").write_bytes(data)
+    cert, key = self_signed(tmp)
+    srv = Nginx(www, tmp / "nginx-tls", tls=(cert, key))
+    try:
+        r, it = prefetch(tmp / "r-tls", srv.url("a.bin"), "--ca-bundle", str(cert))
+        log = (srv.dir / "logs" / "access.log").read_text()
+        check("HTTPS with --ca-bundle", r.returncode == 0 and it.get("sha256") == sha(data),
+              r.stdout + r.stderr)
+        if not harness.EMULATOR:  # see tests/WINE.md
+            check("HTTP/2 where the server offers it", "/a.bin HTTP/2.0 200" in log, log)
+        r, it = prefetch(tmp / "r-tls2", srv.url("a.bin"), "--retries", "0")
+        check("an untrusted certificate is refused", r.returncode == 8
+              and "certificate" in r.stderr.lower(), r.stderr)
+    finally:
+        srv.stop()
+
+
 def test_add_file(tmp):
     supplied = tmp / "cublas64_11.dll"
     supplied.write_bytes(os.urandom(5000))
@@ -199,6 +222,7 @@ def main():
         tmp = pathlib.Path(d)
         test_nginx(tmp)
         test_add_file(tmp)
+        test_tls(tmp)
         f = Faults()
         try:
             test_faults(tmp, f)
