@@ -197,6 +197,26 @@ def test_faults(tmp, f):
           r.stderr)
 
 
+def test_proxy(tmp, f):
+    """The standard proxy variables are honoured."""
+    proc = subprocess.Popen([sys.executable, str(pathlib.Path(__file__).parent / "servers" /
+                             "proxy.py"), "--lifetime", "120"], stdout=subprocess.PIPE, text=True)
+    port = int(proc.stdout.readline())
+    try:
+        proxy = f"http://127.0.0.1:{port}"
+        env = {"http_proxy": proxy, "HTTP_PROXY": proxy, "no_proxy": "", "NO_PROXY": ""}
+        r = harness.run(BIN, "prefetch", f.url("ok/5000"), "--root", str(tmp / "r-proxy"),
+                        "--json", env=env)
+        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
+                f"{proxy}/count", timeout=10) as c:
+            relayed = int(c.read())
+        check("http_proxy is honoured", r.returncode == 0 and relayed == 1,
+              f"{relayed} relayed: {r.stderr}")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
 def test_kill_and_resume(tmp, f):
     size = 4_000_000
     full = faultserver.content(size)
@@ -226,6 +246,7 @@ def main():
         f = Faults()
         try:
             test_faults(tmp, f)
+            test_proxy(tmp, f)
             if not harness.EMULATOR:
                 test_kill_and_resume(tmp, f)  # see tests/WINE.md
         finally:
