@@ -188,7 +188,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
-static void report_progress(struct xfer *x, bool finished)
+static void report_progress(struct xfer *x, bool finished, uint64_t announced)
 {
 	struct cfapkg_fetch_progress p;
 
@@ -196,7 +196,7 @@ static void report_progress(struct xfer *x, bool finished)
 		return;
 	p.item = x->item;
 	p.done = x->have;
-	p.total = x->item->size > 0 ? (uint64_t)x->item->size : 0;
+	p.total = x->item->size > 0 ? (uint64_t)x->item->size : announced;
 	p.finished = finished;
 	x->opts->progress(x->opts->progress_arg, &p);
 }
@@ -204,8 +204,15 @@ static void report_progress(struct xfer *x, bool finished)
 static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
                        curl_off_t ulnow)
 {
-	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
-	report_progress(arg, false);
+	struct xfer *x = arg;
+
+	(void)ultotal, (void)ulnow;
+	/* Without a declared size, what the server announces for this
+	 * transfer plus what was kept from before. */
+	report_progress(x, false,
+	                dltotal <= 0 ? 0
+	                : x->have >= (uint64_t)dlnow ? x->have - (uint64_t)dlnow + (uint64_t)dltotal
+	                                              : (uint64_t)dltotal);
 	return 0;
 }
 
@@ -511,7 +518,7 @@ static void run_transfers(struct xfer *xs, size_t n, CURLM *multi, unsigned para
 			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
 			on_done(x, multi, msg->data.result);
 			if (x->done)
-				report_progress(x, true);
+				report_progress(x, true, x->have);
 		}
 		curl_multi_poll(multi, NULL, 0, 100, NULL);
 	}
