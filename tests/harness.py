@@ -34,5 +34,11 @@ def run(binary, *args, env=None, drop=()):
     for name in drop:
         e.pop(name, None)
     e.update(env or {})
-    return subprocess.run([*EMULATOR, binary, *args], capture_output=True, text=True,
-                          timeout=TIMEOUT, env=e)
+    r = subprocess.run([*EMULATOR, binary, *args], capture_output=True, text=True,
+                       timeout=TIMEOUT, env=e)
+    if EMULATOR and r.returncode == 1 and not r.stdout and not r.stderr:
+        # Wine occasionally fails to start a program (status 1, no output
+        # at all, which cfapkg never does); one more start (tests/WINE.md).
+        r = subprocess.run([*EMULATOR, binary, *args], capture_output=True, text=True,
+                           timeout=TIMEOUT, env=e)
+    return r
