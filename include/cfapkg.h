@@ -45,7 +45,8 @@ extern "C" {
 	X(UNSUPPORTED, 9, "not supported on this platform")                \
 	X(NETWORK, 10, "network error")                                    \
 	X(INTEGRITY, 11, "downloaded data does not match its recipe")      \
-	X(OFFLINE, 12, "offline: the network may not be used")
+	X(OFFLINE, 12, "offline: the network may not be used")            \
+	X(BUSY, 13, "another cfapkg is changing this root")
 
 enum cfapkg_err {
 #define CFAPKG_ERR_ENUM(name, num, text) CFAPKG_E_##name = num,
@@ -94,6 +95,15 @@ CFAPKG_API double cfapkg_monotonic_seconds(void);
  * ../share/cfapkg/recipes), else the source tree it was built from.
  * Static storage. */
 CFAPKG_API const char *cfapkg_builtin_recipe_dir(void);
+
+/** One writer at a time per root: takes ROOT/lock (waiting up to
+ * timeout_ms; CFAPKG_E_BUSY with a message naming the lock file when
+ * another cfapkg kept it).  Readers never take it.  A holder that dies
+ * releases it.  Owned: cfapkg_root_unlock. */
+struct cfapkg_root_lock;
+CFAPKG_API enum cfapkg_err cfapkg_root_lock(struct cfapkg_ctx *ctx, unsigned timeout_ms,
+                                            struct cfapkg_root_lock **out);
+CFAPKG_API void cfapkg_root_unlock(struct cfapkg_root_lock *lock);
 
 /** @defgroup recipes Recipes (read-only views, borrowed from the context) */
 enum cfapkg_kind {

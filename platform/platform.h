@@ -71,6 +71,13 @@ double cfa_plat_now(void);
 /* Sleeps for ms milliseconds. */
 void cfa_plat_sleep_ms(unsigned ms);
 
+/* An exclusive lock on a file (created if missing), held until released
+ * or the process ends, whichever comes first (a killed holder frees it).
+ * Waits up to timeout_ms; ETIMEDOUT when another holder kept it. */
+struct cfa_lock;
+int cfa_plat_lock(const char *path, unsigned timeout_ms, struct cfa_lock **out);
+void cfa_plat_unlock(struct cfa_lock *lock);
+
 /* Processors available to this process (at least 1). */
 unsigned cfa_plat_cpu_count(void);
 

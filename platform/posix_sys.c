@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -141,4 +142,43 @@ size_t cfa_plat_adapters(struct cfa_plat_adapter *out, size_t max)
 {
 	(void)out, (void)max;
 	return 0;
+}
+
+struct cfa_lock {
+	int fd;
+};
+
+int cfa_plat_lock(const char *path, unsigned timeout_ms, struct cfa_lock **out)
+{
+	long long deadline = now_ms() + timeout_ms;
+	struct cfa_lock *l;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return errno;
+	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		if (errno != EWOULDBLOCK || now_ms() >= deadline) {
+			int e = errno == EWOULDBLOCK ? ETIMEDOUT : errno;
+			close(fd);
+			return e;
+		}
+		cfa_plat_sleep_ms(50);
+	}
+	l = malloc(sizeof(*l));
+	if (!l) {
+		close(fd);
+		return ENOMEM;
+	}
+	l->fd = fd;
+	*out = l;
+	return 0;
+}
+
+void cfa_plat_unlock(struct cfa_lock *lock)
+{
+	if (!lock)
+		return;
+	flock(lock->fd, LOCK_UN);
+	close(lock->fd);
+	free(lock);
 }

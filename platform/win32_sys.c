@@ -265,3 +265,54 @@ size_t cfa_plat_adapters(struct cfa_plat_adapter *out, size_t max)
 	IDXGIFactory1_Release(factory);
 	return n;
 }
+
+struct cfa_lock {
+	HANDLE h;
+};
+
+int cfa_plat_lock(const char *path, unsigned timeout_ms, struct cfa_lock **out)
+{
+	ULONGLONG deadline = GetTickCount64() + timeout_ms;
+	wchar_t *w = cfa_win_widen(path);
+	struct cfa_lock *l;
+	OVERLAPPED ov;
+	HANDLE h;
+
+	if (!w)
+		return ENOMEM;
+	h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
+	                OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+	free(w);
+	if (h == INVALID_HANDLE_VALUE)
+		return EACCES;
+	for (;;) {
+		memset(&ov, 0, sizeof(ov));
+		if (LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ov))
+			break;
+		if (GetTickCount64() >= deadline) {
+			CloseHandle(h);
+			return ETIMEDOUT;
+		}
+		Sleep(50);
+	}
+	l = malloc(sizeof(*l));
+	if (!l) {
+		CloseHandle(h);
+		return ENOMEM;
+	}
+	l->h = h;
+	*out = l;
+	return 0;
+}
+
+void cfa_plat_unlock(struct cfa_lock *lock)
+{
+	OVERLAPPED ov;
+
+	if (!lock)
+		return;
+	memset(&ov, 0, sizeof(ov));
+	UnlockFileEx(lock->h, 0, 1, 0, &ov);
+	CloseHandle(lock->h);
+	free(lock);
+}
