@@ -4,6 +4,7 @@
  * (fill the download cache for a plan without installing).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -104,17 +105,44 @@ static int report_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
 	return e ? report_error_code(e) : EXIT_OK;
 }
 
+#define LOCK_WAIT_MS (10u * 60u * 1000u)
+
+/* The root's writer lock: at once if free, else after saying who waits. */
+static int take_lock(struct cfapkg_ctx *ctx, const struct cli *cli,
+                     struct cfapkg_root_lock **lock)
+{
+	const char *env = getenv("CFAPKG_LOCK_WAIT");
+	unsigned long long secs;
+	enum cfapkg_err e = cfapkg_root_lock(ctx, 0, lock);
+
+	if (e == CFAPKG_E_BUSY) {
+		cfapkg_ctx_clear_error(ctx);
+		if (!cli->quiet)
+			fprintf(stderr, "Waiting for another cfapkg to finish with %s ...\n",
+			        cfapkg_ctx_root(ctx));
+		e = cfapkg_root_lock(ctx, env && number(env, 86400, &secs) ? (unsigned)secs * 1000u
+		                                                          : LOCK_WAIT_MS,
+		                     lock);
+	}
+	return e ? report_error(ctx, e) : EXIT_OK;
+}
+
 static int fetch_with_progress(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
                                size_t n, struct cfapkg_fetch_opts *o, const struct cli *cli)
 {
 	static struct progress p;
+	struct cfapkg_root_lock *lock = NULL;
 	enum cfapkg_err e;
+	int rc;
 
+	if ((rc = take_lock(ctx, cli, &lock)))
+		return rc;
 	progress_init(&p, cli, items, n);
 	o->progress = progress_update;
 	o->progress_arg = &p;
 	e = cfapkg_fetch(ctx, items, n, o);
 	progress_end(&p);
+	cfapkg_root_unlock(lock);
 	return report_items(ctx, items, n, cli, e);
 }
 
@@ -191,6 +219,7 @@ static enum cfapkg_err unpack_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_
 int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const struct cfapkg_plan_item *owners[64];
+	struct cfapkg_root_lock *lock = NULL;
 	struct cfapkg_fetch_item items[64];
 	struct cfapkg_fetch_opts o;
 	struct cfapkg_plan *plan = NULL;
@@ -223,8 +252,11 @@ int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 		n++;
 	}
 	rc = fetch_with_progress(ctx, items, n, &o, cli);
-	if (unpack_items(ctx, items, owners, n, cli) && !rc)
-		rc = EXIT_INTEGRITY;
+	if (!take_lock(ctx, cli, &lock)) {
+		if (unpack_items(ctx, items, owners, n, cli) && !rc)
+			rc = EXIT_INTEGRITY;
+		cfapkg_root_unlock(lock);
+	}
 	cfapkg_plan_free(plan);
 	return rc;
 }
@@ -238,6 +270,10 @@ int cmd_add_file(struct cfapkg_ctx *ctx, const struct cli *cli)
 		fprintf(stderr, "cfapkg: error: usage: cfapkg add-file PATH...\n");
 		return EXIT_USAGE;
 	}
+	struct cfapkg_root_lock *lock = NULL;
+
+	if ((rc = take_lock(ctx, cli, &lock)))
+		return rc;
 	for (i = 0; i < cli->nargs; i++) {
 		const char *recipe = NULL, *file = NULL;
 		char sha[65];
@@ -250,5 +286,6 @@ int cmd_add_file(struct cfapkg_ctx *ctx, const struct cli *cli)
 		if (!cli->quiet)
 			printf("%s  %s  accepted as %s of %s\n", sha, cli->args[i], file, recipe);
 	}
+	cfapkg_root_unlock(lock);
 	return rc;
 }

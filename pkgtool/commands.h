@@ -19,7 +19,8 @@ enum exit_code {
 	EXIT_UNSUPPORTED = 6,  /* not available in this build or on this platform */
 	EXIT_NO_GPU = 7,       /* no AMD GPU on this machine (and none was named) */
 	EXIT_NETWORK = 8,      /* a download failed */
-	EXIT_INTEGRITY = 9     /* a download did not match its SHA-256 or size */
+	EXIT_INTEGRITY = 9,    /* a download did not match its SHA-256 or size */
+	EXIT_BUSY = 10         /* another cfapkg kept the root's lock too long */
 };
 
 int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli);

@@ -95,6 +95,8 @@ int report_error_code(enum cfapkg_err err)
 		return EXIT_NETWORK;
 	case CFAPKG_E_INTEGRITY:
 		return EXIT_INTEGRITY;
+	case CFAPKG_E_BUSY:
+		return EXIT_BUSY;
 	default:
 		return EXIT_ERROR;
 	}

@@ -13,7 +13,7 @@ import time
 
 import harness
 
-TOOL = sys.argv[1]
+TOOL, BIN = sys.argv[1], sys.argv[2]
 check = harness.Checks()
 
 
@@ -31,6 +31,10 @@ def main():
         b = harness.run(TOOL, str(root), "500")
         check("second writer gives up", b.returncode == 3 and "lock" in b.stdout
               and "another cfapkg" in b.stdout and time.time() - start < 30, b.stdout)
+        r = harness.run(BIN, "prefetch", "http://127.0.0.1:9/x", "--root", str(root),
+                        env={"CFAPKG_LOCK_WAIT": "1"})
+        check("cfapkg waits, then says who holds the root", r.returncode == 10
+              and "Waiting for another cfapkg" in r.stderr and "lock" in r.stderr, r.stderr)
         c = holder(root, 20000)
         time.sleep(0.5)
         a.stdin.close()
