@@ -8,8 +8,8 @@
 
 #include "core/ctx.h"
 
-/* 64 hex digits (either case). */
-bool cfa_valid_hex64(const char *s);
+/* A 32-byte digest as 64 lower-case hex digits and a terminator. */
+void cfa_sha256_hex(const unsigned char *md, char hex[65]);
 
 /* An archive entry's name made safe: components joined by "/", the first
  * strip of them dropped ("" when none is left).  False with *why when the

@@ -12,16 +12,16 @@
 
 #define BLOCK (256u * 1024u)
 
-static void to_hex(const unsigned char *md, unsigned n, char *hex)
+void cfa_sha256_hex(const unsigned char *md, char hex[65])
 {
 	static const char digits[] = "0123456789abcdef";
 	unsigned i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < 32; i++) {
 		hex[2 * i] = digits[md[i] >> 4];
 		hex[2 * i + 1] = digits[md[i] & 15];
 	}
-	hex[2 * n] = '\0';
+	hex[64] = '\0';
 }
 
 enum cfapkg_err cfapkg_sha256_file(struct cfapkg_ctx *ctx, const char *path, char hex[65],
@@ -60,7 +60,7 @@ enum cfapkg_err cfapkg_sha256_file(struct cfapkg_ctx *ctx, const char *path, cha
 		e = cfa_fail(ctx, CFAPKG_E_IO, "SHA-256 final failed (OpenSSL)");
 		goto out;
 	}
-	to_hex(md, mdlen, hex);
+	cfa_sha256_hex(md, hex);
 	if (size)
 		*size = total;
 out:
@@ -69,13 +69,3 @@ out:
 	return e;
 }
 
-bool cfa_valid_hex64(const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < 64; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
-		      (s[i] >= 'A' && s[i] <= 'F')))
-			return false;
-	return s[64] == '\0';
-}

@@ -22,6 +22,7 @@
 
 #include "cache/cache.h"
 #include "core/mem.h"
+#include "core/recipe.h"
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
@@ -44,6 +45,7 @@ struct xfer {
 	double not_before;
 	char part_path[4200], meta_path[4300], final_dir[4096];
 	char validator[256], new_validator[256];
+	char want[65];                   /* the expected SHA-256 in lower case, "" if any */
 	char curl_err[CURL_ERROR_SIZE];
 };
 
@@ -288,17 +290,6 @@ static bool start_attempt(struct xfer *x, CURLM *multi)
 	return true;
 }
 
-static void to_hex(const unsigned char *md, char *hex)
-{
-	static const char digits[] = "0123456789abcdef";
-	int i;
-
-	for (i = 0; i < 32; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 15];
-	}
-	hex[64] = '\0';
-}
 
 static void discard_part(struct xfer *x)
 {
@@ -320,19 +311,19 @@ static void finish(struct xfer *x)
 	}
 	fclose(x->part);
 	x->part = NULL;
-	to_hex(md, hex);
+	cfa_sha256_hex(md, hex);
 	if (it->size >= 0)
 		cfa_snprintf(sizes, sizeof(sizes), "%lld bytes expected, %llu received",
 		             (long long)it->size, (unsigned long long)x->have);
 	else
 		cfa_snprintf(sizes, sizeof(sizes), "%llu bytes", (unsigned long long)x->have);
 	if ((it->size >= 0 && x->have != (uint64_t)it->size) ||
-	    (it->sha256 && strcmp(hex, it->sha256) != 0)) {
+	    (x->want[0] && strcmp(hex, x->want) != 0)) {
 		discard_part(x);
 		it->err = CFAPKG_E_INTEGRITY;
 		cfa_snprintf(it->error, sizeof(it->error),
 		             "%s: SHA-256 %s expected, %s received (%s); the download was deleted",
-		             it->urls[x->url], it->sha256 ? it->sha256 : "(any)", hex, sizes);
+		             it->urls[x->url], x->want[0] ? x->want : "(any)", hex, sizes);
 		x->done = true;
 		return;
 	}
@@ -432,11 +423,11 @@ static void name_part(struct xfer *x, const char *dir)
 	unsigned mdlen = 0;
 	char hex[65];
 
-	if (it->sha256) {
-		cfa_snprintf(x->part_path, sizeof(x->part_path), "%s/%s.part", dir, it->sha256);
+	if (x->want[0]) {
+		cfa_snprintf(x->part_path, sizeof(x->part_path), "%s/%s.part", dir, x->want);
 	} else {
 		EVP_Digest(it->urls[0], strlen(it->urls[0]), md, &mdlen, EVP_sha256(), NULL);
-		to_hex(md, hex);
+		cfa_sha256_hex(md, hex);
 		cfa_snprintf(x->part_path, sizeof(x->part_path), "%s/url-%.16s.part", dir, hex);
 	}
 	cfa_snprintf(x->meta_path, sizeof(x->meta_path), "%s.meta", x->part_path);
@@ -449,13 +440,13 @@ static bool cached(struct xfer *x, const char *dir)
 	struct cfapkg_fetch_item *it = x->item;
 	long long size;
 
-	if (!it->sha256)
+	if (!x->want[0])
 		return false;
-	cfa_snprintf(it->path, sizeof(it->path), "%s/%s", dir, it->sha256);
+	cfa_snprintf(it->path, sizeof(it->path), "%s/%s", dir, x->want);
 	size = cfa_plat_file_size(it->path);
 	if (size < 0 || (it->size >= 0 && size != it->size))
 		return false;
-	memcpy(it->sha256_out, it->sha256, 65);
+	memcpy(it->sha256_out, x->want, 65);
 	it->size_out = (uint64_t)size;
 	it->from_cache = true;
 	it->err = CFAPKG_E_OK;
@@ -471,8 +462,14 @@ static enum cfapkg_err prepare(struct cfapkg_ctx *ctx, struct xfer *x, const cha
 	it->error[0] = '\0';
 	it->attempts = 0;
 	it->from_cache = false;
-	if (it->sha256 && !cfa_valid_hex64(it->sha256))
+	if (it->sha256 && !cfa_valid_sha256(it->sha256))
 		return cfa_fail(ctx, CFAPKG_E_USAGE, "%s: a SHA-256 is 64 hex digits", it->label);
+	if (it->sha256) {
+		size_t i;
+		for (i = 0; i < 64; i++)
+			x->want[i] = (char)(it->sha256[i] | 0x20); /* hex digits: lower case */
+		x->want[64] = '\0';
+	}
 	if (cached(x, dir))
 		return CFAPKG_E_OK;
 	if (it->nurls == 0) {

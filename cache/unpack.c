@@ -97,17 +97,6 @@ static enum cfapkg_err make_parent(struct unpacker *u, const char *full)
 	          : CFAPKG_E_OK;
 }
 
-static void to_hex(const unsigned char *md, char *hex)
-{
-	static const char digits[] = "0123456789abcdef";
-	int i;
-
-	for (i = 0; i < 32; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 15];
-	}
-	hex[64] = '\0';
-}
 
 static void manifest_add(struct unpacker *u, const char *name, uint64_t size, const char *hex,
                          const char *kind)
@@ -172,7 +161,7 @@ static enum cfapkg_err write_file(struct unpacker *u, struct archive *a, const c
 	f = NULL;
 	cfa_plat_set_mode(full, mode);
 	EVP_DigestFinal_ex(md, digest, &dlen);
-	to_hex(digest, hex);
+	cfa_sha256_hex(digest, hex);
 	manifest_add(u, name, size, hex, "file");
 out:
 	if (f)
@@ -269,7 +258,7 @@ static enum cfapkg_err copy_staged(struct unpacker *u, const char *name, const c
 		size += n;
 	}
 	EVP_DigestFinal_ex(md, digest, &dlen);
-	to_hex(digest, hex);
+	cfa_sha256_hex(digest, hex);
 	manifest_add(u, name, size, hex, "file");
 out:
 	if (in)
