@@ -21,6 +21,23 @@ void progress_init(struct progress *p, const struct cli *cli, struct cfapkg_fetc
 	p->start = cfapkg_monotonic_seconds();
 }
 
+/* "zluda  12.0 MiB / 31.4 MiB  45.2 MiB/s  0:01 left" */
+static void draw_item(const struct progress *p, size_t i)
+{
+	double secs = cfapkg_monotonic_seconds() - p->started[i];
+	double rate = secs > 0.2 ? (double)(p->done[i] - p->base[i]) / secs : 0;
+	char a[32], b[32], c[32], eta[32] = "";
+
+	if (rate > 0 && p->total[i] > p->done[i]) {
+		unsigned long left = (unsigned long)((double)(p->total[i] - p->done[i]) / rate);
+		snprintf(eta, sizeof(eta), "%lu:%02lu left", left / 60, left % 60);
+	}
+	fprintf(stderr, "\033[2K  %-24.24s %10s / %-10s %10s/s  %s\n", p->items[i].label,
+	        human_size((int64_t)p->done[i], a, sizeof(a)),
+	        p->total[i] ? human_size((int64_t)p->total[i], b, sizeof(b)) : "?",
+	        human_size((int64_t)rate, c, sizeof(c)), eta);
+}
+
 static void draw(struct progress *p)
 {
 	double elapsed = cfapkg_monotonic_seconds() - p->start;
@@ -36,9 +53,7 @@ static void draw(struct progress *p)
 		total += p->total[i];
 		if (!p->active[i])
 			continue;
-		fprintf(stderr, "\033[2K  %-24.24s %10s / %-10s\n", p->items[i].label,
-		        human_size((int64_t)p->done[i], a, sizeof(a)),
-		        p->total[i] ? human_size((int64_t)p->total[i], b, sizeof(b)) : "?");
+		draw_item(p, i);
 		p->lines++;
 	}
 	fprintf(stderr, "\033[2K  total %s of %s, %s/s\n", human_size((int64_t)done, a, sizeof(a)),
@@ -56,6 +71,10 @@ void progress_update(void *arg, const struct cfapkg_fetch_progress *ev)
 
 	if (i >= p->n)
 		return;
+	if (!p->active[i] && !ev->finished && p->started[i] == 0) {
+		p->started[i] = t;
+		p->base[i] = ev->done;
+	}
 	p->done[i] = ev->done;
 	p->total[i] = ev->total;
 	p->active[i] = !ev->finished;

@@ -15,6 +15,8 @@ struct progress {
 	bool tty, json;
 	double start, last_draw;
 	double last_json[PROGRESS_MAX];
+	double started[PROGRESS_MAX];   /* when the download's first bytes came */
+	uint64_t base[PROGRESS_MAX];    /* bytes it had then (a resumed part) */
 	uint64_t done[PROGRESS_MAX], total[PROGRESS_MAX];
 	bool active[PROGRESS_MAX];
 };
