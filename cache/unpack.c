@@ -111,17 +111,26 @@ static void manifest_add(struct unpacker *u, const char *name, uint64_t size, co
 	               kind, (unsigned long long)size, hex);
 }
 
+/* Closes a file's hash and lists the file in the manifest. */
+static void record_file(struct unpacker *u, const char *name, uint64_t size, EVP_MD_CTX *md)
+{
+	unsigned char digest[EVP_MAX_MD_SIZE];
+	unsigned dlen = 0;
+	char hex[65];
+
+	EVP_DigestFinal_ex(md, digest, &dlen);
+	cfa_sha256_hex(digest, hex);
+	manifest_add(u, name, size, hex, "file");
+}
+
 /* A regular file: stream the entry's data to disk, hashing it. */
 static enum cfapkg_err write_file(struct unpacker *u, struct archive *a, const char *name,
                                   const char *full, unsigned mode)
 {
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned dlen = 0;
 	uint64_t size = 0;
 	enum cfapkg_err e = CFAPKG_E_OK;
 	FILE *f = NULL;
-	char hex[65];
 	la_ssize_t n;
 
 	if (!md || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
@@ -160,9 +169,7 @@ static enum cfapkg_err write_file(struct unpacker *u, struct archive *a, const c
 	}
 	f = NULL;
 	cfa_plat_set_mode(full, mode);
-	EVP_DigestFinal_ex(md, digest, &dlen);
-	cfa_sha256_hex(digest, hex);
-	manifest_add(u, name, size, hex, "file");
+	record_file(u, name, size, md);
 out:
 	if (f)
 		fclose(f);
@@ -233,9 +240,7 @@ static enum cfapkg_err entry(struct unpacker *u, struct archive *a, struct archi
  * system cannot make them), hashing the copy. */
 static enum cfapkg_err copy_staged(struct unpacker *u, const char *name, const char *from_full)
 {
-	char full[4096 + 2048], hex[65];
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned dlen = 0;
+	char full[4096 + 2048];
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
 	FILE *in = cfa_plat_fopen(from_full, "rb"), *out = NULL;
 	enum cfapkg_err e = CFAPKG_E_OK;
@@ -257,9 +262,7 @@ static enum cfapkg_err copy_staged(struct unpacker *u, const char *name, const c
 		EVP_DigestUpdate(md, u->block, n);
 		size += n;
 	}
-	EVP_DigestFinal_ex(md, digest, &dlen);
-	cfa_sha256_hex(digest, hex);
-	manifest_add(u, name, size, hex, "file");
+	record_file(u, name, size, md);
 out:
 	if (in)
 		fclose(in);

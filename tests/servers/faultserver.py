@@ -16,12 +16,13 @@ Paths (SIZE in bytes, KEY any word naming the per-test state):
   /loop                  redirects to itself
   /stats                 JSON list of the requests seen: path, Range, If-Range
 """
-import argparse
 import hashlib
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from loopback import serve
 
 STATE = {}
 LOG = []
@@ -147,16 +148,5 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lifetime", type=float, default=300)
-    args = ap.parse_args()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    print(server.server_address[1], flush=True)
-    threading.Timer(args.lifetime, server.shutdown).start()
-    server.serve_forever()
-
-
 if __name__ == "__main__":
-    main()
+    serve(Handler)

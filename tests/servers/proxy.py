@@ -3,10 +3,10 @@
 plain-HTTP GETs given in absolute form and counts them.  Prints its port
 first; GET /count (direct) answers how many it relayed; stops after
 --lifetime seconds."""
-import argparse
-import threading
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from loopback import serve
 
 RELAYED = [0]
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -44,16 +44,5 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(e.code, b"")
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lifetime", type=float, default=300)
-    args = ap.parse_args()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    print(server.server_address[1], flush=True)
-    threading.Timer(args.lifetime, server.shutdown).start()
-    server.serve_forever()
-
-
 if __name__ == "__main__":
-    main()
+    serve(Handler)
