@@ -178,6 +178,7 @@ enum cfapkg_err cfapkg_root_lock(struct cfapkg_ctx *ctx, unsigned timeout_ms,
 {
 	char path[4096];
 	struct cfa_lock *l = NULL;
+	unsigned cleaned;
 	int rc;
 
 	if (!ctx->root && cfapkg_ctx_set_root(ctx, NULL))
@@ -194,7 +195,8 @@ enum cfapkg_err cfapkg_root_lock(struct cfapkg_ctx *ctx, unsigned timeout_ms,
 	if (rc)
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot lock: %s", path, cfa_plat_strerror(rc));
 	*out = (struct cfapkg_root_lock *)l;
-	return CFAPKG_E_OK;
+	/* The first writer after an interrupted one finishes its cleanup. */
+	return cfapkg_recover(ctx, &cleaned);
 }
 
 void cfapkg_root_unlock(struct cfapkg_root_lock *lock)

@@ -151,36 +151,63 @@ static enum cfapkg_err load_list(struct cfa_jr *jr, const cJSON *root, const cha
 	return CFAPKG_E_OK;
 }
 
-enum cfapkg_err cfapkg_facts_load(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
-                                  const char *path)
+enum cfapkg_err cfa_facts_parse(struct cfa_jr *jr, const cJSON *obj, struct cfapkg_facts *f)
 {
 	static const char *const scalar[][2] = {
 		{"os", "os"}, {"arch", "arch"}, {"gpu", "gpu"}, {"driver", "driver"}};
+	enum cfapkg_err e;
+	size_t i;
+
+	if ((e = cfa_jr_object(jr, obj)) || (e = cfa_jr_keys(jr, obj, facts_keys)))
+		return e;
+	for (i = 0; i < sizeof(scalar) / sizeof(scalar[0]); i++) {
+		const char *s = NULL;
+		if ((e = cfa_jr_string(jr, obj, scalar[i][0], false, &s)))
+			return e;
+		if (s && *s && cfapkg_facts_set(jr->ctx, f, scalar[i][1], s))
+			return name_file(jr->ctx, jr->file);
+	}
+	if (!(e = load_list(jr, obj, "hip_runtimes", "hip-runtime", f)))
+		e = load_list(jr, obj, "hip_sdks", "hip-sdk", f);
+	return e;
+}
+
+cJSON *cfa_facts_json(const struct cfapkg_facts *f)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+	unsigned i;
+
+	cJSON_AddStringToObject(o, "os", f->os);
+	cJSON_AddStringToObject(o, "arch", f->arch);
+	cJSON_AddStringToObject(o, "gpu", f->gfx);
+	cJSON_AddStringToObject(o, "driver", f->driver);
+	if (f->hip_runtimes_known) {
+		a = cJSON_AddArrayToObject(o, "hip_runtimes");
+		for (i = 0; i < f->nhip_runtimes; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateNumber(f->hip_runtimes[i]));
+	}
+	if (f->hip_sdks_known) {
+		a = cJSON_AddArrayToObject(o, "hip_sdks");
+		for (i = 0; i < f->nhip_sdks; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(f->hip_sdks[i]));
+	}
+	return o;
+}
+
+enum cfapkg_err cfapkg_facts_load(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
+                                  const char *path)
+{
 	struct cfa_arena a;
 	struct cfa_jr jr;
 	cJSON *root = NULL;
 	enum cfapkg_err e;
-	size_t i;
 
 	e = cfa_json_read_file(ctx, path, CFAPKG_E_FACTS, &root);
 	if (e)
 		return e; /* detail set by the reader */
 	cfa_arena_init(&a);
 	cfa_jr_init(&jr, ctx, &a, path, CFAPKG_E_FACTS);
-	if ((e = cfa_jr_object(&jr, root)) || (e = cfa_jr_keys(&jr, root, facts_keys)))
-		goto out;
-	for (i = 0; i < sizeof(scalar) / sizeof(scalar[0]); i++) {
-		const char *s = NULL;
-		if ((e = cfa_jr_string(&jr, root, scalar[i][0], false, &s)))
-			goto out;
-		if (s && cfapkg_facts_set(ctx, f, scalar[i][1], s)) {
-			e = name_file(ctx, path);
-			goto out;
-		}
-	}
-	if (!(e = load_list(&jr, root, "hip_runtimes", "hip-runtime", f)))
-		e = load_list(&jr, root, "hip_sdks", "hip-sdk", f);
-out:
+	e = cfa_facts_parse(&jr, root, f);
 	cJSON_Delete(root);
 	cfa_arena_fini(&a);
 	return e;

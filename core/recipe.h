@@ -31,6 +31,14 @@ enum cfapkg_err cfa_parse_machine_lists(struct cfa_jr *jr, const cJSON *obj,
                                         const char *const **os, size_t *nos,
                                         const char *const **gfx, size_t *ngfx);
 
+/* Facts as an object ({"os", "arch", "gpu", "driver", "hip_runtimes",
+ * "hip_sdks"}) read over f, and written back (facts.c). */
+enum cfapkg_err cfa_facts_parse(struct cfa_jr *jr, const cJSON *obj, struct cfapkg_facts *f);
+cJSON *cfa_facts_json(const struct cfapkg_facts *f);
+/* A relative path that stays inside its folder: no absolute paths, drive
+ * letters or "..". */
+bool cfa_safe_relative(const char *p);
+
 bool cfa_valid_os(const char *s);
 bool cfa_valid_arch(const char *s);
 bool cfa_valid_gfx(const char *s);

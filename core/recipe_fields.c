@@ -243,7 +243,7 @@ enum cfapkg_err cfa_parse_status(struct cfa_jr *jr, const cJSON *ver, struct cfa
 }
 
 /* A relative path inside a package: no absolute paths, drives or "..". */
-static bool safe_relative(const char *p)
+bool cfa_safe_relative(const char *p)
 {
 	const char *seg = p;
 
@@ -272,7 +272,7 @@ static enum cfapkg_err layout_item(struct cfa_jr *jr, const cJSON *item, void *e
 	    (e = cfa_jr_string(jr, item, "path", true, &rule->path)) ||
 	    (e = cfa_jr_string(jr, item, "as", true, &rule->as)))
 		return e;
-	if (!safe_relative(rule->path) || !safe_relative(rule->as))
+	if (!cfa_safe_relative(rule->path) || !cfa_safe_relative(rule->as))
 		return cfa_jr_fail(jr, "paths must be relative and stay inside the package");
 	return CFAPKG_E_OK;
 }
@@ -309,7 +309,7 @@ static enum cfapkg_err env_item(struct cfa_jr *jr, const cJSON *m, void *elem, v
 	return var->name && var->value ? CFAPKG_E_OK : cfa_nomem(jr->ctx);
 }
 
-static const char *const runtime_keys[] = {"path", "env", NULL};
+static const char *const runtime_keys[] = {"path", "env", "stage", NULL};
 
 enum cfapkg_err cfa_parse_runtime(struct cfa_jr *jr, const cJSON *ver, struct cfapkg_version *v)
 {
@@ -324,8 +324,17 @@ enum cfapkg_err cfa_parse_runtime(struct cfa_jr *jr, const cJSON *ver, struct cf
 	    (e = cfa_jr_strings(jr, o, "path", &v->path, &v->npath)))
 		goto out;
 	for (i = 0; i < v->npath; i++)
-		if (strcmp(v->path[i], ".") != 0 && !safe_relative(v->path[i])) {
+		if (strcmp(v->path[i], ".") != 0 && !cfa_safe_relative(v->path[i])) {
 			e = cfa_jr_fail(jr, "path entries are relative to the package (\"bin\")");
+			goto out;
+		}
+	if ((e = cfa_jr_strings(jr, o, "stage", &v->stage, &v->nstage)))
+		goto out;
+	for (i = 0; i < v->nstage; i++)
+		if (!cfa_safe_relative(v->stage[i]) || strchr(v->stage[i], '/') ||
+		    strchr(v->stage[i] + 1, '*') || (v->stage[i][0] == '*' && v->stage[i][1] != '.')) {
+			e = cfa_jr_fail(jr, "stage entries are file names in the package's folder, "
+			                "or \"*.ext\"");
 			goto out;
 		}
 	e = cfa_jr_members(jr, o, "env", sizeof(*v->env), env_item, NULL, (void **)&v->env,

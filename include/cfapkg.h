@@ -46,7 +46,8 @@ extern "C" {
 	X(NETWORK, 10, "network error")                                    \
 	X(INTEGRITY, 11, "downloaded data does not match its recipe")      \
 	X(OFFLINE, 12, "offline: the network may not be used")            \
-	X(BUSY, 13, "another cfapkg is changing this root")
+	X(BUSY, 13, "another cfapkg is changing this root")                \
+	X(LOCKFILE, 14, "invalid lockfile or generation record")
 
 enum cfapkg_err {
 #define CFAPKG_ERR_ENUM(name, num, text) CFAPKG_E_##name = num,
@@ -59,6 +60,7 @@ CFAPKG_API const char *cfapkg_strerror(enum cfapkg_err err);
 
 /** @defgroup context Context */
 struct cfapkg_ctx;
+struct cfa_arena;
 
 /** A new context, or NULL when out of memory.  Owned: cfapkg_ctx_free. */
 CFAPKG_API struct cfapkg_ctx *cfapkg_ctx_new(void);
@@ -99,7 +101,8 @@ CFAPKG_API const char *cfapkg_builtin_recipe_dir(void);
 /** One writer at a time per root: takes ROOT/lock (waiting up to
  * timeout_ms; CFAPKG_E_BUSY with a message naming the lock file when
  * another cfapkg kept it).  Readers never take it.  A holder that dies
- * releases it.  Owned: cfapkg_root_unlock. */
+ * releases it, and the next holder cleans up what it left (see
+ * cfapkg_recover).  Owned: cfapkg_root_unlock. */
 struct cfapkg_root_lock;
 CFAPKG_API enum cfapkg_err cfapkg_root_lock(struct cfapkg_ctx *ctx, unsigned timeout_ms,
                                             struct cfapkg_root_lock **out);
@@ -190,6 +193,8 @@ struct cfapkg_version {
 	size_t npath;
 	const struct cfapkg_env_var *env;
 	size_t nenv;
+	const char *const *stage;  /* files to place beside a program ("*.dll") */
+	size_t nstage;
 	const char *note;
 	const struct cfa_ver *parsed; /* internal */
 };
@@ -360,6 +365,9 @@ struct cfapkg_plan_opts {
 	bool allow_experimental;
 	const char *const *pins;   /* specs every solve must honour ("zluda==7-preview.10") */
 	size_t npins;
+	const char *const *prefer; /* specs to keep when they still fit (what is
+	                              installed: "zluda==6-preview.69") */
+	size_t nprefer;
 	bool full_pool;            /* put every recipe in the pool, not only those the
 	                              request can reach (for exporting the whole problem
 	                              with cfapkg_plan_write_testcase) */
@@ -519,6 +527,163 @@ CFAPKG_API enum cfapkg_err cfapkg_unpack(struct cfapkg_ctx *ctx, const char *arc
                                          const char *format, const char *name,
                                          const struct cfapkg_unpack_opts *opts,
                                          struct cfapkg_unpack_result *out);
+
+/** @defgroup env Environments, generations, lockfiles
+ * ROOT/envs/ENV/N/ is generation N of an environment: lock.json (the
+ * exact set, in the lockfile format), meta.json (when, which command, what
+ * changed), runtime.json (what a launcher needs) and view/PART/ (hard links
+ * into the store; symbolic links, then copies, where hard links fail).  A
+ * generation never changes once written; ROOT/envs/ENV/current names the
+ * active one and is replaced by one rename.  Every function that changes a
+ * root expects the caller to hold cfapkg_root_lock. */
+#define CFAPKG_LOCK_FORMAT 1
+#define CFAPKG_DEFAULT_ENV "default"
+
+struct cfapkg_locked {         /* one part of a locked set */
+	const char *name;
+	const char *version;
+	enum cfapkg_kind kind;
+	bool requested;
+	const char *url;           /* packages: the source, its mirrors after */
+	const char *const *mirrors;
+	size_t nmirrors;
+	const char *sha256;
+	int64_t size;
+	const char *format;
+	unsigned strip;
+	const char *store;         /* packages: folder under ROOT/store */
+	const char *const *gfx;    /* GPU targets it supports; empty: any */
+	size_t ngfx;
+	const struct cfapkg_file_rule *layout;
+	size_t nlayout;
+	const char *launcher;
+	const char *const *path;
+	size_t npath;
+	const struct cfapkg_env_var *env;
+	size_t nenv;
+	const char *const *stage;
+	size_t nstage;
+};
+
+struct cfapkg_lock {
+	unsigned format;
+	struct cfapkg_facts facts; /* the machine it was solved for */
+	const char *const *requests;
+	size_t nrequests;
+	const struct cfapkg_locked *parts; /* dependencies first */
+	size_t nparts;
+	struct cfa_arena *arena;   /* internal */
+};
+
+/** The exact set a solved plan chose, for the specs that asked for it.
+ * Fails (CFAPKG_E_UNSUPPORTED) when a part cannot be installed.  Owned:
+ * cfapkg_lock_free. */
+CFAPKG_API enum cfapkg_err cfapkg_lock_from_plan(struct cfapkg_ctx *ctx,
+                                                 const struct cfapkg_plan *plan,
+                                                 const char *const *specs, size_t nspecs,
+                                                 struct cfapkg_lock **out);
+/** Reads a lockfile; errors name the file and the JSON path. */
+CFAPKG_API enum cfapkg_err cfapkg_lock_read(struct cfapkg_ctx *ctx, const char *path,
+                                            struct cfapkg_lock **out);
+/** The lockfile text (JSON).  Owned: cfapkg_free. */
+CFAPKG_API enum cfapkg_err cfapkg_lock_text(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+                                            char **out);
+CFAPKG_API void cfapkg_lock_free(struct cfapkg_lock *lock);
+/** Whether a lock still fits a machine: same OS and architecture, a GPU
+ * every part supports, the HIP SDKs it uses installed, a driver no older.
+ * CFAPKG_E_FACTS names the fact that differs. */
+CFAPKG_API enum cfapkg_err cfapkg_lock_check(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+                                             const struct cfapkg_facts *facts);
+/** The part of that name, or NULL. */
+CFAPKG_API const struct cfapkg_locked *cfapkg_lock_find(const struct cfapkg_lock *lock,
+                                                        const char *name);
+/** Frees text and lists the library returned. */
+CFAPKG_API void cfapkg_free(void *p);
+
+/** Refuses names other than letters, digits, '.', '_', '-' (not first). */
+CFAPKG_API enum cfapkg_err cfapkg_env_check_name(struct cfapkg_ctx *ctx, const char *env);
+CFAPKG_API enum cfapkg_err cfapkg_env_create(struct cfapkg_ctx *ctx, const char *env);
+/** Removes an environment (its store prefixes stay until cfapkg_gc). */
+CFAPKG_API enum cfapkg_err cfapkg_env_remove(struct cfapkg_ctx *ctx, const char *env);
+CFAPKG_API bool cfapkg_env_exists(struct cfapkg_ctx *ctx, const char *env);
+/** Environment names, sorted, NULL-terminated.  Owned: cfapkg_free. */
+CFAPKG_API enum cfapkg_err cfapkg_env_list(struct cfapkg_ctx *ctx, char ***names, size_t *n);
+/** The active generation (0: none yet). */
+CFAPKG_API enum cfapkg_err cfapkg_env_current(struct cfapkg_ctx *ctx, const char *env,
+                                              unsigned *gen);
+/** A generation's lock (gen 0: the active one; CFAPKG_E_NOTFOUND when the
+ * environment has none).  Owned: cfapkg_lock_free. */
+CFAPKG_API enum cfapkg_err cfapkg_env_lock(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
+                                           struct cfapkg_lock **out);
+/** A file of a generation: ROOT/envs/ENV/N/what ("lock.json", "view"). */
+CFAPKG_API enum cfapkg_err cfapkg_gen_path(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
+                                           const char *what, char *buf, size_t len);
+
+struct cfapkg_commit_result {
+	unsigned generation;       /* the new active generation */
+	unsigned previous;         /* the one before (0: none) */
+	size_t hardlinks, symlinks, copies;
+};
+/** Writes a new generation from a lock whose packages are in the store,
+ * runs its static checks (every file the parts promise is there), and only
+ * then makes it current.  On any failure the environment stays as it was.
+ * command and changes are recorded for history. */
+CFAPKG_API enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char *env,
+                                             const struct cfapkg_lock *lock, const char *command,
+                                             const char *const *changes, size_t nchanges,
+                                             struct cfapkg_commit_result *out);
+/** Makes an existing generation current (a rollback): one rename, no
+ * network, no unpacking.  Recorded in history. */
+CFAPKG_API enum cfapkg_err cfapkg_env_switch(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
+                                             const char *command);
+/** Marks a generation known-good (its checks passed). */
+CFAPKG_API enum cfapkg_err cfapkg_env_mark_good(struct cfapkg_ctx *ctx, const char *env,
+                                                unsigned gen);
+
+struct cfapkg_history_entry {
+	unsigned generation;       /* created, or switched to */
+	unsigned from;             /* switches: the generation before */
+	bool is_switch;            /* a rollback rather than a new generation */
+	char time[32];             /* UTC, ISO 8601 */
+	char command[512];
+	char changes[1024];        /* "+zluda 6-preview.69, ~libtorch-cuda ..." */
+	bool good, current, exists;
+};
+/** History, oldest first.  Owned: cfapkg_free. */
+CFAPKG_API enum cfapkg_err cfapkg_env_history(struct cfapkg_ctx *ctx, const char *env,
+                                              struct cfapkg_history_entry **out, size_t *n);
+
+/** Pins of an environment, NULL-terminated.  Owned: cfapkg_free. */
+CFAPKG_API enum cfapkg_err cfapkg_env_pins(struct cfapkg_ctx *ctx, const char *env, char ***pins,
+                                           size_t *n);
+/** Adds a pin (replacing one on the same name). */
+CFAPKG_API enum cfapkg_err cfapkg_env_pin(struct cfapkg_ctx *ctx, const char *env, const char *spec);
+/** Removes the pin on a name; CFAPKG_E_NOTFOUND when there is none. */
+CFAPKG_API enum cfapkg_err cfapkg_env_unpin(struct cfapkg_ctx *ctx, const char *env,
+                                            const char *name);
+
+/** Finishes or undoes what an interrupted cfapkg left: half-written
+ * generations, staging folders, files being replaced, trash.  *cleaned
+ * counts them. */
+CFAPKG_API enum cfapkg_err cfapkg_recover(struct cfapkg_ctx *ctx, unsigned *cleaned);
+
+struct cfapkg_gc_result {
+	size_t generations, prefixes, downloads;
+	uint64_t bytes;            /* space freed */
+};
+/** Keeps, in each environment, the current generation and the keep newest
+ * (0: all), then removes store prefixes and downloads no kept generation
+ * uses. */
+CFAPKG_API enum cfapkg_err cfapkg_gc(struct cfapkg_ctx *ctx, unsigned keep,
+                                     struct cfapkg_gc_result *out);
+
+/** Re-hashes the files of every store prefix an environment's active
+ * generation uses (env NULL: every environment), and checks its view.
+ * Each difference goes to fn ("zluda 6-preview.69: zluda.dll changed").
+ * CFAPKG_E_INTEGRITY when there was any. */
+CFAPKG_API enum cfapkg_err cfapkg_verify(struct cfapkg_ctx *ctx, const char *env,
+                                         void (*fn)(void *arg, const char *problem), void *arg,
+                                         size_t *files);
 
 /** @defgroup digest Content hashes */
 /** SHA-256 of a file as 64 lower-case hex digits in hex[65]. */

@@ -26,7 +26,7 @@ static bool number(const char *s, unsigned long long max, unsigned long long *ou
 	return true;
 }
 
-static int fetch_opts_from_cli(const struct cli *cli, struct cfapkg_fetch_opts *o)
+int fetch_opts_from_cli(const struct cli *cli, struct cfapkg_fetch_opts *o)
 {
 	unsigned long long v;
 	const char *s;
@@ -107,8 +107,7 @@ static int report_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
 
 #define LOCK_WAIT_MS (10u * 60u * 1000u)
 
-/* The root's writer lock: at once if free, else after saying who waits. */
-static int take_lock(struct cfapkg_ctx *ctx, const struct cli *cli,
+int take_lock(struct cfapkg_ctx *ctx, const struct cli *cli,
                      struct cfapkg_root_lock **lock)
 {
 	const char *env = getenv("CFAPKG_LOCK_WAIT");
@@ -288,4 +287,68 @@ int cmd_add_file(struct cfapkg_ctx *ctx, const struct cli *cli)
 	}
 	cfapkg_root_unlock(lock);
 	return rc;
+}
+
+static bool in_store(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/store/%s/.cfapkg/manifest.json", cfapkg_ctx_root(ctx),
+	         p->store);
+	if (!(f = fopen(path, "rb")))
+		return false;
+	fclose(f);
+	return true;
+}
+
+int fetch_locked(struct cfapkg_ctx *ctx, const struct cli *cli, const struct cfapkg_lock *lock)
+{
+	static struct progress p;
+	const struct cfapkg_locked *owners[64];
+	struct cfapkg_fetch_item items[64];
+	const char *urls[64][17];
+	struct cfapkg_fetch_opts o;
+	enum cfapkg_err e;
+	size_t i, k, n = 0;
+	int rc;
+
+	if ((rc = fetch_opts_from_cli(cli, &o)))
+		return rc;
+	memset(items, 0, sizeof(items));
+	for (i = 0; i < lock->nparts && n < 64; i++) {
+		const struct cfapkg_locked *lp = &lock->parts[i];
+		if (lp->kind != CFAPKG_KIND_PACKAGE || in_store(ctx, lp))
+			continue;
+		owners[n] = lp;
+		urls[n][0] = lp->url;
+		for (k = 0; k < lp->nmirrors && k < 16; k++)
+			urls[n][k + 1] = lp->mirrors[k];
+		items[n].label = lp->name;
+		items[n].urls = urls[n];
+		items[n].nurls = k + 1;
+		items[n].sha256 = lp->sha256;
+		items[n].size = lp->size;
+		n++;
+	}
+	if (n == 0)
+		return EXIT_OK;
+	progress_init(&p, cli, items, n);
+	o.progress = progress_update;
+	o.progress_arg = &p;
+	e = cfapkg_fetch(ctx, items, n, &o);
+	progress_end(&p);
+	if (e)
+		return report_items(ctx, items, n, cli, e);
+	for (i = 0; i < n; i++) {
+		struct cfapkg_unpack_opts uo = {owners[i]->strip, 0, 0};
+		struct cfapkg_unpack_result res;
+		if ((e = cfapkg_unpack(ctx, items[i].path, owners[i]->format, owners[i]->store, &uo,
+		                       &res)))
+			return report_error(ctx, e);
+		if (!cli->quiet && !cli->json)
+			printf("Unpacked %s %s (%llu files)\n", owners[i]->name, owners[i]->version,
+			       (unsigned long long)res.files);
+	}
+	return EXIT_OK;
 }

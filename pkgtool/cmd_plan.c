@@ -49,7 +49,7 @@ static void print_unchecked(const struct cfapkg_plan *plan)
 				printf("note: not checked, not known: %s\n", what[k].text);
 }
 
-static void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
+void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 {
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
 	struct table t;
@@ -120,7 +120,7 @@ void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
 	}
 }
 
-static cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
+cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 {
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
 	const struct cfapkg_gpu_target *t = cfapkg_gpu_target_find(ctx, f->gfx);
@@ -177,28 +177,6 @@ static cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	return o;
 }
 
-int solve_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_plan **out)
-{
-	struct cfapkg_plan_opts opts = {0};
-	const char *pins[CLI_MAX_ARGS];
-	struct cfapkg_facts facts;
-	enum cfapkg_err e;
-	size_t i;
-	int rc;
-
-	if ((rc = facts_from_cli(ctx, cli, &facts)))
-		return rc;
-	for (i = 0; i < cli->nopts; i++)
-		if (cli->opts[i].id == OPT_PIN)
-			pins[opts.npins++] = cli->opts[i].value;
-	opts.pins = pins;
-	opts.allow_experimental = cli->seen & OPT_BIT(OPT_ALLOW_EXPERIMENTAL);
-	/* A testcase holds the whole problem, so the pool holds every recipe. */
-	opts.full_pool = cli_value(cli, OPT_TESTCASE) != NULL;
-	e = cfapkg_plan_solve(ctx, &facts, cli->args, cli->nargs, &opts, out);
-	return e ? report_error(ctx, e) : EXIT_OK;
-}
-
 int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *testcase = cli_value(cli, OPT_TESTCASE);
@@ -221,13 +199,4 @@ int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli)
 		print_plan_text(ctx, plan);
 	cfapkg_plan_free(plan);
 	return rc;
-}
-
-int cmd_install(struct cfapkg_ctx *ctx, const struct cli *cli)
-{
-	if (cli->seen & OPT_BIT(OPT_DRY_RUN))
-		return cmd_plan(ctx, cli);
-	fprintf(stderr, "cfapkg: error: this build of cfapkg can plan but not yet install; "
-	                "run 'cfapkg install --dry-run ...' (the same as 'cfapkg plan ...')\n");
-	return EXIT_UNSUPPORTED;
 }

@@ -6,6 +6,8 @@
 #define CFAPKG_COMMANDS_H
 
 #include "cfapkg.h"
+
+struct cJSON;
 #include "opts.h"
 
 /* Exit codes (docs/cli.md). */
@@ -24,9 +26,17 @@ enum exit_code {
 };
 
 int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli);
-/* Facts, pins and the solve shared by plan, install and fetch. */
+/* Facts, pins and the solve shared by plan, install and fetch.  The
+ * environment's pins bind too (solve_specs: other specs, and what to keep
+ * where it still fits). */
 int solve_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_plan **out);
+int solve_specs(struct cfapkg_ctx *ctx, const struct cli *cli, const struct cfapkg_facts *facts,
+                const char *const *specs, size_t nspecs, const char *const *prefer,
+                size_t nprefer, struct cfapkg_plan **out);
 void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli);
+void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan);
+/* The plan as JSON (for --json).  Owned by the caller. */
+struct cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan);
 int cmd_install(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli);
@@ -42,6 +52,34 @@ int gpu_index_from_cli(const struct cli *cli, int *index);
 int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_add_file(struct cfapkg_ctx *ctx, const struct cli *cli);
+/* The root's writer lock: at once if free, else after saying who waits
+ * (up to CFAPKG_LOCK_WAIT seconds, default 600). */
+int take_lock(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_root_lock **lock);
+int fetch_opts_from_cli(const struct cli *cli, struct cfapkg_fetch_opts *o);
+/* Downloads and unpacks the lock's packages not yet in the store (the
+ * caller holds the root's lock). */
+int fetch_locked(struct cfapkg_ctx *ctx, const struct cli *cli, const struct cfapkg_lock *lock);
+
+/* cmd_install.c */
+int cmd_remove(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_update(struct cfapkg_ctx *ctx, const struct cli *cli);
+/* The environment named by --env (the last one), else "default". */
+const char *env_from_cli(const struct cli *cli);
+
+/* cmd_env.c */
+int cmd_env(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_list(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_history(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_pin(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_unpin(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_pins(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_lock(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_gc(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_verify(struct cfapkg_ctx *ctx, const struct cli *cli);
+
+/* cmd_run.c */
+int cmd_env_runtime(struct cfapkg_ctx *ctx, const struct cli *cli);
 
 /* cmd_detect.c */
 int cmd_detect(struct cfapkg_ctx *ctx, const struct cli *cli);

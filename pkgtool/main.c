@@ -15,28 +15,55 @@ struct command {
 	const char *summary;
 };
 
+#define OPT_ENV_BIT OPT_BIT(OPT_ENV)
+#define OPTS_CHANGE (OPTS_FACTS | OPTS_FETCH | OPT_ENV_BIT | OPT_BIT(OPT_DRY_RUN) | \
+                     OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN))
+
 static const struct command commands[] = {
 	{"add-file", cmd_add_file, 0, "add-file PATH...",
 	 "put files you supply into the cache if a recipe expects their SHA-256"},
 	{"config", cmd_config, 0, "config", "show where cfapkg keeps data and reads recipes"},
 	{"detect", cmd_detect, OPT_BIT(OPT_GPU_INDEX), "detect",
 	 "show this machine's AMD GPUs, driver, HIP runtimes and SDKs"},
+	{"env", cmd_env, OPT_ENV_BIT | OPT_BIT(OPT_SHELL) | OPT_BIT(OPT_GPU_INDEX),
+	 "env create|remove NAME | list | show | activate",
+	 "manage environments; show one's runtime settings or a shell snippet"},
 	{"fetch", cmd_fetch,
 	 OPTS_FACTS | OPTS_FETCH | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN), "fetch SPEC...",
 	 "plan, then download, verify and unpack the plan's packages into the store"},
+	{"gc", cmd_gc, OPT_BIT(OPT_KEEP), "gc [--keep N]",
+	 "remove old generations, and store prefixes and downloads nothing kept uses"},
+	{"history", cmd_history, OPT_ENV_BIT, "history [--env NAME]",
+	 "list an environment's generations and switches"},
 	{"info", cmd_info, OPT_BIT(OPT_GPU), "info NAME", "show a recipe: versions, sources, status"},
-	{"install", cmd_install,
-	 OPTS_FACTS | OPT_BIT(OPT_DRY_RUN) | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN),
-	 "install --dry-run SPEC...", "plan an install (installing lands with environments)"},
+	{"install", cmd_install, OPTS_CHANGE | OPT_BIT(OPT_LOCKED),
+	 "install SPEC... | --locked FILE", "add packages to an environment (a new generation)"},
+	{"list", cmd_list, OPT_ENV_BIT, "list [--env NAME]", "list what an environment holds"},
+	{"lock", cmd_lock, OPT_ENV_BIT | OPT_BIT(OPT_OUTPUT), "lock [--env NAME] [-o FILE]",
+	 "write the environment's exact set as a lockfile"},
+	{"pin", cmd_pin, OPT_ENV_BIT, "pin SPEC... [--env NAME]",
+	 "hold packages to versions in every later solve of an environment"},
+	{"pins", cmd_pins, OPT_ENV_BIT, "pins [--env NAME]", "list an environment's pins"},
 	{"plan", cmd_plan,
-	 OPTS_FACTS | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN) | OPT_BIT(OPT_TESTCASE),
+	 OPTS_FACTS | OPT_ENV_BIT | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN) |
+	 OPT_BIT(OPT_TESTCASE),
 	 "plan SPEC...", "show what would be installed for this machine, or why nothing fits"},
 	{"prefetch", cmd_prefetch,
 	 OPTS_FETCH | OPT_BIT(OPT_SHA256) | OPT_BIT(OPT_SIZE) | OPT_BIT(OPT_MIRROR),
 	 "prefetch URL...", "download into the cache and print each SHA-256 and size"},
+	{"remove", cmd_remove, OPTS_CHANGE, "remove NAME...",
+	 "take requested packages out of an environment (a new generation)"},
 	{"report", cmd_report, OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_OUTPUT), "report [-o FILE]",
 	 "write what detect found as JSON for a compatibility report"},
+	{"rollback", cmd_rollback, OPT_ENV_BIT | OPT_BIT(OPT_TO) | OPT_BIT(OPT_KNOWN_GOOD),
+	 "rollback [--to N | --known-good]",
+	 "make an earlier generation current again (no network, no unpacking)"},
 	{"search", cmd_search, 0, "search [PATTERN]", "list recipes whose name or summary matches"},
+	{"unpin", cmd_unpin, OPT_ENV_BIT, "unpin NAME... [--env NAME]", "remove pins"},
+	{"update", cmd_update, OPTS_CHANGE, "update [NAME...]",
+	 "move an environment's packages (or the named ones) to the newest versions that fit"},
+	{"verify", cmd_verify, OPT_ENV_BIT, "verify [--env NAME]",
+	 "re-hash installed files and name any that changed"},
 };
 
 static const struct command *find_command(const char *name)
@@ -83,6 +110,7 @@ int report_error_code(enum cfapkg_err err)
 	case CFAPKG_E_USAGE:
 	case CFAPKG_E_VERSION:
 	case CFAPKG_E_FACTS:
+	case CFAPKG_E_LOCKFILE:
 		return EXIT_USAGE;
 	case CFAPKG_E_NOTFOUND:
 		return EXIT_NOTFOUND;

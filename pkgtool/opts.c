@@ -22,6 +22,7 @@ static const struct opt_def defs[] = {
 	{"ca-bundle", OPT_CA_BUNDLE, "FILE", "trust the certificate authorities in FILE (PEM)"},
 	{"driver", OPT_DRIVER, "VERSION", "the AMD driver version to plan for (25.8.1)"},
 	{"dry-run", OPT_DRY_RUN, NULL, "show the plan and change nothing"},
+	{"env", OPT_ENV, "NAME", "the environment to act on (default: default); bench takes two"},
 	{"facts", OPT_FACTS, "FILE", "read machine facts from a JSON file"},
 	{"gpu", OPT_GPU, "GFX", "plan for this GPU target (gfx1200) instead of detecting"},
 	{"gpu-index", OPT_GPU_INDEX, "N", "use detected GPU N (cfapkg detect lists them)"},
@@ -29,7 +30,12 @@ static const struct opt_def defs[] = {
 	{"hip-runtime", OPT_HIP_RUNTIME, "N", "a HIP runtime major in the driver (6, 7, none); repeatable"},
 	{"hip-sdk", OPT_HIP_SDK, "VERSION", "an installed HIP SDK or ROCm (6.4.2, none); repeatable"},
 	{"json", OPT_JSON, NULL, "print JSON instead of text"},
+	{"keep", OPT_KEEP, "N", "keep the N newest generations of each environment"},
+	{"known-good", OPT_KNOWN_GOOD, NULL, "go back to the newest earlier generation whose checks passed"},
+	{"locked", OPT_LOCKED, "FILE", "install exactly what a lockfile lists, without solving"},
+	{"metric", OPT_METRIC, "REGEX", "compare the number the regex captures from the output"},
 	{"mirror", OPT_MIRROR, "URL", "another place to get the same bytes; repeatable"},
+	{"no-stage", OPT_NO_STAGE, NULL, "do not place DLLs beside the program"},
 	{"offline", OPT_OFFLINE, NULL, "never use the network (the download cache only)"},
 	{"os", OPT_OS, "OS", "plan for this OS (windows, linux)"},
 	{"output", OPT_OUTPUT, "FILE", "write to FILE instead of standard output (also -o)"},
@@ -39,11 +45,16 @@ static const struct opt_def defs[] = {
 	{"recipes", OPT_RECIPES, "DIR", "also read recipes from DIR; repeatable"},
 	{"retries", OPT_RETRIES, "N", "attempts per URL after timeouts and server errors (4)"},
 	{"root", OPT_ROOT, "DIR", "where cfapkg keeps its data (also CFAPKG_ROOT)"},
+	{"runs", OPT_RUNS, "N", "measured runs per environment (also -n; default 10)"},
 	{"sha256", OPT_SHA256, "HEX", "the SHA-256 the download must have"},
+	{"shell", OPT_SHELL, "SHELL", "bash, powershell or cmd"},
 	{"size", OPT_SIZE, "BYTES", "the size the download must have"},
 	{"stall-timeout", OPT_STALL_TIMEOUT, "SECONDS", "give up a transfer that stalls this long (30)"},
 	{"testcase", OPT_TESTCASE, "DIR", "also write the whole problem as a libsolv testcase"},
+	{"timeout", OPT_TIMEOUT, "SECONDS", "give up a probe or run after this long"},
+	{"to", OPT_TO, "N", "the generation to switch to"},
 	{"version", OPT_VERSION, NULL, "print cfapkg's version"},
+	{"warmup", OPT_WARMUP, "N", "runs per environment to discard first (default 1)"},
 	{"yes", OPT_YES, NULL, "answer yes to questions"},
 };
 
@@ -126,8 +137,8 @@ bool cli_parse(int argc, char **argv, struct cli *cli)
 				cli->seen |= OPT_BIT(OPT_HELP);
 				continue;
 			}
-			if (strcmp(a, "-o") == 0) {
-				if (!take_option(cli, "--output", &i, argc, argv))
+			if (strcmp(a, "-o") == 0 || strcmp(a, "-n") == 0) {
+				if (!take_option(cli, a[1] == 'o' ? "--output" : "--runs", &i, argc, argv))
 					return false;
 				continue;
 			}

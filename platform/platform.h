@@ -46,6 +46,12 @@ void cfa_plat_sync_dir(const char *path);
 
 /* Makes a symbolic link (ENOSYS where links need a privilege: Windows). */
 int cfa_plat_symlink(const char *target, const char *path);
+/* Makes a hard link path to the existing file target (no privilege needed
+ * on either system).  0 or errno-style (EXDEV across file systems). */
+int cfa_plat_hardlink(const char *target, const char *path);
+/* Copies a file's bytes and permissions to path (which must not exist).
+ * 0 or errno-style. */
+int cfa_plat_copy_file(const char *from, const char *to);
 /* Sets a file's permission bits (no-op on Windows). */
 void cfa_plat_set_mode(const char *path, unsigned mode);
 /* Flushes every file of the file system holding path to the disk. */
@@ -116,6 +122,11 @@ struct cfa_plat_adapter {
 };
 /* Display adapters DXGI reports; how many were written. */
 size_t cfa_plat_adapters(struct cfa_plat_adapter *out, size_t max);
+
+/* Test hook for crash tests: when CFAPKG_CRASH_AFTER=N is set, the Nth
+ * call kills the process at once (as SIGKILL would: no cleanup, no
+ * flush).  Placed between the steps of every change to a root. */
+void cfa_plat_crash_point(void);
 
 /* Text for an errno-style code from the functions above. */
 const char *cfa_plat_strerror(int code);

@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <pthread.h>
+#include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -135,6 +136,39 @@ void cfa_plat_sync_dir(const char *path)
 int cfa_plat_symlink(const char *target, const char *path)
 {
 	return symlink(target, path) == 0 ? 0 : errno;
+}
+
+int cfa_plat_hardlink(const char *target, const char *path)
+{
+	return link(target, path) == 0 ? 0 : errno;
+}
+
+int cfa_plat_copy_file(const char *from, const char *to)
+{
+	char buf[1 << 16];
+	struct stat st;
+	ssize_t n = 0;
+	int in, out, rc = 0;
+
+	if ((in = open(from, O_RDONLY)) < 0)
+		return errno;
+	if (fstat(in, &st) != 0 ||
+	    (out = open(to, O_WRONLY | O_CREAT | O_EXCL, st.st_mode & 0777)) < 0) {
+		rc = errno;
+		close(in);
+		return rc;
+	}
+	while (rc == 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			rc = errno ? errno : EIO;
+	if (n < 0 || fsync(out) != 0)
+		rc = rc ? rc : errno;
+	close(in);
+	if (close(out) != 0 && !rc)
+		rc = errno;
+	if (rc)
+		unlink(to);
+	return rc;
 }
 
 void cfa_plat_set_mode(const char *path, unsigned mode)
@@ -278,4 +312,17 @@ void cfa_plat_utf8_args(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
+}
+
+void cfa_plat_crash_point(void)
+{
+	static long left = -1;
+
+	if (left == -1) {
+		const char *s = getenv("CFAPKG_CRASH_AFTER");
+		left = s && *s ? strtol(s, NULL, 10) : 0;
+		left = left > 0 ? left : -2;
+	}
+	if (left > 0 && --left == 0)
+		kill(getpid(), SIGKILL);
 }

@@ -215,6 +215,29 @@ int cfa_plat_symlink(const char *target, const char *path)
 	return ENOSYS; /* links would need a privilege; unpack copies instead */
 }
 
+int cfa_plat_hardlink(const char *target, const char *path)
+{
+	wchar_t *t = wide_path(target), *p = wide_path(path);
+	BOOL ok = t && p && CreateHardLinkW(p, t, NULL);
+	DWORD err = ok ? 0 : GetLastError();
+
+	free(t);
+	free(p);
+	if (ok)
+		return 0;
+	return err == ERROR_NOT_SAME_DEVICE ? EXDEV : err == ERROR_ALREADY_EXISTS ? EEXIST : EACCES;
+}
+
+int cfa_plat_copy_file(const char *from, const char *to)
+{
+	wchar_t *f = wide_path(from), *t = wide_path(to);
+	BOOL ok = f && t && CopyFileW(f, t, TRUE);
+
+	free(f);
+	free(t);
+	return ok ? 0 : EACCES;
+}
+
 void cfa_plat_set_mode(const char *path, unsigned mode)
 {
 	(void)path, (void)mode;
@@ -390,4 +413,17 @@ void cfa_plat_utf8_args(int *argc, char ***argv)
 		*argc = n;
 		*argv = out;
 	}
+}
+
+void cfa_plat_crash_point(void)
+{
+	static long left = -1;
+
+	if (left == -1) {
+		const char *s = getenv("CFAPKG_CRASH_AFTER");
+		left = s && *s ? strtol(s, NULL, 10) : 0;
+		left = left > 0 ? left : -2;
+	}
+	if (left > 0 && --left == 0)
+		TerminateProcess(GetCurrentProcess(), 137);
 }

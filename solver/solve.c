@@ -71,6 +71,34 @@ static void add_pin_jobs(struct cfapkg_plan *plan)
 	queue_free(&q);
 }
 
+/* What is installed stays unless the request needs it changed: the
+ * strongest FAVOR (libsolv weighs later FAVOR jobs more). */
+static void add_prefer_job(struct cfapkg_plan *plan)
+{
+	Pool *pool = plan->pool;
+	const char *why;
+	Queue q;
+	size_t i;
+	Id p;
+
+	queue_init(&q);
+	for (p = plan->repo->start; p < plan->repo->end; p++) {
+		const struct cfapkg_version *v = cfa_solvable_version(plan, p);
+		if (!v || !cfa_installable(plan, v, &why))
+			continue;
+		for (i = 0; i < plan->nprefer; i++)
+			if (strcmp(plan->prefer[i].name, v->recipe->name) == 0 &&
+			    cfa_range_match(&plan->prefer[i], v->parsed)) {
+				queue_push(&q, p);
+				break;
+			}
+	}
+	if (q.count)
+		queue_push2(&plan->job, SOLVER_FAVOR | SOLVER_SOLVABLE_ONE_OF,
+		            pool_queuetowhatprovides(pool, &q));
+	queue_free(&q);
+}
+
 static void add_favor_jobs(struct cfapkg_plan *plan)
 {
 	Pool *pool = plan->pool;
@@ -181,6 +209,7 @@ static enum cfapkg_err run_solver(struct cfapkg_plan *plan)
 	add_pin_jobs(plan);
 	if (!getenv("CFA_NOFAVOR"))
 		add_favor_jobs(plan);
+	add_prefer_job(plan);
 	plan->solv = solver_create(plan->pool);
 	if (!plan->solv)
 		return cfa_nomem(plan->ctx);
@@ -222,6 +251,8 @@ static enum cfapkg_err explain_beyond_experimental(struct cfapkg_plan *plan,
 	if (opts) {
 		again.pins = opts->pins;
 		again.npins = opts->npins;
+		again.prefer = opts->prefer;
+		again.nprefer = opts->nprefer;
 	}
 	e = cfapkg_plan_solve(plan->ctx, &plan->facts, specs, nspecs, &again, &other);
 	if (e || other->solved) {
@@ -283,6 +314,10 @@ enum cfapkg_err cfapkg_plan_solve(struct cfapkg_ctx *ctx, const struct cfapkg_fa
 	if (!e && opts) {
 		plan->npins = opts->npins;
 		e = parse_specs(plan, opts->pins, opts->npins, "pin", &plan->pins);
+	}
+	if (!e && opts && opts->nprefer) {
+		plan->nprefer = opts->nprefer;
+		e = parse_specs(plan, opts->prefer, opts->nprefer, "installed", &plan->prefer);
 	}
 	if (!e)
 		e = cfa_pool_build(plan);

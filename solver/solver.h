@@ -63,8 +63,8 @@ struct cfapkg_plan {
 	size_t nmarkers, markers_cap;
 	int *marker_of;                       /* by string Id: marker index + 1 */
 	size_t marker_of_cap;
-	struct cfa_range *specs, *pins;
-	size_t nspecs, npins;
+	struct cfa_range *specs, *pins, *prefer;
+	size_t nspecs, npins, nprefer;
 	struct cfa_arena arena;
 	struct cfapkg_plan_item *items;
 	size_t nitems;

@@ -1,0 +1,413 @@
+/*
+ * lockfile.c - the exact set of an environment: made from a solved plan,
+ * written as JSON (a generation's lock.json, 'cfapkg lock'), read back
+ * for 'install --locked', and checked against the machine it lands on.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arena.h"
+#include "core/mem.h"
+#include "core/recipe.h"
+#include "core/strbuf.h"
+#include "core/version.h"
+#include "env/env.h"
+
+#define LOCK_MAGIC "cfapkg-lock"
+
+static struct cfapkg_lock *lock_new(void)
+{
+	struct cfapkg_lock *l = cfa_calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->arena = cfa_calloc(1, sizeof(*l->arena));
+	if (!l->arena) {
+		cfa_free(l);
+		return NULL;
+	}
+	cfa_arena_init(l->arena);
+	l->format = CFAPKG_LOCK_FORMAT;
+	return l;
+}
+
+void cfapkg_lock_free(struct cfapkg_lock *lock)
+{
+	if (!lock)
+		return;
+	cfa_arena_fini(lock->arena);
+	cfa_free(lock->arena);
+	cfa_free(lock);
+}
+
+void cfapkg_free(void *p)
+{
+	cfa_free(p);
+}
+
+static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock *l,
+                                      const struct cfapkg_plan_item *it, struct cfapkg_locked *p)
+{
+	const struct cfapkg_version *v = it->version;
+	const struct cfapkg_source *s = it->source;
+
+	p->name = v->recipe->name;
+	p->version = v->version;
+	p->kind = v->recipe->kind;
+	p->requested = it->requested;
+	p->size = -1;
+	p->gfx = v->gfx;
+	p->ngfx = v->ngfx;
+	p->layout = v->layout;
+	p->nlayout = v->nlayout;
+	p->launcher = v->launcher;
+	p->path = v->path;
+	p->npath = v->npath;
+	p->env = v->env;
+	p->nenv = v->nenv;
+	p->stage = v->stage;
+	p->nstage = v->nstage;
+	if (p->kind != CFAPKG_KIND_PACKAGE)
+		return CFAPKG_E_OK;
+	if (!it->installable || !s || !s->sha256)
+		return cfa_fail(ctx, CFAPKG_E_UNSUPPORTED, "%s %s cannot be installed: %s", p->name,
+		                p->version, it->why_not ? it->why_not : "no verified source");
+	p->url = s->url;
+	p->mirrors = s->mirrors;
+	p->nmirrors = s->nmirrors;
+	p->sha256 = s->sha256;
+	p->size = s->size;
+	p->format = s->format;
+	p->strip = s->strip;
+	p->store = cfa_arena_alloc(l->arena, strlen(p->name) + strlen(p->version) + 12);
+	if (!p->store)
+		return cfa_nomem(ctx);
+	sprintf((char *)p->store, "%s-%s-%.8s", p->name, p->version, p->sha256);
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfapkg_lock_from_plan(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan,
+                                      const char *const *specs, size_t nspecs,
+                                      struct cfapkg_lock **out)
+{
+	size_t i, n = cfapkg_plan_count(plan);
+	struct cfapkg_lock *l;
+	struct cfapkg_locked *parts;
+	const char **req;
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	if (!cfapkg_plan_solved(plan))
+		return cfa_fail(ctx, CFAPKG_E_USAGE, "the plan is not solved");
+	if (!(l = lock_new()))
+		return cfa_nomem(ctx);
+	parts = cfa_arena_alloc(l->arena, (n ? n : 1) * sizeof(*parts));
+	req = cfa_arena_alloc(l->arena, (nspecs ? nspecs : 1) * sizeof(*req));
+	if (!parts || !req) {
+		cfapkg_lock_free(l);
+		return cfa_nomem(ctx);
+	}
+	memset(parts, 0, (n ? n : 1) * sizeof(*parts));
+	for (i = 0; i < nspecs && !e; i++)
+		if (!(req[i] = cfa_arena_strdup(l->arena, specs[i])))
+			e = cfa_nomem(ctx);
+	for (i = 0; i < n && !e; i++)
+		e = part_from_item(ctx, l, cfapkg_plan_item(plan, i), &parts[i]);
+	if (e) {
+		cfapkg_lock_free(l);
+		return e;
+	}
+	l->facts = *cfapkg_plan_facts(plan);
+	l->requests = req;
+	l->nrequests = nspecs;
+	l->parts = parts;
+	l->nparts = n;
+	*out = l;
+	return CFAPKG_E_OK;
+}
+
+const struct cfapkg_locked *cfapkg_lock_find(const struct cfapkg_lock *lock, const char *name)
+{
+	size_t i;
+
+	for (i = 0; lock && i < lock->nparts; i++)
+		if (strcmp(lock->parts[i].name, name) == 0)
+			return &lock->parts[i];
+	return NULL;
+}
+
+static void add_strings(cJSON *o, const char *key, const char *const *v, size_t n)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, key);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+}
+
+static cJSON *part_json(const struct cfapkg_locked *p)
+{
+	cJSON *o = cJSON_CreateObject(), *rt, *env, *lay;
+	size_t i;
+
+	cJSON_AddStringToObject(o, "name", p->name);
+	cJSON_AddStringToObject(o, "version", p->version);
+	cJSON_AddStringToObject(o, "kind", cfapkg_kind_name(p->kind));
+	cJSON_AddBoolToObject(o, "requested", p->requested);
+	if (p->kind == CFAPKG_KIND_PACKAGE) {
+		cJSON_AddStringToObject(o, "url", p->url);
+		if (p->nmirrors)
+			add_strings(o, "mirrors", p->mirrors, p->nmirrors);
+		cJSON_AddStringToObject(o, "sha256", p->sha256);
+		if (p->size >= 0)
+			cJSON_AddNumberToObject(o, "size", (double)p->size);
+		cJSON_AddStringToObject(o, "format", p->format);
+		cJSON_AddNumberToObject(o, "strip", p->strip);
+		cJSON_AddStringToObject(o, "store", p->store);
+	}
+	if (p->ngfx)
+		add_strings(o, "gfx", p->gfx, p->ngfx);
+	if (p->nlayout) {
+		lay = cJSON_AddArrayToObject(o, "layout");
+		for (i = 0; i < p->nlayout; i++) {
+			cJSON *r = cJSON_CreateObject();
+			cJSON_AddStringToObject(r, "path", p->layout[i].path);
+			cJSON_AddStringToObject(r, "as", p->layout[i].as);
+			cJSON_AddItemToArray(lay, r);
+		}
+	}
+	if (p->launcher)
+		cJSON_AddStringToObject(o, "launcher", p->launcher);
+	if (p->npath || p->nenv || p->nstage) {
+		rt = cJSON_AddObjectToObject(o, "runtime");
+		if (p->npath)
+			add_strings(rt, "path", p->path, p->npath);
+		if (p->nstage)
+			add_strings(rt, "stage", p->stage, p->nstage);
+		if (p->nenv) {
+			env = cJSON_AddObjectToObject(rt, "env");
+			for (i = 0; i < p->nenv; i++)
+				cJSON_AddStringToObject(env, p->env[i].name, p->env[i].value);
+		}
+	}
+	return o;
+}
+
+cJSON *cfa_lock_json(const struct cfapkg_lock *lock)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+	size_t i;
+
+	cJSON_AddStringToObject(o, "format", LOCK_MAGIC);
+	cJSON_AddNumberToObject(o, "version", lock->format);
+	cJSON_AddItemToObject(o, "facts", cfa_facts_json(&lock->facts));
+	add_strings(o, "requests", lock->requests, lock->nrequests);
+	a = cJSON_AddArrayToObject(o, "packages");
+	for (i = 0; i < lock->nparts; i++)
+		cJSON_AddItemToArray(a, part_json(&lock->parts[i]));
+	return o;
+}
+
+enum cfapkg_err cfapkg_lock_text(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+                                 char **out)
+{
+	cJSON *doc = cfa_lock_json(lock);
+	char *text = doc ? cJSON_Print(doc) : NULL;
+
+	cJSON_Delete(doc);
+	if (!text)
+		return cfa_nomem(ctx);
+	*out = cfa_strdup(text);
+	cJSON_free(text);
+	return *out ? CFAPKG_E_OK : cfa_nomem(ctx);
+}
+
+static const char *const part_keys[] = {"name", "version", "kind", "requested", "url",
+                                        "mirrors", "sha256", "size", "format", "strip",
+                                        "store", "gfx", "layout", "launcher", "runtime",
+                                        NULL};
+
+static enum cfapkg_err read_kind(struct cfa_jr *jr, const char *s, enum cfapkg_kind *out)
+{
+	static const enum cfapkg_kind kinds[] = {CFAPKG_KIND_PACKAGE, CFAPKG_KIND_SYSTEM,
+	                                         CFAPKG_KIND_META, CFAPKG_KIND_USER};
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		if (strcmp(s, cfapkg_kind_name(kinds[i])) == 0) {
+			*out = kinds[i];
+			return CFAPKG_E_OK;
+		}
+	return cfa_jr_fail(jr, "kind: expected package, system, meta or user");
+}
+
+/* The download and store fields of a package part. */
+static enum cfapkg_err read_source(struct cfa_jr *jr, const cJSON *o, struct cfapkg_locked *p)
+{
+	int64_t size = -1, strip = 0;
+	enum cfapkg_err e;
+	char expect[512];
+
+	if ((e = cfa_jr_string(jr, o, "url", true, &p->url)) ||
+	    (e = cfa_jr_strings(jr, o, "mirrors", &p->mirrors, &p->nmirrors)) ||
+	    (e = cfa_jr_string(jr, o, "sha256", true, &p->sha256)) ||
+	    (e = cfa_jr_int(jr, o, "size", 0, INT64_MAX, false, &size)) ||
+	    (e = cfa_jr_string(jr, o, "format", true, &p->format)) ||
+	    (e = cfa_jr_int(jr, o, "strip", 0, 16, false, &strip)) ||
+	    (e = cfa_jr_string(jr, o, "store", true, &p->store)))
+		return e;
+	if (!cfa_valid_sha256(p->sha256))
+		return cfa_jr_fail(jr, "sha256 must be 64 lower-case hex digits");
+	p->size = size;
+	p->strip = (unsigned)strip;
+	/* The store folder is derived, never trusted: a lockfile cannot point
+	 * outside ROOT/store. */
+	cfa_snprintf(expect, sizeof(expect), "%s-%s-%.8s", p->name, p->version, p->sha256);
+	if (strcmp(expect, p->store) != 0)
+		return cfa_jr_fail(jr, "store must be \"%s\"", expect);
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err part_item(struct cfa_jr *jr, const cJSON *o, void *elem, void *arg)
+{
+	struct cfapkg_locked *p = elem;
+	struct cfapkg_version v;
+	struct cfa_ver pv;
+	const char *kind = NULL;
+	enum cfapkg_err e;
+
+	(void)arg;
+	memset(&v, 0, sizeof(v));
+	p->size = -1;
+	if ((e = cfa_jr_object(jr, o)) || (e = cfa_jr_keys(jr, o, part_keys)) ||
+	    (e = cfa_jr_string(jr, o, "name", true, &p->name)) ||
+	    (e = cfa_jr_string(jr, o, "version", true, &p->version)) ||
+	    (e = cfa_jr_string(jr, o, "kind", true, &kind)) || (e = read_kind(jr, kind, &p->kind)) ||
+	    (e = cfa_jr_bool(jr, o, "requested", &p->requested)) ||
+	    (e = cfa_jr_strings(jr, o, "gfx", &p->gfx, &p->ngfx)) ||
+	    (e = cfa_jr_string(jr, o, "launcher", false, &p->launcher)) ||
+	    (e = cfa_parse_layout(jr, o, &v)) || (e = cfa_parse_runtime(jr, o, &v)))
+		return e;
+	if (!cfa_ver_parse(p->version, strlen(p->version), &pv, NULL))
+		return cfa_jr_fail(jr, "version \"%s\" does not parse", p->version);
+	if (strchr(p->name, '/') || strchr(p->name, '\\') || p->name[0] == '.')
+		return cfa_jr_fail(jr, "name \"%s\" is not a package name", p->name);
+	if (p->launcher && !cfa_safe_relative(p->launcher))
+		return cfa_jr_fail(jr, "launcher must stay inside the package");
+	p->layout = v.layout;
+	p->nlayout = v.nlayout;
+	p->path = v.path;
+	p->npath = v.npath;
+	p->env = v.env;
+	p->nenv = v.nenv;
+	p->stage = v.stage;
+	p->nstage = v.nstage;
+	return p->kind == CFAPKG_KIND_PACKAGE ? read_source(jr, o, p) : CFAPKG_E_OK;
+}
+
+static const char *const lock_keys[] = {"format", "version", "facts", "requests", "packages",
+                                        NULL};
+
+static enum cfapkg_err parse_lock(struct cfa_jr *jr, const cJSON *root, struct cfapkg_lock *l)
+{
+	const char *magic = NULL;
+	int64_t version = 0;
+	size_t mark;
+	enum cfapkg_err e;
+
+	if ((e = cfa_jr_object(jr, root)) || (e = cfa_jr_string(jr, root, "format", true, &magic)))
+		return e;
+	if (strcmp(magic, LOCK_MAGIC) != 0)
+		return cfa_jr_fail(jr, "format: not a cfapkg lockfile (expected \"%s\")", LOCK_MAGIC);
+	if ((e = cfa_jr_int(jr, root, "version", 1, 1000, true, &version)))
+		return e;
+	if (version != CFAPKG_LOCK_FORMAT)
+		return cfa_jr_fail(jr, "version %lld: this cfapkg reads lockfile version %d; "
+		                   "use a cfapkg that matches the one that wrote it",
+		                   (long long)version, CFAPKG_LOCK_FORMAT);
+	if ((e = cfa_jr_keys(jr, root, lock_keys)))
+		return e;
+	memset(&l->facts, 0, sizeof(l->facts));
+	mark = cfa_jr_push_key(jr, "facts");
+	e = cfa_facts_parse(jr, cJSON_GetObjectItemCaseSensitive(root, "facts"), &l->facts);
+	cfa_jr_pop(jr, mark);
+	if (e || (e = cfa_jr_strings(jr, root, "requests", &l->requests, &l->nrequests)))
+		return e;
+	return cfa_jr_array(jr, root, "packages", sizeof(*l->parts), false, part_item, NULL,
+	                    (void **)&l->parts, &l->nparts);
+}
+
+enum cfapkg_err cfapkg_lock_read(struct cfapkg_ctx *ctx, const char *path,
+                                 struct cfapkg_lock **out)
+{
+	struct cfapkg_lock *l;
+	struct cfa_jr jr;
+	cJSON *root = NULL;
+	enum cfapkg_err e;
+
+	if ((e = cfa_json_read_file(ctx, path, CFAPKG_E_LOCKFILE, &root)))
+		return e; /* detail set by the reader */
+	if (!(l = lock_new())) {
+		cJSON_Delete(root);
+		return cfa_nomem(ctx);
+	}
+	cfa_jr_init(&jr, ctx, l->arena, path, CFAPKG_E_LOCKFILE);
+	e = parse_lock(&jr, root, l);
+	cJSON_Delete(root);
+	if (e) {
+		cfapkg_lock_free(l);
+		return e;
+	}
+	*out = l;
+	return CFAPKG_E_OK;
+}
+
+static bool has_sdk(const struct cfapkg_facts *f, const char *version)
+{
+	unsigned i;
+
+	for (i = 0; i < f->nhip_sdks; i++)
+		if (cfapkg_version_compare(f->hip_sdks[i], version, NULL) == 0)
+			return true;
+	return false;
+}
+
+static bool supports(const struct cfapkg_locked *p, const char *gfx)
+{
+	size_t i;
+
+	for (i = 0; i < p->ngfx; i++)
+		if (strcmp(p->gfx[i], gfx) == 0)
+			return true;
+	return p->ngfx == 0;
+}
+
+enum cfapkg_err cfapkg_lock_check(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+                                  const struct cfapkg_facts *f)
+{
+	const struct cfapkg_facts *was = &lock->facts;
+	size_t i;
+
+	if (was->os[0] && strcmp(was->os, f->os) != 0)
+		return cfa_fail(ctx, CFAPKG_E_FACTS, "os: the lock was made for %s, this machine is %s",
+		                was->os, f->os);
+	if (was->arch[0] && strcmp(was->arch, f->arch) != 0)
+		return cfa_fail(ctx, CFAPKG_E_FACTS, "arch: the lock was made for %s, this machine "
+		                "is %s", was->arch, f->arch);
+	for (i = 0; i < lock->nparts; i++) {
+		const struct cfapkg_locked *p = &lock->parts[i];
+		if (f->gfx[0] && !supports(p, f->gfx))
+			return cfa_fail(ctx, CFAPKG_E_FACTS, "gpu: the lock was made for %s; this "
+			                "machine has %s, which %s %s does not support",
+			                was->gfx[0] ? was->gfx : "another GPU", f->gfx, p->name,
+			                p->version);
+		if (p->kind == CFAPKG_KIND_SYSTEM && was->hip_sdks_known && has_sdk(was, p->version) &&
+		    f->hip_sdks_known && !has_sdk(f, p->version))
+			return cfa_fail(ctx, CFAPKG_E_FACTS, "hip_sdk: the lock uses %s %s, which is not "
+			                "installed on this machine", p->name, p->version);
+	}
+	if (was->driver[0] && f->driver[0] &&
+	    cfapkg_version_compare(f->driver, was->driver, NULL) < 0)
+		return cfa_fail(ctx, CFAPKG_E_FACTS, "driver: the lock was made with driver %s; this "
+		                "machine has the older %s", was->driver, f->driver);
+	return CFAPKG_E_OK;
+}

@@ -1,0 +1,409 @@
+/*
+ * cmd_env.c - living with environments: env create|list|remove, list,
+ * history, rollback, pin/unpin/pins, lock, gc and verify.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "render.h"
+
+static bool parse_uint(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s || *s == '-')
+		return false;
+	v = strtoul(s, &end, 10);
+	if (*end || v > 1000000000ul)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+static int need_env(struct cfapkg_ctx *ctx, const char *env)
+{
+	enum cfapkg_err e = cfapkg_env_check_name(ctx, env);
+
+	if (e)
+		return report_error(ctx, e);
+	if (!cfapkg_env_exists(ctx, env)) {
+		fprintf(stderr, "cfapkg: error: no environment \"%s\" ('cfapkg env list' shows "
+		        "them)\n", env);
+		return EXIT_NOTFOUND;
+	}
+	return EXIT_OK;
+}
+
+/* Runs a change under the root's lock. */
+static int locked_call(struct cfapkg_ctx *ctx, const struct cli *cli,
+                       enum cfapkg_err (*fn)(struct cfapkg_ctx *, const char *), const char *arg)
+{
+	struct cfapkg_root_lock *lock = NULL;
+	enum cfapkg_err e;
+	int rc;
+
+	if ((rc = take_lock(ctx, cli, &lock)))
+		return rc;
+	e = fn(ctx, arg);
+	cfapkg_root_unlock(lock);
+	return e ? report_error(ctx, e) : EXIT_OK;
+}
+
+static int env_list(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	char **names = NULL;
+	cJSON *a = cJSON_CreateArray();
+	size_t i, n;
+	enum cfapkg_err e = cfapkg_env_list(ctx, &names, &n);
+
+	if (e) {
+		cJSON_Delete(a);
+		return report_error(ctx, e);
+	}
+	for (i = 0; i < n; i++) {
+		unsigned gen = 0;
+		cJSON *o = cJSON_CreateObject();
+		cfapkg_env_current(ctx, names[i], &gen);
+		cfapkg_ctx_clear_error(ctx);
+		json_str(o, "name", names[i]);
+		cJSON_AddNumberToObject(o, "generation", gen);
+		cJSON_AddItemToArray(a, o);
+		if (!cli->json && gen)
+			printf("%-20s generation %u\n", names[i], gen);
+		else if (!cli->json)
+			printf("%-20s (nothing installed)\n", names[i]);
+	}
+	cfapkg_free(names);
+	if (cli->json)
+		json_print(a);
+	else
+		cJSON_Delete(a);
+	return EXIT_OK;
+}
+
+int cmd_env(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *sub = cli->nargs ? cli->args[0] : "";
+	const char *name = cli->nargs > 1 ? cli->args[1] : NULL;
+
+	if (strcmp(sub, "list") == 0 && cli->nargs == 1)
+		return env_list(ctx, cli);
+	if (strcmp(sub, "show") == 0 || strcmp(sub, "activate") == 0)
+		return cmd_env_runtime(ctx, cli);
+	if (name && cli->nargs == 2 && strcmp(sub, "create") == 0) {
+		int rc = locked_call(ctx, cli, cfapkg_env_create, name);
+		if (!rc && !cli->quiet)
+			printf("Created environment \"%s\"\n", name);
+		return rc;
+	}
+	if (name && cli->nargs == 2 && strcmp(sub, "remove") == 0) {
+		int rc = locked_call(ctx, cli, cfapkg_env_remove, name);
+		if (!rc && !cli->quiet)
+			printf("Removed environment \"%s\" ('cfapkg gc' frees what only it used)\n",
+			       name);
+		return rc;
+	}
+	fprintf(stderr, "cfapkg: error: usage: cfapkg env create|remove NAME, cfapkg env list, "
+	        "cfapkg env show|activate [--env NAME]\n");
+	return EXIT_USAGE;
+}
+
+int cmd_list(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *env = env_from_cli(cli);
+	struct cfapkg_lock *lock = NULL;
+	struct table t;
+	cJSON *a;
+	size_t i;
+	enum cfapkg_err e;
+	int rc;
+
+	if ((rc = need_env(ctx, env)))
+		return rc;
+	if ((e = cfapkg_env_lock(ctx, env, 0, &lock)))
+		return report_error(ctx, e);
+	a = cJSON_CreateArray();
+	table_init(&t, 4);
+	table_row(&t, (const char *const[]){"NAME", "VERSION", "KIND", "REQUESTED"});
+	for (i = 0; i < lock->nparts; i++) {
+		const struct cfapkg_locked *p = &lock->parts[i];
+		cJSON *o = cJSON_CreateObject();
+		json_str(o, "name", p->name);
+		json_str(o, "version", p->version);
+		json_str(o, "kind", cfapkg_kind_name(p->kind));
+		cJSON_AddBoolToObject(o, "requested", p->requested);
+		json_str(o, "sha256", p->sha256);
+		json_str(o, "store", p->store);
+		cJSON_AddItemToArray(a, o);
+		table_row(&t, (const char *const[]){p->name, p->version, cfapkg_kind_name(p->kind),
+		                                    p->requested ? "yes" : ""});
+	}
+	if (cli->json) {
+		json_print(a);
+		cJSON_Delete(t.rows);
+	} else {
+		table_print(&t);
+		cJSON_Delete(a);
+	}
+	cfapkg_lock_free(lock);
+	return EXIT_OK;
+}
+
+int cmd_history(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *env = env_from_cli(cli);
+	struct cfapkg_history_entry *h = NULL;
+	cJSON *a;
+	size_t i, n;
+	enum cfapkg_err e;
+	int rc;
+
+	if ((rc = need_env(ctx, env)))
+		return rc;
+	if ((e = cfapkg_env_history(ctx, env, &h, &n)))
+		return report_error(ctx, e);
+	a = cJSON_CreateArray();
+	for (i = 0; i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "event", h[i].is_switch ? "switch" : "generation");
+		cJSON_AddNumberToObject(o, "generation", h[i].generation);
+		if (h[i].is_switch)
+			cJSON_AddNumberToObject(o, "from", h[i].from);
+		json_str(o, "time", h[i].time);
+		json_str(o, "command", h[i].command);
+		json_str(o, "changes", h[i].changes);
+		cJSON_AddBoolToObject(o, "good", h[i].good);
+		cJSON_AddBoolToObject(o, "current", h[i].current);
+		cJSON_AddItemToArray(a, o);
+		if (cli->json)
+			continue;
+		if (h[i].is_switch)
+			printf("   %s  switch %u -> %u  (%s)\n", h[i].time, h[i].from, h[i].generation,
+			       h[i].command);
+		else
+			printf("%s %3u %s  %-28s %s%s\n", h[i].current ? "*" : " ", h[i].generation,
+			       h[i].time, h[i].command, h[i].changes,
+			       h[i].good ? "  [known-good]" : "  [not checked]");
+	}
+	cfapkg_free(h);
+	if (cli->json)
+		json_print(a);
+	else
+		cJSON_Delete(a);
+	return EXIT_OK;
+}
+
+/* The generation rollback goes to: --to N, the newest earlier known-good
+ * one, or the newest earlier one. */
+static int rollback_target(struct cfapkg_ctx *ctx, const struct cli *cli, unsigned cur,
+                           unsigned *target)
+{
+	const char *env = env_from_cli(cli), *to = cli_value(cli, OPT_TO);
+	bool good = cli->seen & OPT_BIT(OPT_KNOWN_GOOD);
+	struct cfapkg_history_entry *h = NULL;
+	size_t i, n;
+	enum cfapkg_err e;
+
+	if (to && !parse_uint(to, target)) {
+		fprintf(stderr, "cfapkg: error: --to takes a generation number\n");
+		return EXIT_USAGE;
+	}
+	if (to)
+		return EXIT_OK;
+	if ((e = cfapkg_env_history(ctx, env, &h, &n)))
+		return report_error(ctx, e);
+	*target = 0;
+	for (i = 0; i < n; i++)
+		if (!h[i].is_switch && h[i].generation < cur && h[i].generation > *target &&
+		    (!good || h[i].good))
+			*target = h[i].generation;
+	cfapkg_free(h);
+	if (*target == 0) {
+		fprintf(stderr, "cfapkg: error: environment \"%s\" has no earlier %sgeneration than "
+		        "%u ('cfapkg history --env %s')\n", env, good ? "known-good " : "", cur, env);
+		return EXIT_NOTFOUND;
+	}
+	return EXIT_OK;
+}
+
+int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *env = env_from_cli(cli);
+	struct cfapkg_root_lock *lock = NULL;
+	unsigned cur = 0, target = 0;
+	char command[256];
+	enum cfapkg_err e;
+	int rc;
+
+	if ((rc = need_env(ctx, env)) || (rc = take_lock(ctx, cli, &lock)))
+		return rc;
+	if ((e = cfapkg_env_current(ctx, env, &cur))) {
+		rc = report_error(ctx, e);
+	} else if (!(rc = rollback_target(ctx, cli, cur, &target))) {
+		snprintf(command, sizeof(command), "rollback %u -> %u", cur, target);
+		if ((e = cfapkg_env_switch(ctx, env, target, command)))
+			rc = report_error(ctx, e);
+		else if (!cli->quiet)
+			printf("Environment \"%s\" is back at generation %u (was %u)\n", env, target,
+			       cur);
+	}
+	cfapkg_root_unlock(lock);
+	return rc;
+}
+
+int cmd_pin(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *env = env_from_cli(cli);
+	struct cfapkg_root_lock *lock = NULL;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i;
+	int rc;
+
+	if (cli->nargs == 0) {
+		fprintf(stderr, "cfapkg: error: usage: cfapkg pin SPEC... [--env NAME]\n");
+		return EXIT_USAGE;
+	}
+	if ((rc = need_env(ctx, env)) || (rc = take_lock(ctx, cli, &lock)))
+		return rc;
+	for (i = 0; i < cli->nargs && !e; i++)
+		if (!(e = cfapkg_env_pin(ctx, env, cli->args[i])) && !cli->quiet)
+			printf("Pinned %s in environment \"%s\" (binds every later install and "
+			       "update)\n", cli->args[i], env);
+	cfapkg_root_unlock(lock);
+	return e ? report_error(ctx, e) : EXIT_OK;
+}
+
+int cmd_unpin(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *env = env_from_cli(cli);
+	struct cfapkg_root_lock *lock = NULL;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i;
+	int rc;
+
+	if (cli->nargs == 0) {
+		fprintf(stderr, "cfapkg: error: usage: cfapkg unpin NAME... [--env NAME]\n");
+		return EXIT_USAGE;
+	}
+	if ((rc = need_env(ctx, env)) || (rc = take_lock(ctx, cli, &lock)))
+		return rc;
+	for (i = 0; i < cli->nargs && !e; i++)
+		if (!(e = cfapkg_env_unpin(ctx, env, cli->args[i])) && !cli->quiet)
+			printf("Unpinned %s in environment \"%s\"\n", cli->args[i], env);
+	cfapkg_root_unlock(lock);
+	return e ? report_error(ctx, e) : EXIT_OK;
+}
+
+int cmd_pins(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *env = env_from_cli(cli);
+	char **pins = NULL;
+	cJSON *a = cJSON_CreateArray();
+	size_t i, n;
+	enum cfapkg_err e;
+	int rc;
+
+	if ((rc = need_env(ctx, env)) || (e = cfapkg_env_pins(ctx, env, &pins, &n), e)) {
+		cJSON_Delete(a);
+		return rc ? rc : report_error(ctx, e);
+	}
+	for (i = 0; i < n; i++) {
+		cJSON_AddItemToArray(a, cJSON_CreateString(pins[i]));
+		if (!cli->json)
+			printf("%s\n", pins[i]);
+	}
+	cfapkg_free(pins);
+	if (cli->json)
+		json_print(a);
+	else
+		cJSON_Delete(a);
+	return EXIT_OK;
+}
+
+int cmd_lock(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *env = env_from_cli(cli), *out = cli_value(cli, OPT_OUTPUT);
+	struct cfapkg_lock *lock = NULL;
+	char *text = NULL;
+	FILE *f;
+	enum cfapkg_err e;
+	int rc;
+
+	if ((rc = need_env(ctx, env)))
+		return rc;
+	if ((e = cfapkg_env_lock(ctx, env, 0, &lock)) || (e = cfapkg_lock_text(ctx, lock, &text))) {
+		cfapkg_lock_free(lock);
+		return report_error(ctx, e);
+	}
+	cfapkg_lock_free(lock);
+	f = out ? fopen(out, "wb") : stdout;
+	if (!f || fprintf(f, "%s\n", text) < 0 || (out && fclose(f) != 0)) {
+		fprintf(stderr, "cfapkg: error: %s: cannot write the lockfile\n", out ? out : "stdout");
+		rc = EXIT_ERROR;
+	}
+	cfapkg_free(text);
+	return rc;
+}
+
+int cmd_gc(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *keep_text = cli_value(cli, OPT_KEEP);
+	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_gc_result r;
+	unsigned keep = 0;
+	enum cfapkg_err e;
+	char size[32];
+	int rc;
+
+	if (keep_text && (!parse_uint(keep_text, &keep) || keep == 0)) {
+		fprintf(stderr, "cfapkg: error: --keep takes a number of generations (1 or more)\n");
+		return EXIT_USAGE;
+	}
+	if ((rc = take_lock(ctx, cli, &lock)))
+		return rc;
+	e = cfapkg_gc(ctx, keep, &r);
+	cfapkg_root_unlock(lock);
+	if (e)
+		return report_error(ctx, e);
+	if (cli->json) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "generations", (double)r.generations);
+		cJSON_AddNumberToObject(o, "prefixes", (double)r.prefixes);
+		cJSON_AddNumberToObject(o, "downloads", (double)r.downloads);
+		cJSON_AddNumberToObject(o, "bytes_freed", (double)r.bytes);
+		json_print(o);
+	} else if (!cli->quiet) {
+		printf("Removed %zu generation%s, %zu store prefix%s and %zu download%s: %s freed\n",
+		       r.generations, r.generations == 1 ? "" : "s", r.prefixes,
+		       r.prefixes == 1 ? "" : "es", r.downloads, r.downloads == 1 ? "" : "s",
+		       human_size((int64_t)r.bytes, size, sizeof(size)));
+	}
+	return EXIT_OK;
+}
+
+static void print_problem(void *arg, const char *line)
+{
+	(void)arg;
+	fprintf(stderr, "changed: %s\n", line);
+}
+
+int cmd_verify(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *env = cli_value(cli, OPT_ENV);
+	size_t files = 0;
+	enum cfapkg_err e;
+	int rc;
+
+	if (env && (rc = need_env(ctx, env)))
+		return rc;
+	e = cfapkg_verify(ctx, env, print_problem, NULL, &files);
+	if (e)
+		return report_error(ctx, e);
+	if (!cli->quiet)
+		printf("Verified %zu installed file%s: all match their manifests\n", files,
+		       files == 1 ? "" : "s");
+	return EXIT_OK;
+}

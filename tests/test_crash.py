@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Crash safety: cfapkg is killed (as by SIGKILL: CFAPKG_CRASH_AFTER=N makes
+the Nth step of a change kill the process on the spot) at every step of an
+update, an install into a second environment, a rollback, a pin and a gc.
+After each kill the environment is on the old or the new generation,
+never between, verify passes, and the same command then completes."""
+import json
+import os
+import pathlib
+import shutil
+import sys
+import tempfile
+
+import channel
+import harness
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "servers"))
+from nginx import Nginx  # noqa: E402
+
+BIN = sys.argv[1]
+check = harness.Checks()
+MAX_POINTS = 400
+KILLED = (-9, 137)  # a signal on POSIX, TerminateProcess's code under Wine
+
+
+def run(root, recipes, *args, crash=0):
+    env = {"CFAPKG_ROOT": str(root), "CFAPKG_RECIPES": str(recipes)}
+    if crash:
+        env["CFAPKG_CRASH_AFTER"] = str(crash)
+    return harness.run(BIN, *args, env=env)
+
+
+def state(root, recipes, env):
+    """(generation, set) as a reader sees it, or None when unreadable."""
+    cur = root / "envs" / env / "current"
+    if not cur.exists():
+        return (0, {})
+    gen = int(cur.read_text())
+    if not (root / "envs" / env / str(gen) / "lock.json").is_file():
+        return None
+    r = run(root, recipes, "list", "--env", env, "--json")
+    if r.returncode != 0:
+        return None
+    return (gen, {p["name"]: p["version"] for p in json.loads(r.stdout)})
+
+
+def leftovers(root):
+    names = [p.name for p in root.rglob("*") if p.name.startswith((".new-", ".staging-"))
+             or p.name.endswith(".tmp")]
+    trash = root / "trash"
+    return names + ([p.name for p in trash.iterdir()] if trash.exists() else [])
+
+
+def crash_every_step(name, pristine, recipes, env, args, expect_after):
+    """Runs args killed at step 1, 2, ... until a run completes."""
+    work = pristine.parent / f"{name}-work"
+    before = state(pristine, recipes, env)
+    runs = bad = 0
+    for n in range(1, MAX_POINTS):
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(pristine, work, symlinks=True)
+        r = run(work, recipes, *args, crash=n)
+        if r.returncode == 0:
+            break
+        runs += 1
+        if r.returncode not in KILLED:
+            bad += 1
+            print(f"{name}: step {n}: exit {r.returncode}: {r.stderr.strip()}")
+            continue
+        s = state(work, recipes, env)
+        ok = s is not None and (s == before or s[1] == expect_after)
+        ok = ok and run(work, recipes, "verify").returncode == 0
+        again = run(work, recipes, *args)
+        ok = ok and again.returncode == 0 and state(work, recipes, env)[1] == expect_after
+        ok = ok and run(work, recipes, "verify").returncode == 0 and not leftovers(work)
+        if not ok:
+            bad += 1
+            print(f"{name}: step {n}: state {s}, then {again.returncode} {again.stderr.strip()}"
+                  f", leftovers {leftovers(work)}")
+    shutil.rmtree(work, ignore_errors=True)
+    print(f"{name}: killed at {runs} steps, {bad} bad")
+    check(f"{name}: killed at each of {runs} steps, always old or new, verify passes, "
+          "the rerun completes", runs > 0 and bad == 0, f"{bad} bad of {runs}")
+    return runs
+
+
+def main():
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="cfapkg-crash-"))
+    srv = None
+    total = 0
+    try:
+        srv = Nginx(tmp / "www", tmp / "nginx")
+        _, recipes = channel.write(tmp, srv.url, headers=35, big=100_000)
+        base = tmp / "base"
+        facts = [*channel.FACTS, "--yes"]
+        r = run(base, recipes, "install", "pytorch-cuda-stack", "zluda==6-preview.69", *facts)
+        check("setup install", r.returncode == 0, r.stderr)
+        run(base, recipes, "install", "zluda", *facts)
+        six = state(base, recipes, "default")[1]
+        seven = dict(six, zluda="7-preview.10")
+        total += crash_every_step("update (download, unpack, new generation)", base, recipes,
+                                  "default", ["update", "zluda", *facts], seven)
+        run(base, recipes, "env", "create", "b")
+        total += crash_every_step("install into a second environment", base, recipes, "b",
+                                  ["install", "--env", "b", "pytorch-cuda-stack", *facts],
+                                  dict(seven, zluda="7-preview.10"))
+        updated = tmp / "updated"
+        shutil.copytree(base, updated, symlinks=True)
+        run(updated, recipes, "update", "zluda", *facts)
+        total += crash_every_step("rollback", updated, recipes, "default", ["rollback"], six)
+        total += crash_every_step("pin", updated, recipes, "default",
+                                  ["pin", "zluda==7-preview.10"], seven)
+        total += crash_every_step("gc --keep 1", updated, recipes, "default",
+                                  ["gc", "--keep", "1"], seven)
+        run(updated, recipes, "rollback", *facts[-1:])
+        total += crash_every_step("gc after a rollback", updated, recipes, "default",
+                                  ["gc", "--keep", "1"], six)
+        check(f"at least 100 killed runs in all ({total})", total >= 100)
+    finally:
+        if srv:
+            srv.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return check.report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
