@@ -78,7 +78,7 @@ void cfa_utc_now(char buf[32])
 	struct tm *tm = gmtime(&t);
 
 	if (!tm || !strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", tm))
-		strcpy(buf, "1970-01-01T00:00:00Z");
+		cfa_snprintf(buf, 32, "1970-01-01T00:00:00Z");
 }
 
 enum cfapkg_err cfa_write_atomic(struct cfapkg_ctx *ctx, const char *path, const char *data,
@@ -219,8 +219,9 @@ static char **pack_names(struct name_list *l)
 	if ((out = cfa_malloc(bytes))) {
 		p = (char *)(out + l->n + 1);
 		for (i = 0; i < l->n; i++) {
-			out[i] = strcpy(p, l->v[i]);
-			p += strlen(p) + 1;
+			size_t len = strlen(l->v[i]) + 1;
+			out[i] = memcpy(p, l->v[i], len);
+			p += len;
 		}
 		out[l->n] = NULL;
 	}
@@ -345,7 +346,7 @@ static enum cfapkg_err write_pins(struct cfapkg_ctx *ctx, const char *env, char 
 		cJSON_Delete(a);
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create the folder", path);
 	}
-	strcat(path, "/pins.json");
+	cfa_snprintf(path + strlen(path), sizeof(path) - strlen(path), "/pins.json");
 	return cfa_write_json(ctx, path, a);
 }
 

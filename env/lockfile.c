@@ -79,10 +79,12 @@ static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock
 	p->size = s->size;
 	p->format = s->format;
 	p->strip = s->strip;
-	p->store = cfa_arena_alloc(l->arena, strlen(p->name) + strlen(p->version) + 12);
-	if (!p->store)
+	size_t len = strlen(p->name) + strlen(p->version) + 12;
+	char *store = cfa_arena_alloc(l->arena, len);
+	if (!store)
 		return cfa_nomem(ctx);
-	sprintf((char *)p->store, "%s-%s-%.8s", p->name, p->version, p->sha256);
+	cfa_snprintf(store, len, "%s-%s-%.8s", p->name, p->version, p->sha256);
+	p->store = store;
 	return CFAPKG_E_OK;
 }
 

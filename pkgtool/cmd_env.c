@@ -11,14 +11,15 @@
 
 static bool parse_uint(const char *s, unsigned *out)
 {
-	char *end;
-	unsigned long v;
+	unsigned long v = 0;
 
-	if (!s || !*s || *s == '-')
+	if (!s || !*s)
 		return false;
-	v = strtoul(s, &end, 10);
-	if (*end || v > 1000000000ul)
-		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > 100000000ul)
+			return false;
+		v = v * 10 + (unsigned long)(*s - '0');
+	}
 	*out = (unsigned)v;
 	return true;
 }

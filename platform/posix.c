@@ -320,7 +320,9 @@ void cfa_plat_crash_point(void)
 
 	if (left == -1) {
 		const char *s = getenv("CFAPKG_CRASH_AFTER");
-		left = s && *s ? strtol(s, NULL, 10) : 0;
+		left = 0;
+		for (; s && *s >= '0' && *s <= '9' && left < 1000000; s++)
+			left = left * 10 + (*s - '0');
 		left = left > 0 ? left : -2;
 	}
 	if (left > 0 && --left == 0)
