@@ -62,7 +62,8 @@ static enum cfapkg_err scan_gens(struct cfapkg_ctx *ctx, const char *envdir, str
 		cfa_free(s->list);
 		return cfa_nomem(ctx);
 	}
-	qsort(s->list, s->n, sizeof(*s->list), by_number);
+	if (s->n)
+		qsort(s->list, s->n, sizeof(*s->list), by_number);
 	return CFAPKG_E_OK;
 }
 
