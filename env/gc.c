@@ -363,7 +363,7 @@ enum cfapkg_err cfapkg_verify(struct cfapkg_ctx *ctx, const char *env,
 	if (files)
 		*files = v.files;
 	if (!e && v.problems)
-		e = cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%zu installed file%s changed or went missing",
-		             v.problems, v.problems == 1 ? "" : "s");
+		e = cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%lu installed file%s changed or went missing",
+		             (unsigned long)v.problems, v.problems == 1 ? "" : "s");
 	return e;
 }

@@ -1,0 +1,91 @@
+/*
+ * dynlib.c - dlopen and LoadLibrary behind one interface.
+ */
+#include "platform/dynlib.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifdef _WIN32
+#include <windows.h>
+
+const char *cfa_dl_os(void)
+{
+	return "windows";
+}
+
+char cfa_dl_path_sep(void)
+{
+	return ';';
+}
+
+void *cfa_dl_open(const char *path, char *why, size_t len)
+{
+	wchar_t w[1024];
+	HMODULE h;
+
+	if (!MultiByteToWideChar(CP_UTF8, 0, path, -1, w, 1024)) {
+		if (why)
+			snprintf(why, len, "name too long");
+		return NULL;
+	}
+	/* Search the library's own folder for its dependencies, as a program
+	 * folder would. */
+	h = LoadLibraryExW(w, NULL, strchr(path, '\\') || strchr(path, '/')
+	                                ? LOAD_WITH_ALTERED_SEARCH_PATH : 0);
+	if (!h && why)
+		snprintf(why, len, "LoadLibrary error %lu", (unsigned long)GetLastError());
+	return (void *)h;
+}
+
+void *cfa_dl_sym(void *lib, const char *name)
+{
+	return (void *)GetProcAddress((HMODULE)lib, name);
+}
+
+int cfa_dl_exists(const char *path)
+{
+	wchar_t w[1024];
+	DWORD a;
+
+	if (!MultiByteToWideChar(CP_UTF8, 0, path, -1, w, 1024))
+		return 0;
+	a = GetFileAttributesW(w);
+	return a != INVALID_FILE_ATTRIBUTES && !(a & FILE_ATTRIBUTE_DIRECTORY);
+}
+#else
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+const char *cfa_dl_os(void)
+{
+	return "linux";
+}
+
+char cfa_dl_path_sep(void)
+{
+	return ':';
+}
+
+void *cfa_dl_open(const char *path, char *why, size_t len)
+{
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h && why) {
+		const char *e = dlerror();
+		snprintf(why, len, "%s", e ? e : "cannot load");
+	}
+	return h;
+}
+
+void *cfa_dl_sym(void *lib, const char *name)
+{
+	return dlsym(lib, name);
+}
+
+int cfa_dl_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+#endif
