@@ -357,6 +357,8 @@ static enum cfapkg_err user_file_item(struct cfa_jr *jr, const cJSON *item, void
 	    (e = cfa_jr_string(jr, item, "name", true, &uf->name)) ||
 	    (e = cfa_jr_string(jr, item, "sha256", true, &uf->sha256)))
 		return e;
+	if (strpbrk(uf->name, "/\\:") || uf->name[0] == '.')
+		return cfa_jr_fail(jr, "name must be a plain file name");
 	return cfa_valid_sha256(uf->sha256) ? CFAPKG_E_OK
 	                                    : cfa_jr_fail(jr, "sha256 must be 64 hex digits");
 }

@@ -67,6 +67,8 @@ static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock
 	p->nenv = v->nenv;
 	p->stage = v->stage;
 	p->nstage = v->nstage;
+	p->user_files = v->user_files;
+	p->nuser_files = v->nuser_files;
 	if (p->kind != CFAPKG_KIND_PACKAGE)
 		return CFAPKG_E_OK;
 	if (!it->installable || !s || !s->sha256)
@@ -179,6 +181,15 @@ static cJSON *part_json(const struct cfapkg_locked *p)
 	}
 	if (p->launcher)
 		cJSON_AddStringToObject(o, "launcher", p->launcher);
+	if (p->nuser_files) {
+		lay = cJSON_AddArrayToObject(o, "user_files");
+		for (i = 0; i < p->nuser_files; i++) {
+			cJSON *r = cJSON_CreateObject();
+			cJSON_AddStringToObject(r, "name", p->user_files[i].name);
+			cJSON_AddStringToObject(r, "sha256", p->user_files[i].sha256);
+			cJSON_AddItemToArray(lay, r);
+		}
+	}
 	if (p->npath || p->nenv || p->nstage) {
 		rt = cJSON_AddObjectToObject(o, "runtime");
 		if (p->npath)
@@ -226,7 +237,7 @@ enum cfapkg_err cfapkg_lock_text(struct cfapkg_ctx *ctx, const struct cfapkg_loc
 static const char *const part_keys[] = {"name", "version", "kind", "requested", "url",
                                         "mirrors", "sha256", "size", "format", "strip",
                                         "store", "gfx", "layout", "launcher", "runtime",
-                                        NULL};
+                                        "user_files", NULL};
 
 static enum cfapkg_err read_kind(struct cfa_jr *jr, const char *s, enum cfapkg_kind *out)
 {
@@ -287,7 +298,8 @@ static enum cfapkg_err part_item(struct cfa_jr *jr, const cJSON *o, void *elem, 
 	    (e = cfa_jr_bool(jr, o, "requested", &p->requested)) ||
 	    (e = cfa_jr_strings(jr, o, "gfx", &p->gfx, &p->ngfx)) ||
 	    (e = cfa_jr_string(jr, o, "launcher", false, &p->launcher)) ||
-	    (e = cfa_parse_layout(jr, o, &v)) || (e = cfa_parse_runtime(jr, o, &v)))
+	    (e = cfa_parse_layout(jr, o, &v)) || (e = cfa_parse_runtime(jr, o, &v)) ||
+	    (e = cfa_parse_user_files(jr, o, &v)))
 		return e;
 	if (!cfa_ver_parse(p->version, strlen(p->version), &pv, NULL))
 		return cfa_jr_fail(jr, "version \"%s\" does not parse", p->version);
@@ -303,6 +315,8 @@ static enum cfapkg_err part_item(struct cfa_jr *jr, const cJSON *o, void *elem, 
 	p->nenv = v.nenv;
 	p->stage = v.stage;
 	p->nstage = v.nstage;
+	p->user_files = v.user_files;
+	p->nuser_files = v.nuser_files;
 	return p->kind == CFAPKG_KIND_PACKAGE ? read_source(jr, o, p) : CFAPKG_E_OK;
 }
 

@@ -146,6 +146,28 @@ static enum cfapkg_err build_part(struct linker *k, const struct cfapkg_locked *
 	return check_part(k->ctx, p, view);
 }
 
+/* A user part: the files the user added (cfapkg add-file), by hash. */
+static enum cfapkg_err build_user_part(struct linker *k, const struct cfapkg_locked *p,
+                                       const char *gendir)
+{
+	char from[CFA_PATH_MAX], to[CFA_PATH_MAX];
+	enum cfapkg_err e;
+	size_t i;
+
+	for (i = 0; i < p->nuser_files; i++) {
+		const struct cfapkg_user_file *f = &p->user_files[i];
+		cfa_snprintf(from, sizeof(from), "%s/downloads/%s", cfapkg_ctx_root(k->ctx), f->sha256);
+		cfa_snprintf(to, sizeof(to), "%s/view/%s/%s", gendir, p->name, f->name);
+		if (!cfa_plat_is_file(from))
+			return cfa_fail(k->ctx, CFAPKG_E_INTEGRITY, "%s of %s %s is not in the cache: "
+			                "add your copy with 'cfapkg add-file %s'", f->name, p->name,
+			                p->version, f->name);
+		if ((e = link_one(k, from, to)))
+			return e;
+	}
+	return CFAPKG_E_OK;
+}
+
 enum cfapkg_err cfa_view_build(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
                                const char *gendir, struct cfapkg_commit_result *r)
 {
@@ -158,9 +180,14 @@ enum cfapkg_err cfa_view_build(struct cfapkg_ctx *ctx, const struct cfapkg_lock 
 	if (cfa_plat_mkdir_p(view) != 0)
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create the folder", view);
 	for (i = 0; i < lock->nparts; i++) {
-		if (lock->parts[i].kind != CFAPKG_KIND_PACKAGE)
-			continue;
-		if ((e = build_part(&k, &lock->parts[i], gendir)))
+		const struct cfapkg_locked *p = &lock->parts[i];
+		if (p->kind == CFAPKG_KIND_PACKAGE)
+			e = build_part(&k, p, gendir);
+		else if (p->kind == CFAPKG_KIND_USER)
+			e = build_user_part(&k, p, gendir);
+		else
+			e = CFAPKG_E_OK;
+		if (e)
 			return e;
 	}
 	return CFAPKG_E_OK;

@@ -563,6 +563,8 @@ struct cfapkg_locked {         /* one part of a locked set */
 	size_t nenv;
 	const char *const *stage;
 	size_t nstage;
+	const struct cfapkg_user_file *user_files; /* user parts: files by fingerprint */
+	size_t nuser_files;
 };
 
 struct cfapkg_lock {
@@ -684,6 +686,114 @@ CFAPKG_API enum cfapkg_err cfapkg_gc(struct cfapkg_ctx *ctx, unsigned keep,
 CFAPKG_API enum cfapkg_err cfapkg_verify(struct cfapkg_ctx *ctx, const char *env,
                                          void (*fn)(void *arg, const char *problem), void *arg,
                                          size_t *files);
+
+/** @defgroup runtime Running programs under an environment */
+struct cfapkg_stage_file {
+	const char *part;          /* the part it comes from */
+	const char *from;          /* the file in the generation's view */
+	const char *as;            /* its name beside the program */
+};
+
+struct cfapkg_runtime_part {
+	const char *name, *version;
+	enum cfapkg_kind kind;
+	const char *prefix;        /* its folder here, NULL when not found */
+};
+
+struct cfapkg_runtime {
+	unsigned generation;
+	const char *env_name;
+	const char *os, *gfx;      /* what the generation was made for */
+	const char *const *path;   /* folders for PATH (and the library path on
+	                              Linux), first wins */
+	size_t npath;
+	const struct cfapkg_env_var *env; /* variables to set, resolved */
+	size_t nenv;
+	const char *launcher;      /* program that starts others (Windows), or NULL */
+	const struct cfapkg_stage_file *stage;
+	size_t nstage;
+	const char *const *warnings; /* parts that could not be resolved here */
+	size_t nwarnings;
+	const struct cfapkg_runtime_part *parts; /* every part, dependencies first */
+	size_t nparts;
+	struct cfa_arena *arena;   /* internal */
+};
+
+/** Reads a generation's runtime.json (gen 0: the current one) and resolves
+ * it for this machine: a package's {prefix} is its view folder, a system
+ * part's the folder where m found it (m may be NULL: then it stays
+ * unresolved with a warning); {gfx} is the GPU target, a path ending in
+ * /{gfx} falling back to its parent when that folder does not exist.
+ * gpu_index >= 0 adds HIP_VISIBLE_DEVICES.  Owned: cfapkg_runtime_free. */
+CFAPKG_API enum cfapkg_err cfapkg_runtime_load(struct cfapkg_ctx *ctx, const char *env,
+                                               unsigned gen, const struct cfapkg_machine *m,
+                                               int gpu_index, struct cfapkg_runtime **out);
+CFAPKG_API void cfapkg_runtime_free(struct cfapkg_runtime *rt);
+/** Sets this process's environment for rt (PATH and, on Linux,
+ * LD_LIBRARY_PATH get rt's folders in front; rt's variables are set).  A
+ * later call first undoes the previous one, so one process can alternate
+ * environments; rt NULL only undoes. */
+CFAPKG_API enum cfapkg_err cfapkg_runtime_apply(struct cfapkg_ctx *ctx,
+                                                const struct cfapkg_runtime *rt);
+
+/** Places rt's stage files beside a program, in dir.  A file of the same
+ * name that cfapkg did not put there is kept aside (NAME.cfapkg-saved) and
+ * put back by cfapkg_unstage; dir/.cfapkg-staged.json records what was
+ * done, written before each file is touched.  *count: files placed. */
+CFAPKG_API enum cfapkg_err cfapkg_stage(struct cfapkg_ctx *ctx, const struct cfapkg_runtime *rt,
+                                        const char *dir, size_t *count);
+/** Restores dir as it was before cfapkg_stage: removes the files cfapkg
+ * placed (unless changed since: those stay, and fn hears of them) and
+ * puts saved files back.  CFAPKG_E_NOTFOUND when nothing was staged. */
+CFAPKG_API enum cfapkg_err cfapkg_unstage(struct cfapkg_ctx *ctx, const char *dir,
+                                          void (*fn)(void *arg, const char *note), void *arg,
+                                          size_t *count);
+
+/** "windows" or "linux": the system cfapkg runs on. */
+CFAPKG_API const char *cfapkg_host_os(void);
+/** Finds a program the way a shell would (a name without a folder is
+ * looked up in PATH, with the platform's executable suffixes). */
+CFAPKG_API enum cfapkg_err cfapkg_find_program(struct cfapkg_ctx *ctx, const char *name,
+                                               char *buf, size_t len);
+/** Replaces this process with argv[0] (POSIX), or runs it and waits
+ * (Windows); *status gets its exit status where this returns. */
+CFAPKG_API enum cfapkg_err cfapkg_exec(struct cfapkg_ctx *ctx, const char *const *argv,
+                                       int *status);
+/** Runs argv with its standard output captured (len-1 bytes kept) and a
+ * time limit.  *status: the exit status, 128+N for a signal N; *timed_out
+ * when it was killed at the limit. */
+CFAPKG_API enum cfapkg_err cfapkg_run_capture(struct cfapkg_ctx *ctx, const char *const *argv,
+                                              unsigned timeout_ms, char *out, size_t len,
+                                              int *status, bool *timed_out);
+
+/** @defgroup doctor Checking that a stack works */
+enum cfapkg_probe_status {
+	CFAPKG_PROBE_OK,
+	CFAPKG_PROBE_MISSING,      /* the library file is not there */
+	CFAPKG_PROBE_FAILED,       /* a call returned an error */
+	CFAPKG_PROBE_WRONG,        /* it ran, and computed a wrong result */
+	CFAPKG_PROBE_TIMEOUT,
+	CFAPKG_PROBE_CRASHED,
+	CFAPKG_PROBE_SKIPPED       /* the CUDA driver library it needs is missing */
+};
+
+struct cfapkg_probe_result {
+	const char *library;       /* "cuda", "cublas", ... */
+	enum cfapkg_probe_status status;
+	char file[512];            /* the file it loaded, or the name it looked for */
+	char detail[512];          /* what it did, or what failed */
+	char last_step[128];       /* the last call started (for hangs and crashes) */
+};
+
+/** The libraries the probe checks, in order ("cuda" first); NULL-ended. */
+CFAPKG_API const char *const *cfapkg_probe_libraries(void);
+/** Runs cfapkg-probe (beside the program) for one library in a child
+ * process, with the environment currently applied, the folders dirs
+ * searched first, and a time limit. */
+CFAPKG_API enum cfapkg_err cfapkg_probe(struct cfapkg_ctx *ctx, const char *library,
+                                        const char *const *dirs, size_t ndirs,
+                                        unsigned timeout_ms, struct cfapkg_probe_result *out);
+CFAPKG_API const char *cfapkg_probe_status_name(enum cfapkg_probe_status s);
 
 /** @defgroup digest Content hashes */
 /** SHA-256 of a file as 64 lower-case hex digits in hex[65]. */

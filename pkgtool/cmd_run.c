@@ -1,14 +1,315 @@
 /*
- * cmd_run.c - running programs under an environment.
+ * cmd_run.c - programs under an environment: 'env show', 'env activate',
+ * 'run', 'stage' and 'unstage'.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
+#include "render.h"
+
+/* The environment's runtime for this machine (detected unless facts say
+ * otherwise), with HIP_VISIBLE_DEVICES for --gpu-index or the chosen GPU
+ * of several. */
+int load_runtime(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env,
+                 struct cfapkg_runtime **rt, const struct cfapkg_machine **machine)
+{
+	static struct cfapkg_machine m;
+	const struct cfapkg_machine *mp = NULL;
+	enum cfapkg_err e;
+	int index = -1, rc;
+
+	if ((rc = gpu_index_from_cli(cli, &index)))
+		return rc;
+	if (cfapkg_detect(ctx, index, &m) == CFAPKG_E_OK) {
+		mp = &m;
+		if (index < 0 && m.ngpus > 1 && m.selected >= 0)
+			index = (int)m.gpus[m.selected].index;
+	} else if (index >= 0) {
+		return report_error(ctx, CFAPKG_E_NOTFOUND);
+	}
+	cfapkg_ctx_clear_error(ctx);
+	if ((e = cfapkg_runtime_load(ctx, env, 0, mp, index, rt)))
+		return report_error(ctx, e);
+	if (machine)
+		*machine = mp;
+	return EXIT_OK;
+}
+
+static cJSON *runtime_json(const struct cfapkg_runtime *rt)
+{
+	cJSON *o = cJSON_CreateObject(), *a, *v;
+	size_t i;
+
+	json_str(o, "env", rt->env_name);
+	cJSON_AddNumberToObject(o, "generation", rt->generation);
+	json_str(o, "os", rt->os);
+	json_str(o, "gfx", rt->gfx);
+	a = cJSON_AddArrayToObject(o, "path");
+	for (i = 0; i < rt->npath; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(rt->path[i]));
+	v = cJSON_AddObjectToObject(o, "variables");
+	for (i = 0; i < rt->nenv; i++)
+		cJSON_AddStringToObject(v, rt->env[i].name, rt->env[i].value);
+	json_str(o, "launcher", rt->launcher);
+	a = cJSON_AddArrayToObject(o, "stage");
+	for (i = 0; i < rt->nstage; i++) {
+		cJSON *s = cJSON_CreateObject();
+		json_str(s, "part", rt->stage[i].part);
+		json_str(s, "from", rt->stage[i].from);
+		json_str(s, "as", rt->stage[i].as);
+		cJSON_AddItemToArray(a, s);
+	}
+	a = cJSON_AddArrayToObject(o, "warnings");
+	for (i = 0; i < rt->nwarnings; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(rt->warnings[i]));
+	return o;
+}
+
+static void show_text(const struct cfapkg_runtime *rt)
+{
+	size_t i;
+
+	printf("Environment \"%s\", generation %u (%s, %s)\n", rt->env_name, rt->generation,
+	       rt->os, rt->gfx);
+	printf("PATH%s, first wins:\n", strcmp(rt->os, "windows") ? " and LD_LIBRARY_PATH" : "");
+	for (i = 0; i < rt->npath; i++)
+		printf("  %s\n", rt->path[i]);
+	printf("Variables:\n");
+	for (i = 0; i < rt->nenv; i++)
+		printf("  %s=%s\n", rt->env[i].name, rt->env[i].value);
+	if (rt->launcher)
+		printf("Launcher: %s\n", rt->launcher);
+	if (rt->nstage)
+		printf("Placed beside a program on Windows:\n");
+	for (i = 0; i < rt->nstage; i++)
+		printf("  %-24s from %s\n", rt->stage[i].as, rt->stage[i].part);
+	for (i = 0; i < rt->nwarnings; i++)
+		printf("warning: %s\n", rt->warnings[i]);
+}
+
+/* The value quoted for a shell: 'x' in sh, 'x' with '' in PowerShell. */
+static void quoted(const char *shell, const char *v)
+{
+	if (strcmp(shell, "cmd") == 0) {
+		printf("%s", v);
+		return;
+	}
+	putchar('\'');
+	for (; *v; v++) {
+		if (*v == '\'')
+			printf(strcmp(shell, "bash") == 0 ? "'\\''" : "''");
+		else
+			putchar(*v);
+	}
+	putchar('\'');
+}
+
+static void path_line(const char *shell, const char *var, const struct cfapkg_runtime *rt)
+{
+	char sep = strcmp(shell, "bash") == 0 ? ':' : ';', joined[1 << 15];
+	size_t i, n = 0;
+
+	joined[0] = '\0';
+	for (i = 0; i < rt->npath; i++) {
+		snprintf(joined + n, sizeof(joined) - n, "%s%s", i ? (char[]){sep, 0} : "", rt->path[i]);
+		n = strlen(joined);
+	}
+	if (strcmp(shell, "bash") == 0) {
+		printf("export %s=", var);
+		quoted(shell, joined);
+		printf("\"${%s:+:${%s}}\"\n", var, var);
+	} else if (strcmp(shell, "powershell") == 0) {
+		printf("$env:%s = ", var);
+		quoted(shell, joined);
+		printf(" + ';' + $env:%s\n", var);
+	} else {
+		printf("set \"%s=%s;%%%s%%\"\n", var, joined, var);
+	}
+}
+
+static int activate(const struct cfapkg_runtime *rt, const char *shell)
+{
+	size_t i;
+
+	if (!shell || (strcmp(shell, "bash") && strcmp(shell, "powershell") && strcmp(shell, "cmd"))) {
+		fprintf(stderr, "cfapkg: error: --shell takes bash, powershell or cmd\n");
+		return EXIT_USAGE;
+	}
+	path_line(shell, "PATH", rt);
+	if (strcmp(rt->os, "windows") != 0)
+		path_line(shell, "LD_LIBRARY_PATH", rt);
+	for (i = 0; i < rt->nenv; i++) {
+		if (strcmp(shell, "bash") == 0)
+			printf("export %s=", rt->env[i].name);
+		else if (strcmp(shell, "powershell") == 0)
+			printf("$env:%s = ", rt->env[i].name);
+		else
+			printf("set \"%s=", rt->env[i].name);
+		quoted(shell, rt->env[i].value);
+		printf("%s\n", strcmp(shell, "cmd") == 0 ? "\"" : "");
+	}
+	return EXIT_OK;
+}
 
 int cmd_env_runtime(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
-	(void)ctx;
-	(void)cli;
-	fprintf(stderr, "cfapkg: error: not built yet\n");
-	return EXIT_UNSUPPORTED;
+	struct cfapkg_runtime *rt = NULL;
+	int rc;
+
+	if (cli->nargs != 1) {
+		fprintf(stderr, "cfapkg: error: usage: cfapkg env show|activate [--env NAME]\n");
+		return EXIT_USAGE;
+	}
+	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL)))
+		return rc;
+	if (strcmp(cli->args[0], "activate") == 0)
+		rc = activate(rt, cli_value(cli, OPT_SHELL));
+	else if (cli->json)
+		json_print(runtime_json(rt));
+	else
+		show_text(rt);
+	cfapkg_runtime_free(rt);
+	return rc;
+}
+
+/* Parts experimental on this GPU that were validated on others (the
+ * reference overlay on anything but gfx1200). */
+static void warn_unvalidated(struct cfapkg_ctx *ctx, const char *env, const char *gfx)
+{
+	struct cfapkg_lock *lock = NULL;
+	size_t i, k;
+
+	if (cfapkg_env_lock(ctx, env, 0, &lock)) {
+		cfapkg_ctx_clear_error(ctx);
+		return;
+	}
+	for (i = 0; i < lock->nparts; i++) {
+		const struct cfapkg_recipe *r = cfapkg_recipe_find(ctx, lock->parts[i].name);
+		for (k = 0; r && k < r->nversions; k++) {
+			const struct cfapkg_version *v = &r->versions[k];
+			size_t s;
+			if (strcmp(v->version, lock->parts[i].version) != 0 ||
+			    cfapkg_version_status(ctx, v, gfx) != CFAPKG_STATUS_EXPERIMENTAL)
+				continue;
+			for (s = 0; s < v->nstatus; s++)
+				if (v->status[s].status == CFAPKG_STATUS_VALIDATED)
+					fprintf(stderr, "warning: %s %s was validated on %s only; on this "
+					        "%s it is experimental\n", r->name, v->version, v->status[s].gfx,
+					        gfx);
+		}
+	}
+	cfapkg_lock_free(lock);
+}
+
+static int stage_beside(struct cfapkg_ctx *ctx, const struct cli *cli,
+                        const struct cfapkg_runtime *rt, const char *program)
+{
+	char dir[4096];
+	size_t n;
+	enum cfapkg_err e;
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", program);
+	slash = strrchr(dir, '/');
+	if (!slash || (strrchr(dir, '\\') && strrchr(dir, '\\') > slash))
+		slash = strrchr(dir, '\\');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		*slash = '\0';
+	if ((e = cfapkg_stage(ctx, rt, dir, &n)))
+		return report_error(ctx, e);
+	if (!cli->quiet && n)
+		fprintf(stderr, "cfapkg: placed %zu file%s beside %s ('cfapkg unstage %s' restores "
+		        "the folder)\n", n, n == 1 ? "" : "s", program, dir);
+	return EXIT_OK;
+}
+
+int cmd_run(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *argv[CLI_MAX_ARGS + 4];
+	struct cfapkg_runtime *rt = NULL;
+	char program[4096];
+	size_t i, n = 0;
+	int rc, status = 0;
+	enum cfapkg_err e;
+
+	if (cli->nargs == 0) {
+		fprintf(stderr, "cfapkg: error: usage: cfapkg run [--env NAME] -- PROGRAM ARGS...\n");
+		return EXIT_USAGE;
+	}
+	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL)))
+		return rc;
+	for (i = 0; i < rt->nwarnings; i++)
+		fprintf(stderr, "warning: %s\n", rt->warnings[i]);
+	warn_unvalidated(ctx, env_from_cli(cli), rt->gfx);
+	if ((e = cfapkg_runtime_apply(ctx, rt)) ||
+	    (e = cfapkg_find_program(ctx, cli->args[0], program, sizeof(program)))) {
+		cfapkg_runtime_free(rt);
+		return report_error(ctx, e);
+	}
+	if (strcmp(cfapkg_host_os(), "windows") == 0 && !(cli->seen & OPT_BIT(OPT_NO_STAGE)) &&
+	    (rc = stage_beside(ctx, cli, rt, program))) {
+		cfapkg_runtime_free(rt);
+		return rc;
+	}
+	if (rt->launcher && strcmp(cfapkg_host_os(), "windows") == 0) {
+		argv[n++] = rt->launcher;
+		argv[n++] = "--";
+	}
+	argv[n++] = program;
+	for (i = 1; i < cli->nargs; i++)
+		argv[n++] = cli->args[i];
+	argv[n] = NULL;
+	e = cfapkg_exec(ctx, argv, &status);
+	cfapkg_runtime_free(rt);
+	return e ? report_error(ctx, e) : status;
+}
+
+int cmd_stage(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	struct cfapkg_runtime *rt = NULL;
+	size_t n;
+	enum cfapkg_err e;
+	int rc;
+
+	if (cli->nargs != 1) {
+		fprintf(stderr, "cfapkg: error: usage: cfapkg stage [--env NAME] DIR\n");
+		return EXIT_USAGE;
+	}
+	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL)))
+		return rc;
+	e = cfapkg_stage(ctx, rt, cli->args[0], &n);
+	cfapkg_runtime_free(rt);
+	if (e)
+		return report_error(ctx, e);
+	if (!cli->quiet)
+		printf("Placed %zu file%s in %s ('cfapkg unstage %s' restores it)\n", n,
+		       n == 1 ? "" : "s", cli->args[0], cli->args[0]);
+	return EXIT_OK;
+}
+
+static void print_note(void *arg, const char *note)
+{
+	(void)arg;
+	fprintf(stderr, "warning: %s\n", note);
+}
+
+int cmd_unstage(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	size_t n;
+	enum cfapkg_err e;
+
+	if (cli->nargs != 1) {
+		fprintf(stderr, "cfapkg: error: usage: cfapkg unstage DIR\n");
+		return EXIT_USAGE;
+	}
+	if ((e = cfapkg_unstage(ctx, cli->args[0], print_note, NULL, &n)))
+		return report_error(ctx, e);
+	if (!cli->quiet)
+		printf("Removed %zu staged file%s from %s; files that were there before are back\n",
+		       n, n == 1 ? "" : "s", cli->args[0]);
+	return EXIT_OK;
 }

@@ -80,6 +80,18 @@ int cmd_verify(struct cfapkg_ctx *ctx, const struct cli *cli);
 
 /* cmd_run.c */
 int cmd_env_runtime(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_run(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_stage(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_unstage(struct cfapkg_ctx *ctx, const struct cli *cli);
+/* The environment's runtime resolved for this machine (--gpu-index). */
+int load_runtime(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env,
+                 struct cfapkg_runtime **rt, const struct cfapkg_machine **machine);
+
+/* cmd_doctor.c */
+int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli);
+
+/* cmd_bench.c */
+int cmd_bench(struct cfapkg_ctx *ctx, const struct cli *cli);
 
 /* cmd_detect.c */
 int cmd_detect(struct cfapkg_ctx *ctx, const struct cli *cli);

@@ -32,6 +32,7 @@ static const struct opt_def defs[] = {
 	{"json", OPT_JSON, NULL, "print JSON instead of text"},
 	{"keep", OPT_KEEP, "N", "keep the N newest generations of each environment"},
 	{"known-good", OPT_KNOWN_GOOD, NULL, "go back to the newest earlier generation whose checks passed"},
+	{"lib-dir", OPT_LIB_DIR, "DIR", "also look for the CUDA libraries in DIR first; repeatable"},
 	{"locked", OPT_LOCKED, "FILE", "install exactly what a lockfile lists, without solving"},
 	{"metric", OPT_METRIC, "REGEX", "compare the number the regex captures from the output"},
 	{"mirror", OPT_MIRROR, "URL", "another place to get the same bytes; repeatable"},
@@ -193,4 +194,19 @@ void cli_print_options(unsigned long long allowed)
 		         defs[i].arg ? defs[i].arg : "");
 		printf("  %-26s %s\n", left, defs[i].help);
 	}
+}
+
+bool cli_number(const char *s, unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v = 0;
+
+	if (!s || !*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (max - (unsigned)(*s - '0')) / 10)
+			return false;
+		v = v * 10 + (unsigned)(*s - '0');
+	}
+	*out = v;
+	return true;
 }

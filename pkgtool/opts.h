@@ -50,6 +50,7 @@ enum opt_id {
 	OPT_TO,
 	OPT_WARMUP,
 	OPT_TIMEOUT,
+	OPT_LIB_DIR,
 	OPT__COUNT
 };
 
@@ -92,6 +93,8 @@ bool cli_check_allowed(const struct cli *cli, unsigned long long allowed);
 /* The last value of an option, or NULL. */
 const char *cli_value(const struct cli *cli, enum opt_id id);
 const char *cli_opt_name(enum opt_id id);
+/* A decimal number no larger than max. */
+bool cli_number(const char *s, unsigned long long max, unsigned long long *out);
 /* One line per allowed option, for --help. */
 void cli_print_options(unsigned long long allowed);
 

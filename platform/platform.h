@@ -99,6 +99,14 @@ void cfa_plat_parallel(void (*fn)(void *item), void *base, size_t size, size_t n
 int cfa_plat_run_capture(const char *const *argv, unsigned timeout_ms, char *out, size_t len,
                          int *status);
 
+/* Sets (value NULL: removes) an environment variable of this process,
+ * which children inherit.  0 or errno-style. */
+int cfa_plat_setenv(const char *name, const char *value);
+/* Runs argv[0] (a path) with argv, inheriting the standard streams and
+ * the environment.  POSIX replaces this process (returns only on failure);
+ * Windows waits and puts the exit status in *status.  0 or errno-style. */
+int cfa_plat_exec(const char *const *argv, int *status);
+
 /* An environment variable in UTF-8, copied into buf; NULL when unset. */
 const char *cfa_plat_getenv(const char *name, char *buf, size_t len);
 

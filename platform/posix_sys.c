@@ -182,3 +182,17 @@ void cfa_plat_unlock(struct cfa_lock *lock)
 	close(lock->fd);
 	free(lock);
 }
+
+int cfa_plat_setenv(const char *name, const char *value)
+{
+	int rc = value ? setenv(name, value, 1) : unsetenv(name);
+	return rc == 0 ? 0 : errno;
+}
+
+int cfa_plat_exec(const char *const *argv, int *status)
+{
+	(void)status;
+	fflush(NULL);
+	execv(argv[0], (char *const *)argv);
+	return errno;
+}

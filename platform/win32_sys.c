@@ -316,3 +316,40 @@ void cfa_plat_unlock(struct cfa_lock *lock)
 	CloseHandle(lock->h);
 	free(lock);
 }
+
+int cfa_plat_setenv(const char *name, const char *value)
+{
+	wchar_t *n = cfa_win_widen(name), *v = value ? cfa_win_widen(value) : NULL;
+	int rc = n && (v || !value) && _wputenv_s(n, v ? v : L"") == 0 ? 0 : EINVAL;
+
+	free(n);
+	free(v);
+	return rc;
+}
+
+int cfa_plat_exec(const char *const *argv, int *status)
+{
+	STARTUPINFOW si;
+	PROCESS_INFORMATION pi;
+	wchar_t *cmd = command_line(argv), *exe = cfa_win_widen(argv[0]);
+	DWORD code = 1;
+	int rc = 0;
+
+	memset(&si, 0, sizeof(si));
+	si.cb = sizeof(si);
+	fflush(NULL);
+	if (!cmd || !exe) {
+		rc = ENOMEM;
+	} else if (!CreateProcessW(exe, cmd, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi)) {
+		rc = GetLastError() == ERROR_FILE_NOT_FOUND ? ENOENT : EACCES;
+	} else {
+		WaitForSingleObject(pi.hProcess, INFINITE);
+		GetExitCodeProcess(pi.hProcess, &code);
+		CloseHandle(pi.hThread);
+		CloseHandle(pi.hProcess);
+		*status = (int)code;
+	}
+	free(cmd);
+	free(exe);
+	return rc;
+}

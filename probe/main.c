@@ -41,7 +41,9 @@ const char *const *probe_names(const char *lib)
 
 void probe_step(const char *call)
 {
-	printf("STEP %s\n", call);
+	const char *field = strrchr(call, '>'); /* "p->cuMemAlloc" is cuMemAlloc */
+
+	printf("STEP %s\n", field ? field + 1 : call);
 	fflush(stdout);
 }
 
@@ -57,11 +59,13 @@ int probe_ok(const char *file, const char *fmt, ...)
 	return 0;
 }
 
+static int driver_missing; /* what the check needs is missing, not what it checks */
+
 int probe_missing(const char *const *names, const char *why)
 {
 	size_t i;
 
-	printf("RESULT MISSING %s", names[0]);
+	printf("RESULT %s %s", driver_missing ? "SKIPPED" : "MISSING", names[0]);
 	for (i = 1; names[i]; i++)
 		printf("%s%s", i == 1 ? " (or " : ", ", names[i]);
 	printf("%s%s%s\n", names[1] ? ")" : "", why && *why ? ": " : "", why ? why : "");
@@ -98,12 +102,13 @@ void *probe_load(struct probe *p, const char *const *names, char *loaded, size_t
 			if (!first_why[0])
 				snprintf(first_why, sizeof(first_why), "%s: %s", path, why);
 		}
-		if ((h = cfa_dl_open(names[i], why, sizeof(why)))) {
+		if (!p->only_dirs && (h = cfa_dl_open(names[i], why, sizeof(why)))) {
 			snprintf(loaded, len, "%s", names[i]);
 			return h;
 		}
 	}
 	/* A file that exists but does not load (a missing dependency) says so. */
+	driver_missing = p->for_other && names == probe_names("cuda");
 	probe_missing(names, first_why[0] ? first_why : "not found");
 	return NULL;
 }
@@ -133,13 +138,19 @@ int main(int argc, char **argv)
 	int a;
 
 	memset(&p, 0, sizeof(p));
-	for (a = 2; a + 1 < argc && strcmp(argv[a], "--lib-dir") == 0 && p.ndirs < PROBE_MAX_DIRS;
-	     a += 2)
-		p.dirs[p.ndirs++] = argv[a + 1];
+	for (a = 2; a < argc; a++) {
+		if (strcmp(argv[a], "--only-dirs") == 0)
+			p.only_dirs = 1;
+		else if (strcmp(argv[a], "--lib-dir") == 0 && a + 1 < argc && p.ndirs < PROBE_MAX_DIRS)
+			p.dirs[p.ndirs++] = argv[++a];
+		else
+			break;
+	}
+	p.for_other = argc > 1 && strcmp(argv[1], "cuda") != 0;
 	for (i = 0; argc > 1 && a == argc && i < sizeof(checks) / sizeof(checks[0]); i++)
 		if (strcmp(argv[1], checks[i].name) == 0)
 			return checks[i].run(&p);
 	fprintf(stderr, "usage: cfapkg-probe cuda|cublas|cublaslt|cusparse|cufft|nvml|cudnn "
-	        "[--lib-dir DIR]...\n");
+	        "[--lib-dir DIR]... [--only-dirs]\n");
 	return 2;
 }

@@ -3,7 +3,8 @@
  * and doing small checked work.  No CUDA headers: the few types and entry
  * points it needs are declared here, by their documented ABI.  It prints
  * "STEP <call>" before each call (so a hang or crash can be placed) and
- * ends with one "RESULT <OK|MISSING|FAILED|WRONG> <file> <detail>" line.
+ * ends with one "RESULT <OK|MISSING|FAILED|WRONG|SKIPPED> <file> <detail>" line
+ * (SKIPPED: the CUDA driver library, which the check needs, is missing).
  */
 #ifndef CFA_PROBE_H
 #define CFA_PROBE_H
@@ -22,6 +23,8 @@ typedef void *CUfunction;
 struct probe {
 	const char *dirs[PROBE_MAX_DIRS]; /* searched before the system's order */
 	size_t ndirs;
+	int only_dirs;                     /* do not fall back to the system's order */
+	int for_other;                     /* the driver is a prerequisite, not the check */
 	void *cuda;                        /* the driver library, once loaded */
 	char cuda_file[512];
 	CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);

@@ -97,7 +97,7 @@ static void stage_part(cJSON *list, const struct cfapkg_locked *p, const char *g
 cJSON *cfa_runtime_json(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
                         const char *gendir)
 {
-	cJSON *o = cJSON_CreateObject(), *path, *env, *stage;
+	cJSON *o = cJSON_CreateObject(), *path, *env, *stage, *parts;
 	const struct cfapkg_locked *launcher = NULL;
 	char value[CFA_PATH_MAX];
 	size_t i, k;
@@ -109,8 +109,11 @@ cJSON *cfa_runtime_json(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
 	path = cJSON_AddArrayToObject(o, "path");
 	env = cJSON_AddArrayToObject(o, "env");
 	stage = cJSON_AddArrayToObject(o, "stage");
+	parts = cJSON_AddArrayToObject(o, "parts");
 	for (i = 0; i < lock->nparts; i++) {
 		const struct cfapkg_locked *p = &lock->parts[i];
+		cJSON *part = entry(p, "kind", cfapkg_kind_name(p->kind));
+		cJSON_AddItemToArray(parts, part);
 		for (k = 0; k < p->npath; k++) {
 			cfa_snprintf(value, sizeof(value), "{prefix}/%s", p->path[k]);
 			cJSON_AddItemToArray(path, entry(p, "dir", value));
@@ -122,7 +125,7 @@ cJSON *cfa_runtime_json(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
 			cJSON_AddStringToObject(e, "name", p->env[k].name);
 			cJSON_AddItemToArray(env, e);
 		}
-		if (p->kind == CFAPKG_KIND_PACKAGE)
+		if (p->kind == CFAPKG_KIND_PACKAGE || p->kind == CFAPKG_KIND_USER)
 			stage_part(stage, p, gendir);
 		if (p->launcher && p->kind == CFAPKG_KIND_PACKAGE)
 			launcher = p;

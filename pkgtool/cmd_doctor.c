@@ -1,0 +1,336 @@
+/*
+ * cmd_doctor.c - 'cfapkg doctor': is this environment's stack usable?
+ * Static checks (GPU, the driver's HIP runtime, each system part and its
+ * libraries, each installed part's files), then the live CUDA probe, one
+ * child process per library.  A usable stack marks the generation
+ * known-good.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "render.h"
+
+#define DEFAULT_TIMEOUT_S 120
+
+struct doctor {
+	struct cfapkg_ctx *ctx;
+	const struct cli *cli;
+	const struct cfapkg_runtime *rt;
+	const struct cfapkg_machine *m;
+	cJSON *checks;           /* [{check, status, detail}] */
+	unsigned problems;
+};
+
+static void row(struct doctor *d, const char *check, const char *status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void row(struct doctor *d, const char *check, const char *status, const char *fmt, ...)
+{
+	char detail[1024];
+	cJSON *o = cJSON_CreateObject();
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	json_str(o, "check", check);
+	json_str(o, "status", status);
+	json_str(o, "detail", detail);
+	cJSON_AddItemToArray(d->checks, o);
+	d->problems += strcmp(status, "OK") != 0;
+	if (!d->cli->json && !d->cli->quiet)
+		printf("  %-28s %-12s %s\n", check, status, detail);
+}
+
+static const struct cfapkg_version *part_version(struct doctor *d,
+                                                 const struct cfapkg_runtime_part *p)
+{
+	const struct cfapkg_recipe *r = cfapkg_recipe_find(d->ctx, p->name);
+	size_t i;
+
+	for (i = 0; r && i < r->nversions; i++)
+		if (strcmp(r->versions[i].version, p->version) == 0)
+			return &r->versions[i];
+	return NULL;
+}
+
+static bool file_here(const char *dir, const char *name)
+{
+	char path[4096 + 512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!(f = fopen(path, "rb")))
+		return false;
+	fclose(f);
+	return true;
+}
+
+/* The libraries a system part provides ("rocblas") as files in its PATH
+ * folders: NAME.dll on Windows, libNAME.so on Linux. */
+static void check_libraries(struct doctor *d, const struct cfapkg_runtime_part *p,
+                            const struct cfapkg_version *v)
+{
+	bool win = strcmp(d->rt->os, "windows") == 0;
+	char file[256], dir[4096], label[160];
+	size_t i, k;
+
+	for (i = 0; i < v->nprovides; i++) {
+		bool found = false;
+		snprintf(file, sizeof(file), win ? "%s.dll" : "lib%s.so", v->provides[i].name);
+		for (k = 0; k < v->npath && !found; k++) {
+			snprintf(dir, sizeof(dir), "%s/%s", p->prefix, v->path[k]);
+			found = file_here(dir, file);
+		}
+		snprintf(label, sizeof(label), "  %s", v->provides[i].name);
+		if (v->provides[i].ngfx && d->rt->gfx[0] && !cfapkg_version_supports_gfx(v, d->rt->gfx))
+			continue;
+		if (found)
+			row(d, label, "OK", "%s/%s", dir, file);
+		else
+			row(d, label, "MISSING", "%s not in %s's %s folder; reinstall %s with its libraries",
+			    file, p->name, v->npath ? v->path[0] : "", p->name);
+	}
+}
+
+static void check_system_part(struct doctor *d, const struct cfapkg_runtime_part *p)
+{
+	const struct cfapkg_version *v = part_version(d, p);
+	const struct cfapkg_gpu_target *t = cfapkg_gpu_target_find(d->ctx, d->rt->gfx);
+	char label[160];
+
+	snprintf(label, sizeof(label), "%s %s", p->name, p->version);
+	if (!p->prefix) {
+		row(d, label, "MISSING", "not found on this machine%s%s",
+		    v && v->recipe->install_hint ? ": " : "", v ? v->recipe->install_hint : "");
+		return;
+	}
+	if (t && t->min_hip_sdk && cfapkg_version_compare(p->version, t->min_hip_sdk, NULL) < 0)
+		row(d, label, "FAILED", "%s needs %s or newer for %s", p->name, t->min_hip_sdk,
+		    d->rt->gfx);
+	else
+		row(d, label, "OK", "%s", p->prefix);
+	if (v)
+		check_libraries(d, p, v);
+}
+
+static void static_checks(struct doctor *d)
+{
+	const struct cfapkg_machine *m = d->m;
+	char list[64] = "";
+	size_t i;
+
+	if (!m || m->selected < 0)
+		row(d, "GPU", "MISSING", "no AMD GPU found (the environment was made for %s)",
+		    d->rt->gfx);
+	else if (strcmp(m->gpus[m->selected].gfx, d->rt->gfx) != 0)
+		row(d, "GPU", "FAILED", "%s is %s, the environment was made for %s",
+		    m->gpus[m->selected].name, m->gpus[m->selected].gfx, d->rt->gfx);
+	else
+		row(d, "GPU", "OK", "%s (%s)", m->gpus[m->selected].name, d->rt->gfx);
+	for (i = 0; m && i < m->nhip_runtimes; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%u", i ? ", " : "",
+		         m->hip_runtimes[i]);
+	if (m && m->nhip_runtimes)
+		row(d, "HIP runtime (driver)", "OK", "amdhip64 %s", list);
+	else
+		row(d, "HIP runtime (driver)", "MISSING", "no amdhip64 library from the AMD driver: "
+		    "install a current AMD driver (Windows) or ROCm (Linux)");
+	for (i = 0; i < d->rt->nparts; i++) {
+		const struct cfapkg_runtime_part *p = &d->rt->parts[i];
+		char label[160];
+		snprintf(label, sizeof(label), "%s %s", p->name, p->version);
+		if (p->kind == CFAPKG_KIND_SYSTEM)
+			check_system_part(d, p);
+		else if (p->kind != CFAPKG_KIND_META)
+			row(d, label, p->prefix ? "OK" : "MISSING", "%s", p->prefix ? p->prefix : "");
+	}
+}
+
+/* The CUDA name a probe library stands for, in recipes' provides. */
+static const char *provided_name(const char *library)
+{
+	return strcmp(library, "cuda") == 0 ? "cuda-driver-api" : library;
+}
+
+static bool provides(const struct cfapkg_version *v, const char *name)
+{
+	size_t i;
+
+	for (i = 0; v && i < v->nprovides; i++)
+		if (strcmp(v->provides[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static bool os_matches(const struct cfapkg_note *n, const char *os)
+{
+	size_t i;
+
+	for (i = 0; i < n->nos; i++)
+		if (strcmp(n->os[i], os) == 0)
+			return true;
+	return n->nos == 0;
+}
+
+/* Who would provide a missing library: a part of the environment that
+ * should have, a recipe's note about the name, or a recipe that could. */
+static void missing_hint(struct doctor *d, const char *library, char *buf, size_t len)
+{
+	const char *name = provided_name(library);
+	size_t i, k;
+
+	buf[0] = '\0';
+	for (i = 0; i < d->rt->nparts; i++)
+		if (provides(part_version(d, &d->rt->parts[i]), name)) {
+			snprintf(buf, len, "%s %s should provide it; 'cfapkg verify' checks its files",
+			         d->rt->parts[i].name, d->rt->parts[i].version);
+			return;
+		}
+	for (i = 0; i < cfapkg_recipe_count(d->ctx); i++) {
+		const struct cfapkg_recipe *r = cfapkg_recipe_at(d->ctx, i);
+		for (k = 0; k < r->nnotes; k++)
+			if (strcmp(r->notes[k].name, name) == 0 && os_matches(&r->notes[k], d->rt->os)) {
+				snprintf(buf, len, "%s", r->notes[k].text);
+				return;
+			}
+	}
+	for (i = 0; i < cfapkg_recipe_count(d->ctx); i++) {
+		const struct cfapkg_recipe *r = cfapkg_recipe_at(d->ctx, i);
+		for (k = 0; k < r->nversions; k++)
+			if (provides(&r->versions[k], name)) {
+				snprintf(buf, len, "%s provides it ('cfapkg install %s')", r->name, r->name);
+				return;
+			}
+	}
+	snprintf(buf, len, "no recipe provides %s", name);
+}
+
+static cJSON *probe_json(const struct cfapkg_probe_result *r, const char *hint)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	json_str(o, "library", r->library);
+	json_str(o, "status", cfapkg_probe_status_name(r->status));
+	json_str(o, "file", r->file);
+	json_str(o, "detail", r->detail);
+	json_str(o, "last_step", r->last_step);
+	json_str(o, "hint", hint[0] ? hint : NULL);
+	return o;
+}
+
+/* One probe per library; returns how many hard failures (not MISSING). */
+static int live_probe(struct doctor *d, cJSON *out, bool *usable, char *absent, size_t len)
+{
+	const char *const *libs = cfapkg_probe_libraries();
+	const char *dirs[32];
+	const char *t = cli_value(d->cli, OPT_TIMEOUT);
+	unsigned long long timeout = DEFAULT_TIMEOUT_S;
+	size_t i, n = 0;
+	int hard = 0;
+
+	if (t && (!cli_number(t, 3600, &timeout) || timeout == 0)) {
+		fprintf(stderr, "cfapkg: error: --timeout takes 1..3600 seconds\n");
+		return -EXIT_USAGE;
+	}
+	for (i = 0; i < d->cli->nopts && n < 16; i++)
+		if (d->cli->opts[i].id == OPT_LIB_DIR)
+			dirs[n++] = d->cli->opts[i].value;
+	for (i = 0; i < d->rt->npath && n < 16; i++)
+		dirs[n++] = d->rt->path[i];
+	*usable = true;
+	for (i = 0; libs[i]; i++) {
+		struct cfapkg_probe_result r;
+		char hint[512] = "";
+		enum cfapkg_err e = cfapkg_probe(d->ctx, libs[i], dirs, n, (unsigned)timeout * 1000u, &r);
+		if (e)
+			return -report_error(d->ctx, e);
+		if (r.status == CFAPKG_PROBE_MISSING)
+			missing_hint(d, libs[i], hint, sizeof(hint));
+		cJSON_AddItemToArray(out, probe_json(&r, hint));
+		if (r.status != CFAPKG_PROBE_OK) {
+			snprintf(absent + strlen(absent), len - strlen(absent), "%s%s",
+			         absent[0] ? ", " : "", libs[i]);
+			*usable = *usable && i > 2; /* the driver, cuBLAS and cuBLASLt carry GEMM */
+			hard += r.status != CFAPKG_PROBE_MISSING && r.status != CFAPKG_PROBE_SKIPPED;
+		}
+		if (d->cli->json || d->cli->quiet)
+			continue;
+		printf("  %-28s %-12s %s%s%s\n", libs[i], cfapkg_probe_status_name(r.status), r.file,
+		       !r.file[0] || r.status == CFAPKG_PROBE_MISSING ||
+		               r.status == CFAPKG_PROBE_SKIPPED ? " " : ": ", r.detail);
+		if (hint[0])
+			printf("  %-41s %s\n", "", hint);
+	}
+	return hard;
+}
+
+static void mark_good(struct doctor *d)
+{
+	struct cfapkg_root_lock *lock = NULL;
+
+	if (take_lock(d->ctx, d->cli, &lock))
+		return;
+	if (cfapkg_env_mark_good(d->ctx, d->rt->env_name, d->rt->generation))
+		report_error(d->ctx, CFAPKG_E_IO);
+	cfapkg_root_unlock(lock);
+}
+
+int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	struct cfapkg_runtime *rt = NULL;
+	const struct cfapkg_machine *m = NULL;
+	struct doctor d = {ctx, cli, NULL, NULL, cJSON_CreateArray(), 0};
+	cJSON *probes = cJSON_CreateArray(), *o;
+	char absent[256] = "";
+	bool usable = false;
+	int rc, hard;
+
+	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, &m)) ||
+	    cfapkg_runtime_apply(ctx, rt)) {
+		cJSON_Delete(d.checks);
+		cJSON_Delete(probes);
+		cfapkg_runtime_free(rt);
+		return rc ? rc : report_error(ctx, CFAPKG_E_IO);
+	}
+	d.rt = rt;
+	d.m = m;
+	if (!cli->json && !cli->quiet)
+		printf("Environment \"%s\", generation %u, made for %s on %s\n\nStatic checks:\n",
+		       rt->env_name, rt->generation, rt->gfx, rt->os);
+	static_checks(&d);
+	if (!cli->json && !cli->quiet)
+		printf("\nCUDA probe:\n");
+	hard = live_probe(&d, probes, &usable, absent, sizeof(absent));
+	if (hard < 0) {
+		rc = -hard;
+	} else {
+		usable = usable && hard == 0;
+		if (usable)
+			mark_good(&d);
+		if (cli->json) {
+			o = cJSON_CreateObject();
+			json_str(o, "env", rt->env_name);
+			cJSON_AddNumberToObject(o, "generation", rt->generation);
+			cJSON_AddItemToObject(o, "static", d.checks);
+			cJSON_AddItemToObject(o, "probes", probes);
+			cJSON_AddBoolToObject(o, "usable", usable);
+			json_str(o, "absent", absent);
+			cJSON_AddBoolToObject(o, "known_good", usable);
+			json_print(o);
+			d.checks = probes = NULL;
+		} else if (!cli->quiet) {
+			printf("\n%s for dense/GEMM work%s%s%s\n",
+			       usable ? "Usable" : "NOT usable", absent[0] ? "; absent: " : "", absent,
+			       usable ? "; generation marked known-good" : "");
+		}
+		rc = usable ? EXIT_OK : EXIT_ERROR;
+	}
+	cJSON_Delete(d.checks);
+	cJSON_Delete(probes);
+	cfapkg_runtime_free(rt);
+	return rc;
+}
