@@ -795,6 +795,37 @@ CFAPKG_API enum cfapkg_err cfapkg_probe(struct cfapkg_ctx *ctx, const char *libr
                                         unsigned timeout_ms, struct cfapkg_probe_result *out);
 CFAPKG_API const char *cfapkg_probe_status_name(enum cfapkg_probe_status s);
 
+/** @defgroup bench Comparing two environments */
+struct cfapkg_bench_run {
+	unsigned index;            /* in the order run */
+	unsigned env;              /* 0 or 1 */
+	bool warmup;               /* discarded from the statistics */
+	double wall_s;
+	bool has_metric;
+	double metric;             /* the number --metric captured */
+	int status;                /* the exit status; -1 when it timed out */
+};
+struct cfapkg_bench_opts {
+	const struct cfapkg_runtime *runtimes[2];
+	unsigned runs, warmup;     /* per environment */
+	const char *metric;        /* PCRE2 pattern with one group, or NULL */
+	unsigned timeout_ms;       /* per run */
+	const char *const *argv;   /* argv[0] a path */
+	void (*on_run)(void *arg, const struct cfapkg_bench_run *run);
+	void *arg;
+};
+struct cfapkg_bench_stats {
+	size_t n;                  /* runs counted (not warm-up, exit 0, metric found) */
+	double min, median, max, mean;
+};
+/** Runs argv (warmup + runs) times under each runtime, alternating A B A B.
+ * Owned: cfapkg_free(*runs). */
+CFAPKG_API enum cfapkg_err cfapkg_bench(struct cfapkg_ctx *ctx, const struct cfapkg_bench_opts *o,
+                                        struct cfapkg_bench_run **runs, size_t *n);
+/** Statistics of one environment's counted runs, of wall time or metric. */
+CFAPKG_API void cfapkg_bench_stats(const struct cfapkg_bench_run *runs, size_t n, unsigned env,
+                                   bool metric, struct cfapkg_bench_stats *out);
+
 /** @defgroup digest Content hashes */
 /** SHA-256 of a file as 64 lower-case hex digits in hex[65]. */
 CFAPKG_API enum cfapkg_err cfapkg_sha256_file(struct cfapkg_ctx *ctx, const char *path,

@@ -1,7 +1,250 @@
+/*
+ * cmd_bench.c - 'cfapkg bench --env A --env B -- PROGRAM ARGS': runs the
+ * program under each environment in turn and compares wall time, or the
+ * number --metric captures, by median; writes CSV, JSON and an SVG plot.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "commands.h"
+#include "render.h"
+
+struct bench {
+	const struct cli *cli;
+	const char *names[2];
+	const char *metric;
+};
+
+static void on_run(void *arg, const struct cfapkg_bench_run *r)
+{
+	const struct bench *b = arg;
+
+	if (b->cli->quiet)
+		return;
+	fprintf(stderr, "%s%-12s %6.3f s", r->warmup ? "warm-up " : "run     ", b->names[r->env],
+	        r->wall_s);
+	if (b->metric)
+		fprintf(stderr, r->has_metric ? "  metric %g" : "  metric not found", r->metric);
+	if (r->status)
+		fprintf(stderr, "  exit %d", r->status);
+	fprintf(stderr, "\n");
+}
+
+static int write_csv(const char *path, const struct bench *b,
+                     const struct cfapkg_bench_run *runs, size_t n)
+{
+	FILE *f = fopen(path, "w");
+	size_t i;
+
+	if (!f)
+		return -1;
+	fprintf(f, "run,env,warmup,status,wall_s,metric\n");
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%u,%s,%d,%d,%.6f,", runs[i].index, b->names[runs[i].env], runs[i].warmup,
+		        runs[i].status, runs[i].wall_s);
+		if (runs[i].has_metric)
+			fprintf(f, "%.9g", runs[i].metric);
+		fprintf(f, "\n");
+	}
+	return fclose(f);
+}
+
+static cJSON *stats_json(const struct cfapkg_bench_stats *s)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "n", (double)s->n);
+	cJSON_AddNumberToObject(o, "min", s->min);
+	cJSON_AddNumberToObject(o, "median", s->median);
+	cJSON_AddNumberToObject(o, "max", s->max);
+	cJSON_AddNumberToObject(o, "mean", s->mean);
+	return o;
+}
+
+static cJSON *result_json(const struct bench *b, const struct cfapkg_bench_run *runs, size_t n)
+{
+	cJSON *o = cJSON_CreateObject(), *a, *st;
+	struct cfapkg_bench_stats s[2];
+	size_t i, k;
+	int m;
+
+	a = cJSON_AddArrayToObject(o, "program");
+	for (i = 0; i < b->cli->nargs; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(b->cli->args[i]));
+	json_str(o, "metric_regex", b->metric);
+	a = cJSON_AddArrayToObject(o, "envs");
+	st = cJSON_AddObjectToObject(o, "stats");
+	for (k = 0; k < 2; k++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(b->names[k]));
+	for (m = 0; m < (b->metric ? 2 : 1); m++) {
+		cJSON *which = cJSON_AddObjectToObject(st, m ? "metric" : "wall_s");
+		for (k = 0; k < 2; k++) {
+			cfapkg_bench_stats(runs, n, (unsigned)k, m, &s[k]);
+			cJSON_AddItemToObject(which, b->names[k], stats_json(&s[k]));
+		}
+		if (s[0].n && s[1].n && s[0].median != 0)
+			cJSON_AddNumberToObject(which, "ratio_of_medians", s[1].median / s[0].median);
+	}
+	a = cJSON_AddArrayToObject(o, "runs");
+	for (i = 0; i < n; i++) {
+		cJSON *r = cJSON_CreateObject();
+		cJSON_AddNumberToObject(r, "run", runs[i].index);
+		json_str(r, "env", b->names[runs[i].env]);
+		cJSON_AddBoolToObject(r, "warmup", runs[i].warmup);
+		cJSON_AddNumberToObject(r, "status", runs[i].status);
+		cJSON_AddNumberToObject(r, "wall_s", runs[i].wall_s);
+		if (runs[i].has_metric)
+			cJSON_AddNumberToObject(r, "metric", runs[i].metric);
+		cJSON_AddItemToArray(a, r);
+	}
+	return o;
+}
+
+static int write_json(const char *path, cJSON *doc)
+{
+	char *text = cJSON_Print(doc);
+	FILE *f = fopen(path, "w");
+	int rc = -1;
+
+	if (f && text && fprintf(f, "%s\n", text) >= 0)
+		rc = 0;
+	if (f && fclose(f) != 0)
+		rc = -1;
+	cJSON_free(text);
+	return rc;
+}
+
+static void print_summary(const struct bench *b, const struct cfapkg_bench_run *runs, size_t n)
+{
+	struct cfapkg_bench_stats s[2];
+	size_t k;
+	int m;
+
+	for (m = 0; m < (b->metric ? 2 : 1); m++) {
+		printf("%s:\n", m ? "metric" : "wall time (s)");
+		printf("  %-20s %5s %12s %12s %12s\n", "environment", "runs", "min", "median", "max");
+		for (k = 0; k < 2; k++) {
+			cfapkg_bench_stats(runs, n, (unsigned)k, m, &s[k]);
+			printf("  %-20s %5zu %12.6g %12.6g %12.6g\n", b->names[k], s[k].n, s[k].min,
+			       s[k].median, s[k].max);
+		}
+		if (s[0].n && s[1].n && s[0].median != 0)
+			printf("  median %s / %s = %.3f\n", b->names[1], b->names[0],
+			       s[1].median / s[0].median);
+	}
+}
+
+static int parse_counts(const struct cli *cli, unsigned *runs, unsigned *warmup, unsigned *timeout)
+{
+	const char *r = cli_value(cli, OPT_RUNS), *w = cli_value(cli, OPT_WARMUP);
+	const char *t = cli_value(cli, OPT_TIMEOUT);
+	unsigned long long v;
+
+	*runs = 10, *warmup = 1, *timeout = 3600;
+	if (r && (!cli_number(r, 1000, &v) || v == 0))
+		goto bad;
+	*runs = r ? (unsigned)v : *runs;
+	if (w && !cli_number(w, 100, &v))
+		goto bad;
+	*warmup = w ? (unsigned)v : *warmup;
+	if (t && (!cli_number(t, 86400, &v) || v == 0))
+		goto bad;
+	*timeout = t ? (unsigned)v : *timeout;
+	return EXIT_OK;
+bad:
+	fprintf(stderr, "cfapkg: error: -n takes 1..1000 runs, --warmup 0..100, --timeout "
+	        "1..86400 seconds\n");
+	return EXIT_USAGE;
+}
+
+static int env_names(const struct cli *cli, const char **names)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < cli->nopts; i++)
+		if (cli->opts[i].id == OPT_ENV && n++ < 2)
+			names[n - 1] = cli->opts[i].value;
+	if (n != 2 || cli->nargs == 0) {
+		fprintf(stderr, "cfapkg: error: usage: cfapkg bench --env A --env B [-n 10] "
+		        "[--warmup 1] [--metric REGEX] [-o DIR] -- PROGRAM ARGS...\n");
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+static int report(struct cfapkg_ctx *ctx, const struct bench *b,
+                  const struct cfapkg_bench_run *runs, size_t n)
+{
+	const char *dir = cli_value(b->cli, OPT_OUTPUT);
+	char path[3][4096];
+	const char *ext[3] = {"csv", "json", "svg"};
+	cJSON *doc = result_json(b, runs, n);
+	size_t i, failed = 0;
+	int bad = 0;
+
+	(void)ctx;
+	for (i = 0; i < 3; i++)
+		snprintf(path[i], sizeof(path[i]), "%s/bench-%s-vs-%s.%s", dir ? dir : ".", b->names[0],
+		         b->names[1], ext[i]);
+	bad |= write_csv(path[0], b, runs, n) != 0;
+	bad |= write_json(path[1], doc) != 0;
+	bad |= write_svg(path[2], b->names, b->metric, runs, n) != 0;
+	if (b->cli->json)
+		json_print(doc);
+	else
+		cJSON_Delete(doc);
+	if (!b->cli->json && !b->cli->quiet) {
+		print_summary(b, runs, n);
+		printf("Wrote %s, %s and %s\n", path[0], path[1], path[2]);
+	}
+	for (i = 0; i < n; i++)
+		failed += runs[i].status != 0;
+	if (bad)
+		fprintf(stderr, "cfapkg: error: cannot write the results in %s\n", dir ? dir : ".");
+	if (failed)
+		fprintf(stderr, "cfapkg: error: %zu run%s did not exit with 0 (left out of the "
+		        "statistics)\n", failed, failed == 1 ? "" : "s");
+	return bad || failed ? EXIT_ERROR : EXIT_OK;
+}
+
 int cmd_bench(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
-	(void)ctx;
-	(void)cli;
-	return EXIT_UNSUPPORTED;
+	struct bench b = {cli, {NULL, NULL}, cli_value(cli, OPT_METRIC)};
+	struct cfapkg_bench_opts o;
+	struct cfapkg_runtime *rt[2] = {NULL, NULL};
+	struct cfapkg_bench_run *runs = NULL;
+	const char *argv[CLI_MAX_ARGS + 1];
+	char program[4096];
+	unsigned timeout;
+	size_t i, n = 0;
+	enum cfapkg_err e;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	if ((rc = env_names(cli, b.names)) || (rc = parse_counts(cli, &o.runs, &o.warmup, &timeout)))
+		return rc;
+	if ((e = cfapkg_find_program(ctx, cli->args[0], program, sizeof(program))))
+		return report_error(ctx, e);
+	for (i = 0; i < 2 && !rc; i++)
+		rc = load_runtime(ctx, cli, b.names[i], &rt[i], NULL);
+	if (!rc) {
+		argv[0] = program;
+		for (i = 1; i < cli->nargs; i++)
+			argv[i] = cli->args[i];
+		argv[i] = NULL;
+		o.runtimes[0] = rt[0];
+		o.runtimes[1] = rt[1];
+		o.metric = b.metric;
+		o.timeout_ms = timeout * 1000u;
+		o.argv = argv;
+		o.on_run = on_run;
+		o.arg = &b;
+		e = cfapkg_bench(ctx, &o, &runs, &n);
+		rc = e ? report_error(ctx, e) : report(ctx, &b, runs, n);
+	}
+	cfapkg_free(runs);
+	cfapkg_runtime_free(rt[0]);
+	cfapkg_runtime_free(rt[1]);
+	return rc;
 }

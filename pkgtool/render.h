@@ -29,6 +29,11 @@ void json_print(cJSON *v);
 /* cJSON helpers that accept NULL strings. */
 void json_str(cJSON *o, const char *key, const char *v);
 
+/* plot.c: an SVG of the runs of two environments (the metric when one was
+ * asked for, else wall time), medians as lines.  0 on success. */
+int write_svg(const char *path, const char *const names[2], const char *metric,
+              const struct cfapkg_bench_run *runs, size_t n);
+
 /* explain_text.c: one sentence per problem record, written into buf. */
 const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_facts *f,
                          char *buf, size_t len);

@@ -38,7 +38,10 @@ static void child(const char *const *argv, int out)
 
 double cfa_plat_now(void)
 {
-	return (double)now_ms() / 1000.0;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 void cfa_plat_sleep_ms(unsigned ms)

@@ -17,7 +17,11 @@
 
 double cfa_plat_now(void)
 {
-	return (double)GetTickCount64() / 1000.0;
+	LARGE_INTEGER f, c;
+
+	if (!QueryPerformanceFrequency(&f) || !QueryPerformanceCounter(&c))
+		return (double)GetTickCount64() / 1000.0;
+	return (double)c.QuadPart / (double)f.QuadPart;
 }
 
 void cfa_plat_sleep_ms(unsigned ms)

@@ -5,6 +5,7 @@
  * its variables in the same order (later parts override), the launcher,
  * and the files to stage, with "*.ext" patterns expanded against the view.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/mem.h"
@@ -37,9 +38,9 @@ static void expand_gfx(const char *in, const char *gfx, char *out, size_t len)
 }
 
 struct stage_scan {
-	cJSON *list;
-	const struct cfapkg_locked *part;
 	const char *suffix;
+	char names[128][256];  /* matches, sorted before they are listed */
+	size_t n;
 };
 
 static bool ends_with_nocase(const char *s, const char *suffix)
@@ -71,9 +72,14 @@ static int stage_match(const char *name, void *arg)
 {
 	struct stage_scan *s = arg;
 
-	if (ends_with_nocase(name, s->suffix))
-		add_stage(s->list, s->part, name, name);
+	if (ends_with_nocase(name, s->suffix) && s->n < 128)
+		cfa_snprintf(s->names[s->n++], sizeof(s->names[0]), "%s", name);
 	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
 }
 
 static void stage_part(cJSON *list, const struct cfapkg_locked *p, const char *gendir)
@@ -83,11 +89,17 @@ static void stage_part(cJSON *list, const struct cfapkg_locked *p, const char *g
 
 	cfa_snprintf(view, sizeof(view), "%s/view/%s", gendir, p->name);
 	for (i = 0; i < p->nstage; i++) {
-		struct stage_scan s = {list, p, p->stage[i] + 1};
+		static struct stage_scan s;
+		size_t k;
 		cfa_snprintf(path, sizeof(path), "%s/%s", view, p->stage[i]);
-		if (p->stage[i][0] == '*')
+		if (p->stage[i][0] == '*') {
+			s.suffix = p->stage[i] + 1;
+			s.n = 0;
 			cfa_plat_list_dir(view, stage_match, &s);
-		else if (cfa_plat_is_file(path))
+			qsort(s.names, s.n, sizeof(s.names[0]), by_name);
+			for (k = 0; k < s.n; k++)
+				add_stage(list, p, s.names[k], s.names[k]);
+		} else if (cfa_plat_is_file(path))
 			add_stage(list, p, p->stage[i], p->stage[i]);
 	}
 	for (i = 0; i < p->nlayout; i++)
@@ -125,7 +137,9 @@ cJSON *cfa_runtime_json(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
 			cJSON_AddStringToObject(e, "name", p->env[k].name);
 			cJSON_AddItemToArray(env, e);
 		}
-		if (p->kind == CFAPKG_KIND_PACKAGE || p->kind == CFAPKG_KIND_USER)
+		/* Only Windows looks in a program's own folder first. */
+		if ((p->kind == CFAPKG_KIND_PACKAGE || p->kind == CFAPKG_KIND_USER) &&
+		    strcmp(lock->facts.os, "windows") == 0)
 			stage_part(stage, p, gendir);
 		if (p->launcher && p->kind == CFAPKG_KIND_PACKAGE)
 			launcher = p;

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Running under environments: the runtime config for Windows and Linux
+(golden files), staging and unstaging beside a program (a user's own DLL
+survives), arguments and exit status through 'cfapkg run', the doctor's
+classification of fake CUDA libraries (works, missing symbol, errors,
+hang, crash, wrong results), the overlay warning, and bench statistics."""
+import hashlib
+import json
+import os
+import pathlib
+import re
+import shutil
+import sys
+import tempfile
+
+import channel
+import harness
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "servers"))
+from nginx import Nginx  # noqa: E402
+
+BIN, ECHO, SCORE, FAKES, GOLDEN = sys.argv[1:6]
+check = harness.Checks()
+WINDOWS = bool(harness.EMULATOR)
+
+
+class Root:
+    def __init__(self, path, recipes):
+        self.path = pathlib.Path(path)
+        self.recipes = recipes
+
+    def run(self, *args, env=None):
+        return harness.run(BIN, *args, env={"CFAPKG_ROOT": str(self.path),
+                                            "CFAPKG_RECIPES": str(self.recipes),
+                                            **(env or {})})
+
+
+def normalized(text, root):
+    """Paths as the golden files spell them: ROOT/..., forward slashes."""
+    text = text.replace("\\\\", "/").replace("\\", "/")
+    text = re.sub(r"[A-Za-z]:/", "/", text)
+    return text.replace(str(root), "SYSROOT" if "sysroots" in str(root) else "ROOT")
+
+
+def test_golden(root, update):
+    """On Linux the stack also needs ROCm, a system part found on the
+    machine: the RX 9060 XT fixture has /opt/rocm-6.4.2."""
+    sysroot = pathlib.Path(GOLDEN).parent / "sysroots" / "rx9060xt"
+    stack = json.loads((root.recipes / "pytorch-cuda-stack.json").read_text())
+    stack["versions"][0]["requires"].append({"dep": "rocm", "os": ["linux"]})
+    (root.recipes / "pytorch-cuda-stack.json").write_text(json.dumps(stack))
+    for os_name in ("linux", "windows"):
+        env = f"rt-{os_name}"
+        root.run("env", "create", env)
+        r = root.run("install", "--env", env, "pytorch-cuda-stack", *channel.FACTS, "--os",
+                     os_name, "--hip-sdk", "6.4.2", "--yes")
+        check(f"install for {os_name}", r.returncode == 0, r.stderr)
+        r = root.run("env", "show", "--env", env, "--json", env={"CFAPKG_SYSROOT": str(sysroot)})
+        got = json.loads(normalized(normalized(r.stdout, sysroot), root.path) or "{}")
+        golden = pathlib.Path(GOLDEN) / f"{os_name}.json"
+        if update:
+            golden.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
+        want = json.loads(golden.read_text())
+        check(f"runtime config for {os_name} matches {golden.name}", got == want,
+              json.dumps(got, indent=1, sort_keys=True))
+    r = root.run("env", "activate", "--env", "rt-linux", "--shell", "bash")
+    check("activate for bash", "export ZLUDA_CC='8.6'" in r.stdout and
+          'export PATH=' in r.stdout and "${PATH:+:${PATH}}" in r.stdout, r.stdout)
+    r = root.run("env", "activate", "--env", "rt-windows", "--shell", "powershell")
+    check("activate for PowerShell", "$env:ZLUDA_CC = '8.6'" in r.stdout and
+          "+ ';' + $env:PATH" in r.stdout, r.stdout)
+    r = root.run("env", "activate", "--env", "rt-windows", "--shell", "cmd")
+    check("activate for cmd", 'set "ZLUDA_CC=8.6"' in r.stdout, r.stdout)
+    r = root.run("env", "activate", "--env", "rt-windows", "--shell", "fish")
+    check("an unknown shell is refused", r.returncode == 2)
+
+
+def test_staging(root, tmp):
+    prog = tmp / "prog"
+    prog.mkdir()
+    (prog / "nvcuda.dll").write_bytes(b"the user's own nvcuda\n")
+    (prog / "app.exe").write_bytes(b"program\n")
+    before = {p.name: p.read_bytes() for p in prog.iterdir()}
+    r = root.run("stage", "--env", "rt-windows", str(prog))
+    staged = sorted(p.name for p in prog.iterdir())
+    check("stage places the environment's DLLs", r.returncode == 0 and
+          "cublas64_11.dll" in staged and "zluda.exe" not in staged, r.stderr + str(staged))
+    check("a staged DLL has the environment's bytes",
+          (prog / "nvcuda.dll").read_bytes() == b"nvcuda 7-preview.10\n")
+    check("the user's own DLL is kept aside",
+          (prog / "nvcuda.dll.cfapkg-saved").read_bytes() == b"the user's own nvcuda\n")
+    r = root.run("stage", "--env", "rt-windows", str(prog))
+    check("staging twice keeps the user's original", r.returncode == 0 and
+          (prog / "nvcuda.dll.cfapkg-saved").read_bytes() == b"the user's own nvcuda\n")
+    r = root.run("unstage", str(prog))
+    after = {p.name: p.read_bytes() for p in prog.iterdir()}
+    check("unstage restores the folder exactly", r.returncode == 0 and after == before,
+          sorted(after))
+    root.run("stage", "--env", "rt-windows", str(prog))
+    (prog / "cublas64_11.dll").write_bytes(b"changed by the user\n")
+    r = root.run("unstage", str(prog))
+    check("unstage keeps a staged file the user changed, and says so",
+          r.returncode == 0 and (prog / "cublas64_11.dll").read_bytes() ==
+          b"changed by the user\n" and "changed since it was staged" in r.stderr, r.stderr)
+    r = root.run("unstage", str(prog))
+    check("unstage of a folder with nothing staged", r.returncode == 4)
+
+
+def test_run(root):
+    args = ["with space", 'q"uote', "back\\slash", "ünïcødé", "", "--env"]
+    r = root.run("run", "--env", "rt-linux", "--no-stage", "--", ECHO, *args)
+    want = "".join(f"[{a.encode().hex()}]\n" for a in args)
+    check("run passes arguments through unchanged", r.returncode == 0 and r.stdout == want,
+          repr(r.stdout) + r.stderr)
+    r = root.run("run", "--env", "rt-linux", "--no-stage", "--", ECHO, "exit=7")
+    check("run passes the exit status back", r.returncode == 7, r.stderr)
+    r = root.run("run", "--env", "rt-linux", "--", "no-such-program-here")
+    check("run of a missing program", r.returncode == 4 and "not found" in r.stderr)
+    if WINDOWS:
+        return
+    r = root.run("run", "--env", "rt-linux", "--", "sh", "-c",
+                 'echo "$ZLUDA_CC|$TORCH_ALLOW_TF32_CUBLAS_OVERRIDE|$LD_LIBRARY_PATH"')
+    cc, tf32, ld = (r.stdout.strip().split("|") + ["", "", ""])[:3]
+    check("run sets the environment's variables and library path",
+          cc == "8.6" and tf32 == "1" and any(p.endswith("view/zluda") for p in ld.split(":")),
+          r.stdout)
+    r = root.run("run", "--env", "rt-linux", "--", "sh", "-c", "kill -TERM $$")
+    check("run passes a signal back", r.returncode == -15, r.returncode)
+
+
+def doctor(root, mode, lib_dir, timeout="5"):
+    r = root.run("doctor", "--env", "rt-linux" if not WINDOWS else "rt-windows", "--json",
+                 "--lib-dir", lib_dir, "--timeout", timeout, env={"FAKE_CUDA_MODE": mode})
+    try:
+        out = json.loads(r.stdout)
+    except json.JSONDecodeError:
+        return r, {}
+    return r, {p["library"]: p for p in out["probes"]}
+
+
+def test_doctor(root):
+    full, nosym = os.path.join(FAKES, "full"), os.path.join(FAKES, "nosym")
+    r, p = doctor(root, "works", full)
+    check("doctor: a working driver is OK", p.get("cuda", {}).get("status") == "OK" and
+          "Fake CUDA device" in p["cuda"]["detail"], r.stdout + r.stderr)
+    check("doctor: a working cuBLAS is OK", p.get("cublas", {}).get("status") == "OK")
+    r, p = doctor(root, "works", nosym)
+    check("doctor: a missing symbol is FAILED and named",
+          p.get("cuda", {}).get("status") == "FAILED" and
+          "cuModuleLoadData" in p["cuda"]["detail"], p.get("cuda"))
+    r, p = doctor(root, "error", full)
+    check("doctor: an error code is FAILED with the call",
+          p.get("cuda", {}).get("status") == "FAILED" and
+          "cuInit returned 100" in p["cuda"]["detail"], p.get("cuda"))
+    check("doctor: a broken stack is not usable", r.returncode == 1)
+    r, p = doctor(root, "hang", full, timeout="2")
+    check("doctor: a hang is TIMEOUT, naming the call",
+          p.get("cuda", {}).get("status") == "TIMEOUT" and "cuInit" in p["cuda"]["detail"],
+          p.get("cuda"))
+    r, p = doctor(root, "crash", full)
+    check("doctor: a crash is CRASHED, naming the call",
+          p.get("cuda", {}).get("status") == "CRASHED" and "cuInit" in p["cuda"]["detail"],
+          p.get("cuda"))
+    r, p = doctor(root, "wrong", full)
+    check("doctor: wrong results are WRONG RESULT with the error",
+          p.get("cuda", {}).get("status") == "WRONG RESULT" and
+          p.get("cublas", {}).get("status") == "WRONG RESULT" and
+          "max error 0.5" in p["cublas"]["detail"], (p.get("cuda"), p.get("cublas")))
+    empty = os.path.join(FAKES, "none")
+    os.makedirs(empty, exist_ok=True)
+    r, p = doctor(root, "works", empty)
+    cuda = p.get("cuda", {})
+    if cuda.get("status") == "MISSING":  # a machine with a CUDA driver finds it
+        check("doctor: a missing driver names the file and who provides it",
+              "zluda 7-preview.10 should provide it" in (cuda.get("hint") or ""), cuda)
+
+
+def test_overlay(root, tmp):
+    dll = b"overlay cublas built for gfx1200\n"
+    sha = hashlib.sha256(dll).hexdigest()
+    recipe = {"format": 1, "name": "test-overlay", "summary": "a user-supplied overlay",
+              "kind": "user", "versions": [{
+                  "version": "1", "requires": ["zluda"],
+                  "status": {"gfx1200": "validated", "*": "experimental"},
+                  "user_files": [{"name": "cublas64_11.dll", "sha256": sha}],
+                  "layout": [{"path": "cublas64_11.dll", "as": "cublas64_11.dll"}]}]}
+    (root.recipes / "test-overlay.json").write_text(json.dumps(recipe))
+    f = tmp / "cublas64_11.dll"
+    f.write_bytes(dll)
+    check("add-file accepts the overlay's file", root.run("add-file", str(f)).returncode == 0)
+    root.run("env", "create", "ov")
+    r = root.run("install", "--env", "ov", "test-overlay", "zluda==6-preview.69", "--gpu",
+                 "gfx1100", "--os", "windows", "--allow-experimental", "--yes")
+    check("an overlay installs from the user's file", r.returncode == 0, r.stderr)
+    prog = tmp / "prog2"
+    prog.mkdir()
+    root.run("stage", "--env", "ov", str(prog))
+    check("the overlay's DLL wins over ZLUDA's", (prog / "cublas64_11.dll").read_bytes() == dll)
+    r = root.run("run", "--env", "ov", "--no-stage", "--", ECHO)
+    check("run warns about an overlay validated on another GPU",
+          "validated on gfx1200 only" in r.stderr, r.stderr)
+
+
+def test_bench(root, tmp):
+    counter = tmp / "counter"
+    counter.write_text("")
+    out = tmp / "bench-out"
+    out.mkdir()
+    root.run("env", "create", "six")
+    root.run("install", "--env", "six", "pytorch-cuda-stack", "zluda==6-preview.69",
+             *channel.FACTS, "--yes")
+    r = root.run("bench", "--env", "six", "--env", "rt-linux", "-n", "3", "--warmup", "0",
+                 "--metric", r"score: (\d+)", "-o", str(out), "--json", "--", SCORE,
+                 env={"COUNTER": str(counter)})
+    doc = json.loads(r.stdout or "{}")
+    m = doc.get("stats", {}).get("metric", {})
+    check("bench alternates and reports min/median/max per environment", r.returncode == 0 and
+          m.get("six", {}).get("median") == 4 and m.get("six", {}).get("min") == 3 and
+          m.get("rt-linux", {}).get("max") == 8 and
+          [x["env"] for x in doc["runs"]] == ["six", "rt-linux"] * 3, r.stdout + r.stderr)
+    check("bench reports the ratio of medians", abs(m.get("ratio_of_medians", 0) - 7 / 4) < 1e-9)
+    names = sorted(p.name for p in out.iterdir())
+    check("bench writes CSV, JSON and SVG", names == ["bench-six-vs-rt-linux.csv",
+                                                     "bench-six-vs-rt-linux.json",
+                                                     "bench-six-vs-rt-linux.svg"], names)
+    svg = (out / "bench-six-vs-rt-linux.svg").read_text()
+    check("the plot has a dot per run and a median line per environment",
+          svg.count("<circle") == 6 and svg.count("stroke-dasharray") == 2)
+    r = root.run("bench", "--env", "six", "--env", "rt-linux", "--metric", "no group", "--",
+                 SCORE)
+    check("a metric without a group is refused", r.returncode == 2 and "group" in r.stderr)
+
+
+def main():
+    update = os.environ.get("CFAPKG_UPDATE_GOLDEN") == "1"
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="cfapkg-rt-"))
+    srv = None
+    try:
+        srv = Nginx(tmp / "www", tmp / "nginx")
+        _, recipes = channel.write(tmp, srv.url, headers=5, big=1000)
+        root = Root(tmp / "root", recipes)
+        test_golden(root, update)
+        test_staging(root, tmp)
+        test_run(root)
+        test_doctor(root)
+        test_overlay(root, tmp)
+        test_bench(root, tmp)
+    finally:
+        if srv:
+            srv.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return check.report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

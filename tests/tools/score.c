@@ -1,0 +1,29 @@
+/*
+ * score.c - a scripted benchmark program: prints "score: N", N taken in
+ * turn from a sequence chosen by ZLUDA_TEST_TAG (the test environments'
+ * ZLUDA version); the file named by COUNTER counts the runs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(void)
+{
+	static const int six[] = {3, 5, 4}, seven[] = {8, 6, 7};
+	const char *tag = getenv("ZLUDA_TEST_TAG"), *counter = getenv("COUNTER");
+	const int *seq = tag && strncmp(tag, "6", 1) == 0 ? six : seven;
+	FILE *f = counter ? fopen(counter, "r") : NULL;
+	int n = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = 0;
+		fclose(f);
+	}
+	if (counter && (f = fopen(counter, "w"))) {
+		fprintf(f, "%d\n", n + 1);
+		fclose(f);
+	}
+	printf("score: %d\n", seq[(n / 2) % 3]);
+	return 0;
+}
