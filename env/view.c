@@ -15,6 +15,7 @@
 struct linker {
 	struct cfapkg_ctx *ctx;
 	struct cfapkg_commit_result *r;
+	const char *os;           /* the OS the generation is made for */
 	char made[CFA_PATH_MAX];  /* the last folder created, to skip mkdir calls */
 };
 
@@ -96,7 +97,7 @@ static enum cfapkg_err link_manifest(struct linker *k, const struct cfapkg_locke
 
 /* What the part promises: its layout names, launcher and PATH folders. */
 static enum cfapkg_err check_part(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p,
-                                  const char *view)
+                                  const char *view, const char *os)
 {
 	char path[CFA_PATH_MAX];
 	size_t i;
@@ -108,7 +109,7 @@ static enum cfapkg_err check_part(struct cfapkg_ctx *ctx, const struct cfapkg_lo
 			                "is not in its archive", p->name, p->version, p->layout[i].as,
 			                p->layout[i].path);
 	}
-	if (p->launcher) {
+	if (p->launcher && strcmp(os, "windows") == 0) {
 		cfa_snprintf(path, sizeof(path), "%s/%s", view, p->launcher);
 		if (!cfa_plat_is_file(path))
 			return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s %s promises the launcher %s, "
@@ -143,7 +144,7 @@ static enum cfapkg_err build_part(struct linker *k, const struct cfapkg_locked *
 		if (cfa_plat_is_file(from) && (e = link_one(k, from, to)))
 			return e;
 	}
-	return check_part(k->ctx, p, view);
+	return check_part(k->ctx, p, view, k->os);
 }
 
 /* A user part: the files the user added (cfapkg add-file), by hash. */
@@ -171,7 +172,7 @@ static enum cfapkg_err build_user_part(struct linker *k, const struct cfapkg_loc
 enum cfapkg_err cfa_view_build(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
                                const char *gendir, struct cfapkg_commit_result *r)
 {
-	struct linker k = {ctx, r, ""};
+	struct linker k = {ctx, r, lock->facts.os, ""};
 	char view[CFA_PATH_MAX];
 	enum cfapkg_err e;
 	size_t i;
