@@ -191,7 +191,8 @@ static bool confirm(const struct cli *cli)
 
 /* The new set, by solving or from --locked. */
 static int new_lock(struct cfapkg_ctx *ctx, const struct cli *cli, enum mode mode,
-                    const struct cfapkg_lock *old, struct cfapkg_lock **out)
+                    const struct cfapkg_lock *old, struct cfapkg_lock **out,
+                    struct cfapkg_plan **plan_out)
 {
 	const char *locked = cli_value(cli, OPT_LOCKED), *specs[MAX_SPECS], *prefer[MAX_SPECS];
 	static char keep[MAX_SPECS][256];
@@ -233,11 +234,13 @@ static int new_lock(struct cfapkg_ctx *ctx, const struct cli *cli, enum mode mod
 		cfapkg_plan_free(plan);
 		return EXIT_UNSOLVABLE;
 	}
-	if (!cli->quiet && !cli->json && (cli->seen & OPT_BIT(OPT_DRY_RUN)))
-		print_plan_text(ctx, plan);
 	e = cfapkg_lock_from_plan(ctx, plan, specs, nspecs, out);
-	cfapkg_plan_free(plan);
-	return e ? report_error(ctx, e) : EXIT_OK;
+	if (e) {
+		cfapkg_plan_free(plan);
+		return report_error(ctx, e);
+	}
+	*plan_out = plan;
+	return EXIT_OK;
 }
 
 static void command_text(const struct cli *cli, char *buf, size_t len)
@@ -284,6 +287,7 @@ static int transact(struct cfapkg_ctx *ctx, const struct cli *cli, enum mode mod
 	static char changes[64][256];
 	struct cfapkg_root_lock *rlock = NULL;
 	struct cfapkg_lock *old = NULL, *new = NULL;
+	struct cfapkg_plan *plan = NULL;
 	const char *env = env_from_cli(cli);
 	enum cfapkg_err e;
 	size_t nchanges;
@@ -309,13 +313,17 @@ static int transact(struct cfapkg_ctx *ctx, const struct cli *cli, enum mode mod
 		rc = EXIT_NOTFOUND;
 		goto out;
 	}
-	if ((rc = new_lock(ctx, cli, mode, old, &new)))
+	if ((rc = new_lock(ctx, cli, mode, old, &new, &plan)))
 		goto out;
 	nchanges = diff_locks(old, new, changes, 64);
 	if (old && nchanges == 0 && same_requests(old, new)) {
 		if (!cli->quiet)
 			printf("Nothing to do: environment \"%s\" already has this set\n", env);
 		goto out;
+	}
+	if (!cli->quiet && !cli->json && plan) {
+		print_plan_text(ctx, plan);
+		printf("\n");
 	}
 	if (!cli->quiet && !cli->json)
 		print_changes(new, changes, nchanges, env);
@@ -327,6 +335,7 @@ static int transact(struct cfapkg_ctx *ctx, const struct cli *cli, enum mode mod
 	}
 	rc = commit(ctx, cli, new, changes, nchanges);
 out:
+	cfapkg_plan_free(plan);
 	cfapkg_lock_free(old);
 	cfapkg_lock_free(new);
 	cfapkg_root_unlock(rlock);
