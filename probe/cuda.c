@@ -82,7 +82,7 @@ int probe_context(struct probe *p)
 	CALL(p, cuDeviceGetAttribute, (&minor, ATTR_CC_MINOR, dev));
 	CALL(p, cuDevicePrimaryCtxRetain, (&ctx, dev));
 	CALL(p, cuCtxSetCurrent, (ctx));
-	snprintf(p->detail, sizeof(p->detail), "%d device%s, 0: %s, compute %d.%d", count,
+	snprintf(p->detail, sizeof(p->detail), "%d device%s, 0: %.200s, compute %d.%d", count,
 	         count == 1 ? "" : "s", name, major, minor);
 	return 0;
 }
