@@ -451,7 +451,7 @@ enum cfapkg_err cfapkg_unpack(struct cfapkg_ctx *ctx, const char *archive, const
 		e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s", u.staging, cfa_plat_strerror(rc));
 	else if (!(e = extract_all(&u, format, opts ? opts->strip : 0)) && !(e = write_manifest(&u))) {
 		cfa_plat_sync_fs(u.staging);
-		cfa_plat_crash_point();
+		cfa_crash_point();
 		if (cfa_plat_rename(u.staging, final) != 0)
 			e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot move into the store", final);
 		else

@@ -203,3 +203,18 @@ void cfapkg_root_unlock(struct cfapkg_root_lock *lock)
 {
 	cfa_plat_unlock((struct cfa_lock *)lock);
 }
+
+void cfa_crash_point(void)
+{
+	static long left = -1;
+
+	if (left == -1) {
+		const char *s = getenv("CFAPKG_CRASH_AFTER");
+		left = 0;
+		for (; s && *s >= '0' && *s <= '9' && left < 1000000; s++)
+			left = left * 10 + (*s - '0');
+		left = left > 0 ? left : -2;
+	}
+	if (left > 0 && --left == 0)
+		cfa_plat_kill_self();
+}

@@ -30,5 +30,10 @@ enum cfapkg_err cfa_fail(struct cfapkg_ctx *ctx, enum cfapkg_err err, const char
 	CFA_PRINTF(3, 4);
 enum cfapkg_err cfa_nomem(struct cfapkg_ctx *ctx);
 
+/* Test hook for the crash tests: when CFAPKG_CRASH_AFTER=N is set, the
+ * Nth call kills the process on the spot.  Placed between the steps of
+ * every change to a root. */
+void cfa_crash_point(void);
+
 
 #endif

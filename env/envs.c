@@ -96,7 +96,7 @@ enum cfapkg_err cfa_write_atomic(struct cfapkg_ctx *ctx, const char *path, const
 	bad = fwrite(data, 1, len, f) != len;
 	bad |= cfa_plat_fsync(f) != 0;
 	bad |= fclose(f) != 0;
-	cfa_plat_crash_point();
+	cfa_crash_point();
 	if (bad || cfa_plat_rename(tmp, path) != 0) {
 		cfa_plat_remove(tmp);
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write; check free space", path);
@@ -139,7 +139,7 @@ enum cfapkg_err cfa_trash(struct cfapkg_ctx *ctx, const char *path)
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot move it out of the way (is a program "
 		                "using it?)", path);
 	cfa_plat_sync_dir(trash);
-	cfa_plat_crash_point();
+	cfa_crash_point();
 	cfa_plat_remove_tree(dst); /* what is left here, recovery removes */
 	return CFAPKG_E_OK;
 }

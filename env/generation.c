@@ -151,7 +151,7 @@ enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char *env,
 	e = write_gen(ctx, lock, tmp, meta_json(gen, prev, seq, command, changes, nchanges), out);
 	if (!e) {
 		cfa_plat_sync_fs(tmp);
-		cfa_plat_crash_point();
+		cfa_crash_point();
 		if (cfa_plat_rename(tmp, dir) != 0)
 			e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot rename it to %s", tmp, dir);
 	}
@@ -160,7 +160,7 @@ enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char *env,
 		return e;
 	}
 	cfa_plat_sync_dir(envdir);
-	cfa_plat_crash_point();
+	cfa_crash_point();
 	if ((e = cfapkg_env_mark_good(ctx, env, gen)) || (e = set_current(ctx, envdir, gen)))
 		return e;
 	out->generation = gen;
@@ -220,7 +220,7 @@ enum cfapkg_err cfapkg_env_switch(struct cfapkg_ctx *ctx, const char *env, unsig
 		                "('cfapkg history --env %s' lists them)", env, gen, env);
 	if ((e = next_seq(ctx, env, &seq)) || (e = set_current(ctx, envdir, gen)))
 		return e;
-	cfa_plat_crash_point();
+	cfa_crash_point();
 	return log_switch(ctx, envdir, seq, prev, gen, command);
 }
 

@@ -50,7 +50,7 @@ static enum cfapkg_err link_one(struct linker *k, const char *from, const char *
 
 	if (e)
 		return e;
-	cfa_plat_crash_point();
+	cfa_crash_point();
 	cfa_plat_remove(to); /* a layout name may replace a file of the package */
 	if (cfa_plat_hardlink(from, to) == 0)
 		k->r->hardlinks++;

@@ -255,7 +255,8 @@ int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return rc;
 }
 
-int cmd_pin(struct cfapkg_ctx *ctx, const struct cli *cli)
+/* pin and unpin: one change per argument, under the root's lock. */
+static int change_pins(struct cfapkg_ctx *ctx, const struct cli *cli, bool pin)
 {
 	const char *env = env_from_cli(cli);
 	struct cfapkg_root_lock *lock = NULL;
@@ -264,38 +265,31 @@ int cmd_pin(struct cfapkg_ctx *ctx, const struct cli *cli)
 	int rc;
 
 	if (cli->nargs == 0) {
-		fprintf(stderr, "cfapkg: error: usage: cfapkg pin SPEC... [--env NAME]\n");
+		fprintf(stderr, "cfapkg: error: usage: cfapkg %s [--env NAME]\n",
+		        pin ? "pin SPEC..." : "unpin NAME...");
 		return EXIT_USAGE;
 	}
 	if ((rc = need_env(ctx, env)) || (rc = take_lock(ctx, cli, &lock)))
 		return rc;
-	for (i = 0; i < cli->nargs && !e; i++)
-		if (!(e = cfapkg_env_pin(ctx, env, cli->args[i])) && !cli->quiet)
-			printf("Pinned %s in environment \"%s\" (binds every later install and "
-			       "update)\n", cli->args[i], env);
+	for (i = 0; i < cli->nargs && !e; i++) {
+		e = pin ? cfapkg_env_pin(ctx, env, cli->args[i])
+		        : cfapkg_env_unpin(ctx, env, cli->args[i]);
+		if (!e && !cli->quiet)
+			printf("%s %s in environment \"%s\"%s\n", pin ? "Pinned" : "Unpinned",
+			       cli->args[i], env, pin ? " (binds every later install and update)" : "");
+	}
 	cfapkg_root_unlock(lock);
 	return e ? report_error(ctx, e) : EXIT_OK;
 }
 
+int cmd_pin(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	return change_pins(ctx, cli, true);
+}
+
 int cmd_unpin(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
-	const char *env = env_from_cli(cli);
-	struct cfapkg_root_lock *lock = NULL;
-	enum cfapkg_err e = CFAPKG_E_OK;
-	size_t i;
-	int rc;
-
-	if (cli->nargs == 0) {
-		fprintf(stderr, "cfapkg: error: usage: cfapkg unpin NAME... [--env NAME]\n");
-		return EXIT_USAGE;
-	}
-	if ((rc = need_env(ctx, env)) || (rc = take_lock(ctx, cli, &lock)))
-		return rc;
-	for (i = 0; i < cli->nargs && !e; i++)
-		if (!(e = cfapkg_env_unpin(ctx, env, cli->args[i])) && !cli->quiet)
-			printf("Unpinned %s in environment \"%s\"\n", cli->args[i], env);
-	cfapkg_root_unlock(lock);
-	return e ? report_error(ctx, e) : EXIT_OK;
+	return change_pins(ctx, cli, false);
 }
 
 int cmd_pins(struct cfapkg_ctx *ctx, const struct cli *cli)

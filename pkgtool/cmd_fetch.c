@@ -11,21 +11,6 @@
 #include "progress.h"
 #include "render.h"
 
-static bool number(const char *s, unsigned long long max, unsigned long long *out)
-{
-	unsigned long long v = 0;
-
-	if (!s || !*s)
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (max - (unsigned)(*s - '0')) / 10)
-			return false;
-		v = v * 10 + (unsigned)(*s - '0');
-	}
-	*out = v;
-	return true;
-}
-
 int fetch_opts_from_cli(const struct cli *cli, struct cfapkg_fetch_opts *o)
 {
 	unsigned long long v;
@@ -34,13 +19,13 @@ int fetch_opts_from_cli(const struct cli *cli, struct cfapkg_fetch_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->offline = cli->seen & OPT_BIT(OPT_OFFLINE);
 	o->ca_bundle = cli_value(cli, OPT_CA_BUNDLE);
-	if ((s = cli_value(cli, OPT_PARALLEL)) && (!number(s, 16, &v) || v == 0))
+	if ((s = cli_value(cli, OPT_PARALLEL)) && (!cli_number(s, 16, &v) || v == 0))
 		goto bad;
 	o->parallel = s ? (unsigned)v : 0;
-	if ((s = cli_value(cli, OPT_RETRIES)) && !number(s, 20, &v))
+	if ((s = cli_value(cli, OPT_RETRIES)) && !cli_number(s, 20, &v))
 		goto bad;
 	o->attempts = s ? (unsigned)v + 1 : 0;
-	if ((s = cli_value(cli, OPT_STALL_TIMEOUT)) && (!number(s, 3600, &v) || v == 0))
+	if ((s = cli_value(cli, OPT_STALL_TIMEOUT)) && (!cli_number(s, 3600, &v) || v == 0))
 		goto bad;
 	if (s) {
 		o->low_speed_secs = (unsigned)v;
@@ -119,7 +104,7 @@ int take_lock(struct cfapkg_ctx *ctx, const struct cli *cli,
 		if (!cli->quiet)
 			fprintf(stderr, "Waiting for another cfapkg to finish with %s ...\n",
 			        cfapkg_ctx_root(ctx));
-		e = cfapkg_root_lock(ctx, env && number(env, 86400, &secs) ? (unsigned)secs * 1000u
+		e = cfapkg_root_lock(ctx, env && cli_number(env, 86400, &secs) ? (unsigned)secs * 1000u
 		                                                          : LOCK_WAIT_MS,
 		                     lock);
 	}
@@ -176,7 +161,7 @@ int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 	}
 	items[0].sha256 = sha;
 	if ((s = cli_value(cli, OPT_SIZE))) {
-		if (!number(s, (1ull << 62), &size)) {
+		if (!cli_number(s, (1ull << 62), &size)) {
 			fprintf(stderr, "cfapkg: error: --size takes a number of bytes\n");
 			return EXIT_USAGE;
 		}

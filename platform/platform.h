@@ -131,10 +131,9 @@ struct cfa_plat_adapter {
 /* Display adapters DXGI reports; how many were written. */
 size_t cfa_plat_adapters(struct cfa_plat_adapter *out, size_t max);
 
-/* Test hook for crash tests: when CFAPKG_CRASH_AFTER=N is set, the Nth
- * call kills the process at once (as SIGKILL would: no cleanup, no
- * flush).  Placed between the steps of every change to a root. */
-void cfa_plat_crash_point(void);
+/* Ends this process at once, as SIGKILL would: no cleanup, no flush. */
+void cfa_plat_kill_self(void);
+
 
 /* Text for an errno-style code from the functions above. */
 const char *cfa_plat_strerror(int code);

@@ -415,17 +415,7 @@ void cfa_plat_utf8_args(int *argc, char ***argv)
 	}
 }
 
-void cfa_plat_crash_point(void)
+void cfa_plat_kill_self(void)
 {
-	static long left = -1;
-
-	if (left == -1) {
-		const char *s = getenv("CFAPKG_CRASH_AFTER");
-		left = 0;
-		for (; s && *s >= '0' && *s <= '9' && left < 1000000; s++)
-			left = left * 10 + (*s - '0');
-		left = left > 0 ? left : -2;
-	}
-	if (left > 0 && --left == 0)
-		TerminateProcess(GetCurrentProcess(), 137);
+	TerminateProcess(GetCurrentProcess(), 137);
 }

@@ -59,22 +59,6 @@ static int gemm_setup(struct probe *p)
 	return 0;
 }
 
-#define LIBCALL(file, fn, args)                                 \
-	do {                                                    \
-		int rc_;                                        \
-		probe_step(#fn);                                \
-		if ((rc_ = fn args) != 0) {                     \
-			probe_failed(file, #fn, rc_);           \
-			return 1;                               \
-		}                                               \
-	} while (0)
-
-#define LIBSYM(lib, file, var, name)                                  \
-	do {                                                          \
-		if (!(*(void **)&(var) = probe_sym(lib, file, name))) \
-			return 1;                                     \
-	} while (0)
-
 int check_cublas(struct probe *p)
 {
 	int (*cublasCreate)(void **);
@@ -90,8 +74,8 @@ int check_cublas(struct probe *p)
 	LIBSYM(lib, file, cublasCreate, "cublasCreate_v2");
 	LIBSYM(lib, file, cublasSgemm, "cublasSgemm_v2");
 	LIBCALL(file, cublasCreate, (&h));
-	LIBCALL(file, cublasSgemm, (h, 0, 0, M, NC, K, &alpha, (void *)(size_t)g.da, M,
-	                            (void *)(size_t)g.db, K, &beta, (void *)(size_t)g.dc, M));
+	LIBCALL(file, cublasSgemm, (h, 0, 0, M, NC, K, &alpha, DEV(g.da), M,
+	                            DEV(g.db), K, &beta, DEV(g.dc), M));
 	if (probe_download(p, g.c, g.dc, sizeof(g.c)))
 		return 1;
 	err = gemm_error();
@@ -126,9 +110,9 @@ int check_cublaslt(struct probe *p)
 	LIBCALL(file, layoutCreate, (&la, CUDA_R_32F, M, K, M));
 	LIBCALL(file, layoutCreate, (&lb, CUDA_R_32F, K, NC, K));
 	LIBCALL(file, layoutCreate, (&lc, CUDA_R_32F, M, NC, M));
-	LIBCALL(file, matmul, (h, desc, &alpha, (void *)(size_t)g.da, la, (void *)(size_t)g.db, lb,
-	                       &beta, (void *)(size_t)g.dc, lc, (void *)(size_t)g.dc, lc, NULL,
-	                       (void *)(size_t)ws, 4u << 20, NULL));
+	LIBCALL(file, matmul, (h, desc, &alpha, DEV(g.da), la, DEV(g.db), lb,
+	                       &beta, DEV(g.dc), lc, DEV(g.dc), lc, NULL,
+	                       DEV(ws), 4u << 20, NULL));
 	if (probe_download(p, g.c, g.dc, sizeof(g.c)))
 		return 1;
 	err = gemm_error();

@@ -8,24 +8,6 @@
 
 #include "probe/probe.h"
 
-#define LIBCALL(file, fn, args)                                 \
-	do {                                                    \
-		int rc_;                                        \
-		probe_step(#fn);                                \
-		if ((rc_ = fn args) != 0) {                     \
-			probe_failed(file, #fn, rc_);           \
-			return 1;                               \
-		}                                               \
-	} while (0)
-
-#define LIBSYM(lib, file, var, name)                                  \
-	do {                                                          \
-		if (!(*(void **)&(var) = probe_sym(lib, file, name))) \
-			return 1;                                     \
-	} while (0)
-
-#define DEV(d) ((void *)(size_t)(d))
-
 #define SN 1000
 #define CUDA_R_32F 0
 #define INDEX_32I 2

@@ -68,4 +68,25 @@ int check_cudnn(struct probe *p);
 /* Library names per OS, the one a CUDA 11.8 program links first. */
 const char *const *probe_names(const char *lib);
 
+/* Calls a library entry point after a STEP line; a non-zero return is
+ * reported FAILED with the call's name and ends the check. */
+#define LIBCALL(file, fn, args)                                 \
+	do {                                                    \
+		int rc_;                                        \
+		probe_step(#fn);                                \
+		if ((rc_ = fn args) != 0) {                     \
+			probe_failed(file, #fn, rc_);           \
+			return 1;                               \
+		}                                               \
+	} while (0)
+
+/* Looks up a symbol into a function pointer, or ends the check. */
+#define LIBSYM(lib, file, var, name)                                  \
+	do {                                                          \
+		if (!(*(void **)&(var) = probe_sym(lib, file, name))) \
+			return 1;                                     \
+	} while (0)
+
+#define DEV(d) ((void *)(size_t)(d))
+
 #endif

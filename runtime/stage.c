@@ -99,7 +99,7 @@ static enum cfapkg_err stage_one(struct cfapkg_ctx *ctx, const char *dir, cJSON 
 	}
 	if ((err = write_record(ctx, dir, doc)))
 		return err;
-	cfa_plat_crash_point();
+	cfa_crash_point();
 	if (!ours && cfa_plat_is_file(dst) && cfa_plat_rename(dst, save) != 0)
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot set it aside (is the program "
 		                "running?)", dst);
