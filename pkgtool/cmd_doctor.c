@@ -25,7 +25,7 @@ struct doctor {
 };
 
 static void row(struct doctor *d, const char *check, const char *status, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+	PRINTF_LIKE(4, 5);
 
 static void row(struct doctor *d, const char *check, const char *status, const char *fmt, ...)
 {

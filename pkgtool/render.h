@@ -11,6 +11,12 @@
 
 #include "cfapkg.h"
 
+#if defined(__GNUC__)
+#define PRINTF_LIKE(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define PRINTF_LIKE(fmt, args)
+#endif
+
 /* "2.5 GiB", "31.4 MiB", "-" for negative sizes.  Writes into buf. */
 const char *human_size(int64_t bytes, char *buf, size_t len);
 
