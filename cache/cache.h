@@ -6,6 +6,8 @@
 
 #include <stdbool.h>
 
+#include <stdint.h>
+
 #include "core/ctx.h"
 
 /* A 32-byte digest as 64 lower-case hex digits and a terminator. */
@@ -18,5 +20,31 @@ bool cfa_safe_entry_path(const char *in, unsigned strip, char *out, size_t len,
                          const char **why);
 /* Whether a link at entry (a safe path) pointing to target stays inside. */
 bool cfa_link_stays_inside(const char *entry, const char *target);
+
+/* Unpacking in stages (unpack.c), so that an archive can be unpacked
+ * while it downloads (stream.c): open a staging folder for store folder
+ * name (existed: it is already in the store, nothing to do), extract from
+ * the file or from fd (a pipe the download feeds; fd < 0: the file named
+ * what), then commit it into the store in one rename, or close to
+ * discard it. */
+struct unpacker;
+bool cfa_unpack_streamable(const char *format);
+enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const char *what,
+                                uint64_t archive_size, const struct cfapkg_unpack_opts *opts,
+                                struct unpacker **out, bool *existed);
+enum cfapkg_err cfa_unpack_extract(struct unpacker *u, int fd, const char *format, unsigned strip);
+enum cfapkg_err cfa_unpack_commit(struct unpacker *u, struct cfapkg_unpack_result *out);
+void cfa_unpack_close(struct unpacker *u);
+
+/* stream.c: an unpack fed while the archive downloads.  feed is called
+ * with every body byte in order (false: the unpack gave up; keep
+ * downloading, unpack the file afterwards); finish keeps (commits into the
+ * store) or discards. */
+struct cfa_stream;
+enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, const char *name,
+                                 unsigned strip, uint64_t size, struct cfa_stream **out);
+bool cfa_stream_feed(struct cfa_stream *s, const void *data, size_t n);
+enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep,
+                                  struct cfapkg_unpack_result *out);
 
 #endif

@@ -30,8 +30,9 @@ struct link {
 
 struct unpacker {
 	struct cfapkg_ctx *ctx;
-	const char *archive_path;
-	char staging[4096];
+	const char *archive_path;  /* for messages; the stream's name when fd >= 0 */
+	int fd;                    /* a stream being downloaded, or -1: the file */
+	char staging[4096], store[4096], final[4300];
 	uint64_t cap, total, files;
 	struct cfa_buf manifest;
 	char **seen;               /* lower-cased names, a hash set */
@@ -339,6 +340,15 @@ static struct archive *open_reader(struct unpacker *u, const char *format, struc
 		cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: a .deb without data.tar", u->archive_path);
 		goto fail;
 	}
+	if (u->fd >= 0) {
+		/* Only what can be read front to back: zip through its local
+		 * headers (the bytes are the pinned ones: hashed as they arrive). */
+		archive_read_support_format_zip_streamable(a);
+		archive_read_support_format_tar(a);
+		if (archive_read_open_fd(a, u->fd, BLOCK) == ARCHIVE_OK)
+			return a;
+		goto fail;
+	}
 	archive_read_support_format_zip_seekable(a);
 	archive_read_support_format_7zip(a);
 	archive_read_support_format_tar(a);
@@ -410,57 +420,115 @@ static void unpacker_fini(struct unpacker *u)
 	cfa_buf_fini(&u->manifest);
 }
 
+bool cfa_unpack_streamable(const char *format)
+{
+	return strncmp(format, "tar", 3) == 0 || strcmp(format, "zip") == 0;
+}
+
+enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const char *what,
+                                uint64_t archive_size, const struct cfapkg_unpack_opts *opts,
+                                struct unpacker **out, bool *existed)
+{
+	uint64_t max_bytes = opts && opts->max_bytes ? opts->max_bytes : 64ull << 30;
+	unsigned ratio = opts && opts->max_ratio ? opts->max_ratio : 1000;
+	struct unpacker *u;
+	int rc;
+
+	*out = NULL;
+	*existed = false;
+	if (!(u = cfa_calloc(1, sizeof(*u))))
+		return cfa_nomem(ctx);
+	u->ctx = ctx;
+	u->fd = -1;
+	u->archive_path = what;
+	if (!cfa_snprintf(u->store, sizeof(u->store), "%s/store", ctx->root ? ctx->root : ".") ||
+	    (rc = cfa_plat_mkdir_p(u->store))) {
+		cfa_free(u);
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s/store: cannot create", ctx->root);
+	}
+	cfa_snprintf(u->final, sizeof(u->final), "%s/%s", u->store, name);
+	if (cfa_plat_is_dir(u->final)) {
+		*existed = true; /* a store folder is only ever complete */
+		cfa_free(u);
+		return CFAPKG_E_OK;
+	}
+	u->cap = archive_size * ratio < max_bytes ? archive_size * ratio : max_bytes;
+	u->seen_mask = (1u << 16) - 1;
+	u->seen = cfa_calloc(u->seen_mask + 1, sizeof(*u->seen));
+	u->block = cfa_malloc(BLOCK);
+	cfa_buf_init(&u->manifest, 1u << 30);
+	cfa_buf_printf(&u->manifest, "{\"format\": 1, \"files\": [");
+	cfa_snprintf(u->staging, sizeof(u->staging), "%s/.staging-%s", u->store, name);
+	cfa_plat_remove_tree(u->staging); /* left by an interrupted unpack */
+	*out = u;
+	if (!u->seen || !u->block)
+		return cfa_nomem(ctx);
+	if ((rc = cfa_plat_mkdir_p(u->staging)))
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s", u->staging,
+		                cfa_plat_strerror(rc));
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_unpack_extract(struct unpacker *u, int fd, const char *format, unsigned strip)
+{
+	enum cfapkg_err e;
+
+	u->fd = fd;
+	e = extract_all(u, format, strip);
+	return e ? e : write_manifest(u);
+}
+
+enum cfapkg_err cfa_unpack_commit(struct unpacker *u, struct cfapkg_unpack_result *out)
+{
+	cfa_plat_sync_fs(u->staging);
+	cfa_crash_point();
+	if (cfa_plat_rename(u->staging, u->final) != 0)
+		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot move into the store", u->final);
+	cfa_plat_sync_dir(u->store);
+	u->staging[0] = '\0';
+	cfa_snprintf(out->path, sizeof(out->path), "%s", u->final);
+	out->files = u->files;
+	out->bytes = u->total;
+	return CFAPKG_E_OK;
+}
+
+void cfa_unpack_close(struct unpacker *u)
+{
+	if (!u)
+		return;
+	if (u->staging[0])
+		cfa_plat_remove_tree(u->staging);
+	unpacker_fini(u);
+	cfa_free(u);
+}
+
 enum cfapkg_err cfapkg_unpack(struct cfapkg_ctx *ctx, const char *archive, const char *format,
                               const char *name, const struct cfapkg_unpack_opts *opts,
                               struct cfapkg_unpack_result *out)
 {
-	struct unpacker u;
 	long long asize = cfa_plat_file_size(archive);
-	uint64_t max_bytes = opts && opts->max_bytes ? opts->max_bytes : 64ull << 30;
-	unsigned ratio = opts && opts->max_ratio ? opts->max_ratio : 1000;
-	char store[4096], final[4300];
+	struct unpacker *u = NULL;
+	bool existed;
 	enum cfapkg_err e;
-	int rc;
 
-	memset(&u, 0, sizeof(u));
 	memset(out, 0, sizeof(*out));
 	if (asize < 0)
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: no such archive", archive);
-	if (!cfa_snprintf(store, sizeof(store), "%s/store", ctx->root ? ctx->root : ".") ||
-	    (rc = cfa_plat_mkdir_p(store)))
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s/store: cannot create", ctx->root);
-	cfa_snprintf(final, sizeof(final), "%s/%s", store, name);
-	cfa_snprintf(out->path, sizeof(out->path), "%s", final);
-	if (cfa_plat_is_dir(final)) {
-		out->existed = true; /* a store folder is only ever complete */
+	e = cfa_unpack_open(ctx, name, archive, (uint64_t)asize, opts, &u, &existed);
+	if (!e && existed) {
+		cfa_snprintf(out->path, sizeof(out->path), "%s/store/%s", ctx->root ? ctx->root : ".",
+		             name);
+		out->existed = true;
 		return CFAPKG_E_OK;
 	}
-	u.ctx = ctx;
-	u.archive_path = archive;
-	u.cap = (uint64_t)asize * ratio < max_bytes ? (uint64_t)asize * ratio : max_bytes;
-	u.seen_mask = (1u << 16) - 1;
-	u.seen = cfa_calloc(u.seen_mask + 1, sizeof(*u.seen));
-	u.block = cfa_malloc(BLOCK);
-	cfa_buf_init(&u.manifest, 1u << 30);
-	cfa_buf_printf(&u.manifest, "{\"format\": 1, \"files\": [");
-	cfa_snprintf(u.staging, sizeof(u.staging), "%s/.staging-%s", store, name);
-	cfa_plat_remove_tree(u.staging); /* left by an interrupted unpack */
-	if (!u.seen || !u.block)
-		e = cfa_nomem(ctx);
-	else if ((rc = cfa_plat_mkdir_p(u.staging)))
-		e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s", u.staging, cfa_plat_strerror(rc));
-	else if (!(e = extract_all(&u, format, opts ? opts->strip : 0)) && !(e = write_manifest(&u))) {
-		cfa_plat_sync_fs(u.staging);
-		cfa_crash_point();
-		if (cfa_plat_rename(u.staging, final) != 0)
-			e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot move into the store", final);
-		else
-			cfa_plat_sync_dir(store);
+	if (!e)
+		e = cfa_unpack_extract(u, -1, format, opts ? opts->strip : 0);
+	if (!e)
+		e = cfa_unpack_commit(u, out);
+	if (e && u) {
+		out->files = u->files;
+		out->bytes = u->total;
 	}
-	if (e)
-		cfa_plat_remove_tree(u.staging);
-	out->files = u.files;
-	out->bytes = u.total;
-	unpacker_fini(&u);
+	cfa_unpack_close(u);
 	return e;
 }
