@@ -46,5 +46,8 @@ enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, con
 bool cfa_stream_feed(struct cfa_stream *s, const void *data, size_t n);
 enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep,
                                   struct cfapkg_unpack_result *out);
+/* After the transfers: a downloaded item that asked to be unpacked and
+ * did not stream is unpacked from its verified file. */
+void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it);
 
 #endif

@@ -31,7 +31,10 @@
 enum stop { STOP_NONE, STOP_OVERFLOW, STOP_IO };
 
 struct xfer {
+	struct cfapkg_ctx *ctx;
 	struct cfapkg_fetch_item *item;
+	struct cfa_stream *stream;       /* unpacking while downloading, or NULL */
+	bool stream_tried;               /* one chance: the first body only */
 	const struct cfapkg_fetch_opts *opts;
 	CURL *h;
 	struct curl_slist *headers;
@@ -48,7 +51,6 @@ struct xfer {
 	char want[65];                   /* the expected SHA-256 in lower case, "" if any */
 	char curl_err[CURL_ERROR_SIZE];
 };
-
 
 static void item_fail(struct xfer *x, enum cfapkg_err err, const char *fmt, ...) CFA_PRINTF(3, 4);
 
@@ -155,6 +157,31 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
+static void drop_stream(struct xfer *x)
+{
+	struct cfapkg_unpack_result ignored;
+
+	if (x->stream)
+		cfa_stream_finish(x->stream, false, &ignored);
+	x->stream = NULL;
+}
+
+/* A body that starts at byte 0 may also be unpacked as it arrives; a
+ * second body (a retry, a resume) ends that: the file is unpacked after. */
+static void maybe_stream(struct xfer *x)
+{
+	const struct cfapkg_fetch_item *it = x->item;
+	uint64_t size = it->size >= 0 ? (uint64_t)it->size : x->opts->max_unknown_size;
+
+	if (x->stream || x->stream_tried || x->have > 0 || !it->unpack_format || !it->unpack_name) {
+		drop_stream(x);
+		return;
+	}
+	x->stream_tried = true;
+	cfa_stream_start(x->ctx, it->unpack_format, it->unpack_name, it->unpack_strip, size,
+	                 &x->stream);
+}
+
 /* The first body bytes decide: 206 continues the part, 200 replaces it. */
 static bool start_body(struct xfer *x)
 {
@@ -165,6 +192,7 @@ static bool start_body(struct xfer *x)
 	if (code != 206 && x->have > 0 && !restart_part(x))
 		return false;
 	write_meta(x);
+	maybe_stream(x);
 	return true;
 }
 
@@ -186,6 +214,8 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 		x->stop = STOP_IO;
 		return 0;
 	}
+	if (x->stream && !cfa_stream_feed(x->stream, data, n))
+		drop_stream(x);
 	x->have += n;
 	return n;
 }
@@ -290,7 +320,6 @@ static bool start_attempt(struct xfer *x, CURLM *multi)
 	return true;
 }
 
-
 static void discard_part(struct xfer *x)
 {
 	cfa_plat_remove(x->part_path);
@@ -319,6 +348,7 @@ static void finish(struct xfer *x)
 		cfa_snprintf(sizes, sizeof(sizes), "%llu bytes", (unsigned long long)x->have);
 	if ((it->size >= 0 && x->have != (uint64_t)it->size) ||
 	    (x->want[0] && strcmp(hex, x->want) != 0)) {
+		drop_stream(x);
 		discard_part(x);
 		it->err = CFAPKG_E_INTEGRITY;
 		cfa_snprintf(it->error, sizeof(it->error),
@@ -339,6 +369,9 @@ static void finish(struct xfer *x)
 	cfa_snprintf(it->path, sizeof(it->path), "%s", final);
 	it->err = CFAPKG_E_OK;
 	x->done = true;
+	if (x->stream && cfa_stream_finish(x->stream, true, &it->unpack) == CFAPKG_E_OK)
+		it->unpacked = it->streamed = true;
+	x->stream = NULL;
 }
 
 static bool retryable(CURLcode rc, long code)
@@ -458,10 +491,12 @@ static enum cfapkg_err prepare(struct cfapkg_ctx *ctx, struct xfer *x, const cha
 {
 	struct cfapkg_fetch_item *it = x->item;
 
+	x->ctx = ctx;
 	it->err = CFAPKG_E_OK;
 	it->error[0] = '\0';
 	it->attempts = 0;
 	it->from_cache = false;
+	it->unpacked = it->streamed = false;
 	if (it->sha256 && !cfa_valid_sha256(it->sha256))
 		return cfa_fail(ctx, CFAPKG_E_USAGE, "%s: a SHA-256 is 64 hex digits", it->label);
 	if (it->sha256) {
@@ -571,7 +606,9 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 		run_transfers(xs, n, multi, o.parallel);
 	for (i = 0; i < n; i++) {
 		close_attempt(&xs[i], multi);
+		drop_stream(&xs[i]);
 		EVP_MD_CTX_free(xs[i].md);
+		cfa_unpack_fetched(ctx, &items[i]);
 		if (!e && items[i].err)
 			e = cfa_fail(ctx, items[i].err, "%s", items[i].error);
 	}

@@ -453,12 +453,29 @@ CFAPKG_API enum cfapkg_err cfapkg_plan_write_testcase(struct cfapkg_ctx *ctx,
  * A download in progress is ROOT/downloads/<name>.part and resumes from
  * there (a byte range guarded by If-Range, so a changed file restarts).
  * An artifact already in the cache costs no network. */
+struct cfapkg_unpack_opts {
+	unsigned strip;            /* leading folders to drop */
+	uint64_t max_bytes;        /* 0 means 64 GiB */
+	unsigned max_ratio;        /* unpacked bytes per archive byte; 0 means 1000 */
+};
+struct cfapkg_unpack_result {
+	char path[4096];           /* ROOT/store/NAME */
+	uint64_t files, bytes;
+	bool existed;              /* it was unpacked before; nothing was done */
+};
+
 struct cfapkg_fetch_item {
 	const char *label;         /* for messages: "zluda 6-preview.69" */
 	const char *const *urls;   /* the source, then its mirrors */
 	size_t nurls;
 	const char *sha256;        /* expected (hex), or NULL to learn it */
 	int64_t size;              /* expected bytes, or -1 */
+	const char *unpack_format; /* with unpack_name: also unpack into
+	                              ROOT/store/unpack_name, while the bytes
+	                              arrive when the format reads front to
+	                              back (tar.*, zip), else from the file */
+	const char *unpack_name;
+	unsigned unpack_strip;
 	/* results */
 	enum cfapkg_err err;
 	char error[512];           /* why it failed, naming the URL */
@@ -468,6 +485,9 @@ struct cfapkg_fetch_item {
 	bool from_cache;           /* no network was needed */
 	uint64_t resumed_from;     /* bytes kept from an earlier attempt */
 	unsigned attempts;
+	bool unpacked;             /* in the store (unpacked now or before) */
+	bool streamed;             /* unpacked while it downloaded */
+	struct cfapkg_unpack_result unpack;
 };
 
 struct cfapkg_fetch_progress {
@@ -511,16 +531,6 @@ CFAPKG_API enum cfapkg_err cfapkg_add_file(struct cfapkg_ctx *ctx, const char *p
  * letters, UNC, backslash tricks, links pointing out), device files,
  * duplicates, names that collide on a case-insensitive file system, and
  * archives that expand past the size or ratio caps are refused. */
-struct cfapkg_unpack_opts {
-	unsigned strip;            /* leading folders to drop */
-	uint64_t max_bytes;        /* 0 means 64 GiB */
-	unsigned max_ratio;        /* unpacked bytes per archive byte; 0 means 1000 */
-};
-struct cfapkg_unpack_result {
-	char path[4096];           /* ROOT/store/NAME */
-	uint64_t files, bytes;
-	bool existed;              /* it was unpacked before; nothing was done */
-};
 /** format: zip, 7z, tar, tar.gz, tar.xz, tar.zst, tar.bz2, deb (its
  * data.tar.*).  name: the store folder ("zluda-6-preview.69-e2959ed1"). */
 CFAPKG_API enum cfapkg_err cfapkg_unpack(struct cfapkg_ctx *ctx, const char *archive,

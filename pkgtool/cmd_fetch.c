@@ -62,6 +62,8 @@ static cJSON *item_json(const struct cfapkg_fetch_item *it)
 	cJSON_AddBoolToObject(o, "from_cache", it->from_cache);
 	cJSON_AddNumberToObject(o, "resumed_from", (double)it->resumed_from);
 	cJSON_AddNumberToObject(o, "attempts", it->attempts);
+	cJSON_AddBoolToObject(o, "unpacked", it->unpacked);
+	cJSON_AddBoolToObject(o, "streamed", it->streamed);
 	json_str(o, "error", it->err ? it->error : NULL);
 	return o;
 }
@@ -170,40 +172,24 @@ int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return fetch_with_progress(ctx, items, cli->nargs, &o, cli);
 }
 
-/* Each downloaded package into the store as NAME-VERSION-SHA8. */
-static enum cfapkg_err unpack_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
-                                    const struct cfapkg_plan_item **owners, size_t n,
-                                    const struct cli *cli)
+static void print_unpacked(const struct cfapkg_fetch_item *items,
+                           const struct cfapkg_plan_item **owners, size_t n, const struct cli *cli)
 {
-	enum cfapkg_err e = CFAPKG_E_OK, first = CFAPKG_E_OK;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		const struct cfapkg_plan_item *pi = owners[i];
-		struct cfapkg_unpack_opts uo = {pi->source->strip, 0, 0};
-		struct cfapkg_unpack_result res;
-		char name[512];
-		if (items[i].err)
-			continue;
-		snprintf(name, sizeof(name), "%s-%s-%.8s", pi->version->recipe->name,
-		         pi->version->version, items[i].sha256_out);
-		e = cfapkg_unpack(ctx, items[i].path, pi->source->format, name, &uo, &res);
-		if (e) {
-			report_error(ctx, e);
-			cfapkg_ctx_clear_error(ctx);
-			first = first ? first : e;
-		} else if (!cli->quiet && !cli->json) {
-			printf("%s %s: %s (%s)\n", pi->version->recipe->name, pi->version->version,
-			       res.path, res.existed ? "already in the store" : "unpacked");
-		}
-	}
-	return first;
+	for (i = 0; i < n && !cli->quiet && !cli->json; i++)
+		if (items[i].unpacked)
+			printf("%s %s: %s (%s)\n", owners[i]->version->recipe->name,
+			       owners[i]->version->version, items[i].unpack.path,
+			       items[i].unpack.existed ? "already in the store"
+			       : items[i].streamed   ? "unpacked while downloading"
+			                             : "unpacked");
 }
 
 int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
+	static char names[64][512];
 	const struct cfapkg_plan_item *owners[64];
-	struct cfapkg_root_lock *lock = NULL;
 	struct cfapkg_fetch_item items[64];
 	struct cfapkg_fetch_opts o;
 	struct cfapkg_plan *plan = NULL;
@@ -227,20 +213,22 @@ int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 			        it->version->recipe->name, it->version->version, it->why_not);
 			continue;
 		}
+		/* Each package goes into the store as NAME-VERSION-SHA8. */
+		snprintf(names[n], sizeof(names[n]), "%s-%s-%.8s", it->version->recipe->name,
+		         it->version->version, it->source->sha256);
 		owners[n] = it;
 		items[n].label = it->version->recipe->name;
 		items[n].urls = &it->source->url;
 		items[n].nurls = 1;
 		items[n].sha256 = it->source->sha256;
 		items[n].size = it->source->size;
+		items[n].unpack_format = it->source->format;
+		items[n].unpack_name = names[n];
+		items[n].unpack_strip = it->source->strip;
 		n++;
 	}
 	rc = fetch_with_progress(ctx, items, n, &o, cli);
-	if (!take_lock(ctx, cli, &lock)) {
-		if (unpack_items(ctx, items, owners, n, cli) && !rc)
-			rc = EXIT_INTEGRITY;
-		cfapkg_root_unlock(lock);
-	}
+	print_unpacked(items, owners, n, cli);
 	cfapkg_plan_free(plan);
 	return rc;
 }
@@ -314,6 +302,9 @@ int fetch_locked(struct cfapkg_ctx *ctx, const struct cli *cli, const struct cfa
 		items[n].nurls = k + 1;
 		items[n].sha256 = lp->sha256;
 		items[n].size = lp->size;
+		items[n].unpack_format = lp->format;
+		items[n].unpack_name = lp->store;
+		items[n].unpack_strip = lp->strip;
 		n++;
 	}
 	if (n == 0)
@@ -325,15 +316,9 @@ int fetch_locked(struct cfapkg_ctx *ctx, const struct cli *cli, const struct cfa
 	progress_end(&p);
 	if (e)
 		return report_items(ctx, items, n, cli, e);
-	for (i = 0; i < n; i++) {
-		struct cfapkg_unpack_opts uo = {owners[i]->strip, 0, 0};
-		struct cfapkg_unpack_result res;
-		if ((e = cfapkg_unpack(ctx, items[i].path, owners[i]->format, owners[i]->store, &uo,
-		                       &res)))
-			return report_error(ctx, e);
-		if (!cli->quiet && !cli->json)
-			printf("Unpacked %s %s (%llu files)\n", owners[i]->name, owners[i]->version,
-			       (unsigned long long)res.files);
-	}
+	for (i = 0; i < n && !cli->quiet && !cli->json; i++)
+		printf("Unpacked %s %s (%llu files%s)\n", owners[i]->name, owners[i]->version,
+		       (unsigned long long)items[i].unpack.files,
+		       items[i].streamed ? ", while downloading" : "");
 	return EXIT_OK;
 }

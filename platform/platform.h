@@ -84,6 +84,20 @@ struct cfa_lock;
 int cfa_plat_lock(const char *path, unsigned timeout_ms, struct cfa_lock **out);
 void cfa_plat_unlock(struct cfa_lock *lock);
 
+/* A pipe of file descriptors (binary, a large buffer where the system
+ * allows), for read/write/close below.  0 or errno-style. */
+int cfa_plat_pipe(int fds[2]);
+/* Reads up to n bytes: the count, 0 at the end, -1 on error. */
+long cfa_plat_read(int fd, void *buf, size_t n);
+/* Writes all n bytes; false on error (the reader went away). */
+bool cfa_plat_write_all(int fd, const void *buf, size_t n);
+void cfa_plat_close(int fd);
+
+/* A thread running fn(arg), and waiting for it to end. */
+struct cfa_thread;
+int cfa_plat_thread_start(void (*fn)(void *), void *arg, struct cfa_thread **out);
+void cfa_plat_thread_join(struct cfa_thread *t);
+
 /* Processors available to this process (at least 1). */
 unsigned cfa_plat_cpu_count(void);
 

@@ -318,3 +318,83 @@ void cfa_plat_kill_self(void)
 {
 	kill(getpid(), SIGKILL);
 }
+
+int cfa_plat_pipe(int fds[2])
+{
+	if (pipe(fds) != 0)
+		return errno;
+#ifdef F_SETPIPE_SZ
+	fcntl(fds[1], F_SETPIPE_SZ, 1 << 20); /* fewer wake-ups; best effort */
+#endif
+	return 0;
+}
+
+long cfa_plat_read(int fd, void *buf, size_t n)
+{
+	ssize_t r;
+
+	do
+		r = read(fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	return (long)r;
+}
+
+bool cfa_plat_write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+void cfa_plat_close(int fd)
+{
+	close(fd);
+}
+
+struct cfa_thread {
+	pthread_t id;
+	void (*fn)(void *);
+	void *arg;
+};
+
+static void *own_thread_main(void *arg)
+{
+	struct cfa_thread *t = arg;
+
+	t->fn(t->arg);
+	return NULL;
+}
+
+int cfa_plat_thread_start(void (*fn)(void *), void *arg, struct cfa_thread **out)
+{
+	struct cfa_thread *t = malloc(sizeof(*t));
+	int rc;
+
+	if (!t)
+		return ENOMEM;
+	t->fn = fn;
+	t->arg = arg;
+	if ((rc = pthread_create(&t->id, NULL, own_thread_main, t)) != 0) {
+		free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+void cfa_plat_thread_join(struct cfa_thread *t)
+{
+	if (!t)
+		return;
+	pthread_join(t->id, NULL);
+	free(t);
+}

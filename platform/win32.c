@@ -11,7 +11,9 @@
 #include <string.h>
 #include <wchar.h>
 #include <windows.h>
+#include <fcntl.h>
 #include <io.h>
+#include <process.h>
 #include <shellapi.h>
 
 #define WPATH_MAX 32768
@@ -418,4 +420,73 @@ void cfa_plat_utf8_args(int *argc, char ***argv)
 void cfa_plat_kill_self(void)
 {
 	TerminateProcess(GetCurrentProcess(), 137);
+}
+
+int cfa_plat_pipe(int fds[2])
+{
+	return _pipe(fds, 1 << 20, _O_BINARY | _O_NOINHERIT) == 0 ? 0 : errno;
+}
+
+long cfa_plat_read(int fd, void *buf, size_t n)
+{
+	return _read(fd, buf, n > 1u << 30 ? 1u << 30 : (unsigned)n);
+}
+
+bool cfa_plat_write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		int w = _write(fd, p, n > 1u << 30 ? 1u << 30 : (unsigned)n);
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+void cfa_plat_close(int fd)
+{
+	_close(fd);
+}
+
+struct cfa_thread {
+	HANDLE h;
+	void (*fn)(void *);
+	void *arg;
+};
+
+static unsigned __stdcall thread_main(void *arg)
+{
+	struct cfa_thread *t = arg;
+
+	t->fn(t->arg);
+	return 0;
+}
+
+int cfa_plat_thread_start(void (*fn)(void *), void *arg, struct cfa_thread **out)
+{
+	struct cfa_thread *t = malloc(sizeof(*t));
+
+	if (!t)
+		return ENOMEM;
+	t->fn = fn;
+	t->arg = arg;
+	t->h = (HANDLE)_beginthreadex(NULL, 0, thread_main, t, 0, NULL);
+	if (!t->h) {
+		free(t);
+		return EAGAIN;
+	}
+	*out = t;
+	return 0;
+}
+
+void cfa_plat_thread_join(struct cfa_thread *t)
+{
+	if (!t)
+		return;
+	WaitForSingleObject(t->h, INFINITE);
+	CloseHandle(t->h);
+	free(t);
 }

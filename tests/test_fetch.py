@@ -218,6 +218,54 @@ def test_proxy(tmp, f):
         proc.wait(timeout=10)
 
 
+def stream_recipe(folder, name, url, data):
+    folder.mkdir(exist_ok=True)
+    src = {"url": url, "sha256": sha(data), "size": len(data), "format": "tar.gz", "strip": 1}
+    (folder / f"{name}.json").write_text(json.dumps({
+        "format": 1, "name": name, "summary": "test", "versions": [{
+            "version": "1", "sources": {"windows-x86_64": src, "linux-x86_64": src}}]}))
+
+
+def fetch_one(root, recipes, name):
+    r = harness.run(BIN, "fetch", name, "--recipes", str(recipes), "--root", str(root),
+                    "--gpu", "gfx1200", "--json")
+    try:
+        return r, json.loads(r.stdout)[0]
+    except (json.JSONDecodeError, IndexError):
+        return r, {}
+
+
+def manifest(root, name):
+    found = list((root / "store").glob(f"{name}-1-*/.cfapkg/manifest.json"))
+    return found[0].read_text() if found else None
+
+
+def test_streaming(tmp, f):
+    data = faultserver.archive()
+    recipes = tmp / "stream-recipes"
+    stream_recipe(recipes, "tarpkg", f.url("tar"), data)
+    stream_recipe(recipes, "droppkg", f.url("droptar/s"), data)
+    stream_recipe(recipes, "evilpkg", f.url("eviltar"), faultserver.archive(evil=True))
+    root = tmp / "r-stream"
+    r, it = fetch_one(root, recipes, "tarpkg")
+    check("a tar.gz unpacks while it downloads", r.returncode == 0 and it.get("streamed")
+          and it.get("unpacked") and (root / "store").glob("tarpkg-1-*/lib/f19.bin"),
+          r.stdout + r.stderr)
+    root2 = tmp / "r-stream-drop"
+    r, it = fetch_one(root2, recipes, "droppkg")
+    check("a dropped transfer resumes and unpacks from the verified file",
+          r.returncode == 0 and it.get("resumed_from", 0) > 0 and not it.get("streamed")
+          and it.get("unpacked"), r.stdout + r.stderr)
+    check("streamed and file unpacks give the same manifest",
+          manifest(root, "tarpkg") is not None and manifest(root, "tarpkg") ==
+          manifest(root2, "droppkg"))
+    r, it = fetch_one(root, recipes, "evilpkg")
+    check("a hostile archive is refused while streaming and after", r.returncode == 9 and
+          "evil" in r.stderr and not list((root / "store").glob("evilpkg*")) and
+          not list((root / "store").glob(".staging*")) and
+          not (tmp / "evil.txt").exists() and not (root / "evil.txt").exists(), r.stderr)
+
+
 def test_kill_and_resume(tmp, f):
     size = 4_000_000
     full = faultserver.content(size)
@@ -247,6 +295,7 @@ def main():
         f = Faults()
         try:
             test_faults(tmp, f)
+            test_streaming(tmp, f)
             test_proxy(tmp, f)
             if not harness.EMULATOR:
                 test_kill_and_resume(tmp, f)  # see tests/WINE.md

@@ -13,11 +13,17 @@ Paths (SIZE in bytes, KEY any word naming the per-test state):
   /norange/SIZE          always the whole file with 200, whatever the Range
   /changing/KEY/SIZE     different bytes on every request (ETag vN); the first
                          request closes after half the body
+  /tar                   archive(): a deterministic tar.gz package
+  /droptar/KEY           the same; the first request of KEY closes half way
+  /eviltar               a tar.gz with an entry that climbs out ("../")
   /loop                  redirects to itself
   /stats                 JSON list of the requests seen: path, Range, If-Range
 """
+import gzip
 import hashlib
+import io
 import json
+import tarfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler
@@ -38,6 +44,22 @@ def content(size, version=1):
         out += hashlib.sha256(f"{version}:{i}".encode()).digest()
         i += 1
     return bytes(out[:size])
+
+
+def archive(evil=False):
+    """A tar.gz of twenty files under pkg/ (strip 1), byte for byte the
+    same on every call; evil adds an entry named ../evil.txt."""
+    buf = io.BytesIO()
+    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0) as gz:
+        with tarfile.open(fileobj=gz, mode="w", format=tarfile.USTAR_FORMAT) as t:
+            names = [f"pkg/lib/f{i}.bin" for i in range(20)] + (["pkg/../../evil.txt"] if evil
+                                                                 else [])
+            for i, name in enumerate(names):
+                data = content(50_000 + i, version=i)
+                info = tarfile.TarInfo(name)
+                info.size, info.mtime = len(data), 0
+                t.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
 
 
 def bump(key):
@@ -130,6 +152,13 @@ class Handler(BaseHTTPRequestHandler):
             n = bump(p[1])
             self.send_file(content(int(p[2]), version=n), etag=f"\"v{n}\"",
                            half_then=self.close_now if n == 1 else None)
+        elif kind == "tar":
+            self.send_file(archive())
+        elif kind == "droptar":
+            first = bump(p[1]) == 1
+            self.send_file(archive(), half_then=self.close_now if first else None)
+        elif kind == "eviltar":
+            self.send_file(archive(evil=True))
         elif kind == "loop":
             self.send_response(302)
             self.send_header("Location", "/loop")
