@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -99,6 +100,8 @@ def archive_bench(cfapkg, tmp, srv, env):
 
 
 def parallel_bench(cfapkg, tmp, srv, env):
+    """Best of three, alternating which goes first, each started after a
+    sync so that neither pays for the other's pending disk writes."""
     urls = []
     for i in range(8):
         p = tmp / "www" / f"part{i}.bin"
@@ -107,15 +110,23 @@ def parallel_bench(cfapkg, tmp, srv, env):
         urls.append(srv.url(f"part{i}.bin"))
     total = 8 * (100 << 20)
     out = tmp / "par"
-    out.mkdir()
-    c_wall, _ = timed([cfapkg, "prefetch", *urls, "--root", str(out / "root"), "--parallel", "8",
-                       "--quiet"], env)
-    argv = ["curl", "-s", "--parallel", "--parallel-max", "8"]
-    for i, u in enumerate(urls):
-        argv += ["-o", str(out / f"c{i}.bin"), u]
-    k_wall, _ = timed(argv, env)
+    walls = {"cfapkg": [], "curl": []}
+    for rep in range(3):
+        for who in (("cfapkg", "curl") if rep % 2 == 0 else ("curl", "cfapkg")):
+            shutil.rmtree(out, ignore_errors=True)
+            out.mkdir()
+            subprocess.run(["sync"], check=True)
+            if who == "cfapkg":
+                argv = [cfapkg, "prefetch", *urls, "--root", str(out / "root"), "--parallel",
+                        "8", "--quiet"]
+            else:
+                argv = ["curl", "-s", "--parallel", "--parallel-max", "8"]
+                for i, u in enumerate(urls):
+                    argv += ["-o", str(out / f"c{i}.bin"), u]
+            walls[who].append(timed(argv, env)[0])
+    c_wall, k_wall = min(walls["cfapkg"]), min(walls["curl"])
     ratio = (total / c_wall) / (total / k_wall)
-    print(f"parallel       8 x 100 MiB: cfapkg {total / c_wall / 2**20:.0f} MiB/s, "
+    print(f"parallel       8 x 100 MiB, best of 3: cfapkg {total / c_wall / 2**20:.0f} MiB/s, "
           f"curl --parallel {total / k_wall / 2**20:.0f} MiB/s, ratio {ratio:.2f} "
           f"(goal >= 0.9: {'met' if ratio >= 0.9 else 'NOT met'})")
 

@@ -35,6 +35,10 @@ FILE *cfa_plat_fopen(const char *path, const char *mode);
 
 /* Flushes a file's data to the disk.  0 or errno-style. */
 int cfa_plat_fsync(FILE *f);
+/* Starts writing a growing file's data to the disk without waiting, so
+ * that the fsync at its end has little left to do (no-op where the system
+ * has no such call). */
+void cfa_plat_start_writeback(FILE *f);
 /* Renames over an existing file atomically.  0 or errno-style. */
 int cfa_plat_rename(const char *from, const char *to);
 /* Removes a file; a missing file is not an error.  0 or errno-style. */

@@ -107,6 +107,16 @@ int cfa_plat_fsync(FILE *f)
 	return 0;
 }
 
+void cfa_plat_start_writeback(FILE *f)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+	if (fflush(f) == 0)
+		sync_file_range(fileno(f), 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+	(void)f;
+#endif
+}
+
 int cfa_plat_rename(const char *from, const char *to)
 {
 	return rename(from, to) == 0 ? 0 : errno;

@@ -174,6 +174,11 @@ int cfa_plat_fsync(FILE *f)
 	return 0;
 }
 
+void cfa_plat_start_writeback(FILE *f)
+{
+	(void)f; /* FlushFileBuffers waits; the final flush does the work */
+}
+
 int cfa_plat_rename(const char *from, const char *to)
 {
 	wchar_t *a = wide_path(from), *b = wide_path(to);
