@@ -128,8 +128,7 @@ def test_tls(tmp):
         log = (srv.dir / "logs" / "access.log").read_text()
         check("HTTPS with --ca-bundle", r.returncode == 0 and it.get("sha256") == sha(data),
               r.stdout + r.stderr)
-        if not harness.EMULATOR:  # see tests/WINE.md
-            check("HTTP/2 where the server offers it", "/a.bin HTTP/2.0 200" in log, log)
+        check("HTTP/2 where the server offers it", "/a.bin HTTP/2.0 200" in log, log)
         r, it = prefetch(tmp / "r-tls2", srv.url("a.bin"), "--retries", "0")
         check("an untrusted certificate is refused", r.returncode == 8
               and "certificate" in r.stderr.lower(), r.stderr)
