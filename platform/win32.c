@@ -462,7 +462,7 @@ struct cfa_thread {
 	void *arg;
 };
 
-static unsigned __stdcall thread_main(void *arg)
+static unsigned __stdcall own_thread_main(void *arg)
 {
 	struct cfa_thread *t = arg;
 
@@ -478,7 +478,7 @@ int cfa_plat_thread_start(void (*fn)(void *), void *arg, struct cfa_thread **out
 		return ENOMEM;
 	t->fn = fn;
 	t->arg = arg;
-	t->h = (HANDLE)_beginthreadex(NULL, 0, thread_main, t, 0, NULL);
+	t->h = (HANDLE)_beginthreadex(NULL, 0, own_thread_main, t, 0, NULL);
 	if (!t->h) {
 		free(t);
 		return EAGAIN;
