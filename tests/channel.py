@@ -1,13 +1,20 @@
 """A test channel: small archives shaped like ZLUDA and LibTorch releases,
 recipes that point at them on a server the test starts, and a meta
 package tying them together.  Used by the environment and crash tests."""
+import contextlib
 import hashlib
 import io
 import json
 import os
 import pathlib
+import shutil
+import sys
 import tarfile
+import tempfile
 import zipfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "servers"))
+from nginx import Nginx  # noqa: E402
 
 FACTS = ["--gpu", "gfx1200", "--arch", "x86_64"]
 
@@ -101,3 +108,19 @@ def write(folder, server_url, headers=40, big=2_000_000, zluda_extra=0):
     for r in (zluda, libtorch, stack):
         (recipes / f"{r['name']}.json").write_text(json.dumps(r, indent=1))
     return www, recipes
+
+
+@contextlib.contextmanager
+def served(prefix, **kw):
+    """A temporary folder with nginx on 127.0.0.1 serving a channel written
+    by write(**kw): yields (folder, server, recipes); all gone after."""
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix=prefix))
+    srv = None
+    try:
+        srv = Nginx(tmp / "www", tmp / "nginx")
+        _, recipes = write(tmp, srv.url, **kw)
+        yield tmp, srv, recipes
+    finally:
+        if srv:
+            srv.stop()
+        shutil.rmtree(tmp, ignore_errors=True)

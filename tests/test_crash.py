@@ -5,17 +5,12 @@ update, an install into a second environment, a rollback, a pin and a gc.
 After each kill the environment is on the old or the new generation,
 never between, verify passes, and the same command then completes."""
 import json
-import os
-import pathlib
 import shutil
 import sys
-import tempfile
 
 import channel
 import harness
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent / "servers"))
-from nginx import Nginx  # noqa: E402
 
 BIN = sys.argv[1]
 check = harness.Checks()
@@ -85,12 +80,8 @@ def crash_every_step(name, pristine, recipes, env, args, expect_after):
 
 
 def main():
-    tmp = pathlib.Path(tempfile.mkdtemp(prefix="cfapkg-crash-"))
-    srv = None
     total = 0
-    try:
-        srv = Nginx(tmp / "www", tmp / "nginx")
-        _, recipes = channel.write(tmp, srv.url, headers=35, big=100_000)
+    with channel.served("cfapkg-crash-", headers=35, big=100_000) as (tmp, _, recipes):
         base = tmp / "base"
         facts = [*channel.FACTS, "--yes"]
         r = run(base, recipes, "install", "pytorch-cuda-stack", "zluda==6-preview.69", *facts)
@@ -116,10 +107,6 @@ def main():
         total += crash_every_step("gc after a rollback", updated, recipes, "default",
                                   ["gc", "--keep", "1"], six)
         check(f"at least 100 killed runs in all ({total})", total >= 100)
-    finally:
-        if srv:
-            srv.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
     return check.report()
 
 

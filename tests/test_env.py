@@ -6,16 +6,12 @@ reproduced in a fresh root, verify, gc, and four installs at once."""
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import channel
 import harness
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent / "servers"))
-from nginx import Nginx  # noqa: E402
 
 BIN = sys.argv[1]
 check = harness.Checks()
@@ -233,11 +229,7 @@ def test_concurrent(root):
 
 
 def main():
-    tmp = pathlib.Path(tempfile.mkdtemp(prefix="cfapkg-env-"))
-    srv = None
-    try:
-        srv = Nginx(tmp / "www", tmp / "nginx")
-        www, recipes = channel.write(tmp, srv.url)
+    with channel.served("cfapkg-env-") as (tmp, _, recipes):
         root = Root(tmp / "root", recipes)
         test_install(root)
         test_second_env(root)
@@ -247,10 +239,6 @@ def main():
         test_verify(root)
         test_gc(root)
         test_concurrent(Root(tmp / "root4", recipes))
-    finally:
-        if srv:
-            srv.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
     return check.report()
 
 

@@ -9,15 +9,11 @@ import json
 import os
 import pathlib
 import re
-import shutil
 import sys
-import tempfile
 
 import channel
 import harness
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent / "servers"))
-from nginx import Nginx  # noqa: E402
 
 BIN, ECHO, SCORE, FAKES, GOLDEN = sys.argv[1:6]
 check = harness.Checks()
@@ -233,11 +229,7 @@ def test_bench(root, tmp):
 
 def main():
     update = os.environ.get("CFAPKG_UPDATE_GOLDEN") == "1"
-    tmp = pathlib.Path(tempfile.mkdtemp(prefix="cfapkg-rt-"))
-    srv = None
-    try:
-        srv = Nginx(tmp / "www", tmp / "nginx")
-        _, recipes = channel.write(tmp, srv.url, headers=5, big=1000)
+    with channel.served("cfapkg-rt-", headers=5, big=1000) as (tmp, _, recipes):
         root = Root(tmp / "root", recipes)
         test_golden(root, update)
         test_staging(root, tmp)
@@ -245,10 +237,6 @@ def main():
         test_doctor(root)
         test_overlay(root, tmp)
         test_bench(root, tmp)
-    finally:
-        if srv:
-            srv.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
     return check.report()
 
 
