@@ -30,13 +30,13 @@ static const struct command commands[] = {
 	{"config", cmd_config, 0, "config", "show where cfapkg keeps data and reads recipes"},
 	{"detect", cmd_detect, OPT_BIT(OPT_GPU_INDEX), "detect",
 	 "show this machine's AMD GPUs, driver, HIP runtimes and SDKs"},
-	{"env", cmd_env, OPT_ENV_BIT | OPT_BIT(OPT_SHELL) | OPT_BIT(OPT_GPU_INDEX),
-	 "env create|remove NAME | list | show | activate",
-	 "manage environments; show one's runtime settings or a shell snippet"},
 	{"doctor", cmd_doctor,
 	 OPT_ENV_BIT | OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_LIB_DIR) | OPT_BIT(OPT_TIMEOUT),
 	 "doctor [--env NAME]", "check that the environment's stack works: static checks and a "
 	 "live CUDA probe per library"},
+	{"env", cmd_env, OPT_ENV_BIT | OPT_BIT(OPT_SHELL) | OPT_BIT(OPT_GPU_INDEX),
+	 "env create|remove NAME | list | show | activate",
+	 "manage environments; show one's runtime settings or a shell snippet"},
 	{"fetch", cmd_fetch,
 	 OPTS_FACTS | OPTS_FETCH | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN), "fetch SPEC...",
 	 "plan, then download, verify and unpack the plan's packages into the store"},
@@ -105,7 +105,10 @@ static void print_help(const struct command *c)
 	       "cfapkg assembles the parts that run CUDA-only software on AMD GPUs.\n\n"
 	       "commands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		printf("  %-28s %s\n", commands[i].usage, commands[i].summary);
+		if (strlen(commands[i].usage) > 28)
+			printf("  %s\n  %-28s %s\n", commands[i].usage, "", commands[i].summary);
+		else
+			printf("  %-28s %s\n", commands[i].usage, commands[i].summary);
 	printf("\nglobal options:\n");
 	cli_print_options(OPTS_GLOBAL);
 	printf("\nA SPEC is a name with optional constraints: zluda, zluda==7-preview.10,\n"
