@@ -21,37 +21,13 @@
 #include <string.h>
 
 #include "cache/cache.h"
+#include "cache/fetch.h"
 #include "core/mem.h"
 #include "core/recipe.h"
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
 #define MAX_PARALLEL 16
-
-enum stop { STOP_NONE, STOP_OVERFLOW, STOP_IO };
-
-struct xfer {
-	struct cfapkg_ctx *ctx;
-	struct cfapkg_fetch_item *item;
-	struct cfa_stream *stream;       /* unpacking while downloading, or NULL */
-	bool stream_tried;               /* one chance: the first body only */
-	const struct cfapkg_fetch_opts *opts;
-	CURL *h;
-	struct curl_slist *headers;
-	size_t url;
-	unsigned attempt;
-	FILE *part;
-	char *iobuf;                     /* the part's stdio buffer: large writes */
-	EVP_MD_CTX *md;
-	uint64_t have;
-	bool body_started, active, done;
-	enum stop stop;
-	double not_before;
-	char part_path[4200], meta_path[4300], final_dir[4096];
-	char validator[256], new_validator[256];
-	char want[65];                   /* the expected SHA-256 in lower case, "" if any */
-	char curl_err[CURL_ERROR_SIZE];
-};
 
 static void item_fail(struct xfer *x, enum cfapkg_err err, const char *fmt, ...) CFA_PRINTF(3, 4);
 
@@ -64,82 +40,6 @@ static void item_fail(struct xfer *x, enum cfapkg_err err, const char *fmt, ...)
 	vsnprintf(x->item->error, sizeof(x->item->error), fmt, ap);
 	va_end(ap);
 	x->done = true;
-}
-
-/* The validator saved with a .part, "" when there is none. */
-static void read_meta(struct xfer *x)
-{
-	FILE *f = cfa_plat_fopen(x->meta_path, "rb");
-	size_t n;
-
-	x->validator[0] = '\0';
-	if (!f)
-		return;
-	n = fread(x->validator, 1, sizeof(x->validator) - 1, f);
-	x->validator[n] = '\0';
-	fclose(f);
-}
-
-static void write_meta(struct xfer *x)
-{
-	FILE *f;
-
-	if (!x->new_validator[0])
-		return;
-	f = cfa_plat_fopen(x->meta_path, "wb");
-	if (f) {
-		fputs(x->new_validator, f);
-		cfa_plat_fsync(f);
-		fclose(f);
-	}
-}
-
-/* Starts the part over: nothing kept, hash reset. */
-#define IOBUF (1u << 20)
-
-/* Few, large writes: stdio's default buffer would mean a system call per
- * few kilobytes. */
-static void set_buffer(struct xfer *x)
-{
-	if (x->part && (x->iobuf || (x->iobuf = cfa_malloc(IOBUF))))
-		setvbuf(x->part, x->iobuf, _IOFBF, IOBUF);
-}
-
-static bool restart_part(struct xfer *x)
-{
-	if (x->part)
-		fclose(x->part);
-	x->part = cfa_plat_fopen(x->part_path, "wb+");
-	set_buffer(x);
-	x->have = 0;
-	x->item->resumed_from = 0;
-	return x->part && EVP_DigestInit_ex(x->md, EVP_sha256(), NULL) == 1;
-}
-
-/* Opens the part for appending and hashes what it already holds. */
-static bool open_part(struct xfer *x)
-{
-	static unsigned char buf[1 << 16];
-	size_t n;
-
-	read_meta(x);
-	if (!x->validator[0])
-		return restart_part(x); /* without a validator a resume is not safe */
-	x->part = cfa_plat_fopen(x->part_path, "ab+");
-	if (!x->part || EVP_DigestInit_ex(x->md, EVP_sha256(), NULL) != 1)
-		return false;
-	set_buffer(x);
-	fseek(x->part, 0, SEEK_SET);
-	x->have = 0;
-	while ((n = fread(buf, 1, sizeof(buf), x->part)) > 0) {
-		EVP_DigestUpdate(x->md, buf, n);
-		x->have += n;
-	}
-	fseek(x->part, 0, SEEK_END);
-	if (x->item->size >= 0 && x->have > (uint64_t)x->item->size)
-		return restart_part(x);
-	x->item->resumed_from = x->have;
-	return true;
 }
 
 static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
@@ -202,9 +102,9 @@ static bool start_body(struct xfer *x)
 
 	curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
 	x->body_started = true;
-	if (code != 206 && x->have > 0 && !restart_part(x))
+	if (code != 206 && x->have > 0 && !cfa_part_restart(x))
 		return false;
-	write_meta(x);
+	cfa_part_write_meta(x);
 	maybe_stream(x);
 	return true;
 }
@@ -328,19 +228,13 @@ static bool start_attempt(struct xfer *x, CURLM *multi)
 	x->stop = STOP_NONE;
 	x->curl_err[0] = '\0';
 	x->new_validator[0] = '\0';
-	if (!open_part(x) || !setup_handle(x) || curl_multi_add_handle(multi, x->h) != CURLM_OK) {
+	if (!cfa_part_open(x) || !setup_handle(x) || curl_multi_add_handle(multi, x->h) != CURLM_OK) {
 		close_attempt(x, multi);
 		item_fail(x, CFAPKG_E_IO, "%s: cannot write %s", x->item->label, x->part_path);
 		return false;
 	}
 	x->active = true;
 	return true;
-}
-
-static void discard_part(struct xfer *x)
-{
-	cfa_plat_remove(x->part_path);
-	cfa_plat_remove(x->meta_path);
 }
 
 /* A complete body: verify, then move into the cache under its hash. */
@@ -366,7 +260,7 @@ static void finish(struct xfer *x)
 	if ((it->size >= 0 && x->have != (uint64_t)it->size) ||
 	    (x->want[0] && strcmp(hex, x->want) != 0)) {
 		drop_stream(x);
-		discard_part(x);
+		cfa_part_discard(x);
 		it->err = CFAPKG_E_INTEGRITY;
 		cfa_snprintf(it->error, sizeof(it->error),
 		             "%s: SHA-256 %s expected, %s received (%s); the download was deleted",
@@ -415,7 +309,7 @@ static void after_failure(struct xfer *x, CURLcode rc, long code)
 	char why[CURL_ERROR_SIZE + 64];
 
 	if (x->stop == STOP_OVERFLOW) {
-		discard_part(x);
+		cfa_part_discard(x);
 		cfa_snprintf(why, sizeof(why), "the server sent more than the %s bytes",
 		         it->size >= 0 ? "declared" : "allowed");
 	} else if (rc == CURLE_HTTP_RETURNED_ERROR) {
@@ -424,7 +318,7 @@ static void after_failure(struct xfer *x, CURLcode rc, long code)
 		cfa_snprintf(why, sizeof(why), "%s", x->curl_err[0] ? x->curl_err : curl_easy_strerror(rc));
 	}
 	if (code == 416)
-		discard_part(x); /* the range no longer fits: start over */
+		cfa_part_discard(x); /* the range no longer fits: start over */
 	if (x->stop != STOP_OVERFLOW && retryable(rc, code) && ++x->attempt < x->opts->attempts) {
 		double delay = 0.25 * (double)(1u << (x->attempt < 5 ? x->attempt : 5));
 		x->not_before = cfa_plat_now() + (delay > 4 ? 4 : delay);

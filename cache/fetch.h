@@ -1,0 +1,49 @@
+/*
+ * fetch.h - one transfer's state, shared by the download loop (fetch.c)
+ * and its .part file (part.c).
+ */
+#ifndef CFA_FETCH_H
+#define CFA_FETCH_H
+
+#include <curl/curl.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+
+#include "cache/cache.h"
+
+enum stop { STOP_NONE, STOP_OVERFLOW, STOP_IO };
+
+struct xfer {
+	struct cfapkg_ctx *ctx;
+	struct cfapkg_fetch_item *item;
+	struct cfa_stream *stream;       /* unpacking while downloading, or NULL */
+	bool stream_tried;               /* one chance: the first body only */
+	const struct cfapkg_fetch_opts *opts;
+	CURL *h;
+	struct curl_slist *headers;
+	size_t url;
+	unsigned attempt;
+	FILE *part;
+	char *iobuf;                     /* the part's stdio buffer: large writes */
+	EVP_MD_CTX *md;
+	uint64_t have;
+	bool body_started, active, done;
+	enum stop stop;
+	double not_before;
+	char part_path[4200], meta_path[4300], final_dir[4096];
+	char validator[256], new_validator[256];
+	char want[65];                   /* the expected SHA-256 in lower case, "" if any */
+	char curl_err[CURL_ERROR_SIZE];
+};
+
+/* part.c: the .part file of a transfer and its validator (.part.meta). */
+/* Writes the validator of the response now being saved. */
+void cfa_part_write_meta(struct xfer *x);
+/* Starts the part over: nothing kept, hash reset. */
+bool cfa_part_restart(struct xfer *x);
+/* Opens the part for appending and hashes what it already holds (starts
+ * over without a validator, or when it is longer than the artifact). */
+bool cfa_part_open(struct xfer *x);
+void cfa_part_discard(struct xfer *x);
+
+#endif
