@@ -146,7 +146,9 @@ static void report_progress(struct xfer *x, bool finished, uint64_t announced)
 	p.done = x->have;
 	p.total = x->item->size > 0 ? (uint64_t)x->item->size : announced;
 	p.finished = finished;
+	cfa_plat_mutex_lock(x->progress_lock);
 	x->opts->progress(x->opts->progress_arg, &p);
+	cfa_plat_mutex_unlock(x->progress_lock);
 }
 
 static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
@@ -467,6 +469,47 @@ static void run_transfers(struct xfer *xs, size_t n, CURLM *multi, unsigned para
 	}
 }
 
+/* A share of the transfers with its own multi handle, in its own thread:
+ * receiving, hashing and writing spread over the processors. */
+struct group {
+	struct xfer *xs;
+	size_t n;
+	unsigned parallel;
+};
+
+static void run_group(void *arg)
+{
+	struct group *g = arg;
+	CURLM *multi = curl_multi_init();
+	size_t i;
+
+	for (i = 0; !multi && i < g->n; i++)
+		if (!g->xs[i].done)
+			item_fail(&g->xs[i], CFAPKG_E_NOMEM, "%s: out of memory", g->xs[i].item->label);
+	if (!multi)
+		return;
+	run_transfers(g->xs, g->n, multi, g->parallel);
+	for (i = 0; i < g->n; i++)
+		close_attempt(&g->xs[i], multi);
+	curl_multi_cleanup(multi);
+}
+
+static void run_groups(struct xfer *xs, size_t n, unsigned parallel)
+{
+	struct group groups[MAX_PARALLEL];
+	size_t k, ng = cfa_plat_cpu_count();
+
+	ng = ng < n ? ng : n;
+	ng = ng < parallel ? ng : parallel;
+	ng = ng ? ng : 1;
+	for (k = 0; k < ng; k++) {
+		groups[k].xs = xs + k * n / ng;
+		groups[k].n = (k + 1) * n / ng - k * n / ng;
+		groups[k].parallel = (unsigned)((parallel + ng - 1 - k) / ng);
+	}
+	cfa_plat_parallel(run_group, groups, sizeof(groups[0]), ng);
+}
+
 static void fill_defaults(const struct cfapkg_fetch_opts *in, struct cfapkg_fetch_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -491,7 +534,7 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 {
 	struct cfapkg_fetch_opts o;
 	struct xfer *xs;
-	CURLM *multi = NULL;
+	struct cfa_mutex *progress_lock = NULL;
 	char dir[4096];
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i;
@@ -511,12 +554,15 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 		xs[i].opts = &o;
 		e = prepare(ctx, &xs[i], dir);
 	}
-	if (!e && !(multi = curl_multi_init()))
+	if (!e && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) /* before any thread */
 		e = cfa_nomem(ctx);
+	if (!e && !(progress_lock = cfa_plat_mutex_new()))
+		e = cfa_nomem(ctx);
+	for (i = 0; i < n && !e; i++)
+		xs[i].progress_lock = progress_lock;
 	if (!e)
-		run_transfers(xs, n, multi, o.parallel);
+		run_groups(xs, n, o.parallel);
 	for (i = 0; i < n; i++) {
-		close_attempt(&xs[i], multi);
 		drop_stream(&xs[i]);
 		EVP_MD_CTX_free(xs[i].md);
 		cfa_free(xs[i].iobuf);
@@ -524,8 +570,9 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 		if (!e && items[i].err)
 			e = cfa_fail(ctx, items[i].err, "%s", items[i].error);
 	}
-	if (multi)
-		curl_multi_cleanup(multi);
+	cfa_plat_mutex_free(progress_lock);
+	if (progress_lock)
+		curl_global_cleanup();
 	cfa_free(xs);
 	return e;
 }

@@ -19,6 +19,7 @@ struct xfer {
 	struct cfa_stream *stream;       /* unpacking while downloading, or NULL */
 	bool stream_tried;               /* one chance: the first body only */
 	const struct cfapkg_fetch_opts *opts;
+	struct cfa_mutex *progress_lock; /* progress calls come from several threads */
 	CURL *h;
 	struct curl_slist *headers;
 	size_t url;

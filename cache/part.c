@@ -61,7 +61,7 @@ bool cfa_part_restart(struct xfer *x)
 
 bool cfa_part_open(struct xfer *x)
 {
-	static unsigned char buf[1 << 16];
+	unsigned char buf[1 << 14]; /* transfers run in several threads */
 	size_t n;
 
 	read_meta(x);

@@ -102,6 +102,14 @@ struct cfa_thread;
 int cfa_plat_thread_start(void (*fn)(void *), void *arg, struct cfa_thread **out);
 void cfa_plat_thread_join(struct cfa_thread *t);
 
+/* A lock for the few places threads share state.  NULL when out of
+ * memory (lock and unlock then do nothing). */
+struct cfa_mutex;
+struct cfa_mutex *cfa_plat_mutex_new(void);
+void cfa_plat_mutex_lock(struct cfa_mutex *m);
+void cfa_plat_mutex_unlock(struct cfa_mutex *m);
+void cfa_plat_mutex_free(struct cfa_mutex *m);
+
 /* Processors available to this process (at least 1). */
 unsigned cfa_plat_cpu_count(void);
 

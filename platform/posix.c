@@ -408,3 +408,38 @@ void cfa_plat_thread_join(struct cfa_thread *t)
 	pthread_join(t->id, NULL);
 	free(t);
 }
+
+struct cfa_mutex {
+	pthread_mutex_t m;
+};
+
+struct cfa_mutex *cfa_plat_mutex_new(void)
+{
+	struct cfa_mutex *m = malloc(sizeof(*m));
+
+	if (m && pthread_mutex_init(&m->m, NULL) != 0) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void cfa_plat_mutex_lock(struct cfa_mutex *m)
+{
+	if (m)
+		pthread_mutex_lock(&m->m);
+}
+
+void cfa_plat_mutex_unlock(struct cfa_mutex *m)
+{
+	if (m)
+		pthread_mutex_unlock(&m->m);
+}
+
+void cfa_plat_mutex_free(struct cfa_mutex *m)
+{
+	if (!m)
+		return;
+	pthread_mutex_destroy(&m->m);
+	free(m);
+}

@@ -495,3 +495,33 @@ void cfa_plat_thread_join(struct cfa_thread *t)
 	CloseHandle(t->h);
 	free(t);
 }
+
+struct cfa_mutex {
+	SRWLOCK lock;
+};
+
+struct cfa_mutex *cfa_plat_mutex_new(void)
+{
+	struct cfa_mutex *m = malloc(sizeof(*m));
+
+	if (m)
+		InitializeSRWLock(&m->lock);
+	return m;
+}
+
+void cfa_plat_mutex_lock(struct cfa_mutex *m)
+{
+	if (m)
+		AcquireSRWLockExclusive(&m->lock);
+}
+
+void cfa_plat_mutex_unlock(struct cfa_mutex *m)
+{
+	if (m)
+		ReleaseSRWLockExclusive(&m->lock);
+}
+
+void cfa_plat_mutex_free(struct cfa_mutex *m)
+{
+	free(m);
+}
