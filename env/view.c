@@ -5,6 +5,7 @@
  * hard link cannot be made (another file system) a symbolic link stands
  * in, and a copy as the last resort.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "core/mem.h"
@@ -47,12 +48,17 @@ static enum cfapkg_err parent_dir(struct linker *k, const char *path)
 static enum cfapkg_err link_one(struct linker *k, const char *from, const char *to)
 {
 	enum cfapkg_err e = parent_dir(k, to);
+	int rc;
 
 	if (e)
 		return e;
 	cfa_crash_point();
-	cfa_plat_remove(to); /* a layout name may replace a file of the package */
-	if (cfa_plat_hardlink(from, to) == 0)
+	rc = cfa_plat_hardlink(from, to);
+	if (rc == EEXIST) { /* a layout name may replace a file of the package */
+		cfa_plat_remove(to);
+		rc = cfa_plat_hardlink(from, to);
+	}
+	if (rc == 0)
 		k->r->hardlinks++;
 	else if (cfa_plat_symlink(from, to) == 0)
 		k->r->symlinks++;

@@ -244,6 +244,11 @@ int cfa_plat_mkdir_p(const char *path)
 
 	if (n == 0 || n >= sizeof(tmp))
 		return ENAMETOOLONG;
+	/* Usually only the last folder is missing: one call, not one per level. */
+	if (mkdir(path, 0777) == 0)
+		return 0;
+	if (errno == EEXIST)
+		return cfa_plat_is_dir(path) ? 0 : ENOTDIR;
 	memcpy(tmp, path, n + 1);
 	for (i = 1; i <= n; i++) {
 		if (tmp[i] != '/' && tmp[i] != '\0')
