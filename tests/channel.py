@@ -16,6 +16,8 @@ import zipfile
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "servers"))
 from nginx import Nginx  # noqa: E402
 
+import harness  # noqa: E402
+
 FACTS = ["--gpu", "gfx1200", "--arch", "x86_64"]
 
 
@@ -124,3 +126,31 @@ def served(prefix, **kw):
         if srv:
             srv.stop()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+class Root:
+    """A cfapkg data root for the tests, reading the channel's recipes."""
+
+    def __init__(self, binary, path, recipes):
+        self.binary = binary
+        self.path = pathlib.Path(path)
+        self.recipes = recipes
+
+    def run(self, *args, env=None):
+        return harness.run(self.binary, *args, env={"CFAPKG_ROOT": str(self.path),
+                                                    "CFAPKG_RECIPES": str(self.recipes),
+                                                    **(env or {})})
+
+    def change(self, *args):
+        return self.run(*args, *FACTS, "--yes")
+
+    def current(self, env="default"):
+        f = self.path / "envs" / env / "current"
+        return int(f.read_text()) if f.exists() else 0
+
+    def listing(self, env="default"):
+        r = self.run("list", "--env", env, "--json")
+        return {p["name"]: p["version"] for p in json.loads(r.stdout)} if r.returncode == 0 else {}
+
+    def view(self, env, part, gen=None):
+        return self.path / "envs" / env / str(gen or self.current(env)) / "view" / part

@@ -5,7 +5,6 @@ another ZLUDA sharing every other prefix, history and rollback, lockfiles
 reproduced in a fresh root, verify, gc, and four installs at once."""
 import json
 import os
-import pathlib
 import subprocess
 import sys
 
@@ -16,30 +15,6 @@ import harness
 BIN = sys.argv[1]
 check = harness.Checks()
 
-
-class Root:
-    def __init__(self, path, recipes):
-        self.path = pathlib.Path(path)
-        self.recipes = recipes
-
-    def run(self, *args, env=None):
-        return harness.run(BIN, *args, env={"CFAPKG_ROOT": str(self.path),
-                                            "CFAPKG_RECIPES": str(self.recipes),
-                                            **(env or {})})
-
-    def change(self, *args):
-        return self.run(*args, *channel.FACTS, "--yes")
-
-    def current(self, env="default"):
-        f = self.path / "envs" / env / "current"
-        return int(f.read_text()) if f.exists() else 0
-
-    def listing(self, env="default"):
-        r = self.run("list", "--env", env, "--json")
-        return {p["name"]: p["version"] for p in json.loads(r.stdout)} if r.returncode == 0 else {}
-
-    def view(self, env, part, gen=None):
-        return self.path / "envs" / env / str(gen or self.current(env)) / "view" / part
 
 
 def test_install(root):
@@ -156,13 +131,13 @@ def test_lockfile(root, tmp):
           doc["version"] == 1 and {p["name"]: p["version"] for p in doc["packages"]}[
               "zluda"] == "7-preview.10" and all(len(p.get("sha256", "x" * 64)) == 64
                                                    for p in doc["packages"]), doc)
-    fresh = Root(tmp / "fresh", root.recipes)
+    fresh = channel.Root(BIN, tmp / "fresh", root.recipes)
     (tmp / "no-recipes").mkdir()
     r = fresh.run("install", "--locked", str(lock), *channel.FACTS, "--yes",
                   env={"CFAPKG_RECIPES": str(tmp / "no-recipes")})
     check("install --locked reproduces the set without the recipes",
           r.returncode == 0 and fresh.listing() == root.listing("preview"), r.stdout + r.stderr)
-    other = Root(tmp / "other", root.recipes)
+    other = channel.Root(BIN, tmp / "other", root.recipes)
     r = other.run("install", "--locked", str(lock), "--gpu", "gfx1100", "--yes")
     check("install --locked names the fact that differs", r.returncode == 3 and
           "gpu" in r.stderr and "gfx1100" in r.stderr and other.current() == 0, r.stderr)
@@ -230,7 +205,7 @@ def test_concurrent(root):
 
 def main():
     with channel.served("cfapkg-env-") as (tmp, _, recipes):
-        root = Root(tmp / "root", recipes)
+        root = channel.Root(BIN, tmp / "root", recipes)
         test_install(root)
         test_second_env(root)
         test_history_rollback(root)
@@ -238,7 +213,7 @@ def main():
         test_lockfile(root, tmp)
         test_verify(root)
         test_gc(root)
-        test_concurrent(Root(tmp / "root4", recipes))
+        test_concurrent(channel.Root(BIN, tmp / "root4", recipes))
     return check.report()
 
 

@@ -20,16 +20,6 @@ check = harness.Checks()
 WINDOWS = bool(harness.EMULATOR)
 
 
-class Root:
-    def __init__(self, path, recipes):
-        self.path = pathlib.Path(path)
-        self.recipes = recipes
-
-    def run(self, *args, env=None):
-        return harness.run(BIN, *args, env={"CFAPKG_ROOT": str(self.path),
-                                            "CFAPKG_RECIPES": str(self.recipes),
-                                            **(env or {})})
-
 
 def normalized(text, root):
     """Paths as the golden files spell them: ROOT/..., forward slashes."""
@@ -230,7 +220,7 @@ def test_bench(root, tmp):
 def main():
     update = os.environ.get("CFAPKG_UPDATE_GOLDEN") == "1"
     with channel.served("cfapkg-rt-", headers=5, big=1000) as (tmp, _, recipes):
-        root = Root(tmp / "root", recipes)
+        root = channel.Root(BIN, tmp / "root", recipes)
         test_golden(root, update)
         test_staging(root, tmp)
         test_run(root)
