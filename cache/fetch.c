@@ -79,14 +79,16 @@ static void drop_stream(struct xfer *x)
 	x->stream = NULL;
 }
 
-/* A body that starts at byte 0 may also be unpacked as it arrives; a
- * second body (a retry, a resume) ends that: the file is unpacked after. */
+/* A body that starts at byte 0 of a pinned artifact may also be unpacked
+ * as it arrives; a second body (a retry, a resume) ends that: the file is
+ * unpacked after. */
 static void maybe_stream(struct xfer *x)
 {
 	const struct cfapkg_fetch_item *it = x->item;
 	uint64_t size = it->size >= 0 ? (uint64_t)it->size : x->opts->max_unknown_size;
 
-	if (x->stream || x->stream_tried || x->have > 0 || !it->unpack_format || !it->unpack_name) {
+	if (x->stream || x->stream_tried || x->have > 0 || !it->unpack_format || !it->unpack_name ||
+	    !it->sha256) {
 		drop_stream(x);
 		return;
 	}

@@ -1,6 +1,6 @@
 /*
  * stream.c - unpacking while downloading.  The download's body bytes go
- * into a pipe as they arrive; a thread unpacks from the other end into a
+ * into a queue of chunks as they arrive; a thread unpacks from it into a
  * staging folder.  Nothing reaches the store before the download's hash
  * and size are verified: finish(keep) commits the staging folder only
  * then.  Any trouble (a format that cannot be read front to back, a
@@ -14,34 +14,42 @@
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
+#define CHUNKS 8
+#define CHUNK_SIZE (1u << 20)
+
 struct cfa_stream {
 	struct cfapkg_ctx *ctx;     /* the thread's own: errors stay apart */
 	struct unpacker *u;
 	struct cfa_thread *thread;
+	struct cfa_chunkq *q;       /* the body bytes, from the download */
 	char format[16];
 	unsigned strip;
-	int rd, wr;                 /* the pipe's ends */
 	enum cfapkg_err result;     /* the thread's outcome */
 	bool failed;                /* the writer saw the reader give up */
 };
 
-/* Unpacks from the pipe, then reads on to its end (a tar archive ends
- * before its padding; a failed unpack stops early), so the writer never
- * blocks on, or is signalled by, a reader that went away. */
+/* Unpacks from the queue.  After success it reads on to the end (a tar
+ * archive ends before its padding, a zip's entries before its central
+ * directory); after a failure it lets the download go on without it. */
 static void stream_main(void *arg)
 {
 	struct cfa_stream *s = arg;
-	unsigned char sink[1 << 14];
+	const void *data;
+	size_t len;
+	bool end;
 
-	s->result = cfa_unpack_extract(s->u, s->rd, s->format, s->strip);
-	while (cfa_plat_read(s->rd, sink, sizeof(sink)) > 0)
-		;
-	cfa_plat_close(s->rd);
+	s->result = cfa_unpack_extract(s->u, s->q, s->format, s->strip);
+	if (s->result)
+		cfa_chunkq_abandon(s->q);
+	else
+		while (cfa_chunkq_next(s->q, &data, &len, &end))
+			;
 }
 
 static void stream_free(struct cfa_stream *s)
 {
 	cfa_unpack_close(s->u);
+	cfa_chunkq_free(s->q);
 	cfapkg_ctx_free(s->ctx);
 	cfa_free(s);
 }
@@ -49,9 +57,8 @@ static void stream_free(struct cfa_stream *s)
 enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, const char *name,
                                  unsigned strip, uint64_t size, struct cfa_stream **out)
 {
-	struct cfapkg_unpack_opts uo = {strip, 0, 0};
+	struct cfapkg_unpack_opts uo = {strip, 0, 0, true}; /* committed only once verified */
 	struct cfa_stream *s;
-	int fds[2];
 	bool existed = false;
 
 	*out = NULL;
@@ -61,15 +68,8 @@ enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, con
 	s->strip = strip;
 	if (!(s->ctx = cfapkg_ctx_new()) || cfapkg_ctx_set_root(s->ctx, cfapkg_ctx_root(ctx)) ||
 	    cfa_unpack_open(s->ctx, name, "the download", size, &uo, &s->u, &existed) || existed ||
-	    cfa_plat_pipe(fds) != 0) {
-		stream_free(s);
-		return CFAPKG_E_UNSUPPORTED;
-	}
-	s->rd = fds[0];
-	s->wr = fds[1];
-	if (cfa_plat_thread_start(stream_main, s, &s->thread) != 0) {
-		cfa_plat_close(s->rd);
-		cfa_plat_close(s->wr);
+	    !(s->q = cfa_chunkq_new(CHUNKS, CHUNK_SIZE)) ||
+	    cfa_plat_thread_start(stream_main, s, &s->thread) != 0) {
 		stream_free(s);
 		return CFAPKG_E_UNSUPPORTED;
 	}
@@ -79,7 +79,7 @@ enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, con
 
 bool cfa_stream_feed(struct cfa_stream *s, const void *data, size_t n)
 {
-	if (!s->failed && !cfa_plat_write_all(s->wr, data, n))
+	if (!s->failed && !cfa_chunkq_write(s->q, data, n))
 		s->failed = true;
 	return !s->failed;
 }
@@ -90,7 +90,7 @@ enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep,
 	enum cfapkg_err e;
 
 	memset(out, 0, sizeof(*out));
-	cfa_plat_close(s->wr); /* the end of the archive for the thread */
+	cfa_chunkq_close(s->q); /* the end of the archive for the thread */
 	cfa_plat_thread_join(s->thread);
 	e = s->result ? s->result : s->failed ? CFAPKG_E_IO : CFAPKG_E_OK;
 	if (!e && keep)
@@ -102,7 +102,7 @@ enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep,
 /* What did not stream is unpacked from the verified file. */
 void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it)
 {
-	struct cfapkg_unpack_opts uo = {it->unpack_strip, 0, 0};
+	struct cfapkg_unpack_opts uo = {it->unpack_strip, 0, 0, it->sha256 != NULL};
 	enum cfapkg_err e;
 
 	if (it->err || it->unpacked || !it->unpack_format || !it->unpack_name)

@@ -12,7 +12,6 @@
  */
 #include <archive.h>
 #include <archive_entry.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,16 +29,19 @@ struct link {
 
 struct unpacker {
 	struct cfapkg_ctx *ctx;
-	const char *archive_path;  /* for messages; the stream's name when fd >= 0 */
-	int fd;                    /* a stream being downloaded, or -1: the file */
+	const char *archive_path;  /* for messages; the stream's name when src is set */
+	struct cfa_chunkq *src;    /* a stream being downloaded, or NULL: the file */
+	bool hash_checked;
 	char staging[4096], store[4096], final[4300];
 	uint64_t cap, total, files;
 	struct cfa_buf manifest;
+	struct cfa_hasher *hasher;
+	size_t *hex_at;            /* where file k's digest goes in the manifest */
+	size_t nhex_at, hex_at_cap;
 	char **seen;               /* lower-cased names, a hash set */
 	size_t seen_mask, nseen;
 	struct link *links;
 	size_t nlinks, links_cap;
-	unsigned char *block;
 };
 
 static uint32_t hash_lower(const char *s, char *lower, size_t len)
@@ -112,70 +114,88 @@ static void manifest_add(struct unpacker *u, const char *name, uint64_t size, co
 	               kind, (unsigned long long)size, hex);
 }
 
-/* Closes a file's hash and lists the file in the manifest. */
-static void record_file(struct unpacker *u, const char *name, uint64_t size, EVP_MD_CTX *md)
+/* Lists a file whose digest the hasher has yet to give: 64 placeholder
+ * digits, overwritten once it has (fill_digests). */
+static enum cfapkg_err record_file(struct unpacker *u, const char *name, uint64_t size)
 {
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned dlen = 0;
-	char hex[65];
+	static const char zeros[65] = "0000000000000000000000000000000000000000000000000000000000000000";
 
-	EVP_DigestFinal_ex(md, digest, &dlen);
-	cfa_sha256_hex(digest, hex);
-	manifest_add(u, name, size, hex, "file");
+	if (!cfa_hasher_end_file(u->hasher) ||
+	    cfa_grow((void **)&u->hex_at, &u->hex_at_cap, u->nhex_at + 1, sizeof(*u->hex_at)) != 0)
+		return cfa_nomem(u->ctx);
+	manifest_add(u, name, size, zeros, "file");
+	u->hex_at[u->nhex_at++] = u->manifest.len - 66; /* the digits, then "}" */
+	return CFAPKG_E_OK;
 }
 
-/* A regular file: stream the entry's data to disk, hashing it. */
+static enum cfapkg_err fill_digests(struct unpacker *u)
+{
+	size_t k;
+
+	if (!cfa_hasher_finish(u->hasher))
+		return cfa_nomem(u->ctx);
+	for (k = 0; k < u->nhex_at && !u->manifest.failed; k++)
+		memcpy(u->manifest.data + u->hex_at[k], cfa_hasher_hex(u->hasher, k), 64);
+	return CFAPKG_E_OK;
+}
+
+/* Appends an entry's bytes at offset (a sparse entry's holes as zeros). */
+static enum cfapkg_err put_block(struct unpacker *u, FILE *f, const char *name, const char *full,
+                                 const void *data, size_t n, int64_t offset, uint64_t *size)
+{
+	static const unsigned char zeros[4096];
+
+	while (offset >= 0 && (uint64_t)offset > *size) {
+		size_t gap = (uint64_t)offset - *size < sizeof(zeros) ? (size_t)((uint64_t)offset - *size)
+		                                                     : sizeof(zeros);
+		enum cfapkg_err e = put_block(u, f, name, full, zeros, gap, -1, size);
+		if (e)
+			return e;
+	}
+	if (!n)
+		return CFAPKG_E_OK; /* an empty block: data may be NULL */
+	u->total += n;
+	if (u->total > u->cap)
+		return refuse(u, name, "the archive expands past the size cap (a decompression bomb?)");
+	if (fwrite(data, 1, n, f) != n)
+		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: write failed (disk full?)", full);
+	if (!cfa_hasher_add(u->hasher, data, n))
+		return cfa_nomem(u->ctx);
+	/* Every 8 MiB: start the disk on it now rather than at the final sync. */
+	if ((*size + n) >> 23 != *size >> 23)
+		cfa_plat_start_writeback(f);
+	*size += n;
+	return CFAPKG_E_OK;
+}
+
+/* A regular file: the entry's data to disk, and to the hasher. */
 static enum cfapkg_err write_file(struct unpacker *u, struct archive *a, const char *name,
                                   const char *full, unsigned mode)
 {
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
 	uint64_t size = 0;
-	enum cfapkg_err e = CFAPKG_E_OK;
-	FILE *f = NULL;
-	la_ssize_t n;
+	enum cfapkg_err e;
+	FILE *f;
+	const void *data;
+	size_t n;
+	la_int64_t offset;
+	int r;
 
-	if (!md || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
-		EVP_MD_CTX_free(md);
-		return cfa_nomem(u->ctx);
-	}
 	if ((e = make_parent(u, full)))
-		goto out;
-	f = cfa_plat_fopen(full, "wb");
-	if (!f) {
-		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot create", full);
-		goto out;
-	}
-	while ((n = archive_read_data(a, u->block, BLOCK)) > 0) {
-		u->total += (uint64_t)n;
-		if (u->total > u->cap) {
-			e = refuse(u, name, "the archive expands past the size cap (a decompression bomb?)");
-			goto out;
-		}
-		if (fwrite(u->block, 1, (size_t)n, f) != (size_t)n ||
-		    EVP_DigestUpdate(md, u->block, (size_t)n) != 1) {
-			e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: write failed (disk full?)", full);
-			goto out;
-		}
-		size += (uint64_t)n;
-	}
-	if (n < 0) {
+		return e;
+	if (!(f = cfa_plat_fopen(full, "wb")))
+		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot create", full);
+	while ((r = archive_read_data_block(a, &data, &n, &offset)) == ARCHIVE_OK)
+		if ((e = put_block(u, f, name, full, data, n, offset, &size)))
+			break;
+	if (!e && r != ARCHIVE_EOF)
 		e = cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: entry \"%s\": %s", u->archive_path, name,
 		             archive_error_string(a));
-		goto out;
-	}
-	if (fclose(f) != 0) {
-		f = NULL;
+	if (fclose(f) != 0 && !e)
 		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: write failed (disk full?)", full);
-		goto out;
-	}
-	f = NULL;
+	if (e)
+		return e;
 	cfa_plat_set_mode(full, mode);
-	record_file(u, name, size, md);
-out:
-	if (f)
-		fclose(f);
-	EVP_MD_CTX_free(md);
-	return e;
+	return record_file(u, name, size);
 }
 
 static enum cfapkg_err defer_link(struct unpacker *u, const char *name, const char *target,
@@ -238,39 +258,31 @@ static enum cfapkg_err entry(struct unpacker *u, struct archive *a, struct archi
 }
 
 /* Copies a staged file (for hard links, and for symbolic links where the
- * system cannot make them), hashing the copy. */
+ * system cannot make them); the copies count against the size cap. */
 static enum cfapkg_err copy_staged(struct unpacker *u, const char *name, const char *from_full)
 {
 	char full[4096 + 2048];
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	unsigned char *block = cfa_malloc(BLOCK);
 	FILE *in = cfa_plat_fopen(from_full, "rb"), *out = NULL;
 	enum cfapkg_err e = CFAPKG_E_OK;
 	uint64_t size = 0;
 	size_t n;
 
 	cfa_snprintf(full, sizeof(full), "%s/%s", u->staging, name);
-	if (!md || !in || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1 ||
-	    (e = make_parent(u, full)) || !(out = cfa_plat_fopen(full, "wb"))) {
+	if (!block)
+		e = cfa_nomem(u->ctx);
+	else if (!in || (e = make_parent(u, full)) || !(out = cfa_plat_fopen(full, "wb"))) {
 		if (!e)
 			e = refuse(u, name, "a link whose target is not a file of the archive");
-		goto out;
 	}
-	while ((n = fread(u->block, 1, BLOCK, in)) > 0) {
-		if (fwrite(u->block, 1, n, out) != n) {
-			e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: write failed (disk full?)", full);
-			goto out;
-		}
-		EVP_DigestUpdate(md, u->block, n);
-		size += n;
-	}
-	record_file(u, name, size, md);
-out:
+	while (!e && (n = fread(block, 1, BLOCK, in)) > 0)
+		e = put_block(u, out, name, full, block, n, -1, &size);
 	if (in)
 		fclose(in);
 	if (out && fclose(out) != 0 && !e)
 		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: write failed (disk full?)", full);
-	EVP_MD_CTX_free(md);
-	return e;
+	cfa_free(block);
+	return e ? e : record_file(u, name, size);
 }
 
 static enum cfapkg_err make_links(struct unpacker *u)
@@ -314,6 +326,25 @@ static la_ssize_t read_member(struct archive *inner, void *outer, const void **b
 	return n;
 }
 
+/* The stream's bytes, in the chunks the download delivered. */
+static la_ssize_t read_chunk(struct archive *a, void *src, const void **buf)
+{
+	size_t len = 0;
+	bool end;
+
+	(void)a;
+	if (!cfa_chunkq_next(src, buf, &len, &end))
+		*buf = NULL;
+	return (la_ssize_t)len;
+}
+
+/* A verified archive's zip CRC-32s repeat what its SHA-256 proved. */
+static void skip_crc(struct unpacker *u, struct archive *a)
+{
+	if (u->hash_checked)
+		archive_read_set_format_option(a, "zip", "ignorecrc32", "1");
+}
+
 static struct archive *open_reader(struct unpacker *u, const char *format, struct archive **outer)
 {
 	struct archive *a = archive_read_new();
@@ -340,18 +371,20 @@ static struct archive *open_reader(struct unpacker *u, const char *format, struc
 		cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: a .deb without data.tar", u->archive_path);
 		goto fail;
 	}
-	if (u->fd >= 0) {
+	if (u->src) {
 		/* Only what can be read front to back: zip through its local
 		 * headers (the bytes are the pinned ones: hashed as they arrive). */
 		archive_read_support_format_zip_streamable(a);
 		archive_read_support_format_tar(a);
-		if (archive_read_open_fd(a, u->fd, BLOCK) == ARCHIVE_OK)
+		skip_crc(u, a);
+		if (archive_read_open(a, u->src, NULL, read_chunk, NULL) == ARCHIVE_OK)
 			return a;
 		goto fail;
 	}
 	archive_read_support_format_zip_seekable(a);
 	archive_read_support_format_7zip(a);
 	archive_read_support_format_tar(a);
+	skip_crc(u, a);
 	if (archive_read_open_filename(a, u->archive_path, BLOCK) == ARCHIVE_OK)
 		return a;
 fail:
@@ -416,7 +449,8 @@ static void unpacker_fini(struct unpacker *u)
 		cfa_free(u->links[i].target);
 	}
 	cfa_free(u->links);
-	cfa_free(u->block);
+	cfa_hasher_free(u->hasher);
+	cfa_free(u->hex_at);
 	cfa_buf_fini(&u->manifest);
 }
 
@@ -439,7 +473,7 @@ enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const 
 	if (!(u = cfa_calloc(1, sizeof(*u))))
 		return cfa_nomem(ctx);
 	u->ctx = ctx;
-	u->fd = -1;
+	u->hash_checked = opts && opts->hash_checked;
 	u->archive_path = what;
 	if (!cfa_snprintf(u->store, sizeof(u->store), "%s/store", ctx->root ? ctx->root : ".") ||
 	    (rc = cfa_plat_mkdir_p(u->store))) {
@@ -455,13 +489,13 @@ enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const 
 	u->cap = archive_size * ratio < max_bytes ? archive_size * ratio : max_bytes;
 	u->seen_mask = (1u << 16) - 1;
 	u->seen = cfa_calloc(u->seen_mask + 1, sizeof(*u->seen));
-	u->block = cfa_malloc(BLOCK);
+	u->hasher = cfa_hasher_new();
 	cfa_buf_init(&u->manifest, 1u << 30);
 	cfa_buf_printf(&u->manifest, "{\"format\": 1, \"files\": [");
 	cfa_snprintf(u->staging, sizeof(u->staging), "%s/.staging-%s", u->store, name);
 	cfa_plat_remove_tree(u->staging); /* left by an interrupted unpack */
 	*out = u;
-	if (!u->seen || !u->block)
+	if (!u->seen || !u->hasher)
 		return cfa_nomem(ctx);
 	if ((rc = cfa_plat_mkdir_p(u->staging)))
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s", u->staging,
@@ -469,12 +503,15 @@ enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const 
 	return CFAPKG_E_OK;
 }
 
-enum cfapkg_err cfa_unpack_extract(struct unpacker *u, int fd, const char *format, unsigned strip)
+enum cfapkg_err cfa_unpack_extract(struct unpacker *u, struct cfa_chunkq *src, const char *format,
+                                   unsigned strip)
 {
 	enum cfapkg_err e;
 
-	u->fd = fd;
+	u->src = src;
 	e = extract_all(u, format, strip);
+	if (!e)
+		e = fill_digests(u);
 	return e ? e : write_manifest(u);
 }
 
@@ -522,7 +559,7 @@ enum cfapkg_err cfapkg_unpack(struct cfapkg_ctx *ctx, const char *archive, const
 		return CFAPKG_E_OK;
 	}
 	if (!e)
-		e = cfa_unpack_extract(u, -1, format, opts ? opts->strip : 0);
+		e = cfa_unpack_extract(u, NULL, format, opts ? opts->strip : 0);
 	if (!e)
 		e = cfa_unpack_commit(u, out);
 	if (e && u) {

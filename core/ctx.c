@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,15 +207,16 @@ void cfapkg_root_unlock(struct cfapkg_root_lock *lock)
 
 void cfa_crash_point(void)
 {
-	static long left = -1;
+	static atomic_long left = -1; /* download threads pass here too */
+	long n = atomic_load(&left), parsed = 0;
 
-	if (left == -1) {
+	if (n == -1) {
 		const char *s = getenv("CFAPKG_CRASH_AFTER");
-		left = 0;
-		for (; s && *s >= '0' && *s <= '9' && left < 1000000; s++)
-			left = left * 10 + (*s - '0');
-		left = left > 0 ? left : -2;
+		for (; s && *s >= '0' && *s <= '9' && parsed < 1000000; s++)
+			parsed = parsed * 10 + (*s - '0');
+		atomic_compare_exchange_strong(&left, &n, parsed > 0 ? parsed : -2);
+		n = atomic_load(&left);
 	}
-	if (left > 0 && --left == 0)
+	if (n > 0 && atomic_fetch_sub(&left, 1) == 1)
 		cfa_plat_kill_self();
 }

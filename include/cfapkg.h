@@ -457,6 +457,9 @@ struct cfapkg_unpack_opts {
 	unsigned strip;            /* leading folders to drop */
 	uint64_t max_bytes;        /* 0 means 64 GiB */
 	unsigned max_ratio;        /* unpacked bytes per archive byte; 0 means 1000 */
+	bool hash_checked;         /* the archive matched its pinned SHA-256 (or
+	                              will before the commit): zip's CRC-32s add
+	                              nothing and are not computed */
 };
 struct cfapkg_unpack_result {
 	char path[4096];           /* ROOT/store/NAME */

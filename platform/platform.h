@@ -88,15 +88,6 @@ struct cfa_lock;
 int cfa_plat_lock(const char *path, unsigned timeout_ms, struct cfa_lock **out);
 void cfa_plat_unlock(struct cfa_lock *lock);
 
-/* A pipe of file descriptors (binary, a large buffer where the system
- * allows), for read/write/close below.  0 or errno-style. */
-int cfa_plat_pipe(int fds[2]);
-/* Reads up to n bytes: the count, 0 at the end, -1 on error. */
-long cfa_plat_read(int fd, void *buf, size_t n);
-/* Writes all n bytes; false on error (the reader went away). */
-bool cfa_plat_write_all(int fd, const void *buf, size_t n);
-void cfa_plat_close(int fd);
-
 /* A thread running fn(arg), and waiting for it to end. */
 struct cfa_thread;
 int cfa_plat_thread_start(void (*fn)(void *), void *arg, struct cfa_thread **out);
@@ -109,6 +100,13 @@ struct cfa_mutex *cfa_plat_mutex_new(void);
 void cfa_plat_mutex_lock(struct cfa_mutex *m);
 void cfa_plat_mutex_unlock(struct cfa_mutex *m);
 void cfa_plat_mutex_free(struct cfa_mutex *m);
+/* A condition threads wait on while holding a mutex; NULL when out of
+ * memory.  Wakeups may be spurious: wait in a loop on the state. */
+struct cfa_cond;
+struct cfa_cond *cfa_plat_cond_new(void);
+void cfa_plat_cond_wait(struct cfa_cond *c, struct cfa_mutex *m);
+void cfa_plat_cond_broadcast(struct cfa_cond *c);
+void cfa_plat_cond_free(struct cfa_cond *c);
 
 /* Processors available to this process (at least 1). */
 unsigned cfa_plat_cpu_count(void);

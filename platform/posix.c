@@ -334,47 +334,6 @@ void cfa_plat_kill_self(void)
 	kill(getpid(), SIGKILL);
 }
 
-int cfa_plat_pipe(int fds[2])
-{
-	if (pipe(fds) != 0)
-		return errno;
-#ifdef F_SETPIPE_SZ
-	fcntl(fds[1], F_SETPIPE_SZ, 1 << 20); /* fewer wake-ups; best effort */
-#endif
-	return 0;
-}
-
-long cfa_plat_read(int fd, void *buf, size_t n)
-{
-	ssize_t r;
-
-	do
-		r = read(fd, buf, n);
-	while (r < 0 && errno == EINTR);
-	return (long)r;
-}
-
-bool cfa_plat_write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		p += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
-void cfa_plat_close(int fd)
-{
-	close(fd);
-}
-
 struct cfa_thread {
 	pthread_t id;
 	void (*fn)(void *);
@@ -447,4 +406,37 @@ void cfa_plat_mutex_free(struct cfa_mutex *m)
 		return;
 	pthread_mutex_destroy(&m->m);
 	free(m);
+}
+
+struct cfa_cond {
+	pthread_cond_t c;
+};
+
+struct cfa_cond *cfa_plat_cond_new(void)
+{
+	struct cfa_cond *c = malloc(sizeof(*c));
+
+	if (c && pthread_cond_init(&c->c, NULL) != 0) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void cfa_plat_cond_wait(struct cfa_cond *c, struct cfa_mutex *m)
+{
+	pthread_cond_wait(&c->c, &m->m);
+}
+
+void cfa_plat_cond_broadcast(struct cfa_cond *c)
+{
+	pthread_cond_broadcast(&c->c);
+}
+
+void cfa_plat_cond_free(struct cfa_cond *c)
+{
+	if (!c)
+		return;
+	pthread_cond_destroy(&c->c);
+	free(c);
 }

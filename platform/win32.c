@@ -427,35 +427,6 @@ void cfa_plat_kill_self(void)
 	TerminateProcess(GetCurrentProcess(), 137);
 }
 
-int cfa_plat_pipe(int fds[2])
-{
-	return _pipe(fds, 1 << 20, _O_BINARY | _O_NOINHERIT) == 0 ? 0 : errno;
-}
-
-long cfa_plat_read(int fd, void *buf, size_t n)
-{
-	return _read(fd, buf, n > 1u << 30 ? 1u << 30 : (unsigned)n);
-}
-
-bool cfa_plat_write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-
-	while (n) {
-		int w = _write(fd, p, n > 1u << 30 ? 1u << 30 : (unsigned)n);
-		if (w <= 0)
-			return false;
-		p += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
-void cfa_plat_close(int fd)
-{
-	_close(fd);
-}
-
 struct cfa_thread {
 	HANDLE h;
 	void (*fn)(void *);
@@ -524,4 +495,32 @@ void cfa_plat_mutex_unlock(struct cfa_mutex *m)
 void cfa_plat_mutex_free(struct cfa_mutex *m)
 {
 	free(m);
+}
+
+struct cfa_cond {
+	CONDITION_VARIABLE c;
+};
+
+struct cfa_cond *cfa_plat_cond_new(void)
+{
+	struct cfa_cond *c = malloc(sizeof(*c));
+
+	if (c)
+		InitializeConditionVariable(&c->c);
+	return c;
+}
+
+void cfa_plat_cond_wait(struct cfa_cond *c, struct cfa_mutex *m)
+{
+	SleepConditionVariableSRW(&c->c, &m->lock, INFINITE, 0);
+}
+
+void cfa_plat_cond_broadcast(struct cfa_cond *c)
+{
+	WakeAllConditionVariable(&c->c);
+}
+
+void cfa_plat_cond_free(struct cfa_cond *c)
+{
+	free(c);
 }
