@@ -4,6 +4,7 @@
 #ifndef CFA_CACHE_H
 #define CFA_CACHE_H
 
+#include <archive.h>
 #include <stdbool.h>
 
 #include <stdint.h>
@@ -24,55 +25,43 @@ bool cfa_link_stays_inside(const char *entry, const char *target);
 /* Unpacking in stages (unpack.c), so that an archive can be unpacked
  * while it downloads (stream.c): open a staging folder for store folder
  * name (existed: it is already in the store, nothing to do), extract from
- * the file named what or from src (chunks the download feeds), then commit
+ * the file named what or from src (libarchive's read callback: the download
+ * being written; NULL: the file), then commit
  * it into the store in one rename, or close to discard it. */
 struct unpacker;
 bool cfa_unpack_streamable(const char *format);
 enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const char *what,
                                 uint64_t archive_size, const struct cfapkg_unpack_opts *opts,
                                 struct unpacker **out, bool *existed);
-struct cfa_chunkq;
-enum cfapkg_err cfa_unpack_extract(struct unpacker *u, struct cfa_chunkq *src, const char *format,
-                                   unsigned strip);
+enum cfapkg_err cfa_unpack_extract(struct unpacker *u, archive_read_callback *src, void *src_arg,
+                                   const char *format, unsigned strip);
 enum cfapkg_err cfa_unpack_commit(struct unpacker *u, struct cfapkg_unpack_result *out);
 void cfa_unpack_close(struct unpacker *u);
 
-/* chunkq.c: bytes passed from a producer thread to a consumer thread in
- * n chunks of size bytes.  write copies (waiting while all chunks are in
- * use); end_unit publishes the chunk being filled marked as a unit's last
- * (an empty one when nothing was written since); close ends the data.
- * next returns the following chunk in place (valid until the next call),
- * false after close; abandon lets a consumer stop early: the producer's
- * calls then return false instead of waiting. */
-struct cfa_chunkq;
-struct cfa_chunkq *cfa_chunkq_new(size_t n, size_t size);
-void cfa_chunkq_free(struct cfa_chunkq *q);
-bool cfa_chunkq_write(struct cfa_chunkq *q, const void *data, size_t n);
-bool cfa_chunkq_end_unit(struct cfa_chunkq *q);
-void cfa_chunkq_close(struct cfa_chunkq *q);
-bool cfa_chunkq_next(struct cfa_chunkq *q, const void **data, size_t *len, bool *end);
-void cfa_chunkq_abandon(struct cfa_chunkq *q);
-
 /* hasher.c: the SHA-256 of each file an unpack writes, computed on another
- * thread: add a file's bytes, end_file after each file (the k-th call ends
- * file k), finish waits for the digests, hex gives file k's.  new returns
- * NULL when out of memory; false from the others: out of memory. */
+ * thread: add_file names a file once it is written and closed (the k-th
+ * call is file k), finish waits for the digests, hex gives file k's.  new
+ * returns NULL when out of memory; false from the others: out of memory or
+ * a file that could not be read back. */
 struct cfa_hasher;
 struct cfa_hasher *cfa_hasher_new(void);
-bool cfa_hasher_add(struct cfa_hasher *h, const void *data, size_t n);
-bool cfa_hasher_end_file(struct cfa_hasher *h);
+bool cfa_hasher_add_file(struct cfa_hasher *h, const char *path);
 bool cfa_hasher_finish(struct cfa_hasher *h);
 const char *cfa_hasher_hex(const struct cfa_hasher *h, size_t k);
 void cfa_hasher_free(struct cfa_hasher *h);
 
-/* stream.c: an unpack fed while the archive downloads.  feed is called
- * with every body byte in order (false: the unpack gave up; keep
- * downloading, unpack the file afterwards); finish keeps (commits into the
- * store) or discards. */
+/* stream.c: an unpack that reads a download's .part file while it is
+ * being written.  feed says how many bytes of the file are written (and
+ * flushed); end says the file is complete (readable bytes in all) and
+ * waits until the unpack has read what it needs and closed the file;
+ * finish keeps (commits into the store) or discards (stopping the unpack
+ * first if end was not called). */
 struct cfa_stream;
 enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, const char *name,
-                                 unsigned strip, uint64_t size, struct cfa_stream **out);
-bool cfa_stream_feed(struct cfa_stream *s, const void *data, size_t n);
+                                 unsigned strip, uint64_t size, const char *part,
+                                 struct cfa_stream **out);
+void cfa_stream_feed(struct cfa_stream *s, uint64_t readable);
+void cfa_stream_end(struct cfa_stream *s, uint64_t readable);
 enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep,
                                   struct cfapkg_unpack_result *out);
 /* After the transfers: a downloaded item that asked to be unpacked and

@@ -87,14 +87,12 @@ static void maybe_stream(struct xfer *x)
 	const struct cfapkg_fetch_item *it = x->item;
 	uint64_t size = it->size >= 0 ? (uint64_t)it->size : x->opts->max_unknown_size;
 
-	if (x->stream || x->stream_tried || x->have > 0 || !it->unpack_format || !it->unpack_name ||
-	    !it->sha256) {
-		drop_stream(x);
+	if (x->stream_tried || x->have > 0 || !it->unpack_format || !it->unpack_name || !it->sha256)
 		return;
-	}
 	x->stream_tried = true;
+	x->streamed_upto = 0;
 	cfa_stream_start(x->ctx, it->unpack_format, it->unpack_name, it->unpack_strip, size,
-	                 &x->stream);
+	                 x->part_path, &x->stream);
 }
 
 /* The first body bytes decide: 206 continues the part, 200 replaces it. */
@@ -104,6 +102,7 @@ static bool start_body(struct xfer *x)
 
 	curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
 	x->body_started = true;
+	drop_stream(x); /* a second body: the file is unpacked afterwards */
 	if (code != 206 && x->have > 0 && !cfa_part_restart(x))
 		return false;
 	cfa_part_write_meta(x);
@@ -129,12 +128,19 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 		x->stop = STOP_IO;
 		return 0;
 	}
-	if (x->stream && !cfa_stream_feed(x->stream, data, n))
-		drop_stream(x);
-	/* Every 8 MiB: let the disk catch up now rather than at the fsync. */
-	if ((x->have >> 23) != ((x->have + n) >> 23))
-		cfa_plat_start_writeback(x->part);
 	x->have += n;
+	/* Every MiB the unpack may read what is written so far. */
+	if (x->stream && x->have - x->streamed_upto >= (1u << 20)) {
+		if (fflush(x->part) != 0) {
+			x->stop = STOP_IO;
+			return 0;
+		}
+		x->streamed_upto = x->have;
+		cfa_stream_feed(x->stream, x->have);
+	}
+	/* Every 8 MiB: let the disk catch up now rather than at the fsync. */
+	if (((x->have - n) >> 23) != (x->have >> 23))
+		cfa_plat_start_writeback(x->part);
 	return n;
 }
 
@@ -255,6 +261,8 @@ static void finish(struct xfer *x)
 	}
 	fclose(x->part);
 	x->part = NULL;
+	if (x->stream)
+		cfa_stream_end(x->stream, x->have); /* its reader closes the file */
 	cfa_sha256_hex(md, hex);
 	if (it->size >= 0)
 		cfa_snprintf(sizes, sizeof(sizes), "%lld bytes expected, %llu received",
@@ -357,6 +365,7 @@ static void on_done(struct xfer *x, CURLM *multi, CURLcode rc)
 		return;
 	}
 	close_attempt(x, multi);
+	drop_stream(x); /* before the part may be removed or restarted */
 	if (x->stop == STOP_IO)
 		item_fail(x, CFAPKG_E_IO, "%s: cannot write %s", x->item->label, x->part_path);
 	else

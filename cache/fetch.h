@@ -18,6 +18,7 @@ struct xfer {
 	struct cfapkg_fetch_item *item;
 	struct cfa_stream *stream;       /* unpacking while downloading, or NULL */
 	bool stream_tried;               /* one chance: the first body only */
+	uint64_t streamed_upto;          /* the bytes the stream was told of */
 	const struct cfapkg_fetch_opts *opts;
 	struct cfa_mutex *progress_lock; /* progress calls come from several threads */
 	CURL *h;

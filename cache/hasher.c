@@ -1,8 +1,9 @@
 /*
- * hasher.c - SHA-256 of the files an unpack writes, on a thread of its own,
- * so that hashing overlaps inflating and writing.  Files are hashed in the
- * order they end; the k-th end_file is file k.  Where no thread can be
- * started the bytes are hashed in the caller's thread instead.
+ * hasher.c - the SHA-256 of each file an unpack writes, on a thread of its
+ * own: the unpack names each file once it is closed and goes on; the
+ * thread reads it back while its pages are still in memory.  The unpack
+ * never waits for hashing, and hashing costs it nothing.  Where no thread
+ * can be started each file is hashed when it is named.
  */
 #include <openssl/evp.h>
 #include <string.h>
@@ -11,45 +12,65 @@
 #include "core/mem.h"
 #include "platform/platform.h"
 
-#define CHUNKS 8
-#define CHUNK_SIZE (512u * 1024u)
+#define READ_SIZE (1u << 20)
 
 struct cfa_hasher {
-	struct cfa_chunkq *q;      /* NULL: hashing inline */
-	struct cfa_thread *thread;
-	EVP_MD_CTX *md;            /* the thread's, or the caller's when inline */
-	char (*hex)[65];           /* one digest per ended file */
-	size_t nhex, cap;
-	bool failed;
+	struct cfa_mutex *m;
+	struct cfa_cond *changed;
+	struct cfa_thread *thread;  /* NULL: hashing in the caller's thread */
+	char **paths;               /* files named, in order; NULL once hashed */
+	size_t npaths, paths_cap;
+	char (*hex)[65];            /* digests, in the same order */
+	size_t nhex, hex_cap;
+	bool closed, failed;
+	EVP_MD_CTX *md;
+	unsigned char *buf;
 };
 
-/* Closes the current file's digest and starts the next one. */
-static void file_done(struct cfa_hasher *h)
+/* Hashes one file into the next digest; false when it cannot be read. */
+static bool hash_file(struct cfa_hasher *h, const char *path)
 {
 	unsigned char digest[EVP_MAX_MD_SIZE];
 	unsigned len = 0;
+	FILE *f = cfa_plat_fopen(path, "rb");
+	size_t n;
+	bool ok;
 
-	if (cfa_grow((void **)&h->hex, &h->cap, h->nhex + 1, sizeof(*h->hex)) != 0 ||
-	    EVP_DigestFinal_ex(h->md, digest, &len) != 1 ||
+	if (!f || cfa_grow((void **)&h->hex, &h->hex_cap, h->nhex + 1, sizeof(*h->hex)) != 0 ||
 	    EVP_DigestInit_ex(h->md, EVP_sha256(), NULL) != 1) {
-		h->failed = true;
-		return;
+		if (f)
+			fclose(f);
+		return false;
 	}
-	cfa_sha256_hex(digest, h->hex[h->nhex++]);
+	setvbuf(f, NULL, _IONBF, 0);
+	while ((n = fread(h->buf, 1, READ_SIZE, f)) > 0)
+		EVP_DigestUpdate(h->md, h->buf, n);
+	ok = !ferror(f) && EVP_DigestFinal_ex(h->md, digest, &len) == 1;
+	fclose(f);
+	if (ok)
+		cfa_sha256_hex(digest, h->hex[h->nhex++]);
+	return ok;
 }
 
 static void hasher_main(void *arg)
 {
 	struct cfa_hasher *h = arg;
-	const void *data;
-	size_t len;
-	bool end;
+	size_t next = 0;
+	char *path;
 
-	while (cfa_chunkq_next(h->q, &data, &len, &end)) {
-		if (!h->failed && EVP_DigestUpdate(h->md, data, len) != 1)
+	for (;;) {
+		cfa_plat_mutex_lock(h->m);
+		while (next == h->npaths && !h->closed)
+			cfa_plat_cond_wait(h->changed, h->m);
+		path = next < h->npaths ? h->paths[next] : NULL;
+		if (path)
+			h->paths[next++] = NULL;
+		cfa_plat_mutex_unlock(h->m);
+		if (!path)
+			return;
+		if (!h->failed && !hash_file(h, path))
 			h->failed = true;
-		if (end && !h->failed)
-			file_done(h);
+		cfa_free(path);
 	}
 }
 
@@ -59,37 +80,47 @@ struct cfa_hasher *cfa_hasher_new(void)
 
 	if (!h)
 		return NULL;
-	if (!(h->md = EVP_MD_CTX_new()) || EVP_DigestInit_ex(h->md, EVP_sha256(), NULL) != 1) {
+	if (!(h->md = EVP_MD_CTX_new()) || !(h->buf = cfa_malloc(READ_SIZE)) ||
+	    !(h->m = cfa_plat_mutex_new()) || !(h->changed = cfa_plat_cond_new())) {
 		cfa_hasher_free(h);
 		return NULL;
 	}
-	if (cfa_plat_cpu_count() > 1 && (h->q = cfa_chunkq_new(CHUNKS, CHUNK_SIZE)) &&
-	    cfa_plat_thread_start(hasher_main, h, &h->thread) != 0) {
-		cfa_chunkq_free(h->q);
-		h->q = NULL;
-	}
+	if (cfa_plat_cpu_count() > 1 && cfa_plat_thread_start(hasher_main, h, &h->thread) != 0)
+		h->thread = NULL;
 	return h;
 }
 
-bool cfa_hasher_add(struct cfa_hasher *h, const void *data, size_t n)
+bool cfa_hasher_add_file(struct cfa_hasher *h, const char *path)
 {
-	if (h->q)
-		return cfa_chunkq_write(h->q, data, n);
-	return EVP_DigestUpdate(h->md, data, n) == 1;
-}
+	char *copy;
+	bool ok;
 
-bool cfa_hasher_end_file(struct cfa_hasher *h)
-{
-	if (h->q)
-		return cfa_chunkq_end_unit(h->q);
-	file_done(h);
-	return !h->failed;
+	if (!h->thread) {
+		if (!h->failed && !hash_file(h, path))
+			h->failed = true;
+		return !h->failed;
+	}
+	if (!(copy = cfa_strdup(path)))
+		return false;
+	cfa_plat_mutex_lock(h->m);
+	ok = cfa_grow((void **)&h->paths, &h->paths_cap, h->npaths + 1, sizeof(*h->paths)) == 0;
+	if (ok) {
+		h->paths[h->npaths++] = copy;
+		cfa_plat_cond_broadcast(h->changed);
+	}
+	cfa_plat_mutex_unlock(h->m);
+	if (!ok)
+		cfa_free(copy);
+	return ok;
 }
 
 bool cfa_hasher_finish(struct cfa_hasher *h)
 {
-	if (h->q) {
-		cfa_chunkq_close(h->q);
+	if (h->thread) {
+		cfa_plat_mutex_lock(h->m);
+		h->closed = true;
+		cfa_plat_cond_broadcast(h->changed);
+		cfa_plat_mutex_unlock(h->m);
 		cfa_plat_thread_join(h->thread);
 		h->thread = NULL;
 	}
@@ -103,12 +134,18 @@ const char *cfa_hasher_hex(const struct cfa_hasher *h, size_t k)
 
 void cfa_hasher_free(struct cfa_hasher *h)
 {
+	size_t i;
+
 	if (!h)
 		return;
-	if (h->thread)
-		cfa_hasher_finish(h);
-	cfa_chunkq_free(h->q);
-	EVP_MD_CTX_free(h->md);
+	cfa_hasher_finish(h);
+	for (i = 0; i < h->npaths; i++)
+		cfa_free(h->paths[i]);
+	cfa_free(h->paths);
 	cfa_free(h->hex);
+	cfa_plat_cond_free(h->changed);
+	cfa_plat_mutex_free(h->m);
+	EVP_MD_CTX_free(h->md);
+	cfa_free(h->buf);
 	cfa_free(h);
 }

@@ -1,11 +1,14 @@
 /*
- * stream.c - unpacking while downloading.  The download's body bytes go
- * into a queue of chunks as they arrive; a thread unpacks from it into a
- * staging folder.  Nothing reaches the store before the download's hash
- * and size are verified: finish(keep) commits the staging folder only
- * then.  Any trouble (a format that cannot be read front to back, a
- * restarted transfer) makes the stream give up quietly; the caller then
- * unpacks the verified file as before.
+ * stream.c - unpacking while downloading.  The download goes on writing its
+ * .part file; a thread reads the file behind it, never past what the
+ * writer has said is there, and unpacks into a staging folder.  The writer
+ * never waits for the unpack (a slow stretch, such as thousands of small
+ * files, reads from the page cache later), and memory stays one buffer.
+ * Nothing reaches the store before the download's hash and size are
+ * verified: finish(keep) commits the staging folder only then.  Any
+ * trouble (a format that cannot be read front to back, a restarted
+ * transfer) makes the stream give up quietly; the caller then unpacks the
+ * verified file as before.
  */
 #include <string.h>
 
@@ -14,48 +17,74 @@
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
-#define CHUNKS 8
-#define CHUNK_SIZE (1u << 20)
+#define READ_SIZE (1u << 20)
 
 struct cfa_stream {
 	struct cfapkg_ctx *ctx;     /* the thread's own: errors stay apart */
 	struct unpacker *u;
 	struct cfa_thread *thread;
-	struct cfa_chunkq *q;       /* the body bytes, from the download */
+	struct cfa_mutex *m;
+	struct cfa_cond *more;
+	FILE *in;                   /* the .part, read behind the writer */
+	unsigned char *buf;
+	uint64_t readable, pos;     /* bytes the writer has flushed; bytes read */
+	bool ended, cancelled;      /* no more bytes will come; stop now */
 	char format[16];
 	unsigned strip;
 	enum cfapkg_err result;     /* the thread's outcome */
-	bool failed;                /* the writer saw the reader give up */
 };
 
-/* Unpacks from the queue.  After success it reads on to the end (a tar
- * archive ends before its padding, a zip's entries before its central
- * directory); after a failure it lets the download go on without it. */
+/* libarchive's source: the next bytes of the .part once they are there. */
+static la_ssize_t read_part(struct archive *a, void *arg, const void **out)
+{
+	struct cfa_stream *s = arg;
+	uint64_t avail;
+	size_t n;
+	bool cancelled;
+
+	(void)a;
+	cfa_plat_mutex_lock(s->m);
+	while (s->pos == s->readable && !s->ended && !s->cancelled)
+		cfa_plat_cond_wait(s->more, s->m);
+	cancelled = s->cancelled;
+	avail = s->readable - s->pos;
+	cfa_plat_mutex_unlock(s->m);
+	if (cancelled)
+		return -1;
+	if (!avail)
+		return 0;
+	n = fread(s->buf, 1, avail < READ_SIZE ? (size_t)avail : READ_SIZE, s->in);
+	if (!n)
+		return -1; /* the file is shorter than the writer said: it was replaced */
+	s->pos += n;
+	*out = s->buf;
+	return (la_ssize_t)n;
+}
+
 static void stream_main(void *arg)
 {
 	struct cfa_stream *s = arg;
-	const void *data;
-	size_t len;
-	bool end;
 
-	s->result = cfa_unpack_extract(s->u, s->q, s->format, s->strip);
-	if (s->result)
-		cfa_chunkq_abandon(s->q);
-	else
-		while (cfa_chunkq_next(s->q, &data, &len, &end))
-			;
+	s->result = cfa_unpack_extract(s->u, read_part, s, s->format, s->strip);
+	fclose(s->in); /* before the writer renames or removes the file */
+	s->in = NULL;
 }
 
 static void stream_free(struct cfa_stream *s)
 {
+	if (s->in)
+		fclose(s->in);
 	cfa_unpack_close(s->u);
-	cfa_chunkq_free(s->q);
+	cfa_plat_cond_free(s->more);
+	cfa_plat_mutex_free(s->m);
 	cfapkg_ctx_free(s->ctx);
+	cfa_free(s->buf);
 	cfa_free(s);
 }
 
 enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, const char *name,
-                                 unsigned strip, uint64_t size, struct cfa_stream **out)
+                                 unsigned strip, uint64_t size, const char *part,
+                                 struct cfa_stream **out)
 {
 	struct cfapkg_unpack_opts uo = {strip, 0, 0, true}; /* committed only once verified */
 	struct cfa_stream *s;
@@ -67,9 +96,14 @@ enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, con
 	cfa_snprintf(s->format, sizeof(s->format), "%s", format);
 	s->strip = strip;
 	if (!(s->ctx = cfapkg_ctx_new()) || cfapkg_ctx_set_root(s->ctx, cfapkg_ctx_root(ctx)) ||
-	    cfa_unpack_open(s->ctx, name, "the download", size, &uo, &s->u, &existed) || existed ||
-	    !(s->q = cfa_chunkq_new(CHUNKS, CHUNK_SIZE)) ||
-	    cfa_plat_thread_start(stream_main, s, &s->thread) != 0) {
+	    !(s->m = cfa_plat_mutex_new()) || !(s->more = cfa_plat_cond_new()) ||
+	    !(s->buf = cfa_malloc(READ_SIZE)) || !(s->in = cfa_plat_fopen(part, "rb")) ||
+	    cfa_unpack_open(s->ctx, name, "the download", size, &uo, &s->u, &existed) || existed) {
+		stream_free(s);
+		return CFAPKG_E_UNSUPPORTED;
+	}
+	setvbuf(s->in, NULL, _IONBF, 0); /* reads go straight to the file */
+	if (cfa_plat_thread_start(stream_main, s, &s->thread) != 0) {
 		stream_free(s);
 		return CFAPKG_E_UNSUPPORTED;
 	}
@@ -77,11 +111,32 @@ enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, con
 	return CFAPKG_E_OK;
 }
 
-bool cfa_stream_feed(struct cfa_stream *s, const void *data, size_t n)
+void cfa_stream_feed(struct cfa_stream *s, uint64_t readable)
 {
-	if (!s->failed && !cfa_chunkq_write(s->q, data, n))
-		s->failed = true;
-	return !s->failed;
+	cfa_plat_mutex_lock(s->m);
+	s->readable = readable;
+	cfa_plat_cond_broadcast(s->more);
+	cfa_plat_mutex_unlock(s->m);
+}
+
+/* Tells the thread that no more bytes come (or to stop), and waits. */
+static void stream_end(struct cfa_stream *s, bool cancel)
+{
+	if (!s->thread)
+		return;
+	cfa_plat_mutex_lock(s->m);
+	s->ended = true;
+	s->cancelled = cancel;
+	cfa_plat_cond_broadcast(s->more);
+	cfa_plat_mutex_unlock(s->m);
+	cfa_plat_thread_join(s->thread);
+	s->thread = NULL;
+}
+
+void cfa_stream_end(struct cfa_stream *s, uint64_t readable)
+{
+	cfa_stream_feed(s, readable);
+	stream_end(s, false);
 }
 
 enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep,
@@ -90,9 +145,8 @@ enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep,
 	enum cfapkg_err e;
 
 	memset(out, 0, sizeof(*out));
-	cfa_chunkq_close(s->q); /* the end of the archive for the thread */
-	cfa_plat_thread_join(s->thread);
-	e = s->result ? s->result : s->failed ? CFAPKG_E_IO : CFAPKG_E_OK;
+	stream_end(s, !keep);
+	e = s->result;
 	if (!e && keep)
 		e = cfa_unpack_commit(s->u, out);
 	stream_free(s);

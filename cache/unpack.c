@@ -30,7 +30,8 @@ struct link {
 struct unpacker {
 	struct cfapkg_ctx *ctx;
 	const char *archive_path;  /* for messages; the stream's name when src is set */
-	struct cfa_chunkq *src;    /* a stream being downloaded, or NULL: the file */
+	archive_read_callback *src; /* a stream being downloaded, or NULL: the file */
+	void *src_arg;
 	bool hash_checked;
 	char staging[4096], store[4096], final[4300];
 	uint64_t cap, total, files;
@@ -116,13 +117,14 @@ static void manifest_add(struct unpacker *u, const char *name, uint64_t size, co
 
 /* Lists a file whose digest the hasher has yet to give: 64 placeholder
  * digits, overwritten once it has (fill_digests). */
-static enum cfapkg_err record_file(struct unpacker *u, const char *name, uint64_t size)
+static enum cfapkg_err record_file(struct unpacker *u, const char *name, const char *full,
+                                   uint64_t size)
 {
 	static const char zeros[65] = "0000000000000000000000000000000000000000000000000000000000000000";
 
-	if (!cfa_hasher_end_file(u->hasher) ||
+	if (!cfa_hasher_add_file(u->hasher, full) ||
 	    cfa_grow((void **)&u->hex_at, &u->hex_at_cap, u->nhex_at + 1, sizeof(*u->hex_at)) != 0)
-		return cfa_nomem(u->ctx);
+		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot hash (out of memory?)", full);
 	manifest_add(u, name, size, zeros, "file");
 	u->hex_at[u->nhex_at++] = u->manifest.len - 66; /* the digits, then "}" */
 	return CFAPKG_E_OK;
@@ -133,7 +135,8 @@ static enum cfapkg_err fill_digests(struct unpacker *u)
 	size_t k;
 
 	if (!cfa_hasher_finish(u->hasher))
-		return cfa_nomem(u->ctx);
+		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot read the unpacked files back to hash "
+		                "them (out of memory?)", u->staging);
 	for (k = 0; k < u->nhex_at && !u->manifest.failed; k++)
 		memcpy(u->manifest.data + u->hex_at[k], cfa_hasher_hex(u->hasher, k), 64);
 	return CFAPKG_E_OK;
@@ -159,8 +162,6 @@ static enum cfapkg_err put_block(struct unpacker *u, FILE *f, const char *name, 
 		return refuse(u, name, "the archive expands past the size cap (a decompression bomb?)");
 	if (fwrite(data, 1, n, f) != n)
 		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: write failed (disk full?)", full);
-	if (!cfa_hasher_add(u->hasher, data, n))
-		return cfa_nomem(u->ctx);
 	/* Every 8 MiB: start the disk on it now rather than at the final sync. */
 	if ((*size + n) >> 23 != *size >> 23)
 		cfa_plat_start_writeback(f);
@@ -168,7 +169,7 @@ static enum cfapkg_err put_block(struct unpacker *u, FILE *f, const char *name, 
 	return CFAPKG_E_OK;
 }
 
-/* A regular file: the entry's data to disk, and to the hasher. */
+/* A regular file: the entry's data to disk; the hasher reads it back. */
 static enum cfapkg_err write_file(struct unpacker *u, struct archive *a, const char *name,
                                   const char *full, unsigned mode)
 {
@@ -194,8 +195,9 @@ static enum cfapkg_err write_file(struct unpacker *u, struct archive *a, const c
 		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: write failed (disk full?)", full);
 	if (e)
 		return e;
-	cfa_plat_set_mode(full, mode);
-	return record_file(u, name, size);
+	/* Owner-readable always: the hasher and cfapkg verify read it back. */
+	cfa_plat_set_mode(full, mode | 0400);
+	return record_file(u, name, full, size);
 }
 
 static enum cfapkg_err defer_link(struct unpacker *u, const char *name, const char *target,
@@ -282,7 +284,7 @@ static enum cfapkg_err copy_staged(struct unpacker *u, const char *name, const c
 	if (out && fclose(out) != 0 && !e)
 		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: write failed (disk full?)", full);
 	cfa_free(block);
-	return e ? e : record_file(u, name, size);
+	return e ? e : record_file(u, name, full, size);
 }
 
 static enum cfapkg_err make_links(struct unpacker *u)
@@ -326,18 +328,6 @@ static la_ssize_t read_member(struct archive *inner, void *outer, const void **b
 	return n;
 }
 
-/* The stream's bytes, in the chunks the download delivered. */
-static la_ssize_t read_chunk(struct archive *a, void *src, const void **buf)
-{
-	size_t len = 0;
-	bool end;
-
-	(void)a;
-	if (!cfa_chunkq_next(src, buf, &len, &end))
-		*buf = NULL;
-	return (la_ssize_t)len;
-}
-
 /* A verified archive's zip CRC-32s repeat what its SHA-256 proved. */
 static void skip_crc(struct unpacker *u, struct archive *a)
 {
@@ -377,7 +367,7 @@ static struct archive *open_reader(struct unpacker *u, const char *format, struc
 		archive_read_support_format_zip_streamable(a);
 		archive_read_support_format_tar(a);
 		skip_crc(u, a);
-		if (archive_read_open(a, u->src, NULL, read_chunk, NULL) == ARCHIVE_OK)
+		if (archive_read_open(a, u->src_arg, NULL, u->src, NULL) == ARCHIVE_OK)
 			return a;
 		goto fail;
 	}
@@ -503,12 +493,13 @@ enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const 
 	return CFAPKG_E_OK;
 }
 
-enum cfapkg_err cfa_unpack_extract(struct unpacker *u, struct cfa_chunkq *src, const char *format,
-                                   unsigned strip)
+enum cfapkg_err cfa_unpack_extract(struct unpacker *u, archive_read_callback *src, void *src_arg,
+                                   const char *format, unsigned strip)
 {
 	enum cfapkg_err e;
 
 	u->src = src;
+	u->src_arg = src_arg;
 	e = extract_all(u, format, strip);
 	if (!e)
 		e = fill_digests(u);
@@ -559,7 +550,7 @@ enum cfapkg_err cfapkg_unpack(struct cfapkg_ctx *ctx, const char *archive, const
 		return CFAPKG_E_OK;
 	}
 	if (!e)
-		e = cfa_unpack_extract(u, NULL, format, opts ? opts->strip : 0);
+		e = cfa_unpack_extract(u, NULL, NULL, format, opts ? opts->strip : 0);
 	if (!e)
 		e = cfa_unpack_commit(u, out);
 	if (e && u) {
