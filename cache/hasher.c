@@ -116,6 +116,8 @@ bool cfa_hasher_add_file(struct cfa_hasher *h, const char *path)
 
 bool cfa_hasher_finish(struct cfa_hasher *h)
 {
+	if (!h)
+		return false;
 	if (h->thread) {
 		cfa_plat_mutex_lock(h->m);
 		h->closed = true;

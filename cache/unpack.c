@@ -236,6 +236,7 @@ static enum cfapkg_err entry(struct unpacker *u, struct archive *a, struct archi
 		return cfa_plat_mkdir_p(full) ? cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot create", full)
 		                              : CFAPKG_E_OK;
 	case AE_IFREG:
+	case 0: /* a tar hard link entry carries no type of its own */
 		if (!fresh)
 			return refuse(u, raw, "a second entry of the same name (or the same name in "
 			                      "another case)");
@@ -246,6 +247,8 @@ static enum cfapkg_err entry(struct unpacker *u, struct archive *a, struct archi
 				return refuse(u, raw, "a hard link pointing outside the archive");
 			return defer_link(u, name, target, true);
 		}
+		if (!archive_entry_filetype(en))
+			return refuse(u, raw, "an entry of no known type");
 		return write_file(u, a, name, full, (unsigned)archive_entry_perm(en));
 	case AE_IFLNK:
 		if (!fresh)
@@ -524,6 +527,7 @@ void cfa_unpack_close(struct unpacker *u)
 {
 	if (!u)
 		return;
+	cfa_hasher_finish(u->hasher); /* its files are closed (Windows keeps open files) */
 	if (u->staging[0])
 		cfa_plat_remove_tree(u->staging);
 	unpacker_fini(u);

@@ -171,11 +171,48 @@ def test_hostile(tmp):
     check("size cap", rc == 1 and "size cap" in res.get("error", ""), json.dumps(res))
 
 
+def test_details(tmp):
+    """Files the hasher reads back: unreadable in the archive, empty, larger
+    than one read, a hard link's copy; and a zip whose CRC-32 is wrong,
+    refused when nothing pinned the archive's hash."""
+    big = bytes(range(256)) * (12 << 12)  # 12 MiB
+    locked = reg("pkg/locked.txt", b"secret")
+    locked[0].mode = 0o000
+    members = [locked, reg("pkg/empty", b""), reg("pkg/lib/big.so", big),
+               special("pkg/lib/big-link.so", tarfile.LNKTYPE, "pkg/lib/big.so")]
+    path = tmp / "details.tar.gz"
+    make_tar(path, "w:gz", members)
+    root = tmp / "root-details"
+    rc, res = unpack(root, path, "tar.gz", "det-1-x", "1")
+    store = root / "store" / "det-1-x"
+    check("unpack details", rc == 0, json.dumps(res))
+    if rc == 0:
+        manifest = json.loads((store / ".cfapkg" / "manifest.json").read_text())
+        got = {f["path"]: f["sha256"] for f in manifest["files"]}
+        want = {"locked.txt": b"secret", "empty": b"", "lib/big.so": big, "lib/big-link.so": big}
+        check("manifest of read-back files", got == {n: hashlib.sha256(d).hexdigest()
+                                                     for n, d in want.items()}, json.dumps(got))
+        check("an unreadable file is stored readable by its owner",
+              (store / "locked.txt").stat().st_mode & 0o400 and
+              (store / "locked.txt").read_bytes() == b"secret")
+    bad = tmp / "badcrc.zip"
+    with zipfile.ZipFile(bad, "w", zipfile.ZIP_STORED) as f:
+        f.writestr("pkg/a.dll", b"A" * 4096)
+    raw = bytearray(bad.read_bytes())
+    raw[raw.index(b"A" * 64) + 10] = ord("B")
+    bad.write_bytes(bytes(raw))
+    rc, res = unpack(tmp / "root-crc", bad, "zip", "crc-1-x", "1")
+    left = list((tmp / "root-crc" / "store").iterdir()) if (tmp / "root-crc" / "store").exists() else []
+    check("a wrong CRC-32 is refused when the hash was not pinned", rc == 1 and left == [],
+          json.dumps(res))
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         tmp = pathlib.Path(d)
         test_formats(tmp)
         test_hostile(tmp)
+        test_details(tmp)
     return check.report()
 
 
