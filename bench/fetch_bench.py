@@ -64,6 +64,13 @@ def archive_bench(cfapkg, tmp, srv, env):
     recipes = tmp / "recipes"
     recipes.mkdir()
     recipe(recipes, "libtorch-like", url, sha, size, "zip", 1)
+    # Twelve runs, none deleted until the end (see below): each holds the
+    # archive and its tree, about 2.7 times the archive.
+    need = 12 * 2.7 * size
+    free = shutil.disk_usage(tmp).free
+    if free < need:
+        sys.exit(f"{tmp}: {free / 2**30:.0f} GiB free, the archive benchmark needs "
+                 f"{need / 2**30:.0f} GiB; set BENCH_TMP to a larger disk")
     results = {"a": [], "b": [], "c": [], "d": []}
     for rnd, order in enumerate(("abcd", "bcda", "cdab")):  # rotated
         for key in order:

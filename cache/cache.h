@@ -52,16 +52,14 @@ void cfa_hasher_free(struct cfa_hasher *h);
 
 /* stream.c: an unpack that reads a download's .part file while it is
  * being written.  feed says how many bytes of the file are written (and
- * flushed); end says the file is complete (readable bytes in all) and
- * waits until the unpack has read what it needs and closed the file;
- * finish keeps (commits into the store) or discards (stopping the unpack
- * first if end was not called). */
+ * flushed), and whether that is all of it; the file may be renamed
+ * meanwhile.  finish(keep) waits for the unpack to end and commits it into
+ * the store; finish(!keep) stops the unpack and discards it. */
 struct cfa_stream;
 enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, const char *name,
                                  unsigned strip, uint64_t size, const char *part,
                                  struct cfa_stream **out);
-void cfa_stream_feed(struct cfa_stream *s, uint64_t readable);
-void cfa_stream_end(struct cfa_stream *s, uint64_t readable);
+void cfa_stream_feed(struct cfa_stream *s, uint64_t readable, bool complete);
 enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep,
                                   struct cfapkg_unpack_result *out);
 /* After the transfers: a downloaded item that asked to be unpacked and

@@ -136,7 +136,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 			return 0;
 		}
 		x->streamed_upto = x->have;
-		cfa_stream_feed(x->stream, x->have);
+		cfa_stream_feed(x->stream, x->have, false);
 	}
 	/* Every 8 MiB: let the disk catch up now rather than at the fsync. */
 	if (((x->have - n) >> 23) != (x->have >> 23))
@@ -261,8 +261,6 @@ static void finish(struct xfer *x)
 	}
 	fclose(x->part);
 	x->part = NULL;
-	if (x->stream)
-		cfa_stream_end(x->stream, x->have); /* its reader closes the file */
 	cfa_sha256_hex(md, hex);
 	if (it->size >= 0)
 		cfa_snprintf(sizes, sizeof(sizes), "%lld bytes expected, %llu received",
@@ -280,6 +278,10 @@ static void finish(struct xfer *x)
 		x->done = true;
 		return;
 	}
+	/* The unpack reading behind the download goes on to the end by itself:
+	 * other transfers of this thread need not wait for it. */
+	if (x->stream)
+		cfa_stream_feed(x->stream, x->have, true);
 	cfa_snprintf(final, sizeof(final), "%s/%s", x->final_dir, hex);
 	if (cfa_plat_rename(x->part_path, final) != 0) {
 		item_fail(x, CFAPKG_E_IO, "%s: cannot move the download into %s", it->label, final);
@@ -292,7 +294,19 @@ static void finish(struct xfer *x)
 	cfa_snprintf(it->path, sizeof(it->path), "%s", final);
 	it->err = CFAPKG_E_OK;
 	x->done = true;
-	if (x->stream && cfa_stream_finish(x->stream, true, &it->unpack) == CFAPKG_E_OK)
+}
+
+/* After the transfers: an unpack that streamed a verified download is
+ * committed into the store; any other is dropped. */
+static void end_stream(struct xfer *x)
+{
+	struct cfapkg_fetch_item *it = x->item;
+
+	if (!x->stream || !x->done || it->err) {
+		drop_stream(x);
+		return;
+	}
+	if (cfa_stream_finish(x->stream, true, &it->unpack) == CFAPKG_E_OK)
 		it->unpacked = it->streamed = true;
 	x->stream = NULL;
 }
@@ -574,7 +588,7 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 	if (!e)
 		run_groups(xs, n, o.parallel);
 	for (i = 0; i < n; i++) {
-		drop_stream(&xs[i]);
+		end_stream(&xs[i]);
 		EVP_MD_CTX_free(xs[i].md);
 		cfa_free(xs[i].iobuf);
 		cfa_unpack_fetched(ctx, &items[i]);

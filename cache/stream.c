@@ -66,7 +66,7 @@ static void stream_main(void *arg)
 	struct cfa_stream *s = arg;
 
 	s->result = cfa_unpack_extract(s->u, read_part, s, s->format, s->strip);
-	fclose(s->in); /* before the writer renames or removes the file */
+	fclose(s->in);
 	s->in = NULL;
 }
 
@@ -97,7 +97,7 @@ enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, con
 	s->strip = strip;
 	if (!(s->ctx = cfapkg_ctx_new()) || cfapkg_ctx_set_root(s->ctx, cfapkg_ctx_root(ctx)) ||
 	    !(s->m = cfa_plat_mutex_new()) || !(s->more = cfa_plat_cond_new()) ||
-	    !(s->buf = cfa_malloc(READ_SIZE)) || !(s->in = cfa_plat_fopen(part, "rb")) ||
+	    !(s->buf = cfa_malloc(READ_SIZE)) || !(s->in = cfa_plat_fopen_shared(part)) ||
 	    cfa_unpack_open(s->ctx, name, "the download", size, &uo, &s->u, &existed) || existed) {
 		stream_free(s);
 		return CFAPKG_E_UNSUPPORTED;
@@ -111,32 +111,27 @@ enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, con
 	return CFAPKG_E_OK;
 }
 
-void cfa_stream_feed(struct cfa_stream *s, uint64_t readable)
+void cfa_stream_feed(struct cfa_stream *s, uint64_t readable, bool complete)
 {
 	cfa_plat_mutex_lock(s->m);
 	s->readable = readable;
+	s->ended = complete;
 	cfa_plat_cond_broadcast(s->more);
 	cfa_plat_mutex_unlock(s->m);
 }
 
-/* Tells the thread that no more bytes come (or to stop), and waits. */
-static void stream_end(struct cfa_stream *s, bool cancel)
+/* Waits for the thread; cancel makes it stop at its next read. */
+static void stream_join(struct cfa_stream *s, bool cancel)
 {
 	if (!s->thread)
 		return;
 	cfa_plat_mutex_lock(s->m);
-	s->ended = true;
 	s->cancelled = cancel;
+	s->ended = true;
 	cfa_plat_cond_broadcast(s->more);
 	cfa_plat_mutex_unlock(s->m);
 	cfa_plat_thread_join(s->thread);
 	s->thread = NULL;
-}
-
-void cfa_stream_end(struct cfa_stream *s, uint64_t readable)
-{
-	cfa_stream_feed(s, readable);
-	stream_end(s, false);
 }
 
 enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep,
@@ -145,7 +140,7 @@ enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep,
 	enum cfapkg_err e;
 
 	memset(out, 0, sizeof(*out));
-	stream_end(s, !keep);
+	stream_join(s, !keep);
 	e = s->result;
 	if (!e && keep)
 		e = cfa_unpack_commit(s->u, out);

@@ -33,6 +33,10 @@ bool cfa_plat_isatty(FILE *f);
 /* fopen with a UTF-8 path. */
 FILE *cfa_plat_fopen(const char *path, const char *mode);
 
+/* Opens a file for reading that others may go on writing, rename or
+ * remove meanwhile (Windows refuses those by default). */
+FILE *cfa_plat_fopen_shared(const char *path);
+
 /* Flushes a file's data to the disk.  0 or errno-style. */
 int cfa_plat_fsync(FILE *f);
 /* Starts writing a growing file's data to the disk without waiting, so

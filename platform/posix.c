@@ -100,6 +100,11 @@ FILE *cfa_plat_fopen(const char *path, const char *mode)
 	return fopen(path, mode);
 }
 
+FILE *cfa_plat_fopen_shared(const char *path)
+{
+	return cfa_plat_fopen(path, "rb");
+}
+
 int cfa_plat_fsync(FILE *f)
 {
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0)

@@ -167,6 +167,28 @@ FILE *cfa_plat_fopen(const char *path, const char *mode)
 	return f;
 }
 
+FILE *cfa_plat_fopen_shared(const char *path)
+{
+	wchar_t *w = wide_path(path);
+	HANDLE h = INVALID_HANDLE_VALUE;
+	FILE *f = NULL;
+	int fd;
+
+	if (w)
+		h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+		                NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+	free(w);
+	if (h == INVALID_HANDLE_VALUE)
+		return NULL;
+	if ((fd = _open_osfhandle((intptr_t)h, _O_RDONLY | _O_BINARY)) < 0) {
+		CloseHandle(h);
+		return NULL;
+	}
+	if (!(f = _fdopen(fd, "rb")))
+		_close(fd);
+	return f;
+}
+
 int cfa_plat_fsync(FILE *f)
 {
 	if (fflush(f) != 0 || !FlushFileBuffers((HANDLE)_get_osfhandle(_fileno(f))))
