@@ -70,31 +70,6 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
-static void drop_stream(struct xfer *x)
-{
-	struct cfapkg_unpack_result ignored;
-
-	if (x->stream)
-		cfa_stream_finish(x->stream, false, &ignored);
-	x->stream = NULL;
-}
-
-/* A body that starts at byte 0 of a pinned artifact may also be unpacked
- * as it arrives; a second body (a retry, a resume) ends that: the file is
- * unpacked after. */
-static void maybe_stream(struct xfer *x)
-{
-	const struct cfapkg_fetch_item *it = x->item;
-	uint64_t size = it->size >= 0 ? (uint64_t)it->size : x->opts->max_unknown_size;
-
-	if (x->stream_tried || x->have > 0 || !it->unpack_format || !it->unpack_name || !it->sha256)
-		return;
-	x->stream_tried = true;
-	x->streamed_upto = 0;
-	cfa_stream_start(x->ctx, it->unpack_format, it->unpack_name, it->unpack_strip, size,
-	                 x->part_path, &x->stream);
-}
-
 /* The first body bytes decide: 206 continues the part, 200 replaces it. */
 static bool start_body(struct xfer *x)
 {
@@ -102,11 +77,11 @@ static bool start_body(struct xfer *x)
 
 	curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
 	x->body_started = true;
-	drop_stream(x); /* a second body: the file is unpacked afterwards */
+	cfa_part_stream_drop(x); /* a second body: the file is unpacked afterwards */
 	if (code != 206 && x->have > 0 && !cfa_part_restart(x))
 		return false;
 	cfa_part_write_meta(x);
-	maybe_stream(x);
+	cfa_part_stream_start(x);
 	return true;
 }
 
@@ -129,14 +104,9 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 		return 0;
 	}
 	x->have += n;
-	/* Every MiB the unpack may read what is written so far. */
-	if (x->stream && x->have - x->streamed_upto >= (1u << 20)) {
-		if (fflush(x->part) != 0) {
-			x->stop = STOP_IO;
-			return 0;
-		}
-		x->streamed_upto = x->have;
-		cfa_stream_feed(x->stream, x->have, false);
+	if (x->stream && !cfa_part_stream_feed(x)) {
+		x->stop = STOP_IO;
+		return 0;
 	}
 	/* Every 8 MiB: let the disk catch up now rather than at the fsync. */
 	if (((x->have - n) >> 23) != (x->have >> 23))
@@ -269,7 +239,7 @@ static void finish(struct xfer *x)
 		cfa_snprintf(sizes, sizeof(sizes), "%llu bytes", (unsigned long long)x->have);
 	if ((it->size >= 0 && x->have != (uint64_t)it->size) ||
 	    (x->want[0] && strcmp(hex, x->want) != 0)) {
-		drop_stream(x);
+		cfa_part_stream_drop(x);
 		cfa_part_discard(x);
 		it->err = CFAPKG_E_INTEGRITY;
 		cfa_snprintf(it->error, sizeof(it->error),
@@ -294,21 +264,6 @@ static void finish(struct xfer *x)
 	cfa_snprintf(it->path, sizeof(it->path), "%s", final);
 	it->err = CFAPKG_E_OK;
 	x->done = true;
-}
-
-/* After the transfers: an unpack that streamed a verified download is
- * committed into the store; any other is dropped. */
-static void end_stream(struct xfer *x)
-{
-	struct cfapkg_fetch_item *it = x->item;
-
-	if (!x->stream || !x->done || it->err) {
-		drop_stream(x);
-		return;
-	}
-	if (cfa_stream_finish(x->stream, true, &it->unpack) == CFAPKG_E_OK)
-		it->unpacked = it->streamed = true;
-	x->stream = NULL;
 }
 
 static bool retryable(CURLcode rc, long code)
@@ -379,7 +334,7 @@ static void on_done(struct xfer *x, CURLM *multi, CURLcode rc)
 		return;
 	}
 	close_attempt(x, multi);
-	drop_stream(x); /* before the part may be removed or restarted */
+	cfa_part_stream_drop(x); /* before the part may be removed or restarted */
 	if (x->stop == STOP_IO)
 		item_fail(x, CFAPKG_E_IO, "%s: cannot write %s", x->item->label, x->part_path);
 	else
@@ -588,7 +543,7 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 	if (!e)
 		run_groups(xs, n, o.parallel);
 	for (i = 0; i < n; i++) {
-		end_stream(&xs[i]);
+		cfa_part_stream_end(&xs[i]);
 		EVP_MD_CTX_free(xs[i].md);
 		cfa_free(xs[i].iobuf);
 		cfa_unpack_fetched(ctx, &items[i]);

@@ -47,5 +47,14 @@ bool cfa_part_restart(struct xfer *x);
  * over without a validator, or when it is longer than the artifact). */
 bool cfa_part_open(struct xfer *x);
 void cfa_part_discard(struct xfer *x);
+/* The unpack that reads the part while it grows (stream.c): started with
+ * the first body when it begins at byte 0 of a pinned archive, fed as
+ * bytes are written (false: a write failed), dropped when the body ends
+ * early or another starts, and, after the transfers, committed when the
+ * download was verified (dropped otherwise). */
+void cfa_part_stream_start(struct xfer *x);
+bool cfa_part_stream_feed(struct xfer *x);
+void cfa_part_stream_drop(struct xfer *x);
+void cfa_part_stream_end(struct xfer *x);
 
 #endif

@@ -2,7 +2,8 @@
  * part.c - a download in progress: NAME.part holds a prefix of the
  * artifact, NAME.part.meta the validator (ETag or Last-Modified) of the
  * response it came from, so that a resume asks for the rest of the same
- * bytes (If-Range) and anything else starts over.
+ * bytes (If-Range) and anything else starts over.  And the unpack that
+ * reads the part while it grows (stream.c).
  */
 #include <string.h>
 
@@ -88,4 +89,56 @@ void cfa_part_discard(struct xfer *x)
 {
 	cfa_plat_remove(x->part_path);
 	cfa_plat_remove(x->meta_path);
+}
+
+/* A body that starts at byte 0 of a pinned artifact may also be unpacked
+ * as it arrives; a second body (a retry, a resume) ends that: the file is
+ * unpacked after. */
+void cfa_part_stream_start(struct xfer *x)
+{
+	const struct cfapkg_fetch_item *it = x->item;
+	uint64_t size = it->size >= 0 ? (uint64_t)it->size : x->opts->max_unknown_size;
+
+	if (x->stream_tried || x->have > 0 || !it->unpack_format || !it->unpack_name || !it->sha256)
+		return;
+	x->stream_tried = true;
+	x->streamed_upto = 0;
+	cfa_stream_start(x->ctx, it->unpack_format, it->unpack_name, it->unpack_strip, size,
+	                 x->part_path, &x->stream);
+}
+
+/* Every MiB the unpack may read what is written so far. */
+bool cfa_part_stream_feed(struct xfer *x)
+{
+	if (x->have - x->streamed_upto < (1u << 20))
+		return true;
+	if (fflush(x->part) != 0)
+		return false;
+	x->streamed_upto = x->have;
+	cfa_stream_feed(x->stream, x->have, false);
+	return true;
+}
+
+void cfa_part_stream_drop(struct xfer *x)
+{
+	struct cfapkg_unpack_result ignored;
+
+	if (x->stream)
+		cfa_stream_finish(x->stream, false, &ignored);
+	x->stream = NULL;
+}
+
+/* After the transfers: an unpack that streamed a verified download is
+ * committed into the store; any other is dropped. */
+void cfa_part_stream_end(struct xfer *x)
+{
+	struct cfapkg_fetch_item *it = x->item;
+
+	if (!x->stream || !x->done || it->err) {
+		cfa_part_stream_drop(x);
+		return;
+	}
+	if (cfa_stream_finish(x->stream, true, &it->unpack) == CFAPKG_E_OK)
+		it->unpacked = it->streamed = true;
+	x->stream = NULL;
 }
