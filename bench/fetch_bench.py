@@ -101,7 +101,8 @@ def archive_bench(cfapkg, tmp, srv, env):
     print(f"archive        {size / 2**30:.2f} GiB zip, 8000 headers + 12 libraries")
     for k, label in (("a", "curl + sha256sum + bsdtar"), ("b", "curl + bsdtar"),
                      ("c", "cfapkg fetch (verify + unpack)"), ("d", "curl + bsdtar + sync")):
-        print(f"  ({k}) {label:32s} {best[k][0]:7.2f} s  peak {best[k][1]:6.1f} MiB")
+        runs = " ".join(f"{w:.2f}" for w, _ in results[k])
+        print(f"  ({k}) {label:32s} {best[k][0]:7.2f} s  peak {best[k][1]:6.1f} MiB  (runs: {runs})")
     ca, cb = best["c"][0] / best["a"][0], best["c"][0] / best["b"][0]
     print(f"  (c)/(a) = {ca:.2f} (goal <= 0.6: {'met' if ca <= 0.6 else 'NOT met'})")
     print(f"  (c)/(b) = {cb:.2f} (goal <= 1.0: {'met' if cb <= 1.0 else 'NOT met'})")
