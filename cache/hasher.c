@@ -27,29 +27,38 @@ struct cfa_hasher {
 	unsigned char *buf;
 };
 
-/* Hashes one file into the next digest; false when it cannot be read. */
+/* Hashes one file into the next digest; false when it cannot be read.
+ * Mapped, the page cache is hashed in place; read, it is copied first. */
 static bool hash_file(struct cfa_hasher *h, const char *path)
 {
 	unsigned char digest[EVP_MAX_MD_SIZE];
 	unsigned len = 0;
-	FILE *f = cfa_plat_fopen(path, "rb");
+	struct cfa_map *map;
+	const void *data;
+	uint64_t size;
+	FILE *f = NULL;
 	size_t n;
-	bool ok;
+	bool ok = true;
 
-	if (!f || cfa_grow((void **)&h->hex, &h->hex_cap, h->nhex + 1, sizeof(*h->hex)) != 0 ||
-	    EVP_DigestInit_ex(h->md, EVP_sha256(), NULL) != 1) {
-		if (f)
-			fclose(f);
+	if (cfa_grow((void **)&h->hex, &h->hex_cap, h->nhex + 1, sizeof(*h->hex)) != 0 ||
+	    EVP_DigestInit_ex(h->md, EVP_sha256(), NULL) != 1)
+		return false;
+	if ((map = cfa_plat_map(path, &data, &size))) {
+		EVP_DigestUpdate(h->md, data, (size_t)size);
+		cfa_plat_unmap(map);
+	} else if ((f = cfa_plat_fopen(path, "rb"))) {
+		setvbuf(f, NULL, _IONBF, 0);
+		while ((n = fread(h->buf, 1, READ_SIZE, f)) > 0)
+			EVP_DigestUpdate(h->md, h->buf, n);
+		ok = !ferror(f);
+		fclose(f);
+	} else {
 		return false;
 	}
-	setvbuf(f, NULL, _IONBF, 0);
-	while ((n = fread(h->buf, 1, READ_SIZE, f)) > 0)
-		EVP_DigestUpdate(h->md, h->buf, n);
-	ok = !ferror(f) && EVP_DigestFinal_ex(h->md, digest, &len) == 1;
-	fclose(f);
-	if (ok)
-		cfa_sha256_hex(digest, h->hex[h->nhex++]);
-	return ok;
+	if (!ok || EVP_DigestFinal_ex(h->md, digest, &len) != 1)
+		return false;
+	cfa_sha256_hex(digest, h->hex[h->nhex++]);
+	return true;
 }
 
 static void hasher_main(void *arg)

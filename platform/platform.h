@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* "linux" or "windows", and the CPU architecture ("x86_64", "aarch64"). */
@@ -36,6 +37,12 @@ FILE *cfa_plat_fopen(const char *path, const char *mode);
 /* Opens a file for reading that others may go on writing, rename or
  * remove meanwhile (Windows refuses those by default). */
 FILE *cfa_plat_fopen_shared(const char *path);
+
+/* A whole file mapped read-only, to read its bytes in place: NULL where it
+ * cannot be mapped (an empty file, say); read it then.  Unmap when done. */
+struct cfa_map;
+struct cfa_map *cfa_plat_map(const char *path, const void **data, uint64_t *len);
+void cfa_plat_unmap(struct cfa_map *m);
 
 /* Flushes a file's data to the disk.  0 or errno-style. */
 int cfa_plat_fsync(FILE *f);

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -103,6 +104,42 @@ FILE *cfa_plat_fopen(const char *path, const char *mode)
 FILE *cfa_plat_fopen_shared(const char *path)
 {
 	return cfa_plat_fopen(path, "rb");
+}
+
+struct cfa_map {
+	void *addr;
+	size_t len;
+};
+
+struct cfa_map *cfa_plat_map(const char *path, const void **data, uint64_t *len)
+{
+	struct cfa_map *m = NULL;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	void *addr = MAP_FAILED;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 && (m = malloc(sizeof(*m))))
+		addr = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (fd >= 0)
+		close(fd); /* the mapping keeps the file */
+	if (addr == MAP_FAILED) {
+		free(m);
+		return NULL;
+	}
+	madvise(addr, (size_t)st.st_size, MADV_SEQUENTIAL);
+	m->addr = addr;
+	m->len = (size_t)st.st_size;
+	*data = addr;
+	*len = (uint64_t)st.st_size;
+	return m;
+}
+
+void cfa_plat_unmap(struct cfa_map *m)
+{
+	if (!m)
+		return;
+	munmap(m->addr, m->len);
+	free(m);
 }
 
 int cfa_plat_fsync(FILE *f)

@@ -189,6 +189,49 @@ FILE *cfa_plat_fopen_shared(const char *path)
 	return f;
 }
 
+struct cfa_map {
+	const void *view;
+};
+
+struct cfa_map *cfa_plat_map(const char *path, const void **data, uint64_t *len)
+{
+	wchar_t *w = wide_path(path);
+	HANDLE file = INVALID_HANDLE_VALUE, mapping = NULL;
+	LARGE_INTEGER size = {0};
+	struct cfa_map *m = NULL;
+	const void *view = NULL;
+
+	if (w)
+		file = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING,
+		                   FILE_ATTRIBUTE_NORMAL, NULL);
+	free(w);
+	if (file != INVALID_HANDLE_VALUE && GetFileSizeEx(file, &size) && size.QuadPart > 0)
+		mapping = CreateFileMappingW(file, NULL, PAGE_READONLY, 0, 0, NULL);
+	if (mapping)
+		view = MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, 0);
+	if (mapping)
+		CloseHandle(mapping); /* the view keeps both alive */
+	if (file != INVALID_HANDLE_VALUE)
+		CloseHandle(file);
+	if (!view || !(m = malloc(sizeof(*m)))) {
+		if (view)
+			UnmapViewOfFile(view);
+		return NULL;
+	}
+	m->view = view;
+	*data = view;
+	*len = (uint64_t)size.QuadPart;
+	return m;
+}
+
+void cfa_plat_unmap(struct cfa_map *m)
+{
+	if (!m)
+		return;
+	UnmapViewOfFile(m->view);
+	free(m);
+}
+
 int cfa_plat_fsync(FILE *f)
 {
 	if (fflush(f) != 0 || !FlushFileBuffers((HANDLE)_get_osfhandle(_fileno(f))))
