@@ -13,6 +13,7 @@
 #include "platform/platform.h"
 
 #define READ_SIZE (1u << 20)
+#define WINDOW (128u * CFA_MAP_ALIGN) /* 8 MiB mapped at a time */
 
 struct cfa_hasher {
 	struct cfa_mutex *m;
@@ -35,7 +36,7 @@ static bool hash_file(struct cfa_hasher *h, const char *path)
 	unsigned len = 0;
 	struct cfa_map *map;
 	const void *data;
-	uint64_t size;
+	uint64_t size, at;
 	FILE *f = NULL;
 	size_t n;
 	bool ok = true;
@@ -43,9 +44,13 @@ static bool hash_file(struct cfa_hasher *h, const char *path)
 	if (cfa_grow((void **)&h->hex, &h->hex_cap, h->nhex + 1, sizeof(*h->hex)) != 0 ||
 	    EVP_DigestInit_ex(h->md, EVP_sha256(), NULL) != 1)
 		return false;
-	if ((map = cfa_plat_map(path, &data, &size))) {
-		EVP_DigestUpdate(h->md, data, (size_t)size);
-		cfa_plat_unmap(map);
+	if ((map = cfa_plat_map_open(path, &size))) {
+		for (at = 0; ok && at < size; at += WINDOW) {
+			size_t span = size - at < WINDOW ? (size_t)(size - at) : WINDOW;
+			ok = (data = cfa_plat_map_view(map, at, span)) &&
+			     EVP_DigestUpdate(h->md, data, span) == 1;
+		}
+		cfa_plat_map_close(map);
 	} else if ((f = cfa_plat_fopen(path, "rb"))) {
 		setvbuf(f, NULL, _IONBF, 0);
 		while ((n = fread(h->buf, 1, READ_SIZE, f)) > 0)

@@ -38,11 +38,16 @@ FILE *cfa_plat_fopen(const char *path, const char *mode);
  * remove meanwhile (Windows refuses those by default). */
 FILE *cfa_plat_fopen_shared(const char *path);
 
-/* A whole file mapped read-only, to read its bytes in place: NULL where it
- * cannot be mapped (an empty file, say); read it then.  Unmap when done. */
+/* A file mapped read-only one window at a time, to read its bytes in
+ * place while the process's resident size stays one window.  open gives
+ * NULL where the file cannot be mapped (an empty one, say): read it then.
+ * view maps len bytes at offset (a multiple of CFA_MAP_ALIGN) in place of
+ * the previous window; NULL on failure. */
+#define CFA_MAP_ALIGN (64u * 1024u)
 struct cfa_map;
-struct cfa_map *cfa_plat_map(const char *path, const void **data, uint64_t *len);
-void cfa_plat_unmap(struct cfa_map *m);
+struct cfa_map *cfa_plat_map_open(const char *path, uint64_t *size);
+const void *cfa_plat_map_view(struct cfa_map *m, uint64_t offset, size_t len);
+void cfa_plat_map_close(struct cfa_map *m);
 
 /* Flushes a file's data to the disk.  0 or errno-style. */
 int cfa_plat_fsync(FILE *f);

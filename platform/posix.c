@@ -107,38 +107,55 @@ FILE *cfa_plat_fopen_shared(const char *path)
 }
 
 struct cfa_map {
-	void *addr;
+	int fd;
+	void *view;
 	size_t len;
 };
 
-struct cfa_map *cfa_plat_map(const char *path, const void **data, uint64_t *len)
+struct cfa_map *cfa_plat_map_open(const char *path, uint64_t *size)
 {
-	struct cfa_map *m = NULL;
+	struct cfa_map *m;
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	void *addr = MAP_FAILED;
 
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 && (m = malloc(sizeof(*m))))
-		addr = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	if (fd >= 0)
-		close(fd); /* the mapping keeps the file */
-	if (addr == MAP_FAILED) {
-		free(m);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || st.st_size <= 0 || !(m = calloc(1, sizeof(*m)))) {
+		close(fd);
 		return NULL;
 	}
-	madvise(addr, (size_t)st.st_size, MADV_SEQUENTIAL);
-	m->addr = addr;
-	m->len = (size_t)st.st_size;
-	*data = addr;
-	*len = (uint64_t)st.st_size;
+	m->fd = fd;
+	*size = (uint64_t)st.st_size;
 	return m;
 }
 
-void cfa_plat_unmap(struct cfa_map *m)
+static void unmap_view(struct cfa_map *m)
+{
+	if (m->view)
+		munmap(m->view, m->len);
+	m->view = NULL;
+}
+
+const void *cfa_plat_map_view(struct cfa_map *m, uint64_t offset, size_t len)
+{
+	void *v;
+
+	unmap_view(m);
+	v = mmap(NULL, len, PROT_READ, MAP_SHARED, m->fd, (off_t)offset);
+	if (v == MAP_FAILED)
+		return NULL;
+	madvise(v, len, MADV_SEQUENTIAL);
+	m->view = v;
+	m->len = len;
+	return v;
+}
+
+void cfa_plat_map_close(struct cfa_map *m)
 {
 	if (!m)
 		return;
-	munmap(m->addr, m->len);
+	unmap_view(m);
+	close(m->fd);
 	free(m);
 }
 

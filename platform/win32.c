@@ -190,45 +190,51 @@ FILE *cfa_plat_fopen_shared(const char *path)
 }
 
 struct cfa_map {
+	HANDLE mapping;
 	const void *view;
 };
 
-struct cfa_map *cfa_plat_map(const char *path, const void **data, uint64_t *len)
+struct cfa_map *cfa_plat_map_open(const char *path, uint64_t *size)
 {
 	wchar_t *w = wide_path(path);
 	HANDLE file = INVALID_HANDLE_VALUE, mapping = NULL;
-	LARGE_INTEGER size = {0};
+	LARGE_INTEGER sz = {0};
 	struct cfa_map *m = NULL;
-	const void *view = NULL;
 
 	if (w)
 		file = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING,
 		                   FILE_ATTRIBUTE_NORMAL, NULL);
 	free(w);
-	if (file != INVALID_HANDLE_VALUE && GetFileSizeEx(file, &size) && size.QuadPart > 0)
+	if (file != INVALID_HANDLE_VALUE && GetFileSizeEx(file, &sz) && sz.QuadPart > 0)
 		mapping = CreateFileMappingW(file, NULL, PAGE_READONLY, 0, 0, NULL);
-	if (mapping)
-		view = MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, 0);
-	if (mapping)
-		CloseHandle(mapping); /* the view keeps both alive */
 	if (file != INVALID_HANDLE_VALUE)
-		CloseHandle(file);
-	if (!view || !(m = malloc(sizeof(*m)))) {
-		if (view)
-			UnmapViewOfFile(view);
+		CloseHandle(file); /* the mapping keeps it */
+	if (!mapping || !(m = calloc(1, sizeof(*m)))) {
+		if (mapping)
+			CloseHandle(mapping);
 		return NULL;
 	}
-	m->view = view;
-	*data = view;
-	*len = (uint64_t)size.QuadPart;
+	m->mapping = mapping;
+	*size = (uint64_t)sz.QuadPart;
 	return m;
 }
 
-void cfa_plat_unmap(struct cfa_map *m)
+const void *cfa_plat_map_view(struct cfa_map *m, uint64_t offset, size_t len)
+{
+	if (m->view)
+		UnmapViewOfFile(m->view);
+	m->view = MapViewOfFile(m->mapping, FILE_MAP_READ, (DWORD)(offset >> 32),
+	                        (DWORD)(offset & 0xffffffffu), len);
+	return m->view;
+}
+
+void cfa_plat_map_close(struct cfa_map *m)
 {
 	if (!m)
 		return;
-	UnmapViewOfFile(m->view);
+	if (m->view)
+		UnmapViewOfFile(m->view);
+	CloseHandle(m->mapping);
 	free(m);
 }
 
