@@ -142,21 +142,10 @@ static enum cfapkg_err fill_digests(struct unpacker *u)
 	return CFAPKG_E_OK;
 }
 
-/* Appends an entry's bytes at offset (a sparse entry's holes as zeros). */
-static enum cfapkg_err put_block(struct unpacker *u, FILE *f, const char *name, const char *full,
-                                 const void *data, size_t n, int64_t offset, uint64_t *size)
+/* Appends bytes to a file being unpacked, within the size cap. */
+static enum cfapkg_err put_bytes(struct unpacker *u, FILE *f, const char *name, const char *full,
+                                 const void *data, size_t n, uint64_t *size)
 {
-	static const unsigned char zeros[4096];
-
-	while (offset >= 0 && (uint64_t)offset > *size) {
-		size_t gap = (uint64_t)offset - *size < sizeof(zeros) ? (size_t)((uint64_t)offset - *size)
-		                                                     : sizeof(zeros);
-		enum cfapkg_err e = put_block(u, f, name, full, zeros, gap, -1, size);
-		if (e)
-			return e;
-	}
-	if (!n)
-		return CFAPKG_E_OK; /* an empty block: data may be NULL */
 	u->total += n;
 	if (u->total > u->cap)
 		return refuse(u, name, "the archive expands past the size cap (a decompression bomb?)");
@@ -167,6 +156,21 @@ static enum cfapkg_err put_block(struct unpacker *u, FILE *f, const char *name, 
 		cfa_plat_start_writeback(f);
 	*size += n;
 	return CFAPKG_E_OK;
+}
+
+/* A block libarchive gives at offset: a sparse entry's hole before it is
+ * written as zeros; an empty block may come with no data at all. */
+static enum cfapkg_err put_block(struct unpacker *u, FILE *f, const char *name, const char *full,
+                                 const void *data, size_t n, uint64_t offset, uint64_t *size)
+{
+	static const unsigned char zeros[4096];
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	while (!e && offset > *size)
+		e = put_bytes(u, f, name, full, zeros,
+		              offset - *size < sizeof(zeros) ? (size_t)(offset - *size) : sizeof(zeros),
+		              size);
+	return e || !n ? e : put_bytes(u, f, name, full, data, n, size);
 }
 
 /* A regular file: the entry's data to disk; the hasher reads it back. */
@@ -186,7 +190,7 @@ static enum cfapkg_err write_file(struct unpacker *u, struct archive *a, const c
 	if (!(f = cfa_plat_fopen(full, "wb")))
 		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot create", full);
 	while ((r = archive_read_data_block(a, &data, &n, &offset)) == ARCHIVE_OK)
-		if ((e = put_block(u, f, name, full, data, n, offset, &size)))
+		if ((e = put_block(u, f, name, full, data, n, (uint64_t)offset, &size)))
 			break;
 	if (!e && r != ARCHIVE_EOF)
 		e = cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: entry \"%s\": %s", u->archive_path, name,
@@ -281,7 +285,7 @@ static enum cfapkg_err copy_staged(struct unpacker *u, const char *name, const c
 			e = refuse(u, name, "a link whose target is not a file of the archive");
 	}
 	while (!e && (n = fread(block, 1, BLOCK, in)) > 0)
-		e = put_block(u, out, name, full, block, n, -1, &size);
+		e = put_bytes(u, out, name, full, block, n, &size);
 	if (in)
 		fclose(in);
 	if (out && fclose(out) != 0 && !e)
