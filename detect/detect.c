@@ -19,6 +19,12 @@ void cfa_machine_warn(struct cfapkg_machine *m, const char *fmt, ...)
 
 	if (m->nwarnings == CFAPKG_MAX_WARNINGS)
 		return;
+	/* The last slot says that more went unsaid, rather than dropping it silently. */
+	if (m->nwarnings == CFAPKG_MAX_WARNINGS - 1) {
+		cfa_snprintf(m->warnings[m->nwarnings++], sizeof(m->warnings[0]),
+		             "more warnings were left out");
+		return;
+	}
 	va_start(ap, fmt);
 	vsnprintf(m->warnings[m->nwarnings++], sizeof(m->warnings[0]), fmt, ap);
 	va_end(ap);
@@ -120,19 +126,60 @@ static void describe(struct cfapkg_ctx *ctx, struct cfapkg_gpu *g)
 	}
 }
 
-/* The discrete GPU with the most memory, else the GPU with the most. */
+/* A GPU whose KFD facts could not be read: what that means, once, with
+ * the name gpus.json gives its PCI id. */
+static void warn_unread(struct cfapkg_machine *m, const struct cfapkg_gpu *g)
+{
+	char target[64] = "its target is unknown";
+
+	if (g->gfx[0])
+		cfa_snprintf(target, sizeof(target), "its target %s comes from gpus.json", g->gfx);
+	cfa_machine_warn(m, "GPU %u, %s (%s), could not be read: %s. It is listed from its PCI "
+	                 "identity and %s; ROCm reads the same KFD facts and may not see it "
+	                 "either. cfapkg plans for it only when no readable GPU is left",
+	                 g->index, g->name, g->pci_id, g->problem, target);
+}
+
+/* Among the GPUs read in full, else those with a known target, else all:
+ * the discrete one with the most memory, else the one with the most. */
 static int choose(const struct cfapkg_machine *m)
 {
-	int best = -1;
+	int best = -1, pass;
 	unsigned i;
 
-	for (i = 0; i < m->ngpus; i++) {
-		const struct cfapkg_gpu *g = &m->gpus[i], *b = best >= 0 ? &m->gpus[best] : NULL;
-		if (!b || (b->integrated && !g->integrated) ||
-		    (b->integrated == g->integrated && g->vram_bytes > b->vram_bytes))
-			best = (int)i;
-	}
+	for (pass = 0; pass < 3 && best < 0; pass++)
+		for (i = 0; i < m->ngpus; i++) {
+			const struct cfapkg_gpu *g = &m->gpus[i], *b = best >= 0 ? &m->gpus[best] : NULL;
+			if ((pass == 0 && g->problem[0]) || (pass == 1 && !g->gfx[0]))
+				continue;
+			if (!b || (b->integrated && !g->integrated) ||
+			    (b->integrated == g->integrated && g->vram_bytes > b->vram_bytes))
+				best = (int)i;
+		}
 	return best;
+}
+
+/* An integrated GPU chosen while another, not integrated, is present (one
+ * that could not be read, as a readable one would have been chosen): the
+ * plan is probably not for the GPU the user means, so say so.  Without a
+ * target the other GPU's kind is unknown, and the warning says as much. */
+static void check_choice(struct cfapkg_machine *m)
+{
+	const struct cfapkg_gpu *sel = &m->gpus[m->selected], *other;
+	unsigned i;
+
+	if (!sel->integrated)
+		return;
+	for (i = 0; i < m->ngpus && m->passed_over < 0; i++)
+		if (!m->gpus[i].integrated)
+			m->passed_over = (int)i;
+	if (m->passed_over < 0)
+		return;
+	other = &m->gpus[m->passed_over];
+	cfa_machine_warn(m, "GPU %u, %s, is integrated, yet it is the GPU chosen: %sGPU %u, %s, "
+	                 "could not be read%s. Planning for GPU %u is probably not what you mean",
+	                 sel->index, sel->name, other->gfx[0] ? "discrete " : "", other->index,
+	                 other->name, other->gfx[0] ? "" : " and may be a discrete one", sel->index);
 }
 
 enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index, struct cfapkg_machine *m)
@@ -144,6 +191,7 @@ enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index, struct cfap
 
 	memset(m, 0, sizeof(*m));
 	m->selected = -1;
+	m->passed_over = -1;
 	cfa_snprintf(m->os, sizeof(m->os), "%s", cfa_plat_os());
 	cfa_snprintf(m->arch, sizeof(m->arch), "%s", cfa_plat_arch());
 	if ((e = cfapkg_recipes_load(ctx)))
@@ -164,8 +212,11 @@ enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index, struct cfap
 		e = cfa_detect_sysfs(ctx, "", m);
 	if (e)
 		return e; /* detail set by the backend */
-	for (i = 0; i < m->ngpus; i++)
+	for (i = 0; i < m->ngpus; i++) {
 		describe(ctx, &m->gpus[i]);
+		if (m->gpus[i].problem[0])
+			warn_unread(m, &m->gpus[i]);
+	}
 	if (override && *override && !cfa_gfx_from_override(override, m->gfx_override))
 		cfa_machine_warn(m, "HSA_OVERRIDE_GFX_VERSION=%s is not major.minor.stepping; ignored",
 		                 override);
@@ -176,8 +227,8 @@ enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index, struct cfap
 			                "(cfapkg detect lists them)",
 			                gpu_index, m->ngpus, m->ngpus == 1 ? "" : "s");
 		m->selected = gpu_index;
-	} else {
-		m->selected = choose(m);
+	} else if ((m->selected = choose(m)) >= 0) {
+		check_choice(m);
 	}
 	return CFAPKG_E_OK;
 }

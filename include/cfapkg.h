@@ -312,7 +312,7 @@ CFAPKG_API enum cfapkg_err cfapkg_facts_load(struct cfapkg_ctx *ctx, struct cfap
  * any OS, describing a Linux machine: the test seam).  Windows asks DXGI, the display driver's registry
  * keys, System32 and the HIP SDK folders (running hipInfo.exe). */
 #define CFAPKG_MAX_GPUS 8
-#define CFAPKG_MAX_WARNINGS 8
+#define CFAPKG_MAX_WARNINGS 16
 struct cfapkg_gpu {
 	unsigned index;
 	char name[128];            /* product name, or "AMD GPU 1002:XXXX" when unknown */
@@ -327,6 +327,8 @@ struct cfapkg_gpu {
 	bool integrated;
 	bool known;                /* the device is in gpus.json */
 	int status;                /* enum cfapkg_status of its target, -1 unknown */
+	char problem[160];         /* why its KFD facts could not be read, "" when they were:
+	                            * listed from its PCI identity, target from gpus.json */
 };
 struct cfapkg_hip_sdk {
 	char version[32];
@@ -339,6 +341,8 @@ struct cfapkg_machine {
 	struct cfapkg_gpu gpus[CFAPKG_MAX_GPUS];
 	unsigned ngpus;
 	int selected;              /* index into gpus, -1 when none */
+	int passed_over;           /* a discrete GPU not chosen (it could not be read) while an
+	                            * integrated one was: probably the one meant; -1 when none */
 	char gfx_override[16];     /* HSA_OVERRIDE_GFX_VERSION as a target, "" when unset */
 	char driver[64];           /* comparable driver version, "" when unknown */
 	char driver_source[64];    /* where it came from */
@@ -348,12 +352,13 @@ struct cfapkg_machine {
 	char hip_runtime_files[8][256];
 	struct cfapkg_hip_sdk hip_sdks[8];
 	unsigned nhip_sdks;
-	char warnings[CFAPKG_MAX_WARNINGS][320]; /* files that could not be read, and the like */
+	char warnings[CFAPKG_MAX_WARNINGS][512]; /* files that could not be read, and the like */
 	unsigned nwarnings;
 };
 /** Detects this machine.  gpu_index < 0 picks the discrete GPU with the
- * most memory (else the first); otherwise that GPU, or CFAPKG_E_NOTFOUND.
- * No AMD GPU is not an error: ngpus is 0 and selected -1. */
+ * most memory (else the first), preferring GPUs that could be read;
+ * otherwise that GPU, or CFAPKG_E_NOTFOUND.  No AMD GPU is not an error:
+ * ngpus is 0 and selected -1 (warnings say what could not be read). */
 CFAPKG_API enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index,
                                          struct cfapkg_machine *m);
 /** The detected facts, for planning: OS, architecture, the selected GPU's

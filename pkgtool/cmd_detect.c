@@ -15,6 +15,63 @@ static const char *status_text(int status)
 	return status < 0 ? "unknown" : cfapkg_status_name((enum cfapkg_status)status);
 }
 
+static void json_index(cJSON *o, const char *key, int index)
+{
+	if (index >= 0)
+		cJSON_AddNumberToObject(o, key, index);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* How to plan for the GPU the chosen one was preferred to. */
+static void print_choice_hint(FILE *out, const struct cfapkg_machine *m)
+{
+	const struct cfapkg_gpu *g;
+
+	if (m->passed_over < 0)
+		return;
+	g = &m->gpus[m->passed_over];
+	fprintf(out, "hint: to plan for GPU %u, %s, pass --gpu-index %u", g->index, g->name,
+	        g->index);
+	if (g->gfx[0])
+		fprintf(out, " (its target %s is from gpus.json) or --gpu %s", g->gfx, g->gfx);
+	else
+		fprintf(out, ", or name its target with --gpu gfxNNNN");
+	fprintf(out, "; 'cfapkg detect' shows what was read\n");
+}
+
+void print_detection_notes(FILE *out, const struct cfapkg_machine *m)
+{
+	unsigned i;
+
+	for (i = 0; m && i < m->nwarnings; i++)
+		fprintf(out, "warning: %s\n", m->warnings[i]);
+	if (m)
+		print_choice_hint(out, m);
+}
+
+cJSON *detection_json(const struct cfapkg_machine *m)
+{
+	cJSON *o, *warn;
+	unsigned i;
+
+	if (!m)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	json_index(o, "selected", m->selected);
+	if (m->selected >= 0) {
+		const struct cfapkg_gpu *g = &m->gpus[m->selected];
+		json_str(o, "name", g->name);
+		cJSON_AddBoolToObject(o, "integrated", g->integrated);
+		json_str(o, "problem", g->problem[0] ? g->problem : NULL);
+	}
+	json_index(o, "passed_over", m->passed_over);
+	warn = cJSON_AddArrayToObject(o, "warnings");
+	for (i = 0; i < m->nwarnings; i++)
+		cJSON_AddItemToArray(warn, cJSON_CreateString(m->warnings[i]));
+	return o;
+}
+
 static cJSON *machine_json(const struct cfapkg_machine *m)
 {
 	cJSON *o = cJSON_CreateObject(), *gpus, *drv, *rts, *sdks, *warn;
@@ -34,12 +91,11 @@ static cJSON *machine_json(const struct cfapkg_machine *m)
 		json_str(j, "status", status_text(g->status));
 		cJSON_AddBoolToObject(j, "integrated", g->integrated);
 		cJSON_AddBoolToObject(j, "known", g->known);
+		json_str(j, "problem", g->problem[0] ? g->problem : NULL);
 		cJSON_AddItemToArray(gpus, j);
 	}
-	if (m->selected >= 0)
-		cJSON_AddNumberToObject(o, "selected", m->selected);
-	else
-		cJSON_AddNullToObject(o, "selected");
+	json_index(o, "selected", m->selected);
+	json_index(o, "passed_over", m->passed_over);
 	json_str(o, "gfx_override", m->gfx_override[0] ? m->gfx_override : NULL);
 	drv = cJSON_AddObjectToObject(o, "driver");
 	json_str(drv, "version", m->driver[0] ? m->driver : NULL);
@@ -72,14 +128,18 @@ static void print_machine(const struct cfapkg_machine *m)
 	unsigned i;
 
 	if (m->ngpus == 0)
-		printf("No AMD GPU found.\n");
+		printf("No AMD GPU found%s\n", m->nwarnings ? ", but detection could not read "
+		       "everything (the warnings below say what and why)." : ".");
 	for (i = 0; i < m->ngpus; i++) {
 		const struct cfapkg_gpu *g = &m->gpus[i];
 		printf("%s GPU %u: %s  %s  %s  %s  %s  [%s, by %s]%s\n",
 		       (int)i == m->selected ? "*" : " ", g->index, g->name,
 		       g->gfx[0] ? g->gfx : "gfx?", g->generation[0] ? g->generation : "?",
-		       human_size((int64_t)g->vram_bytes, size, sizeof(size)), g->pci_id,
+		       g->vram_bytes ? human_size((int64_t)g->vram_bytes, size, sizeof(size))
+		                     : "VRAM ?", g->pci_id,
 		       status_text(g->status), g->source, g->integrated ? " integrated" : "");
+		if (g->problem[0])
+			printf("        could not be read: %s\n", g->problem);
 	}
 	if (m->gfx_override[0])
 		printf("HSA_OVERRIDE_GFX_VERSION: planning uses %s\n", m->gfx_override);
@@ -99,6 +159,7 @@ static void print_machine(const struct cfapkg_machine *m)
 		printf("warning: %s\n", m->warnings[i]);
 	if (m->selected >= 0)
 		printf("cfapkg plans for GPU %d (marked *).\n", m->selected);
+	print_choice_hint(stdout, m);
 }
 
 static int detect_machine(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_machine *m)
@@ -125,8 +186,12 @@ int cmd_detect(struct cfapkg_ctx *ctx, const struct cli *cli)
 	else if (!cli->quiet)
 		print_machine(&m);
 	if (m.ngpus == 0) {
-		fprintf(stderr, "cfapkg: error: no AMD GPU found on this machine; to plan for another "
-		                "machine, pass --gpu gfxNNNN to cfapkg plan\n");
+		/* With --json or --quiet the reasons have not been shown yet. */
+		if (cli->json || cli->quiet)
+			print_detection_notes(stderr, &m);
+		fprintf(stderr, "cfapkg: error: no AMD GPU found on this machine%s; to plan for another "
+		                "machine, pass --gpu gfxNNNN to cfapkg plan\n", m.nwarnings ?
+		        " (detection could not read everything: see the warnings)" : "");
 		return EXIT_NO_GPU;
 	}
 	return EXIT_OK;

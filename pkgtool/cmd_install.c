@@ -324,6 +324,8 @@ static int transact(struct cfapkg_ctx *ctx, const struct cli *cli, enum mode mod
 	if (!cli->quiet && !cli->json && plan) {
 		print_plan_text(ctx, plan);
 		printf("\n");
+	} else if (!cli->quiet && !cli->json) {
+		print_detection_notes(stdout, detected_machine()); /* --locked: no plan table */
 	}
 	if (!cli->quiet && !cli->json)
 		print_changes(new, changes, nchanges, env);

@@ -92,6 +92,7 @@ void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 		printf("warning: this plan uses %zu experimental part%s (--allow-experimental)\n", nexp,
 		       nexp == 1 ? "" : "s");
 	print_unchecked(plan);
+	print_detection_notes(stdout, detected_machine());
 }
 
 void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
@@ -118,6 +119,8 @@ void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
 		}
 		fprintf(stderr, "  - %s\n", problem_text(p, f, line, sizeof(line)));
 	}
+	/* The GPU planned for may be the wrong one: that can be why nothing fits. */
+	print_detection_notes(stderr, detected_machine());
 }
 
 cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
@@ -174,6 +177,7 @@ cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	un = cJSON_AddArrayToObject(o, "unchecked");
 	for (i = 0; i < cfapkg_plan_unchecked_count(plan); i++)
 		cJSON_AddItemToArray(un, cJSON_CreateString(cfapkg_plan_unchecked(plan, i)));
+	cJSON_AddItemToObject(o, "detection", detection_json(detected_machine()));
 	return o;
 }
 

@@ -47,6 +47,9 @@ int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli);
 int facts_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_facts *f);
 /* --gpu-index as a number (-1 when absent). */
 int gpu_index_from_cli(const struct cli *cli, int *index);
+/* The machine the last facts_from_cli detected; NULL when the facts
+ * describe another machine (--gpu, CFAPKG_GPU, --facts). */
+const struct cfapkg_machine *detected_machine(void);
 
 /* cmd_fetch.c */
 int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli);
@@ -96,6 +99,12 @@ int cmd_bench(struct cfapkg_ctx *ctx, const struct cli *cli);
 /* cmd_detect.c */
 int cmd_detect(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_report(struct cfapkg_ctx *ctx, const struct cli *cli);
+/* Detection's warnings, and how to choose another GPU when the chosen one
+ * is probably not the one meant: shown with every plan made from
+ * detection, before anything is installed.  Nothing for NULL. */
+void print_detection_notes(FILE *out, const struct cfapkg_machine *m);
+/* The same as JSON: null for NULL (the facts describe another machine). */
+struct cJSON *detection_json(const struct cfapkg_machine *m);
 
 /* Reports the context's error as "cfapkg: error: ..." and maps the code. */
 int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err);

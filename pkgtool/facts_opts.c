@@ -36,32 +36,42 @@ int gpu_index_from_cli(const struct cli *cli, int *index)
 	return EXIT_OK;
 }
 
+/* Kept for the plan, which shows detection's warnings. */
+static struct cfapkg_machine machine;
+static bool machine_detected;
+
+const struct cfapkg_machine *detected_machine(void)
+{
+	return machine_detected ? &machine : NULL;
+}
+
 /* Detects this machine into f; prints what it found unless quiet. */
 static int detected_facts(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_facts *f)
 {
-	static struct cfapkg_machine m;
 	const struct cfapkg_gpu *g;
 	enum cfapkg_err e;
 	int index, rc;
 
 	if ((rc = gpu_index_from_cli(cli, &index)))
 		return rc;
-	if ((e = cfapkg_detect(ctx, index, &m)))
+	if ((e = cfapkg_detect(ctx, index, &machine)))
 		return report_error(ctx, e);
-	if (m.selected < 0) {
+	machine_detected = true;
+	if (machine.selected < 0) {
+		print_detection_notes(stderr, &machine);
 		fprintf(stderr, "cfapkg: error: no AMD GPU found on this machine (cfapkg detect shows "
 		                "what was read); to plan for another machine, pass --gpu gfxNNNN, "
 		                "for example --gpu gfx1200\n");
 		return EXIT_NO_GPU;
 	}
-	cfapkg_machine_facts(&m, f);
-	g = &m.gpus[m.selected];
+	cfapkg_machine_facts(&machine, f);
+	g = &machine.gpus[machine.selected];
 	if (cli->quiet || cli->json)
 		return EXIT_OK;
 	fprintf(stderr, "Detected GPU %u: %s (%s", g->index, g->name, f->gfx);
-	if (m.gfx_override[0])
+	if (machine.gfx_override[0])
 		fprintf(stderr, " from HSA_OVERRIDE_GFX_VERSION; the hardware is %s", g->gfx);
-	fprintf(stderr, ")%s\n", m.ngpus > 1 ? "; --gpu-index N picks another" : "");
+	fprintf(stderr, ")%s\n", machine.ngpus > 1 ? "; --gpu-index N picks another" : "");
 	return EXIT_OK;
 }
 

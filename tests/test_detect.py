@@ -3,13 +3,16 @@
 'cfapkg detect --json' must hold its expected JSON (tests/data/sysroots/
 NAME.expect.json: every key there must match; a string starting with '~'
 only has to be contained), plus GPU choice, overrides, the no-GPU message,
-planning from detected facts, and the privacy of 'cfapkg report'."""
+planning from detected facts, broken trees (GPUs that cannot be read are
+listed with a warning, never dropped, and a plan says when it is probably
+for the wrong GPU), and the privacy of 'cfapkg report'."""
 import json
 import pathlib
 import shutil
 import sys
 import tempfile
 
+import channel
 import harness
 
 BIN = sys.argv[1]
@@ -131,12 +134,203 @@ def test_report_privacy(tmp):
     check("report keeps the SDK", any(s["version"] == "6.4.2" for s in doc.get("hip_sdks", [])))
 
 
+KFD = "sys/class/kfd/kfd/topology/nodes"
+RX9060XT = {"name": "AMD Radeon RX 9060 XT", "gfx": "gfx1200", "pci_id": "1002:7590 rev c0"}
+DIR = object()  # in variant(): make a folder where a file should be
+
+
+def variant(tmp, tree, name, changes):
+    """A copy of a fixture tree with files replaced (text), removed (None)
+    or turned into folders (DIR); returns its path."""
+    root = tmp / name
+    shutil.copytree(ROOTS / tree, root)
+    for rel, text in changes.items():
+        path = root / rel
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+        if text is DIR:
+            (path / "README").parent.mkdir(parents=True)
+            (path / "README").write_text("a folder where a file should be\n")
+        elif text is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    return root
+
+
+def first_gpu(d):
+    return (d.get("gpus") or [{}])[0]
+
+
+def detect_at(root, *args):
+    r = run("detect", "--json", *args, env={"CFAPKG_SYSROOT": str(root)})
+    try:
+        return r, json.loads(r.stdout)
+    except json.JSONDecodeError:
+        return r, {}
+
+
+def gpu_props(gtv, device=30096, minor=128):
+    return (f"simd_count 32\ngfx_target_version {gtv}\nvendor_id 4098\n"
+            f"device_id {device}\ndrm_render_minor {minor}\n")
+
+
+def test_revision_through_card(tmp):
+    # The fixture pairs the nodes through the device's drm/ folder; without
+    # it, card0 pairs with renderD128, the usual numbering.
+    root = variant(tmp, "rx9060xt-revision-on-card", "paired-by-number", {
+        "sys/class/drm/renderD128/device/drm": None, "sys/class/drm/card1": None})
+    shutil.copytree(ROOTS / "rx9060xt-revision-on-card/sys/class/drm/card1/device",
+                    root / "sys/class/drm/card0/device", ignore=shutil.ignore_patterns("drm"))
+    r, d = detect_at(root)
+    g = first_gpu(d)
+    check("revision read through card0", holds(RX9060XT, g) is None and g.get("known"),
+          r.stdout + r.stderr)
+    # A PCI id out of range is refused with a warning; the other node has it.
+    root = variant(tmp, "rx9060xt-revision-on-card", "bad-pci-id",
+                   {"sys/class/drm/renderD128/device/device": "0x17590\n"})
+    r, d = detect_at(root)
+    check("an out-of-range PCI id is refused, not truncated",
+          holds(RX9060XT, first_gpu(d)) is None
+          and any("renderD128/device/device" in w and "0x17590" in w
+                  for w in d.get("warnings", [])), r.stdout)
+
+
+def test_unreadable_dgpu(tmp):
+    """Whatever is wrong with the discrete GPU's KFD node, it stays listed
+    (named from its PCI id), the integrated GPU is chosen, and detection
+    says that this is probably not the GPU meant."""
+    props = f"{KFD}/1/properties"
+    cases = {"empty": ("", "no readable KFD node"),
+             "folder": (DIR, "no readable KFD node"),
+             "gfx0": (gpu_props(0), "gfx_target_version 0"),
+             "gfx-huge": (gpu_props(4295087297), "gfx_target_version 4295087297 is out of range"),
+             "gfx-undecodable": (gpu_props(121600), "does not decode"),
+             "device-huge": (gpu_props(120000, device=95632), "device_id 95632 is not a 16-bit"),
+             "minor-huge": (gpu_props(120000, minor=99999999999999999999999),
+                            "no readable KFD node")}
+    for name, (text, why) in cases.items():
+        r, d = detect_at(variant(tmp, "dgpu-unreadable-igpu", name, {props: text}))
+        gpus = d.get("gpus", [])
+        dgpu = gpus[1] if len(gpus) == 2 else {}
+        check(f"{name}: the discrete GPU is listed", holds(RX9060XT, dgpu) is None
+              and dgpu.get("source") == "pci" and why in (dgpu.get("problem") or ""),
+              r.stdout + r.stderr)
+        check(f"{name}: the iGPU is chosen and the dGPU named as passed over",
+              d.get("selected") == 0 and d.get("passed_over") == 1
+              and any("probably not what you mean" in w for w in d.get("warnings", [])),
+              r.stdout)
+    # A GPU gpus.json does not know has no known kind: said so, still named.
+    r, d = detect_at(variant(tmp, "dgpu-unreadable-igpu", "unknown-id",
+                             {"sys/class/drm/renderD128/device/device": "0x7599\n"}))
+    check("an unread GPU of unknown kind may be the one meant", d.get("passed_over") == 1
+          and any("GPU 1, AMD GPU 1002:7599 (not in gpus.json), could not be read and may be "
+                  "a discrete one" in w for w in d.get("warnings", [])), r.stdout)
+    tree = ROOTS / "dgpu-unreadable-igpu"
+    r, d = detect_at(tree, "--gpu-index", "1")
+    check("--gpu-index picks the unread GPU, no doubt then",
+          d.get("selected") == 1 and d.get("passed_over") is None, r.stdout)
+    r = run("detect", env={"CFAPKG_SYSROOT": str(tree)})
+    check("detect text marks the unread GPU and says how to choose",
+          "could not be read: no readable KFD node" in r.stdout
+          and "pass --gpu-index 1" in r.stdout and "--gpu gfx1200" in r.stdout, r.stdout)
+
+
+def test_plan_shows_detection(tmp):
+    tree = "dgpu-unreadable-igpu"
+    r = plan(tree)
+    check("a failed plan says the GPU is probably the wrong one",
+          r.returncode == 3 and "probably not what you mean" in r.stderr
+          and "pass --gpu-index 1" in r.stderr, r.stderr)
+    r = plan(tree, "--json")
+    det = json.loads(r.stdout or "{}").get("detection") or {}
+    check("plan --json carries detection", det.get("selected") == 0
+          and det.get("integrated") is True and det.get("passed_over") == 1
+          and any("nodes/1/properties" in w for w in det.get("warnings", [])), r.stdout)
+    r = plan(tree, "--gpu-index", "1", "--json")
+    d = json.loads(r.stdout or "{}")
+    check("--gpu-index plans for the unread dGPU", d.get("gpu", {}).get("gfx") == "gfx1200"
+          and (d.get("detection") or {}).get("passed_over", 0) is None, r.stdout)
+    r = plan(tree, "--gpu", "gfx1100", "--json")
+    check("another machine: no detection", json.loads(r.stdout or "{}").get("detection", 0)
+          is None, r.stdout)
+    r = plan("dgpu-gfx-zero", "--hip-runtime", "6", "--hip-sdk", "6.4.2")
+    check("a plan for an unread GPU says so", r.returncode == 0 and "Plan for gfx1200" in r.stdout
+          and "gfx_target_version 0" in r.stdout, r.stdout + r.stderr)
+    # install shows the same before it asks (a dry run stops right there).
+    _, recipes = channel.write(tmp / "channel", lambda n: f"http://127.0.0.1:9/{n}",
+                               headers=1, big=16)
+    env = {"CFAPKG_SYSROOT": str(ROOTS / tree), "CFAPKG_GPU": "",
+           "CFAPKG_ROOT": str(tmp / "root"), "CFAPKG_RECIPES": str(recipes)}
+    r = run("install", "zluda==6-preview.69", "--allow-experimental", "--dry-run", env=env)
+    out = r.stdout
+    check("install warns before the changes and the question",
+          r.returncode == 0 and "probably not what you mean" in out
+          and out.find("pass --gpu-index 1") < out.find("Changes to environment")
+          and out.find("pass --gpu-index 1") >= 0, out + r.stderr)
+    r = run("install", "zluda==6-preview.69", "--allow-experimental", "--dry-run", "--json",
+            env=env)
+    check("install --dry-run --json carries detection",
+          (json.loads(r.stdout or "{}").get("detection") or {}).get("passed_over") == 1,
+          r.stdout + r.stderr)
+
+
+def test_unreadable_topology(tmp):
+    tree = ROOTS / "kfd-unreadable"
+    r = run("detect", env={"CFAPKG_SYSROOT": str(tree)})
+    check("no GPU, and why", r.returncode == 7 and "No AMD GPU found, but" in r.stdout
+          and "topology/nodes" in r.stdout and "/dev/kfd" in r.stdout
+          and "amdgpu driver is loaded" in r.stdout, r.stdout + r.stderr)
+    r = plan("kfd-unreadable")
+    check("plan says why no GPU was found", r.returncode == 7 and "topology/nodes" in r.stderr
+          and "/dev/kfd" in r.stderr, r.stderr)
+    # With a GPU on the PCI bus it is listed from there, marked unread.
+    root = variant(tmp, "kfd-unreadable", "pci-gpu", {})
+    shutil.copytree(ROOTS / "dgpu-gfx-zero/sys/class/drm", root / "sys/class/drm")
+    r, d = detect_at(root)
+    g = first_gpu(d)
+    check("a PCI GPU under an unreadable topology", holds(RX9060XT, g) is None
+          and "KFD topology could not be read" in (g.get("problem") or "")
+          and d.get("selected") == 0, r.stdout)
+
+
+def test_sizes_and_ids(tmp):
+    bank = f"{KFD}/1/mem_banks/0/properties"
+    r = run("detect", env={"CFAPKG_SYSROOT": str(ROOTS / "vram-overflow")})
+    check("a wrapped VRAM total is not shown", "VRAM ?" in r.stdout and " 1 B " not in r.stdout,
+          r.stdout)
+    # Each bank below 1 PiB, together above it: the bank that tips it is named.
+    cases = {"26 digits": ("heap_type 1\nsize_in_bytes 12345678901234567890123456\n",
+                           "mem_banks/0/properties: size_in_bytes 123456789012345678901234..."),
+             "sum": ("heap_type 1\nsize_in_bytes 600000000000000\n",
+                     "mem_banks/1/properties: size_in_bytes 600000000000000 makes the banks "
+                     "add up to over 1 PiB")}
+    for name, (text, why) in cases.items():
+        changes = {bank: text}
+        if name == "sum":
+            changes[f"{KFD}/1/mem_banks/1/properties"] = text
+        r, d = detect_at(variant(tmp, "vram-overflow", name.replace(" ", "-"), changes))
+        check(f"VRAM {name}: unknown, with a warning naming the bank",
+              first_gpu(d).get("vram_bytes") == 0
+              and any(why in w for w in d.get("warnings", [])), r.stdout)
+    r = plan("bad-target-version", "--json", "--hip-runtime", "6", "--hip-sdk", "6.4.2")
+    check("an oversized gfx_target_version is no target", json.loads(r.stdout or "{}")
+          .get("gpu", {}).get("gfx") == "gfx1200", r.stdout + r.stderr)
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
+        tmp = pathlib.Path(d)
         test_fixtures()
         test_choice_and_overrides()
         test_planning_from_detection()
-        test_report_privacy(pathlib.Path(d))
+        test_revision_through_card(tmp)
+        test_unreadable_dgpu(tmp)
+        test_plan_shows_detection(tmp)
+        test_unreadable_topology(tmp)
+        test_sizes_and_ids(tmp)
+        test_report_privacy(tmp)
     return check.report()
 
 
