@@ -9,9 +9,11 @@
  * there only after verification, after fsync); a .part holds a prefix of
  * the artifact named by its .meta validator, so a resume asks for the rest
  * with If-Range and a changed file on the server restarts from zero.
- * Transfers: retries with backoff for timeouts, dropped connections, 5xx
- * and 429; other errors move to the next mirror; a transfer that exceeds
- * its declared size (or the cap for unknown sizes) is cut and discarded.
+ * Transfers: retries with backoff for timeouts, stalls, dropped
+ * connections, 5xx and 429 (retry.c: the budget counts attempts that added
+ * no bytes); other errors move to the next mirror; a transfer that exceeds
+ * its declared size (or the cap for unknown sizes) is cut and discarded; a
+ * failed transfer that kept no bytes leaves no .part behind.
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -49,6 +51,7 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
 	const char *keys[] = {"etag:", "last-modified:"};
 	size_t k;
 
+	x->last_byte_at = cfa_plat_now();
 	if (n > 5 && strncmp(data, "HTTP/", 5) == 0)
 		x->new_validator[0] = '\0'; /* a new response (after a redirect) */
 	for (k = 0; k < 2; k++) {
@@ -85,15 +88,33 @@ static bool start_body(struct xfer *x)
 	return true;
 }
 
+/* The whole file as this response announces it (what is kept plus its
+ * Content-Length), 0 when it does not say. */
+static uint64_t announced_total(struct xfer *x)
+{
+	curl_off_t len = -1;
+
+	if (curl_easy_getinfo(x->h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &len) != CURLE_OK || len < 0)
+		return 0;
+	return x->have + (uint64_t)len;
+}
+
 static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct xfer *x = arg;
 	size_t n = size * nmemb;
 	uint64_t cap = x->item->size >= 0 ? (uint64_t)x->item->size : x->opts->max_unknown_size;
 
-	if (!x->body_started && !start_body(x)) {
-		x->stop = STOP_IO;
-		return 0;
+	x->last_byte_at = cfa_plat_now();
+	if (!x->body_started) {
+		if (!start_body(x)) {
+			x->stop = STOP_IO;
+			return 0;
+		}
+		if (announced_total(x) > cap) { /* no need to receive it to know */
+			x->stop = STOP_OVERFLOW;
+			return 0;
+		}
 	}
 	if (x->have + n > cap) {
 		x->stop = STOP_OVERFLOW;
@@ -135,6 +156,14 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
 	struct xfer *x = arg;
 
 	(void)ultotal, (void)ulnow;
+	/* The stall check, here rather than curl's LOW_SPEED options: those
+	 * judge a speed averaged over the last seconds, so the cut came several
+	 * seconds after the stated time.  curl calls this at least once a
+	 * second even when nothing arrives. */
+	if (cfa_plat_now() - x->last_byte_at >= (double)x->opts->stall_secs) {
+		x->stop = STOP_STALL;
+		return 1;
+	}
 	/* Without a declared size, what the server announces for this
 	 * transfer plus what was kept from before. */
 	report_progress(x, false,
@@ -159,8 +188,6 @@ static bool setup_handle(struct xfer *x)
 	curl_easy_setopt(x->h, CURLOPT_FAILONERROR, 1L);
 	curl_easy_setopt(x->h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
 	curl_easy_setopt(x->h, CURLOPT_CONNECTTIMEOUT, 30L);
-	curl_easy_setopt(x->h, CURLOPT_LOW_SPEED_LIMIT, (long)o->low_speed_bytes);
-	curl_easy_setopt(x->h, CURLOPT_LOW_SPEED_TIME, (long)o->low_speed_secs);
 	curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(x->h, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(x->h, CURLOPT_HEADERFUNCTION, on_header);
@@ -213,6 +240,8 @@ static bool start_attempt(struct xfer *x, CURLM *multi)
 		item_fail(x, CFAPKG_E_IO, "%s: cannot write %s", x->item->label, x->part_path);
 		return false;
 	}
+	x->have_at_start = x->have;
+	x->last_byte_at = cfa_plat_now();
 	x->active = true;
 	return true;
 }
@@ -266,57 +295,6 @@ static void finish(struct xfer *x)
 	x->done = true;
 }
 
-static bool retryable(CURLcode rc, long code)
-{
-	switch (rc) {
-	case CURLE_OPERATION_TIMEDOUT:
-	case CURLE_COULDNT_CONNECT:
-	case CURLE_RECV_ERROR:
-	case CURLE_SEND_ERROR:
-	case CURLE_PARTIAL_FILE:
-	case CURLE_GOT_NOTHING:
-		return true;
-	case CURLE_HTTP_RETURNED_ERROR:
-		return code >= 500 || code == 429 || code == 408;
-	default:
-		return false;
-	}
-}
-
-/* After a failed attempt: again later, the next mirror, or give up. */
-static void after_failure(struct xfer *x, CURLcode rc, long code)
-{
-	struct cfapkg_fetch_item *it = x->item;
-	char why[CURL_ERROR_SIZE + 64];
-
-	if (x->stop == STOP_OVERFLOW) {
-		cfa_part_discard(x);
-		cfa_snprintf(why, sizeof(why), "the server sent more than the %s bytes",
-		         it->size >= 0 ? "declared" : "allowed");
-	} else if (rc == CURLE_HTTP_RETURNED_ERROR) {
-		cfa_snprintf(why, sizeof(why), "HTTP %ld", code);
-	} else {
-		cfa_snprintf(why, sizeof(why), "%s", x->curl_err[0] ? x->curl_err : curl_easy_strerror(rc));
-	}
-	if (code == 416)
-		cfa_part_discard(x); /* the range no longer fits: start over */
-	if (x->stop != STOP_OVERFLOW && retryable(rc, code) && ++x->attempt < x->opts->attempts) {
-		double delay = 0.25 * (double)(1u << (x->attempt < 5 ? x->attempt : 5));
-		x->not_before = cfa_plat_now() + (delay > 4 ? 4 : delay);
-		return;
-	}
-	if (x->url + 1 < it->nurls) {
-		x->url++;
-		x->attempt = 0;
-		x->not_before = 0;
-		return;
-	}
-	it->err = x->stop == STOP_OVERFLOW ? CFAPKG_E_INTEGRITY : CFAPKG_E_NETWORK;
-	cfa_snprintf(it->error, sizeof(it->error), "%s: %s (after %u attempt%s)", it->urls[x->url],
-	         why, it->attempts, it->attempts == 1 ? "" : "s");
-	x->done = true;
-}
-
 static void on_done(struct xfer *x, CURLM *multi, CURLcode rc)
 {
 	long code = 0;
@@ -338,7 +316,10 @@ static void on_done(struct xfer *x, CURLM *multi, CURLcode rc)
 	if (x->stop == STOP_IO)
 		item_fail(x, CFAPKG_E_IO, "%s: cannot write %s", x->item->label, x->part_path);
 	else
-		after_failure(x, rc, code);
+		cfa_fetch_failed(x, rc, code);
+	/* A .part with bytes is kept for a resume; an empty one is of no use. */
+	if (x->done && x->item->err && x->have == 0)
+		cfa_part_discard(x);
 }
 
 /* Names the part after the artifact's hash, or the URL's when unknown. */
@@ -501,12 +482,10 @@ static void fill_defaults(const struct cfapkg_fetch_opts *in, struct cfapkg_fetc
 		o->parallel = MAX_PARALLEL;
 	if (!o->attempts)
 		o->attempts = 5;
-	if (!o->low_speed_secs) {
-		o->low_speed_secs = 30;
-		o->low_speed_bytes = 1;
-	}
+	if (!o->stall_secs)
+		o->stall_secs = 30;
 	if (!o->max_unknown_size)
-		o->max_unknown_size = 64ull << 30;
+		o->max_unknown_size = CFAPKG_MAX_UNKNOWN_SIZE;
 }
 
 enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items, size_t n,

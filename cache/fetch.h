@@ -11,7 +11,7 @@
 
 #include "cache/cache.h"
 
-enum stop { STOP_NONE, STOP_OVERFLOW, STOP_IO };
+enum stop { STOP_NONE, STOP_OVERFLOW, STOP_IO, STOP_STALL };
 
 struct xfer {
 	struct cfapkg_ctx *ctx;
@@ -24,7 +24,10 @@ struct xfer {
 	CURL *h;
 	struct curl_slist *headers;
 	size_t url;
-	unsigned attempt;
+	unsigned url_attempts;           /* attempts at this URL in all */
+	unsigned no_progress;            /* failed attempts in a row that added no bytes */
+	uint64_t have_at_start;          /* the part's bytes when this attempt began */
+	double last_byte_at;             /* when this attempt last received anything */
 	FILE *part;
 	char *iobuf;                     /* the part's stdio buffer: large writes */
 	EVP_MD_CTX *md;
@@ -37,6 +40,10 @@ struct xfer {
 	char want[65];                   /* the expected SHA-256 in lower case, "" if any */
 	char curl_err[CURL_ERROR_SIZE];
 };
+
+/* retry.c: after a failed attempt, try again later, move to the next
+ * mirror, or give up with a message that names the URL and what to do. */
+void cfa_fetch_failed(struct xfer *x, CURLcode rc, long code);
 
 /* part.c: the .part file of a transfer and its validator (.part.meta). */
 /* Writes the validator of the response now being saved. */

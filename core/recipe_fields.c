@@ -6,6 +6,7 @@
 
 #include "core/dep.h"
 #include "core/recipe.h"
+#include "core/strbuf.h"
 
 static const char *const os_names[] = {"windows", "linux", NULL};
 static const char *const arch_names[] = {"x86_64", "aarch64", "x86", NULL};
@@ -167,6 +168,25 @@ static enum cfapkg_err check_platform_key(struct cfa_jr *jr, const char *key)
 	return CFAPKG_E_OK;
 }
 
+/* The size is what bounds a download (the server cannot send more): a
+ * source without one is planned but not fetched, as if "unavailable". */
+#define UNSIZED_WHY                                                                        \
+	"the %s download has a SHA-256 but no size, and a download is fetched only when both " \
+	"are recorded: add \"size\" to the recipe (the size and SHA-256 that 'cfapkg prefetch " \
+	"URL' prints)"
+
+static enum cfapkg_err refuse_unsized(struct cfa_jr *jr, struct cfapkg_source *s)
+{
+	size_t len = sizeof(UNSIZED_WHY) + strlen(s->platform);
+	char *why = cfa_arena_alloc(jr->arena, len);
+
+	if (!why)
+		return cfa_nomem(jr->ctx);
+	cfa_snprintf(why, len, UNSIZED_WHY, s->platform);
+	s->unavailable = why;
+	return CFAPKG_E_OK;
+}
+
 static enum cfapkg_err parse_source(struct cfa_jr *jr, const cJSON *o, struct cfapkg_source *s)
 {
 	int64_t size = -1, strip = 0;
@@ -200,6 +220,8 @@ static enum cfapkg_err parse_source(struct cfa_jr *jr, const cJSON *o, struct cf
 		                   "the reason it cannot be installed yet");
 	if (s->url && strncmp(s->url, "https://", 8) != 0 && strncmp(s->url, "http://", 7) != 0)
 		return cfa_jr_fail(jr, "url must start with https:// or http://");
+	if (s->sha256 && s->size < 0 && !s->unavailable)
+		return refuse_unsized(jr, s);
 	return CFAPKG_E_OK;
 }
 

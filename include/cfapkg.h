@@ -504,15 +504,26 @@ struct cfapkg_fetch_progress {
 	bool finished;
 };
 
+/** The most a download without a declared size may bring (4 GiB), unless
+ * cfapkg_fetch_opts.max_unknown_size says otherwise: an endless body is
+ * cut there and deleted instead of filling the disk. */
+#define CFAPKG_MAX_UNKNOWN_SIZE (4ull << 30)
+
 struct cfapkg_fetch_opts {
 	unsigned parallel;         /* downloads at once; 0 means 4 */
-	unsigned attempts;         /* per URL, counting retries after timeouts and
-	                              5xx; 0 means 5 */
+	unsigned attempts;         /* per URL: failed attempts in a row that added
+	                              no bytes before giving up (after timeouts,
+	                              stalls, dropped connections, 5xx, 408, 429);
+	                              one that added bytes resets the count; 1
+	                              means no retry at all; 0 means 5.  Never
+	                              more than 100 attempts per URL in all */
 	bool offline;              /* fail before any network use */
 	const char *ca_bundle;     /* PEM file of trusted CAs, or NULL */
-	unsigned low_speed_bytes;  /* abort below this rate ... */
-	unsigned low_speed_secs;   /* ... for this long; 0 means 1 byte/s for 30 s */
-	uint64_t max_unknown_size; /* cap when no size is declared; 0 means 64 GiB */
+	unsigned stall_secs;       /* cut an attempt when nothing arrives for this
+	                              long (from its start or its last byte); 0
+	                              means 30 */
+	uint64_t max_unknown_size; /* cap when no size is declared; 0 means
+	                              CFAPKG_MAX_UNKNOWN_SIZE */
 	void (*progress)(void *arg, const struct cfapkg_fetch_progress *p);
 	void *progress_arg;
 };

@@ -27,10 +27,7 @@ int fetch_opts_from_cli(const struct cli *cli, struct cfapkg_fetch_opts *o)
 	o->attempts = s ? (unsigned)v + 1 : 0;
 	if ((s = cli_value(cli, OPT_STALL_TIMEOUT)) && (!cli_number(s, 3600, &v) || v == 0))
 		goto bad;
-	if (s) {
-		o->low_speed_secs = (unsigned)v;
-		o->low_speed_bytes = 1;
-	}
+	o->stall_secs = s ? (unsigned)v : 0;
 	return EXIT_OK;
 bad:
 	fprintf(stderr, "cfapkg: error: bad value \"%s\": --parallel takes 1..16, --retries "
@@ -132,6 +129,31 @@ static int fetch_with_progress(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item 
 	return report_items(ctx, items, n, cli, e);
 }
 
+/* A byte count, or a number with K, M or G (powers of 1024): "4G". */
+static bool parse_size(const char *s, uint64_t *out)
+{
+	char digits[24];
+	size_t n = s ? strlen(s) : 0;
+	unsigned shift = 0;
+	unsigned long long v;
+
+	if (n < 1 || n >= sizeof(digits))
+		return false;
+	memcpy(digits, s, n + 1);
+	switch (digits[n - 1]) {
+	case 'K': case 'k': shift = 10; break;
+	case 'M': case 'm': shift = 20; break;
+	case 'G': case 'g': shift = 30; break;
+	default: break;
+	}
+	if (shift)
+		digits[n - 1] = '\0';
+	if (!cli_number(digits, (1ull << 62) >> shift, &v) || v == 0)
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
 int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *mirrors[CLI_MAX_ARGS + 1];
@@ -145,11 +167,17 @@ int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if (cli->nargs == 0 || (cli->nargs > 1 && (sha || cli_value(cli, OPT_SIZE) ||
 	                                           (cli->seen & OPT_BIT(OPT_MIRROR))))) {
 		fprintf(stderr, "cfapkg: error: usage: cfapkg prefetch URL [--sha256 HEX] [--size N] "
-		                "[--mirror URL]... (or several URLs, without those options)\n");
+		                "[--mirror URL]... [--max-size SIZE] (or several URLs, without "
+		                "--sha256, --size and --mirror)\n");
 		return EXIT_USAGE;
 	}
 	if ((rc = fetch_opts_from_cli(cli, &o)))
 		return rc;
+	if ((s = cli_value(cli, OPT_MAX_SIZE)) && !parse_size(s, &o.max_unknown_size)) {
+		fprintf(stderr, "cfapkg: error: bad value \"%s\": --max-size takes a number of bytes, "
+		                "optionally with K, M or G (4G)\n", s);
+		return EXIT_USAGE;
+	}
 	memset(items, 0, sizeof(items));
 	mirrors[nmirrors++] = cli->args[0];
 	for (i = 0; i < cli->nopts; i++)
@@ -186,6 +214,25 @@ static void print_unpacked(const struct cfapkg_fetch_item *items,
 			                             : "unpacked");
 }
 
+/* Before any download: a plan with a package that cannot be fetched (no
+ * hash, no size, "unavailable") is refused whole, as install refuses it,
+ * naming each such package and why. */
+static int refuse_unfetchable(const struct cfapkg_plan *plan)
+{
+	size_t i;
+	int rc = EXIT_OK;
+
+	for (i = 0; i < cfapkg_plan_count(plan); i++) {
+		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
+		if (it->version->recipe->kind != CFAPKG_KIND_PACKAGE || it->installable)
+			continue;
+		fprintf(stderr, "cfapkg: error: %s %s cannot be fetched: %s\n",
+		        it->version->recipe->name, it->version->version, it->why_not);
+		rc = EXIT_UNSUPPORTED;
+	}
+	return rc;
+}
+
 int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	static char names[64][512];
@@ -203,16 +250,15 @@ int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 		cfapkg_plan_free(plan);
 		return EXIT_UNSOLVABLE;
 	}
+	if ((rc = refuse_unfetchable(plan))) {
+		cfapkg_plan_free(plan);
+		return rc;
+	}
 	memset(items, 0, sizeof(items));
 	for (i = 0; i < cfapkg_plan_count(plan) && n < 64; i++) {
 		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
 		if (!it->source)
 			continue; /* system, meta and user parts have nothing to download */
-		if (!it->installable) {
-			fprintf(stderr, "warning: %s %s cannot be fetched: %s\n",
-			        it->version->recipe->name, it->version->version, it->why_not);
-			continue;
-		}
 		/* Each package goes into the store as NAME-VERSION-SHA8. */
 		snprintf(names[n], sizeof(names[n]), "%s-%s-%.8s", it->version->recipe->name,
 		         it->version->version, it->source->sha256);
@@ -293,6 +339,13 @@ int fetch_locked(struct cfapkg_ctx *ctx, const struct cli *cli, const struct cfa
 		const struct cfapkg_locked *lp = &lock->parts[i];
 		if (lp->kind != CFAPKG_KIND_PACKAGE || in_store(ctx, lp))
 			continue;
+		if (lp->size < 0) { /* only a lockfile written by hand lacks it */
+			fprintf(stderr, "cfapkg: error: %s %s cannot be installed: the lockfile gives its "
+			        "download a SHA-256 but no size, and a download is fetched only when both "
+			        "are recorded; add \"size\" (the size that 'cfapkg prefetch URL' prints)\n",
+			        lp->name, lp->version);
+			return EXIT_UNSUPPORTED;
+		}
 		owners[n] = lp;
 		urls[n][0] = lp->url;
 		for (k = 0; k < lp->nmirrors && k < 16; k++)

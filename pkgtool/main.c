@@ -58,7 +58,8 @@ static const struct command commands[] = {
 	 OPT_BIT(OPT_TESTCASE),
 	 "plan SPEC...", "show what would be installed for this machine, or why nothing fits"},
 	{"prefetch", cmd_prefetch,
-	 OPTS_FETCH | OPT_BIT(OPT_SHA256) | OPT_BIT(OPT_SIZE) | OPT_BIT(OPT_MIRROR),
+	 OPTS_FETCH | OPT_BIT(OPT_SHA256) | OPT_BIT(OPT_SIZE) | OPT_BIT(OPT_MIRROR) |
+	 OPT_BIT(OPT_MAX_SIZE),
 	 "prefetch URL...", "download into the cache and print each SHA-256 and size"},
 	{"remove", cmd_remove, OPTS_CHANGE, "remove NAME...",
 	 "take requested packages out of an environment (a new generation)"},

@@ -51,6 +51,7 @@ enum opt_id {
 	OPT_WARMUP,
 	OPT_TIMEOUT,
 	OPT_LIB_DIR,
+	OPT_MAX_SIZE,
 	OPT__COUNT
 };
 

@@ -8,9 +8,15 @@ Paths (SIZE in bytes, KEY any word naming the per-test state):
   /flaky/KEY/N/SIZE      503 for the first N requests of KEY, then /ok
   /drop/KEY/SIZE         the first request of KEY closes after half the body
   /slowonce/KEY/SIZE     the first request of KEY trickles; later ones are fast
-  /stall/SIZE            half the body, then silence
+  /stall/SIZE            half the body, then silence until the client closes
+                         (its log entry gets "last_byte" and "closed": the
+                         times, in seconds, the last byte was sent and the
+                         client hung up)
   /endless               bytes without end (no Content-Length)
   /norange/SIZE          always the whole file with 200, whatever the Range
+  /dropevery/STEP/SIZE   the file, with Range and If-Range, but every response
+                         closes after STEP bytes of its body (0: after the
+                         headers)
   /changing/KEY/SIZE     different bytes on every request (ETag vN); the first
                          request closes after half the body
   /tar                   archive(): a deterministic tar.gz package
@@ -18,11 +24,14 @@ Paths (SIZE in bytes, KEY any word naming the per-test state):
   /eviltar               a tar.gz with an entry that climbs out ("../")
   /loop                  redirects to itself
   /stats                 JSON list of the requests seen: path, Range, If-Range
+                         (and the stall times above)
 """
+import functools
 import gzip
 import hashlib
 import io
 import json
+import select
 import tarfile
 import threading
 import time
@@ -35,6 +44,7 @@ LOG = []
 LOCK = threading.Lock()
 
 
+@functools.lru_cache(maxsize=8)
 def content(size, version=1):
     """Deterministic bytes: SHA-256 blocks of a counter (about 60% of real
     archives is incompressible, and so is this)."""
@@ -74,7 +84,8 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-    def send_file(self, data, etag="\"v1\"", ranges=True, half_then=None, slow=False):
+    def send_file(self, data, etag="\"v1\"", ranges=True, half_then=None, slow=False,
+                  limit=None):
         start = 0
         rng = self.headers.get("Range")
         if_range = self.headers.get("If-Range")
@@ -93,6 +104,11 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("ETag", etag)
         self.send_header("Accept-Ranges", "bytes")
         self.end_headers()
+        if limit is not None:
+            self.wfile.write(body[:limit])
+            self.wfile.flush()
+            self.close_connection = True
+            return
         if half_then:
             self.wfile.write(body[: len(body) // 2])
             self.wfile.flush()
@@ -109,10 +125,30 @@ class Handler(BaseHTTPRequestHandler):
     def close_now(self):
         self.close_connection = True
 
-    def do_GET(self):
+    def watch_close(self, seconds=20):
+        """Stays silent until the client hangs up (or seconds pass), and
+        notes when the last byte went out and when the client closed."""
         with LOCK:
-            LOG.append({"path": self.path, "range": self.headers.get("Range"),
-                        "if_range": self.headers.get("If-Range")})
+            self.entry["last_byte"] = time.monotonic()
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.connection], [], [], 0.05)
+            if ready:
+                try:
+                    if self.connection.recv(1024):
+                        continue
+                except OSError:
+                    pass
+                with LOCK:
+                    self.entry["closed"] = time.monotonic()
+                break
+        self.close_connection = True
+
+    def do_GET(self):
+        self.entry = {"path": self.path, "range": self.headers.get("Range"),
+                      "if_range": self.headers.get("If-Range")}
+        with LOCK:
+            LOG.append(self.entry)
         p = self.path.strip("/").split("/")
         try:
             self.route(p)
@@ -136,7 +172,7 @@ class Handler(BaseHTTPRequestHandler):
         elif kind == "slowonce":
             self.send_file(content(int(p[2])), slow=bump(p[1]) == 1)
         elif kind == "stall":
-            self.send_file(content(int(p[1])), half_then=lambda: time.sleep(20))
+            self.send_file(content(int(p[1])), half_then=self.watch_close)
         elif kind == "endless":
             self.send_response(200)
             self.send_header("Connection", "close")
@@ -146,6 +182,8 @@ class Handler(BaseHTTPRequestHandler):
             while time.time() < deadline:
                 self.wfile.write(block)
             self.close_connection = True
+        elif kind == "dropevery":
+            self.send_file(content(int(p[2])), limit=int(p[1]))
         elif kind == "norange":
             self.send_file(content(int(p[1])), ranges=False)
         elif kind == "changing":

@@ -1,0 +1,149 @@
+/*
+ * retry.c - after a failed attempt: the same URL again after a pause, the
+ * next mirror, or the end, with a message that names the URL and says what
+ * to do.
+ *
+ * The retry budget counts attempts that got nowhere: opts->attempts failed
+ * attempts in a row that added no bytes to the .part end a URL, and one
+ * that added bytes starts the count again, so a server that drops the
+ * connection every megabyte still delivers the file (each attempt resumes
+ * where the last one stopped).  MAX_ATTEMPTS_PER_URL bounds the whole: a
+ * server that sends a byte per connection cannot keep a download going
+ * forever.  A stall is retried like a timeout.  attempts == 1 turns
+ * retries off altogether, progress or not.
+ */
+#include "cache/fetch.h"
+#include "core/strbuf.h"
+#include "platform/platform.h"
+
+#define MAX_ATTEMPTS_PER_URL 100
+
+static bool retryable(CURLcode rc, long code)
+{
+	switch (rc) {
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_RECV_ERROR:
+	case CURLE_SEND_ERROR:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_GOT_NOTHING:
+		return true;
+	case CURLE_HTTP_RETURNED_ERROR:
+		return code >= 500 || code == 429 || code == 408;
+	default:
+		return false;
+	}
+}
+
+static bool may_retry(const struct xfer *x, CURLcode rc, long code)
+{
+	if (x->stop == STOP_OVERFLOW || x->opts->attempts <= 1)
+		return false;
+	if (x->stop != STOP_STALL && !retryable(rc, code))
+		return false;
+	return x->no_progress < x->opts->attempts && x->url_attempts < MAX_ATTEMPTS_PER_URL;
+}
+
+/* Soon after an attempt that got further (the server is there); doubling
+ * with each one in a row that did not, up to 4 s. */
+static double backoff(unsigned no_progress)
+{
+	double delay;
+
+	if (no_progress == 0)
+		return 0.1;
+	delay = 0.25 * (double)(1u << (no_progress < 5 ? no_progress : 5));
+	return delay > 4 ? 4 : delay;
+}
+
+/* "2 MiB" for a whole number of a unit, else bytes. */
+static void size_text(uint64_t n, char *buf, size_t len)
+{
+	static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+	unsigned u = 0;
+
+	while (u < 4 && n >= 1024 && n % 1024 == 0)
+		n /= 1024, u++;
+	cfa_snprintf(buf, len, "%llu %s", (unsigned long long)n, units[u]);
+}
+
+static void describe(const struct xfer *x, CURLcode rc, long code, char *why, size_t len)
+{
+	char cap[32];
+
+	if (x->stop == STOP_OVERFLOW && x->item->size >= 0) {
+		cfa_snprintf(why, len, "the server sent more than the declared %lld bytes",
+		             (long long)x->item->size);
+	} else if (x->stop == STOP_OVERFLOW) {
+		size_text(x->opts->max_unknown_size, cap, sizeof(cap));
+		cfa_snprintf(why, len, "more than the %s allowed for a download of unknown size",
+		             cap);
+	} else if (x->stop == STOP_STALL) {
+		cfa_snprintf(why, len, "nothing arrived for %u s (--stall-timeout)", x->opts->stall_secs);
+	} else if (rc == CURLE_HTTP_RETURNED_ERROR) {
+		cfa_snprintf(why, len, "HTTP %ld", code);
+	} else {
+		cfa_snprintf(why, len, "%s", x->curl_err[0] ? x->curl_err : curl_easy_strerror(rc));
+	}
+}
+
+static void advise(const struct xfer *x, long code, char *buf, size_t len)
+{
+	if (x->stop == STOP_OVERFLOW && x->item->size >= 0)
+		cfa_snprintf(buf, len, "the download was deleted; check the declared size");
+	else if (x->stop == STOP_OVERFLOW)
+		cfa_snprintf(buf, len, "the download was deleted: give its size with --size BYTES, "
+		             "or allow more with --max-size SIZE");
+	else if (x->have > 0)
+		cfa_snprintf(buf, len, "the %llu bytes received are kept: run the command again to "
+		             "resume", (unsigned long long)x->have);
+	else if (code >= 500 || code == 429 || code == 408)
+		cfa_snprintf(buf, len, "the server is failing or busy: try again later");
+	else if (code >= 400)
+		cfa_snprintf(buf, len, "check the URL");
+	else
+		cfa_snprintf(buf, len, "check the URL, the network and any proxy settings "
+		             "(https_proxy, http_proxy), then run the command again");
+}
+
+static void give_up(struct xfer *x, const char *why, long code)
+{
+	struct cfapkg_fetch_item *it = x->item;
+	char advice[160];
+
+	advise(x, code, advice, sizeof(advice));
+	it->err = x->stop == STOP_OVERFLOW ? CFAPKG_E_INTEGRITY : CFAPKG_E_NETWORK;
+	cfa_snprintf(it->error, sizeof(it->error), "%s: %s (after %u attempt%s%s); %s",
+	             it->urls[x->url], why, it->attempts, it->attempts == 1 ? "" : "s",
+	             x->url_attempts >= MAX_ATTEMPTS_PER_URL ? ", the most for one URL" : "",
+	             advice);
+	x->done = true;
+}
+
+void cfa_fetch_failed(struct xfer *x, CURLcode rc, long code)
+{
+	struct cfapkg_fetch_item *it = x->item;
+	char why[CURL_ERROR_SIZE + 96];
+
+	x->url_attempts++;
+	x->no_progress = x->have > x->have_at_start ? 0 : x->no_progress + 1;
+	describe(x, rc, code, why, sizeof(why));
+	if (x->stop == STOP_OVERFLOW || code == 416) {
+		/* Bytes past the limit, or a range that no longer fits the file:
+		 * nothing kept is of use. */
+		cfa_part_discard(x);
+		x->have = 0;
+	}
+	if (may_retry(x, rc, code)) {
+		x->not_before = cfa_plat_now() + backoff(x->no_progress);
+		return;
+	}
+	if (x->url + 1 < it->nurls) {
+		x->url++;
+		x->url_attempts = 0;
+		x->no_progress = 0;
+		x->not_before = 0;
+		return;
+	}
+	give_up(x, why, code);
+}
