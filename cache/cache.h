@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include <stdint.h>
+#include <wchar.h>
 
 #include "core/ctx.h"
 
@@ -19,23 +20,63 @@ void cfa_sha256_hex(const unsigned char *md, char hex[65]);
  * name could reach outside the folder being unpacked. */
 bool cfa_safe_entry_path(const char *in, unsigned strip, char *out, size_t len,
                          const char **why);
-/* Whether a link at entry (a safe path) pointing to target stays inside. */
-bool cfa_link_stays_inside(const char *entry, const char *target);
+
+/* A wide string (UTF-16 on Windows, UTF-32 elsewhere) as UTF-8 in out;
+ * NULL when it does not fit or holds no valid character. */
+const char *cfa_wide_to_utf8(const wchar_t *w, char *out, size_t len);
+
+/* tree.c: the entries an unpack has written, found by name without regard
+ * to ASCII case.  add returns 1 when added, 0 when the name was there
+ * already (*out: that entry), -1 when out of memory.  check judges the
+ * whole tree: no entry below a symbolic link, every symbolic link resolves
+ * inside (following the tree's other links), every hard link names a
+ * file; it returns why not (and *bad) or NULL.  resolve gives where a
+ * link leads (at: a path inside the tree), or why it cannot be followed.
+ * manifest writes the JSON manifest; hex gives file k's digest. */
+enum cfa_tree_kind { CFA_TREE_FILE, CFA_TREE_DIR, CFA_TREE_SYMLINK, CFA_TREE_HARDLINK };
+#define CFA_TREE_NO_HASH ((size_t)-1)
+struct cfa_tree_entry {
+	char *path;          /* safe, "/"-separated, inside the tree */
+	char *target;        /* links: the text of a symbolic link, the entry
+	                        a hard link copies */
+	enum cfa_tree_kind kind;
+	unsigned mode;       /* files: the permission bits stored */
+	uint64_t size;
+	size_t hash;         /* files: the hasher's index, or CFA_TREE_NO_HASH */
+	bool settled;        /* a streamed zip's entry found in its central directory */
+};
+struct cfa_tree {
+	struct cfa_tree_entry *e;
+	size_t n, cap;
+	size_t *slots, mask; /* open addressing: entry index + 1, 0 empty */
+};
+struct cfa_buf;
+void cfa_tree_fini(struct cfa_tree *t);
+int cfa_tree_add(struct cfa_tree *t, const char *path, enum cfa_tree_kind kind,
+                 const char *target, struct cfa_tree_entry **out);
+struct cfa_tree_entry *cfa_tree_find(const struct cfa_tree *t, const char *path);
+const char *cfa_tree_check(const struct cfa_tree *t, const struct cfa_tree_entry **bad);
+const char *cfa_tree_resolve(const struct cfa_tree *t, const struct cfa_tree_entry *link,
+                             struct cfa_buf *at);
+bool cfa_tree_manifest(const struct cfa_tree *t, struct cfa_buf *out,
+                       const char *(*hex)(void *arg, size_t k), void *arg);
 
 /* Unpacking in stages (unpack.c), so that an archive can be unpacked
  * while it downloads (stream.c): open a staging folder for store folder
- * name (existed: it is already in the store, nothing to do), extract from
- * the file named what or from src (libarchive's read callback: the download
- * being written; NULL: the file), then commit
- * it into the store in one rename, or close to discard it. */
+ * name (existed: it is already in the store, nothing to do; label names
+ * the archive in messages), extract from file or from src (libarchive's
+ * read callback: the download being written), then commit it into the
+ * store in one rename (file: the whole archive, verified, which a zip read
+ * from src is settled against), or close to discard it. */
 struct unpacker;
 bool cfa_unpack_streamable(const char *format);
-enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const char *what,
+enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const char *label,
                                 uint64_t archive_size, const struct cfapkg_unpack_opts *opts,
                                 struct unpacker **out, bool *existed);
 enum cfapkg_err cfa_unpack_extract(struct unpacker *u, archive_read_callback *src, void *src_arg,
-                                   const char *format, unsigned strip);
-enum cfapkg_err cfa_unpack_commit(struct unpacker *u, struct cfapkg_unpack_result *out);
+                                   const char *file, const char *format, unsigned strip);
+enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file,
+                                  struct cfapkg_unpack_result *out);
 void cfa_unpack_close(struct unpacker *u);
 
 /* hasher.c: the SHA-256 of each file an unpack writes, computed on another
@@ -54,14 +95,18 @@ void cfa_hasher_free(struct cfa_hasher *h);
  * being written.  feed says how many bytes of the file are written (and
  * flushed), and whether that is all of it; the file may be renamed
  * meanwhile.  finish(keep) waits for the unpack to end and commits it into
- * the store; finish(!keep) stops the unpack and discards it. */
+ * the store (file: the whole verified archive, which a streamed zip is
+ * settled against); finish(!keep) stops the unpack and discards it.
+ * opts->label names the archive in messages. */
 struct cfa_stream;
 enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, const char *name,
-                                 unsigned strip, uint64_t size, const char *part,
-                                 struct cfa_stream **out);
+                                 const struct cfapkg_unpack_opts *opts, uint64_t size,
+                                 const char *part, struct cfa_stream **out);
 void cfa_stream_feed(struct cfa_stream *s, uint64_t readable, bool complete);
-enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep,
+enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep, const char *file,
                                   struct cfapkg_unpack_result *out);
+/* The words that name a fetched archive in messages: "zluda 7 from URL". */
+void cfa_unpack_label(const struct cfapkg_fetch_item *it, char *out, size_t len);
 /* After the transfers: a downloaded item that asked to be unpacked and
  * did not stream is unpacked from its verified file. */
 void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it);

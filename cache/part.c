@@ -98,13 +98,16 @@ void cfa_part_stream_start(struct xfer *x)
 {
 	const struct cfapkg_fetch_item *it = x->item;
 	uint64_t size = it->size >= 0 ? (uint64_t)it->size : x->opts->max_unknown_size;
+	char label[1024];
+	struct cfapkg_unpack_opts uo = {it->unpack_strip, 0, 0, true, label};
 
 	if (x->stream_tried || x->have > 0 || !it->unpack_format || !it->unpack_name || !it->sha256)
 		return;
 	x->stream_tried = true;
 	x->streamed_upto = 0;
-	cfa_stream_start(x->ctx, it->unpack_format, it->unpack_name, it->unpack_strip, size,
-	                 x->part_path, &x->stream);
+	cfa_unpack_label(it, label, sizeof(label));
+	cfa_stream_start(x->ctx, it->unpack_format, it->unpack_name, &uo, size, x->part_path,
+	                 &x->stream);
 }
 
 /* Every MiB the unpack may read what is written so far. */
@@ -124,7 +127,7 @@ void cfa_part_stream_drop(struct xfer *x)
 	struct cfapkg_unpack_result ignored;
 
 	if (x->stream)
-		cfa_stream_finish(x->stream, false, &ignored);
+		cfa_stream_finish(x->stream, false, NULL, &ignored);
 	x->stream = NULL;
 }
 
@@ -138,7 +141,7 @@ void cfa_part_stream_end(struct xfer *x)
 		cfa_part_stream_drop(x);
 		return;
 	}
-	if (cfa_stream_finish(x->stream, true, &it->unpack) == CFAPKG_E_OK)
+	if (cfa_stream_finish(x->stream, true, it->path, &it->unpack) == CFAPKG_E_OK)
 		it->unpacked = it->streamed = true;
 	x->stream = NULL;
 }

@@ -65,7 +65,7 @@ static void stream_main(void *arg)
 {
 	struct cfa_stream *s = arg;
 
-	s->result = cfa_unpack_extract(s->u, read_part, s, s->format, s->strip);
+	s->result = cfa_unpack_extract(s->u, read_part, s, NULL, s->format, s->strip);
 	fclose(s->in);
 	s->in = NULL;
 }
@@ -83,22 +83,24 @@ static void stream_free(struct cfa_stream *s)
 }
 
 enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, const char *name,
-                                 unsigned strip, uint64_t size, const char *part,
-                                 struct cfa_stream **out)
+                                 const struct cfapkg_unpack_opts *opts, uint64_t size,
+                                 const char *part, struct cfa_stream **out)
 {
-	struct cfapkg_unpack_opts uo = {strip, 0, 0, true}; /* committed only once verified */
+	struct cfapkg_unpack_opts uo = *opts;
 	struct cfa_stream *s;
+	const char *label = opts->label ? opts->label : "the download";
 	bool existed = false;
 
 	*out = NULL;
 	if (!cfa_unpack_streamable(format) || !(s = cfa_calloc(1, sizeof(*s))))
 		return CFAPKG_E_UNSUPPORTED;
 	cfa_snprintf(s->format, sizeof(s->format), "%s", format);
-	s->strip = strip;
+	s->strip = opts->strip;
+	uo.hash_checked = true; /* committed only once its hash is verified */
 	if (!(s->ctx = cfapkg_ctx_new()) || cfapkg_ctx_set_root(s->ctx, cfapkg_ctx_root(ctx)) ||
 	    !(s->m = cfa_plat_mutex_new()) || !(s->more = cfa_plat_cond_new()) ||
 	    !(s->buf = cfa_malloc(READ_SIZE)) || !(s->in = cfa_plat_fopen_shared(part)) ||
-	    cfa_unpack_open(s->ctx, name, "the download", size, &uo, &s->u, &existed) || existed) {
+	    cfa_unpack_open(s->ctx, name, label, size, &uo, &s->u, &existed) || existed) {
 		stream_free(s);
 		return CFAPKG_E_UNSUPPORTED;
 	}
@@ -134,7 +136,7 @@ static void stream_join(struct cfa_stream *s, bool cancel)
 	s->thread = NULL;
 }
 
-enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep,
+enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep, const char *file,
                                   struct cfapkg_unpack_result *out)
 {
 	enum cfapkg_err e;
@@ -143,19 +145,34 @@ enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep,
 	stream_join(s, !keep);
 	e = s->result;
 	if (!e && keep)
-		e = cfa_unpack_commit(s->u, out);
+		e = cfa_unpack_commit(s->u, file, out);
 	stream_free(s);
 	return keep ? e : CFAPKG_E_OK;
+}
+
+void cfa_unpack_label(const struct cfapkg_fetch_item *it, char *out, size_t len)
+{
+	const char *url = it->nurls ? it->urls[0] : NULL;
+
+	/* The package and where it comes from, not the cache's file name: a
+	 * user can act on "zluda 7 from https://...", not on a hash. */
+	if (it->label && url)
+		cfa_snprintf(out, len, "%s from %s", it->label, url);
+	else
+		cfa_snprintf(out, len, "%s", it->label ? it->label : url ? url : it->path);
 }
 
 /* What did not stream is unpacked from the verified file. */
 void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it)
 {
-	struct cfapkg_unpack_opts uo = {it->unpack_strip, 0, 0, it->sha256 != NULL};
+	struct cfapkg_unpack_opts uo = {it->unpack_strip, 0, 0, it->sha256 != NULL, NULL};
+	char label[1024];
 	enum cfapkg_err e;
 
 	if (it->err || it->unpacked || !it->unpack_format || !it->unpack_name)
 		return;
+	cfa_unpack_label(it, label, sizeof(label));
+	uo.label = label;
 	e = cfapkg_unpack(ctx, it->path, it->unpack_format, it->unpack_name, &uo, &it->unpack);
 	if (e) {
 		it->err = e;

@@ -279,13 +279,33 @@ static void problem(struct verifier *v, const struct cfapkg_locked *p, const cha
 		v->fn(v->arg, line);
 }
 
+/* The manifest's "mode" ("0755") against the file's bits; false where
+ * either is unknown (an older manifest, Windows). */
+static bool mode_differs(const char *path, const cJSON *mode, char *was, size_t len)
+{
+	int now = cfa_plat_file_mode(path);
+	unsigned want = 0;
+	const char *s;
+
+	if (now < 0 || !cJSON_IsString(mode) || !*mode->valuestring)
+		return false;
+	for (s = mode->valuestring; *s >= '0' && *s <= '7' && want < 07777; s++)
+		want = want * 8 + (unsigned)(*s - '0');
+	if (*s || ((unsigned)now & 0777) == (want & 0777))
+		return false;
+	cfa_snprintf(was, len, "has permissions %04o; it was installed with %04o",
+	             (unsigned)now & 0777, want & 0777);
+	return true;
+}
+
 static void verify_file(struct verifier *v, const struct cfapkg_locked *p, const cJSON *f,
                         const char *store, const char *view)
 {
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(f, "path");
 	const cJSON *type = cJSON_GetObjectItemCaseSensitive(f, "type");
 	const cJSON *sha = cJSON_GetObjectItemCaseSensitive(f, "sha256");
-	char path[CFA_PATH_MAX], hex[65];
+	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(f, "mode");
+	char path[CFA_PATH_MAX], hex[65], bits[64];
 	uint64_t size;
 
 	if (!cJSON_IsString(name) || !cfa_safe_relative(name->valuestring))
@@ -302,6 +322,8 @@ static void verify_file(struct verifier *v, const struct cfapkg_locked *p, const
 		problem(v, p, name->valuestring, "is missing");
 	} else if (strcmp(hex, sha->valuestring) != 0) {
 		problem(v, p, name->valuestring, "changed since it was installed");
+	} else if (mode_differs(path, mode, bits, sizeof(bits))) {
+		problem(v, p, name->valuestring, bits);
 	}
 }
 

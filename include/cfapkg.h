@@ -465,6 +465,8 @@ struct cfapkg_unpack_opts {
 	bool hash_checked;         /* the archive matched its pinned SHA-256 (or
 	                              will before the commit): zip's CRC-32s add
 	                              nothing and are not computed */
+	const char *label;         /* names the archive in messages ("zluda 7 from
+	                              URL"); NULL: the archive's path */
 };
 struct cfapkg_unpack_result {
 	char path[4096];           /* ROOT/store/NAME */
@@ -486,7 +488,7 @@ struct cfapkg_fetch_item {
 	unsigned unpack_strip;
 	/* results */
 	enum cfapkg_err err;
-	char error[512];           /* why it failed, naming the URL */
+	char error[1024];          /* why it failed, naming the URL */
 	char sha256_out[65];
 	uint64_t size_out;
 	char path[4096];           /* the verified file in the cache */

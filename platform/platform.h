@@ -74,6 +74,17 @@ int cfa_plat_hardlink(const char *target, const char *path);
 int cfa_plat_copy_file(const char *from, const char *to);
 /* Sets a file's permission bits (no-op on Windows). */
 void cfa_plat_set_mode(const char *path, unsigned mode);
+/* Makes the calling thread's character conversions UTF-8 until
+ * cfa_plat_utf8_end(token): libarchive turns entry names into the
+ * locale's characters, and under the C locale a name such as "日本語"
+ * cannot be turned into anything.  Only this thread is affected; a
+ * library must not change a process's locale.  No-op on Windows, where
+ * libarchive converts names through UTF-16. */
+void *cfa_plat_utf8_begin(void);
+void cfa_plat_utf8_end(void *token);
+/* A file's permission bits (not following a last symbolic link), or -1
+ * where it is missing or the system keeps no such bits (Windows). */
+int cfa_plat_file_mode(const char *path);
 /* Flushes every file of the file system holding path to the disk. */
 void cfa_plat_sync_fs(const char *path);
 /* Removes a folder and everything in it.  0 or errno-style. */

@@ -5,6 +5,7 @@
 #include "platform/platform.h"
 
 #include <dirent.h>
+#include <locale.h>
 #include <pthread.h>
 #include <signal.h>
 #include <errno.h>
@@ -243,6 +244,33 @@ int cfa_plat_copy_file(const char *from, const char *to)
 void cfa_plat_set_mode(const char *path, unsigned mode)
 {
 	chmod(path, (mode_t)(mode & 0777));
+}
+
+static locale_t utf8_locale;
+static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
+
+static void utf8_make(void)
+{
+	utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+void *cfa_plat_utf8_begin(void)
+{
+	pthread_once(&utf8_once, utf8_make);
+	return utf8_locale ? (void *)uselocale(utf8_locale) : NULL;
+}
+
+void cfa_plat_utf8_end(void *token)
+{
+	if (token)
+		uselocale((locale_t)token);
+}
+
+int cfa_plat_file_mode(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
 }
 
 void cfa_plat_sync_fs(const char *path)

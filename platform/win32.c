@@ -321,6 +321,22 @@ void cfa_plat_set_mode(const char *path, unsigned mode)
 	(void)path, (void)mode;
 }
 
+void *cfa_plat_utf8_begin(void)
+{
+	return NULL;
+}
+
+void cfa_plat_utf8_end(void *token)
+{
+	(void)token;
+}
+
+int cfa_plat_file_mode(const char *path)
+{
+	(void)path; /* Windows has attributes and ACLs, not these bits */
+	return -1;
+}
+
 void cfa_plat_sync_fs(const char *path)
 {
 	(void)path; /* files are flushed one by one as they are closed */

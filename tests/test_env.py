@@ -168,6 +168,15 @@ def test_verify(root):
           r.stderr)
     f.write_bytes(saved)
     check("and passes again once restored", root.run("verify").returncode == 0)
+    if os.name == "posix" and not os.environ.get("CFAPKG_TEST_EMULATOR"):
+        # The manifest keeps each file's permission bits: a lost +x shows.
+        mode = f.stat().st_mode & 0o777
+        f.chmod(mode ^ 0o111)
+        r = root.run("verify")
+        check("verify names a file whose permissions changed",
+              r.returncode == 9 and "nvcuda.dll has permissions" in r.stderr and
+              f"installed with {mode:04o}" in r.stderr, r.stderr)
+        f.chmod(mode)
 
 
 def test_gc(root):

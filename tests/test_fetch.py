@@ -394,6 +394,9 @@ def test_streaming(tmp, f):
           "evil" in r.stderr and not list((root / "store").glob("evilpkg*")) and
           not list((root / "store").glob(".staging*")) and
           not (tmp / "evil.txt").exists() and not (root / "evil.txt").exists(), r.stderr)
+    check("the refusal names the package and its URL, not the cache's file",
+          "evilpkg from " + f.url("eviltar") in r.stderr and "downloads" not in r.stderr,
+          r.stderr)
 
 
 def test_kill_and_resume(tmp, f):

@@ -1,0 +1,123 @@
+/*
+ * unpack_links.c - an unpack's links, made last.  Every entry is on disk
+ * by now and none of them is a link, so nothing was written through one.
+ * The tree is judged as a whole first (tree.c): a link that leads out,
+ * alone or through other links, refuses the archive.  Hard links become
+ * copies (the store is linked into views; a second name for a file adds
+ * nothing there), symbolic links are made as links, or as copies of what
+ * they lead to where the system cannot make links (Windows without the
+ * privilege).  A copy has the same bytes, so it takes its source's digest.
+ */
+#include <string.h>
+
+#include "cache/unpack_int.h"
+#include "core/mem.h"
+#include "core/strbuf.h"
+#include "platform/platform.h"
+
+#define BLOCK (256u * 1024u)
+
+static enum cfapkg_err copy_bytes(struct unpacker *u, const char *name, const char *from,
+                                  const char *to)
+{
+	unsigned char *block = cfa_malloc(BLOCK);
+	FILE *in = cfa_plat_fopen(from, "rb"), *out = NULL;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	uint64_t size = 0;
+	size_t n;
+
+	if (!block)
+		e = cfa_nomem(u->ctx);
+	else if (!in || !(out = cfa_plat_fopen(to, "wb")))
+		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot copy %s to it", to, from);
+	/* The copies count against the size cap: a bomb of links is a bomb. */
+	while (!e && (n = fread(block, 1, BLOCK, in)) > 0)
+		e = cfa_unpack_put(u, out, name, to, block, n, &size);
+	if (in)
+		fclose(in);
+	if (out && fclose(out) != 0 && !e)
+		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: write failed (disk full?)", to);
+	cfa_free(block);
+	return e;
+}
+
+static enum cfapkg_err make_parent_of(struct unpacker *u, const char *full)
+{
+	char dir[CFA_UNPACK_PATH];
+	const char *slash = strrchr(full, '/');
+	int rc;
+
+	if (!slash || !cfa_snprintf(dir, sizeof(dir), "%.*s", (int)(slash - full), full) ||
+	    cfa_plat_is_dir(dir))
+		return CFAPKG_E_OK;
+	rc = cfa_plat_mkdir_p(dir);
+	return rc ? cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot create: %s", dir,
+	                     cfa_plat_strerror(rc))
+	          : CFAPKG_E_OK;
+}
+
+/* Turns entry e into a copy of the file entry src. */
+static enum cfapkg_err copy_entry(struct unpacker *u, struct cfa_tree_entry *e,
+                                  const struct cfa_tree_entry *src)
+{
+	char from[CFA_UNPACK_PATH], to[CFA_UNPACK_PATH];
+	enum cfapkg_err err;
+
+	cfa_snprintf(from, sizeof(from), "%s/%s", u->staging, src->path);
+	cfa_snprintf(to, sizeof(to), "%s/%s", u->staging, e->path);
+	if ((err = make_parent_of(u, to)) || (err = copy_bytes(u, e->path, from, to)))
+		return err;
+	cfa_plat_set_mode(to, src->mode);
+	e->kind = CFA_TREE_FILE;
+	e->mode = src->mode;
+	e->size = src->size;
+	e->hash = src->hash;
+	return CFAPKG_E_OK;
+}
+
+/* Where links cannot be made: a copy of the file the link leads to. */
+static enum cfapkg_err copy_link(struct unpacker *u, struct cfa_tree_entry *e)
+{
+	struct cfa_buf at;
+	const struct cfa_tree_entry *src;
+	const char *why;
+
+	cfa_buf_init(&at, 1u << 20);
+	why = cfa_tree_resolve(&u->tree, e, &at);
+	src = why ? NULL : cfa_tree_find(&u->tree, cfa_buf_str(&at));
+	cfa_buf_fini(&at);
+	if (!src || src->kind != CFA_TREE_FILE)
+		return cfa_unpack_refuse(u, e->path, "a symbolic link to something other than a file, "
+		                         "and this system cannot make symbolic links");
+	return copy_entry(u, e, src);
+}
+
+static enum cfapkg_err make_symlink(struct unpacker *u, struct cfa_tree_entry *e)
+{
+	char full[CFA_UNPACK_PATH];
+	enum cfapkg_err err;
+
+	cfa_snprintf(full, sizeof(full), "%s/%s", u->staging, e->path);
+	if ((err = make_parent_of(u, full)))
+		return err;
+	return cfa_plat_symlink(e->target, full) == 0 ? CFAPKG_E_OK : copy_link(u, e);
+}
+
+enum cfapkg_err cfa_unpack_links(struct unpacker *u)
+{
+	const struct cfa_tree_entry *bad = NULL;
+	const char *why = cfa_tree_check(&u->tree, &bad);
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i;
+
+	if (why)
+		return cfa_unpack_refuse(u, bad->path, why);
+	/* Hard links first: their sources are plain files, no link made yet. */
+	for (i = 0; i < u->tree.n && !e; i++)
+		if (u->tree.e[i].kind == CFA_TREE_HARDLINK)
+			e = copy_entry(u, &u->tree.e[i], cfa_tree_find(&u->tree, u->tree.e[i].target));
+	for (i = 0; i < u->tree.n && !e; i++)
+		if (u->tree.e[i].kind == CFA_TREE_SYMLINK)
+			e = make_symlink(u, &u->tree.e[i]);
+	return e;
+}
