@@ -1,5 +1,6 @@
 /*
- * dynlib.c - dlopen and LoadLibrary behind one interface.
+ * dynlib.c - dlopen and LoadLibrary behind one interface, and a crash in a
+ * loaded library ending the process at once.
  */
 #include "platform/dynlib.h"
 
@@ -53,8 +54,24 @@ int cfa_dl_exists(const char *path)
 	a = GetFileAttributesW(w);
 	return a != INVALID_FILE_ATTRIBUTES && !(a & FILE_ATTRIBUTE_DIRECTORY);
 }
+
+/* The last filter before the system's own handling: Windows consults it
+ * before Windows Error Reporting, and Wine before it starts winedbg (Wine
+ * does not look at the error mode there). */
+static LONG WINAPI end_process(EXCEPTION_POINTERS *e)
+{
+	TerminateProcess(GetCurrentProcess(), e->ExceptionRecord->ExceptionCode);
+	return EXCEPTION_EXECUTE_HANDLER; /* not reached */
+}
+
+void cfa_dl_crash_ends_process(void)
+{
+	SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
+	SetUnhandledExceptionFilter(end_process);
+}
 #else
 #include <dlfcn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 const char *cfa_dl_os(void)
@@ -87,5 +104,17 @@ int cfa_dl_exists(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The signal already ends the process; only the core file goes, which
+ * could take long to write with a GPU driver's mappings in it. */
+void cfa_dl_crash_ends_process(void)
+{
+	struct rlimit core;
+
+	if (getrlimit(RLIMIT_CORE, &core) == 0) {
+		core.rlim_cur = 0;
+		setrlimit(RLIMIT_CORE, &core);
+	}
 }
 #endif

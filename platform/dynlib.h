@@ -18,5 +18,10 @@ void *cfa_dl_sym(void *lib, const char *name);
 int cfa_dl_exists(const char *path);
 /* The path list separator of the library search variables. */
 char cfa_dl_path_sep(void);
+/* From now on a crash in any thread (a library's bad access, say) ends
+ * this process at once with the crash's code as its exit status: no error
+ * dialog, no debugger, no core file.  The caller then sees the death
+ * promptly instead of waiting out its time limit. */
+void cfa_dl_crash_ends_process(void);
 
 #endif

@@ -146,7 +146,9 @@ void cfa_plat_parallel(void (*fn)(void *item), void *base, size_t size, size_t n
 /* Runs a program (argv[0] a path) with its standard output captured (at
  * most len-1 bytes kept, NUL-terminated) and standard input empty; kills it
  * after timeout_ms.  0 when it ran to its end (its exit status in *status),
- * ETIMEDOUT when it was killed, else an errno-style code. */
+ * ETIMEDOUT when it was killed, else an errno-style code.  On Windows the
+ * program shows no error dialogs (a crash ends it, its status the
+ * exception code); a POSIX crash gives status 128 + the signal. */
 int cfa_plat_run_capture(const char *const *argv, unsigned timeout_ms, char *out, size_t len,
                          int *status);
 

@@ -97,6 +97,26 @@ static HANDLE temp_output(void)
 	                   CREATE_ALWAYS, FILE_ATTRIBUTE_TEMPORARY | FILE_FLAG_DELETE_ON_CLOSE, NULL);
 }
 
+/* CreateProcessW with the error mode that children inherit set so that a
+ * crash or a missing DLL in the child ends it instead of holding it behind
+ * an error dialog (Windows Error Reporting) that no one will click.  Our
+ * own error mode is put back: it is the children's, not ours. */
+static BOOL create_quiet_process(wchar_t *exe, wchar_t *cmd, STARTUPINFOW *si,
+                                 PROCESS_INFORMATION *pi)
+{
+	UINT mine = SetErrorMode(0);
+	DWORD why;
+	BOOL ok;
+
+	SetErrorMode(mine | SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX |
+	             SEM_NOOPENFILEERRORBOX);
+	ok = CreateProcessW(exe, cmd, NULL, NULL, TRUE, CREATE_NO_WINDOW, NULL, NULL, si, pi);
+	why = GetLastError();
+	SetErrorMode(mine);
+	SetLastError(why);
+	return ok;
+}
+
 int cfa_plat_run_capture(const char *const *argv, unsigned timeout_ms, char *out, size_t len,
                          int *status)
 {
@@ -118,7 +138,7 @@ int cfa_plat_run_capture(const char *const *argv, unsigned timeout_ms, char *out
 	si.hStdOutput = tmp;
 	si.hStdError = tmp;
 	si.hStdInput = NULL;
-	if (!CreateProcessW(exe, cmd, NULL, NULL, TRUE, CREATE_NO_WINDOW, NULL, NULL, &si, &pi)) {
+	if (!create_quiet_process(exe, cmd, &si, &pi)) {
 		rc = GetLastError() == ERROR_FILE_NOT_FOUND ? ENOENT : EACCES;
 		goto out;
 	}

@@ -137,6 +137,8 @@ int main(int argc, char **argv)
 	size_t i;
 	int a;
 
+	/* Before any library is loaded: a crash in one must end the probe at once. */
+	cfa_dl_crash_ends_process();
 	memset(&p, 0, sizeof(p));
 	for (a = 2; a < argc; a++) {
 		if (strcmp(argv[a], "--only-dirs") == 0)

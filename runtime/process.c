@@ -95,7 +95,9 @@ const char *cfapkg_probe_status_name(enum cfapkg_probe_status s)
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
-/* "RESULT STATUS FILE DETAIL" and "STEP CALL" lines into out. */
+/* "RESULT STATUS FILE DETAIL" and "STEP CALL" lines into out.  A Windows
+ * probe writes its standard output in text mode, so a line may end in
+ * "\r\n": the "\r" belongs to no field. */
 static void parse_output(char *text, struct cfapkg_probe_result *out, bool *got)
 {
 	static const struct {
@@ -108,9 +110,14 @@ static void parse_output(char *text, struct cfapkg_probe_result *out, bool *got)
 	size_t i;
 
 	for (line = text; line && *line; line = next) {
+		size_t end;
+
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
+		end = strlen(line);
+		if (end && line[end - 1] == '\r')
+			line[end - 1] = '\0';
 		if (strncmp(line, "STEP ", 5) == 0)
 			cfa_snprintf(out->last_step, sizeof(out->last_step), "%s", line + 5);
 		if (strncmp(line, "RESULT ", 7) != 0)
@@ -172,9 +179,16 @@ enum cfapkg_err cfapkg_probe(struct cfapkg_ctx *ctx, const char *library,
 		cfa_snprintf(out->detail, sizeof(out->detail), "no answer in %u s (last call: %s)",
 		             timeout_ms / 1000, out->last_step[0] ? out->last_step : "none");
 	} else if (!got) {
+		char how[32];
+		/* A Windows crash's status is its exception code (0xC0000005 for an
+		 * access violation), which Windows documents in hex. */
+		if ((unsigned)status >= 0xC0000000u)
+			cfa_snprintf(how, sizeof(how), "exception 0x%08X", (unsigned)status);
+		else
+			cfa_snprintf(how, sizeof(how), "status %d", status);
 		out->status = CFAPKG_PROBE_CRASHED;
-		cfa_snprintf(out->detail, sizeof(out->detail), "the probe died (status %d) in %s",
-		             status, out->last_step[0] ? out->last_step : "loading the library");
+		cfa_snprintf(out->detail, sizeof(out->detail), "the probe died (%s) in %s", how,
+		             out->last_step[0] ? out->last_step : "loading the library");
 	}
 	return CFAPKG_E_OK;
 }

@@ -9,6 +9,7 @@ import json
 import os
 import pathlib
 import re
+import subprocess
 import sys
 
 import channel
@@ -114,9 +115,14 @@ def test_run(root):
     check("run passes a signal back", r.returncode == -15, r.returncode)
 
 
-def doctor(root, mode, lib_dir, timeout="5"):
-    r = root.run("doctor", "--env", "rt-linux" if not WINDOWS else "rt-windows", "--json",
-                 "--lib-dir", lib_dir, "--timeout", timeout, env={"FAKE_CUDA_MODE": mode})
+def doctor(root, mode, lib_dir, timeout="120"):
+    """Only a hang waits out the timeout; every other case ends on its own,
+    so its limit is generous (a slow Wine start must not turn into TIMEOUT)."""
+    try:
+        r = root.run("doctor", "--env", "rt-linux" if not WINDOWS else "rt-windows", "--json",
+                     "--lib-dir", lib_dir, "--timeout", timeout, env={"FAKE_CUDA_MODE": mode})
+    except subprocess.TimeoutExpired as e:
+        return subprocess.CompletedProcess(e.cmd, None, "", f"doctor ran past {e.timeout} s"), {}
     try:
         out = json.loads(r.stdout)
     except json.JSONDecodeError:
@@ -130,6 +136,9 @@ def test_doctor(root):
     check("doctor: a working driver is OK", p.get("cuda", {}).get("status") == "OK" and
           "Fake CUDA device" in p["cuda"]["detail"], r.stdout + r.stderr)
     check("doctor: a working cuBLAS is OK", p.get("cublas", {}).get("status") == "OK")
+    fields = [p[lib].get(k) or "" for lib in p for k in ("file", "detail", "last_step")]
+    check("doctor: the probe's line ends are in no field (Windows writes CRLF)",
+          p and not any(f != f.strip() for f in fields), fields)
     r, p = doctor(root, "works", nosym)
     check("doctor: a missing symbol is FAILED and named",
           p.get("cuda", {}).get("status") == "FAILED" and
@@ -139,13 +148,18 @@ def test_doctor(root):
           p.get("cuda", {}).get("status") == "FAILED" and
           "cuInit returned 100" in p["cuda"]["detail"], p.get("cuda"))
     check("doctor: a broken stack is not usable", r.returncode == 1)
-    r, p = doctor(root, "hang", full, timeout="2")
+    # Long enough for the probe to start (a second or more under Wine) and
+    # reach cuInit; each probe that needs the driver waits it out.
+    r, p = doctor(root, "hang", full, timeout="10")
     check("doctor: a hang is TIMEOUT, naming the call",
-          p.get("cuda", {}).get("status") == "TIMEOUT" and "cuInit" in p["cuda"]["detail"],
-          p.get("cuda"))
+          p.get("cuda", {}).get("status") == "TIMEOUT" and
+          p["cuda"]["detail"].endswith("(last call: cuInit)"), p.get("cuda"))
+    # No debugger or error dialog holds a crashed probe: it is CRASHED long
+    # before the timeout.
     r, p = doctor(root, "crash", full)
     check("doctor: a crash is CRASHED, naming the call",
-          p.get("cuda", {}).get("status") == "CRASHED" and "cuInit" in p["cuda"]["detail"],
+          p.get("cuda", {}).get("status") == "CRASHED" and
+          p["cuda"]["detail"].endswith(" in cuInit") and p["cuda"]["last_step"] == "cuInit",
           p.get("cuda"))
     r, p = doctor(root, "wrong", full)
     check("doctor: wrong results are WRONG RESULT with the error",
