@@ -63,6 +63,7 @@ enum cfapkg_err cfa_unpack_refuse(struct unpacker *u, const char *entry, const c
 {
 	char shown[200], length[48] = "";
 
+	u->refused = true;
 	shown_name(entry, shown, sizeof(shown));
 	if (strlen(entry) > 120)
 		cfa_snprintf(length, sizeof(length), " (a name of %lu bytes)",
@@ -325,12 +326,13 @@ struct archive *cfa_unpack_reader(struct unpacker *u, const char *format, struct
 	if (strcmp(format, "deb") == 0) {
 		if (open_deb(u, a, outer))
 			return a;
-	} else if (!u->file) {
+	} else if (!u->file || u->front_to_back) {
 		/* Only what can be read front to back: zip through its local
 		 * headers (the bytes are the pinned ones: hashed as they arrive). */
 		archive_read_support_format_zip_streamable(a);
 		archive_read_support_format_tar(a);
-		if (archive_read_open(a, u->src_arg, NULL, u->src, NULL) == ARCHIVE_OK)
+		if ((u->file ? archive_read_open_filename(a, u->file, BLOCK)
+		             : archive_read_open(a, u->src_arg, NULL, u->src, NULL)) == ARCHIVE_OK)
 			return a;
 		unreadable(u, a, format);
 	} else {
@@ -493,7 +495,7 @@ enum cfapkg_err cfa_unpack_extract(struct unpacker *u, archive_read_callback *sr
 	u->src = src;
 	u->src_arg = src_arg;
 	u->file = src ? NULL : file;
-	u->streamed = src != NULL;
+	u->streamed = src != NULL || u->front_to_back;
 	u->strip = strip;
 	if (!cfa_snprintf(u->format, sizeof(u->format), "%s", format))
 		return cfa_fail(u->ctx, CFAPKG_E_UNSUPPORTED, "%s: unknown format %s", u->label,
@@ -548,6 +550,39 @@ void cfa_unpack_close(struct unpacker *u)
 	cfa_free(u);
 }
 
+/* A zip file is read as a download reads it, front to back and then
+ * settled against its central directory, so that both ways of unpacking
+ * are one and the same and cannot disagree.  Only a zip that cannot be
+ * read that way (stored entries with data descriptors, a self-extractor
+ * stub) is read through its central directory instead; a refusal stands. */
+static enum cfapkg_err extract_file(struct cfapkg_ctx *ctx, struct unpacker **u,
+                                    const char *archive, const char *format,
+                                    const struct cfapkg_unpack_opts *opts)
+{
+	unsigned strip = opts ? opts->strip : 0;
+	enum cfapkg_err e;
+	char *name;
+	bool existed;
+
+	if (strcmp(format, "zip") != 0)
+		return cfa_unpack_extract(*u, NULL, NULL, archive, format, strip);
+	(*u)->front_to_back = true;
+	e = cfa_unpack_extract(*u, NULL, NULL, archive, format, strip);
+	if (e != CFAPKG_E_INTEGRITY || (*u)->refused)
+		return e;
+	/* Start over with the other reader, in a fresh staging folder. */
+	name = cfa_strdup(strrchr((*u)->final, '/') + 1);
+	if (!name)
+		return cfa_nomem(ctx);
+	cfapkg_ctx_clear_error(ctx);
+	cfa_unpack_close(*u);
+	*u = NULL;
+	e = cfa_unpack_open(ctx, name, opts && opts->label ? opts->label : archive,
+	                    (uint64_t)cfa_plat_file_size(archive), opts, u, &existed);
+	cfa_free(name);
+	return e ? e : cfa_unpack_extract(*u, NULL, NULL, archive, format, strip);
+}
+
 enum cfapkg_err cfapkg_unpack(struct cfapkg_ctx *ctx, const char *archive, const char *format,
                               const char *name, const struct cfapkg_unpack_opts *opts,
                               struct cfapkg_unpack_result *out)
@@ -566,7 +601,7 @@ enum cfapkg_err cfapkg_unpack(struct cfapkg_ctx *ctx, const char *archive, const
 		cfa_snprintf(out->path, sizeof(out->path), "%s", u->final);
 		out->existed = true;
 	} else if (!e) {
-		e = cfa_unpack_extract(u, NULL, NULL, archive, format, opts ? opts->strip : 0);
+		e = extract_file(ctx, &u, archive, format, opts);
 		if (!e)
 			e = cfa_unpack_commit(u, archive, out);
 	}

@@ -22,7 +22,10 @@ struct unpacker {
 	const char *file;          /* the archive on disk, or NULL: read from src */
 	archive_read_callback *src; /* a download being written, or NULL */
 	void *src_arg;
-	bool streamed;             /* the entries came from src */
+	bool streamed;             /* the entries came front to back (from src, or
+	                              from the file as if it were arriving) */
+	bool front_to_back;        /* a zip file read through its local headers */
+	bool refused;              /* a refusal, not a read error, ended it */
 	bool hash_checked;
 	char format[16];
 	unsigned strip;

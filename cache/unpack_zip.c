@@ -144,6 +144,7 @@ enum cfapkg_err cfa_unpack_settle_zip(struct unpacker *u, const char *file)
 		return cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: a streamed zip needs its whole file "
 		                "to be settled", u->label);
 	u->file = file;
+	u->front_to_back = false; /* this time through the central directory */
 	locale = cfa_plat_utf8_begin();
 	if (!(a = cfa_unpack_reader(u, "zip", &outer))) {
 		cfa_plat_utf8_end(locale);

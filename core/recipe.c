@@ -102,6 +102,15 @@ static enum cfapkg_err parse_version(struct cfa_jr *jr, const cJSON *o,
 	    (e = cfa_jr_string(jr, o, "launcher", false, &v->launcher)) ||
 	    (e = cfa_jr_string(jr, o, "note", false, &v->note)))
 		return e;
+	/* The launcher runs every program of the environment: it must be a
+	 * file of the package itself. */
+	if (v->launcher && !cfa_safe_relative(v->launcher)) {
+		size_t mark = cfa_jr_push_key(jr, "launcher");
+		e = cfa_jr_fail(jr, "\"%s\" is not a path inside the package; name the launcher "
+		                "relative to the package's folder (\"zluda.exe\")", v->launcher);
+		cfa_jr_pop(jr, mark);
+		return e;
+	}
 	return check_kind_shape(jr, r, v);
 }
 
