@@ -3,6 +3,7 @@
  * under its SHA-256 only when a recipe expects exactly that fingerprint,
  * so nothing unknown ever sits beside verified downloads.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,7 +48,7 @@ static enum cfapkg_err copy_into(struct cfapkg_ctx *ctx, const char *from, const
 	char tmp[4200], dst[4200];
 	FILE *in, *out;
 	size_t n;
-	int bad = 0;
+	int rc = 0;
 
 	cfa_snprintf(dst, sizeof(dst), "%s/%s", dir, hex);
 	if (cfa_plat_file_size(dst) >= 0)
@@ -62,15 +63,22 @@ static enum cfapkg_err copy_into(struct cfapkg_ctx *ctx, const char *from, const
 			fclose(out);
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot copy into %s", from, dir);
 	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		bad |= fwrite(buf, 1, n, out) != n;
-	bad |= ferror(in) != 0;
+	while (!rc && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			rc = cfa_plat_write_errno();
+	if (!rc && ferror(in))
+		rc = EIO;
 	fclose(in);
-	bad |= cfa_plat_fsync(out) != 0;
-	bad |= fclose(out) != 0;
-	if (bad || cfa_plat_rename(tmp, dst) != 0) {
+	if (!rc)
+		rc = cfa_plat_fsync(out);
+	if (fclose(out) != 0 && !rc)
+		rc = cfa_plat_write_errno();
+	if (!rc)
+		rc = cfa_plat_rename(tmp, dst);
+	if (rc) {
 		cfa_plat_remove(tmp);
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot copy into %s (disk full?)", from, dir);
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot copy into %s: %s", from, tmp,
+		                cfa_plat_strerror(rc));
 	}
 	return CFAPKG_E_OK;
 }

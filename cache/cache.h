@@ -60,6 +60,11 @@ const char *cfa_tree_resolve(const struct cfa_tree *t, const struct cfa_tree_ent
                              struct cfa_buf *at);
 bool cfa_tree_manifest(const struct cfa_tree *t, struct cfa_buf *out,
                        const char *(*hex)(void *arg, size_t k), void *arg);
+/* The manifest into staging/.cfapkg/manifest.json, flushed and read-only;
+ * the error names the file and why ("no space left on device"). */
+enum cfapkg_err cfa_tree_write_manifest(struct cfapkg_ctx *ctx, const struct cfa_tree *t,
+                                        const char *staging,
+                                        const char *(*hex)(void *arg, size_t k), void *arg);
 
 /* Unpacking in stages (unpack.c), so that an archive can be unpacked
  * while it downloads (stream.c): open a staging folder for store folder

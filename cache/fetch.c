@@ -44,6 +44,14 @@ static void item_fail(struct xfer *x, enum cfapkg_err err, const char *fmt, ...)
 	x->done = true;
 }
 
+/* The .part could not be opened, written or flushed: why, and where (a
+ * full disk says so: the bytes kept resume once there is room). */
+static void write_failed(struct xfer *x, const char *what)
+{
+	item_fail(x, CFAPKG_E_IO, "%s: cannot %s %s: %s", x->item->label, what, x->part_path,
+	          cfa_plat_strerror(x->io_err));
+}
+
 static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct xfer *x = arg;
@@ -120,7 +128,13 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 		x->stop = STOP_OVERFLOW;
 		return 0;
 	}
-	if (EVP_DigestUpdate(x->md, data, n) != 1 || fwrite(data, 1, n, x->part) != n) {
+	if (fwrite(data, 1, n, x->part) != n) {
+		x->io_err = cfa_plat_write_errno();
+		x->stop = STOP_IO;
+		return 0;
+	}
+	if (EVP_DigestUpdate(x->md, data, n) != 1) {
+		x->io_err = ENOMEM;
 		x->stop = STOP_IO;
 		return 0;
 	}
@@ -235,9 +249,12 @@ static bool start_attempt(struct xfer *x, CURLM *multi)
 	x->stop = STOP_NONE;
 	x->curl_err[0] = '\0';
 	x->new_validator[0] = '\0';
+	x->io_err = 0;
 	if (!cfa_part_open(x) || !setup_handle(x) || curl_multi_add_handle(multi, x->h) != CURLM_OK) {
 		close_attempt(x, multi);
-		item_fail(x, CFAPKG_E_IO, "%s: cannot write %s", x->item->label, x->part_path);
+		if (!x->io_err)
+			x->io_err = ENOMEM; /* the part opened: curl could not start */
+		write_failed(x, "write");
 		return false;
 	}
 	x->have_at_start = x->have;
@@ -254,8 +271,11 @@ static void finish(struct xfer *x)
 	unsigned mdlen = 0;
 	char hex[65], final[4300], sizes[96];
 
-	if (!x->part || cfa_plat_fsync(x->part) != 0 || EVP_DigestFinal_ex(x->md, md, &mdlen) != 1) {
-		item_fail(x, CFAPKG_E_IO, "%s: cannot finish writing %s", it->label, x->part_path);
+	if (!x->part || (x->io_err = cfa_plat_fsync(x->part)) != 0 ||
+	    EVP_DigestFinal_ex(x->md, md, &mdlen) != 1) {
+		if (!x->io_err)
+			x->io_err = x->part ? ENOMEM : EBADF;
+		write_failed(x, "finish writing");
 		return;
 	}
 	fclose(x->part);
@@ -303,7 +323,7 @@ static void on_done(struct xfer *x, CURLM *multi, CURLcode rc)
 	if (rc == CURLE_OK && x->stop == STOP_NONE) {
 		if (!x->body_started && !start_body(x)) {
 			close_attempt(x, multi);
-			item_fail(x, CFAPKG_E_IO, "%s: cannot write %s", x->item->label, x->part_path);
+			write_failed(x, "write");
 			return;
 		}
 		curl_multi_remove_handle(multi, x->h);
@@ -314,7 +334,7 @@ static void on_done(struct xfer *x, CURLM *multi, CURLcode rc)
 	close_attempt(x, multi);
 	cfa_part_stream_drop(x); /* before the part may be removed or restarted */
 	if (x->stop == STOP_IO)
-		item_fail(x, CFAPKG_E_IO, "%s: cannot write %s", x->item->label, x->part_path);
+		write_failed(x, "write");
 	else
 		cfa_fetch_failed(x, rc, code);
 	/* A .part with bytes is kept for a resume; an empty one is of no use. */

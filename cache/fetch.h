@@ -34,6 +34,7 @@ struct xfer {
 	uint64_t have;
 	bool body_started, active, done;
 	enum stop stop;
+	int io_err;                      /* why the part could not be written (STOP_IO) */
 	double not_before;
 	char part_path[4200], meta_path[4300], final_dir[4096];
 	char validator[256], new_validator[256];

@@ -54,6 +54,8 @@ bool cfa_part_restart(struct xfer *x)
 	if (x->part)
 		fclose(x->part);
 	x->part = cfa_plat_fopen(x->part_path, "wb+");
+	if (!x->part)
+		x->io_err = cfa_plat_write_errno();
 	set_buffer(x);
 	x->have = 0;
 	x->item->resumed_from = 0;
@@ -69,6 +71,8 @@ bool cfa_part_open(struct xfer *x)
 	if (!x->validator[0])
 		return cfa_part_restart(x); /* without a validator a resume is not safe */
 	x->part = cfa_plat_fopen(x->part_path, "ab+");
+	if (!x->part)
+		x->io_err = cfa_plat_write_errno();
 	if (!x->part || EVP_DigestInit_ex(x->md, EVP_sha256(), NULL) != 1)
 		return false;
 	set_buffer(x);
@@ -115,8 +119,10 @@ bool cfa_part_stream_feed(struct xfer *x)
 {
 	if (x->have - x->streamed_upto < (1u << 20))
 		return true;
-	if (fflush(x->part) != 0)
+	if (fflush(x->part) != 0) {
+		x->io_err = cfa_plat_write_errno();
 		return false;
+	}
 	x->streamed_upto = x->have;
 	cfa_stream_feed(x->stream, x->have, false);
 	return true;

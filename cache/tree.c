@@ -14,6 +14,7 @@
 #include "cache/cache.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
+#include "platform/platform.h"
 
 /* The kernel's own limit on links followed in one lookup. */
 #define MAX_HOPS 40
@@ -277,4 +278,36 @@ bool cfa_tree_manifest(const struct cfa_tree *t, struct cfa_buf *out,
 	}
 	cfa_buf_adds(out, "\n]}\n");
 	return !out->failed;
+}
+
+enum cfapkg_err cfa_tree_write_manifest(struct cfapkg_ctx *ctx, const struct cfa_tree *t,
+                                        const char *staging,
+                                        const char *(*hex)(void *arg, size_t k), void *arg)
+{
+	char dir[4200], path[4300];
+	struct cfa_buf text;
+	FILE *f = NULL;
+	int rc = 0;
+
+	cfa_buf_init(&text, 1u << 30);
+	if (!cfa_tree_manifest(t, &text, hex, arg)) {
+		cfa_buf_fini(&text);
+		return cfa_nomem(ctx);
+	}
+	cfa_snprintf(dir, sizeof(dir), "%s/.cfapkg", staging);
+	cfa_snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	if ((rc = cfa_plat_mkdir_p(dir)) == 0 && !(f = cfa_plat_fopen(path, "wb")))
+		rc = cfa_plat_write_errno();
+	if (f && fwrite(text.data, 1, text.len, f) != text.len)
+		rc = cfa_plat_write_errno();
+	if (f && !rc)
+		rc = cfa_plat_fsync(f);
+	if (f && fclose(f) != 0 && !rc)
+		rc = cfa_plat_write_errno();
+	cfa_buf_fini(&text);
+	if (rc)
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write the manifest: %s", path,
+		                cfa_plat_strerror(rc));
+	cfa_plat_set_mode(path, 0444); /* as read-only as the files it lists */
+	return CFAPKG_E_OK;
 }

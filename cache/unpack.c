@@ -99,7 +99,8 @@ enum cfapkg_err cfa_unpack_put(struct unpacker *u, FILE *f, const char *name, co
 		return cfa_unpack_refuse(u, name, "the archive expands past the size cap (a "
 		                         "decompression bomb?)");
 	if (fwrite(data, 1, n, f) != n)
-		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: write failed (disk full?)", full);
+		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot write: %s", full,
+		                cfa_plat_strerror(cfa_plat_write_errno()));
 	/* Every 8 MiB: start the disk on it now rather than at the final sync. */
 	if ((*size + n) >> 23 != *size >> 23)
 		cfa_plat_start_writeback(f);
@@ -123,11 +124,15 @@ static enum cfapkg_err put_block(struct unpacker *u, FILE *f, const char *name, 
 	return e || !n ? e : cfa_unpack_put(u, f, name, full, data, n, size);
 }
 
-/* The bits a stored file gets: the archive's, never set-id or sticky, and
- * always owner-readable (the hasher and cfapkg verify read it back). */
+/* The bits a stored file gets: the archive's, never set-id or sticky,
+ * always owner-readable (the hasher and cfapkg verify read it back), and
+ * never writable: a store file is shared by every view that links it, so
+ * a program writing into "its" copy would change all of them.  Each file
+ * gets them once it is written, before the folder is committed, and the
+ * manifest records them as stored. */
 unsigned cfa_unpack_mode(unsigned archive_perm)
 {
-	return (archive_perm & 0777) | 0400;
+	return ((archive_perm & 0777) | 0400) & ~0222u;
 }
 
 /* A regular file: the entry's data to disk; the hasher reads it back. */
@@ -153,7 +158,8 @@ static enum cfapkg_err write_file(struct unpacker *u, struct archive *a,
 		e = cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: entry \"%s\": %s", u->label, te->path,
 		             archive_error_string(a));
 	if (fclose(f) != 0 && !e)
-		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: write failed (disk full?)", full);
+		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot write: %s", full,
+		             cfa_plat_strerror(cfa_plat_write_errno()));
 	if (e)
 		return e;
 	te->mode = cfa_unpack_mode(perm);
@@ -225,18 +231,29 @@ static enum cfapkg_err folder(struct unpacker *u, const char *raw, const char *n
 	                              : CFAPKG_E_OK;
 }
 
+enum cfapkg_err cfa_unpack_name(struct unpacker *u, struct archive_entry *en, char *text,
+                                size_t len, char name[CFA_UNPACK_NAME], const char **raw)
+{
+	const char *why = NULL;
+
+	*raw = cfa_unpack_text(en, CFA_TEXT_PATH, text, len);
+	if (!*raw)
+		*raw = archive_entry_pathname(en);
+	if (!*raw || !cfa_safe_entry_path(*raw, u->strip, name, CFA_UNPACK_NAME, &why))
+		return cfa_unpack_refuse(u, *raw ? *raw : "?", why ? why : "no name");
+	if (archive_entry_is_encrypted(en))
+		return cfa_unpack_refuse(u, *raw, "encrypted archives are not supported");
+	return CFAPKG_E_OK;
+}
+
 static enum cfapkg_err entry(struct unpacker *u, struct archive *a, struct archive_entry *en)
 {
 	char name[CFA_UNPACK_NAME], text[CFA_UNPACK_PATH], link[CFA_UNPACK_PATH];
-	const char *raw = cfa_unpack_text(en, CFA_TEXT_PATH, text, sizeof(text)), *why = NULL;
-	const char *target;
+	const char *raw, *target;
+	enum cfapkg_err e;
 
-	if (!raw)
-		raw = archive_entry_pathname(en);
-	if (!raw || !cfa_safe_entry_path(raw, u->strip, name, sizeof(name), &why))
-		return cfa_unpack_refuse(u, raw ? raw : "?", why ? why : "no name");
-	if (archive_entry_is_encrypted(en))
-		return cfa_unpack_refuse(u, raw, "encrypted archives are not supported");
+	if ((e = cfa_unpack_name(u, en, text, sizeof(text), name, &raw)))
+		return e;
 	if (!name[0])
 		return CFAPKG_E_OK; /* one of the stripped leading folders */
 	switch (archive_entry_filetype(en)) {
@@ -408,30 +425,6 @@ static const char *digest_of(void *arg, size_t k)
 	return cfa_hasher_hex(arg, k);
 }
 
-static enum cfapkg_err write_manifest(struct unpacker *u)
-{
-	char dir[CFA_UNPACK_PATH], path[CFA_UNPACK_PATH];
-	struct cfa_buf text;
-	FILE *f = NULL;
-	bool ok;
-
-	cfa_buf_init(&text, 1u << 30);
-	ok = cfa_tree_manifest(&u->tree, &text, digest_of, u->hasher) &&
-	     cfa_snprintf(dir, sizeof(dir), "%s/.cfapkg", u->staging) &&
-	     cfa_snprintf(path, sizeof(path), "%s/manifest.json", dir) &&
-	     cfa_plat_mkdir_p(dir) == 0 && (f = cfa_plat_fopen(path, "wb"));
-	if (ok) {
-		ok = fwrite(text.data, 1, text.len, f) == text.len;
-		ok &= cfa_plat_fsync(f) == 0;
-	}
-	if (f)
-		ok &= fclose(f) == 0;
-	cfa_buf_fini(&text);
-	return ok ? CFAPKG_E_OK
-	          : cfa_fail(u->ctx, CFAPKG_E_IO, "%s/.cfapkg/manifest.json: cannot write the "
-	                     "manifest (disk full?)", u->staging);
-}
-
 bool cfa_unpack_streamable(const char *format)
 {
 	return strncmp(format, "tar", 3) == 0 || strcmp(format, "zip") == 0;
@@ -520,7 +513,7 @@ enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file,
 	if (!e)
 		e = cfa_unpack_links(u);
 	if (!e)
-		e = write_manifest(u);
+		e = cfa_tree_write_manifest(u->ctx, &u->tree, u->staging, digest_of, u->hasher);
 	if (e)
 		return e;
 	for (i = 0; i < u->tree.n; i++)

@@ -42,6 +42,10 @@ struct unpacker {
 enum cfa_entry_text { CFA_TEXT_PATH, CFA_TEXT_SYMLINK, CFA_TEXT_HARDLINK };
 const char *cfa_unpack_text(struct archive_entry *en, enum cfa_entry_text which, char *buf,
                             size_t len);
+/* An entry's name made safe into name (*raw: as the archive spells it),
+ * or a refusal: a name that could leave the folder, an encrypted entry. */
+enum cfapkg_err cfa_unpack_name(struct unpacker *u, struct archive_entry *en, char *text,
+                                size_t len, char name[CFA_UNPACK_NAME], const char **raw);
 enum cfapkg_err cfa_unpack_refuse(struct unpacker *u, const char *entry, const char *why);
 enum cfapkg_err cfa_unpack_put(struct unpacker *u, FILE *f, const char *name, const char *full,
                                const void *data, size_t n, uint64_t *size);

@@ -36,7 +36,8 @@ static enum cfapkg_err copy_bytes(struct unpacker *u, const char *name, const ch
 	if (in)
 		fclose(in);
 	if (out && fclose(out) != 0 && !e)
-		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: write failed (disk full?)", to);
+		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot write: %s", to,
+		             cfa_plat_strerror(cfa_plat_write_errno()));
 	cfa_free(block);
 	return e;
 }

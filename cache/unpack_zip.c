@@ -85,15 +85,12 @@ static enum cfapkg_err settle_entry(struct unpacker *u, struct archive_entry *en
 {
 	char name[CFA_UNPACK_NAME], full[CFA_UNPACK_PATH], text[CFA_UNPACK_PATH];
 	char link[CFA_UNPACK_PATH];
-	const char *raw = cfa_unpack_text(en, CFA_TEXT_PATH, text, sizeof(text)), *why = NULL;
 	struct cfa_tree_entry *te;
+	const char *raw;
+	enum cfapkg_err e;
 
-	if (!raw)
-		raw = archive_entry_pathname(en);
-	if (!raw || !cfa_safe_entry_path(raw, u->strip, name, sizeof(name), &why))
-		return cfa_unpack_refuse(u, raw ? raw : "?", why ? why : "no name");
-	if (archive_entry_is_encrypted(en))
-		return cfa_unpack_refuse(u, raw, "encrypted archives are not supported");
+	if ((e = cfa_unpack_name(u, en, text, sizeof(text), name, &raw)))
+		return e;
 	if (!name[0])
 		return CFAPKG_E_OK;
 	te = cfa_tree_find(&u->tree, name);

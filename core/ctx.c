@@ -174,37 +174,6 @@ const char *cfapkg_builtin_recipe_dir(void)
 	return cfa_snprintf(found, sizeof(found), "%s", CFAPKG_SOURCE_RECIPES) ? found : NULL;
 }
 
-enum cfapkg_err cfapkg_root_lock(struct cfapkg_ctx *ctx, unsigned timeout_ms,
-                                 struct cfapkg_root_lock **out)
-{
-	char path[4096];
-	struct cfa_lock *l = NULL;
-	unsigned cleaned;
-	int rc;
-
-	if (!ctx->root && cfapkg_ctx_set_root(ctx, NULL))
-		return ctx->err_code; /* detail set by set_root */
-	if ((rc = cfa_plat_mkdir_p(ctx->root)) != 0)
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s", ctx->root,
-		                cfa_plat_strerror(rc));
-	cfa_snprintf(path, sizeof(path), "%s/lock", ctx->root);
-	rc = cfa_plat_lock(path, timeout_ms, &l);
-	if (rc == ETIMEDOUT)
-		return cfa_fail(ctx, CFAPKG_E_BUSY, "%s is held by another cfapkg that is changing "
-		                "this root; waited %u s (try again when it has finished)",
-		                path, timeout_ms / 1000);
-	if (rc)
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot lock: %s", path, cfa_plat_strerror(rc));
-	*out = (struct cfapkg_root_lock *)l;
-	/* The first writer after an interrupted one finishes its cleanup. */
-	return cfapkg_recover(ctx, &cleaned);
-}
-
-void cfapkg_root_unlock(struct cfapkg_root_lock *lock)
-{
-	cfa_plat_unlock((struct cfa_lock *)lock);
-}
-
 void cfa_crash_point(void)
 {
 	static atomic_long left = -1; /* download threads pass here too */

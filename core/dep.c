@@ -2,6 +2,7 @@
  * dep.c - parsing and matching of version constraints.
  */
 #include "core/dep.h"
+#include "cfapkg.h"
 
 #include <string.h>
 
@@ -211,4 +212,20 @@ bool cfa_range_match(const struct cfa_range *r, const struct cfa_ver *v)
 		if (!clause_match(&r->clauses[i], v))
 			return false;
 	return true;
+}
+
+bool cfa_in_list(const char *s, const char *const *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(list[i], s) == 0)
+			return true;
+	return false;
+}
+
+bool cfa_dep_applies(const struct cfapkg_facts *f, const struct cfapkg_dep *d)
+{
+	return (d->nos == 0 || cfa_in_list(f->os, d->os, d->nos)) &&
+	       (d->ngfx == 0 || cfa_in_list(f->gfx, d->gfx, d->ngfx));
 }

@@ -44,4 +44,12 @@ bool cfa_range_match(const struct cfa_range *r, const struct cfa_ver *v);
 bool cfa_name_valid(const char *s, size_t n);
 const char *cfa_op_text(enum cfa_op op);
 
+struct cfapkg_facts;
+struct cfapkg_dep;
+/* Whether s is one of the n strings of list. */
+bool cfa_in_list(const char *s, const char *const *list, size_t n);
+/* Whether a dependency applies on a machine: its OS and GPU conditions
+ * hold (the one rule the solver and the lockfile checks share). */
+bool cfa_dep_applies(const struct cfapkg_facts *f, const struct cfapkg_dep *d);
+
 #endif

@@ -13,7 +13,7 @@ static const char *const arch_names[] = {"x86_64", "aarch64", "x86", NULL};
 static const char *const formats[] = {"zip", "7z", "tar.gz", "tar.xz", "tar.zst",
                                       "tar.bz2", "tar", "deb", NULL};
 const char *const cfa_source_keys[] = {"url", "mirrors", "sha256", "size", "format",
-                                       "strip", "unavailable", NULL};
+                                       "strip", "unavailable", "unpacked_size", NULL};
 
 static bool in_list(const char *s, const char *const *list)
 {
@@ -189,10 +189,11 @@ static enum cfapkg_err refuse_unsized(struct cfa_jr *jr, struct cfapkg_source *s
 
 static enum cfapkg_err parse_source(struct cfa_jr *jr, const cJSON *o, struct cfapkg_source *s)
 {
-	int64_t size = -1, strip = 0;
+	int64_t size = -1, strip = 0, unpacked = -1;
 	enum cfapkg_err e;
 
 	s->size = -1;
+	s->unpacked_size = -1;
 	if ((e = cfa_jr_object(jr, o)) || (e = cfa_jr_keys(jr, o, cfa_source_keys)) ||
 	    (e = cfa_jr_string(jr, o, "url", false, &s->url)) ||
 	    (e = cfa_jr_strings(jr, o, "mirrors", &s->mirrors, &s->nmirrors)) ||
@@ -200,9 +201,11 @@ static enum cfapkg_err parse_source(struct cfa_jr *jr, const cJSON *o, struct cf
 	    (e = cfa_jr_int(jr, o, "size", 0, INT64_MAX, false, &size)) ||
 	    (e = cfa_jr_string(jr, o, "format", true, &s->format)) ||
 	    (e = cfa_jr_int(jr, o, "strip", 0, 16, false, &strip)) ||
-	    (e = cfa_jr_string(jr, o, "unavailable", false, &s->unavailable)))
+	    (e = cfa_jr_string(jr, o, "unavailable", false, &s->unavailable)) ||
+	    (e = cfa_jr_int(jr, o, "unpacked_size", 0, INT64_MAX, false, &unpacked)))
 		return e;
 	s->size = size;
+	s->unpacked_size = unpacked;
 	s->strip = (unsigned)strip;
 	if (!in_list(s->format, formats))
 		return cfa_jr_fail(jr, "format \"%s\" is not one of zip, 7z, tar.gz, tar.xz, "

@@ -86,20 +86,26 @@ enum cfapkg_err cfa_write_atomic(struct cfapkg_ctx *ctx, const char *path, const
 {
 	char tmp[CFA_PATH_MAX], dir[CFA_PATH_MAX];
 	FILE *f;
-	int bad;
+	int rc = 0;
 
 	if (!cfa_snprintf(tmp, sizeof(tmp), "%s.tmp", path))
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: path too long", path);
 	if (!(f = cfa_plat_fopen(tmp, "wb")))
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write; check the folder's permissions "
-		                "and free space", tmp);
-	bad = fwrite(data, 1, len, f) != len;
-	bad |= cfa_plat_fsync(f) != 0;
-	bad |= fclose(f) != 0;
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write: %s", tmp,
+		                cfa_plat_strerror(cfa_plat_write_errno()));
+	if (fwrite(data, 1, len, f) != len)
+		rc = cfa_plat_write_errno();
+	if (!rc)
+		rc = cfa_plat_fsync(f);
+	if (fclose(f) != 0 && !rc)
+		rc = cfa_plat_write_errno();
 	cfa_crash_point();
-	if (bad || cfa_plat_rename(tmp, path) != 0) {
+	if (!rc)
+		rc = cfa_plat_rename(tmp, path);
+	if (rc) {
 		cfa_plat_remove(tmp);
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write; check free space", path);
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write: %s", path,
+		                cfa_plat_strerror(rc));
 	}
 	cfa_snprintf(dir, sizeof(dir), "%s", path);
 	if (strrchr(dir, '/'))

@@ -1,9 +1,23 @@
 /*
- * gc.c - keeping a root tidy and honest: recovery after an interrupted
- * run, garbage collection of what no kept generation uses, and
- * verification of installed files against their manifests.
+ * gc.c - keeping a root tidy: recovery after an interrupted run, and
+ * garbage collection of what no kept generation needs.
+ *
+ * What gc removes from ROOT/downloads:
+ * - an archive no kept generation uses;
+ * - an archive a kept generation uses once its store folder exists (the
+ *   tree is what the views link; the archive would only be kept twice,
+ *   LibTorch's 2.5 GiB beside its unpacked tree), unless
+ *   CFAPKG_KEEP_ARCHIVES=1 asks to keep them (a mirror, offline
+ *   reinstalls).  An archive whose store folder is missing stays: it is
+ *   what unpacks it again without the network;
+ * - a partial download (NAME.part and its NAME.part.meta) last written
+ *   more than a day ago.  gc holds the root lock, which every download
+ *   holds too, so no part is being written; a younger one is kept for the
+ *   interrupted download to resume.
+ * Files added with add-file stay: views link them from there.
  */
 #include <string.h>
+#include <time.h>
 
 #include "core/mem.h"
 #include "core/strbuf.h"
@@ -83,6 +97,9 @@ enum cfapkg_err cfapkg_recover(struct cfapkg_ctx *ctx, unsigned *cleaned)
 	return CFAPKG_E_OK;
 }
 
+/* A partial download last written longer ago than this is given up. */
+#define PART_MAX_AGE_SECONDS (24 * 60 * 60)
+
 /* Names (store folders, hashes) that kept generations use. */
 struct keep_set {
 	char **v;
@@ -118,27 +135,48 @@ static void keep_fini(struct keep_set *k)
 	cfa_free(k->v);
 }
 
-static enum cfapkg_err keep_lock(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
-                                 struct keep_set *k)
+struct gc_state {
+	struct cfapkg_ctx *ctx;
+	struct keep_set keep;      /* store folders and archives to keep */
+	struct keep_set unpacked;  /* archives kept generations use, already unpacked */
+	bool keep_archives;        /* CFAPKG_KEEP_ARCHIVES=1 */
+	struct cfapkg_gc_result *r;
+};
+
+/* A kept package's archive stays only while its store folder is missing
+ * (or when archives are kept): see the top of this file. */
+static void keep_part(struct gc_state *g, const struct cfapkg_locked *p)
+{
+	char store[CFA_PATH_MAX];
+
+	keep_add(&g->keep, p->store);
+	if (cfa_store_dir(g->ctx, p, store, sizeof(store)) != CFAPKG_E_OK) {
+		cfapkg_ctx_clear_error(g->ctx);
+		keep_add(&g->keep, p->sha256);
+	} else if (g->keep_archives || !cfa_plat_is_dir(store)) {
+		keep_add(&g->keep, p->sha256);
+	} else {
+		keep_add(&g->unpacked, p->sha256);
+	}
+}
+
+static enum cfapkg_err keep_lock(struct gc_state *g, const char *env, unsigned gen)
 {
 	struct cfapkg_lock *lock = NULL;
-	enum cfapkg_err e = cfapkg_env_lock(ctx, env, gen, &lock);
+	enum cfapkg_err e = cfapkg_env_lock(g->ctx, env, gen, &lock);
 	size_t i;
 
 	if (e)
 		return e;
 	for (i = 0; i < lock->nparts; i++)
-		if (lock->parts[i].kind == CFAPKG_KIND_PACKAGE) {
-			keep_add(k, lock->parts[i].store);
-			keep_add(k, lock->parts[i].sha256);
-		}
+		if (lock->parts[i].kind == CFAPKG_KIND_PACKAGE)
+			keep_part(g, &lock->parts[i]);
 	cfapkg_lock_free(lock);
-	return k->failed ? cfa_nomem(ctx) : CFAPKG_E_OK;
+	return g->keep.failed || g->unpacked.failed ? cfa_nomem(g->ctx) : CFAPKG_E_OK;
 }
 
 /* Drops old generations of one environment and notes what the rest use. */
-static enum cfapkg_err gc_env(struct cfapkg_ctx *ctx, const char *env, unsigned keep,
-                              struct keep_set *k, struct cfapkg_gc_result *r)
+static enum cfapkg_err gc_env(struct gc_state *g, const char *env, unsigned keep)
 {
 	struct cfapkg_history_entry *h = NULL;
 	char dir[CFA_PATH_MAX];
@@ -146,19 +184,20 @@ static enum cfapkg_err gc_env(struct cfapkg_ctx *ctx, const char *env, unsigned 
 	unsigned cur;
 	enum cfapkg_err e;
 
-	if ((e = cfapkg_env_current(ctx, env, &cur)) || (e = cfapkg_env_history(ctx, env, &h, &n)))
+	if ((e = cfapkg_env_current(g->ctx, env, &cur)) ||
+	    (e = cfapkg_env_history(g->ctx, env, &h, &n)))
 		return e;
 	for (i = n; i-- > 0 && !e;) {
 		if (h[i].is_switch)
 			continue;
 		newer++;
 		if (h[i].generation == cur || keep == 0 || newer <= keep) {
-			e = keep_lock(ctx, env, h[i].generation, k);
+			e = keep_lock(g, env, h[i].generation);
 			continue;
 		}
-		if (!(e = cfa_gen_dir(ctx, env, h[i].generation, dir, sizeof(dir))) &&
-		    !(e = cfa_trash(ctx, dir)))
-			r->generations++;
+		if (!(e = cfa_gen_dir(g->ctx, env, h[i].generation, dir, sizeof(dir))) &&
+		    !(e = cfa_trash(g->ctx, dir)))
+			g->r->generations++;
 	}
 	cfa_free(h);
 	return e;
@@ -185,11 +224,9 @@ static uint64_t manifest_bytes(struct cfapkg_ctx *ctx, const char *store)
 }
 
 struct sweep {
-	struct cfapkg_ctx *ctx;
-	const struct keep_set *keep;
+	struct gc_state *g;
 	const char *dir;
-	struct cfapkg_gc_result *r;
-	bool downloads;
+	time_t now;
 	enum cfapkg_err err;
 };
 
@@ -207,38 +244,97 @@ static bool user_file_hash(struct cfapkg_ctx *ctx, const char *hex)
 	return false;
 }
 
-static int sweep_one(const char *name, void *arg)
+static bool ends_in(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Removes a file, adding its size to what was freed. */
+static bool remove_counted(struct sweep *s, const char *path)
+{
+	long long size = cfa_plat_file_size(path);
+
+	if (size < 0 || cfa_plat_remove(path) != 0)
+		return false;
+	s->g->r->bytes += (uint64_t)size;
+	return true;
+}
+
+static bool stale(const struct sweep *s, const char *path)
+{
+	long long written = cfa_plat_file_mtime(path);
+	return written >= 0 && (long long)s->now - written > PART_MAX_AGE_SECONDS;
+}
+
+/* NAME.part with its NAME.part.meta, or a .meta whose part is gone. */
+static void sweep_part(struct sweep *s, const char *name, const char *path)
+{
+	char other[CFA_PATH_MAX];
+
+	if (ends_in(name, ".part")) {
+		if (!stale(s, path) || !remove_counted(s, path))
+			return;
+		s->g->r->parts++;
+		cfa_snprintf(other, sizeof(other), "%s.meta", path);
+		remove_counted(s, other);
+		return;
+	}
+	cfa_snprintf(other, sizeof(other), "%.*s", (int)(strlen(path) - strlen(".meta")), path);
+	if (!cfa_plat_is_file(other) && stale(s, path))
+		remove_counted(s, path);
+}
+
+static int sweep_download(const char *name, void *arg)
 {
 	struct sweep *s = arg;
 	char path[CFA_PATH_MAX];
-	long long size;
 
-	if (name[0] == '.' || kept(s->keep, name) || s->err)
+	if (name[0] == '.' || kept(&s->g->keep, name))
 		return 0;
 	cfa_snprintf(path, sizeof(path), "%s/%s", s->dir, name);
-	if (s->downloads) {
-		if (strlen(name) != 64 || strchr(name, '.') || user_file_hash(s->ctx, name))
-			return 0; /* partial downloads resume later; user files stay */
-		size = cfa_plat_file_size(path);
-		if (cfa_plat_remove(path) == 0) {
-			s->r->downloads++;
-			s->r->bytes += size > 0 ? (uint64_t)size : 0;
-		}
+	if (ends_in(name, ".part") || ends_in(name, ".part.meta")) {
+		sweep_part(s, name, path);
 		return 0;
 	}
+	if (strlen(name) != 64 || strchr(name, '.') || user_file_hash(s->g->ctx, name))
+		return 0; /* not an archive; user files stay */
+	if (remove_counted(s, path)) {
+		s->g->r->downloads++;
+		s->g->r->unpacked += kept(&s->g->unpacked, name);
+	}
+	return 0;
+}
+
+static int sweep_store(const char *name, void *arg)
+{
+	struct sweep *s = arg;
+	char path[CFA_PATH_MAX];
+
+	if (name[0] == '.' || kept(&s->g->keep, name) || s->err)
+		return 0;
+	cfa_snprintf(path, sizeof(path), "%s/%s", s->dir, name);
 	if (!cfa_plat_is_dir(path))
 		return 0;
-	s->r->bytes += manifest_bytes(s->ctx, path);
-	if (!(s->err = cfa_trash(s->ctx, path)))
-		s->r->prefixes++;
+	s->g->r->bytes += manifest_bytes(s->g->ctx, path);
+	if (!(s->err = cfa_trash(s->g->ctx, path)))
+		s->g->r->prefixes++;
 	return 0;
+}
+
+static bool keep_archives_set(void)
+{
+	char buf[8];
+	const char *v = cfa_plat_getenv("CFAPKG_KEEP_ARCHIVES", buf, sizeof(buf));
+
+	return v && *v && strcmp(v, "0") != 0;
 }
 
 enum cfapkg_err cfapkg_gc(struct cfapkg_ctx *ctx, unsigned keep, struct cfapkg_gc_result *out)
 {
-	struct keep_set k = {0};
+	struct gc_state g = {ctx, {0}, {0}, keep_archives_set(), out};
 	char **envs = NULL, dir[CFA_PATH_MAX];
-	struct sweep s = {ctx, &k, dir, out, false, CFAPKG_E_OK};
+	struct sweep s = {&g, dir, time(NULL), CFAPKG_E_OK};
 	size_t n, i;
 	enum cfapkg_err e;
 
@@ -246,146 +342,17 @@ enum cfapkg_err cfapkg_gc(struct cfapkg_ctx *ctx, unsigned keep, struct cfapkg_g
 	if ((e = cfapkg_recipes_load(ctx)) || (e = cfapkg_env_list(ctx, &envs, &n)))
 		return e;
 	for (i = 0; i < n && !e; i++)
-		e = gc_env(ctx, envs[i], keep, &k, out);
+		e = gc_env(&g, envs[i], keep);
 	cfa_free(envs);
 	if (!e) {
 		cfa_snprintf(dir, sizeof(dir), "%s/store", cfapkg_ctx_root(ctx));
-		cfa_plat_list_dir(dir, sweep_one, &s);
-		s.downloads = true;
+		cfa_plat_list_dir(dir, sweep_store, &s);
 		cfa_snprintf(dir, sizeof(dir), "%s/downloads", cfapkg_ctx_root(ctx));
 		if (!s.err)
-			cfa_plat_list_dir(dir, sweep_one, &s);
+			cfa_plat_list_dir(dir, sweep_download, &s);
 		e = s.err;
 	}
-	keep_fini(&k);
-	return e;
-}
-
-struct verifier {
-	struct cfapkg_ctx *ctx;
-	void (*fn)(void *arg, const char *problem);
-	void *arg;
-	size_t files, problems;
-};
-
-static void problem(struct verifier *v, const struct cfapkg_locked *p, const char *file,
-                    const char *what)
-{
-	char line[CFA_PATH_MAX + 256];
-
-	cfa_snprintf(line, sizeof(line), "%s %s: %s %s", p->name, p->version, file, what);
-	v->problems++;
-	if (v->fn)
-		v->fn(v->arg, line);
-}
-
-/* The manifest's "mode" ("0755") against the file's bits; false where
- * either is unknown (an older manifest, Windows). */
-static bool mode_differs(const char *path, const cJSON *mode, char *was, size_t len)
-{
-	int now = cfa_plat_file_mode(path);
-	unsigned want = 0;
-	const char *s;
-
-	if (now < 0 || !cJSON_IsString(mode) || !*mode->valuestring)
-		return false;
-	for (s = mode->valuestring; *s >= '0' && *s <= '7' && want < 07777; s++)
-		want = want * 8 + (unsigned)(*s - '0');
-	if (*s || ((unsigned)now & 0777) == (want & 0777))
-		return false;
-	cfa_snprintf(was, len, "has permissions %04o; it was installed with %04o",
-	             (unsigned)now & 0777, want & 0777);
-	return true;
-}
-
-static void verify_file(struct verifier *v, const struct cfapkg_locked *p, const cJSON *f,
-                        const char *store, const char *view)
-{
-	const cJSON *name = cJSON_GetObjectItemCaseSensitive(f, "path");
-	const cJSON *type = cJSON_GetObjectItemCaseSensitive(f, "type");
-	const cJSON *sha = cJSON_GetObjectItemCaseSensitive(f, "sha256");
-	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(f, "mode");
-	char path[CFA_PATH_MAX], hex[65], bits[64];
-	uint64_t size;
-
-	if (!cJSON_IsString(name) || !cfa_safe_relative(name->valuestring))
-		return;
-	v->files++;
-	cfa_snprintf(path, sizeof(path), "%s/%s", view, name->valuestring);
-	if (!cfa_plat_is_file(path) && !cfa_plat_is_dir(path))
-		problem(v, p, name->valuestring, "is missing from the environment's view");
-	if (!cJSON_IsString(type) || strcmp(type->valuestring, "file") != 0 || !cJSON_IsString(sha))
-		return;
-	cfa_snprintf(path, sizeof(path), "%s/%s", store, name->valuestring);
-	if (cfapkg_sha256_file(v->ctx, path, hex, &size) != CFAPKG_E_OK) {
-		cfapkg_ctx_clear_error(v->ctx);
-		problem(v, p, name->valuestring, "is missing");
-	} else if (strcmp(hex, sha->valuestring) != 0) {
-		problem(v, p, name->valuestring, "changed since it was installed");
-	} else if (mode_differs(path, mode, bits, sizeof(bits))) {
-		problem(v, p, name->valuestring, bits);
-	}
-}
-
-static enum cfapkg_err verify_part(struct verifier *v, const struct cfapkg_locked *p,
-                                   const char *env)
-{
-	char store[CFA_PATH_MAX], view[CFA_PATH_MAX], path[CFA_PATH_MAX];
-	cJSON *doc = NULL, *f;
-	enum cfapkg_err e;
-
-	if ((e = cfa_store_dir(v->ctx, p, store, sizeof(store))) ||
-	    (e = cfapkg_gen_path(v->ctx, env, 0, "view/", view, sizeof(view))))
-		return e;
-	cfa_snprintf(view + strlen(view), sizeof(view) - strlen(view), "%s", p->name);
-	cfa_snprintf(path, sizeof(path), "%s/.cfapkg/manifest.json", store);
-	if (cfa_json_read_file(v->ctx, path, CFAPKG_E_INTEGRITY, &doc) != CFAPKG_E_OK) {
-		cfapkg_ctx_clear_error(v->ctx);
-		problem(v, p, store, "is missing or has no manifest");
-		return CFAPKG_E_OK;
-	}
-	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc, "files"))
-		verify_file(v, p, f, store, view);
-	cJSON_Delete(doc);
-	return CFAPKG_E_OK;
-}
-
-static enum cfapkg_err verify_env(struct verifier *v, const char *env)
-{
-	struct cfapkg_lock *lock = NULL;
-	unsigned cur;
-	size_t i;
-	enum cfapkg_err e;
-
-	if ((e = cfapkg_env_current(v->ctx, env, &cur)) || cur == 0 ||
-	    (e = cfapkg_env_lock(v->ctx, env, cur, &lock)))
-		return e;
-	for (i = 0; i < lock->nparts && !e; i++)
-		if (lock->parts[i].kind == CFAPKG_KIND_PACKAGE)
-			e = verify_part(v, &lock->parts[i], env);
-	cfapkg_lock_free(lock);
-	return e;
-}
-
-enum cfapkg_err cfapkg_verify(struct cfapkg_ctx *ctx, const char *env,
-                              void (*fn)(void *arg, const char *problem), void *arg,
-                              size_t *files)
-{
-	struct verifier v = {ctx, fn, arg, 0, 0};
-	char **envs = NULL;
-	size_t n = 0, i;
-	enum cfapkg_err e = CFAPKG_E_OK;
-
-	if (env)
-		e = verify_env(&v, env);
-	else if (!(e = cfapkg_env_list(ctx, &envs, &n)))
-		for (i = 0; i < n && !e; i++)
-			e = verify_env(&v, envs[i]);
-	cfa_free(envs);
-	if (files)
-		*files = v.files;
-	if (!e && v.problems)
-		e = cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%lu installed file%s changed or went missing",
-		             (unsigned long)v.problems, v.problems == 1 ? "" : "s");
+	keep_fini(&g.keep);
+	keep_fini(&g.unpacked);
 	return e;
 }

@@ -13,7 +13,6 @@
 #include "core/strbuf.h"
 #include "env/env.h"
 #include "platform/platform.h"
-#include "runtime/runtime.h"
 
 struct gen_scan {
 	unsigned max;
@@ -123,7 +122,12 @@ static enum cfapkg_err write_gen(struct cfapkg_ctx *ctx, const struct cfapkg_loc
 	    (e = cfa_view_build(ctx, lock, dir, r)))
 		return e;
 	cfa_snprintf(path, sizeof(path), "%s/runtime.json", dir);
-	return cfa_write_json(ctx, path, cfa_runtime_json(ctx, lock, dir));
+	if ((e = cfa_write_json(ctx, path, cfa_runtime_json(ctx, lock, dir))))
+		return e;
+	/* The view's checks passed: recorded inside the generation before it
+	 * is renamed into place, so no generation is ever seen unrecorded.
+	 * Known-good needs more (env/marks.c). */
+	return cfa_write_checked(ctx, dir);
 }
 
 enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char *env,
@@ -161,29 +165,19 @@ enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char *env,
 	}
 	cfa_plat_sync_dir(envdir);
 	cfa_crash_point();
-	if ((e = cfapkg_env_mark_good(ctx, env, gen)) || (e = set_current(ctx, envdir, gen)))
+	if ((e = set_current(ctx, envdir, gen)))
 		return e;
 	out->generation = gen;
 	out->previous = prev;
+	out->checked = true;
 	return CFAPKG_E_OK;
-}
-
-enum cfapkg_err cfapkg_env_mark_good(struct cfapkg_ctx *ctx, const char *env, unsigned gen)
-{
-	char path[CFA_PATH_MAX], now[32];
-	enum cfapkg_err e = cfapkg_gen_path(ctx, env, gen, "good", path, sizeof(path));
-
-	cfa_utc_now(now);
-	return e ? e : cfa_write_atomic(ctx, path, now, strlen(now));
 }
 
 static enum cfapkg_err log_switch(struct cfapkg_ctx *ctx, const char *envdir, unsigned seq,
                                   unsigned from, unsigned to, const char *command)
 {
 	cJSON *o = cJSON_CreateObject();
-	char path[CFA_PATH_MAX], now[32], *line;
-	FILE *f;
-	int bad;
+	char path[CFA_PATH_MAX], now[32];
 
 	cfa_utc_now(now);
 	cJSON_AddNumberToObject(o, "seq", seq);
@@ -191,17 +185,8 @@ static enum cfapkg_err log_switch(struct cfapkg_ctx *ctx, const char *envdir, un
 	cJSON_AddNumberToObject(o, "from", from);
 	cJSON_AddNumberToObject(o, "to", to);
 	cJSON_AddStringToObject(o, "command", command ? command : "");
-	line = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	if (!line)
-		return cfa_nomem(ctx);
 	cfa_snprintf(path, sizeof(path), "%s/switches.log", envdir);
-	f = cfa_plat_fopen(path, "ab");
-	bad = !f || fprintf(f, "%s\n", line) < 0;
-	bad |= f && cfa_plat_fsync(f) != 0;
-	bad |= f && fclose(f) != 0;
-	cJSON_free(line);
-	return bad ? cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot record the switch", path) : CFAPKG_E_OK;
+	return cfa_append_line(ctx, path, o, "the switch");
 }
 
 enum cfapkg_err cfapkg_env_switch(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
@@ -269,6 +254,25 @@ static struct cfapkg_history_entry *history_add(struct history *h, unsigned seq)
 	return &h->v[h->n++];
 }
 
+/* What is known of generation g: its state and latest mark. */
+static bool add_state(struct cfapkg_ctx *ctx, struct cfapkg_history_entry *x, const char *gendir,
+                      unsigned g)
+{
+	struct cfapkg_gen_mark *marks = NULL;
+	size_t n = 0;
+
+	if (cfa_marks_read(ctx, gendir, g, &marks, &n))
+		return false;
+	x->state = cfa_gen_state_of(gendir, marks, n);
+	x->good = x->state == CFAPKG_GEN_KNOWN_GOOD;
+	x->checked = x->state >= CFAPKG_GEN_CHECKED;
+	x->nmarks = n;
+	if (n)
+		x->mark = marks[n - 1];
+	cfa_free(marks);
+	return true;
+}
+
 static bool add_gen(struct cfapkg_ctx *ctx, struct history *h, const char *envdir, unsigned g)
 {
 	struct cfapkg_history_entry *x;
@@ -290,10 +294,9 @@ static bool add_gen(struct cfapkg_ctx *ctx, struct history *h, const char *envdi
 	copy_str(x->command, sizeof(x->command), meta, "command");
 	join_changes(cJSON_GetObjectItemCaseSensitive(meta, "changes"), x->changes,
 	             sizeof(x->changes));
-	cfa_snprintf(path, sizeof(path), "%s/%u/good", envdir, g);
-	x->good = cfa_plat_is_file(path);
 	cJSON_Delete(meta);
-	return true;
+	cfa_snprintf(path, sizeof(path), "%s/%u", envdir, g);
+	return add_state(ctx, x, path, g);
 }
 
 /* Switch records, one JSON object per line; a torn last line is skipped. */

@@ -1,12 +1,18 @@
 /*
  * lockfile.c - the exact set of an environment: made from a solved plan,
- * written as JSON (a generation's lock.json, 'cfapkg lock'), read back
- * for 'install --locked', and checked against the machine it lands on.
+ * written as JSON (a generation's lock.json, 'cfapkg lock') and read back
+ * for 'install --locked' (lockcheck.c checks it before anything is
+ * installed).  Version 2 records, per part, what the checks need without
+ * the recipes: its requirements and provides on the lock's machine and
+ * its status on the lock's GPU.  Version 1 is still read, for generations
+ * an older cfapkg wrote, and brought up to date from the recipes by
+ * cfapkg_lock_upgrade.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/arena.h"
+#include "core/dep.h"
 #include "core/mem.h"
 #include "core/recipe.h"
 #include "core/strbuf.h"
@@ -45,11 +51,63 @@ void cfapkg_free(void *p)
 	cfa_free(p);
 }
 
+/* Requirements on the driver and the HIP runtime are decided by machine
+ * facts, not by parts of the set (solver/pool.c). */
+static bool fact_backed(struct cfapkg_ctx *ctx, const char *name)
+{
+	const struct cfapkg_recipe *r = cfapkg_recipe_find(ctx, name);
+
+	return r && r->kind == CFAPKG_KIND_SYSTEM && r->fact &&
+	       (strcmp(r->fact, "driver") == 0 || strcmp(r->fact, "hip_runtime") == 0);
+}
+
+/* The texts of the deps that apply on f, copied into the lock. */
+static enum cfapkg_err dep_texts(struct cfapkg_ctx *ctx, struct cfapkg_lock *l,
+                                 const struct cfapkg_facts *f, const struct cfapkg_dep *deps,
+                                 size_t ndeps, bool requirements, const char *const **out,
+                                 size_t *n)
+{
+	const char **v = cfa_arena_alloc(l->arena, (ndeps ? ndeps : 1) * sizeof(*v));
+	size_t i;
+
+	*n = 0;
+	if (!v)
+		return cfa_nomem(ctx);
+	for (i = 0; i < ndeps; i++) {
+		if (!cfa_dep_applies(f, &deps[i]) || (requirements && fact_backed(ctx, deps[i].name)))
+			continue;
+		if (!(v[*n] = cfa_arena_strdup(l->arena, deps[i].text)))
+			return cfa_nomem(ctx);
+		(*n)++;
+	}
+	*out = v;
+	return CFAPKG_E_OK;
+}
+
+/* What cfapkg_lock_verify re-checks, from the part's recipe version. */
+static enum cfapkg_err fill_trust(struct cfapkg_ctx *ctx, struct cfapkg_lock *l,
+                                  struct cfapkg_locked *p, const struct cfapkg_version *v,
+                                  const struct cfapkg_facts *f, enum cfapkg_status status)
+{
+	enum cfapkg_err e;
+
+	if ((e = dep_texts(ctx, l, f, v->requires, v->nrequires, true, &p->requires,
+	                   &p->nrequires)) ||
+	    (e = dep_texts(ctx, l, f, v->provides, v->nprovides, false, &p->provides,
+	                   &p->nprovides)))
+		return e;
+	/* A status is only known for a GPU that was known. */
+	p->status = f->gfx[0] ? (int)status : -1;
+	return CFAPKG_E_OK;
+}
+
 static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock *l,
-                                      const struct cfapkg_plan_item *it, struct cfapkg_locked *p)
+                                      const struct cfapkg_plan_item *it,
+                                      const struct cfapkg_facts *f, struct cfapkg_locked *p)
 {
 	const struct cfapkg_version *v = it->version;
 	const struct cfapkg_source *s = it->source;
+	enum cfapkg_err e;
 
 	p->name = v->recipe->name;
 	p->version = v->version;
@@ -69,6 +127,8 @@ static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock
 	p->nstage = v->nstage;
 	p->user_files = v->user_files;
 	p->nuser_files = v->nuser_files;
+	if ((e = fill_trust(ctx, l, p, v, f, it->status)))
+		return e;
 	if (p->kind != CFAPKG_KIND_PACKAGE)
 		return CFAPKG_E_OK;
 	if (!it->installable || !s || !s->sha256)
@@ -115,7 +175,8 @@ enum cfapkg_err cfapkg_lock_from_plan(struct cfapkg_ctx *ctx, const struct cfapk
 		if (!(req[i] = cfa_arena_strdup(l->arena, specs[i])))
 			e = cfa_nomem(ctx);
 	for (i = 0; i < n && !e; i++)
-		e = part_from_item(ctx, l, cfapkg_plan_item(plan, i), &parts[i]);
+		e = part_from_item(ctx, l, cfapkg_plan_item(plan, i), cfapkg_plan_facts(plan),
+		                   &parts[i]);
 	if (e) {
 		cfapkg_lock_free(l);
 		return e;
@@ -148,7 +209,12 @@ static void add_strings(cJSON *o, const char *key, const char *const *v, size_t 
 		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
 }
 
-static cJSON *part_json(const struct cfapkg_locked *p)
+static const char *status_text(int status)
+{
+	return status < 0 ? "unknown" : cfapkg_status_name((enum cfapkg_status)status);
+}
+
+static cJSON *part_json(const struct cfapkg_locked *p, unsigned format)
 {
 	cJSON *o = cJSON_CreateObject(), *rt, *env, *lay;
 	size_t i;
@@ -157,6 +223,11 @@ static cJSON *part_json(const struct cfapkg_locked *p)
 	cJSON_AddStringToObject(o, "version", p->version);
 	cJSON_AddStringToObject(o, "kind", cfapkg_kind_name(p->kind));
 	cJSON_AddBoolToObject(o, "requested", p->requested);
+	if (format >= 2) {
+		add_strings(o, "requires", p->requires, p->nrequires);
+		add_strings(o, "provides", p->provides, p->nprovides);
+		cJSON_AddStringToObject(o, "status", status_text(p->status));
+	}
 	if (p->kind == CFAPKG_KIND_PACKAGE) {
 		cJSON_AddStringToObject(o, "url", p->url);
 		if (p->nmirrors)
@@ -216,7 +287,7 @@ cJSON *cfa_lock_json(const struct cfapkg_lock *lock)
 	add_strings(o, "requests", lock->requests, lock->nrequests);
 	a = cJSON_AddArrayToObject(o, "packages");
 	for (i = 0; i < lock->nparts; i++)
-		cJSON_AddItemToArray(a, part_json(&lock->parts[i]));
+		cJSON_AddItemToArray(a, part_json(&lock->parts[i], lock->format));
 	return o;
 }
 
@@ -234,10 +305,14 @@ enum cfapkg_err cfapkg_lock_text(struct cfapkg_ctx *ctx, const struct cfapkg_loc
 	return *out ? CFAPKG_E_OK : cfa_nomem(ctx);
 }
 
-static const char *const part_keys[] = {"name", "version", "kind", "requested", "url",
-                                        "mirrors", "sha256", "size", "format", "strip",
-                                        "store", "gfx", "layout", "launcher", "runtime",
-                                        "user_files", NULL};
+static const char *const part_keys_v1[] = {"name", "version", "kind", "requested", "url",
+                                           "mirrors", "sha256", "size", "format", "strip",
+                                           "store", "gfx", "layout", "launcher", "runtime",
+                                           "user_files", NULL};
+static const char *const part_keys[] = {"name", "version", "kind", "requested", "requires",
+                                        "provides", "status", "url", "mirrors", "sha256",
+                                        "size", "format", "strip", "store", "gfx", "layout",
+                                        "launcher", "runtime", "user_files", NULL};
 
 static enum cfapkg_err read_kind(struct cfa_jr *jr, const char *s, enum cfapkg_kind *out)
 {
@@ -280,18 +355,74 @@ static enum cfapkg_err read_source(struct cfa_jr *jr, const cJSON *o, struct cfa
 	return CFAPKG_E_OK;
 }
 
+/* requires or provides: each a constraint as the recipes write them. */
+static enum cfapkg_err read_deps(struct cfa_jr *jr, const cJSON *o, const char *key,
+                                 bool provides, const char *const **out, size_t *n)
+{
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i, mark;
+
+	if (!cJSON_GetObjectItemCaseSensitive(o, key)) {
+		mark = cfa_jr_push_key(jr, key);
+		e = cfa_jr_fail(jr, "missing: a version 2 lockfile records each part's requires, "
+		                "provides and status; re-create it with 'cfapkg lock'");
+		cfa_jr_pop(jr, mark);
+		return e;
+	}
+	if ((e = cfa_jr_strings(jr, o, key, out, n)))
+		return e;
+	for (i = 0; i < *n && !e; i++) {
+		struct cfa_range r;
+		const char *why = NULL;
+		mark = cfa_jr_push_key(jr, key);
+		cfa_jr_push_index(jr, i);
+		if (!cfa_range_parse(jr->arena, (*out)[i], &r, &why))
+			e = why ? cfa_jr_fail(jr, "\"%s\": %s", (*out)[i], why) : cfa_nomem(jr->ctx);
+		else if (provides && (r.nclauses > 1 || (r.nclauses && r.clauses[0].op != CFA_OP_EQ)))
+			e = cfa_jr_fail(jr, "\"%s\": a provide takes at most one '= version'", (*out)[i]);
+		cfa_jr_pop(jr, mark);
+	}
+	return e;
+}
+
+static enum cfapkg_err read_trust(struct cfa_jr *jr, const cJSON *o, struct cfapkg_locked *p)
+{
+	enum cfapkg_status st;
+	const char *status = NULL;
+	enum cfapkg_err e;
+
+	if ((e = read_deps(jr, o, "requires", false, &p->requires, &p->nrequires)) ||
+	    (e = read_deps(jr, o, "provides", true, &p->provides, &p->nprovides)) ||
+	    (e = cfa_jr_string(jr, o, "status", true, &status)))
+		return e;
+	if (strcmp(status, "unknown") == 0) {
+		p->status = -1;
+		return CFAPKG_E_OK;
+	}
+	if (!cfa_status_parse(status, &st)) {
+		size_t mark = cfa_jr_push_key(jr, "status");
+		e = cfa_jr_fail(jr, "expected validated, candidate, experimental or unknown");
+		cfa_jr_pop(jr, mark);
+		return e;
+	}
+	p->status = (int)st;
+	return CFAPKG_E_OK;
+}
+
 static enum cfapkg_err part_item(struct cfa_jr *jr, const cJSON *o, void *elem, void *arg)
 {
+	const unsigned format = *(const unsigned *)arg;
 	struct cfapkg_locked *p = elem;
 	struct cfapkg_version v;
 	struct cfa_ver pv;
 	const char *kind = NULL;
 	enum cfapkg_err e;
 
-	(void)arg;
 	memset(&v, 0, sizeof(v));
 	p->size = -1;
-	if ((e = cfa_jr_object(jr, o)) || (e = cfa_jr_keys(jr, o, part_keys)) ||
+	p->status = -1;
+	if ((e = cfa_jr_object(jr, o)) ||
+	    (e = cfa_jr_keys(jr, o, format >= 2 ? part_keys : part_keys_v1)) ||
 	    (e = cfa_jr_string(jr, o, "name", true, &p->name)) ||
 	    (e = cfa_jr_string(jr, o, "version", true, &p->version)) ||
 	    (e = cfa_jr_string(jr, o, "kind", true, &kind)) || (e = read_kind(jr, kind, &p->kind)) ||
@@ -307,6 +438,8 @@ static enum cfapkg_err part_item(struct cfa_jr *jr, const cJSON *o, void *elem, 
 		return cfa_jr_fail(jr, "name \"%s\" is not a package name", p->name);
 	if (p->launcher && !cfa_safe_relative(p->launcher))
 		return cfa_jr_fail(jr, "launcher must stay inside the package");
+	if (format >= 2 && (e = read_trust(jr, o, p)))
+		return e;
 	p->layout = v.layout;
 	p->nlayout = v.nlayout;
 	p->path = v.path;
@@ -336,10 +469,11 @@ static enum cfapkg_err parse_lock(struct cfa_jr *jr, const cJSON *root, struct c
 		return cfa_jr_fail(jr, "format: not a cfapkg lockfile (expected \"%s\")", LOCK_MAGIC);
 	if ((e = cfa_jr_int(jr, root, "version", 1, 1000, true, &version)))
 		return e;
-	if (version != CFAPKG_LOCK_FORMAT)
-		return cfa_jr_fail(jr, "version %lld: this cfapkg reads lockfile version %d; "
-		                   "use a cfapkg that matches the one that wrote it",
-		                   (long long)version, CFAPKG_LOCK_FORMAT);
+	if (version > CFAPKG_LOCK_FORMAT || version < CFAPKG_LOCK_FORMAT_OLDEST)
+		return cfa_jr_fail(jr, "version %lld: this cfapkg reads lockfile versions %d to %d; "
+		                   "use a cfapkg as new as the one that wrote it",
+		                   (long long)version, CFAPKG_LOCK_FORMAT_OLDEST, CFAPKG_LOCK_FORMAT);
+	l->format = (unsigned)version;
 	if ((e = cfa_jr_keys(jr, root, lock_keys)))
 		return e;
 	memset(&l->facts, 0, sizeof(l->facts));
@@ -348,7 +482,7 @@ static enum cfapkg_err parse_lock(struct cfa_jr *jr, const cJSON *root, struct c
 	cfa_jr_pop(jr, mark);
 	if (e || (e = cfa_jr_strings(jr, root, "requests", &l->requests, &l->nrequests)))
 		return e;
-	return cfa_jr_array(jr, root, "packages", sizeof(*l->parts), false, part_item, NULL,
+	return cfa_jr_array(jr, root, "packages", sizeof(*l->parts), false, part_item, &l->format,
 	                    (void **)&l->parts, &l->nparts);
 }
 
@@ -367,7 +501,10 @@ enum cfapkg_err cfapkg_lock_read(struct cfapkg_ctx *ctx, const char *path,
 		return cfa_nomem(ctx);
 	}
 	cfa_jr_init(&jr, ctx, l->arena, path, CFAPKG_E_LOCKFILE);
-	e = parse_lock(&jr, root, l);
+	if (!(l->file = cfa_arena_strdup(l->arena, path)))
+		e = cfa_nomem(ctx);
+	else
+		e = parse_lock(&jr, root, l);
 	cJSON_Delete(root);
 	if (e) {
 		cfapkg_lock_free(l);
@@ -377,53 +514,52 @@ enum cfapkg_err cfapkg_lock_read(struct cfapkg_ctx *ctx, const char *path,
 	return CFAPKG_E_OK;
 }
 
-static bool has_sdk(const struct cfapkg_facts *f, const char *version)
+static const struct cfapkg_version *recipe_version(struct cfapkg_ctx *ctx,
+                                                   const struct cfapkg_locked *p)
 {
-	unsigned i;
-
-	for (i = 0; i < f->nhip_sdks; i++)
-		if (cfapkg_version_compare(f->hip_sdks[i], version, NULL) == 0)
-			return true;
-	return false;
-}
-
-static bool supports(const struct cfapkg_locked *p, const char *gfx)
-{
+	const struct cfapkg_recipe *r = cfapkg_recipe_find(ctx, p->name);
 	size_t i;
 
-	for (i = 0; i < p->ngfx; i++)
-		if (strcmp(p->gfx[i], gfx) == 0)
-			return true;
-	return p->ngfx == 0;
+	for (i = 0; r && r->kind == p->kind && i < r->nversions; i++)
+		if (strcmp(r->versions[i].version, p->version) == 0)
+			return &r->versions[i];
+	return NULL;
 }
 
-enum cfapkg_err cfapkg_lock_check(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
-                                  const struct cfapkg_facts *f)
+/* The recipe still names the download that was installed. */
+static bool same_download(const struct cfapkg_version *v, const struct cfapkg_locked *p,
+                          const struct cfapkg_facts *f)
 {
-	const struct cfapkg_facts *was = &lock->facts;
+	const struct cfapkg_source *s = cfapkg_version_source(v, f->os, f->arch);
+
+	return p->kind != CFAPKG_KIND_PACKAGE ||
+	       (s && s->sha256 && p->sha256 && strcmp(s->sha256, p->sha256) == 0);
+}
+
+enum cfapkg_err cfapkg_lock_upgrade(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock)
+{
+	/* The parts were read into the lock's own arena: changing them is safe. */
+	struct cfapkg_locked *parts = (struct cfapkg_locked *)lock->parts;
+	const struct cfapkg_facts *f = &lock->facts;
+	enum cfapkg_err e;
 	size_t i;
 
-	if (was->os[0] && strcmp(was->os, f->os) != 0)
-		return cfa_fail(ctx, CFAPKG_E_FACTS, "os: the lock was made for %s, this machine is %s",
-		                was->os, f->os);
-	if (was->arch[0] && strcmp(was->arch, f->arch) != 0)
-		return cfa_fail(ctx, CFAPKG_E_FACTS, "arch: the lock was made for %s, this machine "
-		                "is %s", was->arch, f->arch);
+	if (lock->format >= CFAPKG_LOCK_FORMAT)
+		return CFAPKG_E_OK;
+	if ((e = cfapkg_recipes_load(ctx)))
+		return e;
 	for (i = 0; i < lock->nparts; i++) {
-		const struct cfapkg_locked *p = &lock->parts[i];
-		if (f->gfx[0] && !supports(p, f->gfx))
-			return cfa_fail(ctx, CFAPKG_E_FACTS, "gpu: the lock was made for %s; this "
-			                "machine has %s, which %s %s does not support",
-			                was->gfx[0] ? was->gfx : "another GPU", f->gfx, p->name,
-			                p->version);
-		if (p->kind == CFAPKG_KIND_SYSTEM && was->hip_sdks_known && has_sdk(was, p->version) &&
-		    f->hip_sdks_known && !has_sdk(f, p->version))
-			return cfa_fail(ctx, CFAPKG_E_FACTS, "hip_sdk: the lock uses %s %s, which is not "
-			                "installed on this machine", p->name, p->version);
+		const struct cfapkg_version *v = recipe_version(ctx, &parts[i]);
+		if (!v || !same_download(v, &parts[i], f))
+			return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "%s %s: %s, so what it requires is not "
+			                "known; 'cfapkg update' makes a new generation that 'cfapkg lock' "
+			                "can write", parts[i].name, parts[i].version,
+			                v ? "its recipe now names another download"
+			                  : "no recipe describes this version any more");
+		if ((e = fill_trust(ctx, lock, &parts[i], v, f,
+		                    cfapkg_version_status(ctx, v, f->gfx))))
+			return e;
 	}
-	if (was->driver[0] && f->driver[0] &&
-	    cfapkg_version_compare(f->driver, was->driver, NULL) < 0)
-		return cfa_fail(ctx, CFAPKG_E_FACTS, "driver: the lock was made with driver %s; this "
-		                "machine has the older %s", was->driver, f->driver);
+	lock->format = CFAPKG_LOCK_FORMAT;
 	return CFAPKG_E_OK;
 }

@@ -3,7 +3,10 @@
  * folder with hard links (one copy of LibTorch on disk however many
  * environments use it), plus the names its layout rules promise.  Where a
  * hard link cannot be made (another file system) a symbolic link stands
- * in, and a copy as the last resort.
+ * in, and a copy as the last resort.  The copies are listed in the
+ * generation's copies.json (paths under view/): a hard link or a symbolic
+ * link is the store's own file, which verify can tell by its identity; a
+ * copy is a file of its own, which verify must hash instead.
  */
 #include <errno.h>
 #include <string.h>
@@ -17,6 +20,8 @@ struct linker {
 	struct cfapkg_ctx *ctx;
 	struct cfapkg_commit_result *r;
 	const char *os;           /* the OS the generation is made for */
+	const char *view;         /* GEN/view, which copies.json paths are under */
+	cJSON *copies;            /* the view entries that had to be copies */
 	char made[CFA_PATH_MAX];  /* the last folder created, to skip mkdir calls */
 };
 
@@ -32,6 +37,7 @@ static enum cfapkg_err parent_dir(struct linker *k, const char *path)
 {
 	char dir[CFA_PATH_MAX];
 	char *slash;
+	int rc;
 
 	cfa_snprintf(dir, sizeof(dir), "%s", path);
 	if (!(slash = strrchr(dir, '/')))
@@ -39,9 +45,25 @@ static enum cfapkg_err parent_dir(struct linker *k, const char *path)
 	*slash = '\0';
 	if (strcmp(dir, k->made) == 0)
 		return CFAPKG_E_OK;
-	if (cfa_plat_mkdir_p(dir) != 0)
-		return cfa_fail(k->ctx, CFAPKG_E_IO, "%s: cannot create the folder", dir);
+	if ((rc = cfa_plat_mkdir_p(dir)) != 0)
+		return cfa_fail(k->ctx, CFAPKG_E_IO, "%s: cannot create the folder: %s", dir,
+		                cfa_plat_strerror(rc));
 	memcpy(k->made, dir, sizeof(dir));
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err note_copy(struct linker *k, const char *to)
+{
+	size_t n = strlen(k->view);
+	cJSON *item;
+
+	k->r->copies++;
+	if (strncmp(to, k->view, n) != 0 || to[n] != '/')
+		return CFAPKG_E_OK; /* not under the view: nothing verify looks at */
+	if (!(item = cJSON_CreateString(to + n + 1)) || !cJSON_AddItemToArray(k->copies, item)) {
+		cJSON_Delete(item);
+		return cfa_nomem(k->ctx);
+	}
 	return CFAPKG_E_OK;
 }
 
@@ -62,11 +84,11 @@ static enum cfapkg_err link_one(struct linker *k, const char *from, const char *
 		k->r->hardlinks++;
 	else if (cfa_plat_symlink(from, to) == 0)
 		k->r->symlinks++;
-	else if (cfa_plat_copy_file(from, to) == 0)
-		k->r->copies++;
+	else if ((rc = cfa_plat_copy_file(from, to)) == 0)
+		return note_copy(k, to);
 	else
-		return cfa_fail(k->ctx, CFAPKG_E_IO, "%s: cannot link or copy it to %s; check free "
-		                "space and permissions", from, to);
+		return cfa_fail(k->ctx, CFAPKG_E_IO, "%s: cannot link or copy it to %s: %s", from, to,
+		                cfa_plat_strerror(rc));
 	return CFAPKG_E_OK;
 }
 
@@ -178,24 +200,25 @@ static enum cfapkg_err build_user_part(struct linker *k, const struct cfapkg_loc
 enum cfapkg_err cfa_view_build(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
                                const char *gendir, struct cfapkg_commit_result *r)
 {
-	struct linker k = {ctx, r, lock->facts.os, ""};
-	char view[CFA_PATH_MAX];
-	enum cfapkg_err e;
+	char view[CFA_PATH_MAX], path[CFA_PATH_MAX];
+	struct linker k = {ctx, r, lock->facts.os, view, cJSON_CreateArray(), ""};
+	enum cfapkg_err e = k.copies ? CFAPKG_E_OK : cfa_nomem(ctx);
 	size_t i;
 
 	cfa_snprintf(view, sizeof(view), "%s/view", gendir);
-	if (cfa_plat_mkdir_p(view) != 0)
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create the folder", view);
-	for (i = 0; i < lock->nparts; i++) {
+	if (!e && cfa_plat_mkdir_p(view) != 0)
+		e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create the folder", view);
+	for (i = 0; i < lock->nparts && !e; i++) {
 		const struct cfapkg_locked *p = &lock->parts[i];
 		if (p->kind == CFAPKG_KIND_PACKAGE)
 			e = build_part(&k, p, gendir);
 		else if (p->kind == CFAPKG_KIND_USER)
 			e = build_user_part(&k, p, gendir);
-		else
-			e = CFAPKG_E_OK;
-		if (e)
-			return e;
 	}
-	return CFAPKG_E_OK;
+	if (e || cJSON_GetArraySize(k.copies) == 0) {
+		cJSON_Delete(k.copies);
+		return e;
+	}
+	cfa_snprintf(path, sizeof(path), "%s/" CFA_VIEW_COPIES, gendir);
+	return cfa_write_json(ctx, path, k.copies);
 }

@@ -47,7 +47,8 @@ extern "C" {
 	X(INTEGRITY, 11, "downloaded data does not match its recipe")      \
 	X(OFFLINE, 12, "offline: the network may not be used")            \
 	X(BUSY, 13, "another cfapkg is changing this root")                \
-	X(LOCKFILE, 14, "invalid lockfile or generation record")
+	X(LOCKFILE, 14, "invalid lockfile or generation record")           \
+	X(UNSOLVABLE, 15, "no set of versions fits this machine")
 
 enum cfapkg_err {
 #define CFAPKG_ERR_ENUM(name, num, text) CFAPKG_E_##name = num,
@@ -143,6 +144,7 @@ struct cfapkg_source {
 	const char *format;        /* zip, 7z, tar.gz, tar.xz, tar.zst, tar.bz2, deb */
 	unsigned strip;            /* leading folders to drop when unpacking */
 	const char *unavailable;   /* why this cannot be installed, or NULL */
+	int64_t unpacked_size;     /* bytes once unpacked, -1 when not recorded */
 };
 
 struct cfapkg_file_rule {      /* layout: expose/rename a file of the package */
@@ -536,6 +538,21 @@ struct cfapkg_fetch_opts {
 CFAPKG_API enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
                                         size_t n, const struct cfapkg_fetch_opts *opts);
 
+/** The bytes an archive is expected to take once unpacked: unpacked_size
+ * when the recipe records it (>= 0), else an estimate, CFAPKG_UNPACK_ESTIMATE
+ * times the archive's size (a plain tar: its size).  size < 0: 0. */
+#define CFAPKG_UNPACK_ESTIMATE 3
+CFAPKG_API uint64_t cfapkg_unpacked_estimate(const char *format, int64_t size,
+                                             int64_t unpacked_size);
+/** Refuses (CFAPKG_E_IO) to start when the file system holding the root
+ * has less free space than download_bytes (archives not yet in the cache)
+ * plus unpack_bytes (what they unpack to, cfapkg_unpacked_estimate): the
+ * message names both numbers, the free space and the root, and what to do.
+ * Free space that cannot be learned lets it pass.  A test seam:
+ * CFAPKG_TEST_FREE_BYTES=N stands in for the free space. */
+CFAPKG_API enum cfapkg_err cfapkg_check_space(struct cfapkg_ctx *ctx, uint64_t download_bytes,
+                                              uint64_t unpack_bytes);
+
 /** Adds a file the user supplies (an artifact known only by fingerprint,
  * like the reference overlay's DLLs) to the download cache, only if some
  * recipe's user_files expects its SHA-256.  *recipe and *file name what it
@@ -546,7 +563,9 @@ CFAPKG_API enum cfapkg_err cfapkg_add_file(struct cfapkg_ctx *ctx, const char *p
 
 /** @defgroup unpack Unpacking into the store
  * An archive is unpacked into a staging folder beside the store, each file
- * hashed as it is written, a manifest written to .cfapkg/manifest.json,
+ * hashed as it is written and then made read-only (no write bits; the
+ * read-only attribute on Windows), a manifest written to
+ * .cfapkg/manifest.json (the modes as stored),
  * everything synced, and the folder renamed to ROOT/store/NAME in one step.
  * Entries that could reach outside the folder (absolute, "..", drive
  * letters, UNC, backslash tricks, links pointing out), device files,
@@ -564,10 +583,15 @@ CFAPKG_API enum cfapkg_err cfapkg_unpack(struct cfapkg_ctx *ctx, const char *arc
  * exact set, in the lockfile format), meta.json (when, which command, what
  * changed), runtime.json (what a launcher needs) and view/PART/ (hard links
  * into the store; symbolic links, then copies, where hard links fail).  A
- * generation never changes once written; ROOT/envs/ENV/current names the
- * active one and is replaced by one rename.  Every function that changes a
- * root expects the caller to hold cfapkg_root_lock. */
-#define CFAPKG_LOCK_FORMAT 1
+ * generation never changes once written, except for what is learnt of it
+ * later: marks.log (known-good, see cfapkg_env_mark), appended to.
+ * ROOT/envs/ENV/current names the active one and is replaced by one
+ * rename.  Every function that changes a root expects the caller to hold
+ * cfapkg_root_lock. */
+#define CFAPKG_LOCK_FORMAT 2
+/* Version 1 (no requires, provides or status per part) is still read, for
+ * the generations an older cfapkg wrote, but never installed from. */
+#define CFAPKG_LOCK_FORMAT_OLDEST 1
 #define CFAPKG_DEFAULT_ENV "default"
 
 struct cfapkg_locked {         /* one part of a locked set */
@@ -596,6 +620,13 @@ struct cfapkg_locked {         /* one part of a locked set */
 	size_t nstage;
 	const struct cfapkg_user_file *user_files; /* user parts: files by fingerprint */
 	size_t nuser_files;
+	/* Version 2: what cfapkg_lock_verify re-checks.  Requirements on the
+	 * driver and the HIP runtime are machine facts, not parts: not listed. */
+	const char *const *requires; /* on the lock's machine: "cublas==11" */
+	size_t nrequires;
+	const char *const *provides; /* "cublas=11", "cuda-driver-api" */
+	size_t nprovides;
+	int status;                /* enum cfapkg_status on the lock's GPU, -1: not known */
 };
 
 struct cfapkg_lock {
@@ -605,6 +636,7 @@ struct cfapkg_lock {
 	size_t nrequests;
 	const struct cfapkg_locked *parts; /* dependencies first */
 	size_t nparts;
+	const char *file;          /* the file it was read from; NULL when made from a plan */
 	struct cfa_arena *arena;   /* internal */
 };
 
@@ -622,11 +654,34 @@ CFAPKG_API enum cfapkg_err cfapkg_lock_read(struct cfapkg_ctx *ctx, const char *
 CFAPKG_API enum cfapkg_err cfapkg_lock_text(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
                                             char **out);
 CFAPKG_API void cfapkg_lock_free(struct cfapkg_lock *lock);
-/** Whether a lock still fits a machine: same OS and architecture, a GPU
- * every part supports, the HIP SDKs it uses installed, a driver no older.
- * CFAPKG_E_FACTS names the fact that differs. */
+struct cfapkg_lock_verify_opts {
+	bool allow_experimental;   /* parts experimental on the GPU, or whose status
+	                              there is not known, may be installed */
+};
+/** Whether a lock can be installed on a machine, trusting nothing in it:
+ * version 2 or newer (an older one records no requirements: re-create it
+ * with 'cfapkg lock'); every URL and mirror https:// or http://; the set
+ * closed (each part's requirements met by a part that has that name, or
+ * provides it, at a version that satisfies them); then the machine: same
+ * OS and architecture, a GPU every part supports, the HIP SDKs it uses
+ * installed, a driver no older; then, unless opts allow experimental
+ * parts, no part experimental (or of unknown status) on the GPU, the GPU
+ * not an experimental target, and the lock's statuses recorded for this
+ * machine's GPU.  opts NULL: the defaults.  CFAPKG_E_LOCKFILE for what the
+ * file lacks or gets wrong, CFAPKG_E_FACTS for what does not fit this
+ * machine; each message names the file, the entry and what to do. */
+CFAPKG_API enum cfapkg_err cfapkg_lock_verify(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+                                              const struct cfapkg_facts *facts,
+                                              const struct cfapkg_lock_verify_opts *opts);
+/** cfapkg_lock_verify with the default options (nothing experimental). */
 CFAPKG_API enum cfapkg_err cfapkg_lock_check(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
                                              const struct cfapkg_facts *facts);
+/** Brings a lock of an older version (an installed generation's) to the
+ * current one: each part's requirements, provides and status on the lock's
+ * GPU, from the loaded recipe of the same name and version.
+ * CFAPKG_E_NOTFOUND names a part no recipe describes any more (or whose
+ * recipe now names another download). */
+CFAPKG_API enum cfapkg_err cfapkg_lock_upgrade(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock);
 /** The part of that name, or NULL. */
 CFAPKG_API const struct cfapkg_locked *cfapkg_lock_find(const struct cfapkg_lock *lock,
                                                         const char *name);
@@ -656,11 +711,14 @@ struct cfapkg_commit_result {
 	unsigned generation;       /* the new active generation */
 	unsigned previous;         /* the one before (0: none) */
 	size_t hardlinks, symlinks, copies;
+	bool checked;              /* its static checks passed and are recorded: it is
+	                              CFAPKG_GEN_CHECKED, not known-good */
 };
 /** Writes a new generation from a lock whose packages are in the store,
- * runs its static checks (every file the parts promise is there), and only
- * then makes it current.  On any failure the environment stays as it was.
- * command and changes are recorded for history. */
+ * runs its static checks (every file the parts promise is there), records
+ * them (CFAPKG_GEN_CHECKED), and only then makes it current.  On any
+ * failure the environment stays as it was.  command and changes are
+ * recorded for history. */
 CFAPKG_API enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char *env,
                                              const struct cfapkg_lock *lock, const char *command,
                                              const char *const *changes, size_t nchanges,
@@ -669,9 +727,50 @@ CFAPKG_API enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char 
  * network, no unpacking.  Recorded in history. */
 CFAPKG_API enum cfapkg_err cfapkg_env_switch(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                              const char *command);
-/** Marks a generation known-good (its checks passed). */
-CFAPKG_API enum cfapkg_err cfapkg_env_mark_good(struct cfapkg_ctx *ctx, const char *env,
-                                                unsigned gen);
+
+/** What is known of a generation.  Static checks prove only that its files
+ * are in place; known-good means it was proven to work on this machine. */
+enum cfapkg_gen_state {
+	CFAPKG_GEN_UNCHECKED,      /* no record of passed static checks */
+	CFAPKG_GEN_CHECKED,        /* its static checks passed (an older cfapkg's
+	                              "good" file reads as this, never as more) */
+	CFAPKG_GEN_KNOWN_GOOD      /* a live 'cfapkg doctor' probe passed here, or
+	                              the user marked it by hand */
+};
+enum cfapkg_mark_source {
+	CFAPKG_MARK_DOCTOR,        /* the live probe: usable for dense/GEMM work */
+	CFAPKG_MARK_HAND           /* the user's word: 'cfapkg mark-good', 'unmark' */
+};
+/** One mark or unmark, as history keeps it (ROOT/envs/ENV/N/marks.log). */
+struct cfapkg_gen_mark {
+	unsigned generation;
+	bool good;                 /* marked known-good; false: the mark was taken away */
+	enum cfapkg_mark_source by;
+	char time[32];             /* UTC, ISO 8601 */
+	char reason[512];          /* "usable: driver, cuBLAS, cuBLASLt OK",
+	                              "doctor failed: cuda FAILED: cuInit returned 100" */
+	char command[512];         /* the command line that did it */
+};
+/** "unchecked", "checked", "known-good".  Static storage. */
+CFAPKG_API const char *cfapkg_gen_state_name(enum cfapkg_gen_state s);
+CFAPKG_API const char *cfapkg_mark_source_name(enum cfapkg_mark_source by);
+/** Marks a generation known-good (state CFAPKG_GEN_KNOWN_GOOD) or takes the
+ * mark away (CFAPKG_GEN_CHECKED: what its static checks recorded stays), and
+ * records who, why and the command in history (gen 0: the current one).
+ * Every call is recorded, even one that leaves the state as it was. */
+CFAPKG_API enum cfapkg_err cfapkg_env_mark(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
+                                           enum cfapkg_gen_state state,
+                                           enum cfapkg_mark_source by, const char *reason,
+                                           const char *command);
+/** A generation's state (gen 0: the current one) and, when last is not
+ * NULL, its latest mark or unmark (last->time "" when it has none).
+ * CFAPKG_E_NOTFOUND when there is no such generation. */
+CFAPKG_API enum cfapkg_err cfapkg_env_gen_state(struct cfapkg_ctx *ctx, const char *env,
+                                                unsigned gen, enum cfapkg_gen_state *state,
+                                                struct cfapkg_gen_mark *last);
+/** Every mark and unmark of a generation, oldest first.  Owned: cfapkg_free. */
+CFAPKG_API enum cfapkg_err cfapkg_env_marks(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
+                                            struct cfapkg_gen_mark **out, size_t *n);
 
 struct cfapkg_history_entry {
 	unsigned generation;       /* created, or switched to */
@@ -680,7 +779,13 @@ struct cfapkg_history_entry {
 	char time[32];             /* UTC, ISO 8601 */
 	char command[512];
 	char changes[1024];        /* "+zluda 6-preview.69, ~libtorch-cuda ..." */
-	bool good, current, exists;
+	bool good, current, exists; /* good: known-good (state CFAPKG_GEN_KNOWN_GOOD) */
+	/* generations only: */
+	bool checked;              /* its static checks passed (state CHECKED or above) */
+	enum cfapkg_gen_state state;
+	struct cfapkg_gen_mark mark; /* the latest mark or unmark (mark.time "": none);
+	                              cfapkg_env_marks lists them all */
+	size_t nmarks;
 };
 /** History, oldest first.  Owned: cfapkg_free. */
 CFAPKG_API enum cfapkg_err cfapkg_env_history(struct cfapkg_ctx *ctx, const char *env,
@@ -702,21 +807,151 @@ CFAPKG_API enum cfapkg_err cfapkg_recover(struct cfapkg_ctx *ctx, unsigned *clea
 
 struct cfapkg_gc_result {
 	size_t generations, prefixes, downloads;
+	size_t unpacked;           /* of downloads: archives a kept generation uses
+	                              whose store folder exists */
+	size_t parts;              /* partial downloads given up (a day old) */
 	uint64_t bytes;            /* space freed */
 };
 /** Keeps, in each environment, the current generation and the keep newest
- * (0: all), then removes store prefixes and downloads no kept generation
- * uses. */
+ * (0: all), then removes store prefixes no kept generation uses, archives
+ * in ROOT/downloads no kept generation needs (unused, or unpacked in the
+ * store: CFAPKG_KEEP_ARCHIVES=1 keeps those; an archive whose store folder
+ * is missing stays), and partial downloads (NAME.part, NAME.part.meta)
+ * last written more than a day ago.  Files added with cfapkg_add_file
+ * stay.  The caller holds cfapkg_root_lock. */
 CFAPKG_API enum cfapkg_err cfapkg_gc(struct cfapkg_ctx *ctx, unsigned keep,
                                      struct cfapkg_gc_result *out);
 
 /** Re-hashes the files of every store prefix an environment's active
- * generation uses (env NULL: every environment), and checks its view.
- * Each difference goes to fn ("zluda 6-preview.69: zluda.dll changed").
- * CFAPKG_E_INTEGRITY when there was any. */
+ * generation uses (env NULL: every environment; each prefix once) against
+ * its manifest (contents and permission bits), and checks the generation's
+ * view against the store: an entry made as a hard link or a symbolic link
+ * must be the store's own file (same device and inode; volume and file
+ * index on Windows), one the generation lists as a copy (copies.json) must
+ * hash to the manifest's digest.  Each difference goes to fn, naming the
+ * environment, the generation and the path ("default generation 4:
+ * view/zluda/c10.dll is not the store's file (replaced?)"; a part with
+ * many such entries gets a few and a count).  CFAPKG_E_INTEGRITY when
+ * there was any. */
 CFAPKG_API enum cfapkg_err cfapkg_verify(struct cfapkg_ctx *ctx, const char *env,
                                          void (*fn)(void *arg, const char *problem), void *arg,
                                          size_t *files);
+
+/** What is wrong with one part of a generation (a repair's work list). */
+struct cfapkg_damage {
+	const char *part;          /* "libtorch-cuda" */
+	const char *version;
+	const char *store;         /* its folder under ROOT/store; for a user part
+	                              the file under ROOT/downloads */
+	bool store_missing;        /* the folder or its manifest is gone (user part:
+	                              the added file is gone): unpack (add) it again */
+	bool store_damaged;        /* a file differs from the manifest (contents or
+	                              permission bits): unpack it again */
+	bool view_damaged;         /* the view does not hold the store's files: link
+	                              it again (a new generation from the same lock).
+	                              Set too when the store folder is missing: its
+	                              view cannot be checked and must be relinked */
+};
+/** The parts of an environment's current generation that are damaged, by
+ * the checks of cfapkg_verify (whose messages go to fn, which may be
+ * NULL); parts that are whole are left out.  *gen: the generation checked
+ * (0: none yet, and no list).  A store folder re-made by a repair gives
+ * new files, so its views must be relinked after it.  CFAPKG_E_OK however
+ * much is damaged.  Owned: cfapkg_free(*out) (one allocation). */
+CFAPKG_API enum cfapkg_err cfapkg_env_damage(struct cfapkg_ctx *ctx, const char *env,
+                                             void (*fn)(void *arg, const char *problem),
+                                             void *arg, unsigned *gen,
+                                             struct cfapkg_damage **out, size_t *n);
+
+/** @defgroup trans Transactions: one change to an environment
+ * As in libalpm and apk, the library runs the whole change; a front end
+ * only asks and shows.  cfapkg_trans_begin takes the root's writer lock
+ * and reads the environment; cfapkg_trans_prepare works out the new set
+ * (solving, or from a lockfile, re-checked) and what changes, including
+ * packages whose store folder went missing; cfapkg_trans_commit checks the
+ * free space, fetches and unpacks what the store lacks, then writes,
+ * checks and switches to a new generation.  On any failure the
+ * environment stays as it was.  cfapkg_trans_free releases the lock. */
+enum cfapkg_trans_kind {
+	CFAPKG_TRANS_INSTALL,      /* add the specs (or install exactly a lockfile) */
+	CFAPKG_TRANS_REMOVE,       /* drop the named requests */
+	CFAPKG_TRANS_UPDATE,       /* let the named parts (all: none named) move */
+	CFAPKG_TRANS_REPAIR        /* the same set, store folders made whole again */
+};
+
+struct cfapkg_trans_opts {
+	enum cfapkg_trans_kind kind;
+	const char *env;           /* NULL: CFAPKG_DEFAULT_ENV */
+	const char *const *args;   /* install: specs; remove, update: names */
+	size_t nargs;
+	const char *locked;        /* install: exactly this lockfile's set */
+	const struct cfapkg_facts *facts; /* the machine to plan for */
+	const char *const *pins;   /* besides the environment's own pins */
+	size_t npins;
+	bool allow_experimental;
+	bool full_pool;
+	const char *command;       /* recorded in history */
+	unsigned lock_wait_ms;     /* how long to wait for another writer */
+	void (*waiting)(void *arg, const char *lock_path); /* once, when another
+	                              cfapkg holds the lock */
+	void *arg;
+	struct cfapkg_fetch_opts fetch; /* with its progress callback */
+};
+
+enum cfapkg_change_kind {
+	CFAPKG_CHANGE_ADD,
+	CFAPKG_CHANGE_REMOVE,
+	CFAPKG_CHANGE_MOVE,        /* another version (or another artifact) */
+	CFAPKG_CHANGE_RESTORE,     /* same version; its store folder is missing or
+	                              damaged and is made again */
+	CFAPKG_CHANGE_RELINK       /* same version; its view is linked again */
+};
+struct cfapkg_change {
+	enum cfapkg_change_kind kind;
+	const char *name;
+	const char *from, *to;     /* versions: from NULL for ADD, to NULL for REMOVE */
+	const char *text;          /* "+zluda 7", "-foo 1", "zluda 6 -> 7", "zluda 7
+	                              (restored)" */
+};
+
+struct cfapkg_trans;
+CFAPKG_API enum cfapkg_err cfapkg_trans_begin(struct cfapkg_ctx *ctx,
+                                              const struct cfapkg_trans_opts *opts,
+                                              struct cfapkg_trans **out);
+/** CFAPKG_E_UNSOLVABLE when no set fits: cfapkg_trans_plan then holds the
+ * problems. */
+CFAPKG_API enum cfapkg_err cfapkg_trans_prepare(struct cfapkg_trans *t);
+/** The solved plan (NULL for a lockfile install).  Borrowed. */
+CFAPKG_API const struct cfapkg_plan *cfapkg_trans_plan(const struct cfapkg_trans *t);
+/** The set before (NULL: nothing installed) and after.  Borrowed. */
+CFAPKG_API const struct cfapkg_lock *cfapkg_trans_old(const struct cfapkg_trans *t);
+CFAPKG_API const struct cfapkg_lock *cfapkg_trans_new(const struct cfapkg_trans *t);
+CFAPKG_API const struct cfapkg_change *cfapkg_trans_changes(const struct cfapkg_trans *t,
+                                                            size_t *n);
+/** True when the environment already has this set, whole: no commit. */
+CFAPKG_API bool cfapkg_trans_nothing_to_do(const struct cfapkg_trans *t);
+/** Bytes the commit will download (what the store and cache lack). */
+CFAPKG_API uint64_t cfapkg_trans_download_bytes(const struct cfapkg_trans *t);
+
+struct cfapkg_trans_result {
+	struct cfapkg_commit_result commit;
+	const struct cfapkg_fetch_item *items; /* what was fetched, each with its
+	                              own result (also on failure); borrowed */
+	size_t nitems;
+};
+CFAPKG_API enum cfapkg_err cfapkg_trans_commit(struct cfapkg_trans *t,
+                                               struct cfapkg_trans_result *out);
+CFAPKG_API void cfapkg_trans_free(struct cfapkg_trans *t);
+
+/** Fetches and unpacks into the store every package of lock that the
+ * store lacks (the caller holds the root's lock).  *items lists them with
+ * their results (also on failure).  Owned: cfapkg_lock_fetch_free. */
+CFAPKG_API enum cfapkg_err cfapkg_lock_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+                                             const struct cfapkg_fetch_opts *opts,
+                                             struct cfapkg_fetch_item **items, size_t *n);
+CFAPKG_API void cfapkg_lock_fetch_free(struct cfapkg_fetch_item *items, size_t n);
+/** Whether a package's store folder is there and whole (its manifest). */
+CFAPKG_API bool cfapkg_store_has(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part);
 
 /** @defgroup runtime Running programs under an environment */
 struct cfapkg_stage_file {

@@ -2,8 +2,9 @@
  * cmd_doctor.c - 'cfapkg doctor': is this environment's stack usable?
  * Static checks (GPU, the driver's HIP runtime, each system part and its
  * libraries, each installed part's files), then the live CUDA probe, one
- * child process per library.  A usable stack marks the generation
- * known-good.
+ * child process per library.  Only this live probe proves a generation:
+ * a usable stack marks it known-good, and a failing one takes a
+ * known-good mark back; both are recorded in history.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -222,16 +223,48 @@ static cJSON *probe_json(const struct cfapkg_probe_result *r, const char *hint)
 	return o;
 }
 
+struct probe_summary {
+	bool usable;               /* the driver, cuBLAS and cuBLASLt work */
+	int hard;                  /* FAILED, WRONG RESULT, TIMEOUT, CRASHED anywhere */
+	char absent[256];          /* every library not OK */
+	char failed[512];          /* what makes it unusable: "cuda FAILED: cuInit ..." */
+};
+
+static void append(char *buf, size_t len, const char *sep, const char *text)
+{
+	size_t used = strlen(buf);
+
+	snprintf(buf + used, len - used, "%s%s", used ? sep : "", text);
+}
+
+/* Notes one library that is not OK. */
+static void note_problem(struct probe_summary *s, size_t i, const struct cfapkg_probe_result *r)
+{
+	bool carries_gemm = i <= 2; /* the driver, cuBLAS and cuBLASLt */
+	bool hard = r->status != CFAPKG_PROBE_MISSING && r->status != CFAPKG_PROBE_SKIPPED;
+	char what[384];
+
+	append(s->absent, sizeof(s->absent), ", ", r->library);
+	s->usable = s->usable && !carries_gemm;
+	s->hard += hard;
+	if (!carries_gemm && !hard)
+		return;
+	snprintf(what, sizeof(what), "%s %s%s%.300s", r->library,
+	         cfapkg_probe_status_name(r->status), r->detail[0] ? ": " : "", r->detail);
+	append(s->failed, sizeof(s->failed), "; ", what);
+}
+
 /* One probe per library; returns how many hard failures (not MISSING). */
-static int live_probe(struct doctor *d, cJSON *out, bool *usable, char *absent, size_t len)
+static int live_probe(struct doctor *d, cJSON *out, struct probe_summary *s)
 {
 	const char *const *libs = cfapkg_probe_libraries();
 	const char *dirs[32];
 	const char *t = cli_value(d->cli, OPT_TIMEOUT);
 	unsigned long long timeout = DEFAULT_TIMEOUT_S;
 	size_t i, n = 0;
-	int hard = 0;
 
+	memset(s, 0, sizeof(*s));
+	s->usable = true;
 	if (t && (!cli_number(t, 3600, &timeout) || timeout == 0)) {
 		fprintf(stderr, "cfapkg: error: --timeout takes 1..3600 seconds\n");
 		return -EXIT_USAGE;
@@ -241,7 +274,6 @@ static int live_probe(struct doctor *d, cJSON *out, bool *usable, char *absent, 
 			dirs[n++] = d->cli->opts[i].value;
 	for (i = 0; i < d->rt->npath && n < 16; i++)
 		dirs[n++] = d->rt->path[i];
-	*usable = true;
 	for (i = 0; libs[i]; i++) {
 		struct cfapkg_probe_result r;
 		char hint[512] = "";
@@ -251,12 +283,8 @@ static int live_probe(struct doctor *d, cJSON *out, bool *usable, char *absent, 
 		if (r.status == CFAPKG_PROBE_MISSING)
 			missing_hint(d, libs[i], hint, sizeof(hint));
 		cJSON_AddItemToArray(out, probe_json(&r, hint));
-		if (r.status != CFAPKG_PROBE_OK) {
-			snprintf(absent + strlen(absent), len - strlen(absent), "%s%s",
-			         absent[0] ? ", " : "", libs[i]);
-			*usable = *usable && i > 2; /* the driver, cuBLAS and cuBLASLt carry GEMM */
-			hard += r.status != CFAPKG_PROBE_MISSING && r.status != CFAPKG_PROBE_SKIPPED;
-		}
+		if (r.status != CFAPKG_PROBE_OK)
+			note_problem(s, i, &r);
 		if (d->cli->json || d->cli->quiet)
 			continue;
 		printf("  %-28s %-12s %s%s%s\n", libs[i], cfapkg_probe_status_name(r.status), r.file,
@@ -265,18 +293,86 @@ static int live_probe(struct doctor *d, cJSON *out, bool *usable, char *absent, 
 		if (hint[0])
 			printf("  %-41s %s\n", "", hint);
 	}
-	return hard;
+	s->usable = s->usable && s->hard == 0;
+	return s->hard;
 }
 
-static void mark_good(struct doctor *d)
+/* "cfapkg doctor --env lab --lib-dir D": recorded with the mark. */
+static void doctor_command(const struct cli *cli, char *buf, size_t len, char *dirs,
+                           size_t dirs_len)
 {
-	struct cfapkg_root_lock *lock = NULL;
+	size_t i;
 
-	if (take_lock(d->ctx, d->cli, &lock))
-		return;
-	if (cfapkg_env_mark_good(d->ctx, d->rt->env_name, d->rt->generation))
+	snprintf(buf, len, "cfapkg doctor");
+	if (cli_value(cli, OPT_ENV))
+		snprintf(buf + strlen(buf), len - strlen(buf), " --env %s", cli_value(cli, OPT_ENV));
+	for (i = 0; i < cli->nopts; i++)
+		if (cli->opts[i].id == OPT_LIB_DIR) {
+			snprintf(buf + strlen(buf), len - strlen(buf), " --lib-dir %s",
+			         cli->opts[i].value);
+			append(dirs, dirs_len, ", ", cli->opts[i].value);
+		}
+}
+
+/* A passing probe proves the generation here; a failing one takes its
+ * known-good mark back.  said: what changed, for the summary line. */
+static enum cfapkg_gen_state record_probe(struct doctor *d, const struct probe_summary *s,
+                                          char *said, size_t len)
+{
+	const char *env = d->rt->env_name;
+	unsigned gen = d->rt->generation;
+	struct cfapkg_root_lock *lock = NULL;
+	enum cfapkg_gen_state state = CFAPKG_GEN_UNCHECKED;
+	char reason[512], command[512], dirs[256] = "";
+
+	said[0] = '\0';
+	if (cfapkg_env_gen_state(d->ctx, env, gen, &state, NULL) ||
+	    s->usable == (state == CFAPKG_GEN_KNOWN_GOOD) || take_lock(d->ctx, d->cli, &lock)) {
+		if (state == CFAPKG_GEN_KNOWN_GOOD && s->usable)
+			snprintf(said, len, "; generation %u was already known-good", gen);
+		cfapkg_ctx_clear_error(d->ctx);
+		return state;
+	}
+	doctor_command(d->cli, command, sizeof(command), dirs, sizeof(dirs));
+	if (s->usable)
+		snprintf(reason, sizeof(reason), "usable: driver, cuBLAS, cuBLASLt OK%s%s%s%.200s",
+		         s->absent[0] ? "; absent: " : "", s->absent,
+		         dirs[0] ? "; libraries looked for first in " : "", dirs);
+	else
+		snprintf(reason, sizeof(reason), "doctor failed: %.480s", s->failed);
+	if (cfapkg_env_mark(d->ctx, env, gen, s->usable ? CFAPKG_GEN_KNOWN_GOOD : CFAPKG_GEN_CHECKED,
+	                    CFAPKG_MARK_DOCTOR, reason, command) ||
+	    cfapkg_env_gen_state(d->ctx, env, gen, &state, NULL))
 		report_error(d->ctx, CFAPKG_E_IO);
+	else
+		snprintf(said, len, "; generation %u %s", gen,
+		         s->usable ? "marked known-good" : "no longer marked known-good");
 	cfapkg_root_unlock(lock);
+	return state;
+}
+
+static void report_result(struct doctor *d, const struct probe_summary *s, cJSON *probes,
+                          enum cfapkg_gen_state state, const char *said)
+{
+	cJSON *o;
+
+	if (d->cli->json) {
+		o = cJSON_CreateObject();
+		json_str(o, "env", d->rt->env_name);
+		cJSON_AddNumberToObject(o, "generation", d->rt->generation);
+		cJSON_AddItemToObject(o, "static", d->checks);
+		cJSON_AddItemToObject(o, "probes", probes);
+		cJSON_AddBoolToObject(o, "usable", s->usable);
+		json_str(o, "absent", s->absent);
+		json_str(o, "failed", s->failed);
+		cJSON_AddBoolToObject(o, "known_good", state == CFAPKG_GEN_KNOWN_GOOD);
+		json_str(o, "state", cfapkg_gen_state_name(state));
+		json_print(o);
+		d->checks = NULL;
+	} else if (!d->cli->quiet) {
+		printf("\n%s for dense/GEMM work%s%s%s\n", s->usable ? "Usable" : "NOT usable",
+		       s->absent[0] ? "; absent: " : "", s->absent, said);
+	}
 }
 
 int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
@@ -284,9 +380,10 @@ int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 	struct cfapkg_runtime *rt = NULL;
 	const struct cfapkg_machine *m = NULL;
 	struct doctor d = {ctx, cli, NULL, NULL, cJSON_CreateArray(), 0};
-	cJSON *probes = cJSON_CreateArray(), *o;
-	char absent[256] = "";
-	bool usable = false;
+	cJSON *probes = cJSON_CreateArray();
+	struct probe_summary s;
+	enum cfapkg_gen_state state;
+	char said[96];
 	int rc, hard;
 
 	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, &m)) ||
@@ -304,30 +401,15 @@ int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 	static_checks(&d);
 	if (!cli->json && !cli->quiet)
 		printf("\nCUDA probe:\n");
-	hard = live_probe(&d, probes, &usable, absent, sizeof(absent));
+	hard = live_probe(&d, probes, &s);
 	if (hard < 0) {
 		rc = -hard;
 	} else {
-		usable = usable && hard == 0;
-		if (usable)
-			mark_good(&d);
-		if (cli->json) {
-			o = cJSON_CreateObject();
-			json_str(o, "env", rt->env_name);
-			cJSON_AddNumberToObject(o, "generation", rt->generation);
-			cJSON_AddItemToObject(o, "static", d.checks);
-			cJSON_AddItemToObject(o, "probes", probes);
-			cJSON_AddBoolToObject(o, "usable", usable);
-			json_str(o, "absent", absent);
-			cJSON_AddBoolToObject(o, "known_good", usable);
-			json_print(o);
-			d.checks = probes = NULL;
-		} else if (!cli->quiet) {
-			printf("\n%s for dense/GEMM work%s%s%s\n",
-			       usable ? "Usable" : "NOT usable", absent[0] ? "; absent: " : "", absent,
-			       usable ? "; generation marked known-good" : "");
-		}
-		rc = usable ? EXIT_OK : EXIT_ERROR;
+		state = record_probe(&d, &s, said, sizeof(said));
+		report_result(&d, &s, probes, state, said);
+		if (cli->json)
+			probes = NULL;
+		rc = s.usable ? EXIT_OK : EXIT_ERROR;
 	}
 	cJSON_Delete(d.checks);
 	cJSON_Delete(probes);

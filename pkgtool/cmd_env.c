@@ -1,6 +1,7 @@
 /*
  * cmd_env.c - living with environments: env create|list|remove, list,
- * history, rollback, pin/unpin/pins, lock, gc and verify.
+ * history, rollback, mark-good/unmark, pin/unpin/pins, lock, gc and
+ * verify.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,10 +154,92 @@ int cmd_list(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return EXIT_OK;
 }
 
+/* "2026-11-30T07:12:03Z" as "2026-11-30 07:12 UTC". */
+static void format_when(const char *iso, char *buf, size_t len)
+{
+	if (strlen(iso) >= 16 && iso[10] == 'T')
+		snprintf(buf, len, "%.10s %.5s UTC", iso, iso + 11);
+	else
+		snprintf(buf, len, "%s", iso[0] ? iso : "an unknown time");
+}
+
+/* "[known-good: doctor 2026-11-30 07:12 UTC]", "[checked]"... */
+static void state_tag(const struct cfapkg_history_entry *h, char *buf, size_t len)
+{
+	char when[48];
+
+	format_when(h->mark.time, when, sizeof(when));
+	if (h->state == CFAPKG_GEN_KNOWN_GOOD && h->mark.by == CFAPKG_MARK_HAND)
+		snprintf(buf, len, "[known-good by hand %s]", when);
+	else if (h->state == CFAPKG_GEN_KNOWN_GOOD)
+		snprintf(buf, len, "[known-good: doctor %s]", when);
+	else
+		snprintf(buf, len, "[%s]", h->checked ? "checked" : "not checked");
+}
+
+static cJSON *mark_json(const struct cfapkg_gen_mark *m)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	json_str(o, "time", m->time);
+	cJSON_AddBoolToObject(o, "good", m->good);
+	json_str(o, "by", cfapkg_mark_source_name(m->by));
+	json_str(o, "reason", m->reason);
+	json_str(o, "command", m->command);
+	return o;
+}
+
+/* Each mark and unmark of a generation: into its JSON, and as lines
+ * under it in the text. */
+static void add_marks(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env,
+                      const struct cfapkg_history_entry *h, cJSON *o)
+{
+	struct cfapkg_gen_mark *m = NULL;
+	cJSON *a = cJSON_AddArrayToObject(o, "marks");
+	size_t i, n = 0;
+
+	cJSON_AddItemToObject(o, "known_good", h->good ? mark_json(&h->mark) : cJSON_CreateNull());
+	if (!h->nmarks || cfapkg_env_marks(ctx, env, h->generation, &m, &n)) {
+		cfapkg_ctx_clear_error(ctx);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		cJSON_AddItemToArray(a, mark_json(&m[i]));
+		if (cli->json)
+			continue;
+		printf("        %s  %s by %s%s%s%s%s%s\n", m[i].time,
+		       m[i].good ? "marked known-good" : "unmarked", cfapkg_mark_source_name(m[i].by),
+		       m[i].reason[0] ? ": " : "", m[i].reason, m[i].command[0] ? " (" : "",
+		       m[i].command, m[i].command[0] ? ")" : "");
+	}
+	cfapkg_free(m);
+}
+
+static cJSON *history_json(const struct cfapkg_history_entry *h)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "event", h->is_switch ? "switch" : "generation");
+	cJSON_AddNumberToObject(o, "generation", h->generation);
+	if (h->is_switch)
+		cJSON_AddNumberToObject(o, "from", h->from);
+	json_str(o, "time", h->time);
+	json_str(o, "command", h->command);
+	json_str(o, "changes", h->changes);
+	if (!h->is_switch) {
+		json_str(o, "state", cfapkg_gen_state_name(h->state));
+		cJSON_AddBoolToObject(o, "checked", h->checked);
+	}
+	cJSON_AddBoolToObject(o, "good", h->good);
+	cJSON_AddBoolToObject(o, "current", h->current);
+	return o;
+}
+
 int cmd_history(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *env = env_from_cli(cli);
 	struct cfapkg_history_entry *h = NULL;
+	char tag[128];
 	cJSON *a;
 	size_t i, n;
 	enum cfapkg_err e;
@@ -168,26 +251,19 @@ int cmd_history(struct cfapkg_ctx *ctx, const struct cli *cli)
 		return report_error(ctx, e);
 	a = cJSON_CreateArray();
 	for (i = 0; i < n; i++) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "event", h[i].is_switch ? "switch" : "generation");
-		cJSON_AddNumberToObject(o, "generation", h[i].generation);
-		if (h[i].is_switch)
-			cJSON_AddNumberToObject(o, "from", h[i].from);
-		json_str(o, "time", h[i].time);
-		json_str(o, "command", h[i].command);
-		json_str(o, "changes", h[i].changes);
-		cJSON_AddBoolToObject(o, "good", h[i].good);
-		cJSON_AddBoolToObject(o, "current", h[i].current);
+		cJSON *o = history_json(&h[i]);
 		cJSON_AddItemToArray(a, o);
-		if (cli->json)
+		if (h[i].is_switch) {
+			if (!cli->json)
+				printf("   %s  switch %u -> %u  (%s)\n", h[i].time, h[i].from,
+				       h[i].generation, h[i].command);
 			continue;
-		if (h[i].is_switch)
-			printf("   %s  switch %u -> %u  (%s)\n", h[i].time, h[i].from, h[i].generation,
-			       h[i].command);
-		else
-			printf("%s %3u %s  %-28s %s%s\n", h[i].current ? "*" : " ", h[i].generation,
-			       h[i].time, h[i].command, h[i].changes,
-			       h[i].good ? "  [known-good]" : "  [not checked]");
+		}
+		state_tag(&h[i], tag, sizeof(tag));
+		if (!cli->json)
+			printf("%s %3u %s  %-28s %s  %s\n", h[i].current ? "*" : " ", h[i].generation,
+			       h[i].time, h[i].command, h[i].changes, tag);
+		add_marks(ctx, cli, env, &h[i], o);
 	}
 	cfapkg_free(h);
 	if (cli->json)
@@ -197,17 +273,46 @@ int cmd_history(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return EXIT_OK;
 }
 
+/* Why a known-good generation is one: "marked known-good by doctor on
+ * 2026-11-30 07:12 UTC (usable: driver, cuBLAS, cuBLASLt OK)". */
+static void known_good_why(const struct cfapkg_gen_mark *m, char *buf, size_t len)
+{
+	char when[48];
+
+	format_when(m->time, when, sizeof(when));
+	if (m->by == CFAPKG_MARK_HAND)
+		snprintf(buf, len, "marked known-good by hand on %s (%s%s%s)", when, m->reason,
+		         m->reason[0] && m->command[0] ? ": " : "", m->command);
+	else
+		snprintf(buf, len, "marked known-good by doctor on %s (%s)", when, m->reason);
+}
+
+static int no_known_good(const char *env, unsigned cur)
+{
+	fprintf(stderr, "cfapkg: error: environment \"%s\" has no known-good generation before "
+	        "%u: none has passed a live 'cfapkg doctor' probe here or been marked with "
+	        "'cfapkg mark-good N' (passing the static checks does not make one); "
+	        "'cfapkg rollback' goes to the previous generation all the same, and 'cfapkg "
+	        "history --env %s' shows what each is\n", env, cur, env);
+	return EXIT_NOTFOUND;
+}
+
 /* The generation rollback goes to: --to N, the newest earlier known-good
- * one, or the newest earlier one. */
+ * one (why says why), or the newest earlier one. */
 static int rollback_target(struct cfapkg_ctx *ctx, const struct cli *cli, unsigned cur,
-                           unsigned *target)
+                           unsigned *target, char *why, size_t len)
 {
 	const char *env = env_from_cli(cli), *to = cli_value(cli, OPT_TO);
 	bool good = cli->seen & OPT_BIT(OPT_KNOWN_GOOD);
 	struct cfapkg_history_entry *h = NULL;
-	size_t i, n;
+	size_t i, n, chosen = 0;
 	enum cfapkg_err e;
 
+	if (to && good) {
+		fprintf(stderr, "cfapkg: error: --to and --known-good each choose the generation; "
+		        "give one of them\n");
+		return EXIT_USAGE;
+	}
 	if (to && !parse_uint(to, target)) {
 		fprintf(stderr, "cfapkg: error: --to takes a generation number\n");
 		return EXIT_USAGE;
@@ -219,12 +324,18 @@ static int rollback_target(struct cfapkg_ctx *ctx, const struct cli *cli, unsign
 	*target = 0;
 	for (i = 0; i < n; i++)
 		if (!h[i].is_switch && h[i].generation < cur && h[i].generation > *target &&
-		    (!good || h[i].good))
+		    (!good || h[i].good)) {
 			*target = h[i].generation;
+			chosen = i;
+		}
+	if (*target && good)
+		known_good_why(&h[chosen].mark, why, len);
 	cfapkg_free(h);
+	if (*target == 0 && good)
+		return no_known_good(env, cur);
 	if (*target == 0) {
-		fprintf(stderr, "cfapkg: error: environment \"%s\" has no earlier %sgeneration than "
-		        "%u ('cfapkg history --env %s')\n", env, good ? "known-good " : "", cur, env);
+		fprintf(stderr, "cfapkg: error: environment \"%s\" has no earlier generation than "
+		        "%u ('cfapkg history --env %s')\n", env, cur, env);
 		return EXIT_NOTFOUND;
 	}
 	return EXIT_OK;
@@ -235,7 +346,7 @@ int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
 	const char *env = env_from_cli(cli);
 	struct cfapkg_root_lock *lock = NULL;
 	unsigned cur = 0, target = 0;
-	char command[256];
+	char command[256], why[1200] = "";
 	enum cfapkg_err e;
 	int rc;
 
@@ -243,16 +354,91 @@ int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
 		return rc;
 	if ((e = cfapkg_env_current(ctx, env, &cur))) {
 		rc = report_error(ctx, e);
-	} else if (!(rc = rollback_target(ctx, cli, cur, &target))) {
-		snprintf(command, sizeof(command), "rollback %u -> %u", cur, target);
+	} else if (!(rc = rollback_target(ctx, cli, cur, &target, why, sizeof(why)))) {
+		snprintf(command, sizeof(command), "rollback%s %u -> %u",
+		         why[0] ? " --known-good" : "", cur, target);
 		if ((e = cfapkg_env_switch(ctx, env, target, command)))
 			rc = report_error(ctx, e);
 		else if (!cli->quiet)
-			printf("Environment \"%s\" is back at generation %u (was %u)\n", env, target,
-			       cur);
+			printf("Environment \"%s\" is back at generation %u (was %u)%s%s\n", env, target,
+			       cur, why[0] ? ": the newest earlier known-good one, " : "", why);
 	}
 	cfapkg_root_unlock(lock);
 	return rc;
+}
+
+/* "cfapkg mark-good 3 --env lab": the command line history records. */
+static void command_line(const struct cli *cli, char *buf, size_t len)
+{
+	size_t i;
+
+	snprintf(buf, len, "cfapkg %s", cli->command);
+	for (i = 0; i < cli->nargs; i++)
+		snprintf(buf + strlen(buf), len - strlen(buf), " %s", cli->args[i]);
+	if (cli_value(cli, OPT_ENV))
+		snprintf(buf + strlen(buf), len - strlen(buf), " --env %s", cli_value(cli, OPT_ENV));
+}
+
+/* mark-good and unmark: the user's word on one generation, recorded. */
+static int set_mark(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env,
+                    unsigned gen, bool good)
+{
+	enum cfapkg_gen_state state;
+	char command[512];
+	enum cfapkg_err e;
+
+	if ((e = cfapkg_env_gen_state(ctx, env, gen, &state, NULL)))
+		return report_error(ctx, e);
+	if (good == (state == CFAPKG_GEN_KNOWN_GOOD)) {
+		if (!cli->quiet)
+			printf("Generation %u of environment \"%s\" %s; nothing changed\n", gen, env,
+			       good ? "is already known-good" : "is not marked known-good");
+		return EXIT_OK;
+	}
+	command_line(cli, command, sizeof(command));
+	if ((e = cfapkg_env_mark(ctx, env, gen, good ? CFAPKG_GEN_KNOWN_GOOD : CFAPKG_GEN_CHECKED,
+	                         CFAPKG_MARK_HAND, "on the user's word", command)))
+		return report_error(ctx, e);
+	if (!cli->quiet && good)
+		printf("Marked generation %u of environment \"%s\" known-good, on your word "
+		       "(recorded in history; 'cfapkg rollback --known-good' may choose it)\n", gen, env);
+	else if (!cli->quiet)
+		printf("Generation %u of environment \"%s\" is no longer marked known-good "
+		       "(recorded in history)\n", gen, env);
+	return EXIT_OK;
+}
+
+static int change_mark(struct cfapkg_ctx *ctx, const struct cli *cli, bool good)
+{
+	const char *env = env_from_cli(cli);
+	struct cfapkg_root_lock *lock = NULL;
+	unsigned gen = 0;
+	enum cfapkg_err e;
+	int rc;
+
+	if (cli->nargs > 1 || (cli->nargs == 1 && (!parse_uint(cli->args[0], &gen) || gen == 0))) {
+		fprintf(stderr, "cfapkg: error: usage: cfapkg %s [N] [--env NAME]: N is a "
+		        "generation number (default: the current one)\n", cli->command);
+		return EXIT_USAGE;
+	}
+	if ((rc = need_env(ctx, env)) || (rc = take_lock(ctx, cli, &lock)))
+		return rc;
+	if (gen == 0 && (e = cfapkg_env_current(ctx, env, &gen)))
+		rc = report_error(ctx, e);
+	else
+		rc = set_mark(ctx, cli, env, gen, good);
+	cfapkg_root_unlock(lock);
+	return rc;
+}
+
+int cmd_mark_good(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	return change_mark(ctx, cli, true);
+}
+
+int cmd_unmark(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	return change_mark(ctx, cli, false);
 }
 
 /* pin and unpin: one change per argument, under the root's lock. */
@@ -329,7 +515,10 @@ int cmd_lock(struct cfapkg_ctx *ctx, const struct cli *cli)
 
 	if ((rc = need_env(ctx, env)))
 		return rc;
-	if ((e = cfapkg_env_lock(ctx, env, 0, &lock)) || (e = cfapkg_lock_text(ctx, lock, &text))) {
+	/* A generation an older cfapkg wrote gets what the checks of 'install
+	 * --locked' need from the recipes. */
+	if ((e = cfapkg_env_lock(ctx, env, 0, &lock)) || (e = cfapkg_lock_upgrade(ctx, lock)) ||
+	    (e = cfapkg_lock_text(ctx, lock, &text))) {
 		cfapkg_lock_free(lock);
 		return report_error(ctx, e);
 	}

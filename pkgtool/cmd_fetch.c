@@ -89,13 +89,8 @@ static int report_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
 	return e ? report_error_code(e) : EXIT_OK;
 }
 
-#define LOCK_WAIT_MS (10u * 60u * 1000u)
-
-int take_lock(struct cfapkg_ctx *ctx, const struct cli *cli,
-                     struct cfapkg_root_lock **lock)
+int take_lock(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_root_lock **lock)
 {
-	const char *env = getenv("CFAPKG_LOCK_WAIT");
-	unsigned long long secs;
 	enum cfapkg_err e = cfapkg_root_lock(ctx, 0, lock);
 
 	if (e == CFAPKG_E_BUSY) {
@@ -103,9 +98,7 @@ int take_lock(struct cfapkg_ctx *ctx, const struct cli *cli,
 		if (!cli->quiet)
 			fprintf(stderr, "Waiting for another cfapkg to finish with %s ...\n",
 			        cfapkg_ctx_root(ctx));
-		e = cfapkg_root_lock(ctx, env && cli_number(env, 86400, &secs) ? (unsigned)secs * 1000u
-		                                                          : LOCK_WAIT_MS,
-		                     lock);
+		e = cfapkg_root_lock(ctx, lock_wait_ms(), lock);
 	}
 	return e ? report_error(ctx, e) : EXIT_OK;
 }
@@ -120,7 +113,7 @@ static int fetch_with_progress(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item 
 
 	if ((rc = take_lock(ctx, cli, &lock)))
 		return rc;
-	progress_init(&p, cli, items, n);
+	progress_init(&p, cli);
 	o->progress = progress_update;
 	o->progress_arg = &p;
 	e = cfapkg_fetch(ctx, items, n, o);
@@ -200,15 +193,14 @@ int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return fetch_with_progress(ctx, items, cli->nargs, &o, cli);
 }
 
-static void print_unpacked(const struct cfapkg_fetch_item *items,
-                           const struct cfapkg_plan_item **owners, size_t n, const struct cli *cli)
+static void print_unpacked(const struct cfapkg_fetch_item *items, size_t n,
+                           const struct cli *cli)
 {
 	size_t i;
 
 	for (i = 0; i < n && !cli->quiet && !cli->json; i++)
 		if (items[i].unpacked)
-			printf("%s %s: %s (%s)\n", owners[i]->version->recipe->name,
-			       owners[i]->version->version, items[i].unpack.path,
+			printf("%s: %s (%s)\n", items[i].unpack_name, items[i].unpack.path,
 			       items[i].unpack.existed ? "already in the store"
 			       : items[i].streamed   ? "unpacked while downloading"
 			                             : "unpacked");
@@ -233,48 +225,51 @@ static int refuse_unfetchable(const struct cfapkg_plan *plan)
 	return rc;
 }
 
+/* The plan's packages into the store, as an install would fetch them. */
+static int fetch_plan(struct cfapkg_ctx *ctx, const struct cli *cli,
+                      const struct cfapkg_plan *plan, struct cfapkg_fetch_opts *o)
+{
+	static struct progress p;
+	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_lock *set = NULL;
+	struct cfapkg_fetch_item *items = NULL;
+	size_t n = 0;
+	enum cfapkg_err e;
+	int rc;
+
+	if ((e = cfapkg_lock_from_plan(ctx, plan, cli->args, cli->nargs, &set)))
+		return report_error(ctx, e);
+	if ((rc = take_lock(ctx, cli, &lock))) {
+		cfapkg_lock_free(set);
+		return rc;
+	}
+	progress_init(&p, cli);
+	o->progress = progress_update;
+	o->progress_arg = &p;
+	e = cfapkg_lock_fetch(ctx, set, o, &items, &n);
+	progress_end(&p);
+	cfapkg_root_unlock(lock);
+	rc = report_items(ctx, items, n, cli, e);
+	print_unpacked(items, n, cli);
+	cfapkg_lock_fetch_free(items, n);
+	cfapkg_lock_free(set);
+	return rc;
+}
+
 int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
-	static char names[64][512];
-	const struct cfapkg_plan_item *owners[64];
-	struct cfapkg_fetch_item items[64];
 	struct cfapkg_fetch_opts o;
 	struct cfapkg_plan *plan = NULL;
-	size_t i, n = 0;
 	int rc;
 
 	if ((rc = fetch_opts_from_cli(cli, &o)) || (rc = solve_from_cli(ctx, cli, &plan)))
 		return rc;
 	if (!cfapkg_plan_solved(plan)) {
 		print_problems_text(plan, cli);
-		cfapkg_plan_free(plan);
-		return EXIT_UNSOLVABLE;
+		rc = EXIT_UNSOLVABLE;
+	} else if (!(rc = refuse_unfetchable(plan))) {
+		rc = fetch_plan(ctx, cli, plan, &o);
 	}
-	if ((rc = refuse_unfetchable(plan))) {
-		cfapkg_plan_free(plan);
-		return rc;
-	}
-	memset(items, 0, sizeof(items));
-	for (i = 0; i < cfapkg_plan_count(plan) && n < 64; i++) {
-		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
-		if (!it->source)
-			continue; /* system, meta and user parts have nothing to download */
-		/* Each package goes into the store as NAME-VERSION-SHA8. */
-		snprintf(names[n], sizeof(names[n]), "%s-%s-%.8s", it->version->recipe->name,
-		         it->version->version, it->source->sha256);
-		owners[n] = it;
-		items[n].label = it->version->recipe->name;
-		items[n].urls = &it->source->url;
-		items[n].nurls = 1;
-		items[n].sha256 = it->source->sha256;
-		items[n].size = it->source->size;
-		items[n].unpack_format = it->source->format;
-		items[n].unpack_name = names[n];
-		items[n].unpack_strip = it->source->strip;
-		n++;
-	}
-	rc = fetch_with_progress(ctx, items, n, &o, cli);
-	print_unpacked(items, owners, n, cli);
 	cfapkg_plan_free(plan);
 	return rc;
 }
@@ -306,72 +301,4 @@ int cmd_add_file(struct cfapkg_ctx *ctx, const struct cli *cli)
 	}
 	cfapkg_root_unlock(lock);
 	return rc;
-}
-
-static bool in_store(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/store/%s/.cfapkg/manifest.json", cfapkg_ctx_root(ctx),
-	         p->store);
-	if (!(f = fopen(path, "rb")))
-		return false;
-	fclose(f);
-	return true;
-}
-
-int fetch_locked(struct cfapkg_ctx *ctx, const struct cli *cli, const struct cfapkg_lock *lock)
-{
-	static struct progress p;
-	const struct cfapkg_locked *owners[64];
-	struct cfapkg_fetch_item items[64];
-	const char *urls[64][17];
-	struct cfapkg_fetch_opts o;
-	enum cfapkg_err e;
-	size_t i, k, n = 0;
-	int rc;
-
-	if ((rc = fetch_opts_from_cli(cli, &o)))
-		return rc;
-	memset(items, 0, sizeof(items));
-	for (i = 0; i < lock->nparts && n < 64; i++) {
-		const struct cfapkg_locked *lp = &lock->parts[i];
-		if (lp->kind != CFAPKG_KIND_PACKAGE || in_store(ctx, lp))
-			continue;
-		if (lp->size < 0) { /* only a lockfile written by hand lacks it */
-			fprintf(stderr, "cfapkg: error: %s %s cannot be installed: the lockfile gives its "
-			        "download a SHA-256 but no size, and a download is fetched only when both "
-			        "are recorded; add \"size\" (the size that 'cfapkg prefetch URL' prints)\n",
-			        lp->name, lp->version);
-			return EXIT_UNSUPPORTED;
-		}
-		owners[n] = lp;
-		urls[n][0] = lp->url;
-		for (k = 0; k < lp->nmirrors && k < 16; k++)
-			urls[n][k + 1] = lp->mirrors[k];
-		items[n].label = lp->name;
-		items[n].urls = urls[n];
-		items[n].nurls = k + 1;
-		items[n].sha256 = lp->sha256;
-		items[n].size = lp->size;
-		items[n].unpack_format = lp->format;
-		items[n].unpack_name = lp->store;
-		items[n].unpack_strip = lp->strip;
-		n++;
-	}
-	if (n == 0)
-		return EXIT_OK;
-	progress_init(&p, cli, items, n);
-	o.progress = progress_update;
-	o.progress_arg = &p;
-	e = cfapkg_fetch(ctx, items, n, &o);
-	progress_end(&p);
-	if (e)
-		return report_items(ctx, items, n, cli, e);
-	for (i = 0; i < n && !cli->quiet && !cli->json; i++)
-		printf("Unpacked %s %s (%llu files%s)\n", owners[i]->name, owners[i]->version,
-		       (unsigned long long)items[i].unpack.files,
-		       items[i].streamed ? ", while downloading" : "");
-	return EXIT_OK;
 }

@@ -26,13 +26,9 @@ enum exit_code {
 };
 
 int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli);
-/* Facts, pins and the solve shared by plan, install and fetch.  The
- * environment's pins bind too (solve_specs: other specs, and what to keep
- * where it still fits). */
+/* Facts, pins and the solve shared by plan and fetch (install solves in
+ * the library).  The environment's pins bind too. */
 int solve_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_plan **out);
-int solve_specs(struct cfapkg_ctx *ctx, const struct cli *cli, const struct cfapkg_facts *facts,
-                const char *const *specs, size_t nspecs, const char *const *prefer,
-                size_t nprefer, struct cfapkg_plan **out);
 void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli);
 void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan);
 /* The plan as JSON (for --json).  Owned by the caller. */
@@ -59,13 +55,14 @@ int cmd_add_file(struct cfapkg_ctx *ctx, const struct cli *cli);
  * (up to CFAPKG_LOCK_WAIT seconds, default 600). */
 int take_lock(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_root_lock **lock);
 int fetch_opts_from_cli(const struct cli *cli, struct cfapkg_fetch_opts *o);
-/* Downloads and unpacks the lock's packages not yet in the store (the
- * caller holds the root's lock). */
-int fetch_locked(struct cfapkg_ctx *ctx, const struct cli *cli, const struct cfapkg_lock *lock);
 
 /* cmd_install.c */
 int cmd_remove(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_update(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_repair(struct cfapkg_ctx *ctx, const struct cli *cli);
+/* How long a writer waits for the root's lock: CFAPKG_LOCK_WAIT seconds,
+ * default 600. */
+unsigned lock_wait_ms(void);
 /* The environment named by --env (the last one), else "default". */
 const char *env_from_cli(const struct cli *cli);
 
@@ -74,6 +71,8 @@ int cmd_env(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_list(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_history(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_mark_good(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_unmark(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_pin(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_unpin(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_pins(struct cfapkg_ctx *ctx, const struct cli *cli);

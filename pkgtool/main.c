@@ -50,6 +50,8 @@ static const struct command commands[] = {
 	{"list", cmd_list, OPT_ENV_BIT, "list [--env NAME]", "list what an environment holds"},
 	{"lock", cmd_lock, OPT_ENV_BIT | OPT_BIT(OPT_OUTPUT), "lock [--env NAME] [-o FILE]",
 	 "write the environment's exact set as a lockfile"},
+	{"mark-good", cmd_mark_good, OPT_ENV_BIT, "mark-good [N] [--env NAME]",
+	 "record, on your word, that generation N (default: the current one) works here"},
 	{"pin", cmd_pin, OPT_ENV_BIT, "pin SPEC... [--env NAME]",
 	 "hold packages to versions in every later solve of an environment"},
 	{"pins", cmd_pins, OPT_ENV_BIT, "pins [--env NAME]", "list an environment's pins"},
@@ -63,6 +65,8 @@ static const struct command commands[] = {
 	 "prefetch URL...", "download into the cache and print each SHA-256 and size"},
 	{"remove", cmd_remove, OPTS_CHANGE, "remove NAME...",
 	 "take requested packages out of an environment (a new generation)"},
+	{"repair", cmd_repair, OPTS_FETCH | OPT_ENV_BIT | OPT_BIT(OPT_DRY_RUN), "repair [--env NAME]",
+	 "fetch again what an environment's store folders lack, and re-link it (a new generation)"},
 	{"report", cmd_report, OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_OUTPUT), "report [-o FILE]",
 	 "write what detect found as JSON for a compatibility report"},
 	{"rollback", cmd_rollback, OPT_ENV_BIT | OPT_BIT(OPT_TO) | OPT_BIT(OPT_KNOWN_GOOD),
@@ -74,6 +78,8 @@ static const struct command commands[] = {
 	{"search", cmd_search, 0, "search [PATTERN]", "list recipes whose name or summary matches"},
 	{"stage", cmd_stage, OPT_ENV_BIT | OPT_BIT(OPT_GPU_INDEX), "stage [--env NAME] DIR",
 	 "place the environment's DLLs in a program's folder (run does this on Windows)"},
+	{"unmark", cmd_unmark, OPT_ENV_BIT, "unmark [N] [--env NAME]",
+	 "take the known-good mark off generation N (default: the current one)"},
 	{"unpin", cmd_unpin, OPT_ENV_BIT, "unpin NAME... [--env NAME]", "remove pins"},
 	{"unstage", cmd_unstage, 0, "unstage DIR",
 	 "take staged DLLs out of a folder and put back what was there"},
@@ -145,6 +151,8 @@ int report_error_code(enum cfapkg_err err)
 		return EXIT_INTEGRITY;
 	case CFAPKG_E_BUSY:
 		return EXIT_BUSY;
+	case CFAPKG_E_UNSOLVABLE:
+		return EXIT_UNSOLVABLE;
 	default:
 		return EXIT_ERROR;
 	}

@@ -31,7 +31,7 @@ static const struct opt_def defs[] = {
 	{"hip-sdk", OPT_HIP_SDK, "VERSION", "an installed HIP SDK or ROCm (6.4.2, none); repeatable"},
 	{"json", OPT_JSON, NULL, "print JSON instead of text"},
 	{"keep", OPT_KEEP, "N", "keep the N newest generations of each environment"},
-	{"known-good", OPT_KNOWN_GOOD, NULL, "go back to the newest earlier generation whose checks passed"},
+	{"known-good", OPT_KNOWN_GOOD, NULL, "go back to the newest earlier generation proven to work (doctor, mark-good)"},
 	{"lib-dir", OPT_LIB_DIR, "DIR", "also look for the CUDA libraries in DIR first; repeatable"},
 	{"locked", OPT_LOCKED, "FILE", "install exactly what a lockfile lists, without solving"},
 	{"max-size", OPT_MAX_SIZE, "SIZE", "the most a download of unknown size may bring (4G)"},

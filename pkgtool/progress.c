@@ -5,36 +5,34 @@
  * otherwise nothing until the result lines.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "progress.h"
 #include "render.h"
 
-void progress_init(struct progress *p, const struct cli *cli, struct cfapkg_fetch_item *items,
-                   size_t n)
+void progress_init(struct progress *p, const struct cli *cli)
 {
 	memset(p, 0, sizeof(*p));
-	p->items = items;
-	p->n = n < PROGRESS_MAX ? n : PROGRESS_MAX;
 	p->json = cli->json;
 	p->tty = !cli->quiet && !cli->json && cfapkg_is_terminal(stderr);
 	p->start = cfapkg_monotonic_seconds();
 }
 
 /* "zluda  12.0 MiB / 31.4 MiB  45.2 MiB/s  0:01 left" */
-static void draw_item(const struct progress *p, size_t i)
+static void draw_item(const struct progress_row *r)
 {
-	double secs = cfapkg_monotonic_seconds() - p->started[i];
-	double rate = secs > 0.2 ? (double)(p->done[i] - p->base[i]) / secs : 0;
+	double secs = cfapkg_monotonic_seconds() - r->started;
+	double rate = secs > 0.2 ? (double)(r->done - r->base) / secs : 0;
 	char a[32], b[32], c[32], eta[32] = "";
 
-	if (rate > 0 && p->total[i] > p->done[i]) {
-		unsigned long left = (unsigned long)((double)(p->total[i] - p->done[i]) / rate);
+	if (rate > 0 && r->total > r->done) {
+		unsigned long left = (unsigned long)((double)(r->total - r->done) / rate);
 		snprintf(eta, sizeof(eta), "%lu:%02lu left", left / 60, left % 60);
 	}
-	fprintf(stderr, "\033[2K  %-24.24s %10s / %-10s %10s/s  %s\n", p->items[i].label,
-	        human_size((int64_t)p->done[i], a, sizeof(a)),
-	        p->total[i] ? human_size((int64_t)p->total[i], b, sizeof(b)) : "?",
+	fprintf(stderr, "\033[2K  %-24.24s %10s / %-10s %10s/s  %s\n", r->item->label,
+	        human_size((int64_t)r->done, a, sizeof(a)),
+	        r->total ? human_size((int64_t)r->total, b, sizeof(b)) : "?",
 	        human_size((int64_t)rate, c, sizeof(c)), eta);
 }
 
@@ -49,11 +47,11 @@ static void draw(struct progress *p)
 		fprintf(stderr, "\033[%zuA", p->lines);
 	p->lines = 0;
 	for (i = 0; i < p->n; i++) {
-		done += p->done[i];
-		total += p->total[i];
-		if (!p->active[i])
+		done += p->rows[i].done;
+		total += p->rows[i].total;
+		if (!p->rows[i].active)
 			continue;
-		draw_item(p, i);
+		draw_item(&p->rows[i]);
 		p->lines++;
 	}
 	fprintf(stderr, "\033[2K  total %s of %s, %s/s\n", human_size((int64_t)done, a, sizeof(a)),
@@ -63,26 +61,48 @@ static void draw(struct progress *p)
 	fflush(stderr);
 }
 
+/* The row of a download, added the first time it reports; NULL when out
+ * of memory (its progress is then not shown, nothing else changes). */
+static struct progress_row *row_of(struct progress *p, const struct cfapkg_fetch_item *item)
+{
+	struct progress_row *grown;
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->rows[i].item == item)
+			return &p->rows[i];
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		if (!(grown = realloc(p->rows, cap * sizeof(*grown))))
+			return NULL;
+		p->rows = grown;
+		p->cap = cap;
+	}
+	memset(&p->rows[p->n], 0, sizeof(p->rows[p->n]));
+	p->rows[p->n].item = item;
+	return &p->rows[p->n++];
+}
+
 void progress_update(void *arg, const struct cfapkg_fetch_progress *ev)
 {
 	struct progress *p = arg;
-	size_t i = (size_t)(ev->item - p->items);
+	struct progress_row *r = row_of(p, ev->item);
 	double t = cfapkg_monotonic_seconds();
 
-	if (i >= p->n)
+	if (!r)
 		return;
-	if (!p->active[i] && !ev->finished && p->started[i] == 0) {
-		p->started[i] = t;
-		p->base[i] = ev->done;
+	if (!r->active && !ev->finished && r->started == 0) {
+		r->started = t;
+		r->base = ev->done;
 	}
-	p->done[i] = ev->done;
-	p->total[i] = ev->total;
-	p->active[i] = !ev->finished;
-	if (p->json && (ev->finished || t - p->last_json[i] >= 0.5)) {
-		fprintf(stderr, "{\"event\": \"%s\", \"label\": \"%s\", \"done\": %llu, \"total\": %llu}\n",
-		        ev->finished ? "finished" : "progress", p->items[i].label,
+	r->done = ev->done;
+	r->total = ev->total;
+	r->active = !ev->finished;
+	if (p->json && (ev->finished || t - r->last_json >= 0.5)) {
+		fprintf(stderr, "{\"event\": \"%s\", \"label\": \"%s\", \"done\": %llu, "
+		        "\"total\": %llu}\n", ev->finished ? "finished" : "progress", r->item->label,
 		        (unsigned long long)ev->done, (unsigned long long)ev->total);
-		p->last_json[i] = t;
+		r->last_json = t;
 	}
 	if (p->tty && (ev->finished || t - p->last_draw >= 0.1)) {
 		draw(p);
@@ -94,4 +114,7 @@ void progress_end(struct progress *p)
 {
 	if (p->tty && p->lines)
 		draw(p);
+	free(p->rows);
+	p->rows = NULL;
+	p->n = p->cap = 0;
 }

@@ -7,24 +7,27 @@
 #include "cfapkg.h"
 #include "opts.h"
 
-#define PROGRESS_MAX 64
-
-struct progress {
-	struct cfapkg_fetch_item *items;
-	size_t n, lines;
-	bool tty, json;
-	double start, last_draw;
-	double last_json[PROGRESS_MAX];
-	double started[PROGRESS_MAX];   /* when the download's first bytes came */
-	uint64_t base[PROGRESS_MAX];    /* bytes it had then (a resumed part) */
-	uint64_t done[PROGRESS_MAX], total[PROGRESS_MAX];
-	bool active[PROGRESS_MAX];
+/* One download's line; rows are added as downloads report, so there is
+ * no limit on how many a transfer has. */
+struct progress_row {
+	const struct cfapkg_fetch_item *item;
+	double last_json, started;  /* started: when its first bytes came */
+	uint64_t base;              /* bytes it had then (a resumed part) */
+	uint64_t done, total;
+	bool active;
 };
 
-void progress_init(struct progress *p, const struct cli *cli, struct cfapkg_fetch_item *items,
-                   size_t n);
+struct progress {
+	struct progress_row *rows;
+	size_t n, cap, lines;
+	bool tty, json;
+	double start, last_draw;
+};
+
+void progress_init(struct progress *p, const struct cli *cli);
 /* The cfapkg_fetch_opts progress callback (arg: the struct progress). */
 void progress_update(void *arg, const struct cfapkg_fetch_progress *ev);
+/* Draws the last state and frees the rows. */
 void progress_end(struct progress *p);
 
 #endif

@@ -57,7 +57,9 @@ int cfa_plat_fsync(FILE *f);
 void cfa_plat_start_writeback(FILE *f);
 /* Renames over an existing file atomically.  0 or errno-style. */
 int cfa_plat_rename(const char *from, const char *to);
-/* Removes a file; a missing file is not an error.  0 or errno-style. */
+/* Removes a file; a missing file is not an error, nor a read-only one
+ * (Windows: the attribute is cleared for the removal and kept on the
+ * file's other hard links).  0 or errno-style. */
 int cfa_plat_remove(const char *path);
 /* Size of a file in bytes, or -1 when it does not exist. */
 long long cfa_plat_file_size(const char *path);
@@ -72,8 +74,23 @@ int cfa_plat_hardlink(const char *target, const char *path);
 /* Copies a file's bytes and permissions to path (which must not exist).
  * 0 or errno-style. */
 int cfa_plat_copy_file(const char *from, const char *to);
-/* Sets a file's permission bits (no-op on Windows). */
+/* Sets a file's permission bits.  Windows keeps only the owner's write
+ * bit, as the read-only attribute (which cfa_plat_remove clears). */
 void cfa_plat_set_mode(const char *path, unsigned mode);
+/* 1 when a and b are the same file (following symbolic links: device and
+ * inode; on Windows volume serial number and file index), 0 when they are
+ * not, -1 when either cannot be examined. */
+int cfa_plat_same_file(const char *a, const char *b);
+/* Bytes free to this user on the file system holding path (an existing
+ * file or folder).  0 or errno-style. */
+int cfa_plat_free_space(const char *path, uint64_t *bytes);
+/* When a file was last written, in seconds since 1970 (UTC), or -1 when
+ * it does not exist. */
+long long cfa_plat_file_mtime(const char *path);
+/* The errno-style code of the write that just failed (fwrite, fflush,
+ * fclose, cfa_plat_fsync): read it before any other call.  A full disk is
+ * ENOSPC on every system (Windows: ERROR_DISK_FULL, ERROR_HANDLE_DISK_FULL). */
+int cfa_plat_write_errno(void);
 /* Makes the calling thread's character conversions UTF-8 until
  * cfa_plat_utf8_end(token): libarchive turns entry names into the
  * locale's characters, and under the C locale a name such as "日本語"
@@ -188,7 +205,8 @@ size_t cfa_plat_adapters(struct cfa_plat_adapter *out, size_t max);
 void cfa_plat_kill_self(void);
 
 
-/* Text for an errno-style code from the functions above. */
+/* Text for an errno-style code from the functions above ("no space left
+ * on device" for ENOSPC). */
 const char *cfa_plat_strerror(int code);
 
 #endif

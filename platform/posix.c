@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -246,6 +247,37 @@ void cfa_plat_set_mode(const char *path, unsigned mode)
 	chmod(path, (mode_t)(mode & 0777));
 }
 
+int cfa_plat_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
+		return -1;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int cfa_plat_free_space(const char *path, uint64_t *bytes)
+{
+	struct statvfs st;
+
+	if (statvfs(path, &st) != 0)
+		return errno;
+	*bytes = (uint64_t)st.f_bavail * (uint64_t)st.f_frsize;
+	return 0;
+}
+
+long long cfa_plat_file_mtime(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (long long)st.st_mtime : -1;
+}
+
+int cfa_plat_write_errno(void)
+{
+	return errno;
+}
+
 static locale_t utf8_locale;
 static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
 
@@ -367,7 +399,9 @@ int cfa_plat_list_dir(const char *path, int (*fn)(const char *name, void *arg), 
 
 const char *cfa_plat_strerror(int code)
 {
-	return strerror(code);
+	if (code == ENOSPC)
+		return "no space left on device";
+	return code ? strerror(code) : "an error the system did not name";
 }
 
 unsigned cfa_plat_cpu_count(void)

@@ -92,6 +92,11 @@ static wchar_t *wide_path(const char *path)
 	return out;
 }
 
+wchar_t *cfa_win_path(const char *path)
+{
+	return wide_path(path);
+}
+
 int cfa_win_narrow(const wchar_t *w, char *buf, size_t len)
 {
 	int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, buf, (int)len, NULL, NULL);
@@ -240,9 +245,15 @@ void cfa_plat_map_close(struct cfa_map *m)
 
 int cfa_plat_fsync(FILE *f)
 {
-	if (fflush(f) != 0 || !FlushFileBuffers((HANDLE)_get_osfhandle(_fileno(f))))
-		return EIO;
-	return 0;
+	DWORD err;
+	int code;
+
+	if (fflush(f) != 0)
+		return (code = cfa_plat_write_errno()) ? code : EIO;
+	if (FlushFileBuffers((HANDLE)_get_osfhandle(_fileno(f))))
+		return 0;
+	err = GetLastError();
+	return err == ERROR_DISK_FULL || err == ERROR_HANDLE_DISK_FULL ? ENOSPC : EIO;
 }
 
 void cfa_plat_start_writeback(FILE *f)
@@ -257,16 +268,6 @@ int cfa_plat_rename(const char *from, const char *to)
 
 	free(a);
 	free(b);
-	return ok ? 0 : EACCES;
-}
-
-int cfa_plat_remove(const char *path)
-{
-	wchar_t *w = wide_path(path);
-	BOOL ok = w && (DeleteFileW(w) || GetLastError() == ERROR_FILE_NOT_FOUND ||
-	                GetLastError() == ERROR_PATH_NOT_FOUND);
-
-	free(w);
 	return ok ? 0 : EACCES;
 }
 
@@ -306,21 +307,6 @@ int cfa_plat_hardlink(const char *target, const char *path)
 	return err == ERROR_NOT_SAME_DEVICE ? EXDEV : err == ERROR_ALREADY_EXISTS ? EEXIST : EACCES;
 }
 
-int cfa_plat_copy_file(const char *from, const char *to)
-{
-	wchar_t *f = wide_path(from), *t = wide_path(to);
-	BOOL ok = f && t && CopyFileW(f, t, TRUE);
-
-	free(f);
-	free(t);
-	return ok ? 0 : EACCES;
-}
-
-void cfa_plat_set_mode(const char *path, unsigned mode)
-{
-	(void)path, (void)mode;
-}
-
 void *cfa_plat_utf8_begin(void)
 {
 	return NULL;
@@ -329,12 +315,6 @@ void *cfa_plat_utf8_begin(void)
 void cfa_plat_utf8_end(void *token)
 {
 	(void)token;
-}
-
-int cfa_plat_file_mode(const char *path)
-{
-	(void)path; /* Windows has attributes and ACLs, not these bits */
-	return -1;
 }
 
 void cfa_plat_sync_fs(const char *path)
@@ -438,7 +418,9 @@ int cfa_plat_list_dir(const char *path, int (*fn)(const char *name, void *arg), 
 
 const char *cfa_plat_strerror(int code)
 {
-	return strerror(code);
+	if (code == ENOSPC)
+		return "no space left on device";
+	return code ? strerror(code) : "an error the system did not name";
 }
 
 unsigned cfa_plat_cpu_count(void)

@@ -5,10 +5,11 @@
  */
 #include <string.h>
 
+#include "cfapkg.h"
+#include "core/ctx.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "platform/platform.h"
-#include "runtime/runtime.h"
 
 #define MAX_SAVED 64
 

@@ -13,7 +13,6 @@
 #include "core/strbuf.h"
 #include "env/env.h"
 #include "platform/platform.h"
-#include "runtime/runtime.h"
 
 #define MAX_ITEMS 256
 

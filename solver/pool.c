@@ -62,22 +62,6 @@ static void find_fact_names(struct cfapkg_plan *plan)
 	}
 }
 
-static bool in_list(const char *s, const char *const *list, size_t n)
-{
-	size_t i;
-	for (i = 0; i < n; i++)
-		if (strcmp(list[i], s) == 0)
-			return true;
-	return false;
-}
-
-/* A dependency applies when its OS and GPU conditions hold. */
-static bool dep_applies(const struct cfapkg_plan *plan, const struct cfapkg_dep *d)
-{
-	return (d->nos == 0 || in_list(plan->facts.os, d->os, d->nos)) &&
-	       (d->ngfx == 0 || in_list(plan->facts.gfx, d->gfx, d->ngfx));
-}
-
 /* Ranges libsolv can match itself: one clause, no build label, not "!=".
  * The canonical EVR makes its dpkg and rpm comparisons agree with ours. */
 static bool native_range(const struct cfa_range *r)
@@ -166,7 +150,7 @@ static enum cfapkg_err add_dep_synths(struct builder *b, const struct cfapkg_dep
 	size_t i;
 
 	for (i = 0; i < n && !e; i++)
-		if (dep_applies(b->plan, &deps[i]))
+		if (cfa_dep_applies(&b->plan->facts, &deps[i]))
 			e = add_synth(b, deps[i].range);
 	return e;
 }
@@ -244,7 +228,7 @@ static enum cfapkg_err add_provides(struct builder *b, Solvable *s,
 	for (i = 0; i < v->nprovides; i++) {
 		const struct cfapkg_dep *d = &v->provides[i];
 		Id name = pool_str2id(b->pool, d->name, 1);
-		if (!dep_applies(b->plan, d))
+		if (!cfa_dep_applies(&b->plan->facts, d))
 			continue;
 		if (d->range->nclauses == 0) {
 			prov = repo_addid_dep(repo, prov, name, 0);
@@ -324,7 +308,7 @@ static enum cfapkg_err add_requires(struct builder *b, Solvable *s,
 	for (i = 0; i < v->nrequires && !e; i++) {
 		const struct cfapkg_dep *d = &v->requires[i];
 		const char *fact = fact_of_name(b->plan, d->name);
-		if (!dep_applies(b->plan, d))
+		if (!cfa_dep_applies(&b->plan->facts, d))
 			continue;
 		if (fact) {
 			if (!fact_satisfies(b, fact, d->range, unchecked))
@@ -365,8 +349,8 @@ static enum cfapkg_err add_fact_markers(struct builder *b, Solvable *s,
 	const struct cfapkg_plan *plan = b->plan;
 	const struct cfapkg_recipe *r = v->recipe;
 	enum cfapkg_err e = CFAPKG_E_OK;
-	bool os_ok = (v->nos == 0 || in_list(plan->facts.os, v->os, v->nos)) &&
-	             (v->narch == 0 || in_list(plan->facts.arch, v->arch, v->narch));
+	bool os_ok = (v->nos == 0 || cfa_in_list(plan->facts.os, v->os, v->nos)) &&
+	             (v->narch == 0 || cfa_in_list(plan->facts.arch, v->arch, v->narch));
 
 	if (r->kind == CFAPKG_KIND_PACKAGE &&
 	    !cfapkg_version_source(v, plan->facts.os, plan->facts.arch))
@@ -394,7 +378,7 @@ static enum cfapkg_err add_conflicts(struct builder *b, Solvable *s,
 
 	for (i = 0; i < v->nconflicts; i++) {
 		const struct cfapkg_dep *d = &v->conflicts[i];
-		if (dep_applies(b->plan, d))
+		if (cfa_dep_applies(&b->plan->facts, d))
 			s->conflicts = repo_addid_dep(s->repo, s->conflicts,
 			                              cfa_range_id(b->plan, d->range), 0);
 	}

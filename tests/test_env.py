@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Environments end to end, against nginx on 127.0.0.1 serving a test
 channel (tests/channel.py): install, a second environment pinned to
-another ZLUDA sharing every other prefix, history and rollback, lockfiles
-reproduced in a fresh root, verify, gc, and four installs at once."""
+another ZLUDA sharing every other prefix, history and rollback, what is
+known of each generation (checked, known-good by hand, an older cfapkg's
+marks), lockfiles reproduced in a fresh root and refused when they cannot
+be trusted, verify, gc, and four installs at once."""
+import copy
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -33,8 +37,13 @@ def test_install(root):
     check("the view is hard links into the store",
           lib.stat().st_ino == (store[0] / "lib" / "torch_cpu.dll").stat().st_ino)
     gen = root.path / "envs" / "default" / "1"
-    check("a generation holds lock, meta and runtime config",
-          all((gen / f).is_file() for f in ("lock.json", "meta.json", "runtime.json", "good")))
+    check("a generation holds lock, meta and runtime config, and its checks' record",
+          all((gen / f).is_file() for f in ("lock.json", "meta.json", "runtime.json",
+                                            "checked")))
+    h = json.loads(root.run("history", "--json").stdout)
+    check("static checks make a generation checked, not known-good",
+          h[0]["state"] == "checked" and h[0]["checked"] and not h[0]["good"] and
+          h[0]["known_good"] is None and h[0]["marks"] == [], h[0])
     r = root.change("install", "pytorch-cuda-stack", "zluda==6-preview.69")
     check("a repeated install does nothing", r.returncode == 0 and "Nothing to do" in r.stdout
           and root.current() == 1, r.stdout + r.stderr)
@@ -91,10 +100,16 @@ def test_history_rollback(root):
     check("rollback --to", r.returncode == 0 and root.current() == 3)
     r = root.run("rollback", "--to", "99")
     check("rollback to a missing generation", r.returncode == 4 and root.current() == 3, r.stderr)
-    (root.path / "envs" / "default" / "2" / "good").unlink()
     r = root.run("rollback", "--known-good")
-    check("rollback --known-good skips generations not checked good",
-          r.returncode == 0 and root.current() == 1, r.stdout + r.stderr)
+    check("rollback --known-good refuses when nothing was proven, and says so",
+          r.returncode == 4 and root.current() == 3 and "no known-good generation" in r.stderr
+          and "mark-good" in r.stderr, r.stdout + r.stderr)
+    test_marks(root)
+    r = root.run("rollback", "--known-good")
+    check("rollback --known-good takes the newest earlier proven generation, and says why",
+          r.returncode == 0 and root.current() == 1 and "generation 1" in r.stdout and
+          "marked known-good by hand on" in r.stdout and "cfapkg mark-good 1" in r.stdout,
+          r.stdout + r.stderr)
     r = root.run("history", "--json")
     h = json.loads(r.stdout)
     gens = [e for e in h if e["event"] == "generation"]
@@ -104,11 +119,60 @@ def test_history_rollback(root):
           "6-preview.69 -> 7-preview.10" in gens[2]["changes"], gens[2])
     check("history marks the current and known-good ones",
           [g["current"] for g in gens] == [True, False, False] and
-          [g["good"] for g in gens] == [True, False, True], gens)
+          [g["good"] for g in gens] == [True, False, False] and
+          [g["state"] for g in gens] == ["known-good", "checked", "checked"], gens)
     check("rollbacks are recorded", [(s["from"], s["generation"]) for s in switches] ==
-          [(3, 2), (2, 3), (3, 1)], switches)
+          [(3, 2), (2, 3), (3, 1)] and switches[2]["command"] == "rollback --known-good 3 -> 1",
+          switches)
     r = root.run("rollback", "--to", "3", env={"http_proxy": "http://127.0.0.1:9"})
     check("rollback needs no network", r.returncode == 0 and root.current() == 3)
+
+
+def test_marks(root):
+    """Known-good only on the user's word here (the doctor's live probe is
+    tested in test_runtime.py); every mark and unmark is in history."""
+    r = root.run("mark-good", "1")
+    check("mark-good records the user's word", r.returncode == 0 and
+          "known-good" in r.stdout, r.stdout + r.stderr)
+    root.run("mark-good", "2")
+    r = root.run("unmark", "2")
+    check("unmark takes it back", r.returncode == 0 and "no longer" in r.stdout, r.stdout)
+    r = root.run("unmark", "2")
+    check("unmark of a generation not known-good changes nothing",
+          r.returncode == 0 and "nothing changed" in r.stdout, r.stdout)
+    h = {e["generation"]: e for e in json.loads(root.run("history", "--json").stdout)
+         if e["event"] == "generation"}
+    g1, g2 = h[1], h[2]
+    check("history gives who marked a generation, when and how",
+          g1["good"] and g1["known_good"]["by"] == "hand" and
+          g1["known_good"]["command"] == "cfapkg mark-good 1" and g1["known_good"]["time"], g1)
+    check("history keeps every mark and unmark",
+          [(m["good"], m["by"]) for m in g2["marks"]] == [(True, "hand"), (False, "hand")] and
+          not g2["good"] and g2["state"] == "checked" and g2["known_good"] is None, g2)
+    text = root.run("history").stdout
+    check("history text shows the marks", "[known-good by hand " in text and
+          "marked known-good by hand: on the user's word (cfapkg mark-good 1)" in text and
+          "unmarked by hand" in text and "[checked]" in text, text)
+    r = root.run("mark-good", "x")
+    check("mark-good takes a generation number", r.returncode == 2, r.stderr)
+    r = root.run("mark-good", "99")
+    check("mark-good of a missing generation", r.returncode == 4 and "no generation 99" in
+          r.stderr, r.stderr)
+    r = root.run("unmark", "--env", "nowhere")
+    check("unmark in a missing environment", r.returncode == 4, r.stderr)
+    # A root an older cfapkg wrote: its "good" file meant only that the
+    # static checks passed, so it reads as checked, never as known-good.
+    gen3 = root.path / "envs" / "default" / "3"
+    (gen3 / "checked").rename(gen3 / "good")
+    h = json.loads(root.run("history", "--json").stdout)
+    g3 = [e for e in h if e["event"] == "generation" and e["generation"] == 3][0]
+    check("an older cfapkg's good file reads as checked only",
+          g3["state"] == "checked" and not g3["good"], g3)
+    (gen3 / "good").unlink()
+    h = json.loads(root.run("history", "--json").stdout)
+    g3 = [e for e in h if e["event"] == "generation" and e["generation"] == 3][0]
+    check("a generation with no record of checks is unchecked", g3["state"] == "unchecked", g3)
+    (gen3 / "checked").write_text("2026-01-01T00:00:00Z")
 
 
 def test_remove(root):
@@ -127,10 +191,14 @@ def test_lockfile(root, tmp):
     lock = tmp / "stack.lock"
     r = root.run("lock", "--env", "preview", "-o", str(lock))
     doc = json.loads(lock.read_text())
+    parts = {p["name"]: p for p in doc["packages"]}
     check("lock writes the exact set", r.returncode == 0 and doc["format"] == "cfapkg-lock" and
-          doc["version"] == 1 and {p["name"]: p["version"] for p in doc["packages"]}[
-              "zluda"] == "7-preview.10" and all(len(p.get("sha256", "x" * 64)) == 64
-                                                   for p in doc["packages"]), doc)
+          doc["version"] == 2 and parts["zluda"]["version"] == "7-preview.10" and
+          all(len(p.get("sha256", "x" * 64)) == 64 for p in doc["packages"]), doc)
+    check("lock records each part's requirements, provides and status on the GPU",
+          parts["libtorch-cuda"]["requires"] == ["cuda-driver-api", "cublas==11"] and
+          parts["zluda"]["provides"] == ["cuda-driver-api", "cublas=11"] and
+          all(p["status"] == "candidate" for p in doc["packages"]), doc["packages"])
     fresh = channel.Root(BIN, tmp / "fresh", root.recipes)
     (tmp / "no-recipes").mkdir()
     r = fresh.run("install", "--locked", str(lock), *channel.FACTS, "--yes",
@@ -155,6 +223,82 @@ def test_lockfile(root, tmp):
     bad.write_text(json.dumps(doc))
     r = fresh.run("install", "--locked", str(bad), *channel.FACTS, "--yes")
     check("a newer lockfile version is refused", r.returncode == 2 and "version 9" in r.stderr)
+    test_untrusted_lockfiles(root, tmp, lock)
+    test_old_generation_lock(root, tmp)
+
+
+def refused(root, path, doc, *args):
+    """install --locked of doc into a new root, planning only."""
+    path.write_text(json.dumps(doc))
+    shutil.rmtree(path.parent / "scratch", ignore_errors=True)
+    scratch = channel.Root(BIN, path.parent / "scratch", root.recipes)
+    return scratch.run("install", "--locked", str(path), "--dry-run", "--yes",
+                       *(args or channel.FACTS))
+
+
+def test_untrusted_lockfiles(root, tmp, lock):
+    """What a lockfile cannot make cfapkg install: a set with a part taken
+    out, an experimental part without consent, files from this machine."""
+    good = json.loads(lock.read_text())
+    bad = tmp / "untrusted.lock"
+    r = refused(root, bad, good)
+    check("an untouched lockfile passes its checks", r.returncode == 0, r.stdout + r.stderr)
+    doc = copy.deepcopy(good)
+    doc["packages"] = [p for p in doc["packages"] if p["name"] != "zluda"]
+    r = refused(root, bad, doc)
+    check("a lockfile with a required part removed is refused, naming it",
+          r.returncode == 2 and "untrusted.lock" in r.stderr and "libtorch-cuda" in r.stderr
+          and '"cuda-driver-api"' in r.stderr and "cfapkg lock" in r.stderr, r.stderr)
+    doc = copy.deepcopy(good)
+    doc["packages"][0]["status"] = "experimental"
+    r = refused(root, bad, doc)
+    check("an experimental part is refused without --allow-experimental",
+          r.returncode == 3 and "is experimental on gfx1200" in r.stderr and
+          "--allow-experimental" in r.stderr, r.stderr)
+    r = refused(root, bad, doc, *channel.FACTS, "--allow-experimental")
+    check("and accepted with it", r.returncode == 0, r.stdout + r.stderr)
+    r = refused(root, bad, good, "--gpu", "gfx1201", "--arch", "x86_64")
+    check("a GPU the lock recorded no status for needs --allow-experimental",
+          r.returncode == 3 and "status on this machine's gfx1201 is not known" in r.stderr,
+          r.stderr)
+    for field, value in (("url", "file:///etc/passwd"),
+                         ("mirrors", ["ftp://mirror.example/zluda7.tar.gz"]),
+                         ("mirrors", ["/srv/mirror/zluda7.tar.gz"])):
+        doc = copy.deepcopy(good)
+        doc["packages"][0][field] = value
+        shown = value if isinstance(value, str) else value[0]
+        r = refused(root, bad, doc, *channel.FACTS, "--allow-experimental")
+        check(f"a lockfile URL {shown} is refused", r.returncode == 2 and
+              f'"{shown}" is not an https:// or http:// URL' in r.stderr and
+              "packages[0] (zluda 7-preview.10)" in r.stderr, r.stderr)
+    doc = copy.deepcopy(good)
+    doc["version"] = 1
+    for p in doc["packages"]:
+        for key in ("requires", "provides", "status"):
+            del p[key]
+    r = refused(root, bad, doc)
+    check("a lockfile from an older cfapkg is sent back to 'cfapkg lock'",
+          r.returncode == 2 and "version 1" in r.stderr and "cfapkg lock" in r.stderr, r.stderr)
+
+
+def test_old_generation_lock(root, tmp):
+    """A generation an older cfapkg wrote (lock.json version 1) still
+    reads, and 'cfapkg lock' writes it in the current version from the
+    recipes."""
+    gen = root.path / "envs" / "preview" / str(root.current("preview")) / "lock.json"
+    saved = gen.read_text()
+    doc = json.loads(saved)
+    doc["version"] = 1
+    for p in doc["packages"]:
+        for key in ("requires", "provides", "status"):
+            del p[key]
+    gen.write_text(json.dumps(doc))
+    check("a version 1 generation still lists", root.listing("preview").get("zluda") ==
+          "7-preview.10")
+    r = root.run("lock", "--env", "preview")
+    check("lock brings it to version 2 from the recipes", r.returncode == 0 and
+          json.loads(r.stdout) == json.loads(saved), r.stdout + r.stderr)
+    gen.write_text(saved)
 
 
 def test_verify(root):

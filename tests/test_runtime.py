@@ -231,6 +231,30 @@ def test_bench(root, tmp):
     check("a metric without a group is refused", r.returncode == 2 and "group" in r.stderr)
 
 
+def test_doctor_marks(root):
+    """Only a live probe proves a generation: a working stack marks it
+    known-good, a broken one takes the mark back, both in history."""
+    env = "rt-linux" if not WINDOWS else "rt-windows"
+    root.run("unmark", "--env", env)
+
+    def generation():
+        h = json.loads(root.run("history", "--env", env, "--json").stdout)
+        return [e for e in h if e["event"] == "generation" and e["current"]][0]
+    check("doctor: a new generation is checked, not known-good", not generation()["good"])
+    r, p = doctor(root, "works", os.path.join(FAKES, "full"))
+    g = generation()
+    check("doctor: a usable stack marks the generation known-good",
+          r.returncode == 0 and g["good"] and g["known_good"]["by"] == "doctor" and
+          g["known_good"]["reason"].startswith("usable: driver, cuBLAS, cuBLASLt OK"),
+          (g.get("known_good"), r.stderr))
+    r, p = doctor(root, "error", os.path.join(FAKES, "full"))
+    g = generation()
+    check("doctor: a broken stack takes the mark back, saying what failed",
+          r.returncode == 1 and not g["good"] and g["marks"][-1]["by"] == "doctor" and
+          g["marks"][-1]["reason"].startswith("doctor failed: cuda FAILED") and
+          "cuInit returned 100" in g["marks"][-1]["reason"], g["marks"][-1:])
+
+
 def main():
     update = os.environ.get("CFAPKG_UPDATE_GOLDEN") == "1"
     with channel.served("cfapkg-rt-", headers=5, big=1000) as (tmp, _, recipes):
@@ -241,6 +265,7 @@ def main():
         test_doctor(root)
         test_overlay(root, tmp)
         test_bench(root, tmp)
+        test_doctor_marks(root)
     return check.report()
 
 

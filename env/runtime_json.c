@@ -1,5 +1,7 @@
 /*
- * config.c - a generation's runtime.json, from its lock: every part's PATH
+ * runtime_json.c - a generation's runtime.json, from its lock (written
+ * with the generation, so it lives with the environments; runtime/ reads
+ * it when a program starts): every part's PATH
  * folders in dependency order (what a library needs is found before the
  * library that needs it... and a replacement before what it replaces),
  * its variables in the same order (later parts override), the launcher,
@@ -12,7 +14,6 @@
 #include "core/strbuf.h"
 #include "env/env.h"
 #include "platform/platform.h"
-#include "runtime/runtime.h"
 
 static cJSON *entry(const struct cfapkg_locked *p, const char *key, const char *value)
 {

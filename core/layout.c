@@ -1,0 +1,42 @@
+/*
+ * layout.c - the one place that knows the names of a root's folders.
+ */
+#include <string.h>
+
+#include "core/layout.h"
+#include "core/mem.h"
+#include "core/strbuf.h"
+
+static const char *folder(enum cfa_place place)
+{
+	switch (place) {
+	case CFA_LOCK_FILE:
+		return "lock";
+	case CFA_STORE:
+		return "store";
+	case CFA_DOWNLOADS:
+		return "downloads";
+	case CFA_ENVS:
+		return "envs";
+	default:
+		return "trash";
+	}
+}
+
+char *cfa_root_path(struct cfapkg_ctx *ctx, enum cfa_place place, const char *name)
+{
+	struct cfa_buf b;
+
+	if (!ctx->root && cfapkg_ctx_set_root(ctx, NULL))
+		return NULL; /* the reason is in ctx */
+	cfa_buf_init(&b, 1u << 16);
+	cfa_buf_printf(&b, "%s/%s", ctx->root, folder(place));
+	if (name)
+		cfa_buf_printf(&b, "/%s", name);
+	if (b.failed) {
+		cfa_buf_fini(&b);
+		cfa_fail(ctx, CFAPKG_E_IO, "%s/%s: path too long", ctx->root, folder(place));
+		return NULL;
+	}
+	return b.data; /* the buffer's memory is the caller's now */
+}

@@ -1,0 +1,31 @@
+/*
+ * layout.h - where everything lives in a root.  Every path under ROOT is
+ * made by cfa_root_path, so the layout is written down once:
+ *
+ *   ROOT/lock                  the writer lock
+ *   ROOT/store/NAME            an unpacked package, never changed
+ *   ROOT/downloads/NAME        a verified artifact (NAME: its SHA-256),
+ *                              or NAME.part while it downloads
+ *   ROOT/envs/NAME             an environment and its generations
+ *   ROOT/trash                 what is being removed
+ */
+#ifndef CFA_LAYOUT_H
+#define CFA_LAYOUT_H
+
+#include "core/ctx.h"
+
+enum cfa_place {
+	CFA_LOCK_FILE,
+	CFA_STORE,      /* name NULL: the folder; else one package */
+	CFA_DOWNLOADS,  /* name NULL: the folder; else one artifact */
+	CFA_ENVS,       /* name NULL: the folder; else one environment */
+	CFA_TRASH
+};
+
+/* The path of a place, or NULL with the reason in ctx (no root could be
+ * chosen, out of memory).  A root that was never set is the default one
+ * (cfapkg_ctx_set_root(ctx, NULL)), the same for every caller.  Owned:
+ * cfa_free. */
+char *cfa_root_path(struct cfapkg_ctx *ctx, enum cfa_place place, const char *name);
+
+#endif

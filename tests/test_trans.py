@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Transactions run by the library, against a channel served by nginx on
+127.0.0.1: an install notices a store folder that went missing and
+restores it in a new generation instead of saying "Nothing to do";
+`cfapkg repair` does the same for the current set without solving; no
+fixed limit on how many packages or mirrors a transaction carries; a
+failed transaction leaves the environment as it was."""
+import json
+import shutil
+import sys
+
+import channel
+import harness
+
+BIN = sys.argv[1]
+check = harness.Checks()
+
+
+def store(root, name):
+    found = list((root.path / "store").glob(f"{name}-*"))
+    return found[0] if found else None
+
+
+def test_missing_store_folder(root):
+    r = root.change("install", "pytorch-cuda-stack", "zluda==6-preview.69")
+    check("install", r.returncode == 0, r.stderr)
+    zluda = store(root, "zluda-6-preview.69")
+    shutil.rmtree(zluda)
+    r = root.change("install", "pytorch-cuda-stack", "zluda==6-preview.69")
+    check("install notices a store folder that went missing",
+          r.returncode == 0 and "Nothing to do" not in r.stdout and
+          "zluda 6-preview.69 (store folder restored)" in r.stdout, r.stdout + r.stderr)
+    check("and restores it in a new generation", store(root, "zluda-6-preview.69") is not None
+          and root.current() == 2, root.current())
+    check("verify passes after the restore", root.run("verify").returncode == 0)
+    r = root.change("install", "pytorch-cuda-stack", "zluda==6-preview.69")
+    check("then there is nothing to do", r.returncode == 0 and "Nothing to do" in r.stdout,
+          r.stdout)
+
+
+def test_repair(root, recipes):
+    shutil.rmtree(store(root, "libtorch-cuda"))
+    # Repair re-fetches the locked set: it needs no recipes, only the lock.
+    broken = recipes.parent / "no-recipes"
+    broken.mkdir(exist_ok=True)
+    r = harness.run(BIN, "repair", "--yes", env={"CFAPKG_ROOT": str(root.path),
+                                               "CFAPKG_RECIPES": str(broken)})
+    check("repair restores a missing store folder from the locked set",
+          r.returncode == 0 and store(root, "libtorch-cuda") is not None and
+          "libtorch-cuda 2.3.0+cu118 (store folder restored)" in r.stdout, r.stdout + r.stderr)
+    before = root.current()
+    r = root.run("repair", "--yes")
+    check("repair of a whole set does nothing", r.returncode == 0 and
+          "Nothing to do" in r.stdout and root.current() == before, r.stdout + r.stderr)
+    r = root.run("repair", "--env", "nosuch")
+    check("repair of an unknown environment says so", r.returncode == 4 and
+          "no environment \"nosuch\"" in r.stderr, r.stderr)
+
+
+def test_repair_damage(root):
+    lib = store(root, "libtorch-cuda") / "lib" / "torch_cpu.dll"
+    lib.chmod(0o644)
+    lib.write_bytes(b"damaged")
+    gen = root.current()
+    r = root.run("repair", "--yes")
+    check("repair unpacks a damaged store folder again",
+          r.returncode == 0 and "libtorch-cuda 2.3.0+cu118 (store folder restored)" in r.stdout
+          and (store(root, "libtorch-cuda") / "lib" / "torch_cpu.dll").read_bytes() != b"damaged"
+          and root.current() == gen + 1, r.stdout + r.stderr)
+    check("and verify passes after it", root.run("verify").returncode == 0)
+    view = root.view("default", "zluda") / "nvcuda.dll"
+    view.unlink()
+    view.write_bytes(b"a file put in place of the link")
+    r = root.run("repair", "--yes")
+    check("repair links a damaged view again", r.returncode == 0 and
+          "zluda 6-preview.69 (view linked again)" in r.stdout and
+          root.run("verify").returncode == 0, r.stdout + r.stderr)
+
+
+def test_no_space(root):
+    shutil.rmtree(store(root, "zluda-6-preview.69"))
+    shutil.rmtree(root.path / "downloads")
+    gen = root.current()
+    r = root.run("repair", "--yes", env={"CFAPKG_TEST_FREE_BYTES": "1000"})
+    check("a transaction that would not fit on the disk is refused before any download, "
+          "with the numbers", r.returncode != 0 and "1000 bytes free" in r.stderr and
+          "needs" in r.stderr, r.stderr)
+    check("and changes nothing", root.current() == gen and
+          store(root, "zluda-6-preview.69") is None and not (root.path / "downloads").exists()
+          or not list((root.path / "downloads").iterdir()))
+    check("with room it goes through", root.run("repair", "--yes").returncode == 0)
+
+
+def test_failure_keeps_env(root, srv):
+    lock = json.loads((root.path / "envs" / "default" / str(root.current()) /
+                       "lock.json").read_text())
+    gen = root.current()
+    shutil.rmtree(store(root, "zluda-6-preview.69"))
+    shutil.rmtree(root.path / "downloads")  # so that the network is needed
+    srv.stop()
+    r = root.run("repair", "--yes", "--retries", "0")
+    check("a repair whose download fails exits non-zero and names the URL",
+          r.returncode == 8 and "127.0.0.1" in r.stderr, r.stderr)
+    check("and the environment stays where it was", root.current() == gen and
+          json.loads((root.path / "envs" / "default" / str(gen) / "lock.json").read_text())
+          == lock)
+
+
+def main():
+    with channel.served("cfapkg-trans-") as (tmp, srv, recipes):
+        root = channel.Root(BIN, tmp / "root", recipes)
+        test_missing_store_folder(root)
+        test_repair(root, recipes)
+        test_repair_damage(root)
+        test_no_space(root)
+        test_failure_keeps_env(root, srv)
+    return check.report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

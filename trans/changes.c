@@ -1,0 +1,218 @@
+/*
+ * changes.c - what a transaction asks for and what it changes.  The new
+ * request set is the old one changed by the command (install adds or
+ * replaces a spec of the same name, remove drops names, update keeps
+ * them); the installed versions are preferred where they still fit, so an
+ * install never moves what it was not asked to move.  The changes compare
+ * the old set with the new one, and list as restored a package whose
+ * version stays but whose store folder is gone.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "trans/trans.h"
+
+bool cfa_strv_push(char ***v, size_t *n, size_t *cap, const char *s)
+{
+	char *copy = cfa_strdup(s);
+
+	if (!copy || cfa_grow((void **)v, cap, *n + 1, sizeof(**v)) != 0) {
+		cfa_free(copy);
+		return false;
+	}
+	(*v)[(*n)++] = copy;
+	return true;
+}
+
+void cfa_strv_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		cfa_free(v[i]);
+	cfa_free(v);
+}
+
+/* The name a spec is about: "zluda>=7" -> "zluda". */
+static size_t name_len(const char *spec)
+{
+	return strcspn(spec, " <>=!");
+}
+
+static bool same_name(const char *spec, const char *name)
+{
+	return name_len(spec) == name_len(name) && strncmp(spec, name, name_len(spec)) == 0;
+}
+
+static bool named(const struct cfapkg_trans *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->o.nargs; i++)
+		if (same_name(t->o.args[i], name))
+			return true;
+	return false;
+}
+
+static bool was_requested(const struct cfapkg_lock *old, const char *name)
+{
+	size_t k;
+
+	for (k = 0; old && k < old->nrequests; k++)
+		if (same_name(old->requests[k], name))
+			return true;
+	return false;
+}
+
+static enum cfapkg_err keep_installed(struct cfapkg_trans *t)
+{
+	char spec[512];
+	size_t i;
+
+	for (i = 0; t->old && i < t->old->nparts; i++) {
+		const struct cfapkg_locked *p = &t->old->parts[i];
+		if (t->o.kind == CFAPKG_TRANS_UPDATE && (t->o.nargs == 0 || named(t, p->name)))
+			continue;
+		if (!cfa_snprintf(spec, sizeof(spec), "%s==%s", p->name, p->version))
+			return cfa_fail(t->ctx, CFAPKG_E_LOCKFILE, "%s %s: name too long", p->name,
+			                p->version);
+		if (!cfa_strv_push(&t->prefer, &t->nprefer, &t->prefer_cap, spec))
+			return cfa_nomem(t->ctx);
+	}
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_trans_requests(struct cfapkg_trans *t)
+{
+	const struct cfapkg_lock *old = t->old;
+	bool ok = true;
+	size_t i;
+
+	for (i = 0; t->o.kind == CFAPKG_TRANS_REMOVE && i < t->o.nargs; i++)
+		if (!was_requested(old, t->o.args[i]))
+			return cfa_fail(t->ctx, CFAPKG_E_NOTFOUND, "%s was not installed by request in "
+			                "environment \"%s\" ('cfapkg list --env %s' shows what was)",
+			                t->o.args[i], t->env, t->env);
+	for (i = 0; old && i < old->nrequests && ok; i++)
+		if (t->o.kind != CFAPKG_TRANS_INSTALL && t->o.kind != CFAPKG_TRANS_REMOVE)
+			ok = cfa_strv_push(&t->requests, &t->nrequests, &t->requests_cap,
+			                   old->requests[i]);
+		else if (!named(t, old->requests[i]))
+			ok = cfa_strv_push(&t->requests, &t->nrequests, &t->requests_cap,
+			                   old->requests[i]);
+	for (i = 0; t->o.kind == CFAPKG_TRANS_INSTALL && i < t->o.nargs && ok; i++)
+		ok = cfa_strv_push(&t->requests, &t->nrequests, &t->requests_cap, t->o.args[i]);
+	if (!ok)
+		return cfa_nomem(t->ctx);
+	if (t->nrequests == 0)
+		return cfa_fail(t->ctx, CFAPKG_E_USAGE, "nothing would be left in environment \"%s\"; "
+		                "'cfapkg env remove %s' removes an environment", t->env, t->env);
+	return keep_installed(t);
+}
+
+static enum cfapkg_err add_change(struct cfapkg_trans *t, enum cfapkg_change_kind kind,
+                                  const char *name, const char *from, const char *to)
+{
+	struct cfapkg_change *c;
+	char text[1024];
+
+	if (kind == CFAPKG_CHANGE_ADD)
+		cfa_snprintf(text, sizeof(text), "+%s %s", name, to);
+	else if (kind == CFAPKG_CHANGE_REMOVE)
+		cfa_snprintf(text, sizeof(text), "-%s %s", name, from);
+	else if (kind == CFAPKG_CHANGE_RESTORE)
+		cfa_snprintf(text, sizeof(text), "%s %s (store folder restored)", name, to);
+	else if (kind == CFAPKG_CHANGE_RELINK)
+		cfa_snprintf(text, sizeof(text), "%s %s (view linked again)", name, to);
+	else
+		cfa_snprintf(text, sizeof(text), "%s %s -> %s", name, from, to);
+	if (cfa_grow((void **)&t->changes, &t->changes_cap, t->nchanges + 1, sizeof(*c)) != 0)
+		return cfa_nomem(t->ctx);
+	c = &t->changes[t->nchanges];
+	c->kind = kind;
+	c->name = name;
+	c->from = from;
+	c->to = to;
+	if (!(c->text = cfa_strdup(text)))
+		return cfa_nomem(t->ctx);
+	t->nchanges++;
+	return CFAPKG_E_OK;
+}
+
+static bool same_artifact(const struct cfapkg_locked *a, const struct cfapkg_locked *b)
+{
+	return strcmp(a->version, b->version) == 0 &&
+	       (!b->sha256 || (a->sha256 && strcmp(a->sha256, b->sha256) == 0));
+}
+
+enum cfapkg_err cfa_trans_diff(struct cfapkg_trans *t)
+{
+	const struct cfapkg_lock *old = t->old, *new = t->new;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i;
+
+	for (i = 0; i < new->nparts && !e; i++) {
+		const struct cfapkg_locked *p = &new->parts[i], *o = cfapkg_lock_find(old, p->name);
+		if (!o)
+			e = add_change(t, CFAPKG_CHANGE_ADD, p->name, NULL, p->version);
+		else if (!same_artifact(o, p))
+			e = add_change(t, CFAPKG_CHANGE_MOVE, p->name, o->version, p->version);
+		else if (p->kind == CFAPKG_KIND_PACKAGE && !cfapkg_store_has(t->ctx, p))
+			e = add_change(t, CFAPKG_CHANGE_RESTORE, p->name, o->version, p->version);
+	}
+	for (i = 0; old && i < old->nparts && !e; i++)
+		if (!cfapkg_lock_find(new, old->parts[i].name))
+			e = add_change(t, CFAPKG_CHANGE_REMOVE, old->parts[i].name,
+			               old->parts[i].version, NULL);
+	return e;
+}
+
+static bool listed(const struct cfapkg_trans *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->nchanges; i++)
+		if (strcmp(t->changes[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* A repair re-hashes the store (as verify does): a folder whose files
+ * changed is unpacked again, a view that no longer holds the store's
+ * files is linked again.  Missing folders are in the changes already. */
+enum cfapkg_err cfa_trans_damage(struct cfapkg_trans *t)
+{
+	struct cfapkg_damage *d = NULL;
+	enum cfapkg_err e;
+	unsigned gen;
+	size_t n = 0, i;
+
+	if ((e = cfapkg_env_damage(t->ctx, t->env, NULL, NULL, &gen, &d, &n)))
+		return e;
+	for (i = 0; i < n && !e; i++) {
+		const struct cfapkg_locked *p = cfapkg_lock_find(t->new, d[i].part);
+		if (!p || listed(t, p->name))
+			continue;
+		if (d[i].store_damaged && !cfa_strv_push(&t->damaged, &t->ndamaged,
+		                                         &t->damaged_cap, d[i].store))
+			e = cfa_nomem(t->ctx);
+		else if (d[i].store_damaged || d[i].store_missing)
+			e = add_change(t, CFAPKG_CHANGE_RESTORE, p->name, p->version, p->version);
+		else if (d[i].view_damaged)
+			e = add_change(t, CFAPKG_CHANGE_RELINK, p->name, p->version, p->version);
+	}
+	cfapkg_free(d);
+	return e;
+}
+
+void cfa_trans_changes_free(struct cfapkg_trans *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nchanges; i++)
+		cfa_free((void *)t->changes[i].text);
+	cfa_free(t->changes);
+	t->changes = NULL;
+	t->nchanges = t->changes_cap = 0;
+}

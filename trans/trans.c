@@ -1,0 +1,279 @@
+/*
+ * trans.c - one change to an environment, start to end, in the library.
+ *
+ *   begin    take the root's writer lock (finishing what an interrupted
+ *            writer left), read the environment's current set
+ *   prepare  the new set: solved from the new requests (installed versions
+ *            kept where they fit, the environment's pins honoured), read
+ *            from a lockfile and re-checked, or the current set again
+ *            (repair); then what changes
+ *   commit   fetch and unpack what the store lacks, write the generation,
+ *            check it, switch to it
+ *   free     release the lock
+ *
+ * Nothing is changed before commit, and commit changes the environment
+ * only by its last step (cfapkg_env_commit's switch): a failure anywhere
+ * leaves the environment as it was.
+ */
+#include <string.h>
+
+#include "core/layout.h"
+#include "core/mem.h"
+#include "env/env.h"
+#include "platform/platform.h"
+#include "trans/trans.h"
+
+static enum cfapkg_err take_lock(struct cfapkg_trans *t)
+{
+	enum cfapkg_err e = cfapkg_root_lock(t->ctx, 0, &t->lock);
+
+	if (e != CFAPKG_E_BUSY || !t->o.lock_wait_ms)
+		return e;
+	cfapkg_ctx_clear_error(t->ctx);
+	if (t->o.waiting)
+		t->o.waiting(t->o.arg, cfapkg_ctx_root(t->ctx));
+	return cfapkg_root_lock(t->ctx, t->o.lock_wait_ms, &t->lock);
+}
+
+static enum cfapkg_err read_current(struct cfapkg_trans *t)
+{
+	enum cfapkg_err e = cfapkg_env_lock(t->ctx, t->env, 0, &t->old);
+
+	if (e == CFAPKG_E_NOTFOUND) {
+		cfapkg_ctx_clear_error(t->ctx);
+		t->old = NULL;
+		e = CFAPKG_E_OK;
+	}
+	if (!e && !t->old && t->o.kind != CFAPKG_TRANS_INSTALL)
+		return cfa_fail(t->ctx, CFAPKG_E_NOTFOUND, "environment \"%s\" has nothing installed",
+		                t->env);
+	return e;
+}
+
+enum cfapkg_err cfapkg_trans_begin(struct cfapkg_ctx *ctx, const struct cfapkg_trans_opts *opts,
+                                   struct cfapkg_trans **out)
+{
+	struct cfapkg_trans *t = cfa_calloc(1, sizeof(*t));
+	enum cfapkg_err e;
+
+	*out = t;
+	if (!t)
+		return cfa_nomem(ctx);
+	t->ctx = ctx;
+	t->o = *opts;
+	t->env = opts->env ? opts->env : CFAPKG_DEFAULT_ENV;
+	if (!cfapkg_env_exists(ctx, t->env))
+		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "no environment \"%s\"; create it with "
+		                "'cfapkg env create %s'", t->env, t->env);
+	if ((e = take_lock(t)))
+		return e;
+	return read_current(t);
+}
+
+static enum cfapkg_err solve(struct cfapkg_trans *t)
+{
+	struct cfapkg_plan_opts po = {0};
+	char **env_pins = NULL, **pins = NULL;
+	size_t n = 0, npins = 0, cap = 0, i;
+	enum cfapkg_err e;
+	bool ok = true;
+
+	if ((e = cfapkg_env_pins(t->ctx, t->env, &env_pins, &n)))
+		return e;
+	for (i = 0; i < n && ok; i++)
+		ok = cfa_strv_push(&pins, &npins, &cap, env_pins[i]);
+	for (i = 0; i < t->o.npins && ok; i++)
+		ok = cfa_strv_push(&pins, &npins, &cap, t->o.pins[i]);
+	cfapkg_free(env_pins);
+	if (!ok) {
+		cfa_strv_free(pins, npins);
+		return cfa_nomem(t->ctx);
+	}
+	po.pins = (const char *const *)pins;
+	po.npins = npins;
+	po.prefer = (const char *const *)t->prefer;
+	po.nprefer = t->nprefer;
+	po.allow_experimental = t->o.allow_experimental;
+	po.full_pool = t->o.full_pool;
+	e = cfapkg_plan_solve(t->ctx, t->o.facts, (const char *const *)t->requests, t->nrequests,
+	                      &po, &t->plan);
+	cfa_strv_free(pins, npins);
+	if (e)
+		return e;
+	if (!cfapkg_plan_solved(t->plan))
+		return cfa_fail(t->ctx, CFAPKG_E_UNSOLVABLE, "no set of versions fits");
+	return cfapkg_lock_from_plan(t->ctx, t->plan, (const char *const *)t->requests,
+	                             t->nrequests, &t->new);
+}
+
+/* A lockfile's set, re-checked against this machine before it is trusted. */
+static enum cfapkg_err from_lockfile(struct cfapkg_trans *t)
+{
+	struct cfapkg_lock_verify_opts vo = {0};
+	enum cfapkg_err e = cfapkg_lock_read(t->ctx, t->o.locked, &t->new);
+
+	if (e)
+		return e;
+	vo.allow_experimental = t->o.allow_experimental;
+	e = cfapkg_lock_verify(t->ctx, t->new, t->o.facts, &vo);
+	if (e == CFAPKG_E_LOCKFILE)
+		return e; /* the file itself is wrong: its message says how */
+	if (e) {
+		char why[1024];
+		cfa_snprintf(why, sizeof(why), "%s", cfapkg_ctx_error(t->ctx));
+		cfapkg_ctx_clear_error(t->ctx);
+		/* The message names the file already; the code says "no set fits". */
+		return cfa_fail(t->ctx, CFAPKG_E_UNSOLVABLE, "%s", why);
+	}
+	return CFAPKG_E_OK;
+}
+
+static bool same_requests(const struct cfapkg_lock *a, const struct cfapkg_lock *b)
+{
+	size_t i;
+
+	if (!a || a->nrequests != b->nrequests)
+		return false;
+	for (i = 0; i < a->nrequests; i++)
+		if (strcmp(a->requests[i], b->requests[i]) != 0)
+			return false;
+	return true;
+}
+
+enum cfapkg_err cfapkg_trans_prepare(struct cfapkg_trans *t)
+{
+	enum cfapkg_err e;
+
+	if (t->o.locked)
+		e = from_lockfile(t);
+	else if (t->o.kind == CFAPKG_TRANS_REPAIR)
+		e = cfapkg_env_lock(t->ctx, t->env, 0, &t->new);
+	else if (!(e = cfa_trans_requests(t)))
+		e = solve(t);
+	if (!e)
+		e = cfa_trans_diff(t);
+	if (!e && t->o.kind == CFAPKG_TRANS_REPAIR)
+		e = cfa_trans_damage(t);
+	if (e)
+		return e;
+	t->prepared = true;
+	t->nothing = t->old && t->nchanges == 0 && same_requests(t->old, t->new);
+	return CFAPKG_E_OK;
+}
+
+const struct cfapkg_plan *cfapkg_trans_plan(const struct cfapkg_trans *t)
+{
+	return t->plan;
+}
+
+const struct cfapkg_lock *cfapkg_trans_old(const struct cfapkg_trans *t)
+{
+	return t->old;
+}
+
+const struct cfapkg_lock *cfapkg_trans_new(const struct cfapkg_trans *t)
+{
+	return t->new;
+}
+
+const struct cfapkg_change *cfapkg_trans_changes(const struct cfapkg_trans *t, size_t *n)
+{
+	*n = t->nchanges;
+	return t->changes;
+}
+
+bool cfapkg_trans_nothing_to_do(const struct cfapkg_trans *t)
+{
+	return t->nothing;
+}
+
+uint64_t cfapkg_trans_download_bytes(const struct cfapkg_trans *t)
+{
+	uint64_t total = 0;
+	size_t i;
+
+	for (i = 0; t->new && i < t->new->nparts; i++) {
+		const struct cfapkg_locked *p = &t->new->parts[i];
+		if (p->kind == CFAPKG_KIND_PACKAGE && p->size > 0 && !cfapkg_store_has(t->ctx, p))
+			total += (uint64_t)p->size;
+	}
+	return total;
+}
+
+/* A damaged store folder goes to the trash, so that it is unpacked again;
+ * the generations that use it are broken already, and the new one will
+ * link the new folder. */
+static enum cfapkg_err set_aside_damaged(struct cfapkg_trans *t)
+{
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i;
+
+	for (i = 0; i < t->ndamaged && !e; i++) {
+		char *dir = cfa_root_path(t->ctx, CFA_STORE, t->damaged[i]);
+		e = dir ? cfa_trash(t->ctx, dir) : t->ctx->err_code;
+		cfa_free(dir);
+	}
+	return e;
+}
+
+/* Before any byte is fetched: room for the archives the cache lacks and
+ * for what they unpack to. */
+static enum cfapkg_err check_space(struct cfapkg_trans *t)
+{
+	uint64_t download = 0, unpack = 0;
+	size_t i;
+
+	for (i = 0; i < t->new->nparts; i++) {
+		const struct cfapkg_locked *p = &t->new->parts[i];
+		if (p->kind != CFAPKG_KIND_PACKAGE || p->size <= 0 || cfapkg_store_has(t->ctx, p))
+			continue;
+		if (!cfa_in_cache(t->ctx, p->sha256))
+			download += (uint64_t)p->size;
+		unpack += cfapkg_unpacked_estimate(p->format, p->size, -1);
+	}
+	return download + unpack ? cfapkg_check_space(t->ctx, download, unpack) : CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfapkg_trans_commit(struct cfapkg_trans *t, struct cfapkg_trans_result *out)
+{
+	const char **texts;
+	enum cfapkg_err e;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (!t->prepared || t->nothing)
+		return cfa_fail(t->ctx, CFAPKG_E_USAGE, "a transaction is committed once, after it "
+		                "was prepared and has something to do");
+	if ((e = set_aside_damaged(t)) || (e = check_space(t)))
+		return e;
+	e = cfapkg_lock_fetch(t->ctx, t->new, &t->o.fetch, &t->items, &t->nitems);
+	out->items = t->items;
+	out->nitems = t->nitems;
+	if (e)
+		return e;
+	if (!(texts = cfa_calloc(t->nchanges + 1, sizeof(*texts))))
+		return cfa_nomem(t->ctx);
+	for (i = 0; i < t->nchanges; i++)
+		texts[i] = t->changes[i].text;
+	e = cfapkg_env_commit(t->ctx, t->env, t->new, t->o.command ? t->o.command : "",
+	                      texts, t->nchanges, &out->commit);
+	cfa_free(texts);
+	t->prepared = false; /* once */
+	return e;
+}
+
+void cfapkg_trans_free(struct cfapkg_trans *t)
+{
+	if (!t)
+		return;
+	cfapkg_lock_fetch_free(t->items, t->nitems);
+	cfa_trans_changes_free(t);
+	cfa_strv_free(t->damaged, t->ndamaged);
+	cfa_strv_free(t->requests, t->nrequests);
+	cfa_strv_free(t->prefer, t->nprefer);
+	cfapkg_plan_free(t->plan);
+	cfapkg_lock_free(t->old);
+	cfapkg_lock_free(t->new);
+	cfapkg_root_unlock(t->lock);
+	cfa_free(t);
+}

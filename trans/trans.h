@@ -1,0 +1,49 @@
+/*
+ * trans.h - the transaction room's internal state, shared by its files:
+ * trans.c (begin, prepare, commit), changes.c (the new requests and what
+ * changes), fetchlock.c (a lock's packages into the store) and lock.c (the
+ * root's writer lock).
+ */
+#ifndef CFA_TRANS_H
+#define CFA_TRANS_H
+
+#include "cfapkg.h"
+#include "core/ctx.h"
+#include "core/strbuf.h"
+
+struct cfapkg_trans {
+	struct cfapkg_ctx *ctx;
+	struct cfapkg_trans_opts o;
+	const char *env;
+	struct cfapkg_root_lock *lock;
+	struct cfapkg_lock *old, *new;
+	struct cfapkg_plan *plan;
+	/* the request set of the new generation, and the installed versions
+	 * to keep where they still fit (strings owned here) */
+	char **requests, **prefer;
+	size_t nrequests, requests_cap, nprefer, prefer_cap;
+	struct cfapkg_change *changes;
+	size_t nchanges, changes_cap;
+	struct cfapkg_fetch_item *items;
+	size_t nitems;
+	char **damaged;            /* store folders to unpack again (repair) */
+	size_t ndamaged, damaged_cap;
+	bool prepared, nothing;
+};
+
+/* changes.c */
+enum cfapkg_err cfa_trans_requests(struct cfapkg_trans *t);
+enum cfapkg_err cfa_trans_diff(struct cfapkg_trans *t);
+/* repair: what cfapkg_env_damage finds, as changes and folders to redo. */
+enum cfapkg_err cfa_trans_damage(struct cfapkg_trans *t);
+void cfa_trans_changes_free(struct cfapkg_trans *t);
+/* Appends a copy of s to a growable list of strings. */
+bool cfa_strv_push(char ***v, size_t *n, size_t *cap, const char *s);
+void cfa_strv_free(char **v, size_t n);
+
+/* fetchlock.c: a package's store folder name ("NAME-VERSION-SHA8"). */
+char *cfa_store_name(const char *name, const char *version, const char *sha256);
+/* Whether the verified artifact of that SHA-256 is in ROOT/downloads. */
+bool cfa_in_cache(struct cfapkg_ctx *ctx, const char *sha256);
+
+#endif
