@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cache/cache.h"
+#include "core/layout.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "platform/platform.h"
@@ -97,8 +98,9 @@ enum cfapkg_err cfapkg_add_file(struct cfapkg_ctx *ctx, const char *path, char s
 		                "%s: no recipe expects a file with SHA-256 %s; it was not added "
 		                "(cfapkg info NAME shows what a recipe expects)",
 		                path, sha256);
-	if (!cfa_snprintf(dir, sizeof(dir), "%s/downloads", ctx->root ? ctx->root : ".") ||
-	    (rc = cfa_plat_mkdir_p(dir)))
+	if ((e = cfa_root_path_buf(ctx, CFA_DOWNLOADS, NULL, dir, sizeof(dir))))
+		return e;
+	if ((rc = cfa_plat_mkdir_p(dir)))
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create", dir);
 	return copy_into(ctx, path, dir, sha256);
 }

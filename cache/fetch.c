@@ -24,6 +24,7 @@
 
 #include "cache/cache.h"
 #include "cache/fetch.h"
+#include "core/layout.h"
 #include "core/mem.h"
 #include "core/recipe.h"
 #include "core/strbuf.h"
@@ -520,8 +521,8 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 	int rc;
 
 	fill_defaults(opts, &o);
-	if (!cfa_snprintf(dir, sizeof(dir), "%s/downloads", ctx->root ? ctx->root : "."))
-		return cfa_fail(ctx, CFAPKG_E_IO, "the data root path is too long");
+	if ((e = cfa_root_path_buf(ctx, CFA_DOWNLOADS, NULL, dir, sizeof(dir))))
+		return e;
 	if ((rc = cfa_plat_mkdir_p(dir)) != 0)
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s (set --root or CFAPKG_ROOT)",
 		                dir, cfa_plat_strerror(rc));

@@ -27,6 +27,7 @@
 
 #include "cache/cache.h"
 #include "cache/unpack_int.h"
+#include "core/layout.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "platform/platform.h"
@@ -440,10 +441,11 @@ static enum cfapkg_err unpacker_new(struct cfapkg_ctx *ctx, const char *name, co
 		return cfa_nomem(ctx);
 	u->ctx = ctx;
 	u->hash_checked = opts && opts->hash_checked;
-	if (!cfa_snprintf(u->store, sizeof(u->store), "%s/store", ctx->root ? ctx->root : ".") ||
-	    !cfa_snprintf(u->final, sizeof(u->final), "%s/%s", u->store, name) ||
+	if (cfa_root_path_buf(ctx, CFA_STORE, NULL, u->store, sizeof(u->store)))
+		return ctx->err_code;
+	if (!cfa_snprintf(u->final, sizeof(u->final), "%s/%s", u->store, name) ||
 	    !cfa_snprintf(u->staging, sizeof(u->staging), "%s/.staging-%s", u->store, name))
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s/store/%s: path too long", ctx->root, name);
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s/%s: path too long", u->store, name);
 	return CFAPKG_E_OK;
 }
 

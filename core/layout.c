@@ -40,3 +40,18 @@ char *cfa_root_path(struct cfapkg_ctx *ctx, enum cfa_place place, const char *na
 	}
 	return b.data; /* the buffer's memory is the caller's now */
 }
+
+enum cfapkg_err cfa_root_path_buf(struct cfapkg_ctx *ctx, enum cfa_place place, const char *name,
+                                  char *buf, size_t len)
+{
+	char *path = cfa_root_path(ctx, place, name);
+	bool fits;
+
+	if (!path)
+		return ctx->err_code;
+	fits = cfa_snprintf(buf, len, "%s", path);
+	if (!fits)
+		cfa_fail(ctx, CFAPKG_E_IO, "%s: path too long for this system", path);
+	cfa_free(path);
+	return fits ? CFAPKG_E_OK : ctx->err_code;
+}

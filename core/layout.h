@@ -27,5 +27,9 @@ enum cfa_place {
  * (cfapkg_ctx_set_root(ctx, NULL)), the same for every caller.  Owned:
  * cfa_free. */
 char *cfa_root_path(struct cfapkg_ctx *ctx, enum cfa_place place, const char *name);
+/* The same into buf; a path that does not fit is an error (CFAPKG_E_IO,
+ * naming it), never a silent cut. */
+enum cfapkg_err cfa_root_path_buf(struct cfapkg_ctx *ctx, enum cfa_place place, const char *name,
+                                  char *buf, size_t len);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/layout.h"
 #include "core/dep.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
@@ -36,9 +37,7 @@ enum cfapkg_err cfa_env_dir(struct cfapkg_ctx *ctx, const char *env, char *buf, 
 
 	if (e)
 		return e;
-	if (!cfa_snprintf(buf, len, "%s/envs/%s", cfapkg_ctx_root(ctx), env))
-		return cfa_fail(ctx, CFAPKG_E_IO, "the root folder's path is too long");
-	return CFAPKG_E_OK;
+	return cfa_root_path_buf(ctx, CFA_ENVS, env, buf, len);
 }
 
 enum cfapkg_err cfa_gen_dir(struct cfapkg_ctx *ctx, const char *env, unsigned gen, char *buf,
@@ -133,7 +132,8 @@ enum cfapkg_err cfa_trash(struct cfapkg_ctx *ctx, const char *path)
 	char trash[CFA_PATH_MAX], dst[CFA_PATH_MAX];
 	unsigned i;
 
-	cfa_snprintf(trash, sizeof(trash), "%s/trash", cfapkg_ctx_root(ctx));
+	if (cfa_root_path_buf(ctx, CFA_TRASH, NULL, trash, sizeof(trash)))
+		return ctx->err_code;
 	if (cfa_plat_mkdir_p(trash) != 0)
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create the folder", trash);
 	for (i = 0; i < 1000; i++) {
@@ -243,7 +243,8 @@ enum cfapkg_err cfapkg_env_list(struct cfapkg_ctx *ctx, char ***names, size_t *n
 	char dir[CFA_PATH_MAX];
 	size_t i;
 
-	cfa_snprintf(dir, sizeof(dir), "%s/envs", cfapkg_ctx_root(ctx));
+	if (cfa_root_path_buf(ctx, CFA_ENVS, NULL, dir, sizeof(dir)))
+		return ctx->err_code;
 	cfa_plat_list_dir(dir, add_name, &l);
 	for (i = 0; i < l.n && strcmp(l.v[i], CFAPKG_DEFAULT_ENV) != 0; i++)
 		;

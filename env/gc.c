@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/layout.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "env/env.h"
@@ -84,14 +85,18 @@ enum cfapkg_err cfapkg_recover(struct cfapkg_ctx *ctx, unsigned *cleaned)
 {
 	char dir[CFA_PATH_MAX];
 	struct walk w = {ctx, dir, "", NULL, 0};
-	const char *root = cfapkg_ctx_root(ctx);
+	enum cfapkg_err e;
 
-	cfa_snprintf(dir, sizeof(dir), "%s/trash", root);
+	*cleaned = 0;
+	if ((e = cfa_root_path_buf(ctx, CFA_TRASH, NULL, dir, sizeof(dir))))
+		return e;
 	cfa_plat_list_dir(dir, remove_matching, &w);
-	cfa_snprintf(dir, sizeof(dir), "%s/store", root);
+	if ((e = cfa_root_path_buf(ctx, CFA_STORE, NULL, dir, sizeof(dir))))
+		return e;
 	w.prefix = ".staging-";
 	cfa_plat_list_dir(dir, remove_matching, &w);
-	cfa_snprintf(dir, sizeof(dir), "%s/envs", root);
+	if ((e = cfa_root_path_buf(ctx, CFA_ENVS, NULL, dir, sizeof(dir))))
+		return e;
 	cfa_plat_list_dir(dir, recover_env, &w);
 	*cleaned = w.count;
 	return CFAPKG_E_OK;
@@ -344,13 +349,11 @@ enum cfapkg_err cfapkg_gc(struct cfapkg_ctx *ctx, unsigned keep, struct cfapkg_g
 	for (i = 0; i < n && !e; i++)
 		e = gc_env(&g, envs[i], keep);
 	cfa_free(envs);
-	if (!e) {
-		cfa_snprintf(dir, sizeof(dir), "%s/store", cfapkg_ctx_root(ctx));
+	if (!e && !(e = cfa_root_path_buf(ctx, CFA_STORE, NULL, dir, sizeof(dir)))) {
 		cfa_plat_list_dir(dir, sweep_store, &s);
-		cfa_snprintf(dir, sizeof(dir), "%s/downloads", cfapkg_ctx_root(ctx));
-		if (!s.err)
+		if (!s.err && !(e = cfa_root_path_buf(ctx, CFA_DOWNLOADS, NULL, dir, sizeof(dir))))
 			cfa_plat_list_dir(dir, sweep_download, &s);
-		e = s.err;
+		e = e ? e : s.err;
 	}
 	keep_fini(&g.keep);
 	keep_fini(&g.unpacked);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/layout.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "env/env.h"
@@ -346,8 +347,10 @@ static void verify_user_part(struct verifier *v, const struct cfapkg_locked *p,
 	v->view_bad = 0;
 	for (i = 0; i < p->nuser_files; i++) {
 		const struct cfapkg_user_file *f = &p->user_files[i];
-		cfa_snprintf(added, sizeof(added), "%s/downloads/%s", cfapkg_ctx_root(v->ctx),
-		             f->sha256);
+		if (cfa_root_path_buf(v->ctx, CFA_DOWNLOADS, f->sha256, added, sizeof(added))) {
+			cfapkg_ctx_clear_error(v->ctx); /* an impossible path: reported as missing */
+			added[0] = '\0';
+		}
 		cfa_snprintf(path, sizeof(path), "%s/view/%s/%s", v->gendir, p->name, f->name);
 		v->files++;
 		if (!cfa_plat_is_file(added)) {

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/layout.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "env/env.h"
@@ -28,9 +29,7 @@ struct linker {
 enum cfapkg_err cfa_store_dir(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p, char *buf,
                               size_t len)
 {
-	if (!cfa_snprintf(buf, len, "%s/store/%s", cfapkg_ctx_root(ctx), p->store))
-		return cfa_fail(ctx, CFAPKG_E_IO, "the root folder's path is too long");
-	return CFAPKG_E_OK;
+	return cfa_root_path_buf(ctx, CFA_STORE, p->store, buf, len);
 }
 
 static enum cfapkg_err parent_dir(struct linker *k, const char *path)
@@ -185,7 +184,8 @@ static enum cfapkg_err build_user_part(struct linker *k, const struct cfapkg_loc
 
 	for (i = 0; i < p->nuser_files; i++) {
 		const struct cfapkg_user_file *f = &p->user_files[i];
-		cfa_snprintf(from, sizeof(from), "%s/downloads/%s", cfapkg_ctx_root(k->ctx), f->sha256);
+		if ((e = cfa_root_path_buf(k->ctx, CFA_DOWNLOADS, f->sha256, from, sizeof(from))))
+			return e;
 		cfa_snprintf(to, sizeof(to), "%s/view/%s/%s", gendir, p->name, f->name);
 		if (!cfa_plat_is_file(from))
 			return cfa_fail(k->ctx, CFAPKG_E_INTEGRITY, "%s of %s %s is not in the cache: "
