@@ -1,0 +1,339 @@
+#!/usr/bin/env python3
+"""Crash sweep (a slow test): cfapkg is killed, as by SIGKILL, at every
+step of install, update, remove, rollback, gc, repair and env remove, in
+several variants each (downloads from nginx on 127.0.0.1 or already
+cached; a fresh root, a second environment sharing the store, a
+lockfile), more than a thousand kill points in all.
+
+CFAPKG_CRASH_AFTER=N kills the process at its Nth crash point.  A
+scenario finds its number of points by itself: N goes up from 1 until a
+run completes (at most MAX_POINTS; each cfapkg run is bounded by
+harness.TIMEOUT).  After each killed run:
+  - the environment's current generation is complete and holds the old set
+    or the new one, never a mix;
+  - `verify` and `history` pass for every environment (verify only after
+    the rerun where the root starts damaged, as it does for repair);
+  - running the same command again completes, and then the root is where
+    an uninterrupted run leaves it: the same set, the same store folders
+    and downloads, every store folder the current sets name is there,
+    verify passes, nothing is left behind (.new-*, .staging-*, *.tmp,
+    *.part, trash).
+
+usage: crash_sweep.py CFAPKG [--only TEXT] [--at N]
+  --only TEXT   run only the scenarios whose name contains TEXT
+  --at N        kill only at point N (to reproduce one reported failure)
+Prints each scenario's kill points, the total, and "N passed, N failed";
+exits non-zero when any state was inconsistent.
+"""
+import argparse
+import json
+import os
+import pathlib
+import shutil
+import sys
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
+import channel  # noqa: E402
+import harness  # noqa: E402
+
+MAX_POINTS = 2000  # per scenario: a run that still crashes past this is a failure
+MIN_TOTAL = 1000
+KILLED = (-9, 137)  # a signal on POSIX, TerminateProcess's code under Wine
+CHANGE = [*channel.FACTS, "--yes"]
+# A LibTorch-shaped archive with this many headers: each one is a hard
+# link, and so a kill point, in every generation that holds LibTorch.
+HEADERS = 60
+
+
+def copy_root(src, dst):
+    """Copies a root keeping its hard links (view files share the store's
+    inodes, as they do in a real root)."""
+    seen = {}
+    shutil.rmtree(dst, ignore_errors=True)
+    dst.mkdir(parents=True)
+    for folder, dirs, files in os.walk(src):
+        rel = pathlib.Path(folder).relative_to(src)
+        for d in dirs:
+            (dst / rel / d).mkdir()
+        for f in files:
+            s, d = pathlib.Path(folder) / f, dst / rel / f
+            st = s.lstat()
+            if os.path.islink(s):
+                os.symlink(os.readlink(s), d)
+            elif st.st_nlink > 1 and (st.st_dev, st.st_ino) in seen:
+                os.link(seen[(st.st_dev, st.st_ino)], d)
+            else:
+                shutil.copy2(s, d)
+                seen[(st.st_dev, st.st_ino)] = d
+
+
+def names(folder):
+    return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+
+
+class Root:
+    def __init__(self, sweep, path):
+        self.sweep, self.path = sweep, pathlib.Path(path)
+
+    def run(self, *args, crash=0):
+        env = {"CFAPKG_ROOT": str(self.path), "CFAPKG_RECIPES": str(self.sweep.recipes)}
+        if crash:
+            env["CFAPKG_CRASH_AFTER"] = str(crash)
+        return harness.run(self.sweep.bin, *args, env=env)
+
+    def must(self, *args):
+        r = self.run(*args)
+        if r.returncode != 0:
+            sys.exit(f"setup: cfapkg {' '.join(args)} failed: {r.stderr}")
+        return r
+
+    def envs(self):
+        return names(self.path / "envs")
+
+    def state(self, env):
+        """(generation, set) as a reader sees it; None when unreadable."""
+        cur = self.path / "envs" / env / "current"
+        if not cur.exists():
+            return (0, {})
+        gen = cur.read_text().strip()
+        if not (self.path / "envs" / env / gen / "lock.json").is_file():
+            return None
+        r = self.run("list", "--env", env, "--json")
+        if r.returncode != 0:
+            return None
+        return (int(gen), {p["name"]: p["version"] for p in json.loads(r.stdout)})
+
+    def readers_fail(self, verify=True):
+        """Environments whose verify or history fails."""
+        bad = []
+        for env in self.envs():
+            for cmd in ("verify", "history") if verify else ("history",):
+                r = self.run(cmd, "--env", env)
+                if r.returncode != 0:
+                    bad.append(f"{cmd} --env {env}: {r.returncode} {r.stderr.strip()}")
+        return bad
+
+    def leftovers(self):
+        found = [str(p.relative_to(self.path)) for p in self.path.rglob("*")
+                 if p.name.startswith((".new-", ".staging-")) or p.name.endswith((".tmp", ".part"))]
+        return found + [f"trash/{n}" for n in names(self.path / "trash")]
+
+    def missing_store(self):
+        """Store folders a current generation names that are absent or
+        were never finished (no manifest)."""
+        missing = []
+        for env in self.envs():
+            s = self.state(env)
+            if not s or not s[0]:
+                continue
+            lock = self.path / "envs" / env / str(s[0]) / "lock.json"
+            for p in json.loads(lock.read_text())["packages"]:
+                if p.get("store") and not (self.path / "store" / p["store"] / ".cfapkg").is_dir():
+                    missing.append(f"{env}: {p['store']}")
+        return missing
+
+    def shape(self, env):
+        """What an uninterrupted run leaves: the set, the environments, the
+        store folders and the downloads."""
+        s = self.state(env)
+        return {"set": s and s[1], "envs": self.envs(), "store": names(self.path / "store"),
+                "downloads": names(self.path / "downloads")}
+
+
+class Scenario:
+    """args run on a copy of pristine; env is the environment it changes.
+    damaged: the root starts damaged (work for repair), so verify may fail
+    until a run completes.  gone_ok: the command removes env, and a rerun
+    after a kill that already removed it may say there is no such env."""
+
+    def __init__(self, name, pristine, args, env="default", damaged=False, gone_ok=False):
+        self.name, self.pristine, self.args, self.env = name, pristine, list(args), env
+        self.damaged, self.gone_ok = damaged, gone_ok
+
+
+class Sweep:
+    def __init__(self, binary, tmp, recipes):
+        self.bin, self.tmp, self.recipes = binary, tmp, recipes
+        self.check = harness.Checks()
+
+    def root(self, name, like=None):
+        r = Root(self, self.tmp / name)
+        if like:
+            copy_root(like.path, r.path)
+        else:
+            r.path.mkdir(parents=True, exist_ok=True)
+        return r
+
+    def after_kill(self, work, sc, before, want):
+        """The problems found after a killed run; [] when none."""
+        problems = []
+        s = work.state(sc.env)
+        if s is None or (s != before and s[1] != want["set"]):
+            problems.append(f"current is neither old {before} nor new {want['set']}: {s}")
+        problems += work.readers_fail(verify=not sc.damaged)
+        again = work.run(*sc.args)
+        gone = (sc.gone_ok and s == (0, {}) and again.returncode == 4 and
+                f'no environment "{sc.env}"' in again.stderr)
+        if again.returncode != 0 and not gone:
+            problems.append(f"rerun exit {again.returncode}: {again.stderr.strip()}")
+        got = work.shape(sc.env)
+        if got != want:
+            problems.append(f"after the rerun {got}, an uninterrupted run leaves {want}")
+        late = work.readers_fail() + [f"missing store folder {m}" for m in work.missing_store()]
+        late += [f"left behind: {x}" for x in work.leftovers()]
+        if late and again.stdout.strip():
+            late.append(f"the rerun said: {again.stdout.strip().splitlines()[-1]}")
+        return problems + late
+
+    def sweep(self, sc, only_at=None):
+        """Kills sc at points 1, 2, ... until a run completes; returns the
+        number of kill points."""
+        work = Root(self, self.tmp / "work")
+        ref = Root(self, self.tmp / "reference")
+        copy_root(sc.pristine.path, ref.path)
+        before = ref.state(sc.env)
+        r = ref.run(*sc.args)
+        if r.returncode != 0:
+            sys.exit(f"{sc.name}: the uninterrupted run failed: {r.stderr}")
+        want = ref.shape(sc.env)
+        points = bad = 0
+        start = time.monotonic()
+        for n in [only_at] if only_at else range(1, MAX_POINTS + 1):
+            copy_root(sc.pristine.path, work.path)
+            r = work.run(*sc.args, crash=n)
+            if r.returncode == 0:
+                break
+            points += 1
+            problems = ([] if r.returncode in KILLED else
+                        [f"exit {r.returncode} instead of the kill: {r.stderr.strip()}"])
+            problems = problems or self.after_kill(work, sc, before, want)
+            if problems:
+                bad += 1
+                print(f"FAIL {sc.name}: killed at {n}: cfapkg {' '.join(sc.args)}\n"
+                      f"    reproduce: crash_sweep.py CFAPKG --only '{sc.name}' --at {n}")
+                for p in problems:  # the first lines of each say enough
+                    print("    " + "\n    ".join(p.splitlines()[:3]))
+        else:
+            if not only_at:
+                bad += 1
+                print(f"FAIL {sc.name}: still killed at point {MAX_POINTS}")
+        shutil.rmtree(work.path, ignore_errors=True)
+        shutil.rmtree(ref.path, ignore_errors=True)
+        print(f"{sc.name}: {points} kill points, {bad} inconsistent "
+              f"({time.monotonic() - start:.0f} s)", flush=True)
+        self.check(f"{sc.name}: every kill leaves a consistent root",
+                   (points > 0 or only_at) and bad == 0, f"{bad} of {points}")
+        return points
+
+
+def package(root, env, name):
+    """The current lock's entry for package name."""
+    gen = root.path / "envs" / env / (root.path / "envs" / env / "current").read_text().strip()
+    return next(p for p in json.loads((gen / "lock.json").read_text())["packages"]
+                if p["name"] == name)
+
+
+def lose(root, env, name, download=True):
+    """Deletes a package's store folder (and its download): work for repair."""
+    p = package(root, env, name)
+    shutil.rmtree(root.path / "store" / p["store"])
+    if download:
+        (root.path / "downloads" / p["sha256"]).unlink()
+
+
+def roots(s):
+    """The starting roots, each made once and copied for every run."""
+    r = {"empty": s.root("empty"), "base": s.root("base")}
+    r["base"].must("install", "pytorch-cuda-stack", "zluda==6-preview.69", *CHANGE)
+    r["base"].must("install", "zluda", *CHANGE)  # so that zluda may move (generation 2)
+    r["updated"] = s.root("updated", like=r["base"])
+    r["updated"].must("update", "zluda", *CHANGE)
+    r["cached"] = s.root("cached")  # every download there, nothing unpacked
+    shutil.copytree(r["updated"].path / "downloads", r["cached"].path / "downloads")
+    r["base+7"] = s.root("base+7", like=r["base"])  # zluda 7 downloaded, not unpacked
+    shutil.copy2(r["updated"].path / "downloads" / package(r["updated"], "default", "zluda")
+                 ["sha256"], r["base+7"].path / "downloads")
+    r["rolled-back"] = s.root("rolled-back", like=r["updated"])
+    r["rolled-back"].must("rollback")
+    r["four"] = s.root("four", like=r["updated"])  # generation 3, then 4: zluda alone
+    r["four"].must("remove", "pytorch-cuda-stack", *CHANGE)
+    r["base+b"] = s.root("base+b", like=r["base"])
+    r["base+b"].must("env", "create", "b")
+    r["updated+b"] = s.root("updated+b", like=r["updated"])
+    r["updated+b"].must("env", "create", "b")
+    r["b"] = s.root("b", like=r["base+b"])  # default on zluda 6, b on zluda 7
+    r["b"].must("install", "--env", "b", "pytorch-cuda-stack", *CHANGE)
+    r["b-removed"] = s.root("b-removed", like=r["b"])
+    r["b-removed"].must("env", "remove", "b")
+    for name, env, pkg, download in (("lost-libtorch", "default", "libtorch-cuda", True),
+                                     ("lost-libtorch-store", "default", "libtorch-cuda", False),
+                                     ("lost-zluda-b", "b", "zluda", True)):
+        r[name] = s.root(name, like=r["b" if env == "b" else "base"])
+        lose(r[name], env, pkg, download)
+    r["lost-all"] = s.root("lost-all", like=r["base"])
+    shutil.rmtree(r["lost-all"].path / "store")
+    shutil.rmtree(r["lost-all"].path / "downloads")
+    r["updated"].must("lock", "-o", str(s.tmp / "lock.json"))
+    return r
+
+
+def scenarios(s, r):
+    stack = ["pytorch-cuda-stack", "zluda==6-preview.69", *CHANGE]
+    locked = ["install", "--locked", str(s.tmp / "lock.json"), *CHANGE]
+    S = Scenario
+    return [
+        S("install, fresh root, downloads from nginx", r["empty"], ["install", *stack]),
+        S("install, fresh root, downloads cached", r["cached"], ["install", *stack]),
+        S("install into a second env, zluda 7 from nginx", r["base+b"],
+          ["install", "--env", "b", "pytorch-cuda-stack", *CHANGE], "b"),
+        S("install into a second env, all in the store", r["updated+b"],
+          ["install", "--env", "b", "pytorch-cuda-stack", *CHANGE], "b"),
+        S("install --locked, fresh root, downloads from nginx", r["empty"], locked),
+        S("install --locked, fresh root, downloads cached", r["cached"], locked),
+        S("update zluda, download from nginx", r["base"], ["update", "zluda", *CHANGE]),
+        S("update zluda, download cached", r["base+7"], ["update", "zluda", *CHANGE]),
+        S("update all after a rollback, all in the store", r["rolled-back"],
+          ["update", *CHANGE]),
+        S("remove the stack (zluda stays)", r["base"],
+          ["remove", "pytorch-cuda-stack", *CHANGE]),
+        S("remove the zluda request (the stack keeps it)", r["updated"],
+          ["remove", "zluda", *CHANGE]),
+        S("rollback", r["updated"], ["rollback"]),
+        S("rollback --to 1 from generation 4", r["four"], ["rollback", "--to", "1"]),
+        S("env remove b", r["b"], ["env", "remove", "b"], "b", gone_ok=True),
+        S("gc --keep 1 after env remove b", r["b-removed"], ["gc", "--keep", "1"]),
+        S("gc --keep 1 after a rollback", r["rolled-back"], ["gc", "--keep", "1"]),
+        S("gc --keep 1 with four generations", r["four"], ["gc", "--keep", "1"]),
+        S("repair, libtorch lost, download from nginx", r["lost-libtorch"],
+          ["repair", "--yes"], damaged=True),
+        S("repair, libtorch lost, download cached", r["lost-libtorch-store"],
+          ["repair", "--yes"], damaged=True),
+        S("repair --env b, zluda 7 lost, download from nginx", r["lost-zluda-b"],
+          ["repair", "--env", "b", "--yes"], "b", damaged=True),
+        S("repair, store and downloads lost, from nginx", r["lost-all"], ["repair", "--yes"],
+          damaged=True),
+    ]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("cfapkg")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--at", type=int)
+    a = ap.parse_args()
+    start = time.monotonic()
+    total = 0
+    with channel.served("cfapkg-sweep-", headers=HEADERS, big=100_000) as (tmp, _, recipes):
+        s = Sweep(a.cfapkg, tmp, recipes)
+        for sc in scenarios(s, roots(s)):
+            if a.only in sc.name:
+                total += s.sweep(sc, a.at)
+        print(f"total: {total} kill points ({time.monotonic() - start:.0f} s)")
+        if not a.only and not a.at:
+            s.check(f"at least {MIN_TOTAL} kill points in all", total >= MIN_TOTAL, total)
+        return s.check.report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
