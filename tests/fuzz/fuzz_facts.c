@@ -1,0 +1,96 @@
+/*
+ * fuzz_facts.c - a facts file (core/facts.c, cfapkg_facts_load).
+ * Properties: a refusal names the file; accepted facts hold only values
+ * the solver can trust (a known OS and architecture, a valid GPU target,
+ * versions that parse, lists within their bounds), and written out as
+ * JSON and loaded again they come back the same.
+ */
+#include <string.h>
+
+#include "core/recipe.h"
+#include "core/version.h"
+#include "tests/fuzz/fuzz.h"
+
+static char input[1024], again[1024];
+
+static bool parses(const char *s)
+{
+	struct cfa_ver v;
+	return cfa_ver_parse(s, strlen(s), &v, NULL);
+}
+
+static void check_values(const struct cfapkg_facts *f)
+{
+	unsigned i;
+
+	FUZZ_CHECK(cfa_valid_os(f->os) && cfa_valid_arch(f->arch), "os %s arch %s", f->os,
+	           f->arch);
+	FUZZ_CHECK(!f->gfx[0] || cfa_valid_gfx(f->gfx), "gpu %s", f->gfx);
+	FUZZ_CHECK(!f->driver[0] || parses(f->driver), "driver %s", f->driver);
+	FUZZ_CHECK(f->nhip_runtimes <= CFAPKG_FACTS_MAX && f->nhip_sdks <= CFAPKG_FACTS_MAX,
+	           "%u runtimes, %u SDKs", f->nhip_runtimes, f->nhip_sdks);
+	for (i = 0; i < f->nhip_runtimes; i++)
+		FUZZ_CHECK(f->hip_runtimes[i] > 0 && f->hip_runtimes[i] < 100, "runtime %u",
+		           f->hip_runtimes[i]);
+	for (i = 0; i < f->nhip_sdks; i++)
+		FUZZ_CHECK(parses(f->hip_sdks[i]), "sdk %s", f->hip_sdks[i]);
+}
+
+static bool same(const struct cfapkg_facts *a, const struct cfapkg_facts *b)
+{
+	unsigned i;
+
+	if (strcmp(a->os, b->os) || strcmp(a->arch, b->arch) || strcmp(a->gfx, b->gfx) ||
+	    strcmp(a->driver, b->driver) || a->hip_runtimes_known != b->hip_runtimes_known ||
+	    a->hip_sdks_known != b->hip_sdks_known || a->nhip_runtimes != b->nhip_runtimes ||
+	    a->nhip_sdks != b->nhip_sdks)
+		return false;
+	for (i = 0; i < a->nhip_runtimes; i++)
+		if (a->hip_runtimes[i] != b->hip_runtimes[i])
+			return false;
+	for (i = 0; i < a->nhip_sdks; i++)
+		if (strcmp(a->hip_sdks[i], b->hip_sdks[i]))
+			return false;
+	return true;
+}
+
+static void check_round_trip(struct cfapkg_ctx *ctx, const struct cfapkg_facts *f)
+{
+	cJSON *doc = cfa_facts_json(f);
+	char *text = cJSON_PrintUnformatted(doc);
+	struct cfapkg_facts f2;
+
+	memset(&f2, 0, sizeof(f2));
+	fuzz_write(again, text, strlen(text));
+	FUZZ_CHECK(cfapkg_facts_load(ctx, &f2, again) == CFAPKG_E_OK,
+	           "facts written by cfapkg are refused: %s\n%s", ctx->err, text);
+	FUZZ_CHECK(same(f, &f2), "round trip changed the facts: %s", text);
+	cJSON_free(text);
+	cJSON_Delete(doc);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fuzz_path(input, sizeof(input), "facts.json");
+	fuzz_path(again, sizeof(again), "again.json");
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
+	struct cfapkg_facts f;
+
+	cfapkg_facts_init_host(&f);
+	fuzz_write(input, data, size);
+	if (cfapkg_facts_load(ctx, &f, input)) {
+		FUZZ_CHECK(strstr(ctx->err, input), "a refusal names the file: %s", ctx->err);
+	} else {
+		check_values(&f);
+		check_round_trip(ctx, &f);
+	}
+	cfapkg_ctx_free(ctx);
+	return 0;
+}

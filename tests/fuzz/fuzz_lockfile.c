@@ -1,0 +1,77 @@
+/*
+ * fuzz_lockfile.c - reading a lockfile (env/lockfile.c).  Properties: a
+ * refusal names the file; an accepted lockfile names store folders that
+ * are one plain component under ROOT/store, and it survives a round trip:
+ * written back out and read again it gives the same text.  The check
+ * against this machine's facts runs too (for crashes only).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfapkg.h"
+#include "core/ctx.h"
+#include "tests/fuzz/fuzz.h"
+
+static char input[1024], again[1024];
+
+static void check_parts(const struct cfapkg_lock *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nparts; i++) {
+		const char *s = l->parts[i].store;
+		if (l->parts[i].kind != CFAPKG_KIND_PACKAGE)
+			continue;
+		FUZZ_CHECK(s && *s && !strpbrk(s, "/\\") && strcmp(s, ".") != 0 &&
+		               strcmp(s, "..") != 0,
+		           "store folder \"%s\" is not one component", s ? s : "(null)");
+	}
+}
+
+/* Written out and read back, the lock must say the same. */
+static void check_round_trip(struct cfapkg_ctx *ctx, const struct cfapkg_lock *l)
+{
+	struct cfapkg_lock *l2 = NULL;
+	char *text = NULL, *text2 = NULL;
+
+	FUZZ_CHECK(cfapkg_lock_text(ctx, l, &text) == CFAPKG_E_OK, "lock_text: %s", ctx->err);
+	fuzz_write(again, text, strlen(text));
+	FUZZ_CHECK(cfapkg_lock_read(ctx, again, &l2) == CFAPKG_E_OK,
+	           "a lock written by cfapkg is refused: %s\n%s", ctx->err, text);
+	FUZZ_CHECK(cfapkg_lock_text(ctx, l2, &text2) == CFAPKG_E_OK, "lock_text: %s", ctx->err);
+	FUZZ_CHECK(strcmp(text, text2) == 0, "round trip changed the lock:\n%s\n---\n%s", text,
+	           text2);
+	cfapkg_free(text);
+	cfapkg_free(text2);
+	cfapkg_lock_free(l2);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fuzz_path(input, sizeof(input), "input.lock");
+	fuzz_path(again, sizeof(again), "again.lock");
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
+	struct cfapkg_lock *l = NULL;
+	struct cfapkg_facts here;
+
+	fuzz_write(input, data, size);
+	if (cfapkg_lock_read(ctx, input, &l)) {
+		FUZZ_CHECK(strstr(ctx->err, input), "a refusal names the file: %s", ctx->err);
+	} else {
+		check_parts(l);
+		check_round_trip(ctx, l);
+		cfapkg_facts_init_host(&here);
+		cfapkg_lock_check(ctx, l, &here);
+		cfapkg_lock_free(l);
+	}
+	cfapkg_ctx_free(ctx);
+	return 0;
+}

@@ -1,0 +1,281 @@
+"""Writes the seed corpora of the fuzz harnesses into tests/fuzz/corpus/NAME/.
+
+    python3 tests/fuzz/make_seeds.py
+
+Small valid inputs (and a few refused ones) for each harness, made from the
+repository's recipes and fixtures and from archives built here with
+tarfile and zipfile.  The output is committed; run this again after a
+format changes.  Every folder is rewritten from scratch.
+"""
+import gzip
+import hashlib
+import io
+import json
+import lzma
+import pathlib
+import re
+import shutil
+import sys
+import tarfile
+import zipfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+OUT = HERE / "corpus"
+sys.path.insert(0, str(REPO / "tests"))
+
+
+def put(harness, name, data):
+    folder = OUT / harness
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_bytes(data if isinstance(data, bytes) else data.encode())
+
+
+def sha(text):
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def json_seeds():
+    for f in sorted((REPO / "recipes").glob("*.json")):
+        put("json", f.name, f.read_bytes())
+        if f.name != "gpus.json":
+            put("recipe", f.name, f.read_bytes())
+    for f in sorted((REPO / "tests" / "data" / "bad").glob("*.json")):
+        put("json", "bad-" + f.name, f.read_bytes())
+        put("recipe", "bad-" + f.name, f.read_bytes())
+    for f in sorted((REPO / "tests" / "data" / "runtime").glob("*.json")):
+        put("json", "runtime-" + f.name, f.read_bytes())
+    small = {
+        "nested": '{"a": {"b": [1, 2.5, -3e2, true, null, "x"], "c": {"d": []}}}',
+        "unicode": '{"k\\u00e9y": "\\ud83d\\ude00", "esc": "a\\"b\\\\c\\n"}',
+        "numbers": '{"i": 1000, "big": 1e15, "neg": -1000, "frac": 0.5, "exp": 2E+3}',
+        "deep": "[" * 64 + "]" * 64,
+        "truncated": '{"format": 1, "name": "x", "versions": [',
+        "strings": '{"list": ["a", "", "b"], "empty": "", "s": "text"}',
+    }
+    for name, text in small.items():
+        put("json", name + ".json", text)
+
+
+def gpus_seeds():
+    put("gpus", "gpus.json", (REPO / "recipes" / "gpus.json").read_bytes())
+    put("gpus", "minimal.json", json.dumps({
+        "format": 1,
+        "targets": [{"gfx": "gfx1200", "generation": "RDNA4", "kfd": 120000,
+                     "status": "validated", "min_hip_sdk": "6.4.2"},
+                    {"gfx": "gfx1150", "generation": "RDNA3.5", "status": "experimental",
+                     "apu": True}],
+        "devices": [{"pci": "1002:7590", "chip": "Navi 44", "gfx": "gfx1200",
+                     "name": "AMD Radeon RX 9060 XT"},
+                    {"pci": "1002:150e", "revision": "c1", "chip": "Strix", "gfx": "gfx1150",
+                     "name": "AMD Radeon 890M"}]}, indent=1))
+
+
+def lock_seeds():
+    digest = sha("zluda")
+    package = {"name": "zluda", "version": "7-preview.10", "kind": "package",
+               "requested": True, "url": "https://example.org/zluda.zip",
+               "mirrors": ["https://mirror.example.org/zluda.zip"], "sha256": digest,
+               "size": 1234, "format": "zip", "strip": 1,
+               "store": "zluda-7-preview.10-" + digest[:8], "gfx": ["gfx1200", "gfx1201"],
+               "layout": [{"path": "bin/nvcuda.dll", "as": "nvcuda.dll"}],
+               "launcher": "zluda.exe",
+               "runtime": {"path": ["."], "stage": ["*.dll"],
+                           "env": {"ZLUDA_LOG": "0", "HIP_PATH": "{prefix}"}}}
+    system = {"name": "hip-sdk", "version": "6.4.2", "kind": "system", "requested": False}
+    meta = {"name": "pytorch-cuda-stack", "version": "1", "kind": "meta", "requested": True}
+    user = {"name": "cuda-overlay-reference", "version": "1", "kind": "user",
+            "requested": False, "user_files": [{"name": "cublas64_11.dll", "sha256": sha("u")}]}
+    facts = {"os": "windows", "arch": "x86_64", "gpu": "gfx1200", "driver": "25.8.1",
+             "hip_runtimes": [6, 7], "hip_sdks": ["6.4.2"]}
+    full = {"format": "cfapkg-lock", "version": 1, "facts": facts,
+            "requests": ["pytorch-cuda-stack", "zluda==7-preview.10"],
+            "packages": [system, package, meta, user]}
+    put("lockfile", "full.lock", json.dumps(full, indent=2))
+    put("lockfile", "empty.lock", json.dumps({"format": "cfapkg-lock", "version": 1,
+                                              "facts": {}, "requests": [], "packages": []}))
+    bad = dict(full, packages=[dict(package, store="../../etc")])
+    put("lockfile", "bad-store.lock", json.dumps(bad))
+    put("lockfile", "future.lock", json.dumps(dict(full, version=9)))
+
+
+def facts_seeds():
+    seeds = {
+        "full": {"os": "windows", "gpu": "gfx1200", "driver": "25.8.1",
+                 "hip_runtimes": [6, 7], "hip_sdks": ["6.4.2"]},
+        "linux": {"os": "linux", "arch": "x86_64", "gpu": "gfx1100", "driver": "6.12.12",
+                  "hip_runtimes": [], "hip_sdks": ["6.4.2", "7.0.0-rc1"]},
+        "minimal": {"gpu": "gfx1150"},
+        "bad-key": {"gpu": "gfx1200", "gpus": []},
+        "bad-driver": {"gpu": "gfx1200", "driver": "new"},
+        "numbers": {"hip_runtimes": [6.0, "7"], "hip_sdks": [6, "none"]},
+    }
+    for name, doc in seeds.items():
+        put("facts", name + ".json", json.dumps(doc))
+
+
+def version_seeds():
+    lines = [
+        ("debian", "7-preview.10\n5.3.0+dfsg-2\n1:2.3-1"),
+        ("previews", "6-preview.69\n6-preview.79\nzluda>=6-preview.69,<7"),
+        ("labels", "2.3.0+cu118\n2.3.0\nlibtorch-cuda==2.3.0"),
+        ("alpha", "7.14.0a20260612\n7.14.0rc1\np>=7.14.0a1, <7.15"),
+        ("wildcard", "6.4.2\n6.4\nhip-sdk==6.4.*"),
+        ("post", "1.0.post2\n1.0\n1.0-dev3"),
+        ("six", "1.2.3.4.5.6\n1.2.3.4.5.6.7\ncublas = 11"),
+        ("big", "999999999\n1000000000\np!=999999999"),
+        ("mixed", "1.0-RC_2\n1.0.beta.3\np<=1.0_rc2,>0.9,!=0.95"),
+        ("label-order", "1+a.b\n1+a_b\n1+A"),
+    ]
+    for name, text in lines:
+        put("version", name, text)
+
+
+def safe_path_seeds():
+    names = ["pkg/bin/tool", "pkg/./lib//libx.so.1", "../etc/passwd", "/abs/path",
+             "C:\\Windows\\x", "a\\b\\c", "pkg/.cfapkg/manifest.json", "bin/con.txt",
+             "bin/LPT1", "bin/com\u00b9", "dir/name. ", "a/b:stream", "./x/../y",
+             "\\\\server\\share", "pkg/" + "d" * 255 + "/f"]
+    for i, name in enumerate(names):
+        put("safe_path", f"name{i:02d}", bytes([i % 4]) + name.encode())
+
+
+def sysfs_seeds():
+    roots = REPO / "tests" / "data" / "sysroots"
+    for root in sorted(p for p in roots.iterdir() if p.is_dir()):
+        out = bytearray()
+        for path in sorted(root.rglob("*")):
+            rel = path.relative_to(root).as_posix()
+            if path.is_dir() and not any(path.iterdir()):
+                out += f">{rel}/\n".encode()
+            elif path.is_file():
+                data = path.read_bytes()
+                out += f">{rel}\n".encode() + data + (b"" if data.endswith(b"\n") else b"\n")
+        put("sysfs", root.name, bytes(out))
+    # HSA_OVERRIDE_GFX_VERSION over a real tree.
+    base = OUT / "sysfs" / "rx6800"
+    put("sysfs", "override", b">=override\n10.3.0\n" + (base.read_bytes() if base.exists() else b""))
+
+
+def hipinfo_seeds():
+    put("hipinfo", "two-gpus.txt",
+        (REPO / "tests" / "data" / "windows" / "hipinfo-two-gpus.txt").read_bytes())
+    put("hipinfo", "lines.txt", "\n".join([
+        "PCI\\VEN_1002&DEV_744C&SUBSYS_0E3A1002&REV_C8", "pci\\ven_1002&dev_7590",
+        "ROOT\\BasicDisplay", "32.0.21025.1024", "11.0.0", "10.3.0", "120001", "90010",
+        "device#  0", "Name: X", "gcnArchName: gfx90a:sramecc+:xnack-",
+        "totalGlobalMem: 512.00 MB"]))
+    put("hipinfo", "no-device.txt", "hipErrorNoDevice\r\n")
+
+
+def tar_bytes(members, mode="w"):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode=mode) as t:
+        for info, data in members:
+            t.addfile(info, io.BytesIO(data) if data is not None else None)
+    return buf.getvalue()
+
+
+def member(name, data=None, kind=tarfile.REGTYPE, link="", mode=0o644):
+    i = tarfile.TarInfo(name)
+    i.type, i.linkname, i.mode = kind, link, mode
+    if data is not None:
+        i.size = len(data)
+    return i, data
+
+
+def zip_bytes(members, method=zipfile.ZIP_DEFLATED):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", method) as z:
+        for name, data, unix in members:
+            i = zipfile.ZipInfo(name)
+            if unix is not None:
+                i.create_system, i.external_attr = 3, unix << 16
+            z.writestr(i, data, compress_type=method)
+    return buf.getvalue()
+
+
+def ar_bytes(files):
+    out = bytearray(b"!<arch>\n")
+    for name, data in files:
+        out += f"{name:<16}{0:<12}{0:<6}{0:<6}{0o100644:<8o}{len(data):<10}`\n".encode()
+        out += data + (b"\n" if len(data) % 2 else b"")
+    return bytes(out)
+
+
+def unpack_seeds():
+    plain = [member("pkg/", kind=tarfile.DIRTYPE, mode=0o755),
+             member("pkg/bin/tool", b"#!/bin/sh\necho hi\n", mode=0o755),
+             member("pkg/lib/libx.so.1", b"ELF"),
+             member("pkg/lib/libx.so", kind=tarfile.SYMTYPE, link="libx.so.1"),
+             member("pkg/lib/hard", kind=tarfile.LNKTYPE, link="pkg/lib/libx.so.1")]
+    put("unpack", "plain.tar", tar_bytes(plain))
+    put("unpack", "plain.tar.gz", gzip.compress(tar_bytes(plain), mtime=0))
+    put("unpack", "plain.tar.xz", lzma.compress(tar_bytes(plain)))
+    hostile = {
+        "dotdot.tar": [member("../escape", b"x")],
+        "absolute.tar": [member("/tmp/escape", b"x")],
+        "link-out.tar": [member("out", kind=tarfile.SYMTYPE, link="../../../x")],
+        "link-chain.tar": [member("q", kind=tarfile.SYMTYPE, link="."),
+                           member("etc", kind=tarfile.SYMTYPE, link="q/q/../../etc")],
+        "through-link.tar": [member("sub/", kind=tarfile.DIRTYPE, mode=0o755),
+                             member("a", kind=tarfile.SYMTYPE, link="sub"),
+                             member("a/x", b"x")],
+        "device.tar": [member("dev/null", kind=tarfile.CHRTYPE)],
+        "fifo.tar": [member("pipe", kind=tarfile.FIFOTYPE)],
+        "setuid.tar": [member("bin/su", b"x", mode=0o4755)],
+        "dup-case.tar": [member("File", b"a"), member("file", b"b")],
+        "hard-out.tar": [member("h", kind=tarfile.LNKTYPE, link="../x")],
+    }
+    for name, members in hostile.items():
+        put("unpack", name, tar_bytes(members))
+    put("unpack", "modes.zip", zip_bytes([("bin/a", b"#!/bin/sh\n", 0o100755),
+                                          ("bin/b.txt", b"text\n", 0o100644),
+                                          ("bin/l", b"a", 0o120777)]))
+    put("unpack", "stored.zip", zip_bytes([("pkg/a.txt", b"a" * 300, None),
+                                           ("pkg/dir/", b"", 0o40755)], zipfile.ZIP_STORED))
+    put("unpack", "link-out.zip", zip_bytes([("bin/link", b"../../x", 0o120777)]))
+    put("unpack", "backslash.zip", zip_bytes([("pkg\\..\\..\\x", b"x", None)]))
+    data = gzip.compress(tar_bytes(plain), mtime=0)
+    control = gzip.compress(tar_bytes([member("./control", b"Package: x\n")]), mtime=0)
+    put("unpack", "package.deb", ar_bytes([("debian-binary", b"2.0\n"),
+                                           ("control.tar.gz", control),
+                                           ("data.tar.gz", data)]))
+    put("unpack", "xz.deb", ar_bytes([("debian-binary", b"2.0\n"),
+                                      ("data.tar.xz", lzma.compress(tar_bytes(plain)))]))
+    put("unpack", "no-data.deb", ar_bytes([("debian-binary", b"2.0\n")]))
+    # The unpack tests' own cases, where that module is at hand.
+    try:
+        import tempfile
+        import archive_cases
+        with tempfile.TemporaryDirectory() as tmp:
+            cases = {**archive_cases.refused(pathlib.Path(tmp)),
+                     **archive_cases.accepted(pathlib.Path(tmp))}
+            for what, case in sorted(cases.items()):
+                path = case[0]
+                name = re.sub(r"[^a-z0-9]+", "-", what.lower()).strip("-")
+                if path.stat().st_size <= 64 * 1024:
+                    put("unpack", f"case-{name}{path.suffix}", path.read_bytes())
+    except (ImportError, AttributeError, OSError) as e:
+        print(f"make_seeds: the unpack tests' cases were left out: {e}", file=sys.stderr)
+
+
+def main():
+    if OUT.exists():
+        shutil.rmtree(OUT)
+    json_seeds()
+    gpus_seeds()
+    lock_seeds()
+    facts_seeds()
+    version_seeds()
+    safe_path_seeds()
+    sysfs_seeds()
+    hipinfo_seeds()
+    unpack_seeds()
+    for folder in sorted(OUT.iterdir()):
+        files = list(folder.iterdir())
+        print(f"{folder.name}: {len(files)} seeds, {sum(f.stat().st_size for f in files)} bytes")
+
+
+if __name__ == "__main__":
+    main()
