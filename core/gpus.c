@@ -113,12 +113,15 @@ enum cfapkg_err cfa_gpus_load(struct cfapkg_ctx *ctx, const char *path)
 	}
 	cfa_arena_init(&g->arena);
 	cfa_jr_init(&jr, ctx, &g->arena, path, CFAPKG_E_RECIPE);
-	if ((e = cfa_jr_object(&jr, root)) || (e = cfa_jr_keys(&jr, root, top_keys)) ||
-	    (e = cfa_jr_int(&jr, root, "format", 1, 1, true, &format)) ||
-	    (e = cfa_jr_array(&jr, root, "targets", sizeof(*g->targets), true, target_fn, NULL,
-	                      (void **)&g->targets, &g->ntargets)) ||
-	    (e = cfa_jr_array(&jr, root, "devices", sizeof(*g->devices), true, device_fn, NULL,
-	                      (void **)&g->devices, &g->ndevices))) {
+	if (!(e = cfa_jr_object(&jr, root)) && !(e = cfa_jr_keys(&jr, root, top_keys)) &&
+	    !(e = cfa_jr_int(&jr, root, "format", 1, 1, true, &format)) &&
+	    !(e = cfa_jr_array(&jr, root, "targets", sizeof(*g->targets), true, target_fn, NULL,
+	                       (void **)&g->targets, &g->ntargets)) &&
+	    !(e = cfa_jr_array(&jr, root, "devices", sizeof(*g->devices), true, device_fn, NULL,
+	                       (void **)&g->devices, &g->ndevices)) &&
+	    (!g->ntargets || !g->ndevices)) /* the two lists are the table */
+		e = cfa_jr_fail(&jr, "needs \"targets\" and \"devices\", each a non-empty array");
+	if (e) {
 		cfa_gpus_free(g);
 	} else {
 		cfa_gpus_free(ctx->gpus);

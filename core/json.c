@@ -230,7 +230,10 @@ enum cfapkg_err cfa_jr_int(struct cfa_jr *jr, const cJSON *obj, const char *key,
 	}
 	mark = cfa_jr_push_key(jr, key);
 	d = cJSON_IsNumber(v) ? v->valuedouble : 0;
-	if (!cJSON_IsNumber(v) || d != (double)(int64_t)d)
+	/* Range first: casting a double outside int64 (1e30, inf) is undefined. */
+	if (cJSON_IsNumber(v) && (d != d || d < -9.2e18 || d > 9.2e18))
+		e = cfa_jr_fail(jr, "%g is outside %lld..%lld", d, (long long)min, (long long)max);
+	else if (!cJSON_IsNumber(v) || d != (double)(int64_t)d)
 		e = cfa_jr_fail(jr, "expected a whole number");
 	else if ((int64_t)d < min || (int64_t)d > max)
 		e = cfa_jr_fail(jr, "%.0f is outside %lld..%lld", d, (long long)min,

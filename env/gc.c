@@ -221,7 +221,9 @@ static uint64_t manifest_bytes(struct cfapkg_ctx *ctx, const char *store)
 	}
 	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc, "files"))
 	{
-		if (cJSON_IsNumber(size = cJSON_GetObjectItemCaseSensitive(f, "size")))
+		size = cJSON_GetObjectItemCaseSensitive(f, "size");
+		/* A manifest is cfapkg's own, but a cast out of range is undefined. */
+		if (cJSON_IsNumber(size) && size->valuedouble >= 0 && size->valuedouble < 1.8e19)
 			total += (uint64_t)size->valuedouble;
 	}
 	cJSON_Delete(doc);

@@ -235,7 +235,9 @@ static unsigned get_num(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (unsigned)v->valuedouble : 0;
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 4e9
+	           ? (unsigned)v->valuedouble
+	           : 0;
 }
 
 struct history {

@@ -26,8 +26,10 @@ const char *fuzz_scratch(void)
 	if (scratch[0])
 		return scratch;
 	snprintf(scratch, sizeof(scratch), "%s/cfapkg-fuzz-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(scratch))
-		fuzz_fail("cannot make a scratch folder %s", scratch);
+	if (!mkdtemp(scratch)) {
+		scratch[0] = '\0'; /* nothing of ours to remove */
+		fuzz_fail("cannot make a scratch folder under %s", tmp && *tmp ? tmp : "/tmp");
+	}
 	atexit(remove_scratch);
 	return scratch;
 }
@@ -78,6 +80,8 @@ void fuzz_fail(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\n");
+	/* abort() skips atexit: the scratch folder would stay behind. */
+	remove_scratch();
 	abort();
 }
 
