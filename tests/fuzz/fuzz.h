@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "core/compat.h"
+#include "core/strbuf.h" /* cfa_snprintf: a bounded format that says when it cut */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,8 +30,6 @@ void fuzz_write(const char *path, const void *data, size_t size);
 /* The input as a NUL-terminated string (malloc'd): parsers of text take
  * C strings, so an embedded NUL ends the text as it would for them. */
 char *fuzz_text(const uint8_t *data, size_t size);
-/* Bounded formatting: false when the text did not fit. */
-bool fuzz_format(char *out, size_t len, const char *fmt, ...) CFA_PRINTF(3, 4);
 /* A broken property: says which and aborts. */
 _Noreturn void fuzz_fail(const char *fmt, ...) CFA_PRINTF(1, 2);
 

@@ -79,14 +79,14 @@ static bool resolves_inside(const char *rel_dir, const char *target)
 	unsigned hops = 0;
 	struct stat st;
 
-	if (target[0] == '/' || !fuzz_format(at, sizeof(at), "%s", rel_dir) ||
-	    !fuzz_format(todo, sizeof(todo), "%s", target))
+	if (target[0] == '/' || !cfa_snprintf(at, sizeof(at), "%s", rel_dir) ||
+	    !cfa_snprintf(todo, sizeof(todo), "%s", target))
 		return false;
 	while (todo[0]) {
 		size_t n = strcspn(todo, "/");
 		ssize_t len;
-		if (!fuzz_format(comp, sizeof(comp), "%.*s", (int)n, todo) ||
-		    !fuzz_format(rest, sizeof(rest), "%s", todo + n + (todo[n] == '/')))
+		if (!cfa_snprintf(comp, sizeof(comp), "%.*s", (int)n, todo) ||
+		    !cfa_snprintf(rest, sizeof(rest), "%s", todo + n + (todo[n] == '/')))
 			return false;
 		memcpy(todo, rest, strlen(rest) + 1);
 		if (n == 0 || strcmp(comp, ".") == 0)
@@ -98,18 +98,18 @@ static bool resolves_inside(const char *rel_dir, const char *target)
 			*(slash ? slash : at) = '\0';
 			continue;
 		}
-		if (!fuzz_format(full, sizeof(full), "%s/%s%s%s", unpacked, at, at[0] ? "/" : "", comp))
+		if (!cfa_snprintf(full, sizeof(full), "%s/%s%s%s", unpacked, at, at[0] ? "/" : "", comp))
 			return false;
 		if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode)) {
 			if (++hops > MAX_HOPS || (len = readlink(full, link, sizeof(link) - 1)) < 0)
 				return false;
 			link[len] = '\0';
 			if (link[0] == '/' ||
-			    !fuzz_format(todo, sizeof(todo), "%s%s%s", link, rest[0] ? "/" : "", rest))
+			    !cfa_snprintf(todo, sizeof(todo), "%s%s%s", link, rest[0] ? "/" : "", rest))
 				return false;
 			continue;
 		}
-		if (!fuzz_format(at + strlen(at), sizeof(at) - strlen(at), "%s%s", at[0] ? "/" : "",
+		if (!cfa_snprintf(at + strlen(at), sizeof(at) - strlen(at), "%s%s", at[0] ? "/" : "",
 		                 comp))
 			return false;
 	}
@@ -124,7 +124,7 @@ static void check_store(const char *rel)
 	struct stat st;
 	DIR *d;
 
-	FUZZ_CHECK(fuzz_format(dir, sizeof(dir), "%s%s%s", unpacked, rel[0] ? "/" : "", rel),
+	FUZZ_CHECK(cfa_snprintf(dir, sizeof(dir), "%s%s%s", unpacked, rel[0] ? "/" : "", rel),
 	           "path too long: %s", rel);
 	d = opendir(dir);
 	FUZZ_CHECK(d != NULL, "cannot list %s", dir);
@@ -132,8 +132,8 @@ static void check_store(const char *rel)
 		ssize_t len;
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		FUZZ_CHECK(fuzz_format(path, sizeof(path), "%s/%s", dir, e->d_name) &&
-		               fuzz_format(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "",
+		FUZZ_CHECK(cfa_snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) &&
+		               cfa_snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "",
 		                           e->d_name),
 		           "path too long: %s/%s", rel, e->d_name);
 		FUZZ_CHECK(lstat(path, &st) == 0, "cannot stat %s", path);

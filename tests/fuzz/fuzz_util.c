@@ -36,7 +36,7 @@ const char *fuzz_scratch(void)
 
 void fuzz_path(char *out, size_t len, const char *name)
 {
-	if (!fuzz_format(out, len, "%s/%s", fuzz_scratch(), name))
+	if (!cfa_snprintf(out, len, "%s/%s", fuzz_scratch(), name))
 		fuzz_fail("scratch path for %s is too long", name);
 }
 
@@ -58,17 +58,6 @@ char *fuzz_text(const uint8_t *data, size_t size)
 		memcpy(s, data, size);
 	s[size] = '\0';
 	return s;
-}
-
-bool fuzz_format(char *out, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(out, len, fmt, ap);
-	va_end(ap);
-	return n >= 0 && (size_t)n < len;
 }
 
 void fuzz_fail(const char *fmt, ...)
