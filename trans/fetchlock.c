@@ -12,19 +12,6 @@
 #include "platform/platform.h"
 #include "trans/trans.h"
 
-char *cfa_store_name(const char *name, const char *version, const char *sha256)
-{
-	struct cfa_buf b;
-
-	cfa_buf_init(&b, 4096);
-	cfa_buf_printf(&b, "%s-%s-%.8s", name, version, sha256 ? sha256 : "");
-	if (b.failed) {
-		cfa_buf_fini(&b);
-		return NULL;
-	}
-	return b.data;
-}
-
 bool cfapkg_store_has(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part)
 {
 	char *dir = part->store ? cfa_root_path(ctx, CFA_STORE, part->store) : NULL;

@@ -41,8 +41,7 @@ void cfa_trans_changes_free(struct cfapkg_trans *t);
 bool cfa_strv_push(char ***v, size_t *n, size_t *cap, const char *s);
 void cfa_strv_free(char **v, size_t n);
 
-/* fetchlock.c: a package's store folder name ("NAME-VERSION-SHA8"). */
-char *cfa_store_name(const char *name, const char *version, const char *sha256);
+/* fetchlock.c */
 /* Whether the verified artifact of that SHA-256 is in ROOT/downloads. */
 bool cfa_in_cache(struct cfapkg_ctx *ctx, const char *sha256);
 
