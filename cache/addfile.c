@@ -42,19 +42,15 @@ static bool expected(struct cfapkg_ctx *ctx, const char *hex, const char **recip
 	return false;
 }
 
-static enum cfapkg_err copy_into(struct cfapkg_ctx *ctx, const char *from, const char *dir,
-                                 const char *hex)
+/* from copied to tmp, flushed, and renamed to dst. */
+static enum cfapkg_err copy_file(struct cfapkg_ctx *ctx, const char *from, const char *dir,
+                                 const char *tmp, const char *dst)
 {
 	static unsigned char buf[1 << 16];
-	char tmp[4200], dst[4200];
 	FILE *in, *out;
 	size_t n;
 	int rc = 0;
 
-	cfa_snprintf(dst, sizeof(dst), "%s/%s", dir, hex);
-	if (cfa_plat_file_size(dst) >= 0)
-		return CFAPKG_E_OK;
-	cfa_snprintf(tmp, sizeof(tmp), "%s/%s.add", dir, hex);
 	in = cfa_plat_fopen(from, "rb");
 	out = cfa_plat_fopen(tmp, "wb");
 	if (!in || !out) {
@@ -84,10 +80,25 @@ static enum cfapkg_err copy_into(struct cfapkg_ctx *ctx, const char *from, const
 	return CFAPKG_E_OK;
 }
 
+static enum cfapkg_err copy_into(struct cfapkg_ctx *ctx, const char *from, const char *dir,
+                                 const char *hex)
+{
+	char *dst = cfa_aprintf("%s/%s", dir, hex), *tmp = cfa_aprintf("%s/%s.add", dir, hex);
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	if (!dst || !tmp)
+		e = cfa_nomem(ctx);
+	else if (cfa_plat_file_size(dst) < 0) /* not there yet */
+		e = copy_file(ctx, from, dir, tmp, dst);
+	cfa_free(dst);
+	cfa_free(tmp);
+	return e;
+}
+
 enum cfapkg_err cfapkg_add_file(struct cfapkg_ctx *ctx, const char *path, char sha256[65],
                                 const char **recipe, const char **file)
 {
-	char dir[4096];
+	char *dir;
 	enum cfapkg_err e;
 	int rc;
 
@@ -98,9 +109,12 @@ enum cfapkg_err cfapkg_add_file(struct cfapkg_ctx *ctx, const char *path, char s
 		                "%s: no recipe expects a file with SHA-256 %s; it was not added "
 		                "(cfapkg info NAME shows what a recipe expects)",
 		                path, sha256);
-	if ((e = cfa_root_path_buf(ctx, CFA_DOWNLOADS, NULL, dir, sizeof(dir))))
-		return e;
-	if ((rc = cfa_plat_mkdir_p(dir)))
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create", dir);
-	return copy_into(ctx, path, dir, sha256);
+	if (!(dir = cfa_root_path(ctx, CFA_DOWNLOADS, NULL)))
+		return ctx->err_code;
+	if ((rc = cfa_plat_mkdir_p(dir)) != 0)
+		e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s", dir, cfa_plat_strerror(rc));
+	else
+		e = copy_into(ctx, path, dir, sha256);
+	cfa_free(dir);
+	return e;
 }

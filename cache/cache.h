@@ -21,9 +21,10 @@ void cfa_sha256_hex(const unsigned char *md, char hex[65]);
 bool cfa_safe_entry_path(const char *in, unsigned strip, char *out, size_t len,
                          const char **why);
 
-/* A wide string (UTF-16 on Windows, UTF-32 elsewhere) as UTF-8 in out;
- * NULL when it does not fit or holds no valid character. */
-const char *cfa_wide_to_utf8(const wchar_t *w, char *out, size_t len);
+/* A wide string (UTF-16 on Windows, UTF-32 elsewhere) as UTF-8 in *out
+ * (cfa_free); *out NULL when w is NULL or holds what is not a character.
+ * False: out of memory. */
+bool cfa_wide_to_utf8(const wchar_t *w, char **out);
 
 /* tree.c: the entries an unpack has written, found by name without regard
  * to ASCII case.  add returns 1 when added, 0 when the name was there
@@ -110,8 +111,12 @@ enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, con
 void cfa_stream_feed(struct cfa_stream *s, uint64_t readable, bool complete);
 enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep, const char *file,
                                   struct cfapkg_unpack_result *out);
-/* The words that name a fetched archive in messages: "zluda 7 from URL". */
-void cfa_unpack_label(const struct cfapkg_fetch_item *it, char *out, size_t len);
+/* The words that name a fetched archive in messages: "zluda 7 from URL",
+ * or NULL when out of memory.  Owned: cfa_free. */
+char *cfa_unpack_label(const struct cfapkg_fetch_item *it);
+/* fetch.c: an item's error message, in a fixed field of the public
+ * struct: a text that does not fit ends in "..." so that the cut shows. */
+void cfa_item_error(struct cfapkg_fetch_item *it, const char *fmt, ...) CFA_PRINTF(2, 3);
 /* After the transfers: a downloaded item that asked to be unpacked and
  * did not stream is unpacked from its verified file. */
 void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it);

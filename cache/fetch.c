@@ -32,6 +32,15 @@
 
 #define MAX_PARALLEL 16
 
+void cfa_item_error(struct cfapkg_fetch_item *it, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cfa_vfit_text(it->error, sizeof(it->error), fmt, ap);
+	va_end(ap);
+}
+
 static void item_fail(struct xfer *x, enum cfapkg_err err, const char *fmt, ...) CFA_PRINTF(3, 4);
 
 static void item_fail(struct xfer *x, enum cfapkg_err err, const char *fmt, ...)
@@ -40,7 +49,7 @@ static void item_fail(struct xfer *x, enum cfapkg_err err, const char *fmt, ...)
 
 	x->item->err = err;
 	va_start(ap, fmt);
-	vsnprintf(x->item->error, sizeof(x->item->error), fmt, ap);
+	cfa_vfit_text(x->item->error, sizeof(x->item->error), fmt, ap);
 	va_end(ap);
 	x->done = true;
 }
@@ -76,7 +85,12 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
 				v++, vl--;
 			while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n' || v[vl - 1] == ' '))
 				vl--;
-			cfa_snprintf(x->new_validator, sizeof(x->new_validator), "%.*s", (int)vl, v);
+			/* A cut validator would name other bytes: one that does not fit is
+			 * not kept (see fetch.h). */
+			if (vl < sizeof(x->new_validator)) {
+				memcpy(x->new_validator, v, vl);
+				x->new_validator[vl] = '\0';
+			}
 		}
 	}
 	return n;
@@ -216,12 +230,14 @@ static bool setup_handle(struct xfer *x)
 	if (o->ca_bundle)
 		curl_easy_setopt(x->h, CURLOPT_CAINFO, o->ca_bundle);
 	if (x->have > 0) {
-		/* The rest of the same file, or all of a changed one. */
-		char hdr[300];
-		cfa_snprintf(range, sizeof(range), "%llu-", (unsigned long long)x->have);
+		/* The rest of the same file, or all of a changed one.  Both fit:
+		 * a number, and a validator of at most 255 bytes. */
+		char hdr[sizeof(x->validator) + 16];
+		if (!cfa_snprintf(range, sizeof(range), "%llu-", (unsigned long long)x->have) ||
+		    !cfa_snprintf(hdr, sizeof(hdr), "If-Range: %s", x->validator) ||
+		    !(x->headers = curl_slist_append(NULL, hdr)))
+			return false;
 		curl_easy_setopt(x->h, CURLOPT_RANGE, range);
-		cfa_snprintf(hdr, sizeof(hdr), "If-Range: %s", x->validator);
-		x->headers = curl_slist_append(NULL, hdr);
 		curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, x->headers);
 	}
 	return true;
@@ -270,7 +286,7 @@ static void finish(struct xfer *x)
 	struct cfapkg_fetch_item *it = x->item;
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned mdlen = 0;
-	char hex[65], final[4300], sizes[96];
+	char hex[65], *final;
 
 	if (!x->part || (x->io_err = cfa_plat_fsync(x->part)) != 0 ||
 	    EVP_DigestFinal_ex(x->md, md, &mdlen) != 1) {
@@ -282,36 +298,41 @@ static void finish(struct xfer *x)
 	fclose(x->part);
 	x->part = NULL;
 	cfa_sha256_hex(md, hex);
-	if (it->size >= 0)
-		cfa_snprintf(sizes, sizeof(sizes), "%lld bytes expected, %llu received",
-		             (long long)it->size, (unsigned long long)x->have);
-	else
-		cfa_snprintf(sizes, sizeof(sizes), "%llu bytes", (unsigned long long)x->have);
 	if ((it->size >= 0 && x->have != (uint64_t)it->size) ||
 	    (x->want[0] && strcmp(hex, x->want) != 0)) {
 		cfa_part_stream_drop(x);
 		cfa_part_discard(x);
-		it->err = CFAPKG_E_INTEGRITY;
-		cfa_snprintf(it->error, sizeof(it->error),
-		             "%s: SHA-256 %s expected, %s received (%s); the download was deleted",
-		             it->urls[x->url], x->want[0] ? x->want : "(any)", hex, sizes);
-		x->done = true;
+		if (it->size >= 0)
+			item_fail(x, CFAPKG_E_INTEGRITY, "%s: SHA-256 %s expected, %s received (%lld "
+			          "bytes expected, %llu received); the download was deleted",
+			          it->urls[x->url], x->want[0] ? x->want : "(any)", hex,
+			          (long long)it->size, (unsigned long long)x->have);
+		else
+			item_fail(x, CFAPKG_E_INTEGRITY, "%s: SHA-256 %s expected, %s received (%llu "
+			          "bytes); the download was deleted", it->urls[x->url],
+			          x->want[0] ? x->want : "(any)", hex, (unsigned long long)x->have);
 		return;
 	}
 	/* The unpack reading behind the download goes on to the end by itself:
 	 * other transfers of this thread need not wait for it. */
 	if (x->stream)
 		cfa_stream_feed(x->stream, x->have, true);
-	cfa_snprintf(final, sizeof(final), "%s/%s", x->final_dir, hex);
-	if (cfa_plat_rename(x->part_path, final) != 0) {
-		item_fail(x, CFAPKG_E_IO, "%s: cannot move the download into %s", it->label, final);
+	if (!(final = cfa_aprintf("%s/%s", x->final_dir, hex))) {
+		item_fail(x, CFAPKG_E_NOMEM, "%s: out of memory", it->label);
 		return;
 	}
+	/* it->path has room for it: cfapkg_fetch checked the folder's length. */
+	if (!cfa_snprintf(it->path, sizeof(it->path), "%s", final))
+		item_fail(x, CFAPKG_E_IO, "%s: path too long", final);
+	else if (cfa_plat_rename(x->part_path, final) != 0)
+		item_fail(x, CFAPKG_E_IO, "%s: cannot move the download into %s", it->label, final);
+	cfa_free(final);
+	if (x->done)
+		return;
 	cfa_plat_remove(x->meta_path);
 	cfa_plat_sync_dir(x->final_dir);
 	memcpy(it->sha256_out, hex, sizeof(hex));
 	it->size_out = x->have;
-	cfa_snprintf(it->path, sizeof(it->path), "%s", final);
 	it->err = CFAPKG_E_OK;
 	x->done = true;
 }
@@ -343,8 +364,9 @@ static void on_done(struct xfer *x, CURLM *multi, CURLcode rc)
 		cfa_part_discard(x);
 }
 
-/* Names the part after the artifact's hash, or the URL's when unknown. */
-static void name_part(struct xfer *x, const char *dir)
+/* Names the part after the artifact's hash, or the URL's when unknown;
+ * false when out of memory. */
+static bool name_part(struct xfer *x, const char *dir)
 {
 	const struct cfapkg_fetch_item *it = x->item;
 	unsigned char md[EVP_MAX_MD_SIZE];
@@ -352,14 +374,15 @@ static void name_part(struct xfer *x, const char *dir)
 	char hex[65];
 
 	if (x->want[0]) {
-		cfa_snprintf(x->part_path, sizeof(x->part_path), "%s/%s.part", dir, x->want);
+		x->part_path = cfa_aprintf("%s/%s.part", dir, x->want);
 	} else {
 		EVP_Digest(it->urls[0], strlen(it->urls[0]), md, &mdlen, EVP_sha256(), NULL);
 		cfa_sha256_hex(md, hex);
-		cfa_snprintf(x->part_path, sizeof(x->part_path), "%s/url-%.16s.part", dir, hex);
+		x->part_path = cfa_aprintf("%s/url-%.16s.part", dir, hex);
 	}
-	cfa_snprintf(x->meta_path, sizeof(x->meta_path), "%s.meta", x->part_path);
-	cfa_snprintf(x->final_dir, sizeof(x->final_dir), "%s", dir);
+	x->meta_path = x->part_path ? cfa_aprintf("%s.meta", x->part_path) : NULL;
+	x->final_dir = dir;
+	return x->meta_path != NULL;
 }
 
 /* An artifact whose hash is known and whose file is in the cache. */
@@ -368,9 +391,9 @@ static bool cached(struct xfer *x, const char *dir)
 	struct cfapkg_fetch_item *it = x->item;
 	long long size;
 
-	if (!x->want[0])
+	/* Fits: cfapkg_fetch checked the folder's length. */
+	if (!x->want[0] || !cfa_snprintf(it->path, sizeof(it->path), "%s/%s", dir, x->want))
 		return false;
-	cfa_snprintf(it->path, sizeof(it->path), "%s/%s", dir, x->want);
 	size = cfa_plat_file_size(it->path);
 	if (size < 0 || (it->size >= 0 && size != it->size))
 		return false;
@@ -411,7 +434,8 @@ static enum cfapkg_err prepare(struct cfapkg_ctx *ctx, struct xfer *x, const cha
 		          "fetching %s", it->label, it->urls[0]);
 		return CFAPKG_E_OK;
 	}
-	name_part(x, dir);
+	if (!name_part(x, dir))
+		return cfa_nomem(ctx);
 	x->md = EVP_MD_CTX_new();
 	return x->md ? CFAPKG_E_OK : cfa_nomem(ctx);
 }
@@ -509,26 +533,40 @@ static void fill_defaults(const struct cfapkg_fetch_opts *in, struct cfapkg_fetc
 		o->max_unknown_size = CFAPKG_MAX_UNKNOWN_SIZE;
 }
 
+/* ROOT/downloads exists, and its files' paths fit the results' path
+ * field (a longer root is refused before anything is fetched). */
+static enum cfapkg_err downloads_ready(struct cfapkg_ctx *ctx, const char *dir)
+{
+	size_t room = sizeof(((struct cfapkg_fetch_item *)0)->path);
+	int rc;
+
+	if (strlen(dir) + 1 + 64 >= room)
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: path too long: the cache's files need paths of "
+		                "at most %lu bytes; choose a shorter --root or CFAPKG_ROOT", dir,
+		                (unsigned long)room - 1);
+	if ((rc = cfa_plat_mkdir_p(dir)) != 0)
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s (set --root or CFAPKG_ROOT)",
+		                dir, cfa_plat_strerror(rc));
+	return CFAPKG_E_OK;
+}
+
 enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items, size_t n,
                              const struct cfapkg_fetch_opts *opts)
 {
 	struct cfapkg_fetch_opts o;
 	struct xfer *xs;
 	struct cfa_mutex *progress_lock = NULL;
-	char dir[4096];
-	enum cfapkg_err e = CFAPKG_E_OK;
+	char *dir;
+	enum cfapkg_err e;
 	size_t i;
-	int rc;
 
 	fill_defaults(opts, &o);
-	if ((e = cfa_root_path_buf(ctx, CFA_DOWNLOADS, NULL, dir, sizeof(dir))))
-		return e;
-	if ((rc = cfa_plat_mkdir_p(dir)) != 0)
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s (set --root or CFAPKG_ROOT)",
-		                dir, cfa_plat_strerror(rc));
-	xs = cfa_calloc(n ? n : 1, sizeof(*xs));
-	if (!xs)
-		return cfa_nomem(ctx);
+	if (!(dir = cfa_root_path(ctx, CFA_DOWNLOADS, NULL)))
+		return ctx->err_code;
+	if ((e = downloads_ready(ctx, dir)) || !(xs = cfa_calloc(n ? n : 1, sizeof(*xs)))) {
+		cfa_free(dir);
+		return e ? e : cfa_nomem(ctx);
+	}
 	for (i = 0; i < n && !e; i++) {
 		xs[i].item = &items[i];
 		xs[i].opts = &o;
@@ -546,6 +584,8 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 		cfa_part_stream_end(&xs[i]);
 		EVP_MD_CTX_free(xs[i].md);
 		cfa_free(xs[i].iobuf);
+		cfa_free(xs[i].part_path);
+		cfa_free(xs[i].meta_path);
 		cfa_unpack_fetched(ctx, &items[i]);
 		if (!e && items[i].err)
 			e = cfa_fail(ctx, items[i].err, "%s", items[i].error);
@@ -554,5 +594,6 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 	if (progress_lock)
 		curl_global_cleanup();
 	cfa_free(xs);
+	cfa_free(dir);
 	return e;
 }

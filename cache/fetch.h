@@ -36,7 +36,10 @@ struct xfer {
 	enum stop stop;
 	int io_err;                      /* why the part could not be written (STOP_IO) */
 	double not_before;
-	char part_path[4200], meta_path[4300], final_dir[4096];
+	char *part_path, *meta_path;     /* heap: a path is never cut to fit */
+	const char *final_dir;           /* ROOT/downloads, the caller's */
+	/* An ETag or Last-Modified longer than this is not kept: without a
+	 * validator a download starts over rather than resume. */
 	char validator[256], new_validator[256];
 	char want[65];                   /* the expected SHA-256 in lower case, "" if any */
 	char curl_err[CURL_ERROR_SIZE];

@@ -11,7 +11,8 @@
 #include "core/mem.h"
 #include "platform/platform.h"
 
-/* The validator saved with a .part, "" when there is none. */
+/* The validator saved with a .part, "" when there is none (or one longer
+ * than cfapkg keeps: not its own, and a cut one would name other bytes). */
 static void read_meta(struct xfer *x)
 {
 	FILE *f = cfa_plat_fopen(x->meta_path, "rb");
@@ -20,8 +21,8 @@ static void read_meta(struct xfer *x)
 	x->validator[0] = '\0';
 	if (!f)
 		return;
-	n = fread(x->validator, 1, sizeof(x->validator) - 1, f);
-	x->validator[n] = '\0';
+	n = fread(x->validator, 1, sizeof(x->validator), f);
+	x->validator[n < sizeof(x->validator) ? n : 0] = '\0';
 	fclose(f);
 }
 
@@ -102,16 +103,20 @@ void cfa_part_stream_start(struct xfer *x)
 {
 	const struct cfapkg_fetch_item *it = x->item;
 	uint64_t size = it->size >= 0 ? (uint64_t)it->size : x->opts->max_unknown_size;
-	char label[1024];
-	struct cfapkg_unpack_opts uo = {it->unpack_strip, 0, 0, true, label};
+	struct cfapkg_unpack_opts uo = {it->unpack_strip, 0, 0, true, NULL};
+	char *label;
 
 	if (x->stream_tried || x->have > 0 || !it->unpack_format || !it->unpack_name || !it->sha256)
 		return;
 	x->stream_tried = true;
 	x->streamed_upto = 0;
-	cfa_unpack_label(it, label, sizeof(label));
+	/* Out of memory: no stream, and the file is unpacked afterwards. */
+	if (!(label = cfa_unpack_label(it)))
+		return;
+	uo.label = label; /* copied by the unpacker */
 	cfa_stream_start(x->ctx, it->unpack_format, it->unpack_name, &uo, size, x->part_path,
 	                 &x->stream);
+	cfa_free(label);
 }
 
 /* Every MiB the unpack may read what is written so far. */

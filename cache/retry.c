@@ -12,6 +12,8 @@
  * forever.  A stall is retried like a timeout.  attempts == 1 turns
  * retries off altogether, progress or not.
  */
+#include <string.h>
+
 #include "cache/fetch.h"
 #include "core/strbuf.h"
 #include "platform/platform.h"
@@ -56,54 +58,56 @@ static double backoff(unsigned no_progress)
 	return delay > 4 ? 4 : delay;
 }
 
-/* "2 MiB" for a whole number of a unit, else bytes. */
-static void size_text(uint64_t n, char *buf, size_t len)
+/* "2 MiB" for a whole number of a unit, else bytes: at most 20 digits and
+ * a unit, which buf (32 bytes) holds; false if it ever did not. */
+static bool size_text(uint64_t n, char *buf, size_t len)
 {
 	static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
 	unsigned u = 0;
 
 	while (u < 4 && n >= 1024 && n % 1024 == 0)
 		n /= 1024, u++;
-	cfa_snprintf(buf, len, "%llu %s", (unsigned long long)n, units[u]);
+	return cfa_snprintf(buf, len, "%llu %s", (unsigned long long)n, units[u]);
 }
 
-static void describe(const struct xfer *x, CURLcode rc, long code, char *why, size_t len)
+/* curl's own words are at most CURL_ERROR_SIZE; the rest are short. */
+static bool describe(const struct xfer *x, CURLcode rc, long code, char *why, size_t len)
 {
 	char cap[32];
 
-	if (x->stop == STOP_OVERFLOW && x->item->size >= 0) {
-		cfa_snprintf(why, len, "the server sent more than the declared %lld bytes",
-		             (long long)x->item->size);
-	} else if (x->stop == STOP_OVERFLOW) {
-		size_text(x->opts->max_unknown_size, cap, sizeof(cap));
-		cfa_snprintf(why, len, "more than the %s allowed for a download of unknown size",
-		             cap);
-	} else if (x->stop == STOP_STALL) {
-		cfa_snprintf(why, len, "nothing arrived for %u s (--stall-timeout)", x->opts->stall_secs);
-	} else if (rc == CURLE_HTTP_RETURNED_ERROR) {
-		cfa_snprintf(why, len, "HTTP %ld", code);
-	} else {
-		cfa_snprintf(why, len, "%s", x->curl_err[0] ? x->curl_err : curl_easy_strerror(rc));
-	}
+	if (x->stop == STOP_OVERFLOW && x->item->size >= 0)
+		return cfa_snprintf(why, len, "the server sent more than the declared %lld bytes",
+		                    (long long)x->item->size);
+	if (x->stop == STOP_OVERFLOW)
+		return size_text(x->opts->max_unknown_size, cap, sizeof(cap)) &&
+		       cfa_snprintf(why, len, "more than the %s allowed for a download of unknown "
+		                    "size", cap);
+	if (x->stop == STOP_STALL)
+		return cfa_snprintf(why, len, "nothing arrived for %u s (--stall-timeout)",
+		                    x->opts->stall_secs);
+	if (rc == CURLE_HTTP_RETURNED_ERROR)
+		return cfa_snprintf(why, len, "HTTP %ld", code);
+	return cfa_snprintf(why, len, "%s", x->curl_err[0] ? x->curl_err : curl_easy_strerror(rc));
 }
 
-static void advise(const struct xfer *x, long code, char *buf, size_t len)
+static const char *advise(const struct xfer *x, long code, char *buf, size_t len)
 {
 	if (x->stop == STOP_OVERFLOW && x->item->size >= 0)
-		cfa_snprintf(buf, len, "the download was deleted; check the declared size");
-	else if (x->stop == STOP_OVERFLOW)
-		cfa_snprintf(buf, len, "the download was deleted: give its size with --size BYTES, "
-		             "or allow more with --max-size SIZE");
-	else if (x->have > 0)
-		cfa_snprintf(buf, len, "the %llu bytes received are kept: run the command again to "
-		             "resume", (unsigned long long)x->have);
-	else if (code >= 500 || code == 429 || code == 408)
-		cfa_snprintf(buf, len, "the server is failing or busy: try again later");
-	else if (code >= 400)
-		cfa_snprintf(buf, len, "check the URL");
-	else
-		cfa_snprintf(buf, len, "check the URL, the network and any proxy settings "
-		             "(https_proxy, http_proxy), then run the command again");
+		return "the download was deleted; check the declared size";
+	if (x->stop == STOP_OVERFLOW)
+		return "the download was deleted: give its size with --size BYTES, or allow more "
+		       "with --max-size SIZE";
+	if (x->have > 0)
+		return cfa_snprintf(buf, len, "the %llu bytes received are kept: run the command again "
+		                    "to resume", (unsigned long long)x->have)
+		           ? buf
+		           : "the bytes received are kept: run the command again to resume";
+	if (code >= 500 || code == 429 || code == 408)
+		return "the server is failing or busy: try again later";
+	if (code >= 400)
+		return "check the URL";
+	return "check the URL, the network and any proxy settings (https_proxy, http_proxy), then "
+	       "run the command again";
 }
 
 static void give_up(struct xfer *x, const char *why, long code)
@@ -111,12 +115,11 @@ static void give_up(struct xfer *x, const char *why, long code)
 	struct cfapkg_fetch_item *it = x->item;
 	char advice[160];
 
-	advise(x, code, advice, sizeof(advice));
 	it->err = x->stop == STOP_OVERFLOW ? CFAPKG_E_INTEGRITY : CFAPKG_E_NETWORK;
-	cfa_snprintf(it->error, sizeof(it->error), "%s: %s (after %u attempt%s%s); %s",
-	             it->urls[x->url], why, it->attempts, it->attempts == 1 ? "" : "s",
-	             x->url_attempts >= MAX_ATTEMPTS_PER_URL ? ", the most for one URL" : "",
-	             advice);
+	cfa_item_error(it, "%s: %s (after %u attempt%s%s); %s", it->urls[x->url], why,
+	               it->attempts, it->attempts == 1 ? "" : "s",
+	               x->url_attempts >= MAX_ATTEMPTS_PER_URL ? ", the most for one URL" : "",
+	               advise(x, code, advice, sizeof(advice)));
 	x->done = true;
 }
 
@@ -127,7 +130,8 @@ void cfa_fetch_failed(struct xfer *x, CURLcode rc, long code)
 
 	x->url_attempts++;
 	x->no_progress = x->have > x->have_at_start ? 0 : x->no_progress + 1;
-	describe(x, rc, code, why, sizeof(why));
+	if (!describe(x, rc, code, why, sizeof(why)))
+		memcpy(why, "the transfer failed", sizeof("the transfer failed")); /* never: sized */
 	if (x->stop == STOP_OVERFLOW || code == 416) {
 		/* Bytes past the limit, or a range that no longer fits the file:
 		 * nothing kept is of use. */

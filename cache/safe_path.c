@@ -7,11 +7,12 @@
  * name that Windows opens as a device.  Links are judged elsewhere
  * (tree.c), against the whole tree.
  */
+#include <stdint.h>
 #include <string.h>
 #include <wchar.h>
 
 #include "cache/cache.h"
-#include "core/strbuf.h"
+#include "core/mem.h"
 
 /* Names Windows gives to devices, in any case and with any extension:
  * "nul.dll" opens the null device, "COM1.txt" a serial port. */
@@ -152,12 +153,13 @@ static bool put_utf8(unsigned long c, char *out, size_t len, size_t *n)
 	return true;
 }
 
-const char *cfa_wide_to_utf8(const wchar_t *w, char *out, size_t len)
+/* The UTF-8 of w into out (room for 4 bytes per wchar_t: a UTF-16 pair is
+ * 4 bytes, a lone unit at most 3); false when w holds what is not a
+ * character. */
+static bool wide_into(const wchar_t *w, char *out, size_t len)
 {
 	size_t n = 0;
 
-	if (!w || !len)
-		return NULL;
 	for (; *w; w++) {
 		unsigned long c = (unsigned long)*w;
 		/* wchar_t is UTF-16 on Windows: join a surrogate pair */
@@ -167,10 +169,24 @@ const char *cfa_wide_to_utf8(const wchar_t *w, char *out, size_t len)
 			w++;
 		}
 		if (c > 0x10FFFF || (c >= 0xD800 && c < 0xE000))
-			return NULL; /* not a character: no name can be made of it */
+			return false; /* not a character: no name can be made of it */
 		if (!put_utf8(c, out, len, &n))
-			return NULL;
+			return false;
 	}
 	out[n] = '\0';
-	return out;
+	return true;
+}
+
+bool cfa_wide_to_utf8(const wchar_t *w, char **out)
+{
+	size_t n = w ? wcslen(w) : 0;
+
+	*out = NULL;
+	if (!w)
+		return true;
+	if (n > (SIZE_MAX - 1) / 4 || !(*out = cfa_malloc(4 * n + 1)))
+		return false;
+	if (!wide_into(w, *out, 4 * n + 1))
+		CFA_FREE(*out);
+	return true;
 }

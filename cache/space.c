@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/ctx.h"
+#include "core/mem.h"
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
@@ -22,39 +23,40 @@ uint64_t cfapkg_unpacked_estimate(const char *format, int64_t size, int64_t unpa
 	return (uint64_t)size * CFAPKG_UNPACK_ESTIMATE;
 }
 
-/* "2.5 GiB", "800.0 MiB", "12 bytes". */
-static void human(uint64_t n, char *buf, size_t len)
+/* "2.5 GiB", "800.0 MiB", "12 bytes": at most 2^64 / 2^40 = 16777216.0
+ * TiB, which a 32-byte buf holds; false if it ever did not. */
+static bool human(uint64_t n, char *buf, size_t len)
 {
 	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
 	double v = (double)n;
 	size_t u = 0;
 
-	if (n < 1024) {
-		cfa_snprintf(buf, len, "%llu bytes", (unsigned long long)n);
-		return;
-	}
+	if (n < 1024)
+		return cfa_snprintf(buf, len, "%llu bytes", (unsigned long long)n);
 	for (v /= 1024; v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0]); u++)
 		v /= 1024;
-	cfa_snprintf(buf, len, "%.1f %s", v, units[u]);
+	return cfa_snprintf(buf, len, "%.1f %s", v, units[u]);
 }
 
-/* The root may not exist yet: the nearest folder above it that does. */
+/* The root may not exist yet: the nearest folder above it that does.
+ * Nonzero when not known (out of memory, no folder answers). */
 static int free_space_at(const char *root, uint64_t *bytes)
 {
-	char dir[4096];
-	char *cut;
+	char *dir = cfa_strdup(root), *cut;
+	int rc = -1;
 
-	if (!cfa_snprintf(dir, sizeof(dir), "%s", root))
-		return -1;
-	while (cfa_plat_free_space(dir, bytes) != 0) {
+	while (dir && (rc = cfa_plat_free_space(dir, bytes)) != 0) {
 		cut = strrchr(dir, '/');
 		if (!cut)
 			cut = strrchr(dir, '\\');
-		if (!cut || cut == dir)
-			return cfa_plat_free_space(cut ? "/" : ".", bytes);
+		if (!cut || cut == dir) {
+			rc = cfa_plat_free_space(cut ? "/" : ".", bytes);
+			break;
+		}
 		*cut = '\0';
 	}
-	return 0;
+	cfa_free(dir);
+	return rc;
 }
 
 /* CFAPKG_TEST_FREE_BYTES: the test seam, as CFAPKG_SYSROOT is for
@@ -80,10 +82,10 @@ enum cfapkg_err cfapkg_check_space(struct cfapkg_ctx *ctx, uint64_t download_byt
 		return CFAPKG_E_OK; /* not known: the writes themselves will say */
 	if (need <= avail)
 		return CFAPKG_E_OK;
-	human(need, n, sizeof(n));
-	human(download_bytes, d, sizeof(d));
-	human(unpack_bytes, u, sizeof(u));
-	human(avail, f, sizeof(f));
+	if (!human(need, n, sizeof(n)) || !human(download_bytes, d, sizeof(d)) ||
+	    !human(unpack_bytes, u, sizeof(u)) || !human(avail, f, sizeof(f)))
+		return cfa_fail(ctx, CFAPKG_E_IO, "needs %llu bytes, %llu free on the disk holding %s",
+		                (unsigned long long)need, (unsigned long long)avail, root);
 	return cfa_fail(ctx, CFAPKG_E_IO, "needs %s (%s download + %s unpacked), %s free on the "
 	                "disk holding %s; free space or set CFAPKG_ROOT to another disk", n, d, u, f,
 	                root);

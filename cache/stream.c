@@ -92,9 +92,10 @@ enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, con
 	bool existed = false;
 
 	*out = NULL;
-	if (!cfa_unpack_streamable(format) || !(s = cfa_calloc(1, sizeof(*s))))
+	if (!cfa_unpack_streamable(format) || strlen(format) >= sizeof(s->format) ||
+	    !(s = cfa_calloc(1, sizeof(*s))))
 		return CFAPKG_E_UNSUPPORTED;
-	cfa_snprintf(s->format, sizeof(s->format), "%s", format);
+	memcpy(s->format, format, strlen(format) + 1); /* fits: checked above */
 	s->strip = opts->strip;
 	uo.hash_checked = true; /* committed only once its hash is verified */
 	if (!(s->ctx = cfapkg_ctx_new()) || cfapkg_ctx_set_root(s->ctx, cfapkg_ctx_root(ctx)) ||
@@ -150,33 +151,37 @@ enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep, const char *f
 	return keep ? e : CFAPKG_E_OK;
 }
 
-void cfa_unpack_label(const struct cfapkg_fetch_item *it, char *out, size_t len)
+char *cfa_unpack_label(const struct cfapkg_fetch_item *it)
 {
 	const char *url = it->nurls ? it->urls[0] : NULL;
 
 	/* The package and where it comes from, not the cache's file name: a
 	 * user can act on "zluda 7 from https://...", not on a hash. */
 	if (it->label && url)
-		cfa_snprintf(out, len, "%s from %s", it->label, url);
-	else
-		cfa_snprintf(out, len, "%s", it->label ? it->label : url ? url : it->path);
+		return cfa_aprintf("%s from %s", it->label, url);
+	return cfa_strdup(it->label ? it->label : url ? url : it->path);
 }
 
 /* What did not stream is unpacked from the verified file. */
 void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it)
 {
 	struct cfapkg_unpack_opts uo = {it->unpack_strip, 0, 0, it->sha256 != NULL, NULL};
-	char label[1024];
+	char *label;
 	enum cfapkg_err e;
 
 	if (it->err || it->unpacked || !it->unpack_format || !it->unpack_name)
 		return;
-	cfa_unpack_label(it, label, sizeof(label));
+	if (!(label = cfa_unpack_label(it))) {
+		it->err = CFAPKG_E_NOMEM;
+		cfa_item_error(it, "%s: out of memory", it->label ? it->label : it->path);
+		return;
+	}
 	uo.label = label;
 	e = cfapkg_unpack(ctx, it->path, it->unpack_format, it->unpack_name, &uo, &it->unpack);
+	cfa_free(label);
 	if (e) {
 		it->err = e;
-		cfa_snprintf(it->error, sizeof(it->error), "%s", cfapkg_ctx_error(ctx));
+		cfa_item_error(it, "%s", cfapkg_ctx_error(ctx));
 		cfapkg_ctx_clear_error(ctx);
 	} else {
 		it->unpacked = true;

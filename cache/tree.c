@@ -284,18 +284,19 @@ enum cfapkg_err cfa_tree_write_manifest(struct cfapkg_ctx *ctx, const struct cfa
                                         const char *staging,
                                         const char *(*hex)(void *arg, size_t k), void *arg)
 {
-	char dir[4200], path[4300];
+	char *dir = cfa_aprintf("%s/.cfapkg", staging);
+	char *path = dir ? cfa_aprintf("%s/manifest.json", dir) : NULL;
 	struct cfa_buf text;
 	FILE *f = NULL;
 	int rc = 0;
 
 	cfa_buf_init(&text, 1u << 30);
-	if (!cfa_tree_manifest(t, &text, hex, arg)) {
+	if (!path || !cfa_tree_manifest(t, &text, hex, arg)) {
 		cfa_buf_fini(&text);
+		cfa_free(dir);
+		cfa_free(path);
 		return cfa_nomem(ctx);
 	}
-	cfa_snprintf(dir, sizeof(dir), "%s/.cfapkg", staging);
-	cfa_snprintf(path, sizeof(path), "%s/manifest.json", dir);
 	if ((rc = cfa_plat_mkdir_p(dir)) == 0 && !(f = cfa_plat_fopen(path, "wb")))
 		rc = cfa_plat_write_errno();
 	if (f && fwrite(text.data, 1, text.len, f) != text.len)
@@ -306,8 +307,11 @@ enum cfapkg_err cfa_tree_write_manifest(struct cfapkg_ctx *ctx, const struct cfa
 		rc = cfa_plat_write_errno();
 	cfa_buf_fini(&text);
 	if (rc)
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write the manifest: %s", path,
-		                cfa_plat_strerror(rc));
-	cfa_plat_set_mode(path, 0444); /* as read-only as the files it lists */
-	return CFAPKG_E_OK;
+		cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write the manifest: %s", path,
+		         cfa_plat_strerror(rc));
+	else
+		cfa_plat_set_mode(path, 0444); /* as read-only as the files it lists */
+	cfa_free(dir);
+	cfa_free(path);
+	return rc ? CFAPKG_E_IO : CFAPKG_E_OK;
 }

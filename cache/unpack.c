@@ -32,63 +32,30 @@
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
-#define BLOCK (256u * 1024u)
-
-/* An entry name as a message may show it: control characters (a terminal
- * would act on them) as "?", and a very long name shortened in the middle
- * so that the reason after it is not cut off. */
-static void shown_name(const char *name, char *out, size_t len)
+char *cfa_unpack_full(struct unpacker *u, const char *name)
 {
-	size_t n = strlen(name), head = n, i, o = 0;
+	char *full = cfa_aprintf("%s/%s", u->staging, name);
 
-	if (n > 120) {
-		head = 60;
-		while (head && ((unsigned char)name[head] & 0xC0) == 0x80)
-			head--; /* not inside a UTF-8 sequence */
-	}
-	for (i = 0; i < n && o + 4 < len; i++) {
-		if (i == head) {
-			size_t tail = n - 40;
-			while (tail < n && ((unsigned char)name[tail] & 0xC0) == 0x80)
-				tail++;
-			o += (size_t)snprintf(out + o, len - o, "...");
-			i = tail - 1;
-			continue;
-		}
-		out[o++] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
-	}
-	out[o] = '\0';
+	if (!full)
+		cfa_nomem(u->ctx);
+	return full;
 }
 
-enum cfapkg_err cfa_unpack_refuse(struct unpacker *u, const char *entry, const char *why)
+enum cfapkg_err cfa_unpack_make_parent(struct unpacker *u, const char *full)
 {
-	char shown[200], length[48] = "";
-
-	u->refused = true;
-	shown_name(entry, shown, sizeof(shown));
-	if (strlen(entry) > 120)
-		cfa_snprintf(length, sizeof(length), " (a name of %lu bytes)",
-		             (unsigned long)strlen(entry));
-	return cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: entry \"%s\"%s refused: %s; nothing was "
-	                "installed from this archive", u->label, shown, length, why);
-}
-
-static enum cfapkg_err make_parent(struct unpacker *u, const char *full)
-{
-	char dir[CFA_UNPACK_PATH];
 	const char *slash = strrchr(full, '/');
+	enum cfapkg_err e = CFAPKG_E_OK;
+	char *dir;
 	int rc;
 
-	if (!slash || (size_t)(slash - full) >= sizeof(dir))
+	if (!slash)
 		return CFAPKG_E_OK;
-	memcpy(dir, full, (size_t)(slash - full));
-	dir[slash - full] = '\0';
-	if (cfa_plat_is_dir(dir))
-		return CFAPKG_E_OK;
-	rc = cfa_plat_mkdir_p(dir);
-	return rc ? cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot create: %s", dir,
-	                     cfa_plat_strerror(rc))
-	          : CFAPKG_E_OK;
+	if (!(dir = cfa_strndup(full, (size_t)(slash - full))))
+		return cfa_nomem(u->ctx);
+	if (!cfa_plat_is_dir(dir) && (rc = cfa_plat_mkdir_p(dir)) != 0)
+		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot create: %s", dir, cfa_plat_strerror(rc));
+	cfa_free(dir);
+	return e;
 }
 
 /* Appends bytes to a file being unpacked, within the size cap. */
@@ -148,10 +115,11 @@ static enum cfapkg_err write_file(struct unpacker *u, struct archive *a,
 	la_int64_t offset;
 	int r;
 
-	if ((e = make_parent(u, full)))
+	if ((e = cfa_unpack_make_parent(u, full)))
 		return e;
 	if (!(f = cfa_plat_fopen(full, "wb")))
-		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot create", full);
+		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot create: %s", full,
+		                cfa_plat_strerror(cfa_plat_write_errno()));
 	while ((r = archive_read_data_block(a, &data, &n, &offset)) == ARCHIVE_OK)
 		if ((e = put_block(u, f, te->path, full, data, n, (uint64_t)offset, &size)))
 			break;
@@ -189,19 +157,28 @@ static enum cfapkg_err note_link(struct unpacker *u, const char *raw, const char
 static enum cfapkg_err hard_link(struct unpacker *u, struct archive_entry *en, const char *raw,
                                  const char *name)
 {
-	char target[CFA_UNPACK_NAME], text[CFA_UNPACK_PATH];
-	const char *why = NULL, *hl = cfa_unpack_text(en, CFA_TEXT_HARDLINK, text, sizeof(text));
+	const char *why = NULL, *hl;
+	char *owned, *target = NULL;
+	enum cfapkg_err e;
 
-	if (!hl || !cfa_safe_entry_path(hl, u->strip, target, sizeof(target), &why) || !target[0])
-		return cfa_unpack_refuse(u, raw, "a hard link pointing outside the archive");
-	return note_link(u, raw, name, CFA_TREE_HARDLINK, target);
+	if (!cfa_unpack_text(en, CFA_TEXT_HARDLINK, &hl, &owned) ||
+	    (hl && !cfa_unpack_safe(hl, u->strip, &target, &why) && !why))
+		e = cfa_nomem(u->ctx);
+	else if (!target || !target[0])
+		e = cfa_unpack_refuse(u, raw, "a hard link pointing outside the archive");
+	else
+		e = note_link(u, raw, name, CFA_TREE_HARDLINK, target);
+	cfa_free(owned);
+	cfa_free(target);
+	return e;
 }
 
 static enum cfapkg_err regular_file(struct unpacker *u, struct archive *a,
                                     struct archive_entry *en, const char *raw, const char *name)
 {
-	char full[CFA_UNPACK_PATH];
 	struct cfa_tree_entry *te;
+	enum cfapkg_err e;
+	char *full;
 	int added;
 
 	if (archive_entry_hardlink(en) || archive_entry_hardlink_w(en))
@@ -213,180 +190,75 @@ static enum cfapkg_err regular_file(struct unpacker *u, struct archive *a,
 	if (!added)
 		return cfa_unpack_refuse(u, raw, "a second entry of the same name (or the same "
 		                                 "name in another case)");
-	cfa_snprintf(full, sizeof(full), "%s/%s", u->staging, name);
-	return write_file(u, a, te, full, (unsigned)archive_entry_perm(en));
+	if (!(full = cfa_unpack_full(u, name)))
+		return CFAPKG_E_NOMEM;
+	e = write_file(u, a, te, full, (unsigned)archive_entry_perm(en));
+	cfa_free(full);
+	return e;
 }
 
 static enum cfapkg_err folder(struct unpacker *u, const char *raw, const char *name)
 {
-	char full[CFA_UNPACK_PATH];
 	struct cfa_tree_entry *te;
 	int added = cfa_tree_add(&u->tree, name, CFA_TREE_DIR, NULL, &te);
+	enum cfapkg_err e = CFAPKG_E_OK;
+	char *full;
+	int rc;
 
 	if (added < 0)
 		return cfa_nomem(u->ctx);
 	if (!added && te->kind != CFA_TREE_DIR)
 		return cfa_unpack_refuse(u, raw, "a folder of the same name as another entry");
-	cfa_snprintf(full, sizeof(full), "%s/%s", u->staging, name);
-	return cfa_plat_mkdir_p(full) ? cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot create", full)
-	                              : CFAPKG_E_OK;
+	if (!(full = cfa_unpack_full(u, name)))
+		return CFAPKG_E_NOMEM;
+	if ((rc = cfa_plat_mkdir_p(full)) != 0)
+		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot create: %s", full, cfa_plat_strerror(rc));
+	cfa_free(full);
+	return e;
 }
 
-enum cfapkg_err cfa_unpack_name(struct unpacker *u, struct archive_entry *en, char *text,
-                                size_t len, char name[CFA_UNPACK_NAME], const char **raw)
+static enum cfapkg_err symlink_entry(struct unpacker *u, struct archive_entry *en,
+                                     const struct cfa_entry_name *n)
 {
-	const char *why = NULL;
+	const char *target;
+	char *owned;
+	enum cfapkg_err e;
 
-	*raw = cfa_unpack_text(en, CFA_TEXT_PATH, text, len);
-	if (!*raw)
-		*raw = archive_entry_pathname(en);
-	if (!*raw || !cfa_safe_entry_path(*raw, u->strip, name, CFA_UNPACK_NAME, &why))
-		return cfa_unpack_refuse(u, *raw ? *raw : "?", why ? why : "no name");
-	if (archive_entry_is_encrypted(en))
-		return cfa_unpack_refuse(u, *raw, "encrypted archives are not supported");
-	return CFAPKG_E_OK;
+	if (!cfa_unpack_text(en, CFA_TEXT_SYMLINK, &target, &owned))
+		return cfa_nomem(u->ctx);
+	if (!target || !*target)
+		e = cfa_unpack_refuse(u, n->raw, "a symbolic link without a target");
+	else
+		e = note_link(u, n->raw, n->name, CFA_TREE_SYMLINK, target);
+	cfa_free(owned);
+	return e;
+}
+
+static enum cfapkg_err typed_entry(struct unpacker *u, struct archive *a,
+                                   struct archive_entry *en, const struct cfa_entry_name *n)
+{
+	switch (archive_entry_filetype(en)) {
+	case AE_IFDIR:
+		return folder(u, n->raw, n->name);
+	case AE_IFREG:
+	case 0: /* a tar hard link entry carries no type of its own */
+		return regular_file(u, a, en, n->raw, n->name);
+	case AE_IFLNK:
+		return symlink_entry(u, en, n);
+	default:
+		return cfa_unpack_refuse(u, n->raw, "a device file, pipe or socket");
+	}
 }
 
 static enum cfapkg_err entry(struct unpacker *u, struct archive *a, struct archive_entry *en)
 {
-	char name[CFA_UNPACK_NAME], text[CFA_UNPACK_PATH], link[CFA_UNPACK_PATH];
-	const char *raw, *target;
-	enum cfapkg_err e;
+	struct cfa_entry_name n;
+	enum cfapkg_err e = cfa_unpack_name(u, en, &n);
 
-	if ((e = cfa_unpack_name(u, en, text, sizeof(text), name, &raw)))
-		return e;
-	if (!name[0])
-		return CFAPKG_E_OK; /* one of the stripped leading folders */
-	switch (archive_entry_filetype(en)) {
-	case AE_IFDIR:
-		return folder(u, raw, name);
-	case AE_IFREG:
-	case 0: /* a tar hard link entry carries no type of its own */
-		return regular_file(u, a, en, raw, name);
-	case AE_IFLNK:
-		target = cfa_unpack_text(en, CFA_TEXT_SYMLINK, link, sizeof(link));
-		if (!target || !*target)
-			return cfa_unpack_refuse(u, raw, "a symbolic link without a target");
-		return note_link(u, raw, name, CFA_TREE_SYMLINK, target);
-	default:
-		return cfa_unpack_refuse(u, raw, "a device file, pipe or socket");
-	}
-}
-
-/* A .deb's payload is its data.tar.* member: read it straight out of the
- * outer ar archive. */
-static la_ssize_t read_member(struct archive *inner, void *outer, const void **buf)
-{
-	static char block[65536];
-	la_ssize_t n = archive_read_data(outer, block, sizeof(block));
-
-	(void)inner;
-	*buf = block;
-	return n;
-}
-
-/* Why an archive cannot be read, in the user's terms where libarchive's
- * words would mislead.  Whether entries are encrypted can only be asked
- * once a format was chosen (libarchive crashes before). */
-static enum cfapkg_err unreadable(struct unpacker *u, struct archive *a, const char *format)
-{
-	if (a && archive_format(a) && archive_read_has_encrypted_entries(a) > 0)
-		return cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: encrypted archives are not "
-		                "supported; nothing was installed from this archive", u->label);
-	return cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: not a readable %s archive: %s", u->label,
-	                format, a && archive_error_string(a) ? archive_error_string(a)
-	                                                    : "out of memory");
-}
-
-static struct archive *open_deb(struct unpacker *u, struct archive *a, struct archive **outer)
-{
-	struct archive_entry *en;
-
-	if (!(*outer = archive_read_new()))
-		return NULL;
-	archive_read_support_format_ar(*outer);
-	if (archive_read_open_filename(*outer, u->file, BLOCK) != ARCHIVE_OK) {
-		unreadable(u, *outer, "deb");
-		return NULL;
-	}
-	while (archive_read_next_header(*outer, &en) == ARCHIVE_OK)
-		if (strncmp(archive_entry_pathname(en), "data.tar", 8) == 0) {
-			archive_read_support_format_tar(a);
-			if (archive_read_open(a, *outer, NULL, read_member, NULL) == ARCHIVE_OK)
-				return a;
-			unreadable(u, a, "deb");
-			return NULL;
-		}
-	cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: a .deb without data.tar", u->label);
-	return NULL;
-}
-
-struct archive *cfa_unpack_reader(struct unpacker *u, const char *format, struct archive **outer)
-{
-	struct archive *a = archive_read_new();
-
-	*outer = NULL;
-	if (!a) {
-		cfa_nomem(u->ctx);
-		return NULL;
-	}
-	/* Only the compressions cfapkg's formats name, all built into
-	 * libarchive: "all" would also start external programs (lzop, lrzip,
-	 * grzip) found on PATH for the filters it lacks. */
-	archive_read_support_filter_gzip(a);
-	archive_read_support_filter_bzip2(a);
-	archive_read_support_filter_xz(a);
-	archive_read_support_filter_lzma(a);
-	archive_read_support_filter_zstd(a);
-	/* A verified archive's zip CRC-32s repeat what its SHA-256 proved. */
-	if (u->hash_checked)
-		archive_read_set_format_option(a, "zip", "ignorecrc32", "1");
-	if (strcmp(format, "deb") == 0) {
-		if (open_deb(u, a, outer))
-			return a;
-	} else if (!u->file || u->front_to_back) {
-		/* Only what can be read front to back: zip through its local
-		 * headers (the bytes are the pinned ones: hashed as they arrive). */
-		archive_read_support_format_zip_streamable(a);
-		archive_read_support_format_tar(a);
-		if ((u->file ? archive_read_open_filename(a, u->file, BLOCK)
-		             : archive_read_open(a, u->src_arg, NULL, u->src, NULL)) == ARCHIVE_OK)
-			return a;
-		unreadable(u, a, format);
-	} else {
-		/* As bsdtar: the central directory when there is one, the local
-		 * headers of a zip whose end cannot be found (padding, a stub). */
-		archive_read_support_format_zip_seekable(a);
-		archive_read_support_format_zip_streamable(a);
-		archive_read_support_format_7zip(a);
-		archive_read_support_format_tar(a);
-		if (archive_read_open_filename(a, u->file, BLOCK) == ARCHIVE_OK)
-			return a;
-		unreadable(u, a, format);
-	}
-	archive_read_free(a);
-	if (*outer)
-		archive_read_free(*outer);
-	*outer = NULL;
-	return NULL;
-}
-
-const char *cfa_unpack_text(struct archive_entry *en, enum cfa_entry_text which, char *buf,
-                            size_t len)
-{
-	const char *s;
-
-	switch (which) {
-	case CFA_TEXT_SYMLINK:
-		s = archive_entry_symlink_utf8(en);
-		return s ? s : cfa_wide_to_utf8(archive_entry_symlink_w(en), buf, len);
-	case CFA_TEXT_HARDLINK:
-		s = archive_entry_hardlink_utf8(en);
-		return s ? s : cfa_wide_to_utf8(archive_entry_hardlink_w(en), buf, len);
-	default:
-		s = archive_entry_pathname_utf8(en);
-		return s ? s : cfa_wide_to_utf8(archive_entry_pathname_w(en), buf, len);
-	}
+	if (!e && n.name[0]) /* "": one of the stripped leading folders */
+		e = typed_entry(u, a, en, &n);
+	cfa_entry_name_fini(&n);
+	return e;
 }
 
 /* libarchive says ARCHIVE_WARN for a header it read but could not put in
@@ -410,7 +282,7 @@ static enum cfapkg_err extract_all(struct unpacker *u)
 		e = entry(u, a, en);
 	if (!e && r != ARCHIVE_EOF) {
 		if (archive_read_has_encrypted_entries(a) > 0)
-			e = unreadable(u, a, u->format);
+			e = cfa_unpack_unreadable(u, a, u->format);
 		else
 			e = cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: damaged archive: %s", u->label,
 			             archive_error_string(a));
@@ -441,12 +313,26 @@ static enum cfapkg_err unpacker_new(struct cfapkg_ctx *ctx, const char *name, co
 		return cfa_nomem(ctx);
 	u->ctx = ctx;
 	u->hash_checked = opts && opts->hash_checked;
-	if (cfa_root_path_buf(ctx, CFA_STORE, NULL, u->store, sizeof(u->store)))
+	if (!(u->store = cfa_root_path(ctx, CFA_STORE, NULL)))
 		return ctx->err_code;
-	if (!cfa_snprintf(u->final, sizeof(u->final), "%s/%s", u->store, name) ||
-	    !cfa_snprintf(u->staging, sizeof(u->staging), "%s/.staging-%s", u->store, name))
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s/%s: path too long", u->store, name);
+	if (!(u->final = cfa_aprintf("%s/%s", u->store, name)) ||
+	    !(u->staging = cfa_aprintf("%s/.staging-%s", u->store, name)))
+		return cfa_nomem(ctx);
+	/* The result names the folder in a fixed field: refused before any
+	 * work rather than cut after it. */
+	if (strlen(u->final) >= sizeof(((struct cfapkg_unpack_result *)0)->path))
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: path too long (%lu bytes at most); choose a "
+		                "shorter --root or CFAPKG_ROOT", u->final,
+		                (unsigned long)sizeof(((struct cfapkg_unpack_result *)0)->path) - 1);
 	return CFAPKG_E_OK;
+}
+
+/* The store folder's path into the result (it fits: unpacker_new). */
+static enum cfapkg_err result_path(struct unpacker *u, struct cfapkg_unpack_result *out)
+{
+	return cfa_snprintf(out->path, sizeof(out->path), "%s", u->final)
+	           ? CFAPKG_E_OK
+	           : cfa_fail(u->ctx, CFAPKG_E_IO, "%s: path too long", u->final);
 }
 
 enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const char *label,
@@ -468,7 +354,7 @@ enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const 
 		                cfa_plat_strerror(rc));
 	if (cfa_plat_is_dir(u->final)) {
 		*existed = true; /* a store folder is only ever complete */
-		u->staging[0] = '\0';
+		CFA_FREE(u->staging);
 		return CFAPKG_E_OK;
 	}
 	u->cap = archive_size * ratio < max_bytes ? archive_size * ratio : max_bytes;
@@ -492,6 +378,7 @@ enum cfapkg_err cfa_unpack_extract(struct unpacker *u, archive_read_callback *sr
 	u->file = src ? NULL : file;
 	u->streamed = src != NULL || u->front_to_back;
 	u->strip = strip;
+	/* Every format's name fits; a longer one is none of them. */
 	if (!cfa_snprintf(u->format, sizeof(u->format), "%s", format))
 		return cfa_fail(u->ctx, CFAPKG_E_UNSUPPORTED, "%s: unknown format %s", u->label,
 		                format);
@@ -525,11 +412,10 @@ enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file,
 	if (cfa_plat_rename(u->staging, u->final) != 0)
 		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot move into the store", u->final);
 	cfa_plat_sync_dir(u->store);
-	u->staging[0] = '\0';
-	cfa_snprintf(out->path, sizeof(out->path), "%s", u->final);
+	CFA_FREE(u->staging);
 	out->files = u->files;
 	out->bytes = u->total;
-	return CFAPKG_E_OK;
+	return result_path(u, out);
 }
 
 void cfa_unpack_close(struct unpacker *u)
@@ -537,11 +423,14 @@ void cfa_unpack_close(struct unpacker *u)
 	if (!u)
 		return;
 	cfa_hasher_finish(u->hasher); /* its files are closed (Windows keeps open files) */
-	if (u->staging[0])
+	if (u->staging)
 		cfa_plat_remove_tree(u->staging);
 	cfa_tree_fini(&u->tree);
 	cfa_hasher_free(u->hasher);
 	cfa_free(u->label);
+	cfa_free(u->store);
+	cfa_free(u->final);
+	cfa_free(u->staging);
 	cfa_free(u);
 }
 
@@ -593,7 +482,7 @@ enum cfapkg_err cfapkg_unpack(struct cfapkg_ctx *ctx, const char *archive, const
 	e = cfa_unpack_open(ctx, name, opts && opts->label ? opts->label : archive,
 	                    (uint64_t)asize, opts, &u, &existed);
 	if (!e && existed) {
-		cfa_snprintf(out->path, sizeof(out->path), "%s", u->final);
+		e = result_path(u, out);
 		out->existed = true;
 	} else if (!e) {
 		e = extract_file(ctx, &u, archive, format, opts);

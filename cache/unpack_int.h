@@ -1,8 +1,11 @@
 /*
  * unpack_int.h - the unpacker's state, shared by the files of one unpack:
- * unpack.c (reading entries, committing), unpack_links.c (making the
- * links once the tree is whole) and unpack_zip.c (settling a streamed zip
- * against its central directory).
+ * unpack.c (reading entries, committing), unpack_read.c (opening the
+ * archive), unpack_links.c (making the links once the tree is whole) and
+ * unpack_zip.c (settling a streamed zip against its central directory).
+ * Entry names and the paths made from them are heap strings of any
+ * length: a name too long for the system fails where the system says so,
+ * naming the path, and is never cut to fit.
  */
 #ifndef CFA_UNPACK_INT_H
 #define CFA_UNPACK_INT_H
@@ -12,9 +15,6 @@
 #include <stdio.h>
 
 #include "cache/cache.h"
-
-#define CFA_UNPACK_NAME 2048               /* an entry's name, made safe */
-#define CFA_UNPACK_PATH (4096 + CFA_UNPACK_NAME) /* the staging folder + a name */
 
 struct unpacker {
 	struct cfapkg_ctx *ctx;
@@ -27,32 +27,57 @@ struct unpacker {
 	bool front_to_back;        /* a zip file read through its local headers */
 	bool refused;              /* a refusal, not a read error, ended it */
 	bool hash_checked;
-	char format[16];
+	char format[16];           /* a format's name: "tar.zst", "deb" */
 	unsigned strip;
-	char staging[4096], store[4096], final[4300];
+	char *store;               /* ROOT/store */
+	char *final;               /* ROOT/store/NAME */
+	char *staging;             /* ROOT/store/.staging-NAME; NULL once there is
+	                              nothing of it to remove */
 	uint64_t cap, total, files;
 	struct cfa_tree tree;
 	struct cfa_hasher *hasher;
 	size_t nhashed;            /* files named to the hasher so far */
 };
 
-/* An entry's path, symbolic link text or hard link target in UTF-8, or
- * NULL.  libarchive's own UTF-8 when it has one; else its wide form,
- * which is all Windows keeps of a name outside the ANSI code page. */
+/* An entry's path, symbolic link text or hard link target in UTF-8 into
+ * *text (NULL when it has none).  libarchive's own UTF-8 when it has one;
+ * else its wide form, which is all Windows keeps of a name outside the ANSI
+ * code page, converted into *owned (cfa_free).  False: out of memory. */
 enum cfa_entry_text { CFA_TEXT_PATH, CFA_TEXT_SYMLINK, CFA_TEXT_HARDLINK };
-const char *cfa_unpack_text(struct archive_entry *en, enum cfa_entry_text which, char *buf,
-                            size_t len);
-/* An entry's name made safe into name (*raw: as the archive spells it),
- * or a refusal: a name that could leave the folder, an encrypted entry. */
-enum cfapkg_err cfa_unpack_name(struct unpacker *u, struct archive_entry *en, char *text,
-                                size_t len, char name[CFA_UNPACK_NAME], const char **raw);
+bool cfa_unpack_text(struct archive_entry *en, enum cfa_entry_text which, const char **text,
+                     char **owned);
+/* An entry's name: as the archive spells it, and made safe ("" for one of
+ * the stripped leading folders).  cfa_entry_name_fini frees it. */
+struct cfa_entry_name {
+	const char *raw;
+	char *name;
+	char *owned;               /* raw, when it had to be converted */
+};
+/* The longest entry name unpacked, on every system. */
+#define CFA_ENTRY_NAME_MAX 4095
+#define CFA_STR_(x) #x
+#define CFA_STR(x) CFA_STR_(x)
+/* The name made safe, or a refusal: a name that could leave the folder or
+ * is too long, an encrypted entry. */
+enum cfapkg_err cfa_unpack_name(struct unpacker *u, struct archive_entry *en,
+                                struct cfa_entry_name *n);
+void cfa_entry_name_fini(struct cfa_entry_name *n);
+/* text made safe into *out (cfa_free), the first strip components
+ * dropped.  False with *why, or with *why NULL when out of memory. */
+bool cfa_unpack_safe(const char *text, unsigned strip, char **out, const char **why);
+/* u->staging/name, or NULL after cfa_nomem. */
+char *cfa_unpack_full(struct unpacker *u, const char *name);
 enum cfapkg_err cfa_unpack_refuse(struct unpacker *u, const char *entry, const char *why);
+/* Creates the folder a file or link at full goes into, if missing. */
+enum cfapkg_err cfa_unpack_make_parent(struct unpacker *u, const char *full);
 enum cfapkg_err cfa_unpack_put(struct unpacker *u, FILE *f, const char *name, const char *full,
                                const void *data, size_t n, uint64_t *size);
 unsigned cfa_unpack_mode(unsigned archive_perm);
-/* A reader for u->format over u->file, or over u->src when file is NULL
- * (NULL with the reason in u->ctx). */
+/* unpack_read.c: a reader for u->format over u->file, or over u->src when
+ * file is NULL (NULL with the reason in u->ctx).  unreadable says why an
+ * archive cannot be read, in the user's terms. */
 struct archive *cfa_unpack_reader(struct unpacker *u, const char *format, struct archive **outer);
+enum cfapkg_err cfa_unpack_unreadable(struct unpacker *u, struct archive *a, const char *format);
 /* Judges every link against the whole tree, then makes them: hard links
  * as copies, symbolic links as links (copies where the system has none). */
 enum cfapkg_err cfa_unpack_links(struct unpacker *u);

@@ -42,38 +42,25 @@ static enum cfapkg_err copy_bytes(struct unpacker *u, const char *name, const ch
 	return e;
 }
 
-static enum cfapkg_err make_parent_of(struct unpacker *u, const char *full)
-{
-	char dir[CFA_UNPACK_PATH];
-	const char *slash = strrchr(full, '/');
-	int rc;
-
-	if (!slash || !cfa_snprintf(dir, sizeof(dir), "%.*s", (int)(slash - full), full) ||
-	    cfa_plat_is_dir(dir))
-		return CFAPKG_E_OK;
-	rc = cfa_plat_mkdir_p(dir);
-	return rc ? cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot create: %s", dir,
-	                     cfa_plat_strerror(rc))
-	          : CFAPKG_E_OK;
-}
-
 /* Turns entry e into a copy of the file entry src. */
 static enum cfapkg_err copy_entry(struct unpacker *u, struct cfa_tree_entry *e,
                                   const struct cfa_tree_entry *src)
 {
-	char from[CFA_UNPACK_PATH], to[CFA_UNPACK_PATH];
+	char *from = cfa_unpack_full(u, src->path), *to = from ? cfa_unpack_full(u, e->path) : NULL;
 	enum cfapkg_err err;
 
-	cfa_snprintf(from, sizeof(from), "%s/%s", u->staging, src->path);
-	cfa_snprintf(to, sizeof(to), "%s/%s", u->staging, e->path);
-	if ((err = make_parent_of(u, to)) || (err = copy_bytes(u, e->path, from, to)))
-		return err;
-	cfa_plat_set_mode(to, src->mode);
-	e->kind = CFA_TREE_FILE;
-	e->mode = src->mode;
-	e->size = src->size;
-	e->hash = src->hash;
-	return CFAPKG_E_OK;
+	if (!to)
+		err = CFAPKG_E_NOMEM; /* cfa_unpack_full said so */
+	else if (!(err = cfa_unpack_make_parent(u, to)) && !(err = copy_bytes(u, e->path, from, to))) {
+		cfa_plat_set_mode(to, src->mode);
+		e->kind = CFA_TREE_FILE;
+		e->mode = src->mode;
+		e->size = src->size;
+		e->hash = src->hash;
+	}
+	cfa_free(from);
+	cfa_free(to);
+	return err;
 }
 
 /* Where links cannot be made: a copy of the file the link leads to. */
@@ -95,13 +82,15 @@ static enum cfapkg_err copy_link(struct unpacker *u, struct cfa_tree_entry *e)
 
 static enum cfapkg_err make_symlink(struct unpacker *u, struct cfa_tree_entry *e)
 {
-	char full[CFA_UNPACK_PATH];
+	char *full = cfa_unpack_full(u, e->path);
 	enum cfapkg_err err;
 
-	cfa_snprintf(full, sizeof(full), "%s/%s", u->staging, e->path);
-	if ((err = make_parent_of(u, full)))
-		return err;
-	return cfa_plat_symlink(e->target, full) == 0 ? CFAPKG_E_OK : copy_link(u, e);
+	if (!full)
+		return CFAPKG_E_NOMEM;
+	if (!(err = cfa_unpack_make_parent(u, full)) && cfa_plat_symlink(e->target, full) != 0)
+		err = copy_link(u, e);
+	cfa_free(full);
+	return err;
 }
 
 enum cfapkg_err cfa_unpack_links(struct unpacker *u)

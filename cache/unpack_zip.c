@@ -18,42 +18,46 @@
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
-#define MAX_LINK_TEXT 4096
-
 static enum cfapkg_err disagree(struct unpacker *u, const char *name)
 {
 	return cfa_unpack_refuse(u, name, "the zip's local headers and its central directory "
 	                                  "disagree about it");
 }
 
-/* The text a streamed link was written as: the file's bytes. */
-static bool same_text(const char *full, const char *target)
+/* The text a streamed link was written as: the file's bytes, all of
+ * them (text has room for one byte more: a longer file is not the same). */
+static bool same_text(const char *full, const char *target, char *text)
 {
-	char text[MAX_LINK_TEXT + 1];
+	size_t len = strlen(target), n;
 	FILE *f = cfa_plat_fopen(full, "rb");
-	size_t n;
 
 	if (!f)
 		return false;
-	n = fread(text, 1, sizeof(text) - 1, f);
+	n = fread(text, 1, len + 1, f);
 	fclose(f);
-	text[n] = '\0';
-	return strlen(text) == n && strcmp(text, target) == 0;
+	return n == len && memcmp(text, target, len) == 0;
 }
 
 static enum cfapkg_err settle_link(struct unpacker *u, struct cfa_tree_entry *te,
                                    const char *full, const char *target)
 {
 	char *copy;
+	bool same;
 
 	if (!target || !*target)
 		return cfa_unpack_refuse(u, te->path, "a symbolic link without a target");
 	if (te->kind == CFA_TREE_SYMLINK)
 		return strcmp(te->target, target) == 0 ? CFAPKG_E_OK : disagree(u, te->path);
-	if (te->kind != CFA_TREE_FILE || !same_text(full, target))
+	if (te->kind != CFA_TREE_FILE)
 		return disagree(u, te->path);
-	if (!(copy = cfa_strdup(target)))
+	if (!(copy = cfa_malloc(strlen(target) + 1)))
 		return cfa_nomem(u->ctx);
+	same = same_text(full, target, copy);
+	memcpy(copy, target, strlen(target) + 1); /* copy becomes the link's text */
+	if (!same) {
+		cfa_free(copy);
+		return disagree(u, te->path);
+	}
 	if (cfa_plat_remove(full) != 0) {
 		cfa_free(copy);
 		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot remove", full);
@@ -69,38 +73,38 @@ static enum cfapkg_err settle_link(struct unpacker *u, struct cfa_tree_entry *te
 static enum cfapkg_err settle_dir(struct unpacker *u, struct cfa_tree_entry *te,
                                   const char *name, const char *full)
 {
-	int added;
+	int rc;
 
 	if (te)
 		return te->kind == CFA_TREE_DIR ? CFAPKG_E_OK : disagree(u, name);
 	/* A folder the local headers only implied: harmless, made as listed. */
-	if ((added = cfa_tree_add(&u->tree, name, CFA_TREE_DIR, NULL, &te)) < 0)
+	if (cfa_tree_add(&u->tree, name, CFA_TREE_DIR, NULL, &te) < 0)
 		return cfa_nomem(u->ctx);
 	te->settled = true;
-	return cfa_plat_mkdir_p(full) ? cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot create", full)
-	                              : CFAPKG_E_OK;
+	if ((rc = cfa_plat_mkdir_p(full)) != 0)
+		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot create: %s", full,
+		                cfa_plat_strerror(rc));
+	return CFAPKG_E_OK;
 }
 
-static enum cfapkg_err settle_entry(struct unpacker *u, struct archive_entry *en)
+static enum cfapkg_err settle_symlink(struct unpacker *u, struct archive_entry *en,
+                                      struct cfa_tree_entry *te, const char *full)
 {
-	char name[CFA_UNPACK_NAME], full[CFA_UNPACK_PATH], text[CFA_UNPACK_PATH];
-	char link[CFA_UNPACK_PATH];
-	struct cfa_tree_entry *te;
-	const char *raw;
+	const char *target;
+	char *owned;
 	enum cfapkg_err e;
 
-	if ((e = cfa_unpack_name(u, en, text, sizeof(text), name, &raw)))
-		return e;
-	if (!name[0])
-		return CFAPKG_E_OK;
-	te = cfa_tree_find(&u->tree, name);
-	if (te && (te->settled || strcmp(te->path, name) != 0))
-		return disagree(u, raw);
-	cfa_snprintf(full, sizeof(full), "%s/%s", u->staging, name);
-	if (archive_entry_filetype(en) == AE_IFDIR)
-		return settle_dir(u, te, name, full);
-	if (!te)
-		return disagree(u, raw);
+	if (!cfa_unpack_text(en, CFA_TEXT_SYMLINK, &target, &owned))
+		return cfa_nomem(u->ctx);
+	e = settle_link(u, te, full, target);
+	cfa_free(owned);
+	return e;
+}
+
+/* A file or link the stream wrote (te) against its central entry. */
+static enum cfapkg_err settle_file(struct unpacker *u, struct archive_entry *en,
+                                   struct cfa_tree_entry *te, const char *raw, const char *full)
+{
 	te->settled = true;
 	switch (archive_entry_filetype(en)) {
 	case AE_IFREG:
@@ -111,11 +115,34 @@ static enum cfapkg_err settle_entry(struct unpacker *u, struct archive_entry *en
 		cfa_plat_set_mode(full, te->mode);
 		return CFAPKG_E_OK;
 	case AE_IFLNK:
-		return settle_link(u, te, full,
-		                   cfa_unpack_text(en, CFA_TEXT_SYMLINK, link, sizeof(link)));
+		return settle_symlink(u, en, te, full);
 	default:
 		return cfa_unpack_refuse(u, raw, "a device file, pipe or socket");
 	}
+}
+
+static enum cfapkg_err settle_entry(struct unpacker *u, struct archive_entry *en)
+{
+	struct cfa_entry_name n;
+	struct cfa_tree_entry *te;
+	char *full = NULL;
+	enum cfapkg_err e = cfa_unpack_name(u, en, &n);
+
+	if (e || !n.name[0]) /* "": one of the stripped leading folders */
+		goto out;
+	te = cfa_tree_find(&u->tree, n.name);
+	if (te && (te->settled || strcmp(te->path, n.name) != 0))
+		e = disagree(u, n.raw);
+	else if (!(full = cfa_unpack_full(u, n.name)))
+		e = CFAPKG_E_NOMEM;
+	else if (archive_entry_filetype(en) == AE_IFDIR)
+		e = settle_dir(u, te, n.name, full);
+	else
+		e = te ? settle_file(u, en, te, n.raw, full) : disagree(u, n.raw);
+out:
+	cfa_free(full);
+	cfa_entry_name_fini(&n);
+	return e;
 }
 
 /* Every file or link the stream wrote must have been listed. */

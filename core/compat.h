@@ -6,8 +6,11 @@
 
 #if defined(__GNUC__)
 #define CFA_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+/* A result that must not be dropped: a cut path or a failed step. */
+#define CFA_MUST_USE __attribute__((warn_unused_result))
 #else
 #define CFA_PRINTF(fmt, args)
+#define CFA_MUST_USE
 #endif
 
 #endif

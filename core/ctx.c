@@ -69,34 +69,56 @@ void cfapkg_ctx_free(struct cfapkg_ctx *ctx)
 	cfa_free(ctx->recipes);
 	cfa_gpus_free(ctx->gpus);
 	cfa_free(ctx->root);
+	cfa_free(ctx->err_long);
 	cfa_arena_fini(&ctx->arena);
 	cfa_free(ctx);
 }
 
 const char *cfapkg_ctx_error(const struct cfapkg_ctx *ctx)
 {
-	return ctx->err;
+	return ctx->err_long ? ctx->err_long : ctx->err;
 }
 
 void cfapkg_ctx_clear_error(struct cfapkg_ctx *ctx)
 {
 	ctx->err[0] = '\0';
+	CFA_FREE(ctx->err_long);
 	ctx->err_code = CFAPKG_E_OK;
+}
+
+/* One line: a newline from a foreign message would break renderers. */
+static void one_line(char *s)
+{
+	char *nl;
+
+	while ((nl = strchr(s, '\n')) != NULL)
+		*nl = ' ';
 }
 
 enum cfapkg_err cfa_fail(struct cfapkg_ctx *ctx, enum cfapkg_err err, const char *fmt, ...)
 {
 	va_list ap;
-	char *nl;
+	int n;
 
 	if (ctx->err[0] != '\0')
 		return err;
 	va_start(ap, fmt);
-	vsnprintf(ctx->err, sizeof(ctx->err), fmt, ap);
+	n = vsnprintf(ctx->err, sizeof(ctx->err), fmt, ap);
 	va_end(ap);
-	/* One line: a newline from a foreign message would break renderers. */
-	while ((nl = strchr(ctx->err, '\n')) != NULL)
-		*nl = ' ';
+	/* A detail naming a long path would lose its end, where the reason and
+	 * the advice are: it gets an allocation of its own.  Without memory
+	 * for it, the cut is marked rather than silent. */
+	if (n > 0 && (size_t)n >= sizeof(ctx->err)) {
+		if ((ctx->err_long = cfa_malloc((size_t)n + 1)) != NULL) {
+			va_start(ap, fmt);
+			vsnprintf(ctx->err_long, (size_t)n + 1, fmt, ap);
+			va_end(ap);
+			one_line(ctx->err_long);
+		} else {
+			memcpy(ctx->err + sizeof(ctx->err) - 4, "...", 4);
+		}
+	}
+	one_line(ctx->err);
 	ctx->err_code = err;
 	return err;
 }
@@ -106,26 +128,37 @@ enum cfapkg_err cfa_nomem(struct cfapkg_ctx *ctx)
 	return cfa_fail(ctx, CFAPKG_E_NOMEM, "out of memory");
 }
 
+/* The default root: CFAPKG_ROOT, else the user data folder.  Owned. */
+static enum cfapkg_err default_root(struct cfapkg_ctx *ctx, char **out)
+{
+	const char *env = getenv("CFAPKG_ROOT");
+	char *dir = NULL;
+	int rc;
+
+	if (env && *env)
+		return (*out = cfa_strdup(env)) ? CFAPKG_E_OK : cfa_nomem(ctx);
+	if ((rc = cfa_plat_data_dir(&dir)) == ENOMEM)
+		return cfa_nomem(ctx);
+	if (rc)
+		return cfa_fail(ctx, CFAPKG_E_IO, "cannot find a user data folder: set CFAPKG_ROOT "
+		                "or pass --root DIR");
+	/* The platform allocates with the C library; the root is ours. */
+	*out = cfa_strdup(dir);
+	free(dir);
+	return *out ? CFAPKG_E_OK : cfa_nomem(ctx);
+}
+
 enum cfapkg_err cfapkg_ctx_set_root(struct cfapkg_ctx *ctx, const char *dir)
 {
-	char buf[4096];
-	char *copy;
+	char *copy = NULL;
+	enum cfapkg_err e;
 
-	if (!dir || !*dir) {
-		const char *env = getenv("CFAPKG_ROOT");
-		if (env && *env) {
-			dir = env;
-		} else {
-			if (cfa_plat_data_dir(buf, sizeof(buf)) != 0)
-				return cfa_fail(ctx, CFAPKG_E_IO,
-				                "cannot find a user data folder: set CFAPKG_ROOT "
-				                "or pass --root DIR");
-			dir = buf;
-		}
-	}
-	copy = cfa_strdup(dir);
-	if (!copy)
-		return cfa_nomem(ctx);
+	if (!dir || !*dir)
+		e = default_root(ctx, &copy);
+	else
+		e = (copy = cfa_strdup(dir)) ? CFAPKG_E_OK : cfa_nomem(ctx);
+	if (e)
+		return e;
 	cfa_free(ctx->root);
 	ctx->root = copy;
 	return CFAPKG_E_OK;
@@ -152,26 +185,55 @@ enum cfapkg_err cfapkg_ctx_add_recipe_dir(struct cfapkg_ctx *ctx, const char *di
 	return CFAPKG_E_OK;
 }
 
+/* recipes/ or ../share/cfapkg/recipes beside the program, with its
+ * gpus.json; NULL when neither is there, or when out of memory (*nomem). */
+static char *beside_program(bool *nomem)
+{
+	static const char *const rel[] = {"recipes", "../share/cfapkg/recipes"};
+	char *exedir = NULL, *found = NULL;
+	size_t i;
+	int rc = cfa_plat_exe_dir(&exedir);
+
+	*nomem = rc == ENOMEM;
+	for (i = 0; rc == 0 && !found && !*nomem && i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char *gpus = cfa_aprintf("%s/%s/gpus.json", exedir, rel[i]);
+		if (!gpus)
+			*nomem = true;
+		else if (cfa_plat_is_file(gpus) && !(found = cfa_aprintf("%s/%s", exedir, rel[i])))
+			*nomem = true;
+		cfa_free(gpus);
+	}
+	free(exedir); /* the platform's allocation */
+	return found;
+}
+
+/* Worked out once per process and kept to its end (the public call
+ * promises static storage); an attempt that ran out of memory is tried
+ * again next time. */
+static const char *builtin_dir(bool *nomem)
+{
+	static char *found;
+
+	*nomem = false;
+	if (!found && !(found = beside_program(nomem)) && *nomem)
+		return NULL;
+	/* A build tree: the recipes of the source checkout it was built from. */
+	return found ? found : CFAPKG_SOURCE_RECIPES;
+}
+
+enum cfapkg_err cfa_builtin_recipe_dir(struct cfapkg_ctx *ctx, const char **out)
+{
+	bool nomem;
+
+	*out = builtin_dir(&nomem);
+	return nomem ? cfa_nomem(ctx) : CFAPKG_E_OK;
+}
+
 const char *cfapkg_builtin_recipe_dir(void)
 {
-	static char found[4096];
-	static const char *const rel[] = {"recipes", "../share/cfapkg/recipes"};
-	char exedir[4096];
-	size_t i;
+	bool nomem;
 
-	if (found[0])
-		return found;
-	if (cfa_plat_exe_dir(exedir, sizeof(exedir)) == 0) {
-		for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-			char probe[4096 + 64];
-			if (cfa_snprintf(probe, sizeof(probe), "%s/%s/gpus.json", exedir, rel[i]) &&
-			    cfa_plat_is_file(probe) &&
-			    cfa_snprintf(found, sizeof(found), "%s/%s", exedir, rel[i]))
-				return found;
-		}
-	}
-	/* A build tree: the recipes of the source checkout it was built from. */
-	return cfa_snprintf(found, sizeof(found), "%s", CFAPKG_SOURCE_RECIPES) ? found : NULL;
+	return builtin_dir(&nomem);
 }
 
 void cfa_crash_point(void)

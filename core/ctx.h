@@ -13,6 +13,7 @@ struct cfa_gpus;
 
 struct cfapkg_ctx {
 	char err[1024];              /* first failure's detail, one line */
+	char *err_long;              /* the whole detail when err could not hold it */
 	enum cfapkg_err err_code;
 	char *root;
 	char **recipe_dirs;          /* added with cfapkg_ctx_add_recipe_dir */
@@ -29,6 +30,10 @@ struct cfapkg_ctx {
 enum cfapkg_err cfa_fail(struct cfapkg_ctx *ctx, enum cfapkg_err err, const char *fmt, ...)
 	CFA_PRINTF(3, 4);
 enum cfapkg_err cfa_nomem(struct cfapkg_ctx *ctx);
+
+/* The built-in recipe folder (cfapkg_builtin_recipe_dir), or NULL with
+ * CFAPKG_E_NOMEM when it could not be worked out for want of memory. */
+enum cfapkg_err cfa_builtin_recipe_dir(struct cfapkg_ctx *ctx, const char **out);
 
 /* Test hook for the crash tests: when CFAPKG_CRASH_AFTER=N is set, the
  * Nth call kills the process on the spot.  Placed between the steps of

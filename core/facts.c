@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/json_build.h"
+#include "core/mem.h"
 #include "core/recipe.h"
 #include "core/strbuf.h"
 #include "core/version.h"
@@ -13,8 +15,12 @@
 void cfapkg_facts_init_host(struct cfapkg_facts *f)
 {
 	memset(f, 0, sizeof(*f));
-	cfa_snprintf(f->os, sizeof(f->os), "%s", cfa_plat_os());
-	cfa_snprintf(f->arch, sizeof(f->arch), "%s", cfa_plat_arch());
+	/* Short names the platform knows; one that did not fit would be left
+	 * unknown (empty) rather than cut into another name. */
+	if (!cfa_snprintf(f->os, sizeof(f->os), "%s", cfa_plat_os()))
+		f->os[0] = '\0';
+	if (!cfa_snprintf(f->arch, sizeof(f->arch), "%s", cfa_plat_arch()))
+		f->arch[0] = '\0';
 }
 
 static enum cfapkg_err set_copy(struct cfapkg_ctx *ctx, char *dst, size_t len, const char *key,
@@ -111,11 +117,15 @@ enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
 /* Puts the file's name in front of a value's own complaint. */
 static enum cfapkg_err name_file(struct cfapkg_ctx *ctx, const char *path)
 {
-	char detail[sizeof(ctx->err)];
+	char *detail = cfa_strdup(cfapkg_ctx_error(ctx));
+	enum cfapkg_err e;
 
-	cfa_snprintf(detail, sizeof(detail), "%s", ctx->err);
+	if (!detail)
+		return cfa_nomem(ctx); /* the complaint stays, without the file */
 	cfapkg_ctx_clear_error(ctx);
-	return cfa_fail(ctx, CFAPKG_E_FACTS, "%s: %s", path, detail);
+	e = cfa_fail(ctx, CFAPKG_E_FACTS, "%s: %s", path, detail);
+	cfa_free(detail);
+	return e;
 }
 
 static const char *const facts_keys[] = {"os", "arch", "gpu", "driver", "hip_runtimes",
@@ -141,8 +151,9 @@ static enum cfapkg_err load_list(struct cfa_jr *jr, const cJSON *root, const cha
 		const char *s = NULL;
 		if (cJSON_IsString(item))
 			s = item->valuestring;
-		else if (cJSON_IsNumber(item) && item->valuedouble >= 0 && item->valuedouble < 1e6)
-			s = (cfa_snprintf(num, sizeof(num), "%u", (unsigned)item->valuedouble), num);
+		else if (cJSON_IsNumber(item) && item->valuedouble >= 0 && item->valuedouble < 1e6 &&
+		         cfa_snprintf(num, sizeof(num), "%u", (unsigned)item->valuedouble))
+			s = num;
 		if (!s)
 			return cfa_jr_fail(jr, "%s: expected numbers or strings", key);
 		if (cfapkg_facts_set(jr->ctx, f, fact, s))
@@ -174,24 +185,25 @@ enum cfapkg_err cfa_facts_parse(struct cfa_jr *jr, const cJSON *obj, struct cfap
 
 cJSON *cfa_facts_json(const struct cfapkg_facts *f)
 {
-	cJSON *o = cJSON_CreateObject(), *a;
+	struct cfa_json_build jb = {false};
+	cJSON *o = cfa_json_new_object(&jb), *a;
 	unsigned i;
 
-	cJSON_AddStringToObject(o, "os", f->os);
-	cJSON_AddStringToObject(o, "arch", f->arch);
-	cJSON_AddStringToObject(o, "gpu", f->gfx);
-	cJSON_AddStringToObject(o, "driver", f->driver);
+	cfa_json_add_string(&jb, o, "os", f->os);
+	cfa_json_add_string(&jb, o, "arch", f->arch);
+	cfa_json_add_string(&jb, o, "gpu", f->gfx);
+	cfa_json_add_string(&jb, o, "driver", f->driver);
 	if (f->hip_runtimes_known) {
-		a = cJSON_AddArrayToObject(o, "hip_runtimes");
+		a = cfa_json_add_array(&jb, o, "hip_runtimes");
 		for (i = 0; i < f->nhip_runtimes; i++)
-			cJSON_AddItemToArray(a, cJSON_CreateNumber(f->hip_runtimes[i]));
+			cfa_json_append_number(&jb, a, f->hip_runtimes[i]);
 	}
 	if (f->hip_sdks_known) {
-		a = cJSON_AddArrayToObject(o, "hip_sdks");
+		a = cfa_json_add_array(&jb, o, "hip_sdks");
 		for (i = 0; i < f->nhip_sdks; i++)
-			cJSON_AddItemToArray(a, cJSON_CreateString(f->hip_sdks[i]));
+			cfa_json_append_string(&jb, a, f->hip_sdks[i]);
 	}
-	return o;
+	return cfa_json_finish(&jb, o);
 }
 
 enum cfapkg_err cfapkg_facts_load(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,

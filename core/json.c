@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/strbuf.h"
 #include "platform/platform.h"
 
 /* Reads a whole file with one allocation of its size (plus a terminator). */
@@ -101,11 +102,14 @@ void cfa_jr_init(struct cfa_jr *jr, struct cfapkg_ctx *ctx, struct cfa_arena *ar
 	jr->code = code;
 }
 
-/* Called for every key read, so it avoids printf. */
+/* Called for every key read, so it avoids printf.  A segment that does not
+ * fit shows as "..." (room for it is always kept): an error's JSON path may
+ * be shortened, never silently wrong. */
 static size_t push(struct cfa_jr *jr, const char *key, size_t i)
 {
-	size_t mark = jr->pathlen, room = sizeof(jr->path) - mark, n;
+	size_t mark = jr->pathlen, n;
 	char num[24], *p = num + sizeof(num);
+	bool dot = key && mark;
 
 	if (!key) {
 		*--p = '\0';
@@ -115,17 +119,16 @@ static size_t push(struct cfa_jr *jr, const char *key, size_t i)
 		while ((i /= 10) != 0);
 		*--p = '[';
 		key = p;
-	} else if (mark && room > 1) {
-		jr->path[jr->pathlen++] = '.';
-		room--;
 	}
 	n = strlen(key);
-	if (n < room) {
+	if (mark + dot + n + 1 + 3 <= sizeof(jr->path)) {
+		if (dot)
+			jr->path[jr->pathlen++] = '.';
 		memcpy(jr->path + jr->pathlen, key, n + 1);
 		jr->pathlen += n;
-	} else {
-		jr->pathlen = mark;
-		jr->path[mark] = '\0';
+	} else if (mark + 4 <= sizeof(jr->path)) {
+		memcpy(jr->path + mark, "...", 4);
+		jr->pathlen = mark + 3;
 	}
 	return mark;
 }
@@ -148,15 +151,22 @@ void cfa_jr_pop(struct cfa_jr *jr, size_t mark)
 
 enum cfapkg_err cfa_jr_fail(struct cfa_jr *jr, const char *fmt, ...)
 {
-	char msg[512];
+	enum cfapkg_err e;
 	va_list ap;
+	char *msg;
 
+	/* The message may quote a value of the file, of any length. */
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg = cfa_vaprintf(fmt, ap);
 	va_end(ap);
+	if (!msg)
+		return cfa_nomem(jr->ctx);
 	if (jr->pathlen)
-		return cfa_fail(jr->ctx, jr->code, "%s: %s: %s", jr->file, jr->path, msg);
-	return cfa_fail(jr->ctx, jr->code, "%s: %s", jr->file, msg);
+		e = cfa_fail(jr->ctx, jr->code, "%s: %s: %s", jr->file, jr->path, msg);
+	else
+		e = cfa_fail(jr->ctx, jr->code, "%s: %s", jr->file, msg);
+	cfa_free(msg);
+	return e;
 }
 
 enum cfapkg_err cfa_jr_object(struct cfa_jr *jr, const cJSON *v)

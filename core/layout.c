@@ -26,19 +26,25 @@ static const char *folder(enum cfa_place place)
 char *cfa_root_path(struct cfapkg_ctx *ctx, enum cfa_place place, const char *name)
 {
 	struct cfa_buf b;
+	size_t len;
 
 	if (!ctx->root && cfapkg_ctx_set_root(ctx, NULL))
 		return NULL; /* the reason is in ctx */
+	/* Far past what any system opens: such a path is a mistake to name. */
 	cfa_buf_init(&b, 1u << 16);
 	cfa_buf_printf(&b, "%s/%s", ctx->root, folder(place));
 	if (name)
 		cfa_buf_printf(&b, "/%s", name);
-	if (b.failed) {
-		cfa_buf_fini(&b);
-		cfa_fail(ctx, CFAPKG_E_IO, "%s/%s: path too long", ctx->root, folder(place));
-		return NULL;
-	}
-	return b.data; /* the buffer's memory is the caller's now */
+	if (!b.failed)
+		return b.data; /* the buffer's memory is the caller's now */
+	len = strlen(ctx->root) + strlen(folder(place)) + (name ? strlen(name) + 1 : 0) + 1;
+	cfa_buf_fini(&b);
+	if (len <= (1u << 16))
+		cfa_nomem(ctx);
+	else
+		cfa_fail(ctx, CFAPKG_E_IO, "%s/%s%s%s: path too long", ctx->root, folder(place),
+		         name ? "/" : "", name ? name : "");
+	return NULL;
 }
 
 enum cfapkg_err cfa_root_path_buf(struct cfapkg_ctx *ctx, enum cfa_place place, const char *name,

@@ -34,6 +34,7 @@ enum cfapkg_err cfa_parse_machine_lists(struct cfa_jr *jr, const cJSON *obj,
 /* Facts as an object ({"os", "arch", "gpu", "driver", "hip_runtimes",
  * "hip_sdks"}) read over f, and written back (facts.c). */
 enum cfapkg_err cfa_facts_parse(struct cfa_jr *jr, const cJSON *obj, struct cfapkg_facts *f);
+/* NULL when out of memory: never a part of the facts. */
 cJSON *cfa_facts_json(const struct cfapkg_facts *f);
 /* A relative path that stays inside its folder: no absolute paths, drive
  * letters or "..". */

@@ -180,9 +180,9 @@ static enum cfapkg_err refuse_unsized(struct cfa_jr *jr, struct cfapkg_source *s
 	size_t len = sizeof(UNSIZED_WHY) + strlen(s->platform);
 	char *why = cfa_arena_alloc(jr->arena, len);
 
-	if (!why)
+	/* Sized for the text, so it always fits; checked all the same. */
+	if (!why || !cfa_snprintf(why, len, UNSIZED_WHY, s->platform))
 		return cfa_nomem(jr->ctx);
-	cfa_snprintf(why, len, UNSIZED_WHY, s->platform);
 	s->unavailable = why;
 	return CFAPKG_E_OK;
 }

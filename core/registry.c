@@ -11,6 +11,7 @@
 #include "core/gpus.h"
 #include "core/mem.h"
 #include "core/recipe.h"
+#include "core/strbuf.h"
 #include "platform/platform.h"
 
 struct dir_scan {
@@ -90,11 +91,11 @@ struct parse_job {
 static void parse_slice(void *arg)
 {
 	struct parse_job *j = arg;
-	char path[4096];
 
 	for (j->done = 0; j->done < j->n; j->done++) {
-		snprintf(path, sizeof(path), "%s/%s", j->dir, j->names[j->done]);
-		j->err = cfa_recipe_parse(j->wctx, path, &j->out[j->done]);
+		char *path = cfa_aprintf("%s/%s", j->dir, j->names[j->done]);
+		j->err = path ? cfa_recipe_parse(j->wctx, path, &j->out[j->done]) : cfa_nomem(j->wctx);
+		cfa_free(path);
 		if (j->err)
 			return;
 	}
@@ -135,7 +136,8 @@ static enum cfapkg_err parse_files(struct cfapkg_ctx *ctx, const char *dir, char
 	for (i = 0; i < njobs; i++) {
 		if (!e && jobs[i].err) {
 			e = jobs[i].wctx == ctx ? jobs[i].err
-			                        : cfa_fail(ctx, jobs[i].err, "%s", jobs[i].wctx->err);
+			                        : cfa_fail(ctx, jobs[i].err, "%s",
+			                                   cfapkg_ctx_error(jobs[i].wctx));
 		}
 		for (k = 0; !e && k < jobs[i].done; k++)
 			e = add_recipe(ctx, nearlier, jobs[i].out[k]);
@@ -153,10 +155,9 @@ static enum cfapkg_err load_dir(struct cfapkg_ctx *ctx, const char *dir)
 {
 	struct dir_scan s = {ctx, dir, NULL, 0, 0, CFAPKG_E_OK};
 	enum cfapkg_err e = CFAPKG_E_OK;
-	char path[4096];
+	char *path = NULL;
 	size_t i, nearlier;
 	int rc;
-
 
 	rc = cfa_plat_list_dir(dir, collect, &s);
 	if (s.err) {
@@ -175,10 +176,12 @@ static enum cfapkg_err load_dir(struct cfapkg_ctx *ctx, const char *dir)
 		qsort(ctx->recipes, ctx->nrecipes, sizeof(*ctx->recipes), cmp_recipe);
 	nearlier = ctx->nrecipes;
 	e = parse_files(ctx, dir, s.names, s.n, nearlier);
-	snprintf(path, sizeof(path), "%s/%s", dir, CFA_GPUS_FILE);
+	if (!e && !(path = cfa_aprintf("%s/%s", dir, CFA_GPUS_FILE)))
+		e = cfa_nomem(ctx);
 	if (!e && cfa_plat_is_file(path))
 		e = cfa_gpus_load(ctx, path);
 out:
+	cfa_free(path);
 	for (i = 0; i < s.n; i++)
 		cfa_free(s.names[i]);
 	cfa_free(s.names);
@@ -208,13 +211,13 @@ static enum cfapkg_err load_env_dirs(struct cfapkg_ctx *ctx)
 
 enum cfapkg_err cfapkg_recipes_load(struct cfapkg_ctx *ctx)
 {
-	const char *builtin = cfapkg_builtin_recipe_dir();
+	const char *builtin = NULL;
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i;
 
 	if (ctx->loaded)
 		return CFAPKG_E_OK;
-	if (!getenv("CFAPKG_NO_BUILTIN_RECIPES") && builtin)
+	if (!getenv("CFAPKG_NO_BUILTIN_RECIPES") && !(e = cfa_builtin_recipe_dir(ctx, &builtin)))
 		e = load_dir(ctx, builtin);
 	if (!e)
 		e = load_env_dirs(ctx);
@@ -333,12 +336,14 @@ enum cfapkg_err cfapkg_version_matches(struct cfapkg_ctx *ctx, const char *versi
 	struct cfa_range r;
 	struct cfa_ver v;
 	const char *why = NULL;
-	char spec[512];
+	char *spec;
 	enum cfapkg_err e = CFAPKG_E_OK;
 
 	if (!cfa_ver_parse(version, strlen(version), &v, &why))
 		return cfa_fail(ctx, CFAPKG_E_VERSION, "version \"%s\": %s", version, why);
-	snprintf(spec, sizeof(spec), "x%s", constraint);
+	/* The range parser reads a dependency: a stand-in name, then the constraint. */
+	if (!(spec = cfa_aprintf("x%s", constraint)))
+		return cfa_nomem(ctx);
 	cfa_arena_init(&a);
 	if (!cfa_range_parse(&a, spec, &r, &why))
 		e = why ? cfa_fail(ctx, CFAPKG_E_VERSION, "constraint \"%s\": %s", constraint, why)
@@ -346,5 +351,6 @@ enum cfapkg_err cfapkg_version_matches(struct cfapkg_ctx *ctx, const char *versi
 	else
 		*out = cfa_range_match(&r, &v);
 	cfa_arena_fini(&a);
+	cfa_free(spec);
 	return e;
 }

@@ -145,3 +145,64 @@ bool cfa_snprintf(char *dst, size_t size, const char *fmt, ...)
 	va_end(ap);
 	return n >= 0 && (size_t)n < size;
 }
+
+char *cfa_vaprintf(const char *fmt, va_list ap)
+{
+	va_list again;
+	char *out;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	if (n < 0 || !(out = cfa_malloc((size_t)n + 1))) {
+		va_end(again);
+		return NULL;
+	}
+	vsnprintf(out, (size_t)n + 1, fmt, again);
+	va_end(again);
+	return out;
+}
+
+char *cfa_aprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *out;
+
+	va_start(ap, fmt);
+	out = cfa_vaprintf(fmt, ap);
+	va_end(ap);
+	return out;
+}
+
+bool cfa_vfit_text(char *dst, size_t size, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(dst, size, fmt, ap);
+	size_t cut;
+
+	if (n < 0) {
+		dst[0] = '\0';
+		return false;
+	}
+	if ((size_t)n < size)
+		return true;
+	if (size < 4) {
+		dst[0] = '\0'; /* no room even for the mark */
+		return false;
+	}
+	/* Back to the start of a UTF-8 character, so the text stays valid. */
+	for (cut = size - 4; cut > 0 && ((unsigned char)dst[cut] & 0xC0) == 0x80; cut--)
+		;
+	memcpy(dst + cut, "...", 4);
+	return false;
+}
+
+bool cfa_fit_text(char *dst, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	bool whole;
+
+	va_start(ap, fmt);
+	whole = cfa_vfit_text(dst, size, fmt, ap);
+	va_end(ap);
+	return whole;
+}

@@ -35,8 +35,22 @@ bool cfa_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out);
 /* Hex digits only (no 0x), at most max. */
 bool cfa_parse_hex(const char *s, size_t len, uint64_t max, uint64_t *out);
 
-/* Bounded formatted copy that always terminates; false when truncated. */
+/* Bounded formatted copy that always terminates; false when truncated.
+ * The result must be checked: a cut path names the wrong file. */
 bool cfa_snprintf(char *dst, size_t size, const char *fmt, ...)
-	CFA_PRINTF(3, 4);
+	CFA_PRINTF(3, 4) CFA_MUST_USE;
+/* The formatted text in a new allocation sized to fit (cfa_free), or NULL
+ * when out of memory: for paths and names with no fixed ceiling. */
+char *cfa_aprintf(const char *fmt, ...) CFA_PRINTF(1, 2) CFA_MUST_USE;
+/* The same with a va_list (which it uses up, as vsnprintf does). */
+char *cfa_vaprintf(const char *fmt, va_list ap) CFA_PRINTF(1, 0) CFA_MUST_USE;
+
+/* Only for text shown to people (a product name, a warning) that must go
+ * into a fixed field of a public struct: text too long for it ends in
+ * "..." (cut at a character boundary), so the cut shows.  False when it
+ * was cut.  Paths and values never go through here: they are checked
+ * (cfa_snprintf) or allocated (cfa_aprintf). */
+bool cfa_fit_text(char *dst, size_t size, const char *fmt, ...) CFA_PRINTF(3, 4);
+bool cfa_vfit_text(char *dst, size_t size, const char *fmt, va_list ap) CFA_PRINTF(3, 0);
 
 #endif

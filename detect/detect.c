@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/gpus.h"
+#include "core/mem.h"
 #include "core/strbuf.h"
 #include "core/version.h"
 #include "detect/detect.h"
@@ -21,13 +22,24 @@ void cfa_machine_warn(struct cfapkg_machine *m, const char *fmt, ...)
 		return;
 	/* The last slot says that more went unsaid, rather than dropping it silently. */
 	if (m->nwarnings == CFAPKG_MAX_WARNINGS - 1) {
-		cfa_snprintf(m->warnings[m->nwarnings++], sizeof(m->warnings[0]),
+		cfa_fit_text(m->warnings[m->nwarnings++], sizeof(m->warnings[0]),
 		             "more warnings were left out");
 		return;
 	}
 	va_start(ap, fmt);
-	vsnprintf(m->warnings[m->nwarnings++], sizeof(m->warnings[0]), fmt, ap);
+	cfa_vfit_text(m->warnings[m->nwarnings++], sizeof(m->warnings[0]), fmt, ap);
 	va_end(ap);
+}
+
+bool cfa_machine_set(struct cfapkg_machine *m, char *dst, size_t len, const char *what,
+                     const char *value)
+{
+	if (cfa_snprintf(dst, len, "%s", value))
+		return true;
+	dst[0] = '\0';
+	cfa_machine_warn(m, "%s \"%s\" is longer than %lu bytes; left out", what, value,
+	                 (unsigned long)(len - 1));
+	return false;
 }
 
 struct cfapkg_gpu *cfa_machine_add_gpu(struct cfapkg_machine *m)
@@ -46,6 +58,8 @@ struct cfapkg_gpu *cfa_machine_add_gpu(struct cfapkg_machine *m)
 	return g;
 }
 
+#define MACHINE_SLOTS(arr) (sizeof(arr) / sizeof((arr)[0]))
+
 void cfa_machine_add_runtime(struct cfapkg_machine *m, unsigned major, const char *file)
 {
 	unsigned i;
@@ -53,11 +67,16 @@ void cfa_machine_add_runtime(struct cfapkg_machine *m, unsigned major, const cha
 	for (i = 0; i < m->nhip_runtimes; i++)
 		if (m->hip_runtimes[i] == major)
 			return;
-	if (m->nhip_runtimes == 8)
+	if (m->nhip_runtimes == MACHINE_SLOTS(m->hip_runtimes)) {
+		cfa_machine_warn(m, "HIP runtime %u (%s) is not listed: more than %lu runtimes", major,
+		                 file, (unsigned long)MACHINE_SLOTS(m->hip_runtimes));
 		return;
+	}
+	/* The major is the fact that counts; a file name too long to keep is
+	 * left out whole (with a warning), not shown cut. */
 	m->hip_runtimes[m->nhip_runtimes] = major;
-	cfa_snprintf(m->hip_runtime_files[m->nhip_runtimes++], sizeof(m->hip_runtime_files[0]),
-	             "%s", file);
+	cfa_machine_set(m, m->hip_runtime_files[m->nhip_runtimes++], sizeof(m->hip_runtime_files[0]),
+	                "HIP runtime file", file);
 }
 
 void cfa_machine_add_sdk(struct cfapkg_machine *m, const char *version, const char *path,
@@ -69,12 +88,24 @@ void cfa_machine_add_sdk(struct cfapkg_machine *m, const char *version, const ch
 	for (i = 0; i < m->nhip_sdks; i++)
 		if (strcmp(m->hip_sdks[i].version, version) == 0)
 			return;
-	if (m->nhip_sdks == 8)
+	if (m->nhip_sdks == MACHINE_SLOTS(m->hip_sdks)) {
+		cfa_machine_warn(m, "HIP SDK %s at %s is not listed: more than %lu SDKs", version, path,
+		                 (unsigned long)MACHINE_SLOTS(m->hip_sdks));
 		return;
-	s = &m->hip_sdks[m->nhip_sdks++];
-	cfa_snprintf(s->version, sizeof(s->version), "%s", version);
-	cfa_snprintf(s->path, sizeof(s->path), "%s", path);
-	cfa_snprintf(s->source, sizeof(s->source), "%s", source);
+	}
+	/* Programs are pointed at the SDK's folder: one that does not fit is
+	 * not listed at all rather than listed cut. */
+	s = &m->hip_sdks[m->nhip_sdks];
+	if (!cfa_snprintf(s->version, sizeof(s->version), "%s", version) ||
+	    !cfa_snprintf(s->path, sizeof(s->path), "%s", path)) {
+		cfa_machine_warn(m, "HIP SDK %s at %s is not listed: its version or folder is longer "
+		                 "than cfapkg can record (%lu and %lu bytes)", version, path,
+		                 (unsigned long)sizeof(s->version) - 1, (unsigned long)sizeof(s->path) - 1);
+		memset(s, 0, sizeof(*s));
+		return;
+	}
+	cfa_fit_text(s->source, sizeof(s->source), "%s", source);
+	m->nhip_sdks++;
 }
 
 bool cfa_gfx_from_kfd(unsigned long v, char out[16])
@@ -97,7 +128,7 @@ bool cfa_gfx_from_override(const char *s, char out[16])
 }
 
 /* Name, chip, target facts and status from gpus.json. */
-static void describe(struct cfapkg_ctx *ctx, struct cfapkg_gpu *g)
+static void describe(struct cfapkg_ctx *ctx, struct cfapkg_machine *m, struct cfapkg_gpu *g)
 {
 	const struct cfapkg_gpu_device *d = cfapkg_gpu_device_find(ctx, g->vendor, g->device,
 	                                                          g->revision);
@@ -105,22 +136,23 @@ static void describe(struct cfapkg_ctx *ctx, struct cfapkg_gpu *g)
 
 	if (d) {
 		g->known = true;
-		cfa_snprintf(g->name, sizeof(g->name), "%s", d->name);
-		cfa_snprintf(g->chip, sizeof(g->chip), "%s", d->chip);
+		cfa_fit_text(g->name, sizeof(g->name), "%s", d->name);
+		cfa_fit_text(g->chip, sizeof(g->chip), "%s", d->chip);
 		if (!g->gfx[0])
-			cfa_snprintf(g->gfx, sizeof(g->gfx), "%s", d->gfx);
+			cfa_machine_set(m, g->gfx, sizeof(g->gfx), "gpus.json target", d->gfx);
 	} else if (!g->name[0]) {
-		cfa_snprintf(g->name, sizeof(g->name), "AMD GPU %04x:%04x (not in gpus.json)",
+		cfa_fit_text(g->name, sizeof(g->name), "AMD GPU %04x:%04x (not in gpus.json)",
 		             g->vendor, g->device);
 	}
-	if (g->revision >= 0)
-		cfa_snprintf(g->pci_id, sizeof(g->pci_id), "%04x:%04x rev %02x", g->vendor, g->device,
-		             (unsigned)g->revision);
-	else
-		cfa_snprintf(g->pci_id, sizeof(g->pci_id), "%04x:%04x", g->vendor, g->device);
+	/* Four and two hex digits: always fits. */
+	if (!(g->revision >= 0 ? cfa_snprintf(g->pci_id, sizeof(g->pci_id), "%04x:%04x rev %02x",
+	                                      g->vendor, g->device, (unsigned)g->revision)
+	                       : cfa_snprintf(g->pci_id, sizeof(g->pci_id), "%04x:%04x", g->vendor,
+	                                      g->device)))
+		g->pci_id[0] = '\0';
 	t = g->gfx[0] ? cfapkg_gpu_target_find(ctx, g->gfx) : NULL;
 	if (t) {
-		cfa_snprintf(g->generation, sizeof(g->generation), "%s", t->generation);
+		cfa_fit_text(g->generation, sizeof(g->generation), "%s", t->generation);
 		g->status = (int)t->status;
 		g->integrated = t->apu;
 	}
@@ -130,14 +162,12 @@ static void describe(struct cfapkg_ctx *ctx, struct cfapkg_gpu *g)
  * the name gpus.json gives its PCI id. */
 static void warn_unread(struct cfapkg_machine *m, const struct cfapkg_gpu *g)
 {
-	char target[64] = "its target is unknown";
-
-	if (g->gfx[0])
-		cfa_snprintf(target, sizeof(target), "its target %s comes from gpus.json", g->gfx);
 	cfa_machine_warn(m, "GPU %u, %s (%s), could not be read: %s. It is listed from its PCI "
-	                 "identity and %s; ROCm reads the same KFD facts and may not see it "
+	                 "identity and %s%s%s; ROCm reads the same KFD facts and may not see it "
 	                 "either. cfapkg plans for it only when no readable GPU is left",
-	                 g->index, g->name, g->pci_id, g->problem, target);
+	                 g->index, g->name, g->pci_id, g->problem,
+	                 g->gfx[0] ? "its target " : "its target is unknown", g->gfx,
+	                 g->gfx[0] ? " comes from gpus.json" : "");
 }
 
 /* Among the GPUs read in full, else those with a known target, else all:
@@ -192,19 +222,21 @@ enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index, struct cfap
 	memset(m, 0, sizeof(*m));
 	m->selected = -1;
 	m->passed_over = -1;
-	cfa_snprintf(m->os, sizeof(m->os), "%s", cfa_plat_os());
-	cfa_snprintf(m->arch, sizeof(m->arch), "%s", cfa_plat_arch());
+	cfa_machine_set(m, m->os, sizeof(m->os), "system name", cfa_plat_os());
+	cfa_machine_set(m, m->arch, sizeof(m->arch), "architecture", cfa_plat_arch());
 	if ((e = cfapkg_recipes_load(ctx)))
 		return e; /* detail set by the loader: the GPU table is needed */
 	if (root && *root) {
-		char trimmed[4096];
 		size_t n = strlen(root);
+		char *trimmed;
 		while (n > 1 && (root[n - 1] == '/' || root[n - 1] == '\\'))
 			n--;
-		cfa_snprintf(trimmed, sizeof(trimmed), "%.*s", (int)n, root);
+		if (!(trimmed = cfa_strndup(root, n)))
+			return cfa_nomem(ctx);
 		/* A sysroot holds a Linux machine, whatever runs cfapkg. */
-		cfa_snprintf(m->os, sizeof(m->os), "linux");
+		cfa_machine_set(m, m->os, sizeof(m->os), "system name", "linux");
 		e = cfa_detect_sysfs(ctx, trimmed, m);
+		cfa_free(trimmed);
 	}
 	else if (strcmp(cfa_plat_os(), "windows") == 0)
 		e = cfa_detect_windows(ctx, m);
@@ -213,7 +245,7 @@ enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index, struct cfap
 	if (e)
 		return e; /* detail set by the backend */
 	for (i = 0; i < m->ngpus; i++) {
-		describe(ctx, &m->gpus[i]);
+		describe(ctx, m, &m->gpus[i]);
 		if (m->gpus[i].problem[0])
 			warn_unread(m, &m->gpus[i]);
 	}
@@ -233,21 +265,29 @@ enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index, struct cfap
 	return CFAPKG_E_OK;
 }
 
+/* A copy between fixed fields; one that does not fit leaves the fact
+ * unknown ("") rather than a cut value that would plan for something else. */
+static void copy_fact(char *dst, size_t len, const char *value)
+{
+	if (!cfa_snprintf(dst, len, "%s", value))
+		dst[0] = '\0';
+}
+
 void cfapkg_machine_facts(const struct cfapkg_machine *m, struct cfapkg_facts *f)
 {
 	const struct cfapkg_gpu *g = m->selected >= 0 ? &m->gpus[m->selected] : NULL;
 	struct cfa_ver v;
 	unsigned i;
 
-	cfa_snprintf(f->os, sizeof(f->os), "%s", m->os);
-	cfa_snprintf(f->arch, sizeof(f->arch), "%s", m->arch);
+	copy_fact(f->os, sizeof(f->os), m->os);
+	copy_fact(f->arch, sizeof(f->arch), m->arch);
 	if (m->gfx_override[0] && g)
-		cfa_snprintf(f->gfx, sizeof(f->gfx), "%s", m->gfx_override);
+		copy_fact(f->gfx, sizeof(f->gfx), m->gfx_override);
 	else if (g)
-		cfa_snprintf(f->gfx, sizeof(f->gfx), "%s", g->gfx);
+		copy_fact(f->gfx, sizeof(f->gfx), g->gfx);
 	/* Only a driver version that compares (not "6.1.0-18-amd64"). */
 	if (m->driver[0] && cfa_ver_parse(m->driver, strlen(m->driver), &v, NULL))
-		cfa_snprintf(f->driver, sizeof(f->driver), "%s", m->driver);
+		copy_fact(f->driver, sizeof(f->driver), m->driver);
 	f->hip_runtimes_known = true;
 	f->nhip_runtimes = 0;
 	for (i = 0; i < m->nhip_runtimes && i < CFAPKG_FACTS_MAX; i++)
@@ -255,6 +295,7 @@ void cfapkg_machine_facts(const struct cfapkg_machine *m, struct cfapkg_facts *f
 	f->hip_sdks_known = true;
 	f->nhip_sdks = 0;
 	for (i = 0; i < m->nhip_sdks && i < CFAPKG_FACTS_MAX; i++)
-		cfa_snprintf(f->hip_sdks[f->nhip_sdks++], sizeof(f->hip_sdks[0]), "%s",
-		             m->hip_sdks[i].version);
+		if (cfa_snprintf(f->hip_sdks[f->nhip_sdks], sizeof(f->hip_sdks[0]), "%s",
+		                 m->hip_sdks[i].version))
+			f->nhip_sdks++;
 }

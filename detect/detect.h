@@ -13,7 +13,15 @@ enum cfapkg_err cfa_detect_sysfs(struct cfapkg_ctx *ctx, const char *root,
 /* Windows: DXGI, registry, System32, HIP SDK folders (platform/). */
 enum cfapkg_err cfa_detect_windows(struct cfapkg_ctx *ctx, struct cfapkg_machine *m);
 
+/* struct cfapkg_machine has fixed fields (it is public).  Descriptive text
+ * too long for one (a warning, a product name) is cut with a visible
+ * "..." (cfa_fit_text); a value the machine acts on (a path, a version, a
+ * target) is never cut: it is left out, with a warning naming it whole. */
 void cfa_machine_warn(struct cfapkg_machine *m, const char *fmt, ...) CFA_PRINTF(2, 3);
+/* Copies a value into a field: false, the field "" (unknown) and a warning
+ * naming what and the value, when it does not fit. */
+bool cfa_machine_set(struct cfapkg_machine *m, char *dst, size_t len, const char *what,
+                     const char *value);
 /* Adds a GPU; NULL when the table is full (a warning says so). */
 struct cfapkg_gpu *cfa_machine_add_gpu(struct cfapkg_machine *m);
 void cfa_machine_add_runtime(struct cfapkg_machine *m, unsigned major, const char *file);

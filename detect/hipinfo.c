@@ -66,11 +66,14 @@ size_t cfa_hipinfo_parse(const char *text, struct cfa_hipinfo_device *out, size_
 		if (!cur) {
 			continue;
 		} else if (strncmp(line, "Name:", 5) == 0) {
-			cfa_snprintf(cur->name, sizeof(cur->name), "%.*s", (int)vlen, val);
+			cfa_fit_text(cur->name, sizeof(cur->name), "%.*s", (int)vlen, val);
 		} else if (strncmp(line, "gcnArchName:", 12) == 0) {
-			/* "gfx1200" or a full target id "gfx90a:sramecc+:xnack-" */
+			/* "gfx1200" or a full target id "gfx90a:sramecc+:xnack-"; a
+			 * name too long to be a target is no target (not a cut one). */
 			size_t g = strcspn(val, ":\r\n ");
-			cfa_snprintf(cur->gfx, sizeof(cur->gfx), "%.*s", (int)(g < vlen ? g : vlen), val);
+			if (!cfa_snprintf(cur->gfx, sizeof(cur->gfx), "%.*s", (int)(g < vlen ? g : vlen),
+			                  val))
+				cur->gfx[0] = '\0';
 		} else if (strncmp(line, "totalGlobalMem:", 15) == 0) {
 			cur->memory = parse_memory(val, vlen);
 		}

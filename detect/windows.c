@@ -16,8 +16,10 @@
  *   HIP SDKs     HIP_PATH, HIP_PATH_xx, %ProgramFiles%\AMD\ROCm\<version>.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/mem.h"
 #include "core/strbuf.h"
 #include "core/version.h"
 #include "detect/detect.h"
@@ -84,8 +86,14 @@ bool cfa_parse_hwid(const char *id, uint16_t *vendor, uint16_t *device, int *rev
 
 static void from_adapters(struct cfapkg_machine *m)
 {
-	struct cfa_plat_adapter a[CFAPKG_MAX_GPUS];
-	size_t n = cfa_plat_adapters(a, CFAPKG_MAX_GPUS), i;
+	/* Room for other vendors' adapters too, and one AMD GPU too many (so
+	 * that it is said); a full list says that it may not be all. */
+	struct cfa_plat_adapter a[4 * CFAPKG_MAX_GPUS];
+	size_t n = cfa_plat_adapters(a, sizeof(a) / sizeof(a[0])), i;
+
+	if (n == sizeof(a) / sizeof(a[0]))
+		cfa_machine_warn(m, "DXGI lists %lu display adapters or more: those past them are not "
+		                 "read", (unsigned long)n);
 
 	for (i = 0; i < n; i++) {
 		struct cfapkg_gpu *g;
@@ -95,212 +103,297 @@ static void from_adapters(struct cfapkg_machine *m)
 		g->device = (uint16_t)a[i].device;
 		g->revision = (int)a[i].revision;
 		g->vram_bytes = a[i].dedicated_memory;
-		cfa_snprintf(g->name, sizeof(g->name), "%s", a[i].description);
-		cfa_snprintf(g->source, sizeof(g->source), "dxgi");
+		cfa_fit_text(g->name, sizeof(g->name), "%s", a[i].description);
+		cfa_fit_text(g->source, sizeof(g->source), "dxgi");
 	}
 }
 
+/* What a pass over the registry's display keys needs; out of memory is
+ * sticky and ends detection in CFAPKG_E_NOMEM. */
 struct class_scan {
 	struct cfapkg_machine *m;
 	bool add_gpus;
+	bool nomem;
 };
+
+/* A registry string (allocated, cfa_free), or NULL when it is not there. */
+static char *reg_value(bool *nomem, const char *key, const char *value)
+{
+	char *raw = NULL, *copy;
+	int rc = cfa_plat_reg_string(key, value, &raw);
+
+	*nomem |= rc == ENOMEM;
+	if (rc)
+		return NULL;
+	/* The platform allocates with the C library: take it into ours. */
+	copy = cfa_strdup(raw);
+	free(raw);
+	*nomem |= !copy;
+	return copy;
+}
+
+static void driver_from_key(struct class_scan *cs, const char *key)
+{
+	struct cfapkg_machine *m = cs->m;
+	char *dv = reg_value(&cs->nomem, key, "DriverVersion");
+	char *rsv = reg_value(&cs->nomem, key, "RadeonSoftwareVersion");
+
+	if (dv)
+		cfa_fit_text(m->driver_detail, sizeof(m->driver_detail), "DriverVersion %s", dv);
+	if (rsv && cfa_machine_set(m, m->driver, sizeof(m->driver), "RadeonSoftwareVersion", rsv))
+		cfa_fit_text(m->driver_source, sizeof(m->driver_source),
+		             "registry RadeonSoftwareVersion");
+	else if (!rsv && dv && cfa_adrenalin_of(dv) &&
+	         cfa_machine_set(m, m->driver, sizeof(m->driver), "Adrenalin release",
+	                         cfa_adrenalin_of(dv)))
+		cfa_fit_text(m->driver_source, sizeof(m->driver_source), "DriverVersion table");
+	cfa_free(dv);
+	cfa_free(rsv);
+}
+
+static void gpu_from_key(struct class_scan *cs, const char *key, uint16_t ven, uint16_t dev,
+                         int rev)
+{
+	struct cfapkg_gpu *g = cfa_machine_add_gpu(cs->m);
+	char *desc;
+
+	if (!g)
+		return;
+	g->vendor = ven;
+	g->device = dev;
+	g->revision = rev;
+	cfa_fit_text(g->source, sizeof(g->source), "registry");
+	if ((desc = reg_value(&cs->nomem, key, "DriverDesc")))
+		cfa_fit_text(g->name, sizeof(g->name), "%s", desc);
+	cfa_free(desc);
+}
 
 static int display_key(const char *sub, void *arg)
 {
 	struct class_scan *cs = arg;
-	struct cfapkg_machine *m = cs->m;
-	char key[512], id[256], desc[256], dv[64], rsv[64];
+	char *key = cfa_aprintf("%s\\%s", DISPLAY_CLASS, sub), *id;
 	uint16_t ven, dev;
 	int rev;
 
-	cfa_snprintf(key, sizeof(key), "%s\\%s", DISPLAY_CLASS, sub);
-	if (cfa_plat_reg_string(key, "MatchingDeviceId", id, sizeof(id)) != 0 ||
-	    !cfa_parse_hwid(id, &ven, &dev, &rev) || ven != 0x1002)
-		return 0;
-	if (cs->add_gpus) {
-		struct cfapkg_gpu *g = cfa_machine_add_gpu(m);
-		if (g) {
-			g->vendor = ven;
-			g->device = dev;
-			g->revision = rev;
-			cfa_snprintf(g->source, sizeof(g->source), "registry");
-			if (cfa_plat_reg_string(key, "DriverDesc", desc, sizeof(desc)) == 0)
-				cfa_snprintf(g->name, sizeof(g->name), "%s", desc);
-		}
+	if (!key) {
+		cs->nomem = true;
+		return ENOMEM;
 	}
-	if (m->driver[0])
-		return 0;
-	if (cfa_plat_reg_string(key, "DriverVersion", dv, sizeof(dv)) == 0)
-		cfa_snprintf(m->driver_detail, sizeof(m->driver_detail), "DriverVersion %s", dv);
-	else
-		dv[0] = '\0';
-	if (cfa_plat_reg_string(key, "RadeonSoftwareVersion", rsv, sizeof(rsv)) == 0) {
-		cfa_snprintf(m->driver, sizeof(m->driver), "%s", rsv);
-		cfa_snprintf(m->driver_source, sizeof(m->driver_source),
-		             "registry RadeonSoftwareVersion");
-	} else if (dv[0] && cfa_adrenalin_of(dv)) {
-		cfa_snprintf(m->driver, sizeof(m->driver), "%s", cfa_adrenalin_of(dv));
-		cfa_snprintf(m->driver_source, sizeof(m->driver_source), "DriverVersion table");
+	id = reg_value(&cs->nomem, key, "MatchingDeviceId");
+	if (id && cfa_parse_hwid(id, &ven, &dev, &rev) && ven == 0x1002) {
+		if (cs->add_gpus)
+			gpu_from_key(cs, key, ven, dev, rev);
+		if (!cs->m->driver[0])
+			driver_from_key(cs, key);
 	}
-	return 0;
+	cfa_free(id);
+	cfa_free(key);
+	return cs->nomem ? ENOMEM : 0;
 }
 
-static void from_registry(struct cfapkg_machine *m)
+static bool from_registry(struct cfapkg_machine *m)
 {
-	struct class_scan cs = {m, m->ngpus == 0};
-	char rsv[64];
+	struct class_scan cs = {m, m->ngpus == 0, false};
+	char *rsv;
 
 	cfa_plat_reg_subkeys(DISPLAY_CLASS, display_key, &cs);
 	if (!m->driver[0] &&
-	    cfa_plat_reg_string("SOFTWARE\\AMD\\CN", "RadeonSoftwareVersion", rsv, sizeof(rsv)) == 0) {
-		cfa_snprintf(m->driver, sizeof(m->driver), "%s", rsv);
-		cfa_snprintf(m->driver_source, sizeof(m->driver_source), "registry AMD\\CN");
+	    (rsv = reg_value(&cs.nomem, "SOFTWARE\\AMD\\CN", "RadeonSoftwareVersion"))) {
+		if (cfa_machine_set(m, m->driver, sizeof(m->driver), "RadeonSoftwareVersion", rsv))
+			cfa_fit_text(m->driver_source, sizeof(m->driver_source), "registry AMD\\CN");
+		cfa_free(rsv);
 	}
+	return !cs.nomem;
 }
 
-static void hip_runtimes(struct cfapkg_machine *m)
+/* A platform string (given as raw when rc is 0) taken into the library's
+ * allocator; NULL when the platform had none or when out of memory
+ * (*nomem).  Called after the platform call, never in its argument list:
+ * raw is only set once that call has run. */
+static char *adopt(int rc, char *raw, bool *nomem)
+{
+	char *copy = rc ? NULL : cfa_strdup(raw);
+
+	*nomem |= rc == ENOMEM || (!rc && !copy);
+	if (!rc)
+		free(raw); /* the platform allocates with the C library */
+	return copy;
+}
+
+static bool hip_runtimes(struct cfapkg_machine *m)
 {
 	static const struct {
 		const char *dll;
 		unsigned major;
 	} dlls[] = {{"amdhip64_7.dll", 7}, {"amdhip64_6.dll", 6}, {"amdhip64.dll", 5}};
-	char sys[1024], path[1280], ver[64], label[1400];
+	char *raw = NULL, *sys, ver[64];
+	bool nomem = false;
 	size_t i;
+	int rc = cfa_plat_system_dir(&raw);
 
-	if (cfa_plat_system_dir(sys, sizeof(sys)) != 0)
-		return;
-	for (i = 0; i < sizeof(dlls) / sizeof(dlls[0]); i++) {
-		cfa_snprintf(path, sizeof(path), "%s\\%s", sys, dlls[i].dll);
-		if (!cfa_plat_is_file(path))
-			continue;
-		if (cfa_plat_file_version(path, ver, sizeof(ver)) == 0)
-			cfa_snprintf(label, sizeof(label), "%s (%s)", path, ver);
-		else
-			cfa_snprintf(label, sizeof(label), "%s", path);
-		cfa_machine_add_runtime(m, dlls[i].major, label);
+	sys = adopt(rc, raw, &nomem);
+	for (i = 0; sys && !nomem && i < sizeof(dlls) / sizeof(dlls[0]); i++) {
+		char *path = cfa_aprintf("%s\\%s", sys, dlls[i].dll), *label;
+		if (!path) {
+			nomem = true;
+		} else if (cfa_plat_is_file(path)) {
+			/* A version is four 16-bit numbers: it fits, or is left out. */
+			label = cfa_plat_file_version(path, ver, sizeof(ver)) == 0
+			        ? cfa_aprintf("%s (%s)", path, ver) : cfa_strdup(path);
+			if (label)
+				cfa_machine_add_runtime(m, dlls[i].major, label);
+			nomem = !label;
+			cfa_free(label);
+		}
+		cfa_free(path);
 	}
+	cfa_free(sys);
+	return !nomem;
 }
 
 /* The SDK's version is its folder's name ("6.4" under Program Files). */
-static void add_sdk_dir(struct cfapkg_machine *m, const char *dir, const char *source)
+static bool add_sdk_dir(struct cfapkg_machine *m, const char *dir, const char *source)
 {
-	char leaf[128], bin[1200];
 	const char *p = dir, *last = dir;
-	size_t n;
+	char *leaf, *bin;
 	struct cfa_ver v;
+	bool ok;
 
 	for (; *p; p++)
 		if ((*p == '\\' || *p == '/') && p[1])
 			last = p + 1;
-	n = strcspn(last, "\\/");
-	cfa_snprintf(leaf, sizeof(leaf), "%.*s", (int)n, last);
-	cfa_snprintf(bin, sizeof(bin), "%s\\bin", dir);
-	if (!cfa_plat_is_dir(bin)) {
-		cfa_machine_warn(m, "%s (%s) has no bin folder; not counted as a HIP SDK", dir, source);
-		return;
+	leaf = cfa_strndup(last, strcspn(last, "\\/"));
+	bin = cfa_aprintf("%s\\bin", dir);
+	if ((ok = leaf && bin)) {
+		if (!cfa_plat_is_dir(bin))
+			cfa_machine_warn(m, "%s (%s) has no bin folder; not counted as a HIP SDK", dir,
+			                 source);
+		else if (!cfa_ver_parse(leaf, strlen(leaf), &v, NULL))
+			cfa_machine_warn(m, "HIP SDK at %s: cannot tell its version from the folder name",
+			                 dir);
+		else
+			cfa_machine_add_sdk(m, leaf, dir, source);
 	}
-	if (!cfa_ver_parse(leaf, strlen(leaf), &v, NULL)) {
-		cfa_machine_warn(m, "HIP SDK at %s: cannot tell its version from the folder name", dir);
-		return;
-	}
-	cfa_machine_add_sdk(m, leaf, dir, source);
+	cfa_free(leaf);
+	cfa_free(bin);
+	return ok;
 }
 
 struct rocm_scan {
 	struct cfapkg_machine *m;
 	const char *base;
+	bool nomem;
 };
 
 static int rocm_entry(const char *name, void *arg)
 {
 	struct rocm_scan *rs = arg;
-	char dir[1024];
+	char *dir = cfa_aprintf("%s\\%s", rs->base, name);
 
-	cfa_snprintf(dir, sizeof(dir), "%s\\%s", rs->base, name);
-	if (cfa_plat_is_dir(dir))
-		add_sdk_dir(rs->m, dir, "Program Files");
-	return 0;
+	if (!dir || (cfa_plat_is_dir(dir) && !add_sdk_dir(rs->m, dir, "Program Files")))
+		rs->nomem = true;
+	cfa_free(dir);
+	return rs->nomem ? ENOMEM : 0;
 }
 
-static void hip_sdks(struct cfapkg_machine *m)
+/* An SDK folder named by an environment variable (HIP_PATH, HIP_PATH_64). */
+static bool sdk_from_env(struct cfapkg_machine *m, const char *name)
 {
-	char buf[1024], base[1100], name[32];
-	struct rocm_scan rs = {m, base};
-	unsigned major, minor;
+	char *raw = NULL, *dir;
+	bool nomem = false;
+	size_t n;
+	int rc = cfa_plat_getenv_dup(name, &raw);
 
-	if (cfa_plat_getenv("HIP_PATH", buf, sizeof(buf))) {
-		size_t n = strlen(buf);
-		while (n > 3 && (buf[n - 1] == '\\' || buf[n - 1] == '/'))
-			buf[--n] = '\0'; /* the installer leaves a trailing backslash */
-		add_sdk_dir(m, buf, "HIP_PATH");
-	}
-	for (major = 5; major <= 9; major++)
-		for (minor = 0; minor <= 9; minor++) {
-			cfa_snprintf(name, sizeof(name), "HIP_PATH_%u%u", major, minor);
-			if (cfa_plat_getenv(name, buf, sizeof(buf))) {
-				size_t n = strlen(buf);
-				while (n > 3 && (buf[n - 1] == '\\' || buf[n - 1] == '/'))
-					buf[--n] = '\0';
-				add_sdk_dir(m, buf, name);
-			}
-		}
-	if (cfa_plat_getenv("ProgramFiles", buf, sizeof(buf)) &&
-	    cfa_snprintf(base, sizeof(base), "%s\\AMD\\ROCm", buf))
+	if (!(dir = adopt(rc, raw, &nomem)))
+		return !nomem;
+	n = strlen(dir);
+	while (n > 3 && (dir[n - 1] == '\\' || dir[n - 1] == '/'))
+		dir[--n] = '\0'; /* the installer leaves a trailing backslash */
+	nomem = !add_sdk_dir(m, dir, name);
+	cfa_free(dir);
+	return !nomem;
+}
+
+static bool hip_sdks(struct cfapkg_machine *m)
+{
+	struct rocm_scan rs = {m, NULL, false};
+	char name[32], *raw = NULL, *pf, *base = NULL;
+	unsigned major, minor;
+	bool ok = sdk_from_env(m, "HIP_PATH");
+	int rc;
+
+	for (major = 5; major <= 9 && ok; major++)
+		for (minor = 0; minor <= 9 && ok; minor++)
+			if (cfa_snprintf(name, sizeof(name), "HIP_PATH_%u%u", major, minor))
+				ok = sdk_from_env(m, name); /* two digits: the name always fits */
+	rc = cfa_plat_getenv_dup("ProgramFiles", &raw);
+	pf = adopt(rc, raw, &rs.nomem);
+	if (ok && pf && !(rs.base = base = cfa_aprintf("%s\\AMD\\ROCm", pf)))
+		rs.nomem = true;
+	if (base)
 		cfa_plat_list_dir(base, rocm_entry, &rs);
+	cfa_free(base);
+	cfa_free(pf);
+	return ok && !rs.nomem;
 }
 
 /* hipInfo.exe of the newest SDK that has one names each device's target. */
-static void run_hipinfo(struct cfapkg_machine *m)
+static bool run_hipinfo(struct cfapkg_machine *m)
 {
+	/* hipInfo prints a few lines per device: 64 KiB is far more than any
+	 * machine's listing (the platform keeps at most this much). */
 	static char out[65536];
-	struct cfa_hipinfo_device devs[CFAPKG_MAX_GPUS];
-	char exe[1200];
+	struct cfa_hipinfo_device devs[CFAPKG_MAX_GPUS + 1]; /* one too many is said */
+	char *exe = NULL;
 	const char *argv[2];
 	size_t n, i;
 	int status = 0, rc;
 	unsigned s;
 
 	for (s = 0; s < m->nhip_sdks; s++) {
-		cfa_snprintf(exe, sizeof(exe), "%s\\bin\\hipInfo.exe", m->hip_sdks[s].path);
+		cfa_free(exe);
+		if (!(exe = cfa_aprintf("%s\\bin\\hipInfo.exe", m->hip_sdks[s].path)))
+			return false;
 		if (cfa_plat_is_file(exe))
 			break;
 	}
-	if (s == m->nhip_sdks)
-		return;
+	if (s == m->nhip_sdks) {
+		cfa_free(exe);
+		return true;
+	}
 	argv[0] = exe;
 	argv[1] = NULL;
 	rc = cfa_plat_run_capture(argv, HIPINFO_TIMEOUT_MS, out, sizeof(out), &status);
-	if (rc) {
-		cfa_machine_warn(m, "%s: %s", exe,
-		                 rc == ETIMEDOUT ? "timed out" : cfa_plat_strerror(rc));
-		return;
-	}
-	n = cfa_hipinfo_parse(out, devs, CFAPKG_MAX_GPUS);
-	if (n == 0)
+	n = rc ? 0 : cfa_hipinfo_parse(out, devs, CFAPKG_MAX_GPUS + 1);
+	if (rc)
+		cfa_machine_warn(m, "%s: %s", exe, rc == ETIMEDOUT ? "timed out" : cfa_plat_strerror(rc));
+	else if (n == 0)
 		cfa_machine_warn(m, "%s exited %d and listed no device", exe, status);
+	if (!rc && strlen(out) == sizeof(out) - 1)
+		cfa_machine_warn(m, "%s printed more than %lu bytes; devices listed past that are "
+		                 "not read", exe, (unsigned long)sizeof(out) - 1);
 	for (i = 0; i < n; i++) {
 		struct cfapkg_gpu *g = i < m->ngpus ? &m->gpus[i] : cfa_machine_add_gpu(m);
 		if (!g)
 			break;
 		if (!g->name[0])
-			cfa_snprintf(g->name, sizeof(g->name), "%s", devs[i].name);
+			cfa_fit_text(g->name, sizeof(g->name), "%s", devs[i].name);
 		if (!g->vram_bytes)
 			g->vram_bytes = devs[i].memory;
 		if (devs[i].gfx[0]) {
-			cfa_snprintf(g->gfx, sizeof(g->gfx), "%s", devs[i].gfx);
-			cfa_snprintf(g->source, sizeof(g->source), "hipinfo");
+			memcpy(g->gfx, devs[i].gfx, sizeof(g->gfx)); /* the same size */
+			cfa_fit_text(g->source, sizeof(g->source), "hipinfo");
 		}
 	}
+	cfa_free(exe);
+	return true;
 }
 
 enum cfapkg_err cfa_detect_windows(struct cfapkg_ctx *ctx, struct cfapkg_machine *m)
 {
-	(void)ctx;
 	cfa_plat_os_build(m->os_build, sizeof(m->os_build));
 	from_adapters(m);
-	from_registry(m);
-	hip_runtimes(m);
-	hip_sdks(m);
-	run_hipinfo(m);
+	if (!from_registry(m) || !hip_runtimes(m) || !hip_sdks(m) || !run_hipinfo(m))
+		return cfa_nomem(ctx);
 	return CFAPKG_E_OK;
 }

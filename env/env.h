@@ -7,32 +7,55 @@
 #define CFA_ENV_H
 
 #include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdio.h>
 
 #include "core/ctx.h"
 #include "core/json.h"
 #include "core/recipe.h"
+#include "core/strbuf.h"
 
-#define CFA_PATH_MAX 4096
-
+/* Paths are heap strings, never fixed buffers: a path cut to fit names
+ * another file.  *out is the formatted text (cfa_free) or NULL, with
+ * CFAPKG_E_NOMEM returned; so a chain of steps reads
+ * "if ((e = a) || (e = cfa_path(ctx, &p, ...)))". */
+enum cfapkg_err cfa_path(struct cfapkg_ctx *ctx, char **out, const char *fmt, ...)
+	CFA_PRINTF(3, 4);
+enum cfapkg_err cfa_vpath(struct cfapkg_ctx *ctx, char **out, const char *fmt, va_list ap)
+	CFA_PRINTF(3, 0);
 /* ROOT/envs/ENV (the name is checked first). */
-enum cfapkg_err cfa_env_dir(struct cfapkg_ctx *ctx, const char *env, char *buf, size_t len);
+enum cfapkg_err cfa_env_dir(struct cfapkg_ctx *ctx, const char *env, char **out);
 /* ROOT/envs/ENV/N. */
-enum cfapkg_err cfa_gen_dir(struct cfapkg_ctx *ctx, const char *env, unsigned gen, char *buf,
-                            size_t len);
+enum cfapkg_err cfa_gen_dir(struct cfapkg_ctx *ctx, const char *env, unsigned gen, char **out);
+/* ROOT/envs/ENV/N/what (gen 0: the current one, an error when there is
+ * none). */
+enum cfapkg_err cfa_gen_file(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
+                             const char *what, char **out);
 /* ROOT/trash: what is being removed goes here first, in one rename, so a
  * removal that is cut short never leaves a half-removed thing in place. */
 enum cfapkg_err cfa_trash(struct cfapkg_ctx *ctx, const char *path);
+/* Creates a folder and its parents; the error names it and why. */
+enum cfapkg_err cfa_make_dir(struct cfapkg_ctx *ctx, const char *path);
+/* path opened for reading into *f; *f NULL when there is no such file
+ * (another failure, such as a path too long for the system, is an error
+ * naming it: never read as "not there"). */
+enum cfapkg_err cfa_open_if_there(struct cfapkg_ctx *ctx, const char *path, FILE **f);
+/* One line of f into line, without its end; false at the end of the file.
+ * *whole: the line ended with a newline (a kill mid-write leaves a last
+ * line without one).  line->failed: out of memory. */
+bool cfa_read_line(FILE *f, struct cfa_buf *line, bool *whole);
 
 /* Writes path.tmp, flushes it to the disk and renames it over path. */
 enum cfapkg_err cfa_write_atomic(struct cfapkg_ctx *ctx, const char *path, const char *data,
                                  size_t len);
-/* The same for a JSON document (consumed). */
+/* The same for a JSON document (consumed); a NULL doc, whose build ran
+ * out of memory, writes nothing and is CFAPKG_E_NOMEM. */
 enum cfapkg_err cfa_write_json(struct cfapkg_ctx *ctx, const char *path, cJSON *doc);
 
 /* The time now, UTC, ISO 8601. */
 void cfa_utc_now(char buf[32]);
 
-/* lockfile.c */
+/* lockfile.c: NULL when out of memory. */
 cJSON *cfa_lock_json(const struct cfapkg_lock *lock);
 
 /* marks.c: appends o (consumed) as one line to path, flushed to the disk;
@@ -45,8 +68,9 @@ enum cfapkg_err cfa_write_checked(struct cfapkg_ctx *ctx, const char *gendir);
  * The caller frees *out with cfa_free. */
 enum cfapkg_err cfa_marks_read(struct cfapkg_ctx *ctx, const char *gendir, unsigned gen,
                                struct cfapkg_gen_mark **out, size_t *n);
-enum cfapkg_gen_state cfa_gen_state_of(const char *gendir, const struct cfapkg_gen_mark *marks,
-                                       size_t n);
+enum cfapkg_err cfa_gen_state_of(struct cfapkg_ctx *ctx, const char *gendir,
+                                 const struct cfapkg_gen_mark *marks, size_t n,
+                                 enum cfapkg_gen_state *out);
 
 /* view.c: links every file of the lock's packages (and their layout
  * names) under dir/view/PART, then checks what the parts promise.  The
@@ -55,13 +79,13 @@ enum cfapkg_gen_state cfa_gen_state_of(const char *gendir, const struct cfapkg_g
 enum cfapkg_err cfa_view_build(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
                                const char *gendir, struct cfapkg_commit_result *r);
 /* The store folder of a part (ROOT/store/NAME). */
-enum cfapkg_err cfa_store_dir(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p, char *buf,
-                              size_t len);
+enum cfapkg_err cfa_store_dir(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p, char **out);
 
 /* runtime.json of a generation being written in gendir.  Package paths
  * are relative to the generation ("view/zluda/..."); a system part's
  * values keep "{prefix}", which is where that part is found on the
- * machine when a program starts.  NULL when out of memory. */
+ * machine when a program starts.  NULL when out of memory (then nothing
+ * may be written). */
 cJSON *cfa_runtime_json(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
                         const char *gendir);
 

@@ -3,12 +3,16 @@
  * current, their pins, and the safe way to replace a file or remove a
  * folder (write-flush-rename; rename into the trash, then delete).
  */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "core/layout.h"
 #include "core/dep.h"
+#include "core/json_build.h"
+#include "core/layout.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "env/env.h"
@@ -31,67 +35,140 @@ enum cfapkg_err cfapkg_env_check_name(struct cfapkg_ctx *ctx, const char *env)
 	return CFAPKG_E_OK;
 }
 
-enum cfapkg_err cfa_env_dir(struct cfapkg_ctx *ctx, const char *env, char *buf, size_t len)
+enum cfapkg_err cfa_vpath(struct cfapkg_ctx *ctx, char **out, const char *fmt, va_list ap)
+{
+	*out = cfa_vaprintf(fmt, ap);
+	return *out ? CFAPKG_E_OK : cfa_nomem(ctx);
+}
+
+enum cfapkg_err cfa_path(struct cfapkg_ctx *ctx, char **out, const char *fmt, ...)
+{
+	va_list ap;
+	enum cfapkg_err e;
+
+	va_start(ap, fmt);
+	e = cfa_vpath(ctx, out, fmt, ap);
+	va_end(ap);
+	return e;
+}
+
+enum cfapkg_err cfa_env_dir(struct cfapkg_ctx *ctx, const char *env, char **out)
 {
 	enum cfapkg_err e = cfapkg_env_check_name(ctx, env);
 
+	*out = NULL;
 	if (e)
 		return e;
-	return cfa_root_path_buf(ctx, CFA_ENVS, env, buf, len);
+	*out = cfa_root_path(ctx, CFA_ENVS, env);
+	return *out ? CFAPKG_E_OK : ctx->err_code;
 }
 
-enum cfapkg_err cfa_gen_dir(struct cfapkg_ctx *ctx, const char *env, unsigned gen, char *buf,
-                            size_t len)
+enum cfapkg_err cfa_gen_dir(struct cfapkg_ctx *ctx, const char *env, unsigned gen, char **out)
 {
-	char dir[CFA_PATH_MAX];
-	enum cfapkg_err e = cfa_env_dir(ctx, env, dir, sizeof(dir));
+	char *dir;
+	enum cfapkg_err e = cfa_env_dir(ctx, env, &dir);
 
-	if (e)
-		return e;
-	if (!cfa_snprintf(buf, len, "%s/%u", dir, gen))
-		return cfa_fail(ctx, CFAPKG_E_IO, "the root folder's path is too long");
-	return CFAPKG_E_OK;
+	*out = NULL;
+	if (!e)
+		e = cfa_path(ctx, out, "%s/%u", dir, gen);
+	cfa_free(dir);
+	return e;
 }
 
-enum cfapkg_err cfapkg_gen_path(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
-                                const char *what, char *buf, size_t len)
+enum cfapkg_err cfa_gen_file(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
+                             const char *what, char **out)
 {
-	char dir[CFA_PATH_MAX];
+	char *dir = NULL;
 	enum cfapkg_err e;
 
+	*out = NULL;
 	if (gen == 0 && (e = cfapkg_env_current(ctx, env, &gen)))
 		return e;
 	if (gen == 0)
 		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "environment \"%s\" has nothing installed "
 		                "yet: run 'cfapkg install --env %s NAME'", env, env);
-	if ((e = cfa_gen_dir(ctx, env, gen, dir, sizeof(dir))))
-		return e;
-	if (!cfa_snprintf(buf, len, "%s/%s", dir, what))
-		return cfa_fail(ctx, CFAPKG_E_IO, "the root folder's path is too long");
-	return CFAPKG_E_OK;
+	if (!(e = cfa_gen_dir(ctx, env, gen, &dir)))
+		e = cfa_path(ctx, out, "%s/%s", dir, what);
+	cfa_free(dir);
+	return e;
+}
+
+enum cfapkg_err cfapkg_gen_path(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
+                                const char *what, char *buf, size_t len)
+{
+	char *path;
+	enum cfapkg_err e = cfa_gen_file(ctx, env, gen, what, &path);
+
+	if (!e && !cfa_snprintf(buf, len, "%s", path))
+		e = cfa_fail(ctx, CFAPKG_E_IO, "%s: path too long (%lu bytes) for the caller's buffer",
+		             path, (unsigned long)strlen(path));
+	cfa_free(path);
+	return e;
 }
 
 void cfa_utc_now(char buf[32])
 {
+	static const char epoch[] = "1970-01-01T00:00:00Z";
 	time_t t = time(NULL);
 	struct tm *tm = gmtime(&t);
 
 	if (!tm || !strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", tm))
-		cfa_snprintf(buf, 32, "1970-01-01T00:00:00Z");
+		memcpy(buf, epoch, sizeof(epoch));
+}
+
+enum cfapkg_err cfa_make_dir(struct cfapkg_ctx *ctx, const char *path)
+{
+	int rc = cfa_plat_mkdir_p(path);
+
+	return rc ? cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create the folder: %s", path,
+	                     cfa_plat_strerror(rc))
+	          : CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_open_if_there(struct cfapkg_ctx *ctx, const char *path, FILE **f)
+{
+	int rc;
+
+	if ((*f = cfa_plat_fopen(path, "rb")) != NULL)
+		return CFAPKG_E_OK;
+	rc = cfa_plat_write_errno(); /* fopen's errno */
+	return rc == ENOENT ? CFAPKG_E_OK
+	                    : cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot read: %s", path,
+	                               cfa_plat_strerror(rc));
+}
+
+bool cfa_read_line(FILE *f, struct cfa_buf *line, bool *whole)
+{
+	int c;
+
+	cfa_buf_reset(line);
+	*whole = false;
+	while ((c = fgetc(f)) != EOF) {
+		char ch = (char)c;
+		if (ch == '\n') {
+			*whole = true;
+			return true;
+		}
+		cfa_buf_add(line, &ch, 1);
+	}
+	return line->len > 0;
 }
 
 enum cfapkg_err cfa_write_atomic(struct cfapkg_ctx *ctx, const char *path, const char *data,
                                  size_t len)
 {
-	char tmp[CFA_PATH_MAX], dir[CFA_PATH_MAX];
+	char *tmp, *slash;
 	FILE *f;
 	int rc = 0;
 
-	if (!cfa_snprintf(tmp, sizeof(tmp), "%s.tmp", path))
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: path too long", path);
-	if (!(f = cfa_plat_fopen(tmp, "wb")))
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write: %s", tmp,
-		                cfa_plat_strerror(cfa_plat_write_errno()));
+	if (cfa_path(ctx, &tmp, "%s.tmp", path))
+		return ctx->err_code;
+	if (!(f = cfa_plat_fopen(tmp, "wb"))) {
+		rc = cfa_plat_write_errno();
+		cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write: %s", tmp, cfa_plat_strerror(rc));
+		cfa_free(tmp);
+		return CFAPKG_E_IO;
+	}
 	if (fwrite(data, 1, len, f) != len)
 		rc = cfa_plat_write_errno();
 	if (!rc)
@@ -101,16 +178,17 @@ enum cfapkg_err cfa_write_atomic(struct cfapkg_ctx *ctx, const char *path, const
 	cfa_crash_point();
 	if (!rc)
 		rc = cfa_plat_rename(tmp, path);
-	if (rc) {
+	if (rc)
 		cfa_plat_remove(tmp);
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write: %s", path,
-		                cfa_plat_strerror(rc));
+	/* tmp's room is reused for the folder: path's own, shorter by ".tmp". */
+	memcpy(tmp, path, strlen(path) + 1);
+	if (!rc && (slash = strrchr(tmp, '/')) != NULL) {
+		*slash = '\0';
+		cfa_plat_sync_dir(tmp);
 	}
-	cfa_snprintf(dir, sizeof(dir), "%s", path);
-	if (strrchr(dir, '/'))
-		*strrchr(dir, '/') = '\0';
-	cfa_plat_sync_dir(dir);
-	return CFAPKG_E_OK;
+	cfa_free(tmp);
+	return rc ? cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write: %s", path, cfa_plat_strerror(rc))
+	          : CFAPKG_E_OK;
 }
 
 enum cfapkg_err cfa_write_json(struct cfapkg_ctx *ctx, const char *path, cJSON *doc)
@@ -126,66 +204,85 @@ enum cfapkg_err cfa_write_json(struct cfapkg_ctx *ctx, const char *path, cJSON *
 	return e;
 }
 
-enum cfapkg_err cfa_trash(struct cfapkg_ctx *ctx, const char *path)
+/* A name in the trash no one else has taken (1000 tries, then the last). */
+static enum cfapkg_err trash_slot(struct cfapkg_ctx *ctx, const char *trash, char **dst)
 {
 	static unsigned counter;
-	char trash[CFA_PATH_MAX], dst[CFA_PATH_MAX];
 	unsigned i;
 
-	if (cfa_root_path_buf(ctx, CFA_TRASH, NULL, trash, sizeof(trash)))
-		return ctx->err_code;
-	if (cfa_plat_mkdir_p(trash) != 0)
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create the folder", trash);
+	*dst = NULL;
 	for (i = 0; i < 1000; i++) {
-		cfa_snprintf(dst, sizeof(dst), "%s/%.0f-%u", trash, cfa_plat_now() * 1e6, counter++);
-		if (!cfa_plat_is_dir(dst) && !cfa_plat_is_file(dst))
+		cfa_free(*dst);
+		if (cfa_path(ctx, dst, "%s/%.0f-%u", trash, cfa_plat_now() * 1e6, counter++))
+			return ctx->err_code;
+		if (!cfa_plat_is_dir(*dst) && !cfa_plat_is_file(*dst))
 			break;
 	}
-	if (cfa_plat_rename(path, dst) != 0)
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot move it out of the way (is a program "
-		                "using it?)", path);
-	cfa_plat_sync_dir(trash);
-	cfa_crash_point();
-	cfa_plat_remove_tree(dst); /* what is left here, recovery removes */
 	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_trash(struct cfapkg_ctx *ctx, const char *path)
+{
+	char *trash = cfa_root_path(ctx, CFA_TRASH, NULL), *dst = NULL;
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	if (!trash)
+		return ctx->err_code;
+	if (!(e = cfa_make_dir(ctx, trash)) && !(e = trash_slot(ctx, trash, &dst)) &&
+	    cfa_plat_rename(path, dst) != 0)
+		e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot move it out of the way (is a program "
+		             "using it?)", path);
+	if (!e) {
+		cfa_plat_sync_dir(trash);
+		cfa_crash_point();
+		cfa_plat_remove_tree(dst); /* what is left here, recovery removes */
+	}
+	cfa_free(trash);
+	cfa_free(dst);
+	return e;
 }
 
 bool cfapkg_env_exists(struct cfapkg_ctx *ctx, const char *env)
 {
-	char dir[CFA_PATH_MAX];
+	char *dir;
+	bool there;
 
-	if (cfa_env_dir(ctx, env, dir, sizeof(dir))) {
+	if (cfa_env_dir(ctx, env, &dir)) {
 		cfapkg_ctx_clear_error(ctx);
 		return false;
 	}
-	return cfa_plat_is_dir(dir) || strcmp(env, CFAPKG_DEFAULT_ENV) == 0;
+	there = cfa_plat_is_dir(dir) || strcmp(env, CFAPKG_DEFAULT_ENV) == 0;
+	cfa_free(dir);
+	return there;
 }
 
 enum cfapkg_err cfapkg_env_create(struct cfapkg_ctx *ctx, const char *env)
 {
-	char dir[CFA_PATH_MAX];
-	enum cfapkg_err e = cfa_env_dir(ctx, env, dir, sizeof(dir));
+	char *dir;
+	enum cfapkg_err e = cfa_env_dir(ctx, env, &dir);
 
 	if (e)
 		return e;
 	if (cfa_plat_is_dir(dir))
-		return cfa_fail(ctx, CFAPKG_E_USAGE, "environment \"%s\" already exists", env);
-	if (cfa_plat_mkdir_p(dir) != 0)
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create the folder", dir);
-	return CFAPKG_E_OK;
+		e = cfa_fail(ctx, CFAPKG_E_USAGE, "environment \"%s\" already exists", env);
+	else
+		e = cfa_make_dir(ctx, dir);
+	cfa_free(dir);
+	return e;
 }
 
 enum cfapkg_err cfapkg_env_remove(struct cfapkg_ctx *ctx, const char *env)
 {
-	char dir[CFA_PATH_MAX];
-	enum cfapkg_err e = cfa_env_dir(ctx, env, dir, sizeof(dir));
+	char *dir;
+	enum cfapkg_err e = cfa_env_dir(ctx, env, &dir);
 
 	if (e)
 		return e;
-	if (!cfa_plat_is_dir(dir))
-		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "no environment \"%s\" ('cfapkg env list' "
-		                "shows them)", env);
-	return cfa_trash(ctx, dir);
+	e = cfa_plat_is_dir(dir) ? cfa_trash(ctx, dir)
+	                         : cfa_fail(ctx, CFAPKG_E_NOTFOUND, "no environment \"%s\" "
+	                                    "('cfapkg env list' shows them)", env);
+	cfa_free(dir);
+	return e;
 }
 
 struct name_list {
@@ -240,12 +337,13 @@ static char **pack_names(struct name_list *l)
 enum cfapkg_err cfapkg_env_list(struct cfapkg_ctx *ctx, char ***names, size_t *n)
 {
 	struct name_list l = {0};
-	char dir[CFA_PATH_MAX];
+	char *dir = cfa_root_path(ctx, CFA_ENVS, NULL);
 	size_t i;
 
-	if (cfa_root_path_buf(ctx, CFA_ENVS, NULL, dir, sizeof(dir)))
+	if (!dir)
 		return ctx->err_code;
 	cfa_plat_list_dir(dir, add_name, &l);
+	cfa_free(dir);
 	for (i = 0; i < l.n && strcmp(l.v[i], CFAPKG_DEFAULT_ENV) != 0; i++)
 		;
 	if (i == l.n)
@@ -259,58 +357,78 @@ enum cfapkg_err cfapkg_env_list(struct cfapkg_ctx *ctx, char ***names, size_t *n
 
 enum cfapkg_err cfapkg_env_current(struct cfapkg_ctx *ctx, const char *env, unsigned *gen)
 {
-	char path[CFA_PATH_MAX], text[32];
+	char *dir, *path = NULL, text[32];
 	uint64_t v;
 	size_t len;
-	FILE *f;
-	enum cfapkg_err e = cfa_env_dir(ctx, env, path, sizeof(path));
+	FILE *f = NULL;
+	enum cfapkg_err e = cfa_env_dir(ctx, env, &dir);
 
 	*gen = 0;
-	if (e)
-		return e;
-	cfa_snprintf(path + strlen(path), sizeof(path) - strlen(path), "/current");
-	if (!(f = cfa_plat_fopen(path, "rb")))
-		return CFAPKG_E_OK;
+	if (!e)
+		e = cfa_path(ctx, &path, "%s/current", dir);
+	cfa_free(dir);
+	if (!e)
+		e = cfa_open_if_there(ctx, path, &f);
+	if (e || !f) {
+		cfa_free(path);
+		return e; /* no file: nothing installed yet */
+	}
+	/* A number and a newline; anything longer does not parse below. */
 	len = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
 	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
 		len--;
 	if (!cfa_parse_u64(text, len, 1000000000u, &v) || v == 0)
-		return cfa_fail(ctx, CFAPKG_E_LOCKFILE, "%s: does not hold a generation number; "
-		                "'cfapkg rollback --env %s --to N' sets it again", path, env);
-	*gen = (unsigned)v;
-	return CFAPKG_E_OK;
+		e = cfa_fail(ctx, CFAPKG_E_LOCKFILE, "%s: does not hold a generation number; "
+		             "'cfapkg rollback --env %s --to N' sets it again", path, env);
+	else
+		*gen = (unsigned)v;
+	cfa_free(path);
+	return e;
 }
 
 enum cfapkg_err cfapkg_env_lock(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                 struct cfapkg_lock **out)
 {
-	char path[CFA_PATH_MAX];
-	enum cfapkg_err e = cfapkg_gen_path(ctx, env, gen, "lock.json", path, sizeof(path));
-
-	return e ? e : cfapkg_lock_read(ctx, path, out);
-}
-
-static enum cfapkg_err pins_path(struct cfapkg_ctx *ctx, const char *env, char *buf, size_t len)
-{
-	enum cfapkg_err e = cfa_env_dir(ctx, env, buf, len);
+	char *path;
+	enum cfapkg_err e = cfa_gen_file(ctx, env, gen, "lock.json", &path);
 
 	if (!e)
-		cfa_snprintf(buf + strlen(buf), len - strlen(buf), "/pins.json");
+		e = cfapkg_lock_read(ctx, path, out);
+	cfa_free(path);
+	return e;
+}
+
+/* ROOT/envs/ENV/pins.json, and with dir the folder it is in. */
+static enum cfapkg_err pins_path(struct cfapkg_ctx *ctx, const char *env, char **path,
+                                 char **dir)
+{
+	char *envdir;
+	enum cfapkg_err e = cfa_env_dir(ctx, env, &envdir);
+
+	*path = NULL;
+	if (!e)
+		e = cfa_path(ctx, path, "%s/pins.json", envdir);
+	if (dir && !e)
+		*dir = envdir;
+	else
+		cfa_free(envdir);
 	return e;
 }
 
 enum cfapkg_err cfapkg_env_pins(struct cfapkg_ctx *ctx, const char *env, char ***pins, size_t *n)
 {
 	struct name_list l = {0};
-	char path[CFA_PATH_MAX];
+	char *path;
 	cJSON *doc = NULL, *it;
 	enum cfapkg_err e;
 
-	if ((e = pins_path(ctx, env, path, sizeof(path))))
+	if ((e = pins_path(ctx, env, &path, NULL)))
 		return e;
-	if (cfa_plat_is_file(path) &&
-	    (e = cfa_json_read_file(ctx, path, CFAPKG_E_LOCKFILE, &doc)))
+	if (cfa_plat_is_file(path))
+		e = cfa_json_read_file(ctx, path, CFAPKG_E_LOCKFILE, &doc);
+	cfa_free(path);
+	if (e)
 		return e;
 	cJSON_ArrayForEach(it, doc)
 	{
@@ -333,50 +451,47 @@ static size_t spec_name_len(const char *spec)
 static enum cfapkg_err write_pins(struct cfapkg_ctx *ctx, const char *env, char **pins,
                                   const char *skip, const char *add)
 {
-	cJSON *a = cJSON_CreateArray();
-	char path[CFA_PATH_MAX];
+	struct cfa_json_build jb = {false};
+	cJSON *a = cfa_json_new_array(&jb);
+	char *path, *dir = NULL;
 	enum cfapkg_err e;
 	size_t i;
 
 	for (i = 0; pins[i]; i++)
 		if (!skip || spec_name_len(pins[i]) != strlen(skip) ||
 		    strncmp(pins[i], skip, strlen(skip)) != 0)
-			cJSON_AddItemToArray(a, cJSON_CreateString(pins[i]));
+			cfa_json_append_string(&jb, a, pins[i]);
 	if (add)
-		cJSON_AddItemToArray(a, cJSON_CreateString(add));
-	if ((e = pins_path(ctx, env, path, sizeof(path)))) {
+		cfa_json_append_string(&jb, a, add);
+	a = cfa_json_finish(&jb, a);
+	if (!(e = pins_path(ctx, env, &path, &dir)))
+		e = cfa_make_dir(ctx, dir);
+	if (e)
 		cJSON_Delete(a);
-		return e;
-	}
-	*strrchr(path, '/') = '\0';
-	if (cfa_plat_mkdir_p(path) != 0) {
-		cJSON_Delete(a);
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create the folder", path);
-	}
-	cfa_snprintf(path + strlen(path), sizeof(path) - strlen(path), "/pins.json");
-	return cfa_write_json(ctx, path, a);
+	else
+		e = cfa_write_json(ctx, path, a); /* NULL a: out of memory, nothing written */
+	cfa_free(path);
+	cfa_free(dir);
+	return e;
 }
 
 enum cfapkg_err cfapkg_env_pin(struct cfapkg_ctx *ctx, const char *env, const char *spec)
 {
 	struct cfa_range r;
 	struct cfa_arena a;
-	char **pins = NULL, name[256];
+	char **pins = NULL;
 	const char *why = NULL;
 	size_t n;
 	enum cfapkg_err e = CFAPKG_E_OK;
 
-	cfa_arena_init(&a);
-	if (cfa_range_parse(&a, spec, &r, &why))
-		cfa_snprintf(name, sizeof(name), "%s", r.name);
-	else
+	cfa_arena_init(&a); /* holds r.name, the pin's name, to the end */
+	if (!cfa_range_parse(&a, spec, &r, &why))
 		e = why ? cfa_fail(ctx, CFAPKG_E_VERSION, "pin \"%s\": %s", spec, why)
 		        : cfa_nomem(ctx);
-	cfa_arena_fini(&a);
-	if (e || (e = cfapkg_env_pins(ctx, env, &pins, &n)))
-		return e;
-	e = write_pins(ctx, env, pins, name, spec);
+	if (!e && !(e = cfapkg_env_pins(ctx, env, &pins, &n)))
+		e = write_pins(ctx, env, pins, r.name, spec);
 	cfa_free(pins);
+	cfa_arena_fini(&a);
 	return e;
 }
 

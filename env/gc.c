@@ -31,7 +31,19 @@ struct walk {
 	const char *prefix;       /* entries to act on start with this ("" all) */
 	const char *suffix;       /* ... or end with this (NULL: not used) */
 	unsigned count;
+	bool failed;              /* out of memory: recovery stopped short */
 };
+
+/* dir/name, or NULL with w->failed set; a listing callback has no other
+ * way to say so. */
+static char *walk_path(struct walk *w, const char *dir, const char *name)
+{
+	char *path = w->failed ? NULL : cfa_aprintf("%s/%s", dir, name);
+
+	if (!path)
+		w->failed = true;
+	return path;
+}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -42,62 +54,80 @@ static bool ends_with(const char *s, const char *suffix)
 static int remove_matching(const char *name, void *arg)
 {
 	struct walk *w = arg;
-	char path[CFA_PATH_MAX];
+	char *path;
 
 	if (strncmp(name, w->prefix, strlen(w->prefix)) != 0 &&
 	    !(w->suffix && ends_with(name, w->suffix)))
 		return 0;
-	cfa_snprintf(path, sizeof(path), "%s/%s", w->dir, name);
+	if (!(path = walk_path(w, w->dir, name)))
+		return 0;
 	if (cfa_plat_is_dir(path) ? cfa_plat_remove_tree(path) == 0 : cfa_plat_remove(path) == 0)
 		w->count++;
+	cfa_free(path);
 	return 0;
 }
 
 /* A file being replaced inside a generation (its "good" mark). */
 static int recover_gen(const char *name, void *arg)
 {
-	struct walk *w = arg, inner = {w->ctx, NULL, "\x01", ".tmp", 0};
-	char dir[CFA_PATH_MAX];
+	struct walk *w = arg, inner = {w->ctx, NULL, "\x01", ".tmp", 0, false};
+	char *dir;
 
-	cfa_snprintf(dir, sizeof(dir), "%s/%s", w->dir, name);
-	if (name[0] < '1' || name[0] > '9' || !cfa_plat_is_dir(dir))
+	if (name[0] < '1' || name[0] > '9' || !(dir = walk_path(w, w->dir, name)))
 		return 0;
-	inner.dir = dir;
-	cfa_plat_list_dir(dir, remove_matching, &inner);
-	w->count += inner.count;
+	if (cfa_plat_is_dir(dir)) {
+		inner.dir = dir;
+		cfa_plat_list_dir(dir, remove_matching, &inner);
+		w->count += inner.count;
+		w->failed |= inner.failed;
+	}
+	cfa_free(dir);
 	return 0;
 }
 
 static int recover_env(const char *name, void *arg)
 {
-	struct walk *w = arg, inner = {w->ctx, NULL, ".new-", ".tmp", 0};
-	char dir[CFA_PATH_MAX];
+	struct walk *w = arg, inner = {w->ctx, NULL, ".new-", ".tmp", 0, false};
+	char *dir = walk_path(w, w->dir, name);
 
-	cfa_snprintf(dir, sizeof(dir), "%s/%s", w->dir, name);
+	if (!dir)
+		return 0;
 	inner.dir = dir;
 	cfa_plat_list_dir(dir, remove_matching, &inner);
 	cfa_plat_list_dir(dir, recover_gen, &inner);
 	w->count += inner.count;
+	w->failed |= inner.failed;
+	cfa_free(dir);
 	return 0;
+}
+
+/* Lists one of the root's folders with fn. */
+static enum cfapkg_err walk_place(struct walk *w, enum cfa_place place,
+                                  int (*fn)(const char *name, void *arg))
+{
+	char *dir = cfa_root_path(w->ctx, place, NULL);
+
+	if (!dir)
+		return w->ctx->err_code;
+	w->dir = dir;
+	cfa_plat_list_dir(dir, fn, w);
+	w->dir = NULL;
+	cfa_free(dir);
+	return w->failed ? cfa_nomem(w->ctx) : CFAPKG_E_OK;
 }
 
 enum cfapkg_err cfapkg_recover(struct cfapkg_ctx *ctx, unsigned *cleaned)
 {
-	char dir[CFA_PATH_MAX];
-	struct walk w = {ctx, dir, "", NULL, 0};
+	struct walk w = {ctx, NULL, "", NULL, 0, false};
 	enum cfapkg_err e;
 
 	*cleaned = 0;
-	if ((e = cfa_root_path_buf(ctx, CFA_TRASH, NULL, dir, sizeof(dir))))
-		return e;
-	cfa_plat_list_dir(dir, remove_matching, &w);
-	if ((e = cfa_root_path_buf(ctx, CFA_STORE, NULL, dir, sizeof(dir))))
+	if ((e = walk_place(&w, CFA_TRASH, remove_matching)))
 		return e;
 	w.prefix = ".staging-";
-	cfa_plat_list_dir(dir, remove_matching, &w);
-	if ((e = cfa_root_path_buf(ctx, CFA_ENVS, NULL, dir, sizeof(dir))))
+	if ((e = walk_place(&w, CFA_STORE, remove_matching)) ||
+	    (e = walk_place(&w, CFA_ENVS, recover_env)))
 		return e;
-	cfa_plat_list_dir(dir, recover_env, &w);
 	*cleaned = w.count;
 	return CFAPKG_E_OK;
 }
@@ -150,19 +180,20 @@ struct gc_state {
 
 /* A kept package's archive stays only while its store folder is missing
  * (or when archives are kept): see the top of this file. */
-static void keep_part(struct gc_state *g, const struct cfapkg_locked *p)
+static enum cfapkg_err keep_part(struct gc_state *g, const struct cfapkg_locked *p)
 {
-	char store[CFA_PATH_MAX];
+	char *store;
+	enum cfapkg_err e = cfa_store_dir(g->ctx, p, &store);
 
+	if (e)
+		return e;
 	keep_add(&g->keep, p->store);
-	if (cfa_store_dir(g->ctx, p, store, sizeof(store)) != CFAPKG_E_OK) {
-		cfapkg_ctx_clear_error(g->ctx);
+	if (g->keep_archives || !cfa_plat_is_dir(store))
 		keep_add(&g->keep, p->sha256);
-	} else if (g->keep_archives || !cfa_plat_is_dir(store)) {
-		keep_add(&g->keep, p->sha256);
-	} else {
+	else
 		keep_add(&g->unpacked, p->sha256);
-	}
+	cfa_free(store);
+	return CFAPKG_E_OK;
 }
 
 static enum cfapkg_err keep_lock(struct gc_state *g, const char *env, unsigned gen)
@@ -173,18 +204,20 @@ static enum cfapkg_err keep_lock(struct gc_state *g, const char *env, unsigned g
 
 	if (e)
 		return e;
-	for (i = 0; i < lock->nparts; i++)
+	for (i = 0; i < lock->nparts && !e; i++)
 		if (lock->parts[i].kind == CFAPKG_KIND_PACKAGE)
-			keep_part(g, &lock->parts[i]);
+			e = keep_part(g, &lock->parts[i]);
 	cfapkg_lock_free(lock);
-	return g->keep.failed || g->unpacked.failed ? cfa_nomem(g->ctx) : CFAPKG_E_OK;
+	if (!e && (g->keep.failed || g->unpacked.failed))
+		e = cfa_nomem(g->ctx);
+	return e;
 }
 
 /* Drops old generations of one environment and notes what the rest use. */
 static enum cfapkg_err gc_env(struct gc_state *g, const char *env, unsigned keep)
 {
 	struct cfapkg_history_entry *h = NULL;
-	char dir[CFA_PATH_MAX];
+	char *dir;
 	size_t n, i, newer = 0;
 	unsigned cur;
 	enum cfapkg_err e;
@@ -200,9 +233,10 @@ static enum cfapkg_err gc_env(struct gc_state *g, const char *env, unsigned keep
 			e = keep_lock(g, env, h[i].generation);
 			continue;
 		}
-		if (!(e = cfa_gen_dir(g->ctx, env, h[i].generation, dir, sizeof(dir))) &&
+		if (!(e = cfa_gen_dir(g->ctx, env, h[i].generation, &dir)) &&
 		    !(e = cfa_trash(g->ctx, dir)))
 			g->r->generations++;
+		cfa_free(dir);
 	}
 	cfa_free(h);
 	return e;
@@ -210,15 +244,17 @@ static enum cfapkg_err gc_env(struct gc_state *g, const char *env, unsigned keep
 
 static uint64_t manifest_bytes(struct cfapkg_ctx *ctx, const char *store)
 {
-	char path[CFA_PATH_MAX];
+	char *path = cfa_aprintf("%s/.cfapkg/manifest.json", store);
 	cJSON *doc = NULL, *f, *size;
 	uint64_t total = 0;
 
-	cfa_snprintf(path, sizeof(path), "%s/.cfapkg/manifest.json", store);
-	if (cfa_json_read_file(ctx, path, CFAPKG_E_IO, &doc) != CFAPKG_E_OK) {
+	/* Only a count for the report: an unread manifest counts nothing. */
+	if (!path || cfa_json_read_file(ctx, path, CFAPKG_E_IO, &doc) != CFAPKG_E_OK) {
 		cfapkg_ctx_clear_error(ctx);
+		cfa_free(path);
 		return 0;
 	}
+	cfa_free(path);
 	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc, "files"))
 	{
 		size = cJSON_GetObjectItemCaseSensitive(f, "size");
@@ -277,55 +313,66 @@ static bool stale(const struct sweep *s, const char *path)
 /* NAME.part with its NAME.part.meta, or a .meta whose part is gone. */
 static void sweep_part(struct sweep *s, const char *name, const char *path)
 {
-	char other[CFA_PATH_MAX];
+	char *other;
 
 	if (ends_in(name, ".part")) {
 		if (!stale(s, path) || !remove_counted(s, path))
 			return;
 		s->g->r->parts++;
-		cfa_snprintf(other, sizeof(other), "%s.meta", path);
-		remove_counted(s, other);
-		return;
+		other = cfa_aprintf("%s.meta", path);
+	} else {
+		other = cfa_strndup(path, strlen(path) - strlen(".meta"));
 	}
-	cfa_snprintf(other, sizeof(other), "%.*s", (int)(strlen(path) - strlen(".meta")), path);
-	if (!cfa_plat_is_file(other) && stale(s, path))
+	if (!other)
+		s->err = cfa_nomem(s->g->ctx);
+	else if (ends_in(name, ".part"))
+		remove_counted(s, other);
+	else if (!cfa_plat_is_file(other) && stale(s, path))
 		remove_counted(s, path);
+	cfa_free(other);
+}
+
+/* s->dir/name, or NULL with s->err set. */
+static char *sweep_path(struct sweep *s, const char *name)
+{
+	char *path = cfa_aprintf("%s/%s", s->dir, name);
+
+	if (!path)
+		s->err = cfa_nomem(s->g->ctx);
+	return path;
 }
 
 static int sweep_download(const char *name, void *arg)
 {
 	struct sweep *s = arg;
-	char path[CFA_PATH_MAX];
+	char *path;
 
-	if (name[0] == '.' || kept(&s->g->keep, name))
+	if (name[0] == '.' || kept(&s->g->keep, name) || s->err || !(path = sweep_path(s, name)))
 		return 0;
-	cfa_snprintf(path, sizeof(path), "%s/%s", s->dir, name);
 	if (ends_in(name, ".part") || ends_in(name, ".part.meta")) {
 		sweep_part(s, name, path);
-		return 0;
-	}
-	if (strlen(name) != 64 || strchr(name, '.') || user_file_hash(s->g->ctx, name))
-		return 0; /* not an archive; user files stay */
-	if (remove_counted(s, path)) {
+	} else if (strlen(name) == 64 && !strchr(name, '.') && !user_file_hash(s->g->ctx, name) &&
+	           remove_counted(s, path)) { /* an archive; user files stay */
 		s->g->r->downloads++;
 		s->g->r->unpacked += kept(&s->g->unpacked, name);
 	}
+	cfa_free(path);
 	return 0;
 }
 
 static int sweep_store(const char *name, void *arg)
 {
 	struct sweep *s = arg;
-	char path[CFA_PATH_MAX];
+	char *path;
 
-	if (name[0] == '.' || kept(&s->g->keep, name) || s->err)
+	if (name[0] == '.' || kept(&s->g->keep, name) || s->err || !(path = sweep_path(s, name)))
 		return 0;
-	cfa_snprintf(path, sizeof(path), "%s/%s", s->dir, name);
-	if (!cfa_plat_is_dir(path))
-		return 0;
-	s->g->r->bytes += manifest_bytes(s->g->ctx, path);
-	if (!(s->err = cfa_trash(s->g->ctx, path)))
-		s->g->r->prefixes++;
+	if (cfa_plat_is_dir(path)) {
+		s->g->r->bytes += manifest_bytes(s->g->ctx, path);
+		if (!(s->err = cfa_trash(s->g->ctx, path)))
+			s->g->r->prefixes++;
+	}
+	cfa_free(path);
 	return 0;
 }
 
@@ -337,11 +384,26 @@ static bool keep_archives_set(void)
 	return v && *v && strcmp(v, "0") != 0;
 }
 
+/* Sweeps one of the root's folders with fn. */
+static enum cfapkg_err sweep_place(struct sweep *s, enum cfa_place place,
+                                   int (*fn)(const char *name, void *arg))
+{
+	char *dir = cfa_root_path(s->g->ctx, place, NULL);
+
+	if (!dir)
+		return s->g->ctx->err_code;
+	s->dir = dir;
+	cfa_plat_list_dir(dir, fn, s);
+	s->dir = NULL;
+	cfa_free(dir);
+	return s->err;
+}
+
 enum cfapkg_err cfapkg_gc(struct cfapkg_ctx *ctx, unsigned keep, struct cfapkg_gc_result *out)
 {
 	struct gc_state g = {ctx, {0}, {0}, keep_archives_set(), out};
-	char **envs = NULL, dir[CFA_PATH_MAX];
-	struct sweep s = {&g, dir, time(NULL), CFAPKG_E_OK};
+	struct sweep s = {&g, NULL, time(NULL), CFAPKG_E_OK};
+	char **envs = NULL;
 	size_t n, i;
 	enum cfapkg_err e;
 
@@ -351,12 +413,8 @@ enum cfapkg_err cfapkg_gc(struct cfapkg_ctx *ctx, unsigned keep, struct cfapkg_g
 	for (i = 0; i < n && !e; i++)
 		e = gc_env(&g, envs[i], keep);
 	cfa_free(envs);
-	if (!e && !(e = cfa_root_path_buf(ctx, CFA_STORE, NULL, dir, sizeof(dir)))) {
-		cfa_plat_list_dir(dir, sweep_store, &s);
-		if (!s.err && !(e = cfa_root_path_buf(ctx, CFA_DOWNLOADS, NULL, dir, sizeof(dir))))
-			cfa_plat_list_dir(dir, sweep_download, &s);
-		e = e ? e : s.err;
-	}
+	if (!e && !(e = sweep_place(&s, CFA_STORE, sweep_store)))
+		e = sweep_place(&s, CFA_DOWNLOADS, sweep_download);
 	keep_fini(&g.keep);
 	keep_fini(&g.unpacked);
 	return e;

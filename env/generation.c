@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json_build.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "env/env.h"
@@ -74,55 +75,71 @@ static unsigned history_max_seq(const struct history *h);
 /* The next history sequence number: one past everything recorded. */
 static enum cfapkg_err next_seq(struct cfapkg_ctx *ctx, const char *env, unsigned *seq);
 
+/* NULL when out of memory. */
 static cJSON *meta_json(unsigned gen, unsigned prev, unsigned seq, const char *command,
                         const char *const *changes, size_t nchanges)
 {
-	cJSON *o = cJSON_CreateObject(), *a;
+	struct cfa_json_build jb = {false};
+	cJSON *o = cfa_json_new_object(&jb), *a;
 	char now[32];
 	size_t i;
 
 	cfa_utc_now(now);
-	cJSON_AddNumberToObject(o, "generation", gen);
-	cJSON_AddNumberToObject(o, "previous", prev);
-	cJSON_AddNumberToObject(o, "seq", seq);
-	cJSON_AddStringToObject(o, "created", now);
-	cJSON_AddStringToObject(o, "command", command ? command : "");
-	a = cJSON_AddArrayToObject(o, "changes");
+	cfa_json_add_number(&jb, o, "generation", gen);
+	cfa_json_add_number(&jb, o, "previous", prev);
+	cfa_json_add_number(&jb, o, "seq", seq);
+	cfa_json_add_string(&jb, o, "created", now);
+	cfa_json_add_string(&jb, o, "command", command ? command : "");
+	a = cfa_json_add_array(&jb, o, "changes");
 	for (i = 0; i < nchanges; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(changes[i]));
-	return o;
+		cfa_json_append_string(&jb, a, changes[i]);
+	return cfa_json_finish(&jb, o);
 }
 
 static enum cfapkg_err set_current(struct cfapkg_ctx *ctx, const char *envdir, unsigned gen)
 {
-	char path[CFA_PATH_MAX], text[32];
+	char *path, text[16]; /* a number of at most 10 digits */
+	enum cfapkg_err e;
 
-	cfa_snprintf(path, sizeof(path), "%s/current", envdir);
-	cfa_snprintf(text, sizeof(text), "%u\n", gen);
-	return cfa_write_atomic(ctx, path, text, strlen(text));
+	if (!cfa_snprintf(text, sizeof(text), "%u\n", gen))
+		return cfa_fail(ctx, CFAPKG_E_USAGE, "generation %u: too large", gen);
+	if ((e = cfa_path(ctx, &path, "%s/current", envdir)))
+		return e;
+	e = cfa_write_atomic(ctx, path, text, strlen(text));
+	cfa_free(path);
+	return e;
+}
+
+/* dir/name written from doc (consumed; NULL: its build ran out of memory). */
+static enum cfapkg_err write_doc(struct cfapkg_ctx *ctx, const char *dir, const char *name,
+                                 cJSON *doc)
+{
+	char *path;
+	enum cfapkg_err e = cfa_path(ctx, &path, "%s/%s", dir, name);
+
+	if (e)
+		cJSON_Delete(doc);
+	else
+		e = cfa_write_json(ctx, path, doc);
+	cfa_free(path);
+	return e;
 }
 
 /* Everything of the new generation, under its hidden name. */
 static enum cfapkg_err write_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
                                  const char *dir, cJSON *meta, struct cfapkg_commit_result *r)
 {
-	char path[CFA_PATH_MAX];
 	enum cfapkg_err e;
 
 	cfa_plat_remove_tree(dir);
-	if (cfa_plat_mkdir_p(dir) != 0) {
+	if ((e = cfa_make_dir(ctx, dir))) {
 		cJSON_Delete(meta);
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create the folder", dir);
+		return e;
 	}
-	cfa_snprintf(path, sizeof(path), "%s/meta.json", dir);
-	if ((e = cfa_write_json(ctx, path, meta)))
-		return e;
-	cfa_snprintf(path, sizeof(path), "%s/lock.json", dir);
-	if ((e = cfa_write_json(ctx, path, cfa_lock_json(lock))) ||
-	    (e = cfa_view_build(ctx, lock, dir, r)))
-		return e;
-	cfa_snprintf(path, sizeof(path), "%s/runtime.json", dir);
-	if ((e = cfa_write_json(ctx, path, cfa_runtime_json(ctx, lock, dir))))
+	if ((e = write_doc(ctx, dir, "meta.json", meta)) ||
+	    (e = write_doc(ctx, dir, "lock.json", cfa_lock_json(lock))) ||
+	    (e = cfa_view_build(ctx, lock, dir, r)) ||
+	    (e = write_doc(ctx, dir, "runtime.json", cfa_runtime_json(ctx, lock, dir))))
 		return e;
 	/* The view's checks passed: recorded inside the generation before it
 	 * is renamed into place, so no generation is ever seen unrecorded.
@@ -130,105 +147,151 @@ static enum cfapkg_err write_gen(struct cfapkg_ctx *ctx, const struct cfapkg_loc
 	return cfa_write_checked(ctx, dir);
 }
 
-enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char *env,
-                                  const struct cfapkg_lock *lock, const char *command,
-                                  const char *const *changes, size_t nchanges,
-                                  struct cfapkg_commit_result *out)
+/* The new generation under envdir/.new-N, then renamed to envdir/N. */
+static enum cfapkg_err make_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+                                const char *envdir, unsigned gen, cJSON *meta,
+                                struct cfapkg_commit_result *out)
 {
-	char envdir[CFA_PATH_MAX], tmp[CFA_PATH_MAX], dir[CFA_PATH_MAX];
-	struct gen_scan s;
-	unsigned prev, gen, seq;
+	char *tmp = NULL, *dir = NULL;
 	enum cfapkg_err e;
 
-	memset(out, 0, sizeof(*out));
-	if ((e = cfa_env_dir(ctx, env, envdir, sizeof(envdir))) ||
-	    (e = cfapkg_env_current(ctx, env, &prev)) || (e = next_seq(ctx, env, &seq)))
+	if ((e = cfa_path(ctx, &tmp, "%s/.new-%u", envdir, gen)) ||
+	    (e = cfa_path(ctx, &dir, "%s/%u", envdir, gen))) {
+		cJSON_Delete(meta);
+		cfa_free(tmp);
 		return e;
-	if (cfa_plat_mkdir_p(envdir) != 0)
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create the folder", envdir);
-	if ((e = scan_gens(ctx, envdir, &s)))
-		return e;
-	cfa_free(s.list);
-	gen = (s.max > prev ? s.max : prev) + 1;
-	cfa_snprintf(tmp, sizeof(tmp), "%s/.new-%u", envdir, gen);
-	cfa_snprintf(dir, sizeof(dir), "%s/%u", envdir, gen);
-	e = write_gen(ctx, lock, tmp, meta_json(gen, prev, seq, command, changes, nchanges), out);
+	}
+	e = write_gen(ctx, lock, tmp, meta, out);
 	if (!e) {
 		cfa_plat_sync_fs(tmp);
 		cfa_crash_point();
 		if (cfa_plat_rename(tmp, dir) != 0)
 			e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot rename it to %s", tmp, dir);
 	}
-	if (e) {
+	if (e)
 		cfa_plat_remove_tree(tmp);
+	cfa_free(tmp);
+	cfa_free(dir);
+	return e;
+}
+
+/* The number of the next generation: past every one on disk and current. */
+static enum cfapkg_err new_gen_number(struct cfapkg_ctx *ctx, const char *envdir, unsigned prev,
+                                      unsigned *gen)
+{
+	struct gen_scan s;
+	enum cfapkg_err e;
+
+	if ((e = cfa_make_dir(ctx, envdir)) || (e = scan_gens(ctx, envdir, &s)))
 		return e;
-	}
+	cfa_free(s.list);
+	*gen = (s.max > prev ? s.max : prev) + 1;
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char *env,
+                                  const struct cfapkg_lock *lock, const char *command,
+                                  const char *const *changes, size_t nchanges,
+                                  struct cfapkg_commit_result *out)
+{
+	char *envdir = NULL;
+	unsigned prev = 0, gen = 0, seq = 0;
+	enum cfapkg_err e;
+
+	memset(out, 0, sizeof(*out));
+	if ((e = cfa_env_dir(ctx, env, &envdir)) || (e = cfapkg_env_current(ctx, env, &prev)) ||
+	    (e = next_seq(ctx, env, &seq)) || (e = new_gen_number(ctx, envdir, prev, &gen)))
+		goto out;
+	e = make_gen(ctx, lock, envdir, gen, meta_json(gen, prev, seq, command, changes, nchanges),
+	             out);
+	if (e)
+		goto out;
 	cfa_plat_sync_dir(envdir);
 	cfa_crash_point();
 	if ((e = set_current(ctx, envdir, gen)))
-		return e;
+		goto out;
 	out->generation = gen;
 	out->previous = prev;
 	out->checked = true;
-	return CFAPKG_E_OK;
+out:
+	cfa_free(envdir);
+	return e;
 }
 
 static enum cfapkg_err log_switch(struct cfapkg_ctx *ctx, const char *envdir, unsigned seq,
                                   unsigned from, unsigned to, const char *command)
 {
-	cJSON *o = cJSON_CreateObject();
-	char path[CFA_PATH_MAX], now[32];
+	struct cfa_json_build jb = {false};
+	cJSON *o = cfa_json_new_object(&jb);
+	char *path, now[32];
+	enum cfapkg_err e;
 
 	cfa_utc_now(now);
-	cJSON_AddNumberToObject(o, "seq", seq);
-	cJSON_AddStringToObject(o, "time", now);
-	cJSON_AddNumberToObject(o, "from", from);
-	cJSON_AddNumberToObject(o, "to", to);
-	cJSON_AddStringToObject(o, "command", command ? command : "");
-	cfa_snprintf(path, sizeof(path), "%s/switches.log", envdir);
-	return cfa_append_line(ctx, path, o, "the switch");
+	cfa_json_add_number(&jb, o, "seq", seq);
+	cfa_json_add_string(&jb, o, "time", now);
+	cfa_json_add_number(&jb, o, "from", from);
+	cfa_json_add_number(&jb, o, "to", to);
+	cfa_json_add_string(&jb, o, "command", command ? command : "");
+	if (!(o = cfa_json_finish(&jb, o)))
+		return cfa_nomem(ctx);
+	if ((e = cfa_path(ctx, &path, "%s/switches.log", envdir))) {
+		cJSON_Delete(o);
+		return e;
+	}
+	e = cfa_append_line(ctx, path, o, "the switch");
+	cfa_free(path);
+	return e;
 }
 
 enum cfapkg_err cfapkg_env_switch(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                   const char *command)
 {
-	char envdir[CFA_PATH_MAX], lock[CFA_PATH_MAX];
+	char *envdir = NULL, *lock = NULL;
 	unsigned prev, seq;
 	enum cfapkg_err e;
 
-	if ((e = cfa_env_dir(ctx, env, envdir, sizeof(envdir))) ||
-	    (e = cfapkg_env_current(ctx, env, &prev)) ||
-	    (e = cfapkg_gen_path(ctx, env, gen, "lock.json", lock, sizeof(lock))))
-		return e;
-	if (!cfa_plat_is_file(lock))
-		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "environment \"%s\" has no generation %u "
-		                "('cfapkg history --env %s' lists them)", env, gen, env);
+	if ((e = cfa_env_dir(ctx, env, &envdir)) || (e = cfapkg_env_current(ctx, env, &prev)) ||
+	    (e = cfa_gen_file(ctx, env, gen, "lock.json", &lock)))
+		goto out;
+	if (!cfa_plat_is_file(lock)) {
+		e = cfa_fail(ctx, CFAPKG_E_NOTFOUND, "environment \"%s\" has no generation %u "
+		             "('cfapkg history --env %s' lists them)", env, gen, env);
+		goto out;
+	}
 	if ((e = next_seq(ctx, env, &seq)) || (e = set_current(ctx, envdir, gen)))
-		return e;
+		goto out;
 	cfa_crash_point();
-	return log_switch(ctx, envdir, seq, prev, gen, command);
+	e = log_switch(ctx, envdir, seq, prev, gen, command);
+out:
+	cfa_free(envdir);
+	cfa_free(lock);
+	return e;
 }
 
-static void join_changes(const cJSON *a, char *buf, size_t len)
+/* The changes as one line for a fixed field; false when out of memory. */
+static bool join_changes(const cJSON *a, char *dst, size_t len)
 {
+	struct cfa_buf b;
 	const cJSON *c;
-	size_t used = 0;
+	bool ok;
 
-	buf[0] = '\0';
+	cfa_buf_init(&b, (size_t)1 << 20); /* far past any field: the field shows the cut */
 	cJSON_ArrayForEach(c, a)
 	{
-		if (!cJSON_IsString(c))
-			continue;
-		cfa_snprintf(buf + used, len - used, "%s%s", used ? ", " : "", c->valuestring);
-		used = strlen(buf);
+		if (cJSON_IsString(c))
+			cfa_buf_printf(&b, "%s%s", b.len ? ", " : "", c->valuestring);
 	}
+	ok = !b.failed || b.len >= len;
+	cfa_fit_text(dst, len, "%s", cfa_buf_str(&b));
+	cfa_buf_fini(&b);
+	return ok;
 }
 
 static void copy_str(char *dst, size_t len, const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
-	cfa_snprintf(dst, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
+	cfa_fit_text(dst, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
 }
 
 static unsigned get_num(const cJSON *o, const char *key)
@@ -257,77 +320,114 @@ static struct cfapkg_history_entry *history_add(struct history *h, unsigned seq)
 }
 
 /* What is known of generation g: its state and latest mark. */
-static bool add_state(struct cfapkg_ctx *ctx, struct cfapkg_history_entry *x, const char *gendir,
-                      unsigned g)
+static enum cfapkg_err add_state(struct cfapkg_ctx *ctx, struct cfapkg_history_entry *x,
+                                 const char *gendir, unsigned g)
 {
 	struct cfapkg_gen_mark *marks = NULL;
 	size_t n = 0;
+	enum cfapkg_err e;
 
-	if (cfa_marks_read(ctx, gendir, g, &marks, &n))
-		return false;
-	x->state = cfa_gen_state_of(gendir, marks, n);
+	if ((e = cfa_marks_read(ctx, gendir, g, &marks, &n)) ||
+	    (e = cfa_gen_state_of(ctx, gendir, marks, n, &x->state))) {
+		cfa_free(marks);
+		return e;
+	}
 	x->good = x->state == CFAPKG_GEN_KNOWN_GOOD;
 	x->checked = x->state >= CFAPKG_GEN_CHECKED;
 	x->nmarks = n;
 	if (n)
 		x->mark = marks[n - 1];
 	cfa_free(marks);
+	return CFAPKG_E_OK;
+}
+
+/* A generation's meta.json; *meta NULL when it cannot be read (history
+ * shows the generation without its details). */
+static enum cfapkg_err read_meta(struct cfapkg_ctx *ctx, const char *gendir, cJSON **meta)
+{
+	char *path;
+
+	*meta = NULL;
+	if (cfa_path(ctx, &path, "%s/meta.json", gendir))
+		return ctx->err_code;
+	if (cfa_json_read_file(ctx, path, CFAPKG_E_IO, meta) != CFAPKG_E_OK) {
+		cfapkg_ctx_clear_error(ctx);
+		*meta = NULL;
+	}
+	cfa_free(path);
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err add_gen(struct cfapkg_ctx *ctx, struct history *h, const char *envdir,
+                               unsigned g)
+{
+	struct cfapkg_history_entry *x;
+	char *gendir;
+	cJSON *meta = NULL;
+	enum cfapkg_err e;
+
+	if ((e = cfa_path(ctx, &gendir, "%s/%u", envdir, g)))
+		return e;
+	if ((e = read_meta(ctx, gendir, &meta))) {
+		cfa_free(gendir);
+		return e;
+	}
+	if (!(x = history_add(h, get_num(meta, "seq")))) {
+		e = cfa_nomem(ctx);
+	} else {
+		x->generation = g;
+		x->exists = true;
+		copy_str(x->time, sizeof(x->time), meta, "created");
+		copy_str(x->command, sizeof(x->command), meta, "command");
+		if (!join_changes(cJSON_GetObjectItemCaseSensitive(meta, "changes"), x->changes,
+		                  sizeof(x->changes)))
+			e = cfa_nomem(ctx);
+		else
+			e = add_state(ctx, x, gendir, g);
+	}
+	cJSON_Delete(meta);
+	cfa_free(gendir);
+	return e;
+}
+
+static bool add_switch(struct history *h, const cJSON *o)
+{
+	struct cfapkg_history_entry *x = history_add(h, get_num(o, "seq"));
+
+	if (!x)
+		return false;
+	x->is_switch = true;
+	x->generation = get_num(o, "to");
+	x->from = get_num(o, "from");
+	copy_str(x->time, sizeof(x->time), o, "time");
+	copy_str(x->command, sizeof(x->command), o, "command");
 	return true;
 }
 
-static bool add_gen(struct cfapkg_ctx *ctx, struct history *h, const char *envdir, unsigned g)
-{
-	struct cfapkg_history_entry *x;
-	char path[CFA_PATH_MAX];
-	cJSON *meta = NULL;
-
-	cfa_snprintf(path, sizeof(path), "%s/%u/meta.json", envdir, g);
-	if (cfa_json_read_file(ctx, path, CFAPKG_E_IO, &meta) != CFAPKG_E_OK) {
-		cfapkg_ctx_clear_error(ctx);
-		meta = NULL;
-	}
-	if (!(x = history_add(h, get_num(meta, "seq")))) {
-		cJSON_Delete(meta);
-		return false;
-	}
-	x->generation = g;
-	x->exists = true;
-	copy_str(x->time, sizeof(x->time), meta, "created");
-	copy_str(x->command, sizeof(x->command), meta, "command");
-	join_changes(cJSON_GetObjectItemCaseSensitive(meta, "changes"), x->changes,
-	             sizeof(x->changes));
-	cJSON_Delete(meta);
-	cfa_snprintf(path, sizeof(path), "%s/%u", envdir, g);
-	return add_state(ctx, x, path, g);
-}
-
 /* Switch records, one JSON object per line; a torn last line is skipped. */
-static bool add_switches(struct history *h, const char *envdir)
+static enum cfapkg_err add_switches(struct cfapkg_ctx *ctx, struct history *h, const char *envdir)
 {
-	char path[CFA_PATH_MAX], line[2048];
+	struct cfa_buf line;
+	char *path;
 	FILE *f;
-	bool ok = true;
+	bool ok = true, whole;
+	enum cfapkg_err e;
 
-	cfa_snprintf(path, sizeof(path), "%s/switches.log", envdir);
-	if (!(f = cfa_plat_fopen(path, "rb")))
-		return true;
-	while (ok && fgets(line, sizeof(line), f)) {
-		cJSON *o = strchr(line, '\n') ? cJSON_Parse(line) : NULL;
-		struct cfapkg_history_entry *x;
-		if (!o)
-			continue;
-		if ((x = history_add(h, get_num(o, "seq")))) {
-			x->is_switch = true;
-			x->generation = get_num(o, "to");
-			x->from = get_num(o, "from");
-			copy_str(x->time, sizeof(x->time), o, "time");
-			copy_str(x->command, sizeof(x->command), o, "command");
-		}
-		ok = x != NULL;
+	if (cfa_path(ctx, &path, "%s/switches.log", envdir))
+		return ctx->err_code;
+	e = cfa_open_if_there(ctx, path, &f);
+	cfa_free(path);
+	if (e || !f)
+		return e;
+	cfa_buf_init(&line, (size_t)1 << 30); /* a line is one record, however long */
+	while (ok && cfa_read_line(f, &line, &whole)) {
+		cJSON *o = whole && !line.failed ? cJSON_Parse(cfa_buf_str(&line)) : NULL;
+		ok = !line.failed && (!o || add_switch(h, o));
 		cJSON_Delete(o);
 	}
 	fclose(f);
-	return ok;
+	cfa_buf_fini(&line);
+	return ok ? CFAPKG_E_OK : cfa_nomem(ctx);
 }
 
 static void history_fini(struct history *h)
@@ -364,28 +464,33 @@ static void sort_history(struct history *h)
 
 static enum cfapkg_err collect(struct cfapkg_ctx *ctx, const char *env, struct history *h)
 {
-	char envdir[CFA_PATH_MAX];
+	char *envdir, *dir;
 	struct gen_scan s;
 	size_t i;
-	bool ok = true;
 	enum cfapkg_err e;
 
 	memset(h, 0, sizeof(*h));
-	if ((e = cfa_env_dir(ctx, env, envdir, sizeof(envdir))) || (e = scan_gens(ctx, envdir, &s)))
+	if ((e = cfa_env_dir(ctx, env, &envdir)))
 		return e;
-	for (i = 0; ok && i < s.n; i++)
-		ok = add_gen(ctx, h, envdir, s.list[i]);
-	cfa_free(s.list);
-	if (!(ok && add_switches(h, envdir))) {
-		history_fini(h);
-		return cfa_nomem(ctx);
+	if ((e = scan_gens(ctx, envdir, &s))) {
+		cfa_free(envdir);
+		return e;
 	}
-	for (i = 0; i < h->n; i++)
-		if (h->v[i].is_switch) {
-			char dir[CFA_PATH_MAX];
-			cfa_snprintf(dir, sizeof(dir), "%s/%u", envdir, h->v[i].generation);
+	for (i = 0; !e && i < s.n; i++)
+		e = add_gen(ctx, h, envdir, s.list[i]);
+	cfa_free(s.list);
+	if (!e)
+		e = add_switches(ctx, h, envdir);
+	for (i = 0; !e && i < h->n; i++)
+		if (h->v[i].is_switch && !(e = cfa_path(ctx, &dir, "%s/%u", envdir, h->v[i].generation))) {
 			h->v[i].exists = cfa_plat_is_dir(dir);
+			cfa_free(dir);
 		}
+	cfa_free(envdir);
+	if (e) {
+		history_fini(h);
+		return e;
+	}
 	sort_history(h);
 	return CFAPKG_E_OK;
 }

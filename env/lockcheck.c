@@ -63,7 +63,7 @@ static enum cfapkg_err refuse_url(struct cfapkg_ctx *ctx, const struct cfapkg_lo
 
 static enum cfapkg_err check_urls(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock)
 {
-	char field[32];
+	char field[32]; /* "mirrors[N]": a number's room */
 	size_t i, k;
 
 	for (i = 0; i < lock->nparts; i++) {
@@ -73,9 +73,12 @@ static enum cfapkg_err check_urls(struct cfapkg_ctx *ctx, const struct cfapkg_lo
 		if (!p->url || !fetchable(p->url))
 			return refuse_url(ctx, lock, i, "url", p->url ? p->url : "");
 		for (k = 0; k < p->nmirrors; k++) {
-			cfa_snprintf(field, sizeof(field), "mirrors[%u]", (unsigned)k);
-			if (!fetchable(p->mirrors[k]))
-				return refuse_url(ctx, lock, i, field, p->mirrors[k]);
+			if (fetchable(p->mirrors[k]))
+				continue;
+			if (!cfa_snprintf(field, sizeof(field), "mirrors[%lu]", (unsigned long)k))
+				return cfa_fail(ctx, CFAPKG_E_LOCKFILE, "%s: too many mirrors",
+				                lock_name(lock));
+			return refuse_url(ctx, lock, i, field, p->mirrors[k]);
 		}
 	}
 	return CFAPKG_E_OK;
@@ -106,17 +109,15 @@ static enum cfapkg_err refuse_unmet(struct cfapkg_ctx *ctx, const struct cfapkg_
                                     size_t i, const char *req, const char *name)
 {
 	const struct cfapkg_locked *p = &lock->parts[i], *q = cfapkg_lock_find(lock, name);
-	char why[256];
 
-	if (q)
-		cfa_snprintf(why, sizeof(why), "the set has %s %s, which does not satisfy it",
-		             q->name, q->version);
-	else
-		cfa_snprintf(why, sizeof(why), "no part of the set is or provides %s", name);
+	/* One message in one piece: a reason formatted apart would need a
+	 * buffer of its own, and could be cut. */
 	return cfa_fail(ctx, CFAPKG_E_LOCKFILE, "%s: packages[%u] (%s %s) requires \"%s\", but "
-	                "%s: the set would not work; re-create the lockfile with 'cfapkg lock' "
-	                "instead of editing it", lock_name(lock), (unsigned)i, p->name, p->version,
-	                req, why);
+	                "%s%s%s%s%s: the set would not work; re-create the lockfile with 'cfapkg "
+	                "lock' instead of editing it", lock_name(lock), (unsigned)i, p->name,
+	                p->version, req, q ? "the set has " : "no part of the set is or provides ",
+	                q ? q->name : name, q ? " " : "", q ? q->version : "",
+	                q ? ", which does not satisfy it" : "");
 }
 
 /* Requirement req of part i is met inside the set. */

@@ -13,6 +13,7 @@
 
 #include "core/arena.h"
 #include "core/dep.h"
+#include "core/json_build.h"
 #include "core/mem.h"
 #include "core/recipe.h"
 #include "core/strbuf.h"
@@ -145,7 +146,9 @@ static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock
 	char *store = cfa_arena_alloc(l->arena, len);
 	if (!store)
 		return cfa_nomem(ctx);
-	cfa_snprintf(store, len, "%s-%s-%.8s", p->name, p->version, p->sha256);
+	if (!cfa_snprintf(store, len, "%s-%s-%.8s", p->name, p->version, p->sha256))
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s %s: its store folder's name does not fit",
+		                p->name, p->version); /* sized to fit above: never */
 	p->store = store;
 	return CFAPKG_E_OK;
 }
@@ -200,13 +203,14 @@ const struct cfapkg_locked *cfapkg_lock_find(const struct cfapkg_lock *lock, con
 	return NULL;
 }
 
-static void add_strings(cJSON *o, const char *key, const char *const *v, size_t n)
+static void add_strings(struct cfa_json_build *jb, cJSON *o, const char *key,
+                        const char *const *v, size_t n)
 {
-	cJSON *a = cJSON_AddArrayToObject(o, key);
+	cJSON *a = cfa_json_add_array(jb, o, key);
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+		cfa_json_append_string(jb, a, v[i]);
 }
 
 static const char *status_text(int status)
@@ -214,81 +218,93 @@ static const char *status_text(int status)
 	return status < 0 ? "unknown" : cfapkg_status_name((enum cfapkg_status)status);
 }
 
-static cJSON *part_json(const struct cfapkg_locked *p, unsigned format)
+/* Where a package comes from and where it is unpacked. */
+static void source_json(struct cfa_json_build *jb, cJSON *o, const struct cfapkg_locked *p)
 {
-	cJSON *o = cJSON_CreateObject(), *rt, *env, *lay;
+	cfa_json_add_string(jb, o, "url", p->url);
+	if (p->nmirrors)
+		add_strings(jb, o, "mirrors", p->mirrors, p->nmirrors);
+	cfa_json_add_string(jb, o, "sha256", p->sha256);
+	if (p->size >= 0)
+		cfa_json_add_number(jb, o, "size", (double)p->size);
+	cfa_json_add_string(jb, o, "format", p->format);
+	cfa_json_add_number(jb, o, "strip", p->strip);
+	cfa_json_add_string(jb, o, "store", p->store);
+}
+
+/* {first: a, second: b} appended to arr. */
+static void append_pair(struct cfa_json_build *jb, cJSON *arr, const char *first, const char *a,
+                        const char *second, const char *b)
+{
+	cJSON *r = cfa_json_new_object(jb);
+
+	cfa_json_add_string(jb, r, first, a);
+	cfa_json_add_string(jb, r, second, b);
+	cfa_json_append(jb, arr, r);
+}
+
+static void runtime_json(struct cfa_json_build *jb, cJSON *o, const struct cfapkg_locked *p)
+{
+	cJSON *rt = cfa_json_add_object(jb, o, "runtime"), *env;
 	size_t i;
 
-	cJSON_AddStringToObject(o, "name", p->name);
-	cJSON_AddStringToObject(o, "version", p->version);
-	cJSON_AddStringToObject(o, "kind", cfapkg_kind_name(p->kind));
-	cJSON_AddBoolToObject(o, "requested", p->requested);
+	if (p->npath)
+		add_strings(jb, rt, "path", p->path, p->npath);
+	if (p->nstage)
+		add_strings(jb, rt, "stage", p->stage, p->nstage);
+	if (p->nenv) {
+		env = cfa_json_add_object(jb, rt, "env");
+		for (i = 0; i < p->nenv; i++)
+			cfa_json_add_string(jb, env, p->env[i].name, p->env[i].value);
+	}
+}
+
+static cJSON *part_json(struct cfa_json_build *jb, const struct cfapkg_locked *p, unsigned format)
+{
+	cJSON *o = cfa_json_new_object(jb), *a = NULL;
+	size_t i;
+
+	cfa_json_add_string(jb, o, "name", p->name);
+	cfa_json_add_string(jb, o, "version", p->version);
+	cfa_json_add_string(jb, o, "kind", cfapkg_kind_name(p->kind));
+	cfa_json_add_bool(jb, o, "requested", p->requested);
 	if (format >= 2) {
-		add_strings(o, "requires", p->requires, p->nrequires);
-		add_strings(o, "provides", p->provides, p->nprovides);
-		cJSON_AddStringToObject(o, "status", status_text(p->status));
+		add_strings(jb, o, "requires", p->requires, p->nrequires);
+		add_strings(jb, o, "provides", p->provides, p->nprovides);
+		cfa_json_add_string(jb, o, "status", status_text(p->status));
 	}
-	if (p->kind == CFAPKG_KIND_PACKAGE) {
-		cJSON_AddStringToObject(o, "url", p->url);
-		if (p->nmirrors)
-			add_strings(o, "mirrors", p->mirrors, p->nmirrors);
-		cJSON_AddStringToObject(o, "sha256", p->sha256);
-		if (p->size >= 0)
-			cJSON_AddNumberToObject(o, "size", (double)p->size);
-		cJSON_AddStringToObject(o, "format", p->format);
-		cJSON_AddNumberToObject(o, "strip", p->strip);
-		cJSON_AddStringToObject(o, "store", p->store);
-	}
+	if (p->kind == CFAPKG_KIND_PACKAGE)
+		source_json(jb, o, p);
 	if (p->ngfx)
-		add_strings(o, "gfx", p->gfx, p->ngfx);
-	if (p->nlayout) {
-		lay = cJSON_AddArrayToObject(o, "layout");
-		for (i = 0; i < p->nlayout; i++) {
-			cJSON *r = cJSON_CreateObject();
-			cJSON_AddStringToObject(r, "path", p->layout[i].path);
-			cJSON_AddStringToObject(r, "as", p->layout[i].as);
-			cJSON_AddItemToArray(lay, r);
-		}
-	}
-	if (p->launcher)
-		cJSON_AddStringToObject(o, "launcher", p->launcher);
-	if (p->nuser_files) {
-		lay = cJSON_AddArrayToObject(o, "user_files");
-		for (i = 0; i < p->nuser_files; i++) {
-			cJSON *r = cJSON_CreateObject();
-			cJSON_AddStringToObject(r, "name", p->user_files[i].name);
-			cJSON_AddStringToObject(r, "sha256", p->user_files[i].sha256);
-			cJSON_AddItemToArray(lay, r);
-		}
-	}
-	if (p->npath || p->nenv || p->nstage) {
-		rt = cJSON_AddObjectToObject(o, "runtime");
-		if (p->npath)
-			add_strings(rt, "path", p->path, p->npath);
-		if (p->nstage)
-			add_strings(rt, "stage", p->stage, p->nstage);
-		if (p->nenv) {
-			env = cJSON_AddObjectToObject(rt, "env");
-			for (i = 0; i < p->nenv; i++)
-				cJSON_AddStringToObject(env, p->env[i].name, p->env[i].value);
-		}
-	}
+		add_strings(jb, o, "gfx", p->gfx, p->ngfx);
+	if (p->nlayout)
+		a = cfa_json_add_array(jb, o, "layout");
+	for (i = 0; i < p->nlayout; i++)
+		append_pair(jb, a, "path", p->layout[i].path, "as", p->layout[i].as);
+	cfa_json_add_string(jb, o, "launcher", p->launcher); /* NULL: left out */
+	if (p->nuser_files)
+		a = cfa_json_add_array(jb, o, "user_files");
+	for (i = 0; i < p->nuser_files; i++)
+		append_pair(jb, a, "name", p->user_files[i].name, "sha256", p->user_files[i].sha256);
+	if (p->npath || p->nenv || p->nstage)
+		runtime_json(jb, o, p);
 	return o;
 }
 
 cJSON *cfa_lock_json(const struct cfapkg_lock *lock)
 {
-	cJSON *o = cJSON_CreateObject(), *a;
+	struct cfa_json_build jb = {false};
+	cJSON *o = cfa_json_new_object(&jb), *a;
 	size_t i;
 
-	cJSON_AddStringToObject(o, "format", LOCK_MAGIC);
-	cJSON_AddNumberToObject(o, "version", lock->format);
-	cJSON_AddItemToObject(o, "facts", cfa_facts_json(&lock->facts));
-	add_strings(o, "requests", lock->requests, lock->nrequests);
-	a = cJSON_AddArrayToObject(o, "packages");
-	for (i = 0; i < lock->nparts; i++)
-		cJSON_AddItemToArray(a, part_json(&lock->parts[i], lock->format));
-	return o;
+	cfa_json_add_string(&jb, o, "format", LOCK_MAGIC);
+	cfa_json_add_number(&jb, o, "version", lock->format);
+	cfa_json_add_item(&jb, o, "facts", cfa_facts_json(&lock->facts));
+	add_strings(&jb, o, "requests", lock->requests, lock->nrequests);
+	a = cfa_json_add_array(&jb, o, "packages");
+	for (i = 0; i < lock->nparts && !jb.failed; i++)
+		cfa_json_append(&jb, a, part_json(&jb, &lock->parts[i], lock->format));
+	return cfa_json_finish(&jb, o);
 }
 
 enum cfapkg_err cfapkg_lock_text(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
@@ -333,7 +349,7 @@ static enum cfapkg_err read_source(struct cfa_jr *jr, const cJSON *o, struct cfa
 {
 	int64_t size = -1, strip = 0;
 	enum cfapkg_err e;
-	char expect[512];
+	char *expect;
 
 	if ((e = cfa_jr_string(jr, o, "url", true, &p->url)) ||
 	    (e = cfa_jr_strings(jr, o, "mirrors", &p->mirrors, &p->nmirrors)) ||
@@ -349,10 +365,12 @@ static enum cfapkg_err read_source(struct cfa_jr *jr, const cJSON *o, struct cfa
 	p->strip = (unsigned)strip;
 	/* The store folder is derived, never trusted: a lockfile cannot point
 	 * outside ROOT/store. */
-	cfa_snprintf(expect, sizeof(expect), "%s-%s-%.8s", p->name, p->version, p->sha256);
-	if (strcmp(expect, p->store) != 0)
-		return cfa_jr_fail(jr, "store must be \"%s\"", expect);
-	return CFAPKG_E_OK;
+	if (!(expect = cfa_aprintf("%s-%s-%.8s", p->name, p->version, p->sha256)))
+		return cfa_nomem(jr->ctx);
+	e = strcmp(expect, p->store) != 0 ? cfa_jr_fail(jr, "store must be \"%s\"", expect)
+	                                  : CFAPKG_E_OK;
+	cfa_free(expect);
+	return e;
 }
 
 /* requires or provides: each a constraint as the recipes write them. */

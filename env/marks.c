@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "core/json_build.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "env/env.h"
@@ -53,18 +54,21 @@ enum cfapkg_err cfa_append_line(struct cfapkg_ctx *ctx, const char *path, cJSON 
 
 enum cfapkg_err cfa_write_checked(struct cfapkg_ctx *ctx, const char *gendir)
 {
-	char path[CFA_PATH_MAX], now[32];
+	char *path, now[32];
+	enum cfapkg_err e = cfa_path(ctx, &path, "%s/%s", gendir, CHECKED_FILE);
 
 	cfa_utc_now(now);
-	cfa_snprintf(path, sizeof(path), "%s/%s", gendir, CHECKED_FILE);
-	return cfa_write_atomic(ctx, path, now, strlen(now));
+	if (!e)
+		e = cfa_write_atomic(ctx, path, now, strlen(now));
+	cfa_free(path);
+	return e;
 }
 
 static void copy_field(char *dst, size_t len, const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
-	cfa_snprintf(dst, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
+	cfa_fit_text(dst, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
 }
 
 /* One line of marks.log; false when it is not a mark (skipped). */
@@ -88,19 +92,26 @@ static bool mark_from_json(const cJSON *o, unsigned gen, struct cfapkg_gen_mark 
 enum cfapkg_err cfa_marks_read(struct cfapkg_ctx *ctx, const char *gendir, unsigned gen,
                                struct cfapkg_gen_mark **out, size_t *n)
 {
-	char path[CFA_PATH_MAX], line[2048];
+	struct cfa_buf line;
+	char *path;
 	size_t cap = 0;
-	bool ok = true;
+	bool ok = true, whole;
 	FILE *f;
+	enum cfapkg_err e;
 
 	*out = NULL;
 	*n = 0;
-	cfa_snprintf(path, sizeof(path), "%s/%s", gendir, MARKS_FILE);
-	if (!(f = cfa_plat_fopen(path, "rb")))
-		return CFAPKG_E_OK;
-	while (ok && fgets(line, sizeof(line), f)) {
-		cJSON *o = strchr(line, '\n') ? cJSON_Parse(line) : NULL;
+	if (cfa_path(ctx, &path, "%s/%s", gendir, MARKS_FILE))
+		return ctx->err_code;
+	e = cfa_open_if_there(ctx, path, &f);
+	cfa_free(path);
+	if (e || !f)
+		return e;
+	cfa_buf_init(&line, (size_t)1 << 30); /* a line is one mark, however long */
+	while (ok && cfa_read_line(f, &line, &whole)) {
+		cJSON *o = whole && !line.failed ? cJSON_Parse(cfa_buf_str(&line)) : NULL;
 		struct cfapkg_gen_mark m;
+		ok = !line.failed;
 		if (o && mark_from_json(o, gen, &m)) {
 			ok = cfa_grow((void **)out, &cap, *n + 1, sizeof(**out)) == 0;
 			if (ok)
@@ -109,6 +120,7 @@ enum cfapkg_err cfa_marks_read(struct cfapkg_ctx *ctx, const char *gendir, unsig
 		cJSON_Delete(o);
 	}
 	fclose(f);
+	cfa_buf_fini(&line);
 	if (!ok) {
 		CFA_FREE(*out);
 		*n = 0;
@@ -117,92 +129,132 @@ enum cfapkg_err cfa_marks_read(struct cfapkg_ctx *ctx, const char *gendir, unsig
 	return CFAPKG_E_OK;
 }
 
-enum cfapkg_gen_state cfa_gen_state_of(const char *gendir, const struct cfapkg_gen_mark *marks,
-                                       size_t n)
+/* Whether gendir holds the file name; *there false when out of memory. */
+static enum cfapkg_err has_file(struct cfapkg_ctx *ctx, const char *gendir, const char *name,
+                                bool *there)
 {
-	char path[CFA_PATH_MAX];
+	char *path;
 
-	if (n && marks[n - 1].good)
-		return CFAPKG_GEN_KNOWN_GOOD;
-	cfa_snprintf(path, sizeof(path), "%s/%s", gendir, CHECKED_FILE);
-	if (cfa_plat_is_file(path))
-		return CFAPKG_GEN_CHECKED;
-	cfa_snprintf(path, sizeof(path), "%s/%s", gendir, OLD_GOOD_FILE);
-	return cfa_plat_is_file(path) ? CFAPKG_GEN_CHECKED : CFAPKG_GEN_UNCHECKED;
+	*there = false;
+	if (cfa_path(ctx, &path, "%s/%s", gendir, name))
+		return ctx->err_code;
+	*there = cfa_plat_is_file(path);
+	cfa_free(path);
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_gen_state_of(struct cfapkg_ctx *ctx, const char *gendir,
+                                 const struct cfapkg_gen_mark *marks, size_t n,
+                                 enum cfapkg_gen_state *out)
+{
+	bool checked = false, old_good = false;
+	enum cfapkg_err e;
+
+	*out = CFAPKG_GEN_UNCHECKED;
+	if (n && marks[n - 1].good) {
+		*out = CFAPKG_GEN_KNOWN_GOOD;
+		return CFAPKG_E_OK;
+	}
+	if ((e = has_file(ctx, gendir, CHECKED_FILE, &checked)) ||
+	    (!checked && (e = has_file(ctx, gendir, OLD_GOOD_FILE, &old_good))))
+		return e;
+	*out = checked || old_good ? CFAPKG_GEN_CHECKED : CFAPKG_GEN_UNCHECKED;
+	return CFAPKG_E_OK;
 }
 
 /* ROOT/envs/ENV/N of an existing generation (gen 0: the current one). */
 static enum cfapkg_err existing_gen(struct cfapkg_ctx *ctx, const char *env, unsigned *gen,
-                                    char *dir, size_t len)
+                                    char **dir)
 {
-	char lock[CFA_PATH_MAX];
+	char *lock = NULL;
 	enum cfapkg_err e;
 
+	*dir = NULL;
 	if (*gen == 0 && (e = cfapkg_env_current(ctx, env, gen)))
 		return e;
-	if ((e = cfapkg_gen_path(ctx, env, *gen, "lock.json", lock, sizeof(lock))) ||
-	    (e = cfa_gen_dir(ctx, env, *gen, dir, len)))
-		return e;
-	if (!cfa_plat_is_file(lock))
-		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "environment \"%s\" has no generation %u "
-		                "('cfapkg history --env %s' lists them)", env, *gen, env);
-	return CFAPKG_E_OK;
+	if (!(e = cfa_gen_file(ctx, env, *gen, "lock.json", &lock)) && !cfa_plat_is_file(lock))
+		e = cfa_fail(ctx, CFAPKG_E_NOTFOUND, "environment \"%s\" has no generation %u "
+		             "('cfapkg history --env %s' lists them)", env, *gen, env);
+	if (!e)
+		e = cfa_gen_dir(ctx, env, *gen, dir);
+	cfa_free(lock);
+	return e;
+}
+
+/* One mark as marks.log keeps it; NULL when out of memory. */
+static cJSON *mark_json(enum cfapkg_gen_state state, enum cfapkg_mark_source by,
+                        const char *reason, const char *command)
+{
+	struct cfa_json_build jb = {false};
+	cJSON *o = cfa_json_new_object(&jb);
+	char now[32];
+
+	cfa_utc_now(now);
+	cfa_json_add_string(&jb, o, "time", now);
+	cfa_json_add_bool(&jb, o, "good", state == CFAPKG_GEN_KNOWN_GOOD);
+	cfa_json_add_string(&jb, o, "by", cfapkg_mark_source_name(by));
+	cfa_json_add_string(&jb, o, "reason", reason ? reason : "");
+	cfa_json_add_string(&jb, o, "command", command ? command : "");
+	return cfa_json_finish(&jb, o);
 }
 
 enum cfapkg_err cfapkg_env_mark(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                 enum cfapkg_gen_state state, enum cfapkg_mark_source by,
                                 const char *reason, const char *command)
 {
-	char dir[CFA_PATH_MAX], path[CFA_PATH_MAX], now[32];
+	char *dir = NULL, *path = NULL;
 	cJSON *o;
 	enum cfapkg_err e;
 
 	if (state != CFAPKG_GEN_KNOWN_GOOD && state != CFAPKG_GEN_CHECKED)
 		return cfa_fail(ctx, CFAPKG_E_USAGE, "a generation is marked known-good or unmarked "
 		                "(checked); its static checks are not set by hand");
-	if ((e = existing_gen(ctx, env, &gen, dir, sizeof(dir))))
+	if ((e = existing_gen(ctx, env, &gen, &dir)) ||
+	    (e = cfa_path(ctx, &path, "%s/%s", dir, MARKS_FILE))) {
+		cfa_free(dir);
 		return e;
-	cfa_utc_now(now);
-	o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "time", now);
-	cJSON_AddBoolToObject(o, "good", state == CFAPKG_GEN_KNOWN_GOOD);
-	cJSON_AddStringToObject(o, "by", cfapkg_mark_source_name(by));
-	cJSON_AddStringToObject(o, "reason", reason ? reason : "");
-	cJSON_AddStringToObject(o, "command", command ? command : "");
-	cfa_snprintf(path, sizeof(path), "%s/%s", dir, MARKS_FILE);
-	cfa_crash_point();
-	return cfa_append_line(ctx, path, o, "the mark");
+	}
+	if (!(o = mark_json(state, by, reason, command))) {
+		e = cfa_nomem(ctx);
+	} else {
+		cfa_crash_point();
+		e = cfa_append_line(ctx, path, o, "the mark");
+	}
+	cfa_free(dir);
+	cfa_free(path);
+	return e;
 }
 
 enum cfapkg_err cfapkg_env_marks(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                  struct cfapkg_gen_mark **out, size_t *n)
 {
-	char dir[CFA_PATH_MAX];
+	char *dir;
 	enum cfapkg_err e;
 
 	*out = NULL;
 	*n = 0;
-	if ((e = existing_gen(ctx, env, &gen, dir, sizeof(dir))))
-		return e;
-	return cfa_marks_read(ctx, dir, gen, out, n);
+	if (!(e = existing_gen(ctx, env, &gen, &dir)))
+		e = cfa_marks_read(ctx, dir, gen, out, n);
+	cfa_free(dir);
+	return e;
 }
 
 enum cfapkg_err cfapkg_env_gen_state(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                      enum cfapkg_gen_state *state, struct cfapkg_gen_mark *last)
 {
 	struct cfapkg_gen_mark *marks = NULL;
-	char dir[CFA_PATH_MAX];
+	char *dir;
 	size_t n = 0;
 	enum cfapkg_err e;
 
-	if ((e = existing_gen(ctx, env, &gen, dir, sizeof(dir))) ||
-	    (e = cfa_marks_read(ctx, dir, gen, &marks, &n)))
-		return e;
-	*state = cfa_gen_state_of(dir, marks, n);
-	if (last && n)
+	if (!(e = existing_gen(ctx, env, &gen, &dir)) &&
+	    !(e = cfa_marks_read(ctx, dir, gen, &marks, &n)))
+		e = cfa_gen_state_of(ctx, dir, marks, n, state);
+	if (!e && last && n)
 		*last = marks[n - 1];
-	else if (last)
+	else if (!e && last)
 		memset(last, 0, sizeof(*last));
 	cfa_free(marks);
-	return CFAPKG_E_OK;
+	cfa_free(dir);
+	return e;
 }

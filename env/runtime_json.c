@@ -10,38 +10,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json_build.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "env/env.h"
 #include "platform/platform.h"
 
-static cJSON *entry(const struct cfapkg_locked *p, const char *key, const char *value)
+/* One entry of a runtime.json list; a failed step marks jb. */
+static cJSON *entry(struct cfa_json_build *jb, const struct cfapkg_locked *p, const char *key,
+                    const char *value)
 {
-	cJSON *o = cJSON_CreateObject();
+	cJSON *o = cfa_json_new_object(jb);
 
-	cJSON_AddStringToObject(o, "part", p->name);
-	cJSON_AddStringToObject(o, "version", p->version);
-	cJSON_AddBoolToObject(o, "system", p->kind == CFAPKG_KIND_SYSTEM);
-	cJSON_AddStringToObject(o, key, value);
+	cfa_json_add_string(jb, o, "part", p->name);
+	cfa_json_add_string(jb, o, "version", p->version);
+	cfa_json_add_bool(jb, o, "system", p->kind == CFAPKG_KIND_SYSTEM);
+	cfa_json_add_string(jb, o, key, value);
 	return o;
 }
 
-/* "{gfx}" becomes the target; "{prefix}" stays for the loader. */
-static void expand_gfx(const char *in, const char *gfx, char *out, size_t len)
+/* "{gfx}" becomes the target; "{prefix}" stays for the loader.  NULL when
+ * out of memory. */
+static char *expand_gfx(const char *in, const char *gfx)
 {
 	const char *at = strstr(in, "{gfx}");
 
-	if (!at || !gfx[0]) {
-		cfa_snprintf(out, len, "%s", in);
-		return;
-	}
-	cfa_snprintf(out, len, "%.*s%s%s", (int)(at - in), in, gfx, at + 5);
+	if (!at || !gfx[0])
+		return cfa_strdup(in);
+	return cfa_aprintf("%.*s%s%s", (int)(at - in), in, gfx, at + 5);
 }
 
+/* The names in a part's view that match "*.ext", however many. */
 struct stage_scan {
 	const char *suffix;
-	char names[128][256];  /* matches, sorted before they are listed */
-	size_t n;
+	char **names;
+	size_t n, cap;
+	bool failed;
 };
 
 static bool ends_with_nocase(const char *s, const char *suffix)
@@ -56,96 +60,141 @@ static bool ends_with_nocase(const char *s, const char *suffix)
 	return true;
 }
 
-static void add_stage(cJSON *list, const struct cfapkg_locked *p, const char *file,
-                      const char *as)
+static void add_stage(struct cfa_json_build *jb, cJSON *list, const struct cfapkg_locked *p,
+                      const char *file, const char *as)
 {
-	char from[CFA_PATH_MAX];
-	cJSON *o = cJSON_CreateObject();
+	char *from = cfa_aprintf("view/%s/%s", p->name, file);
+	cJSON *o = cfa_json_new_object(jb);
 
-	cfa_snprintf(from, sizeof(from), "view/%s/%s", p->name, file);
-	cJSON_AddStringToObject(o, "part", p->name);
-	cJSON_AddStringToObject(o, "from", from);
-	cJSON_AddStringToObject(o, "as", as);
-	cJSON_AddItemToArray(list, o);
+	if (!from)
+		jb->failed = true;
+	cfa_json_add_string(jb, o, "part", p->name);
+	cfa_json_add_string(jb, o, "from", from);
+	cfa_json_add_string(jb, o, "as", as);
+	cfa_json_append(jb, list, o);
+	cfa_free(from);
 }
 
 static int stage_match(const char *name, void *arg)
 {
 	struct stage_scan *s = arg;
 
-	if (ends_with_nocase(name, s->suffix) && s->n < 128)
-		cfa_snprintf(s->names[s->n++], sizeof(s->names[0]), "%s", name);
+	if (s->failed || !ends_with_nocase(name, s->suffix))
+		return 0;
+	if (cfa_grow((void **)&s->names, &s->cap, s->n + 1, sizeof(*s->names)) != 0 ||
+	    !(s->names[s->n] = cfa_strdup(name)))
+		s->failed = true;
+	else
+		s->n++;
 	return 0;
 }
 
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(a, b);
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void stage_part(cJSON *list, const struct cfapkg_locked *p, const char *gendir)
+/* Every file of view matching pattern ("*.dll"), sorted, as stage entries. */
+static void stage_pattern(struct cfa_json_build *jb, cJSON *list, const struct cfapkg_locked *p,
+                          const char *view, const char *pattern)
 {
-	char view[CFA_PATH_MAX], path[CFA_PATH_MAX];
+	struct stage_scan s = {pattern + 1, NULL, 0, 0, false};
+	size_t k;
+
+	cfa_plat_list_dir(view, stage_match, &s);
+	if (s.failed)
+		jb->failed = true;
+	else if (s.n)
+		qsort(s.names, s.n, sizeof(*s.names), by_name);
+	for (k = 0; k < s.n; k++) {
+		if (!s.failed)
+			add_stage(jb, list, p, s.names[k], s.names[k]);
+		cfa_free(s.names[k]);
+	}
+	cfa_free(s.names);
+}
+
+static void stage_part(struct cfa_json_build *jb, cJSON *list, const struct cfapkg_locked *p,
+                       const char *gendir)
+{
+	char *view = cfa_aprintf("%s/view/%s", gendir, p->name), *path;
 	size_t i;
 
-	cfa_snprintf(view, sizeof(view), "%s/view/%s", gendir, p->name);
-	for (i = 0; i < p->nstage; i++) {
-		static struct stage_scan s;
-		size_t k;
-		cfa_snprintf(path, sizeof(path), "%s/%s", view, p->stage[i]);
+	if (!view) {
+		jb->failed = true;
+		return;
+	}
+	for (i = 0; i < p->nstage && !jb->failed; i++) {
 		if (p->stage[i][0] == '*') {
-			s.suffix = p->stage[i] + 1;
-			s.n = 0;
-			cfa_plat_list_dir(view, stage_match, &s);
-			qsort(s.names, s.n, sizeof(s.names[0]), by_name);
-			for (k = 0; k < s.n; k++)
-				add_stage(list, p, s.names[k], s.names[k]);
-		} else if (cfa_plat_is_file(path))
-			add_stage(list, p, p->stage[i], p->stage[i]);
+			stage_pattern(jb, list, p, view, p->stage[i]);
+		} else if (!(path = cfa_aprintf("%s/%s", view, p->stage[i]))) {
+			jb->failed = true;
+		} else {
+			if (cfa_plat_is_file(path))
+				add_stage(jb, list, p, p->stage[i], p->stage[i]);
+			cfa_free(path);
+		}
 	}
 	for (i = 0; i < p->nlayout; i++)
-		add_stage(list, p, p->layout[i].as, p->layout[i].as);
+		add_stage(jb, list, p, p->layout[i].as, p->layout[i].as);
+	cfa_free(view);
+}
+
+/* A part's PATH folders and variables. */
+static void part_runtime(struct cfa_json_build *jb, cJSON *path, cJSON *env,
+                         const struct cfapkg_locked *p, const char *gfx)
+{
+	char *value;
+	size_t k;
+
+	for (k = 0; k < p->npath && !jb->failed; k++) {
+		if (!(value = cfa_aprintf("{prefix}/%s", p->path[k])))
+			jb->failed = true;
+		else
+			cfa_json_append(jb, path, entry(jb, p, "dir", value));
+		cfa_free(value);
+	}
+	for (k = 0; k < p->nenv && !jb->failed; k++) {
+		cJSON *e;
+		if (!(value = expand_gfx(p->env[k].value, gfx))) {
+			jb->failed = true;
+			break;
+		}
+		e = entry(jb, p, "value", value);
+		cfa_json_add_string(jb, e, "name", p->env[k].name);
+		cfa_json_append(jb, env, e);
+		cfa_free(value);
+	}
 }
 
 cJSON *cfa_runtime_json(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
                         const char *gendir)
 {
-	cJSON *o = cJSON_CreateObject(), *path, *env, *stage, *parts;
+	struct cfa_json_build jb = {false};
+	cJSON *o = cfa_json_new_object(&jb), *path, *env, *stage, *parts;
 	const struct cfapkg_locked *launcher = NULL;
-	char value[CFA_PATH_MAX];
-	size_t i, k;
+	size_t i;
 
 	(void)ctx;
-	cJSON_AddNumberToObject(o, "format", 1);
-	cJSON_AddStringToObject(o, "os", lock->facts.os);
-	cJSON_AddStringToObject(o, "gfx", lock->facts.gfx);
-	path = cJSON_AddArrayToObject(o, "path");
-	env = cJSON_AddArrayToObject(o, "env");
-	stage = cJSON_AddArrayToObject(o, "stage");
-	parts = cJSON_AddArrayToObject(o, "parts");
-	for (i = 0; i < lock->nparts; i++) {
+	cfa_json_add_number(&jb, o, "format", 1);
+	cfa_json_add_string(&jb, o, "os", lock->facts.os);
+	cfa_json_add_string(&jb, o, "gfx", lock->facts.gfx);
+	path = cfa_json_add_array(&jb, o, "path");
+	env = cfa_json_add_array(&jb, o, "env");
+	stage = cfa_json_add_array(&jb, o, "stage");
+	parts = cfa_json_add_array(&jb, o, "parts");
+	for (i = 0; i < lock->nparts && !jb.failed; i++) {
 		const struct cfapkg_locked *p = &lock->parts[i];
-		cJSON *part = entry(p, "kind", cfapkg_kind_name(p->kind));
-		cJSON_AddItemToArray(parts, part);
-		for (k = 0; k < p->npath; k++) {
-			cfa_snprintf(value, sizeof(value), "{prefix}/%s", p->path[k]);
-			cJSON_AddItemToArray(path, entry(p, "dir", value));
-		}
-		for (k = 0; k < p->nenv; k++) {
-			cJSON *e;
-			expand_gfx(p->env[k].value, lock->facts.gfx, value, sizeof(value));
-			e = entry(p, "value", value);
-			cJSON_AddStringToObject(e, "name", p->env[k].name);
-			cJSON_AddItemToArray(env, e);
-		}
+		cfa_json_append(&jb, parts, entry(&jb, p, "kind", cfapkg_kind_name(p->kind)));
+		part_runtime(&jb, path, env, p, lock->facts.gfx);
 		/* Only Windows looks in a program's own folder first. */
 		if ((p->kind == CFAPKG_KIND_PACKAGE || p->kind == CFAPKG_KIND_USER) &&
 		    strcmp(lock->facts.os, "windows") == 0)
-			stage_part(stage, p, gendir);
+			stage_part(&jb, stage, p, gendir);
 		if (p->launcher && p->kind == CFAPKG_KIND_PACKAGE)
 			launcher = p;
 	}
 	if (launcher)
-		cJSON_AddItemToObject(o, "launcher", entry(launcher, "file", launcher->launcher));
-	return o;
+		cfa_json_add_item(&jb, o, "launcher", entry(&jb, launcher, "file", launcher->launcher));
+	return cfa_json_finish(&jb, o);
 }

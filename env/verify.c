@@ -44,7 +44,7 @@ struct verifier {
 	size_t files, problems;
 	const char *env;
 	unsigned gen;
-	char gendir[CFA_PATH_MAX];
+	char *gendir;              /* the generation being checked */
 	cJSON *copies;             /* the generation's copies.json, or NULL */
 	const char **copy_list;    /* its paths, sorted */
 	size_t ncopies;
@@ -56,23 +56,36 @@ struct verifier {
 	bool failed;               /* out of memory while collecting */
 };
 
+/* p, or NULL with v->failed set: out of memory ends the run with
+ * CFAPKG_E_NOMEM, however far the walk went. */
+static char *checked(struct verifier *v, char *p)
+{
+	if (!p)
+		v->failed = true;
+	return p;
+}
+
 static void say(struct verifier *v, bool counted, const char *fmt, ...) CFA_PRINTF(3, 4);
 
 /* A line to fn, after the environment and generation; counted: one more
- * problem (a summary of problems already counted is not). */
+ * problem (a summary of problems already counted is not).  The line is
+ * as long as it needs to be: it names paths. */
 static void say(struct verifier *v, bool counted, const char *fmt, ...)
 {
-	char line[CFA_PATH_MAX + 512];
-	int n = snprintf(line, sizeof(line), "%s generation %u: ", v->env, v->gen);
+	char *text = NULL, *line = NULL;
 	va_list ap;
+	enum cfapkg_err e;
 
-	va_start(ap, fmt);
-	if (n > 0 && (size_t)n < sizeof(line))
-		vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-	va_end(ap);
 	v->problems += counted;
-	if (v->fn)
+	va_start(ap, fmt);
+	e = cfa_vpath(v->ctx, &text, fmt, ap);
+	va_end(ap);
+	if (e || cfa_path(v->ctx, &line, "%s generation %u: %s", v->env, v->gen, text))
+		v->failed = true; /* the run ends out of memory */
+	else if (v->fn)
 		v->fn(v->arg, line);
+	cfa_free(text);
+	cfa_free(line);
 }
 
 #define problem(v, ...) say(v, true, __VA_ARGS__)
@@ -100,9 +113,9 @@ static bool mode_differs(const char *path, const cJSON *mode, char *was, size_t 
 		want = want * 8 + (unsigned)(*s - '0');
 	if (*s || ((unsigned)now & 0777) == (want & 0777))
 		return false;
-	cfa_snprintf(was, len, "has permissions %04o; it was installed with %04o",
-	             (unsigned)now & 0777, want & 0777);
-	return true;
+	/* Two 4-digit modes: it fits the caller's buffer, checked all the same. */
+	return cfa_snprintf(was, len, "has permissions %04o; it was installed with %04o",
+	                    (unsigned)now & 0777, want & 0777);
 }
 
 static const char *json_text(const cJSON *o, const char *key)
@@ -134,9 +147,11 @@ static bool store_file_ok(struct verifier *v, const struct cfapkg_locked *p, con
                           const char *store)
 {
 	const char *name = json_text(f, "path");
-	char path[CFA_PATH_MAX], hex[65], bits[80];
+	char *path = checked(v, cfa_aprintf("%s/%s", store, name)), hex[65], bits[80];
+	bool ok = false;
 
-	cfa_snprintf(path, sizeof(path), "%s/%s", store, name);
+	if (!path)
+		return true; /* no verdict: the run ends out of memory */
 	if (cfapkg_sha256_file(v->ctx, path, hex, NULL) != CFAPKG_E_OK) {
 		cfapkg_ctx_clear_error(v->ctx);
 		problem(v, "%s %s: store/%s/%s is missing", p->name, p->version, p->store, name);
@@ -147,9 +162,10 @@ static bool store_file_ok(struct verifier *v, const struct cfapkg_locked *p, con
 	                        sizeof(bits))) {
 		problem(v, "%s %s: store/%s/%s %s", p->name, p->version, p->store, name, bits);
 	} else {
-		return true;
+		ok = true;
 	}
-	return false;
+	cfa_free(path);
+	return ok;
 }
 
 /* A store folder is hashed once per run; later parts using it get the
@@ -177,28 +193,24 @@ static int by_text(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static bool listed_copy(const struct verifier *v, const char *part, const char *rel)
+static bool listed_copy(struct verifier *v, const char *part, const char *rel)
 {
-	char key[CFA_PATH_MAX];
-	const char *k = key;
+	char *key;
+	bool listed;
 
-	cfa_snprintf(key, sizeof(key), "%s/%s", part, rel);
-	return v->ncopies && bsearch(&k, v->copy_list, v->ncopies, sizeof(*v->copy_list), by_text);
+	if (!v->ncopies || !(key = checked(v, cfa_aprintf("%s/%s", part, rel))))
+		return false;
+	listed = bsearch(&key, v->copy_list, v->ncopies, sizeof(*v->copy_list), by_text) != NULL;
+	cfa_free(key);
+	return listed;
 }
 
 /* One view entry (rel, under view/PART) against the store file it was
  * made from; hex is the manifest's digest (NULL for a link). */
-static void check_view_entry(struct verifier *v, const struct cfapkg_locked *p, const char *rel,
-                             const char *from, const char *hex)
+/* A view entry at path that is not the store's file from: why not. */
+static void judge_view_entry(struct verifier *v, const struct cfapkg_locked *p, const char *rel,
+                             const char *path, const char *hex, int same)
 {
-	char path[CFA_PATH_MAX];
-	int same;
-
-	v->files++;
-	cfa_snprintf(path, sizeof(path), "%s/view/%s/%s", v->gendir, p->name, rel);
-	same = cfa_plat_same_file(path, from);
-	if (same == 1 || (!hex && !cfa_plat_is_file(from)))
-		return; /* the same file; or a link to nothing, or to a folder */
 	if (!cfa_plat_is_file(path) && !cfa_plat_is_dir(path))
 		view_problem(v, p, rel, "is missing");
 	else if (listed_copy(v, p->name, rel)) {
@@ -210,6 +222,22 @@ static void check_view_entry(struct verifier *v, const struct cfapkg_locked *p, 
 	} else {
 		view_problem(v, p, rel, "is not the store's file (replaced?)");
 	}
+}
+
+static void check_view_entry(struct verifier *v, const struct cfapkg_locked *p, const char *rel,
+                             const char *from, const char *hex)
+{
+	char *path = checked(v, cfa_aprintf("%s/view/%s/%s", v->gendir, p->name, rel));
+	int same;
+
+	v->files++;
+	if (!path)
+		return;
+	same = cfa_plat_same_file(path, from);
+	/* Fine: the same file; or a link to nothing, or to a folder. */
+	if (same != 1 && (hex || cfa_plat_is_file(from)))
+		judge_view_entry(v, p, rel, path, hex, same);
+	cfa_free(path);
 }
 
 static bool layout_name(const struct cfapkg_locked *p, const char *rel)
@@ -240,25 +268,28 @@ static const cJSON *manifest_entry(const cJSON *files, const char *rel)
 static void check_view(struct verifier *v, const struct cfapkg_locked *p, const cJSON *files,
                        const char *store)
 {
-	char from[CFA_PATH_MAX];
+	char *from;
 	const cJSON *f;
 	size_t i;
 
 	cJSON_ArrayForEach(f, files)
 	{
 		const char *rel = json_text(f, "path");
-		if (!rel || !cfa_safe_relative(rel) || layout_name(p, rel))
+		if (!rel || !cfa_safe_relative(rel) || layout_name(p, rel) ||
+		    !(from = checked(v, cfa_aprintf("%s/%s", store, rel))))
 			continue;
-		cfa_snprintf(from, sizeof(from), "%s/%s", store, rel);
 		if (is_file_entry(f) || !cfa_plat_is_dir(from))
 			check_view_entry(v, p, rel, from, is_file_entry(f) ? json_text(f, "sha256") : NULL);
+		cfa_free(from);
 	}
 	for (i = 0; i < p->nlayout; i++) {
 		f = manifest_entry(files, p->layout[i].path);
-		cfa_snprintf(from, sizeof(from), "%s/%s", store, p->layout[i].path);
+		if (!(from = checked(v, cfa_aprintf("%s/%s", store, p->layout[i].path))))
+			continue;
 		if (cfa_plat_is_file(from))
 			check_view_entry(v, p, p->layout[i].as, from,
 			                 f && is_file_entry(f) ? json_text(f, "sha256") : NULL);
+		cfa_free(from);
 	}
 }
 
@@ -295,20 +326,18 @@ static struct cfapkg_damage *damage_add(struct verifier *v, const struct cfapkg_
 static void verify_package(struct verifier *v, const struct cfapkg_locked *p,
                            struct cfapkg_damage *d)
 {
-	char store[CFA_PATH_MAX], path[CFA_PATH_MAX];
+	char *store = NULL, *path = NULL;
 	cJSON *doc = NULL, *files;
 	struct store_seen *s;
 	bool fresh;
 
-	if (cfa_store_dir(v->ctx, p, store, sizeof(store)) != CFAPKG_E_OK) {
-		cfapkg_ctx_clear_error(v->ctx);
-		problem(v, "%s %s: its store folder's path is too long", p->name, p->version);
-		d->store_missing = d->view_damaged = true;
-		return;
+	/* These fail only for want of memory (the root is set by now). */
+	if (cfa_store_dir(v->ctx, p, &store) ||
+	    cfa_path(v->ctx, &path, "%s/.cfapkg/manifest.json", store) ||
+	    !(s = seen_store(v, p->store, &fresh))) {
+		v->failed = true;
+		goto out;
 	}
-	if (!(s = seen_store(v, p->store, &fresh)))
-		return;
-	cfa_snprintf(path, sizeof(path), "%s/.cfapkg/manifest.json", store);
 	if (!s->missing &&
 	    cfa_json_read_file(v->ctx, path, CFAPKG_E_INTEGRITY, &doc) != CFAPKG_E_OK) {
 		cfapkg_ctx_clear_error(v->ctx);
@@ -319,7 +348,7 @@ static void verify_package(struct verifier *v, const struct cfapkg_locked *p,
 			problem(v, "%s %s: store/%s is missing or has no manifest", p->name, p->version,
 			        p->store);
 		d->store_missing = d->view_damaged = true;
-		return;
+		goto out;
 	}
 	files = cJSON_GetObjectItemCaseSensitive(doc, "files");
 	if (fresh)
@@ -332,7 +361,10 @@ static void verify_package(struct verifier *v, const struct cfapkg_locked *p,
 		        p->store);
 	d->store_damaged = s->damaged;
 	d->view_damaged = v->view_bad > 0;
+out:
 	cJSON_Delete(doc);
+	cfa_free(store);
+	cfa_free(path);
 }
 
 /* A user part: each file the user added, by the fingerprint its recipe
@@ -340,18 +372,20 @@ static void verify_package(struct verifier *v, const struct cfapkg_locked *p,
 static void verify_user_part(struct verifier *v, const struct cfapkg_locked *p,
                              struct cfapkg_damage *d)
 {
-	char path[CFA_PATH_MAX], added[CFA_PATH_MAX];
+	char *path, *added;
 	size_t i;
 
 	d->store = "";
 	v->view_bad = 0;
-	for (i = 0; i < p->nuser_files; i++) {
+	for (i = 0; i < p->nuser_files && !v->failed; i++) {
 		const struct cfapkg_user_file *f = &p->user_files[i];
-		if (cfa_root_path_buf(v->ctx, CFA_DOWNLOADS, f->sha256, added, sizeof(added))) {
-			cfapkg_ctx_clear_error(v->ctx); /* an impossible path: reported as missing */
-			added[0] = '\0';
+		added = checked(v, cfa_root_path(v->ctx, CFA_DOWNLOADS, f->sha256));
+		path = checked(v, cfa_aprintf("%s/view/%s/%s", v->gendir, p->name, f->name));
+		if (!added || !path) {
+			cfa_free(added);
+			cfa_free(path);
+			break;
 		}
-		cfa_snprintf(path, sizeof(path), "%s/view/%s/%s", v->gendir, p->name, f->name);
 		v->files++;
 		if (!cfa_plat_is_file(added)) {
 			problem(v, "%s %s: downloads/%s (%s, added with 'cfapkg add-file') is missing",
@@ -362,6 +396,8 @@ static void verify_user_part(struct verifier *v, const struct cfapkg_locked *p,
 			view_problem(v, p, f->name, "is missing");
 		else if (!hashes_to(v, path, f->sha256))
 			view_problem(v, p, f->name, "is not the file its recipe names (replaced?)");
+		cfa_free(added);
+		cfa_free(path);
 	}
 	d->view_damaged = v->view_bad > 0;
 }
@@ -370,18 +406,18 @@ static void verify_user_part(struct verifier *v, const struct cfapkg_locked *p,
  * hard links has every entry in it). */
 static void read_copies(struct verifier *v)
 {
-	char path[CFA_PATH_MAX];
+	char *path = checked(v, cfa_aprintf("%s/" CFA_VIEW_COPIES, v->gendir));
 	const cJSON *c;
 
-	cfa_snprintf(path, sizeof(path), "%s/" CFA_VIEW_COPIES, v->gendir);
 	v->copies = NULL;
 	v->ncopies = 0;
-	if (cfa_plat_is_file(path) &&
+	if (path && cfa_plat_is_file(path) &&
 	    cfa_json_read_file(v->ctx, path, CFAPKG_E_LOCKFILE, &v->copies) != CFAPKG_E_OK) {
 		cfapkg_ctx_clear_error(v->ctx);
 		problem(v, "%s cannot be read; entries that are not the store's files are "
 		        "reported as replaced", path);
 	}
+	cfa_free(path);
 	if (!v->copies)
 		return;
 	v->copy_list = cfa_malloc((size_t)cJSON_GetArraySize(v->copies) * sizeof(*v->copy_list) + 1);
@@ -408,8 +444,9 @@ static enum cfapkg_err verify_env(struct verifier *v, const char *env, bool keep
 
 	*lock = NULL;
 	v->env = env;
+	CFA_FREE(v->gendir);
 	if ((e = cfapkg_env_current(v->ctx, env, &v->gen)) || v->gen == 0 ||
-	    (e = cfa_gen_dir(v->ctx, env, v->gen, v->gendir, sizeof(v->gendir))) ||
+	    (e = cfa_gen_dir(v->ctx, env, v->gen, &v->gendir)) ||
 	    (e = cfapkg_env_lock(v->ctx, env, v->gen, lock)))
 		return e;
 	read_copies(v);
@@ -444,6 +481,7 @@ static void verifier_fini(struct verifier *v)
 		cfa_free(v->seen[i].name);
 	cfa_free(v->seen);
 	cfa_free(v->damage);
+	cfa_free(v->gendir);
 }
 
 enum cfapkg_err cfapkg_verify(struct cfapkg_ctx *ctx, const char *env,

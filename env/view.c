@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/json_build.h"
 #include "core/layout.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
@@ -23,47 +24,48 @@ struct linker {
 	const char *os;           /* the OS the generation is made for */
 	const char *view;         /* GEN/view, which copies.json paths are under */
 	cJSON *copies;            /* the view entries that had to be copies */
-	char made[CFA_PATH_MAX];  /* the last folder created, to skip mkdir calls */
+	struct cfa_json_build jb; /* copies' build */
+	char *made;               /* the last folder created, to skip mkdir calls */
 };
 
-enum cfapkg_err cfa_store_dir(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p, char *buf,
-                              size_t len)
+enum cfapkg_err cfa_store_dir(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p, char **out)
 {
-	return cfa_root_path_buf(ctx, CFA_STORE, p->store, buf, len);
+	*out = cfa_root_path(ctx, CFA_STORE, p->store);
+	return *out ? CFAPKG_E_OK : ctx->err_code;
 }
 
 static enum cfapkg_err parent_dir(struct linker *k, const char *path)
 {
-	char dir[CFA_PATH_MAX];
-	char *slash;
-	int rc;
+	const char *slash = strrchr(path, '/');
+	enum cfapkg_err e;
+	char *dir;
 
-	cfa_snprintf(dir, sizeof(dir), "%s", path);
-	if (!(slash = strrchr(dir, '/')))
+	if (!slash)
 		return CFAPKG_E_OK;
-	*slash = '\0';
-	if (strcmp(dir, k->made) == 0)
+	if (!(dir = cfa_strndup(path, (size_t)(slash - path))))
+		return cfa_nomem(k->ctx);
+	if (k->made && strcmp(dir, k->made) == 0) {
+		cfa_free(dir);
 		return CFAPKG_E_OK;
-	if ((rc = cfa_plat_mkdir_p(dir)) != 0)
-		return cfa_fail(k->ctx, CFAPKG_E_IO, "%s: cannot create the folder: %s", dir,
-		                cfa_plat_strerror(rc));
-	memcpy(k->made, dir, sizeof(dir));
+	}
+	if ((e = cfa_make_dir(k->ctx, dir))) {
+		cfa_free(dir);
+		return e;
+	}
+	cfa_free(k->made);
+	k->made = dir;
 	return CFAPKG_E_OK;
 }
 
 static enum cfapkg_err note_copy(struct linker *k, const char *to)
 {
 	size_t n = strlen(k->view);
-	cJSON *item;
 
 	k->r->copies++;
 	if (strncmp(to, k->view, n) != 0 || to[n] != '/')
 		return CFAPKG_E_OK; /* not under the view: nothing verify looks at */
-	if (!(item = cJSON_CreateString(to + n + 1)) || !cJSON_AddItemToArray(k->copies, item)) {
-		cJSON_Delete(item);
-		return cfa_nomem(k->ctx);
-	}
-	return CFAPKG_E_OK;
+	cfa_json_append_string(&k->jb, k->copies, to + n + 1);
+	return k->jb.failed ? cfa_nomem(k->ctx) : CFAPKG_E_OK;
 }
 
 static enum cfapkg_err link_one(struct linker *k, const char *from, const char *to)
@@ -91,134 +93,179 @@ static enum cfapkg_err link_one(struct linker *k, const char *from, const char *
 	return CFAPKG_E_OK;
 }
 
+/* from_dir/from_rel linked as to_dir/to_rel (only when from is a file, with
+ * if_file). */
+static enum cfapkg_err link_rel(struct linker *k, const char *from_dir, const char *from_rel,
+                                const char *to_dir, const char *to_rel, bool if_file)
+{
+	char *from = cfa_aprintf("%s/%s", from_dir, from_rel);
+	char *to = cfa_aprintf("%s/%s", to_dir, to_rel);
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	if (!from || !to)
+		e = cfa_nomem(k->ctx);
+	else if (!if_file || cfa_plat_is_file(from))
+		e = link_one(k, from, to);
+	cfa_free(from);
+	cfa_free(to);
+	return e;
+}
+
 static enum cfapkg_err link_manifest(struct linker *k, const struct cfapkg_locked *p,
                                      const char *store, const char *view)
 {
-	char path[CFA_PATH_MAX], from[CFA_PATH_MAX], to[CFA_PATH_MAX];
+	char *path;
 	cJSON *doc = NULL, *files, *f;
 	enum cfapkg_err e;
 
-	cfa_snprintf(path, sizeof(path), "%s/.cfapkg/manifest.json", store);
+	if (cfa_path(k->ctx, &path, "%s/.cfapkg/manifest.json", store))
+		return k->ctx->err_code;
 	if (!cfa_plat_is_file(path))
-		return cfa_fail(k->ctx, CFAPKG_E_INTEGRITY, "%s %s: %s is missing from the store; "
-		                "run 'cfapkg install' again to unpack it", p->name, p->version, store);
-	if ((e = cfa_json_read_file(k->ctx, path, CFAPKG_E_INTEGRITY, &doc)))
-		return e;
+		e = cfa_fail(k->ctx, CFAPKG_E_INTEGRITY, "%s %s: %s is missing from the store; "
+		             "run 'cfapkg install' again to unpack it", p->name, p->version, store);
+	else
+		e = cfa_json_read_file(k->ctx, path, CFAPKG_E_INTEGRITY, &doc);
 	files = cJSON_GetObjectItemCaseSensitive(doc, "files");
 	cJSON_ArrayForEach(f, files)
 	{
 		const cJSON *name = cJSON_GetObjectItemCaseSensitive(f, "path");
-		if (!cJSON_IsString(name) || !cfa_safe_relative(name->valuestring)) {
+		if (e)
+			break;
+		if (!cJSON_IsString(name) || !cfa_safe_relative(name->valuestring))
 			e = cfa_fail(k->ctx, CFAPKG_E_INTEGRITY, "%s: a file entry is not a path "
 			             "inside the package", path);
-			break;
-		}
-		cfa_snprintf(from, sizeof(from), "%s/%s", store, name->valuestring);
-		cfa_snprintf(to, sizeof(to), "%s/%s", view, name->valuestring);
-		if ((e = link_one(k, from, to)))
-			break;
+		else
+			e = link_rel(k, store, name->valuestring, view, name->valuestring, false);
 	}
 	cJSON_Delete(doc);
+	cfa_free(path);
 	return e;
+}
+
+/* Whether dir/rel is a file (want_dir: a folder); false when out of
+ * memory, with the reason in ctx. */
+static bool exists_in(struct cfapkg_ctx *ctx, const char *dir, const char *rel, bool want_dir,
+                      enum cfapkg_err *e)
+{
+	char *path = cfa_aprintf("%s/%s", dir, rel);
+	bool there = path && (want_dir ? cfa_plat_is_dir(path) : cfa_plat_is_file(path));
+
+	if (!path)
+		*e = cfa_nomem(ctx);
+	cfa_free(path);
+	return there;
 }
 
 /* What the part promises: its layout names, launcher and PATH folders. */
 static enum cfapkg_err check_part(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p,
                                   const char *view, const char *os)
 {
-	char path[CFA_PATH_MAX];
+	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i;
 
-	for (i = 0; i < p->nlayout; i++) {
-		cfa_snprintf(path, sizeof(path), "%s/%s", view, p->layout[i].as);
-		if (!cfa_plat_is_file(path))
-			return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s %s promises %s (from %s), which "
-			                "is not in its archive", p->name, p->version, p->layout[i].as,
-			                p->layout[i].path);
-	}
-	if (p->launcher && strcmp(os, "windows") == 0) {
-		cfa_snprintf(path, sizeof(path), "%s/%s", view, p->launcher);
-		if (!cfa_plat_is_file(path))
-			return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s %s promises the launcher %s, "
-			                "which is not in its archive", p->name, p->version, p->launcher);
-	}
-	for (i = 0; i < p->npath; i++) {
-		cfa_snprintf(path, sizeof(path), "%s/%s", view, p->path[i]);
-		if (!cfa_plat_is_dir(path))
-			return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s %s promises the folder %s, which "
-			                "is not in its archive", p->name, p->version, p->path[i]);
-	}
+	for (i = 0; i < p->nlayout; i++)
+		if (!exists_in(ctx, view, p->layout[i].as, false, &e))
+			return e ? e : cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s %s promises %s (from %s), "
+			                        "which is not in its archive", p->name, p->version,
+			                        p->layout[i].as, p->layout[i].path);
+	if (p->launcher && strcmp(os, "windows") == 0 && !exists_in(ctx, view, p->launcher, false, &e))
+		return e ? e : cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s %s promises the launcher %s, "
+		                        "which is not in its archive", p->name, p->version, p->launcher);
+	for (i = 0; i < p->npath; i++)
+		if (!exists_in(ctx, view, p->path[i], true, &e))
+			return e ? e : cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s %s promises the folder %s, "
+			                        "which is not in its archive", p->name, p->version,
+			                        p->path[i]);
 	return CFAPKG_E_OK;
 }
 
 static enum cfapkg_err build_part(struct linker *k, const struct cfapkg_locked *p,
                                   const char *gendir)
 {
-	char store[CFA_PATH_MAX], view[CFA_PATH_MAX], from[CFA_PATH_MAX], to[CFA_PATH_MAX];
+	char *store = NULL, *view = NULL;
 	enum cfapkg_err e;
 	size_t i;
 
-	if ((e = cfa_store_dir(k->ctx, p, store, sizeof(store))))
-		return e;
-	cfa_snprintf(view, sizeof(view), "%s/view/%s", gendir, p->name);
-	if (cfa_plat_mkdir_p(view) != 0)
-		return cfa_fail(k->ctx, CFAPKG_E_IO, "%s: cannot create the folder", view);
-	if ((e = link_manifest(k, p, store, view)))
-		return e;
-	for (i = 0; i < p->nlayout; i++) {
-		cfa_snprintf(from, sizeof(from), "%s/%s", store, p->layout[i].path);
-		cfa_snprintf(to, sizeof(to), "%s/%s", view, p->layout[i].as);
-		if (cfa_plat_is_file(from) && (e = link_one(k, from, to)))
-			return e;
-	}
-	return check_part(k->ctx, p, view, k->os);
+	if ((e = cfa_store_dir(k->ctx, p, &store)) ||
+	    (e = cfa_path(k->ctx, &view, "%s/view/%s", gendir, p->name)))
+		goto out;
+	if ((e = cfa_make_dir(k->ctx, view)) || (e = link_manifest(k, p, store, view)))
+		goto out;
+	for (i = 0; i < p->nlayout && !e; i++)
+		e = link_rel(k, store, p->layout[i].path, view, p->layout[i].as, true);
+	if (!e)
+		e = check_part(k->ctx, p, view, k->os);
+out:
+	cfa_free(store);
+	cfa_free(view);
+	return e;
 }
 
 /* A user part: the files the user added (cfapkg add-file), by hash. */
-static enum cfapkg_err build_user_part(struct linker *k, const struct cfapkg_locked *p,
-                                       const char *gendir)
+static enum cfapkg_err build_user_file(struct linker *k, const struct cfapkg_locked *p,
+                                       const struct cfapkg_user_file *f, const char *gendir)
 {
-	char from[CFA_PATH_MAX], to[CFA_PATH_MAX];
+	char *from = cfa_root_path(k->ctx, CFA_DOWNLOADS, f->sha256), *to = NULL;
 	enum cfapkg_err e;
-	size_t i;
 
-	for (i = 0; i < p->nuser_files; i++) {
-		const struct cfapkg_user_file *f = &p->user_files[i];
-		if ((e = cfa_root_path_buf(k->ctx, CFA_DOWNLOADS, f->sha256, from, sizeof(from))))
-			return e;
-		cfa_snprintf(to, sizeof(to), "%s/view/%s/%s", gendir, p->name, f->name);
-		if (!cfa_plat_is_file(from))
-			return cfa_fail(k->ctx, CFAPKG_E_INTEGRITY, "%s of %s %s is not in the cache: "
-			                "add your copy with 'cfapkg add-file %s'", f->name, p->name,
-			                p->version, f->name);
-		if ((e = link_one(k, from, to)))
-			return e;
+	if (!from)
+		return k->ctx->err_code;
+	e = cfa_path(k->ctx, &to, "%s/view/%s/%s", gendir, p->name, f->name);
+	if (!e && !cfa_plat_is_file(from))
+		e = cfa_fail(k->ctx, CFAPKG_E_INTEGRITY, "%s of %s %s is not in the cache: add your "
+		             "copy with 'cfapkg add-file %s'", f->name, p->name, p->version, f->name);
+	if (!e)
+		e = link_one(k, from, to);
+	cfa_free(from);
+	cfa_free(to);
+	return e;
+}
+
+/* The view's copies.json (none when every entry is a link); NULL copies:
+ * the list could not be built for want of memory. */
+static enum cfapkg_err write_copies(struct cfapkg_ctx *ctx, const char *gendir, cJSON *copies)
+{
+	char *path;
+	enum cfapkg_err e;
+
+	if (copies && cJSON_GetArraySize(copies) == 0) {
+		cJSON_Delete(copies);
+		return CFAPKG_E_OK;
 	}
-	return CFAPKG_E_OK;
+	if ((e = cfa_path(ctx, &path, "%s/" CFA_VIEW_COPIES, gendir))) {
+		cJSON_Delete(copies);
+		return e;
+	}
+	e = cfa_write_json(ctx, path, copies);
+	cfa_free(path);
+	return e;
 }
 
 enum cfapkg_err cfa_view_build(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
                                const char *gendir, struct cfapkg_commit_result *r)
 {
-	char view[CFA_PATH_MAX], path[CFA_PATH_MAX];
-	struct linker k = {ctx, r, lock->facts.os, view, cJSON_CreateArray(), ""};
-	enum cfapkg_err e = k.copies ? CFAPKG_E_OK : cfa_nomem(ctx);
-	size_t i;
+	char *view = NULL;
+	struct linker k = {ctx, r, lock->facts.os, NULL, NULL, {false}, NULL};
+	enum cfapkg_err e = cfa_path(ctx, &view, "%s/view", gendir);
+	size_t i, j;
 
-	cfa_snprintf(view, sizeof(view), "%s/view", gendir);
-	if (!e && cfa_plat_mkdir_p(view) != 0)
-		e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create the folder", view);
+	k.view = view;
+	k.copies = cfa_json_new_array(&k.jb);
+	if (!e)
+		e = cfa_make_dir(ctx, view);
 	for (i = 0; i < lock->nparts && !e; i++) {
 		const struct cfapkg_locked *p = &lock->parts[i];
 		if (p->kind == CFAPKG_KIND_PACKAGE)
 			e = build_part(&k, p, gendir);
-		else if (p->kind == CFAPKG_KIND_USER)
-			e = build_user_part(&k, p, gendir);
+		for (j = 0; p->kind == CFAPKG_KIND_USER && j < p->nuser_files && !e; j++)
+			e = build_user_file(&k, p, &p->user_files[j], gendir);
 	}
-	if (e || cJSON_GetArraySize(k.copies) == 0) {
+	cfa_free(view);
+	cfa_free(k.made);
+	k.copies = cfa_json_finish(&k.jb, k.copies);
+	if (e) {
 		cJSON_Delete(k.copies);
 		return e;
 	}
-	cfa_snprintf(path, sizeof(path), "%s/" CFA_VIEW_COPIES, gendir);
-	return cfa_write_json(ctx, path, k.copies);
+	return write_copies(ctx, gendir, k.copies);
 }

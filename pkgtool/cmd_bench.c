@@ -103,8 +103,9 @@ static cJSON *result_json(const struct bench *b, const struct cfapkg_bench_run *
 
 static int write_json(const char *path, cJSON *doc)
 {
-	char *text = cJSON_Print(doc);
-	FILE *f = fopen(path, "w");
+	/* A document that lost a member to a failed allocation is not written. */
+	char *text = json_output_failed() ? NULL : cJSON_Print(doc);
+	FILE *f = text ? fopen(path, "w") : NULL;
 	int rc = -1;
 
 	if (f && text && fprintf(f, "%s\n", text) >= 0)

@@ -267,10 +267,12 @@ int cmd_report(struct cfapkg_ctx *ctx, const struct cli *cli)
 	cJSON_AddStringToObject(o, "cfapkg_version", cfapkg_version_string());
 	cJSON_AddNumberToObject(o, "report_format", 1);
 	make_private(o);
-	text = cJSON_Print(o);
+	text = json_output_failed() ? NULL : cJSON_Print(o);
 	cJSON_Delete(o);
-	if (!text)
+	if (!text) {
+		fprintf(stderr, "cfapkg: error: out of memory while building the report\n");
 		return EXIT_ERROR;
+	}
 	f = path ? fopen(path, "w") : stdout;
 	if (!f) {
 		fprintf(stderr, "cfapkg: error: %s: cannot write the report\n", path);

@@ -24,7 +24,7 @@ static void print_changes(struct cfapkg_trans *t, const char *env)
 	const struct cfapkg_lock *new = cfapkg_trans_new(t);
 	const struct cfapkg_change *c;
 	int64_t total = 0;
-	char size[32];
+	char size[32], fetch[32]; /* two buffers: both sizes are in one printf */
 	size_t i, n;
 
 	c = cfapkg_trans_changes(t, &n);
@@ -37,7 +37,7 @@ static void print_changes(struct cfapkg_trans *t, const char *env)
 		total += new->parts[i].size > 0 ? new->parts[i].size : 0;
 	printf("Packages in the new set: %s in total; to download: %s\n",
 	       human_size(total, size, sizeof(size)),
-	       human_size((int64_t)cfapkg_trans_download_bytes(t), size, sizeof(size)));
+	       human_size((int64_t)cfapkg_trans_download_bytes(t), fetch, sizeof(fetch)));
 }
 
 static bool confirm(const struct cli *cli)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "render.h"
 
 struct command {
 	const char *name;
@@ -181,6 +182,7 @@ int main(int argc, char **argv)
 	struct cli cli;
 	int rc;
 
+	json_count_failures();
 	cfapkg_utf8_args(&argc, &argv);
 	if (!cli_parse(argc, argv, &cli))
 		return EXIT_USAGE;
@@ -208,5 +210,5 @@ int main(int argc, char **argv)
 	if (rc == EXIT_OK)
 		rc = c->run(ctx, &cli);
 	cfapkg_ctx_free(ctx);
-	return rc;
+	return json_output_failed() && rc == EXIT_OK ? EXIT_ERROR : rc;
 }

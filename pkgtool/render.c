@@ -72,15 +72,44 @@ void table_print(struct table *t)
 	t->rows = NULL;
 }
 
+/* Every cJSON allocation of the process comes through here, so that one
+ * check before output covers the commands' many builder calls: a document
+ * that lost a member because memory ran out is never printed as whole. */
+static unsigned long json_alloc_failures;
+
+static void *json_malloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p)
+		json_alloc_failures++;
+	return p;
+}
+
+void json_count_failures(void)
+{
+	cJSON_Hooks hooks = {json_malloc, free};
+
+	cJSON_InitHooks(&hooks);
+}
+
+bool json_output_failed(void)
+{
+	return json_alloc_failures > 0;
+}
+
 void json_print(cJSON *v)
 {
-	char *s = cJSON_Print(v);
+	char *s = json_alloc_failures ? NULL : cJSON_Print(v);
 
-	if (s) {
+	if (s && !json_alloc_failures) {
 		fputs(s, stdout);
 		fputc('\n', stdout);
-		free(s);
+	} else {
+		fprintf(stderr, "cfapkg: error: out of memory while building the JSON output\n");
+		json_alloc_failures++;
 	}
+	cJSON_free(s);
 	cJSON_Delete(v);
 }
 

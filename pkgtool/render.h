@@ -30,7 +30,13 @@ void table_init(struct table *t, size_t ncols);
 void table_row(struct table *t, const char *const *cells);
 void table_print(struct table *t);   /* prints and frees */
 
-/* Prints a JSON value with a newline and frees it. */
+/* Counts cJSON's failed allocations from here on (main calls it first). */
+void json_count_failures(void);
+/* Whether a JSON document of this run may have lost a member: main then
+ * exits with an error whatever the command returned. */
+bool json_output_failed(void);
+/* Prints a JSON value with a newline and frees it; prints nothing but an
+ * error when memory ran out while it was built. */
 void json_print(cJSON *v);
 /* cJSON helpers that accept NULL strings. */
 void json_str(cJSON *o, const char *key, const char *v);

@@ -4,8 +4,31 @@
  */
 #include "platform/dynlib.h"
 
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#if defined(__GNUC__)
+static void reason(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#endif
+
+/* A reason into why (may be NULL); one too long for it ends in "..." so
+ * that the cut shows. */
+static void reason(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!why || !len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n >= len && len > 4)
+		memcpy(why + len - 4, "...", 4);
+}
 
 #ifdef _WIN32
 #include <windows.h>
@@ -20,22 +43,35 @@ char cfa_dl_path_sep(void)
 	return ';';
 }
 
+/* UTF-8 to a new UTF-16 string (free), or NULL: paths of any length. */
+static wchar_t *widen(const char *s)
+{
+	int n = MultiByteToWideChar(CP_UTF8, 0, s, -1, NULL, 0);
+	wchar_t *w = n > 0 ? malloc((size_t)n * sizeof(wchar_t)) : NULL;
+
+	if (w && MultiByteToWideChar(CP_UTF8, 0, s, -1, w, n) != n) {
+		free(w);
+		w = NULL;
+	}
+	return w;
+}
+
 void *cfa_dl_open(const char *path, char *why, size_t len)
 {
-	wchar_t w[1024];
+	wchar_t *w = widen(path);
 	HMODULE h;
 
-	if (!MultiByteToWideChar(CP_UTF8, 0, path, -1, w, 1024)) {
-		if (why)
-			snprintf(why, len, "name too long");
+	if (!w) {
+		reason(why, len, "cannot convert the name (out of memory, or not UTF-8)");
 		return NULL;
 	}
 	/* Search the library's own folder for its dependencies, as a program
 	 * folder would. */
 	h = LoadLibraryExW(w, NULL, strchr(path, '\\') || strchr(path, '/')
 	                                ? LOAD_WITH_ALTERED_SEARCH_PATH : 0);
-	if (!h && why)
-		snprintf(why, len, "LoadLibrary error %lu", (unsigned long)GetLastError());
+	free(w);
+	if (!h)
+		reason(why, len, "LoadLibrary error %lu", (unsigned long)GetLastError());
 	return (void *)h;
 }
 
@@ -46,12 +82,10 @@ void *cfa_dl_sym(void *lib, const char *name)
 
 int cfa_dl_exists(const char *path)
 {
-	wchar_t w[1024];
-	DWORD a;
+	wchar_t *w = widen(path);
+	DWORD a = w ? GetFileAttributesW(w) : INVALID_FILE_ATTRIBUTES;
 
-	if (!MultiByteToWideChar(CP_UTF8, 0, path, -1, w, 1024))
-		return 0;
-	a = GetFileAttributesW(w);
+	free(w);
 	return a != INVALID_FILE_ATTRIBUTES && !(a & FILE_ATTRIBUTE_DIRECTORY);
 }
 
@@ -88,9 +122,9 @@ void *cfa_dl_open(const char *path, char *why, size_t len)
 {
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 
-	if (!h && why) {
+	if (!h) {
 		const char *e = dlerror();
-		snprintf(why, len, "%s", e ? e : "cannot load");
+		reason(why, len, "%s", e ? e : "cannot load");
 	}
 	return h;
 }

@@ -18,12 +18,17 @@ const char *cfa_plat_arch(void);
 /* Separator of path lists in environment variables (':' or ';'). */
 char cfa_plat_path_list_sep(void);
 
-/* The user data folder for cfapkg: $XDG_DATA_HOME/cfapkg,
- * ~/.local/share/cfapkg, or %LOCALAPPDATA%\cfapkg.  0 on success. */
-int cfa_plat_data_dir(char *buf, size_t len);
+/* Text the platform hands out (paths, names, values) has no length limit:
+ * it is allocated with malloc and freed with free (not cfa_free: this room
+ * sits below core/).  ENOMEM when it cannot be. */
 
-/* The folder of the running executable.  0 on success. */
-int cfa_plat_exe_dir(char *buf, size_t len);
+/* The user data folder for cfapkg: $XDG_DATA_HOME/cfapkg,
+ * ~/.local/share/cfapkg, or %LOCALAPPDATA%\cfapkg.  0, ENOENT (none of
+ * them is set) or ENOMEM. */
+int cfa_plat_data_dir(char **out);
+
+/* The folder of the running executable.  0 or errno-style. */
+int cfa_plat_exe_dir(char **out);
 
 bool cfa_plat_is_file(const char *path);
 bool cfa_plat_is_dir(const char *path);
@@ -177,24 +182,28 @@ int cfa_plat_setenv(const char *name, const char *value);
  * Windows waits and puts the exit status in *status.  0 or errno-style. */
 int cfa_plat_exec(const char *const *argv, int *status);
 
-/* An environment variable in UTF-8, copied into buf; NULL when unset. */
+/* An environment variable in UTF-8, copied into buf; NULL when unset, or
+ * when it does not fit (for short values: numbers, switches). */
 const char *cfa_plat_getenv(const char *name, char *buf, size_t len);
+/* The same, whole, for values of any length (PATH, folders): 0, ENOENT
+ * when unset, or ENOMEM. */
+int cfa_plat_getenv_dup(const char *name, char **out);
 
 /* The OS and its build ("Windows 10.0.26100"), "" when unknown. */
 void cfa_plat_os_build(char *buf, size_t len);
 
 /* Windows only (ENOSYS or 0 results elsewhere): */
 /* A string value under HKEY_LOCAL_MACHINE\key.  0 or errno-style. */
-int cfa_plat_reg_string(const char *key, const char *value, char *buf, size_t len);
+int cfa_plat_reg_string(const char *key, const char *value, char **out);
 /* Calls fn with each subkey name of HKEY_LOCAL_MACHINE\key. */
 int cfa_plat_reg_subkeys(const char *key, int (*fn)(const char *name, void *arg), void *arg);
 /* The system folder (System32). */
-int cfa_plat_system_dir(char *buf, size_t len);
+int cfa_plat_system_dir(char **out);
 /* The version resource of a program or library ("10.0.3679.0"). */
 int cfa_plat_file_version(const char *path, char *buf, size_t len);
 
 struct cfa_plat_adapter {
-	char description[128];
+	char description[3 * 128 + 1]; /* DXGI's 128 UTF-16 units, as UTF-8 */
 	unsigned vendor, device, subsys, revision;
 	unsigned long long dedicated_memory;
 };

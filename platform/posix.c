@@ -43,41 +43,60 @@ char cfa_plat_path_list_sep(void)
 	return ':';
 }
 
-static int put(char *buf, size_t len, const char *a, const char *b)
+/* a + b + c in a new allocation (free), or NULL. */
+static char *join3(const char *a, const char *b, const char *c)
 {
-	size_t la = strlen(a), lb = strlen(b);
+	size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+	char *out = malloc(la + lb + lc + 1);
 
-	if (la + lb + 1 > len)
-		return ENAMETOOLONG;
-	memcpy(buf, a, la);
-	memcpy(buf + la, b, lb + 1);
-	return 0;
+	if (!out)
+		return NULL;
+	memcpy(out, a, la);
+	memcpy(out + la, b, lb);
+	memcpy(out + la + lb, c, lc + 1);
+	return out;
 }
 
-int cfa_plat_data_dir(char *buf, size_t len)
+int cfa_plat_data_dir(char **out)
 {
 	const char *xdg = getenv("XDG_DATA_HOME");
 	const char *home = getenv("HOME");
 
 	if (xdg && xdg[0] == '/')
-		return put(buf, len, xdg, "/cfapkg");
-	if (home && *home)
-		return put(buf, len, home, "/.local/share/cfapkg");
-	return ENOENT;
+		*out = join3(xdg, "/cfapkg", "");
+	else if (home && *home)
+		*out = join3(home, "/.local/share/cfapkg", "");
+	else
+		return ENOENT;
+	return *out ? 0 : ENOMEM;
 }
 
-int cfa_plat_exe_dir(char *buf, size_t len)
+int cfa_plat_exe_dir(char **out)
 {
-	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-	char *slash;
+	/* The link's target has no size known beforehand: read it into a
+	 * buffer that doubles until the whole target fits. */
+	size_t len = 256;
+	char *buf = NULL, *slash;
+	ssize_t n;
 
-	if (n <= 0 || (size_t)n >= len - 1)
+	for (;;) {
+		char *bigger = realloc(buf, len);
+		if (!bigger) {
+			free(buf);
+			return ENOMEM;
+		}
+		buf = bigger;
+		n = readlink("/proc/self/exe", buf, len);
+		if (n <= 0 || (size_t)n < len || len > ((size_t)1 << 24))
+			break;
+		len *= 2;
+	}
+	if (n <= 0 || (size_t)n >= len || !(slash = memrchr(buf, '/', (size_t)n))) {
+		free(buf);
 		return ENOENT;
-	buf[n] = '\0';
-	slash = strrchr(buf, '/');
-	if (!slash)
-		return ENOENT;
+	}
 	*slash = '\0';
+	*out = buf;
 	return 0;
 }
 
@@ -333,16 +352,20 @@ static int rm_one(const char *name, void *arg)
 
 static int remove_entry(const char *dir, const char *name)
 {
-	char path[4096];
+	char *path = join3(dir, "/", name);
 	struct stat st;
+	int rc;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
-		return ENAMETOOLONG;
+	if (!path)
+		return ENOMEM;
 	if (lstat(path, &st) != 0)
-		return errno == ENOENT ? 0 : errno;
-	if (S_ISDIR(st.st_mode))
-		return cfa_plat_remove_tree(path);
-	return unlink(path) == 0 ? 0 : errno;
+		rc = errno == ENOENT ? 0 : errno;
+	else if (S_ISDIR(st.st_mode))
+		rc = cfa_plat_remove_tree(path);
+	else
+		rc = unlink(path) == 0 ? 0 : errno;
+	free(path);
+	return rc;
 }
 
 int cfa_plat_remove_tree(const char *path)
@@ -358,26 +381,29 @@ int cfa_plat_remove_tree(const char *path)
 
 int cfa_plat_mkdir_p(const char *path)
 {
-	char tmp[4096];
 	size_t i, n = strlen(path);
+	char *tmp;
+	int rc = 0;
 
-	if (n == 0 || n >= sizeof(tmp))
-		return ENAMETOOLONG;
+	if (n == 0)
+		return ENOENT;
 	/* Usually only the last folder is missing: one call, not one per level. */
 	if (mkdir(path, 0777) == 0)
 		return 0;
 	if (errno == EEXIST)
 		return cfa_plat_is_dir(path) ? 0 : ENOTDIR;
-	memcpy(tmp, path, n + 1);
-	for (i = 1; i <= n; i++) {
+	if (!(tmp = strdup(path)))
+		return ENOMEM;
+	for (i = 1; i <= n && !rc; i++) {
 		if (tmp[i] != '/' && tmp[i] != '\0')
 			continue;
 		tmp[i] = '\0';
 		if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-			return errno;
+			rc = errno;
 		tmp[i] = path[i];
 	}
-	return cfa_plat_is_dir(path) ? 0 : ENOTDIR;
+	free(tmp);
+	return rc ? rc : cfa_plat_is_dir(path) ? 0 : ENOTDIR;
 }
 
 int cfa_plat_list_dir(const char *path, int (*fn)(const char *name, void *arg), void *arg)

@@ -111,15 +111,24 @@ const char *cfa_plat_getenv(const char *name, char *buf, size_t len)
 	return buf;
 }
 
+int cfa_plat_getenv_dup(const char *name, char **out)
+{
+	const char *v = getenv(name);
+
+	if (!v)
+		return ENOENT;
+	return (*out = strdup(v)) ? 0 : ENOMEM;
+}
+
 void cfa_plat_os_build(char *buf, size_t len)
 {
 	if (len)
 		buf[0] = '\0';
 }
 
-int cfa_plat_reg_string(const char *key, const char *value, char *buf, size_t len)
+int cfa_plat_reg_string(const char *key, const char *value, char **out)
 {
-	(void)key, (void)value, (void)buf, (void)len;
+	(void)key, (void)value, (void)out;
 	return ENOSYS;
 }
 
@@ -129,9 +138,9 @@ int cfa_plat_reg_subkeys(const char *key, int (*fn)(const char *name, void *arg)
 	return ENOSYS;
 }
 
-int cfa_plat_system_dir(char *buf, size_t len)
+int cfa_plat_system_dir(char **out)
 {
-	(void)buf, (void)len;
+	(void)out;
 	return ENOSYS;
 }
 

@@ -103,32 +103,66 @@ int cfa_win_narrow(const wchar_t *w, char *buf, size_t len)
 	return n > 0 ? 0 : ENAMETOOLONG;
 }
 
-int cfa_plat_data_dir(char *buf, size_t len)
+char *cfa_win_narrow_dup(const wchar_t *w)
+{
+	int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
+	char *out = n > 0 ? malloc((size_t)n) : NULL;
+
+	if (out && WideCharToMultiByte(CP_UTF8, 0, w, -1, out, n, NULL, NULL) != n) {
+		free(out);
+		out = NULL;
+	}
+	return out;
+}
+
+int cfa_plat_data_dir(char **out)
 {
 	const wchar_t *base = _wgetenv(L"LOCALAPPDATA");
-	wchar_t joined[WPATH_MAX];
+	char *dir;
+	size_t n;
 
 	if (!base || !*base)
 		return ENOENT;
-	if (_snwprintf(joined, WPATH_MAX, L"%ls\\cfapkg", base) < 0)
-		return ENAMETOOLONG;
-	joined[WPATH_MAX - 1] = L'\0';
-	return cfa_win_narrow(joined, buf, len);
+	if (!(dir = cfa_win_narrow_dup(base)))
+		return ENOMEM;
+	n = strlen(dir);
+	if (!(*out = malloc(n + sizeof("\\cfapkg")))) {
+		free(dir);
+		return ENOMEM;
+	}
+	memcpy(*out, dir, n);
+	memcpy(*out + n, "\\cfapkg", sizeof("\\cfapkg"));
+	free(dir);
+	return 0;
 }
 
-int cfa_plat_exe_dir(char *buf, size_t len)
+int cfa_plat_exe_dir(char **out)
 {
-	wchar_t w[WPATH_MAX];
-	DWORD n = GetModuleFileNameW(NULL, w, WPATH_MAX);
-	wchar_t *slash;
+	/* GetModuleFileNameW cuts the name to the buffer without saying so
+	 * but by filling it: grow until it leaves room. */
+	DWORD len = MAX_PATH, n = 0;
+	wchar_t *w = NULL, *slash;
 
-	if (n == 0 || n >= WPATH_MAX)
+	while (len <= WPATH_MAX) {
+		wchar_t *bigger = realloc(w, len * sizeof(wchar_t));
+		if (!bigger) {
+			free(w);
+			return ENOMEM;
+		}
+		w = bigger;
+		n = GetModuleFileNameW(NULL, w, len);
+		if (n == 0 || n < len)
+			break;
+		len *= 2;
+	}
+	if (n == 0 || n >= len || !(slash = wcsrchr(w, L'\\'))) {
+		free(w);
 		return ENOENT;
-	slash = wcsrchr(w, L'\\');
-	if (!slash)
-		return ENOENT;
+	}
 	*slash = L'\0';
-	return cfa_win_narrow(w, buf, len);
+	*out = cfa_win_narrow_dup(w);
+	free(w);
+	return *out ? 0 : ENOMEM;
 }
 
 static DWORD attributes(const char *path)
@@ -320,100 +354,6 @@ void cfa_plat_utf8_end(void *token)
 void cfa_plat_sync_fs(const char *path)
 {
 	(void)path; /* files are flushed one by one as they are closed */
-}
-
-struct rm_ctx {
-	const char *dir;
-	int err;
-};
-
-static int rm_one(const char *name, void *arg)
-{
-	struct rm_ctx *c = arg;
-	char path[4096];
-	int e;
-
-	if (snprintf(path, sizeof(path), "%s\\%s", c->dir, name) >= (int)sizeof(path))
-		e = ENAMETOOLONG;
-	else if (cfa_plat_is_dir(path))
-		e = cfa_plat_remove_tree(path);
-	else
-		e = cfa_plat_remove(path);
-	if (e && !c->err)
-		c->err = e;
-	return 0;
-}
-
-int cfa_plat_remove_tree(const char *path)
-{
-	struct rm_ctx c = {path, 0};
-	wchar_t *w;
-
-	if (!cfa_plat_is_dir(path))
-		return 0;
-	cfa_plat_list_dir(path, rm_one, &c);
-	w = wide_path(path);
-	if (!w || (!RemoveDirectoryW(w) && !c.err))
-		c.err = EACCES;
-	free(w);
-	return c.err;
-}
-
-int cfa_plat_mkdir_p(const char *path)
-{
-	char tmp[4096];
-	size_t i, n = strlen(path);
-
-	if (n == 0 || n >= sizeof(tmp))
-		return ENAMETOOLONG;
-	memcpy(tmp, path, n + 1);
-	for (i = 1; i <= n; i++) {
-		wchar_t *w;
-		if (tmp[i] != '/' && tmp[i] != '\\' && tmp[i] != '\0')
-			continue;
-		if (i == 2 && tmp[1] == ':')
-			continue; /* "C:\" is a drive, not a folder to create */
-		tmp[i] = '\0';
-		w = wide_path(tmp);
-		if (!w)
-			return EINVAL;
-		if (!CreateDirectoryW(w, NULL) && GetLastError() != ERROR_ALREADY_EXISTS) {
-			free(w);
-			return EACCES;
-		}
-		free(w);
-		tmp[i] = path[i];
-	}
-	return cfa_plat_is_dir(path) ? 0 : ENOTDIR;
-}
-
-int cfa_plat_list_dir(const char *path, int (*fn)(const char *name, void *arg), void *arg)
-{
-	char pattern[4096];
-	wchar_t *w;
-	WIN32_FIND_DATAW fd;
-	HANDLE h;
-	int rc = 0;
-
-	if (snprintf(pattern, sizeof(pattern), "%s\\*", path) >= (int)sizeof(pattern))
-		return ENAMETOOLONG;
-	w = wide_path(pattern);
-	if (!w)
-		return EINVAL;
-	h = FindFirstFileW(w, &fd);
-	free(w);
-	if (h == INVALID_HANDLE_VALUE)
-		return ENOENT;
-	do {
-		char name[1024];
-		if (wcscmp(fd.cFileName, L".") == 0 || wcscmp(fd.cFileName, L"..") == 0)
-			continue;
-		if (cfa_win_narrow(fd.cFileName, name, sizeof(name)) != 0)
-			continue;
-		rc = fn(name, arg);
-	} while (rc == 0 && FindNextFileW(h, &fd));
-	FindClose(h);
-	return rc;
 }
 
 const char *cfa_plat_strerror(int code)

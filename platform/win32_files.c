@@ -2,8 +2,8 @@
  * win32_files.c - the Windows side of the seam for files as things rather
  * than contents: removal (past the read-only attribute), that attribute
  * as the store's missing write bit, copies, identity (volume and file
- * index), free space, modification times, and why a write failed (a full
- * disk is ENOSPC, as on POSIX).
+ * index), free space, modification times, why a write failed (a full
+ * disk is ENOSPC, as on POSIX), and folders: listing, making, removing.
  */
 #define WIN32_LEAN_AND_MEAN
 #include "platform/platform.h"
@@ -11,6 +11,8 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
 #include <windows.h>
 
 /* Seconds between 1601 (FILETIME's epoch) and 1970. */
@@ -163,4 +165,116 @@ long long cfa_plat_file_mtime(const char *path)
 int cfa_plat_write_errno(void)
 {
 	return disk_full_or(errno); /* the C library's code, unless the system's says more */
+}
+
+struct rm_ctx {
+	const char *dir;
+	int err;
+};
+
+/* a + sep + b in a new allocation (free), or NULL. */
+static char *join(const char *a, const char *sep, const char *b)
+{
+	size_t la = strlen(a), ls = strlen(sep), lb = strlen(b);
+	char *out = malloc(la + ls + lb + 1);
+
+	if (out) {
+		memcpy(out, a, la);
+		memcpy(out + la, sep, ls);
+		memcpy(out + la + ls, b, lb + 1);
+	}
+	return out;
+}
+
+static int rm_one(const char *name, void *arg)
+{
+	struct rm_ctx *c = arg;
+	char *path = join(c->dir, "\\", name);
+	int e;
+
+	if (!path)
+		e = ENOMEM;
+	else if (cfa_plat_is_dir(path))
+		e = cfa_plat_remove_tree(path);
+	else
+		e = cfa_plat_remove(path);
+	free(path);
+	if (e && !c->err)
+		c->err = e;
+	return 0;
+}
+
+int cfa_plat_remove_tree(const char *path)
+{
+	struct rm_ctx c = {path, 0};
+	wchar_t *w;
+
+	if (!cfa_plat_is_dir(path))
+		return 0;
+	cfa_plat_list_dir(path, rm_one, &c);
+	w = cfa_win_path(path);
+	if (!w || (!RemoveDirectoryW(w) && !c.err))
+		c.err = EACCES;
+	free(w);
+	return c.err;
+}
+
+int cfa_plat_mkdir_p(const char *path)
+{
+	size_t i, n = strlen(path);
+	char *tmp;
+	int rc = 0;
+
+	if (n == 0)
+		return ENOENT;
+	if (!(tmp = join(path, "", "")))
+		return ENOMEM;
+	for (i = 1; i <= n && !rc; i++) {
+		wchar_t *w;
+		if (tmp[i] != '/' && tmp[i] != '\\' && tmp[i] != '\0')
+			continue;
+		if (i == 2 && tmp[1] == ':')
+			continue; /* "C:\" is a drive, not a folder to create */
+		tmp[i] = '\0';
+		w = cfa_win_path(tmp);
+		if (!w)
+			rc = EINVAL;
+		else if (!CreateDirectoryW(w, NULL) && GetLastError() != ERROR_ALREADY_EXISTS)
+			rc = EACCES;
+		free(w);
+		tmp[i] = path[i];
+	}
+	free(tmp);
+	return rc ? rc : cfa_plat_is_dir(path) ? 0 : ENOTDIR;
+}
+
+int cfa_plat_list_dir(const char *path, int (*fn)(const char *name, void *arg), void *arg)
+{
+	char *pattern = join(path, "\\", "*");
+	wchar_t *w = pattern ? cfa_win_path(pattern) : NULL;
+	WIN32_FIND_DATAW fd;
+	HANDLE h;
+	int rc = !pattern ? ENOMEM : !w ? EINVAL : 0;
+
+	free(pattern);
+	if (rc)
+		return rc;
+	h = FindFirstFileW(w, &fd);
+	free(w);
+	if (h == INVALID_HANDLE_VALUE)
+		return ENOENT;
+	do {
+		char *name;
+		if (wcscmp(fd.cFileName, L".") == 0 || wcscmp(fd.cFileName, L"..") == 0)
+			continue;
+		/* Every entry is passed on: one left out would look absent. */
+		if (!(name = cfa_win_narrow_dup(fd.cFileName))) {
+			rc = ENOMEM;
+			break;
+		}
+		rc = fn(name, arg);
+		free(name);
+	} while (rc == 0 && FindNextFileW(h, &fd));
+	FindClose(h);
+	return rc;
 }

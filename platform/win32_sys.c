@@ -173,6 +173,18 @@ const char *cfa_plat_getenv(const char *name, char *buf, size_t len)
 	return r;
 }
 
+int cfa_plat_getenv_dup(const char *name, char **out)
+{
+	wchar_t *w = cfa_win_widen(name);
+	const wchar_t *v = w ? _wgetenv(w) : NULL;
+	int rc = !w ? ENOMEM : !v ? ENOENT : 0;
+
+	if (!rc && !(*out = cfa_win_narrow_dup(v)))
+		rc = ENOMEM;
+	free(w);
+	return rc;
+}
+
 void cfa_plat_os_build(char *buf, size_t len)
 {
 	typedef LONG(WINAPI * rtl_get_version)(OSVERSIONINFOW *);
@@ -191,22 +203,43 @@ void cfa_plat_os_build(char *buf, size_t len)
 		snprintf(buf, len, "Windows");
 }
 
-int cfa_plat_reg_string(const char *key, const char *value, char *buf, size_t len)
+/* RegGetValueW's error as errno-style. */
+static int reg_errno(LONG r)
 {
-	wchar_t *k = cfa_win_widen(key), *v = cfa_win_widen(value), data[1024];
-	DWORD size = sizeof(data);
-	LONG r = k && v ? RegGetValueW(HKEY_LOCAL_MACHINE, k, v, RRF_RT_REG_SZ, NULL, data, &size)
+	return r == ERROR_FILE_NOT_FOUND ? ENOENT : r == ERROR_OUTOFMEMORY ? ENOMEM : EACCES;
+}
+
+int cfa_plat_reg_string(const char *key, const char *value, char **out)
+{
+	wchar_t *k = cfa_win_widen(key), *v = cfa_win_widen(value), *data = NULL;
+	DWORD size = 0;
+	LONG r = k && v ? RegGetValueW(HKEY_LOCAL_MACHINE, k, v, RRF_RT_REG_SZ, NULL, NULL, &size)
 	                : ERROR_OUTOFMEMORY;
 
+	/* Sized by a first call; a value that grew in between is asked for
+	 * again rather than cut. */
+	while (r == ERROR_SUCCESS || r == ERROR_MORE_DATA) {
+		wchar_t *bigger = realloc(data, size + sizeof(wchar_t));
+		if (!bigger) {
+			r = ERROR_OUTOFMEMORY;
+			break;
+		}
+		data = bigger;
+		r = RegGetValueW(HKEY_LOCAL_MACHINE, k, v, RRF_RT_REG_SZ, NULL, data, &size);
+		if (r == ERROR_SUCCESS)
+			break;
+	}
 	free(k);
 	free(v);
-	if (r != ERROR_SUCCESS)
-		return r == ERROR_FILE_NOT_FOUND ? ENOENT : EACCES;
-	return cfa_win_narrow(data, buf, len);
+	if (r == ERROR_SUCCESS && !(*out = cfa_win_narrow_dup(data)))
+		r = ERROR_OUTOFMEMORY;
+	free(data);
+	return r == ERROR_SUCCESS ? 0 : reg_errno(r);
 }
 
 int cfa_plat_reg_subkeys(const char *key, int (*fn)(const char *name, void *arg), void *arg)
 {
+	/* 255 characters is the registry's own limit for a key name. */
 	wchar_t *k = cfa_win_widen(key), name[256];
 	HKEY h;
 	DWORD i, n;
@@ -218,24 +251,31 @@ int cfa_plat_reg_subkeys(const char *key, int (*fn)(const char *name, void *arg)
 	}
 	free(k);
 	for (i = 0; rc == 0; i++) {
-		char utf8[512];
+		char *utf8;
 		n = sizeof(name) / sizeof(name[0]);
 		if (RegEnumKeyExW(h, i, name, &n, NULL, NULL, NULL, NULL) != ERROR_SUCCESS)
 			break;
-		if (cfa_win_narrow(name, utf8, sizeof(utf8)) == 0)
+		if (!(utf8 = cfa_win_narrow_dup(name)))
+			rc = ENOMEM;
+		else
 			rc = fn(utf8, arg);
+		free(utf8);
 	}
 	RegCloseKey(h);
 	return rc;
 }
 
-int cfa_plat_system_dir(char *buf, size_t len)
+int cfa_plat_system_dir(char **out)
 {
-	wchar_t w[MAX_PATH];
+	UINT n = GetSystemDirectoryW(NULL, 0);
+	wchar_t *w = n ? malloc(n * sizeof(wchar_t)) : NULL;
+	UINT got = w ? GetSystemDirectoryW(w, n) : 0;
+	int rc = !n ? ENOENT : !w ? ENOMEM : (got == 0 || got >= n) ? ENOENT : 0;
 
-	if (!GetSystemDirectoryW(w, MAX_PATH))
-		return ENOENT;
-	return cfa_win_narrow(w, buf, len);
+	if (!rc && !(*out = cfa_win_narrow_dup(w)))
+		rc = ENOMEM;
+	free(w);
+	return rc;
 }
 
 int cfa_plat_file_version(const char *path, char *buf, size_t len)
@@ -276,7 +316,10 @@ size_t cfa_plat_adapters(struct cfa_plat_adapter *out, size_t max)
 		DXGI_ADAPTER_DESC1 d;
 		if (SUCCEEDED(IDXGIAdapter1_GetDesc1(adapter, &d)) &&
 		    !(d.Flags & DXGI_ADAPTER_FLAG_SOFTWARE)) {
-			cfa_win_narrow(d.Description, out[n].description, sizeof(out[n].description));
+			/* Sized for any description DXGI gives: this never fails. */
+			if (cfa_win_narrow(d.Description, out[n].description,
+			                   sizeof(out[n].description)) != 0)
+				out[n].description[0] = '\0';
 			out[n].vendor = d.VendorId;
 			out[n].device = d.DeviceId;
 			out[n].subsys = d.SubSysId;

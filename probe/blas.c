@@ -64,13 +64,14 @@ int check_cublas(struct probe *p)
 	int (*cublasCreate)(void **);
 	int (*cublasSgemm)(void *, int, int, int, int, int, const float *, const void *, int,
 	                   const void *, int, const float *, void *, int);
-	char file[512];
+	const char *file;
 	const float alpha = 1.0f, beta = 0.0f;
 	void *lib, *h;
 	double err;
 
-	if (gemm_setup(p) || !(lib = probe_load(p, probe_names("cublas"), file, sizeof(file))))
+	if (gemm_setup(p) || !(lib = probe_load(p, probe_names("cublas"), &p->lib_file)))
 		return 1;
+	file = p->lib_file;
 	LIBSYM(lib, file, cublasCreate, "cublasCreate_v2");
 	LIBSYM(lib, file, cublasSgemm, "cublasSgemm_v2");
 	LIBCALL(file, cublasCreate, (&h));
@@ -95,12 +96,13 @@ int check_cublaslt(struct probe *p)
 	const float alpha = 1.0f, beta = 0.0f;
 	void *lib, *h, *desc, *la, *lb, *lc;
 	CUdeviceptr ws;
-	char file[512];
+	const char *file;
 	double err;
 
 	if (gemm_setup(p) || probe_upload(p, &ws, NULL, 4u << 20) ||
-	    !(lib = probe_load(p, probe_names("cublaslt"), file, sizeof(file))))
+	    !(lib = probe_load(p, probe_names("cublaslt"), &p->lib_file)))
 		return 1;
+	file = p->lib_file;
 	LIBSYM(lib, file, ltCreate, "cublasLtCreate");
 	LIBSYM(lib, file, descCreate, "cublasLtMatmulDescCreate");
 	LIBSYM(lib, file, layoutCreate, "cublasLtMatrixLayoutCreate");

@@ -56,7 +56,7 @@ int probe_context(struct probe *p)
 	char name[256] = "";
 	int count = 0, major = 0, minor = 0;
 
-	if (!(p->cuda = probe_load(p, probe_names("cuda"), p->cuda_file, sizeof(p->cuda_file))))
+	if (!(p->cuda = probe_load(p, probe_names("cuda"), &p->cuda_file)))
 		return 1;
 	SYM(p, cuInit, "cuInit");
 	SYM(p, cuDeviceGetCount, "cuDeviceGetCount");

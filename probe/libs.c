@@ -60,13 +60,14 @@ int check_cusparse(struct probe *p)
 	const float alpha = 1.0f, beta = 0.0f;
 	void *lib, *h, *mat, *vx, *vy;
 	size_t size = 0;
-	char file[512];
+	const char *file;
 	double err = 0;
 	int i;
 
 	csr_inputs();
-	if (probe_context(p) || !(lib = probe_load(p, probe_names("cusparse"), file, sizeof(file))))
+	if (probe_context(p) || !(lib = probe_load(p, probe_names("cusparse"), &p->lib_file)))
 		return 1;
+	file = p->lib_file;
 	LIBSYM(lib, file, create, "cusparseCreate");
 	LIBSYM(lib, file, csrCreate, "cusparseCreateCsr");
 	LIBSYM(lib, file, vecCreate, "cusparseCreateDnVec");
@@ -106,7 +107,7 @@ int check_cufft(struct probe *p)
 	int (*exec)(int, void *, void *, int);
 	static float in[2 * FN], out[2 * FN];
 	CUdeviceptr din, dout;
-	char file[512];
+	const char *file;
 	double err = 0;
 	void *lib;
 	int plan, i;
@@ -115,8 +116,9 @@ int check_cufft(struct probe *p)
 		in[2 * i] = (float)cos(2 * 3.14159265358979323846 * 3 * i / FN);
 		in[2 * i + 1] = 0;
 	}
-	if (probe_context(p) || !(lib = probe_load(p, probe_names("cufft"), file, sizeof(file))))
+	if (probe_context(p) || !(lib = probe_load(p, probe_names("cufft"), &p->lib_file)))
 		return 1;
+	file = p->lib_file;
 	LIBSYM(lib, file, plan1d, "cufftPlan1d");
 	LIBSYM(lib, file, exec, "cufftExecC2C");
 	if (probe_upload(p, &din, in, sizeof(in)) || probe_upload(p, &dout, NULL, sizeof(out)))
@@ -140,11 +142,12 @@ int check_nvml(struct probe *p)
 	int (*count)(unsigned *);
 	int (*shutdown)(void);
 	unsigned n = 0;
-	char file[512];
+	const char *file;
 	void *lib;
 
-	if (!(lib = probe_load(p, probe_names("nvml"), file, sizeof(file))))
+	if (!(lib = probe_load(p, probe_names("nvml"), &p->lib_file)))
 		return 1;
+	file = p->lib_file;
 	LIBSYM(lib, file, init, "nvmlInit_v2");
 	LIBSYM(lib, file, count, "nvmlDeviceGetCount_v2");
 	LIBSYM(lib, file, shutdown, "nvmlShutdown");
@@ -159,11 +162,12 @@ int check_cudnn(struct probe *p)
 	int (*create)(void **);
 	size_t (*version)(void);
 	int (*destroy)(void *);
-	char file[512];
+	const char *file;
 	void *lib, *h;
 
-	if (probe_context(p) || !(lib = probe_load(p, probe_names("cudnn"), file, sizeof(file))))
+	if (probe_context(p) || !(lib = probe_load(p, probe_names("cudnn"), &p->lib_file)))
 		return 1;
+	file = p->lib_file;
 	LIBSYM(lib, file, create, "cudnnCreate");
 	LIBSYM(lib, file, version, "cudnnGetVersion");
 	LIBSYM(lib, file, destroy, "cudnnDestroy");

@@ -4,8 +4,10 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/compat.h" /* attributes only: the probe links no core/ code */
 #include "platform/dynlib.h"
 #include "probe/probe.h"
 
@@ -84,32 +86,68 @@ int probe_wrong(const char *file, const char *what, double max_error)
 	return 0;
 }
 
-void *probe_load(struct probe *p, const char *const *names, char *loaded, size_t len)
+/* Formatted text in a new allocation (free), or NULL: paths from the
+ * command line have no length limit. */
+static char *dup_printf(const char *fmt, ...) CFA_PRINTF(1, 2);
+static char *dup_printf(const char *fmt, ...)
 {
-	char path[1024], why[512] = "", first_why[1600] = "";
-	size_t i, d;
-	void *h;
+	va_list ap;
+	char *out;
+	int n;
 
-	for (i = 0; names[i]; i++) {
-		for (d = 0; d < p->ndirs; d++) {
-			snprintf(path, sizeof(path), "%s/%s", p->dirs[d], names[i]);
-			if (!cfa_dl_exists(path))
-				continue;
-			if ((h = cfa_dl_open(path, why, sizeof(why)))) {
-				snprintf(loaded, len, "%s", path);
-				return h;
-			}
-			if (!first_why[0])
-				snprintf(first_why, sizeof(first_why), "%s: %s", path, why);
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !(out = malloc((size_t)n + 1)))
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(out, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return out;
+}
+
+/* dir/name when it is a file: loaded (h) or not (the first failure's
+ * reason kept in *first_why); NULL path when out of memory. */
+static void *load_in(const char *dir, const char *name, char **path, char **first_why)
+{
+	char why[1024] = "";
+	void *h = NULL;
+
+	if (!(*path = dup_printf("%s/%s", dir, name)) || !cfa_dl_exists(*path))
+		return NULL;
+	if (!(h = cfa_dl_open(*path, why, sizeof(why))) && !*first_why)
+		*first_why = dup_printf("%s: %s", *path, why);
+	return h;
+}
+
+void *probe_load(struct probe *p, const char *const *names, char **loaded)
+{
+	char *first_why = NULL, why[1024] = "";
+	size_t i, d;
+	void *h = NULL;
+	int nomem = 0;
+
+	for (i = 0; names[i] && !h && !nomem; i++) {
+		for (d = 0; d < p->ndirs && !h && !nomem; d++) {
+			char *path = NULL;
+			h = load_in(p->dirs[d], names[i], &path, &first_why);
+			nomem = !path;
+			if (h)
+				*loaded = path;
+			else
+				free(path);
 		}
-		if (!p->only_dirs && (h = cfa_dl_open(names[i], why, sizeof(why)))) {
-			snprintf(loaded, len, "%s", names[i]);
-			return h;
-		}
+		if (!h && !nomem && !p->only_dirs && (h = cfa_dl_open(names[i], why, sizeof(why))))
+			nomem = !(*loaded = dup_printf("%s", names[i]));
+	}
+	if (h && !nomem) {
+		free(first_why);
+		return h;
 	}
 	/* A file that exists but does not load (a missing dependency) says so. */
 	driver_missing = p->for_other && names == probe_names("cuda");
-	probe_missing(names, first_why[0] ? first_why : "not found");
+	probe_missing(names, nomem ? "out of memory" : first_why ? first_why : "not found");
+	free(first_why);
 	return NULL;
 }
 
@@ -140,10 +178,15 @@ int main(int argc, char **argv)
 	/* Before any library is loaded: a crash in one must end the probe at once. */
 	cfa_dl_crash_ends_process();
 	memset(&p, 0, sizeof(p));
+	/* As many folders as given: never fewer than the caller asked for. */
+	if (!(p.dirs = calloc((size_t)argc, sizeof(*p.dirs)))) {
+		fprintf(stderr, "cfapkg-probe: out of memory\n");
+		return 2;
+	}
 	for (a = 2; a < argc; a++) {
 		if (strcmp(argv[a], "--only-dirs") == 0)
 			p.only_dirs = 1;
-		else if (strcmp(argv[a], "--lib-dir") == 0 && a + 1 < argc && p.ndirs < PROBE_MAX_DIRS)
+		else if (strcmp(argv[a], "--lib-dir") == 0 && a + 1 < argc)
 			p.dirs[p.ndirs++] = argv[++a];
 		else
 			break;
@@ -151,7 +194,15 @@ int main(int argc, char **argv)
 	p.for_other = argc > 1 && strcmp(argv[1], "cuda") != 0;
 	for (i = 0; argc > 1 && a == argc && i < sizeof(checks) / sizeof(checks[0]); i++)
 		if (strcmp(argv[1], checks[i].name) == 0)
-			return checks[i].run(&p);
+			break;
+	if (i < sizeof(checks) / sizeof(checks[0]) && argc > 1 && a == argc) {
+		int rc = checks[i].run(&p);
+		free(p.cuda_file);
+		free(p.lib_file);
+		free(p.dirs);
+		return rc;
+	}
+	free(p.dirs);
 	fprintf(stderr, "usage: cfapkg-probe cuda|cublas|cublaslt|cusparse|cufft|nvml|cudnn "
 	        "[--lib-dir DIR]... [--only-dirs]\n");
 	return 2;

@@ -18,15 +18,15 @@ typedef void *CUcontext;
 typedef void *CUmodule;
 typedef void *CUfunction;
 
-#define PROBE_MAX_DIRS 16
-
 struct probe {
-	const char *dirs[PROBE_MAX_DIRS]; /* searched before the system's order */
+	const char **dirs;                 /* searched before the system's order, as
+	                                      many as given (malloc) */
 	size_t ndirs;
 	int only_dirs;                     /* do not fall back to the system's order */
 	int for_other;                     /* the driver is a prerequisite, not the check */
 	void *cuda;                        /* the driver library, once loaded */
-	char cuda_file[512];
+	char *cuda_file;                   /* its file (malloc: a path of any length) */
+	char *lib_file;                    /* the checked library's file (malloc) */
 	CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
 	CUresult (*cuMemFree)(CUdeviceptr);
 	CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
@@ -43,9 +43,10 @@ int probe_failed(const char *file, const char *call, long code);
 int probe_wrong(const char *file, const char *what, double max_error);
 
 /* Loads the first of names found in the probe's folders, then by the
- * system's search order.  The file is written to loaded.  NULL when none
- * loads (and the names are reported MISSING). */
-void *probe_load(struct probe *p, const char *const *names, char *loaded, size_t len);
+ * system's search order.  The file goes to *loaded (p->cuda_file or
+ * p->lib_file, freed at the end).  NULL when none loads (and the names
+ * are reported MISSING). */
+void *probe_load(struct probe *p, const char *const *names, char **loaded);
 /* A symbol, or NULL after reporting it FAILED ("no symbol X in FILE"). */
 void *probe_sym(void *lib, const char *file, const char *name);
 

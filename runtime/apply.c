@@ -3,6 +3,9 @@
  * inherit it), and taking it out again: the first change to each
  * variable remembers its original value.
  */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cfapkg.h"
@@ -11,13 +14,13 @@
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
-#define MAX_SAVED 64
-
+/* Every variable changed, with its original value: as many as the
+ * environments set (process-wide, as the environment is). */
 static struct saved {
 	char *name;
 	char *value; /* NULL: it was not set */
-} saved[MAX_SAVED];
-static size_t nsaved;
+} *saved;
+static size_t nsaved, saved_cap;
 
 static struct saved *original(const char *name)
 {
@@ -32,18 +35,23 @@ static struct saved *original(const char *name)
 /* Remembers a variable's value before the first change. */
 static int remember(const char *name)
 {
-	static char buf[1 << 16];
-	const char *v;
+	char *raw = NULL;
+	int rc;
 
 	if (original(name))
 		return 0;
-	if (nsaved == MAX_SAVED)
+	if (cfa_grow((void **)&saved, &saved_cap, nsaved + 1, sizeof(*saved)) != 0)
 		return -1;
-	v = cfa_plat_getenv(name, buf, sizeof(buf));
+	if ((rc = cfa_plat_getenv_dup(name, &raw)) == ENOMEM)
+		return -1;
 	saved[nsaved].name = cfa_strdup(name);
-	saved[nsaved].value = v ? cfa_strdup(v) : NULL;
-	if (!saved[nsaved].name || (v && !saved[nsaved].value))
+	saved[nsaved].value = rc == 0 ? cfa_strdup(raw) : NULL;
+	free(raw); /* the platform's allocation */
+	if (!saved[nsaved].name || (rc == 0 && !saved[nsaved].value)) {
+		cfa_free(saved[nsaved].name);
+		cfa_free(saved[nsaved].value);
 		return -1;
+	}
 	nsaved++;
 	return 0;
 }
@@ -59,24 +67,24 @@ static void undo(void)
 /* Folders in front of a path list variable's original value. */
 static int prepend(const char *var, const struct cfapkg_runtime *rt)
 {
-	static char value[1 << 16];
+	const char sep[] = {cfa_plat_path_list_sep(), '\0'};
 	const struct saved *o;
-	size_t i, n = 0;
-	char sep = cfa_plat_path_list_sep();
+	struct cfa_buf value;
+	size_t i;
+	int rc;
 
 	if (remember(var))
 		return -1;
 	o = original(var);
-	value[0] = '\0';
-	for (i = 0; i < rt->npath; i++) {
-		cfa_snprintf(value + n, sizeof(value) - n, "%s%c", rt->path[i], sep);
-		n = strlen(value);
-	}
+	cfa_buf_init(&value, SIZE_MAX);
+	cfa_buf_add(&value, "", 0); /* "" when there is nothing to list */
+	for (i = 0; i < rt->npath; i++)
+		cfa_buf_printf(&value, "%s%s", i ? sep : "", rt->path[i]);
 	if (o->value && *o->value)
-		cfa_snprintf(value + n, sizeof(value) - n, "%s", o->value);
-	else if (n)
-		value[n - 1] = '\0';
-	return cfa_plat_setenv(var, value);
+		cfa_buf_printf(&value, "%s%s", rt->npath ? sep : "", o->value);
+	rc = value.failed ? -1 : cfa_plat_setenv(var, value.data);
+	cfa_buf_fini(&value);
+	return rc;
 }
 
 enum cfapkg_err cfapkg_runtime_apply(struct cfapkg_ctx *ctx, const struct cfapkg_runtime *rt)

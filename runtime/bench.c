@@ -81,16 +81,20 @@ static int by_value(const void *a, const void *b)
 void cfapkg_bench_stats(const struct cfapkg_bench_run *runs, size_t n, unsigned env, bool metric,
                         struct cfapkg_bench_stats *out)
 {
-	double v[4096];
+	double *v = cfa_calloc(n ? n : 1, sizeof(*v));
 	size_t i, k = 0;
 
+	/* Every run counts; without memory for the copy there are no stats
+	 * (n 0) rather than stats of some of the runs. */
 	memset(out, 0, sizeof(*out));
-	for (i = 0; i < n && k < 4096; i++)
+	for (i = 0; v && i < n; i++)
 		if (runs[i].env == env && !runs[i].warmup && runs[i].status == 0 &&
 		    (!metric || runs[i].has_metric))
 			v[k++] = metric ? runs[i].metric : runs[i].wall_s;
-	if (!k)
+	if (!k) {
+		cfa_free(v);
 		return;
+	}
 	qsort(v, k, sizeof(*v), by_value);
 	out->n = k;
 	out->min = v[0];
@@ -98,6 +102,7 @@ void cfapkg_bench_stats(const struct cfapkg_bench_run *runs, size_t n, unsigned 
 	out->median = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
 	for (i = 0; i < k; i++)
 		out->mean += v[i] / (double)k;
+	cfa_free(v);
 }
 
 static enum cfapkg_err one_run(struct cfapkg_ctx *ctx, const struct cfapkg_bench_opts *o,
@@ -117,6 +122,12 @@ static enum cfapkg_err one_run(struct cfapkg_ctx *ctx, const struct cfapkg_bench
 		return e;
 	if (timed_out)
 		r->status = -1;
+	/* The capture keeps the first sizeof(out) - 1 bytes: a full buffer may
+	 * have lost the end, where the last match would be. */
+	if (m->re && strlen(out) == sizeof(out) - 1)
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s printed more than %lu bytes: --metric reads no "
+		                "further, and the number could be past that", o->argv[0],
+		                (unsigned long)sizeof(out) - 1);
 	r->has_metric = m->re && metric_find(m, out, &r->metric);
 	return CFAPKG_E_OK;
 }

@@ -4,8 +4,10 @@
  * running cfapkg-probe for one library and reading its verdict.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/mem.h"
 #include "core/strbuf.h"
 #include "env/env.h"
 #include "platform/platform.h"
@@ -15,20 +17,22 @@ static bool windows(void)
 	return strcmp(cfa_plat_os(), "windows") == 0;
 }
 
-/* dir/name, and on Windows dir/name.exe when name has no extension. */
-static bool try_path(const char *dir, const char *name, char *buf, size_t len)
+/* dir/name, and on Windows dir/name.exe when name has no extension: the
+ * one that is a file in *out (cfa_free), else *out NULL. */
+static enum cfapkg_err try_path(struct cfapkg_ctx *ctx, const char *dir, const char *name,
+                                char **out)
 {
-	const char *base = strrchr(name, '/');
+	const char *base = strrchr(name, '/'), *sep = *dir ? "/" : "";
+	enum cfapkg_err e;
 
-	cfa_snprintf(buf, len, "%s%s%s", dir, *dir ? "/" : "", name);
-	if (cfa_plat_is_file(buf))
-		return true;
+	if ((e = cfa_path(ctx, out, "%s%s%s", dir, sep, name)) || cfa_plat_is_file(*out))
+		return e;
+	CFA_FREE(*out);
 	base = base ? base : name;
-	if (windows() && !strchr(base, '.')) {
-		cfa_snprintf(buf, len, "%s%s%s.exe", dir, *dir ? "/" : "", name);
-		return cfa_plat_is_file(buf);
-	}
-	return false;
+	if (windows() && !strchr(base, '.') &&
+	    !(e = cfa_path(ctx, out, "%s%s%s.exe", dir, sep, name)) && !cfa_plat_is_file(*out))
+		CFA_FREE(*out);
+	return e;
 }
 
 const char *cfapkg_host_os(void)
@@ -36,26 +40,52 @@ const char *cfapkg_host_os(void)
 	return cfa_plat_os();
 }
 
+/* The first folder of PATH holding the program (*out, cfa_free), else *out
+ * NULL. */
+static enum cfapkg_err search_path(struct cfapkg_ctx *ctx, const char *name, char **out)
+{
+	const char seps[] = {cfa_plat_path_list_sep(), '\0'};
+	char *path = NULL, *dir = NULL;
+	const char *p;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	int rc = cfa_plat_getenv_dup("PATH", &path);
+
+	*out = NULL;
+	if (rc == ENOMEM)
+		return cfa_nomem(ctx);
+	for (p = rc ? NULL : path; p && *p && !*out && !e;) {
+		size_t n = strcspn(p, seps);
+		if (n && !(dir = cfa_strndup(p, n)))
+			e = cfa_nomem(ctx);
+		else if (n)
+			e = try_path(ctx, dir, name, out);
+		CFA_FREE(dir);
+		p += n + (p[n] != '\0');
+	}
+	free(path); /* the platform's allocation */
+	return e;
+}
+
 enum cfapkg_err cfapkg_find_program(struct cfapkg_ctx *ctx, const char *name, char *buf,
                                     size_t len)
 {
-	static char path[1 << 16];
-	char dir[CFA_PATH_MAX];
-	const char *p;
+	bool has_dir = strchr(name, '/') || strchr(name, '\\');
+	char *found = NULL;
+	enum cfapkg_err e = has_dir ? try_path(ctx, "", name, &found)
+	                            : search_path(ctx, name, &found);
 
-	if (strchr(name, '/') || strchr(name, '\\')) {
-		if (try_path("", name, buf, len))
-			return CFAPKG_E_OK;
-		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "%s: no such program", name);
-	}
-	for (p = cfa_plat_getenv("PATH", path, sizeof(path)); p && *p;) {
-		size_t n = strcspn(p, (char[]){cfa_plat_path_list_sep(), '\0'});
-		cfa_snprintf(dir, sizeof(dir), "%.*s", (int)n, p);
-		if (n && try_path(dir, name, buf, len))
-			return CFAPKG_E_OK;
-		p += n + (p[n] != '\0');
-	}
-	return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "%s: not found in PATH", name);
+	if (e)
+		return e;
+	if (!found)
+		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, has_dir ? "%s: no such program"
+		                                                : "%s: not found in PATH", name);
+	/* The caller's buffer is the public interface's: a path it cannot hold
+	 * is refused, never handed back cut. */
+	if (!cfa_snprintf(buf, len, "%s", found))
+		e = cfa_fail(ctx, CFAPKG_E_IO, "%s: path too long (more than %lu bytes)", found,
+		             (unsigned long)(len ? len - 1 : 0));
+	cfa_free(found);
+	return e;
 }
 
 enum cfapkg_err cfapkg_exec(struct cfapkg_ctx *ctx, const char *const *argv, int *status)
@@ -97,7 +127,8 @@ const char *cfapkg_probe_status_name(enum cfapkg_probe_status s)
 
 /* "RESULT STATUS FILE DETAIL" and "STEP CALL" lines into out.  A Windows
  * probe writes its standard output in text mode, so a line may end in
- * "\r\n": the "\r" belongs to no field. */
+ * "\r\n": the "\r" belongs to no field.  The fields are text shown to
+ * people: one too long for the public struct shows its cut. */
 static void parse_output(char *text, struct cfapkg_probe_result *out, bool *got)
 {
 	static const struct {
@@ -119,7 +150,7 @@ static void parse_output(char *text, struct cfapkg_probe_result *out, bool *got)
 		if (end && line[end - 1] == '\r')
 			line[end - 1] = '\0';
 		if (strncmp(line, "STEP ", 5) == 0)
-			cfa_snprintf(out->last_step, sizeof(out->last_step), "%s", line + 5);
+			cfa_fit_text(out->last_step, sizeof(out->last_step), "%s", line + 5);
 		if (strncmp(line, "RESULT ", 7) != 0)
 			continue;
 		line += 7;
@@ -128,8 +159,8 @@ static void parse_output(char *text, struct cfapkg_probe_result *out, bool *got)
 			if (strncmp(line, words[i].word, n) == 0 && line[n] == ' ') {
 				size_t f = strcspn(line + n + 1, " ");
 				out->status = words[i].status;
-				cfa_snprintf(out->file, sizeof(out->file), "%.*s", (int)f, line + n + 1);
-				cfa_snprintf(out->detail, sizeof(out->detail), "%s",
+				cfa_fit_text(out->file, sizeof(out->file), "%.*s", (int)f, line + n + 1);
+				cfa_fit_text(out->detail, sizeof(out->detail), "%s",
 				             line + n + 1 + f + (line[n + 1 + f] == ' '));
 				*got = true;
 			}
@@ -137,14 +168,49 @@ static void parse_output(char *text, struct cfapkg_probe_result *out, bool *got)
 	}
 }
 
-static enum cfapkg_err probe_program(struct cfapkg_ctx *ctx, char *buf, size_t len)
+/* cfapkg-probe beside this program (*out, cfa_free). */
+static enum cfapkg_err probe_program(struct cfapkg_ctx *ctx, char **out)
 {
-	char dir[CFA_PATH_MAX];
+	char *dir = NULL;
+	int rc = cfa_plat_exe_dir(&dir);
+	enum cfapkg_err e = CFAPKG_E_OK;
 
-	if (cfa_plat_exe_dir(dir, sizeof(dir)) == 0 && try_path(dir, "cfapkg-probe", buf, len))
-		return CFAPKG_E_OK;
-	return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "cfapkg-probe is not beside cfapkg in %s; "
-	                "reinstall cfapkg", dir);
+	*out = NULL;
+	if (rc == ENOMEM)
+		return cfa_nomem(ctx);
+	if (rc == 0 && (e = try_path(ctx, dir, "cfapkg-probe", out)) == CFAPKG_E_OK && !*out)
+		e = cfa_fail(ctx, CFAPKG_E_NOTFOUND, "cfapkg-probe is not beside cfapkg in %s; "
+		             "reinstall cfapkg", dir);
+	else if (rc)
+		e = cfa_fail(ctx, CFAPKG_E_NOTFOUND, "cannot find the folder of cfapkg, where "
+		             "cfapkg-probe should be: %s", cfa_plat_strerror(rc));
+	free(dir); /* the platform's allocation */
+	return e;
+}
+
+/* The probe's verdict when it gave none: a time-out or a death. */
+static void no_verdict(struct cfapkg_probe_result *out, bool timed_out, int status,
+                       unsigned timeout_ms)
+{
+	char how[32];
+	const char *step = out->last_step[0] ? out->last_step : NULL;
+
+	if (timed_out) {
+		out->status = CFAPKG_PROBE_TIMEOUT;
+		cfa_fit_text(out->detail, sizeof(out->detail), "no answer in %u s (last call: %s)",
+		             timeout_ms / 1000, step ? step : "none");
+		return;
+	}
+	/* A Windows crash's status is its exception code (0xC0000005 for an
+	 * access violation), which Windows documents in hex.  Either form of
+	 * a 32-bit number fits. */
+	if (!((unsigned)status >= 0xC0000000u
+	      ? cfa_snprintf(how, sizeof(how), "exception 0x%08X", (unsigned)status)
+	      : cfa_snprintf(how, sizeof(how), "status %d", status)))
+		how[0] = '\0';
+	out->status = CFAPKG_PROBE_CRASHED;
+	cfa_fit_text(out->detail, sizeof(out->detail), "the probe died (%s) in %s", how,
+	             step ? step : "loading the library");
 }
 
 enum cfapkg_err cfapkg_probe(struct cfapkg_ctx *ctx, const char *library,
@@ -152,43 +218,45 @@ enum cfapkg_err cfapkg_probe(struct cfapkg_ctx *ctx, const char *library,
                              struct cfapkg_probe_result *out)
 {
 	static char text[1 << 16];
-	const char *argv[2 * 16 + 4];
-	char prog[CFA_PATH_MAX];
+	const char **argv = NULL;
+	char *prog = NULL;
 	size_t i, n = 0;
 	int status = 0;
-	bool timed_out = false, got = false;
+	bool timed_out = false, got = false, full;
 	enum cfapkg_err e;
 
-	memset(out, 0, sizeof(*out));
+	memset(out, 0, sizeof(out[0]));
 	out->library = library;
-	if ((e = probe_program(ctx, prog, sizeof(prog))))
+	if ((e = probe_program(ctx, &prog)))
 		return e;
+	/* Every folder is passed on, however many. */
+	if (!(argv = cfa_calloc(2 * ndirs + 3, sizeof(*argv)))) {
+		cfa_free(prog);
+		return cfa_nomem(ctx);
+	}
 	argv[n++] = prog;
 	argv[n++] = library;
-	for (i = 0; i < ndirs && i < 16; i++) {
+	for (i = 0; i < ndirs; i++) {
 		argv[n++] = "--lib-dir";
 		argv[n++] = dirs[i];
 	}
 	argv[n] = NULL;
-	if ((e = cfapkg_run_capture(ctx, argv, timeout_ms, text, sizeof(text), &status,
-	                            &timed_out)))
+	e = cfapkg_run_capture(ctx, argv, timeout_ms, text, sizeof(text), &status, &timed_out);
+	cfa_free(argv);
+	cfa_free(prog);
+	if (e)
 		return e;
+	/* The capture keeps the first sizeof(text) - 1 bytes: a full buffer
+	 * without a verdict may have lost it, which is no crash. */
+	full = strlen(text) == sizeof(text) - 1;
 	parse_output(text, out, &got);
-	if (timed_out) {
-		out->status = CFAPKG_PROBE_TIMEOUT;
-		cfa_snprintf(out->detail, sizeof(out->detail), "no answer in %u s (last call: %s)",
-		             timeout_ms / 1000, out->last_step[0] ? out->last_step : "none");
+	if (timed_out || (!got && !full)) {
+		no_verdict(out, timed_out, status, timeout_ms);
 	} else if (!got) {
-		char how[32];
-		/* A Windows crash's status is its exception code (0xC0000005 for an
-		 * access violation), which Windows documents in hex. */
-		if ((unsigned)status >= 0xC0000000u)
-			cfa_snprintf(how, sizeof(how), "exception 0x%08X", (unsigned)status);
-		else
-			cfa_snprintf(how, sizeof(how), "status %d", status);
-		out->status = CFAPKG_PROBE_CRASHED;
-		cfa_snprintf(out->detail, sizeof(out->detail), "the probe died (%s) in %s", how,
-		             out->last_step[0] ? out->last_step : "loading the library");
+		out->status = CFAPKG_PROBE_FAILED;
+		cfa_fit_text(out->detail, sizeof(out->detail), "the probe printed more than %lu bytes "
+		             "(the library wrote to its output) and no verdict in them",
+		             (unsigned long)sizeof(text) - 1);
 	}
 	return CFAPKG_E_OK;
 }

@@ -5,6 +5,7 @@
  * environment set from it, undoably, so one process can alternate
  * environments (cfapkg bench).
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,15 +15,13 @@
 #include "env/env.h"
 #include "platform/platform.h"
 
-#define MAX_ITEMS 256
-
 struct resolver {
 	struct cfapkg_ctx *ctx;
 	struct cfapkg_runtime *rt;
 	const struct cfapkg_machine *m;
-	char gendir[CFA_PATH_MAX];
-	const char *warn[MAX_ITEMS];
-	size_t nwarn;
+	char *gendir;              /* the generation's folder (owned) */
+	const char **warn;         /* in the runtime's arena; the array is owned */
+	size_t nwarn, warn_cap;
 };
 
 static char *keep(struct resolver *r, const char *s)
@@ -34,6 +33,16 @@ static const char *str_of(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* Room in the runtime's arena for the members of doc[key] and extra more:
+ * every item is kept, however many the generation has. */
+static void *room_for(struct resolver *r, const cJSON *doc, const char *key, size_t extra,
+                      size_t size)
+{
+	size_t n = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, key)) + extra;
+
+	return cfa_arena_alloc(r->rt->arena, (n ? n : 1) * size);
 }
 
 /* The HIP SDK or ROCm of that version on this machine (same major.minor
@@ -54,84 +63,128 @@ static const char *system_prefix(const struct cfapkg_machine *m, const char *ver
 	return NULL;
 }
 
-/* The folder a part's {prefix} stands for, or NULL after a warning. */
-static const char *prefix_of(struct resolver *r, const cJSON *item, char *buf, size_t len)
+/* Warns once that a system part is not on this machine. */
+static enum cfapkg_err warn_missing(struct resolver *r, const cJSON *item)
 {
-	const char *part = str_of(item, "part"), *p;
-	char line[512];
+	char *line = cfa_aprintf("%s %s was not found on this machine; what it sets is left out",
+	                         str_of(item, "part"), str_of(item, "version"));
 	size_t i;
 
-	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "system"))) {
-		cfa_snprintf(buf, len, "%s/view/%s", r->gendir, part);
-		return buf;
-	}
-	if ((p = system_prefix(r->m, str_of(item, "version")))) {
-		cfa_snprintf(buf, len, "%s", p);
-		return buf;
-	}
-	cfa_snprintf(line, sizeof(line), "%s %s was not found on this machine; what it sets is "
-	             "left out", part, str_of(item, "version"));
+	if (!line)
+		return cfa_nomem(r->ctx);
 	for (i = 0; i < r->nwarn && strcmp(r->warn[i], line) != 0; i++)
 		;
-	if (i == r->nwarn && r->nwarn < MAX_ITEMS)
-		r->warn[r->nwarn++] = keep(r, line);
-	return NULL;
+	if (i == r->nwarn &&
+	    (cfa_grow((void **)&r->warn, &r->warn_cap, r->nwarn + 1, sizeof(*r->warn)) != 0 ||
+	     !(r->warn[r->nwarn++] = keep(r, line)))) {
+		cfa_free(line);
+		return cfa_nomem(r->ctx);
+	}
+	cfa_free(line);
+	return CFAPKG_E_OK;
 }
 
-/* Expands {prefix} and {gfx}; "/{gfx}" at the end falls back to the
- * parent folder when the per-target folder does not exist. */
-static void expand(const char *in, const char *prefix, const char *gfx, char *out, size_t len)
+/* The folder a part's {prefix} stands for (*out, cfa_free), or NULL in
+ * *out after a warning when the system part is not on this machine. */
+static enum cfapkg_err prefix_of(struct resolver *r, const cJSON *item, char **out)
 {
-	char tmp[CFA_PATH_MAX];
-	size_t n = 0;
+	const char *p;
 
-	while (*in && n + 1 < sizeof(tmp)) {
+	*out = NULL;
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "system")))
+		*out = cfa_aprintf("%s/view/%s", r->gendir, str_of(item, "part"));
+	else if ((p = system_prefix(r->m, str_of(item, "version"))))
+		*out = cfa_strdup(p);
+	else
+		return warn_missing(r, item);
+	return *out ? CFAPKG_E_OK : cfa_nomem(r->ctx);
+}
+
+/* "/{gfx}" at the end falls back to the parent folder when the per-target
+ * folder does not exist; Windows gets its own separators. */
+static void finish_path(char *path, const char *gfx)
+{
+	size_t n = strlen(path), g = strlen(gfx);
+
+	if (g && n > g && strcmp(path + n - g, gfx) == 0 && path[n - g - 1] == '/' &&
+	    !cfa_plat_is_dir(path))
+		path[n - g - 1] = '\0';
+	if (strcmp(cfa_plat_os(), "windows") == 0)
+		for (n = 0; path[n]; n++)
+			path[n] = path[n] == '/' ? '\\' : path[n];
+}
+
+/* Expands {prefix} and {gfx} into a new string (cfa_free), or NULL when
+ * out of memory. */
+static char *expand(const char *in, const char *prefix, const char *gfx)
+{
+	struct cfa_buf b;
+
+	cfa_buf_init(&b, SIZE_MAX);
+	cfa_buf_add(&b, "", 0); /* "" rather than nothing for an empty value */
+	while (*in) {
+		size_t n;
 		if (strncmp(in, "{prefix}", 8) == 0 && prefix) {
-			n += (size_t)snprintf(tmp + n, sizeof(tmp) - n, "%s", prefix);
+			cfa_buf_adds(&b, prefix);
 			in += 8;
 		} else if (strncmp(in, "{gfx}", 5) == 0) {
-			n += (size_t)snprintf(tmp + n, sizeof(tmp) - n, "%s", gfx);
+			cfa_buf_adds(&b, gfx);
 			in += 5;
 		} else {
-			tmp[n++] = *in++;
+			n = 1 + strcspn(in + 1, "{");
+			cfa_buf_add(&b, in, n);
+			in += n;
 		}
-		n = n < sizeof(tmp) ? n : sizeof(tmp) - 1;
 	}
-	tmp[n] = '\0';
-	n = strlen(tmp);
-	if (gfx[0] && n > strlen(gfx) && strcmp(tmp + n - strlen(gfx), gfx) == 0 &&
-	    tmp[n - strlen(gfx) - 1] == '/' && !cfa_plat_is_dir(tmp))
-		tmp[n - strlen(gfx) - 1] = '\0';
-	if (strcmp(cfa_plat_os(), "windows") == 0)
-		for (n = 0; tmp[n]; n++)
-			tmp[n] = tmp[n] == '/' ? '\\' : tmp[n];
-	cfa_snprintf(out, len, "%s", tmp);
+	if (b.failed) {
+		cfa_buf_fini(&b);
+		return NULL;
+	}
+	finish_path(b.data, gfx);
+	return b.data; /* the buffer's memory is the caller's now */
+}
+
+/* An item's value with {prefix} and {gfx} expanded, kept in the arena:
+ * *out NULL (no error) when its system part is not here. */
+static enum cfapkg_err resolve_value(struct resolver *r, const cJSON *it, const char *raw,
+                                     bool dir, const char **out)
+{
+	char *prefix = NULL, *value;
+	enum cfapkg_err e;
+	size_t i;
+
+	*out = NULL;
+	if ((dir || strstr(raw, "{prefix}")) && ((e = prefix_of(r, it, &prefix)) || !prefix))
+		return e;
+	value = expand(raw, prefix, r->rt->gfx);
+	cfa_free(prefix);
+	if (!value)
+		return cfa_nomem(r->ctx);
+	/* "{prefix}/." is the part's own folder */
+	i = strlen(value);
+	if (dir && i > 2 && value[i - 1] == '.' && (value[i - 2] == '/' || value[i - 2] == '\\'))
+		value[i - 2] = '\0';
+	*out = keep(r, value);
+	cfa_free(value);
+	return *out ? CFAPKG_E_OK : cfa_nomem(r->ctx);
 }
 
 static enum cfapkg_err resolve_paths(struct resolver *r, const cJSON *doc)
 {
-	const char *dirs[MAX_ITEMS];
-	char prefix[CFA_PATH_MAX], value[CFA_PATH_MAX];
+	const char **dirs = room_for(r, doc, "path", 0, sizeof(*dirs));
 	const cJSON *it;
-	size_t n = 0, i;
+	enum cfapkg_err e;
+	size_t n = 0;
 
+	if (!dirs)
+		return cfa_nomem(r->ctx);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "path"))
 	{
-		const char *p = prefix_of(r, it, prefix, sizeof(prefix));
-		if (!p || n == MAX_ITEMS)
-			continue;
-		expand(str_of(it, "dir"), p, r->rt->gfx, value, sizeof(value));
-		/* "{prefix}/." is the part's own folder */
-		i = strlen(value);
-		if (i > 2 && value[i - 1] == '.' && (value[i - 2] == '/' || value[i - 2] == '\\'))
-			value[i - 2] = '\0';
-		if (!(dirs[n++] = keep(r, value)))
-			return cfa_nomem(r->ctx);
+		if ((e = resolve_value(r, it, str_of(it, "dir"), true, &dirs[n])))
+			return e;
+		n += dirs[n] != NULL;
 	}
-	r->rt->path = cfa_arena_alloc(r->rt->arena, (n ? n : 1) * sizeof(*dirs));
-	if (!r->rt->path)
-		return cfa_nomem(r->ctx);
-	memcpy((void *)r->rt->path, dirs, n * sizeof(*dirs));
+	r->rt->path = dirs;
 	r->rt->npath = n;
 	return CFAPKG_E_OK;
 }
@@ -139,32 +192,33 @@ static enum cfapkg_err resolve_paths(struct resolver *r, const cJSON *doc)
 /* Later parts override earlier ones: one entry per name, the last value. */
 static enum cfapkg_err resolve_env(struct resolver *r, const cJSON *doc, int gpu_index)
 {
-	struct cfapkg_env_var *vars;
-	char prefix[CFA_PATH_MAX], value[CFA_PATH_MAX], idx[16];
+	struct cfapkg_env_var *vars = room_for(r, doc, "env", 1, sizeof(*vars));
+	char idx[16];
 	const cJSON *it;
+	enum cfapkg_err e;
 	size_t n = 0, i;
 
-	vars = cfa_arena_alloc(r->rt->arena, (MAX_ITEMS + 1) * sizeof(*vars));
 	if (!vars)
 		return cfa_nomem(r->ctx);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "env"))
 	{
-		const char *raw = str_of(it, "value"), *p = NULL;
-		if (strstr(raw, "{prefix}") && !(p = prefix_of(r, it, prefix, sizeof(prefix))))
+		const char *value;
+		if ((e = resolve_value(r, it, str_of(it, "value"), false, &value)))
+			return e;
+		if (!value)
 			continue;
-		expand(raw, p, r->rt->gfx, value, sizeof(value));
 		for (i = 0; i < n && strcmp(vars[i].name, str_of(it, "name")) != 0; i++)
 			;
-		if (i == MAX_ITEMS)
-			continue;
-		vars[i].name = keep(r, str_of(it, "name"));
-		vars[i].value = keep(r, value);
+		if (!(vars[i].name = keep(r, str_of(it, "name"))))
+			return cfa_nomem(r->ctx);
+		vars[i].value = value;
 		n += i == n;
 	}
-	if (gpu_index >= 0 && n < MAX_ITEMS) {
-		cfa_snprintf(idx, sizeof(idx), "%d", gpu_index);
-		vars[n].name = "HIP_VISIBLE_DEVICES";
-		vars[n++].value = keep(r, idx);
+	if (gpu_index >= 0) {
+		/* An int always fits. */
+		if (!cfa_snprintf(idx, sizeof(idx), "%d", gpu_index) || !(vars[n].value = keep(r, idx)))
+			return cfa_nomem(r->ctx);
+		vars[n++].name = "HIP_VISIBLE_DEVICES";
 	}
 	r->rt->env = vars;
 	r->rt->nenv = n;
@@ -175,67 +229,83 @@ static enum cfapkg_err resolve_parts(struct resolver *r, const cJSON *doc)
 {
 	static const enum cfapkg_kind kinds[] = {CFAPKG_KIND_PACKAGE, CFAPKG_KIND_SYSTEM,
 	                                         CFAPKG_KIND_META, CFAPKG_KIND_USER};
-	struct cfapkg_runtime_part *parts;
-	char prefix[CFA_PATH_MAX];
+	struct cfapkg_runtime_part *parts = room_for(r, doc, "parts", 0, sizeof(*parts));
 	const cJSON *it;
+	enum cfapkg_err e;
 	size_t n = 0, k;
 
-	parts = cfa_arena_alloc(r->rt->arena, (MAX_ITEMS + 1) * sizeof(*parts));
 	if (!parts)
 		return cfa_nomem(r->ctx);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "parts"))
 	{
-		const char *p;
-		if (n == MAX_ITEMS)
-			break;
+		char *p = NULL;
 		parts[n].name = keep(r, str_of(it, "part"));
 		parts[n].version = keep(r, str_of(it, "version"));
 		parts[n].kind = CFAPKG_KIND_META;
 		for (k = 0; k < 4; k++)
 			if (strcmp(str_of(it, "kind"), cfapkg_kind_name(kinds[k])) == 0)
 				parts[n].kind = kinds[k];
-		p = parts[n].kind == CFAPKG_KIND_META ? NULL : prefix_of(r, it, prefix, sizeof(prefix));
-		parts[n++].prefix = p ? keep(r, p) : NULL;
+		if (parts[n].kind != CFAPKG_KIND_META && (e = prefix_of(r, it, &p)))
+			return e;
+		parts[n].prefix = p ? keep(r, p) : NULL;
+		cfa_free(p);
+		if (!parts[n].name || !parts[n].version || (p && !parts[n].prefix))
+			return cfa_nomem(r->ctx);
+		n++;
 	}
 	r->rt->parts = parts;
 	r->rt->nparts = n;
 	return CFAPKG_E_OK;
 }
 
+static const char *keep_path(struct resolver *r, const char *fmt, ...) CFA_PRINTF(2, 3);
+
+/* gendir/ + the formatted rest, kept in the arena; NULL when out of memory. */
+static const char *keep_path(struct resolver *r, const char *fmt, ...)
+{
+	char *rel, *path = NULL;
+	const char *kept = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	rel = cfa_vaprintf(fmt, ap);
+	va_end(ap);
+	if (rel && (path = cfa_aprintf("%s/%s", r->gendir, rel)))
+		kept = keep(r, path);
+	cfa_free(rel);
+	cfa_free(path);
+	return kept;
+}
+
 static enum cfapkg_err resolve_files(struct resolver *r, const cJSON *doc)
 {
-	struct cfapkg_stage_file *st;
-	char path[CFA_PATH_MAX];
+	struct cfapkg_stage_file *st = room_for(r, doc, "stage", 0, sizeof(*st));
 	const cJSON *it, *l = cJSON_GetObjectItemCaseSensitive(doc, "launcher");
 	size_t n = 0;
 
-	st = cfa_arena_alloc(r->rt->arena, (MAX_ITEMS + 1) * sizeof(*st));
 	if (!st)
 		return cfa_nomem(r->ctx);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "stage"))
 	{
+		const char *as = str_of(it, "as");
 		size_t i;
-		if (!cfa_safe_relative(str_of(it, "from")) || strpbrk(str_of(it, "as"), "/\\:") ||
-		    !str_of(it, "as")[0])
+		if (!cfa_safe_relative(str_of(it, "from")) || strpbrk(as, "/\\:") || !as[0])
 			continue;
 		/* one file per name: a later part's (an overlay's) replaces an earlier one's */
-		for (i = 0; i < n && strcmp(st[i].as, str_of(it, "as")) != 0; i++)
+		for (i = 0; i < n && strcmp(st[i].as, as) != 0; i++)
 			;
-		if (i == MAX_ITEMS)
-			continue;
-		cfa_snprintf(path, sizeof(path), "%s/%s", r->gendir, str_of(it, "from"));
 		st[i].part = keep(r, str_of(it, "part"));
-		st[i].from = keep(r, path);
-		st[i].as = keep(r, str_of(it, "as"));
+		st[i].from = keep_path(r, "%s", str_of(it, "from"));
+		st[i].as = keep(r, as);
+		if (!st[i].part || !st[i].from || !st[i].as)
+			return cfa_nomem(r->ctx);
 		n += i == n;
 	}
 	r->rt->stage = st;
 	r->rt->nstage = n;
-	if (l && strcmp(r->rt->os, "windows") == 0 && cfa_safe_relative(str_of(l, "file"))) {
-		cfa_snprintf(path, sizeof(path), "%s/view/%s/%s", r->gendir, str_of(l, "part"),
-		             str_of(l, "file"));
-		r->rt->launcher = keep(r, path);
-	}
+	if (l && strcmp(r->rt->os, "windows") == 0 && cfa_safe_relative(str_of(l, "file")) &&
+	    !(r->rt->launcher = keep_path(r, "view/%s/%s", str_of(l, "part"), str_of(l, "file"))))
+		return cfa_nomem(r->ctx);
 	return CFAPKG_E_OK;
 }
 
@@ -265,38 +335,58 @@ static enum cfapkg_err resolve(struct resolver *r, const cJSON *doc, const char 
 	rt->warnings = cfa_arena_alloc(rt->arena, (r->nwarn + 1) * sizeof(char *));
 	if (!rt->warnings)
 		return cfa_nomem(r->ctx);
-	memcpy((void *)rt->warnings, r->warn, r->nwarn * sizeof(char *));
+	if (r->nwarn)
+		memcpy((void *)rt->warnings, r->warn, r->nwarn * sizeof(char *));
 	rt->nwarnings = r->nwarn;
 	return CFAPKG_E_OK;
+}
+
+/* The generation's runtime.json, parsed, and its folder (*dir, owned). */
+static enum cfapkg_err read_runtime(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
+                                    char **dir, cJSON **doc)
+{
+	enum cfapkg_err e;
+	char *path = NULL;
+
+	if (gen == 0)
+		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "environment \"%s\" has nothing installed "
+		                "yet: run 'cfapkg install --env %s NAME'", env, env);
+	if ((e = cfa_gen_dir(ctx, env, gen, dir)))
+		return e;
+	if (!(e = cfa_path(ctx, &path, "%s/runtime.json", *dir)))
+		e = cfa_json_read_file(ctx, path, CFAPKG_E_LOCKFILE, doc);
+	cfa_free(path);
+	if (e)
+		CFA_FREE(*dir);
+	return e;
 }
 
 enum cfapkg_err cfapkg_runtime_load(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                     const struct cfapkg_machine *m, int gpu_index,
                                     struct cfapkg_runtime **out)
 {
-	struct resolver r = {ctx, NULL, m, "", {0}, 0};
-	char path[CFA_PATH_MAX];
+	struct resolver r = {ctx, NULL, m, NULL, NULL, 0, 0};
 	cJSON *doc = NULL;
 	enum cfapkg_err e;
 
 	if (gen == 0 && (e = cfapkg_env_current(ctx, env, &gen)))
 		return e;
-	if ((e = cfapkg_gen_path(ctx, env, gen, "runtime.json", path, sizeof(path))) ||
-	    (e = cfa_json_read_file(ctx, path, CFAPKG_E_LOCKFILE, &doc)))
+	if ((e = read_runtime(ctx, env, gen, &r.gendir, &doc)))
 		return e;
-	cfa_snprintf(r.gendir, sizeof(r.gendir), "%s", path);
-	*strrchr(r.gendir, '/') = '\0';
 	if (!(r.rt = cfa_calloc(1, sizeof(*r.rt))) ||
 	    !(r.rt->arena = cfa_calloc(1, sizeof(*r.rt->arena)))) {
-		cfa_free(r.rt);
-		cJSON_Delete(doc);
-		return cfa_nomem(ctx);
+		e = cfa_nomem(ctx);
+	} else {
+		cfa_arena_init(r.rt->arena);
+		r.rt->generation = gen;
+		e = resolve(&r, doc, env, gpu_index);
 	}
-	cfa_arena_init(r.rt->arena);
-	r.rt->generation = gen;
-	e = resolve(&r, doc, env, gpu_index);
 	cJSON_Delete(doc);
+	cfa_free(r.gendir);
+	cfa_free(r.warn);
 	if (e) {
+		if (r.rt && !r.rt->arena)
+			CFA_FREE(r.rt);
 		cfapkg_runtime_free(r.rt);
 		return e;
 	}

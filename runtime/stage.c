@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "core/json_build.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "env/env.h"
@@ -15,27 +16,40 @@
 #define RECORD ".cfapkg-staged.json"
 #define SAVED ".cfapkg-saved"
 
-static cJSON *read_record(struct cfapkg_ctx *ctx, const char *dir)
+/* The record in dir, or NULL when there is none that reads. */
+static enum cfapkg_err read_record(struct cfapkg_ctx *ctx, const char *dir, cJSON **doc)
 {
-	char path[CFA_PATH_MAX];
-	cJSON *doc = NULL;
+	char *path = NULL;
+	enum cfapkg_err e = cfa_path(ctx, &path, "%s/%s", dir, RECORD);
 
-	cfa_snprintf(path, sizeof(path), "%s/%s", dir, RECORD);
-	if (!cfa_plat_is_file(path))
-		return NULL;
-	if (cfa_json_read_file(ctx, path, CFAPKG_E_IO, &doc) != CFAPKG_E_OK) {
-		cfapkg_ctx_clear_error(ctx);
-		return NULL;
+	*doc = NULL;
+	if (!e && cfa_plat_is_file(path) &&
+	    cfa_json_read_file(ctx, path, CFAPKG_E_IO, doc) != CFAPKG_E_OK) {
+		*doc = NULL;
+		cfapkg_ctx_clear_error(ctx); /* an unreadable record is no record */
 	}
-	return doc;
+	if (*doc && !cJSON_IsObject(*doc)) {
+		cJSON_Delete(*doc); /* nor is one of another shape */
+		*doc = NULL;
+	}
+	cfa_free(path);
+	return e;
 }
 
-static enum cfapkg_err write_record(struct cfapkg_ctx *ctx, const char *dir, const cJSON *doc)
+/* Writes a copy of the record (doc stays the caller's); a record whose
+ * build failed is never written. */
+static enum cfapkg_err write_record(struct cfapkg_ctx *ctx, const char *dir,
+                                   struct cfa_json_build *jb, const cJSON *doc)
 {
-	char path[CFA_PATH_MAX];
+	char *path = NULL;
+	enum cfapkg_err e;
 
-	cfa_snprintf(path, sizeof(path), "%s/%s", dir, RECORD);
-	return cfa_write_json(ctx, path, cJSON_Duplicate(doc, 1));
+	if (jb->failed)
+		return cfa_nomem(ctx);
+	if (!(e = cfa_path(ctx, &path, "%s/%s", dir, RECORD)))
+		e = cfa_write_json(ctx, path, cJSON_Duplicate(doc, 1)); /* NULL: out of memory */
+	cfa_free(path);
+	return e;
 }
 
 static cJSON *entry_named(cJSON *files, const char *name)
@@ -68,116 +82,167 @@ static const char *entry_str(const cJSON *e, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* One file: record it, keep a user's file aside, copy ours in. */
-static enum cfapkg_err stage_one(struct cfapkg_ctx *ctx, const char *dir, cJSON *doc,
-                                 const struct cfapkg_stage_file *s)
+/* A file placed in dir and the name a user's own file of that name is
+ * kept under: dir/NAME and dir/NAME.cfapkg-saved (cfa_free both). */
+static enum cfapkg_err placed_paths(struct cfapkg_ctx *ctx, const char *dir, const char *name,
+                                    char **dst, char **save)
+{
+	enum cfapkg_err e;
+
+	*save = NULL;
+	if ((e = cfa_path(ctx, dst, "%s/%s", dir, name)) ||
+	    (e = cfa_path(ctx, save, "%s/%s%s", dir, name, SAVED)))
+		CFA_FREE(*dst);
+	return e;
+}
+
+/* Records one file in doc: its hash, and the saved name when a user's
+ * file is there to keep aside.  *ours: the file there is the one staged. */
+static enum cfapkg_err record_one(struct cfapkg_ctx *ctx, struct cfa_json_build *jb, cJSON *doc,
+                                  const char *dir, const struct cfapkg_stage_file *s,
+                                  const char *dst, const char *save, const char *hex,
+                                  bool *ours)
 {
 	cJSON *files = cJSON_GetObjectItemCaseSensitive(doc, "files"), *e;
-	char dst[CFA_PATH_MAX], save[CFA_PATH_MAX], hex[65];
-	bool ours = false;
-	enum cfapkg_err err;
 
-	if ((err = cfapkg_sha256_file(ctx, s->from, hex, NULL)))
-		return err;
-	cfa_snprintf(dst, sizeof(dst), "%s/%s", dir, s->as);
-	cfa_snprintf(save, sizeof(save), "%s/%s%s", dir, s->as, SAVED);
+	*ours = false;
 	if ((e = entry_named(files, s->as)))
-		ours = same_hash(ctx, dst, entry_str(e, "sha256")) || !cfa_plat_is_file(dst);
+		*ours = same_hash(ctx, dst, entry_str(e, "sha256")) || !cfa_plat_is_file(dst);
 	if (!e) {
-		e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "name", s->as);
-		cJSON_AddItemToArray(files, e);
+		e = cfa_json_new_object(jb);
+		cfa_json_add_string(jb, e, "name", s->as);
+		cfa_json_append(jb, files, e);
 	}
-	cJSON_DeleteItemFromObjectCaseSensitive(e, "sha256");
-	cJSON_AddStringToObject(e, "sha256", hex);
-	if (!ours && cfa_plat_is_file(dst)) {
+	cfa_json_set_string(jb, e, "sha256", hex);
+	if (!*ours && cfa_plat_is_file(dst)) {
 		if (cfa_plat_is_file(save))
 			return cfa_fail(ctx, CFAPKG_E_IO, "%s: a saved copy of it is already there "
 			                "(%s); run 'cfapkg unstage %s' first", dst, save, dir);
-		cJSON_DeleteItemFromObjectCaseSensitive(e, "saved");
-		cJSON_AddStringToObject(e, "saved", s->as);
+		cfa_json_set_string(jb, e, "saved", s->as);
 	}
-	if ((err = write_record(ctx, dir, doc)))
-		return err;
+	return CFAPKG_E_OK;
+}
+
+/* One file: record it, keep a user's file aside, copy ours in. */
+static enum cfapkg_err stage_one(struct cfapkg_ctx *ctx, const char *dir,
+                                 struct cfa_json_build *jb, cJSON *doc,
+                                 const struct cfapkg_stage_file *s)
+{
+	char *dst = NULL, *save = NULL, hex[65];
+	bool ours = false;
+	enum cfapkg_err err;
+
+	if ((err = cfapkg_sha256_file(ctx, s->from, hex, NULL)) ||
+	    (err = placed_paths(ctx, dir, s->as, &dst, &save)) ||
+	    (err = record_one(ctx, jb, doc, dir, s, dst, save, hex, &ours)) ||
+	    (err = write_record(ctx, dir, jb, doc)))
+		goto out;
 	cfa_crash_point();
-	if (!ours && cfa_plat_is_file(dst) && cfa_plat_rename(dst, save) != 0)
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot set it aside (is the program "
-		                "running?)", dst);
+	if (!ours && cfa_plat_is_file(dst) && cfa_plat_rename(dst, save) != 0) {
+		err = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot set it aside (is the program running?)",
+		               dst);
+		goto out;
+	}
 	cfa_plat_remove(dst);
 	if (cfa_plat_copy_file(s->from, dst) != 0)
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot copy it to %s", s->from, dst);
-	return CFAPKG_E_OK;
+		err = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot copy it to %s", s->from, dst);
+out:
+	cfa_free(dst);
+	cfa_free(save);
+	return err;
+}
+
+/* The record to add to: the one in dir, else a new one. */
+static cJSON *start_record(struct cfa_json_build *jb, cJSON *doc,
+                           const struct cfapkg_runtime *rt)
+{
+	if (!doc) {
+		doc = cfa_json_new_object(jb);
+		cfa_json_add_number(jb, doc, "format", 1);
+	}
+	if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "files")))
+		cfa_json_set_item(jb, doc, "files", cfa_json_new_array(jb));
+	cfa_json_set_string(jb, doc, "env", rt->env_name);
+	cfa_json_set_number(jb, doc, "generation", rt->generation);
+	return doc;
 }
 
 enum cfapkg_err cfapkg_stage(struct cfapkg_ctx *ctx, const struct cfapkg_runtime *rt,
                              const char *dir, size_t *count)
 {
-	cJSON *doc = read_record(ctx, dir);
-	enum cfapkg_err e = CFAPKG_E_OK;
+	struct cfa_json_build jb = {false};
+	cJSON *doc = NULL;
+	enum cfapkg_err e;
 	size_t i;
 
 	*count = 0;
 	if (!cfa_plat_is_dir(dir))
 		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "%s: no such folder", dir);
-	if (!doc) {
-		doc = cJSON_CreateObject();
-		cJSON_AddNumberToObject(doc, "format", 1);
-		cJSON_AddItemToObject(doc, "files", cJSON_CreateArray());
-	}
-	cJSON_DeleteItemFromObjectCaseSensitive(doc, "env");
-	cJSON_DeleteItemFromObjectCaseSensitive(doc, "generation");
-	cJSON_AddStringToObject(doc, "env", rt->env_name);
-	cJSON_AddNumberToObject(doc, "generation", rt->generation);
+	if ((e = read_record(ctx, dir, &doc)))
+		return e;
+	doc = start_record(&jb, doc, rt);
 	for (i = 0; i < rt->nstage && !e; i++)
-		if (!(e = stage_one(ctx, dir, doc, &rt->stage[i])))
+		if (!(e = stage_one(ctx, dir, &jb, doc, &rt->stage[i])))
 			(*count)++;
+	if (!e && jb.failed)
+		e = cfa_nomem(ctx); /* nothing to stage, and the record could not be built */
 	cJSON_Delete(doc);
 	return e;
 }
 
 /* One recorded file: ours goes, a saved one comes back. */
-static void unstage_one(struct cfapkg_ctx *ctx, const char *dir, const cJSON *e,
-                        void (*fn)(void *, const char *), void *arg, size_t *count)
+static enum cfapkg_err unstage_one(struct cfapkg_ctx *ctx, const char *dir, const cJSON *e,
+                                   void (*fn)(void *, const char *), void *arg, size_t *count)
 {
 	const char *name = entry_str(e, "name"), *saved = entry_str(e, "saved");
-	char dst[CFA_PATH_MAX], save[CFA_PATH_MAX], note[2 * CFA_PATH_MAX + 128];
+	char *dst = NULL, *save = NULL, *note = NULL;
+	bool kept;
+	enum cfapkg_err err;
 
 	if (!name || strpbrk(name, "/\\:"))
-		return;
-	cfa_snprintf(dst, sizeof(dst), "%s/%s", dir, name);
-	cfa_snprintf(save, sizeof(save), "%s/%s%s", dir, name, SAVED);
+		return CFAPKG_E_OK;
+	if ((err = placed_paths(ctx, dir, name, &dst, &save)))
+		return err;
+	kept = saved && cfa_plat_is_file(save);
 	if (cfa_plat_is_file(dst) && !same_hash(ctx, dst, entry_str(e, "sha256"))) {
-		cfa_snprintf(note, sizeof(note), "%s changed since it was staged: left as it is%s%s",
-		             dst, saved && cfa_plat_is_file(save) ? "; your original is " : "",
-		             saved && cfa_plat_is_file(save) ? save : "");
-		if (fn)
-			fn(arg, note);
-		return;
+		err = cfa_path(ctx, &note, "%s changed since it was staged: left as it is%s%s", dst,
+		               kept ? "; your original is " : "", kept ? save : "");
+	} else {
+		cfa_plat_remove(dst);
+		if (kept && cfa_plat_rename(save, dst) != 0)
+			err = cfa_path(ctx, &note, "%s: cannot put it back as %s", save, dst);
+		(*count)++;
 	}
-	cfa_plat_remove(dst);
-	if (saved && cfa_plat_is_file(save) && cfa_plat_rename(save, dst) != 0 && fn) {
-		cfa_snprintf(note, sizeof(note), "%s: cannot put it back as %s", save, dst);
+	if (note && fn)
 		fn(arg, note);
-	}
-	(*count)++;
+	cfa_free(note);
+	cfa_free(dst);
+	cfa_free(save);
+	return err;
 }
 
 enum cfapkg_err cfapkg_unstage(struct cfapkg_ctx *ctx, const char *dir,
                                void (*fn)(void *arg, const char *note), void *arg,
                                size_t *count)
 {
-	cJSON *doc = read_record(ctx, dir);
+	cJSON *doc = NULL;
 	const cJSON *e;
-	char path[CFA_PATH_MAX];
+	char *path = NULL;
+	enum cfapkg_err err;
 
 	*count = 0;
+	if ((err = read_record(ctx, dir, &doc)))
+		return err;
 	if (!doc)
 		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "%s: cfapkg staged nothing here (no %s)", dir,
 		                RECORD);
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "files"))
-		unstage_one(ctx, dir, e, fn, arg, count);
+		if ((err = unstage_one(ctx, dir, e, fn, arg, count)))
+			break;
 	cJSON_Delete(doc);
-	cfa_snprintf(path, sizeof(path), "%s/%s", dir, RECORD);
-	cfa_plat_remove(path);
-	return CFAPKG_E_OK;
+	/* The record goes only once every file it lists was dealt with. */
+	if (!err && !(err = cfa_path(ctx, &path, "%s/%s", dir, RECORD)))
+		cfa_plat_remove(path);
+	cfa_free(path);
+	return err;
 }

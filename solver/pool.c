@@ -10,6 +10,7 @@
 #include <solv/repo.h>
 
 #include "core/mem.h"
+#include "core/strbuf.h"
 #include "core/version.h"
 #include "solver/solver.h"
 
@@ -248,12 +249,16 @@ static enum cfapkg_err add_marker(struct builder *b, Solvable *s, enum cfa_marke
                                   const struct cfapkg_version *v, const struct cfapkg_dep *d)
 {
 	struct cfapkg_plan *plan = b->plan;
-	char text[512];
+	/* The whole text names the marker: two cut to the same length would
+	 * share one and blame the wrong dependency. */
+	char *text = cfa_aprintf("!%d:%s=%s:%s", (int)kind, v->recipe->name, v->version,
+	                         d ? d->text : "");
 	Id id;
 
-	snprintf(text, sizeof(text), "!%d:%s=%s:%s", (int)kind, v->recipe->name, v->version,
-	         d ? d->text : "");
+	if (!text)
+		return cfa_nomem(plan->ctx);
 	id = pool_str2id(b->pool, text, 1);
+	cfa_free(text);
 	if ((size_t)id >= plan->marker_of_cap) {
 		size_t old = plan->marker_of_cap;
 		if (cfa_grow((void **)&plan->marker_of, &plan->marker_of_cap, (size_t)id + 1,

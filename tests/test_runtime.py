@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Running under environments: the runtime config for Windows and Linux
 (golden files), staging and unstaging beside a program (a user's own DLL
-survives), arguments and exit status through 'cfapkg run', the doctor's
-classification of fake CUDA libraries (works, missing symbol, errors,
-hang, crash, wrong results), the overlay warning, and bench statistics."""
+survives), paths too long for the old fixed buffers (used whole or
+refused naming them, never cut), arguments and exit status through
+'cfapkg run', the doctor's classification of fake CUDA libraries (works,
+missing symbol, errors, hang, crash, wrong results), the overlay warning,
+and bench statistics."""
 import hashlib
 import json
 import os
@@ -255,12 +257,55 @@ def test_doctor_marks(root):
           "cuInit returned 100" in g["marks"][-1]["reason"], g["marks"][-1:])
 
 
+def deep_folder(base, length):
+    """A folder path of exactly length characters below base, in names of
+    at most 200 characters (file systems allow 255 in one name)."""
+    path = str(base)
+    while len(path) < length:
+        need = length - len(path)
+        part = 200 if need > 300 else 100 if need > 201 else need - 1
+        path += "/" + "d" * part
+    return path
+
+
+def test_long_paths(root, tmp):
+    """Paths past the 4096 bytes fixed buffers once held are used whole or
+    refused naming them whole: never cut into the name of another file."""
+    # Every file staged into this folder, and its record, has a path of
+    # more than 4095 characters; the folder itself has fewer.
+    prog = deep_folder(tmp / "long", 4086)
+    os.makedirs(prog)
+    pathlib.Path(prog, "app.exe").write_bytes(b"program\n")
+    before = sorted(os.listdir(prog))
+    r = root.run("stage", "--env", "rt-windows", prog)
+    after = sorted(os.listdir(prog))
+    if r.returncode == 0:  # a system that takes such paths (Windows: \\?\ paths)
+        check("stage into a deep folder places the DLLs under their whole names",
+              "cublas64_11.dll" in after and ".cfapkg-staged.json" in after, after)
+        r = root.run("unstage", prog)
+        check("unstage restores the deep folder", r.returncode == 0 and
+              sorted(os.listdir(prog)) == before, r.stderr[-400:])
+    else:  # Linux: its record's path is past what the system opens
+        said = r.stderr.replace("\\", "/")
+        check("stage into a deep folder is refused naming the whole path",
+              r.returncode != 0 and (prog + "/.cfapkg-staged.json" in said or
+                                     prog + ": no such folder" in said), r.stderr[-400:])
+        check("stage into a deep folder writes nothing under a cut name", after == before,
+              after)
+    program = deep_folder(prog, 5000) + "/prog"
+    r = root.run("run", "--env", "rt-linux", "--no-stage", "--", program)
+    check("run of a program path of 5000 characters fails naming it whole",
+          r.returncode == 4 and program + ": no such program" in r.stderr.replace("\\", "/"),
+          r.stderr[-400:])
+
+
 def main():
     update = os.environ.get("CFAPKG_UPDATE_GOLDEN") == "1"
     with channel.served("cfapkg-rt-", headers=5, big=1000) as (tmp, _, recipes):
         root = channel.Root(BIN, tmp / "root", recipes)
         test_golden(root, update)
         test_staging(root, tmp)
+        test_long_paths(root, tmp)
         test_run(root)
         test_doctor(root)
         test_overlay(root, tmp)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Transactions run by the library, against a channel served by nginx on
-127.0.0.1: an install notices a store folder that went missing and
+127.0.0.1: an install notices a store folder that went missing or whose
+files no longer have their recorded sizes and permission bits, and
 restores it in a new generation instead of saying "Nothing to do";
 `cfapkg repair` does the same for the current set without solving; no
 fixed limit on how many packages or mirrors a transaction carries; a
@@ -36,6 +37,33 @@ def test_missing_store_folder(root):
     r = root.change("install", "pytorch-cuda-stack", "zluda==6-preview.69")
     check("then there is nothing to do", r.returncode == 0 and "Nothing to do" in r.stdout,
           r.stdout)
+
+
+def test_damaged_store_folder(root):
+    """A file of a store folder cut short (a full disk, a slip): install
+    sees it without hashing (the manifest's sizes) and unpacks the folder
+    again from the cached archive, downloading nothing."""
+    gen = root.current()
+    lib = store(root, "libtorch-cuda") / "lib" / "torch_cpu.dll"
+    want = lib.read_bytes()
+    lib.chmod(0o644)
+    lib.write_bytes(want[: len(want) // 2])
+    r = root.change("install", "pytorch-cuda-stack", "zluda==6-preview.69")
+    check("install notices a store file cut short",
+          r.returncode == 0 and "Nothing to do" not in r.stdout and
+          "libtorch-cuda 2.3.0+cu118 (store folder restored)" in r.stdout, r.stdout + r.stderr)
+    check("the archive is in the cache: nothing to download",
+          "to download: 0 B" in r.stdout, r.stdout)
+    lib = store(root, "libtorch-cuda") / "lib" / "torch_cpu.dll"
+    check("the folder is unpacked again, in a new generation",
+          lib.read_bytes() == want and root.current() == gen + 1, root.current())
+    check("verify passes after it", root.run("verify").returncode == 0)
+    gone = store(root, "zluda-6-preview.69") / "nvcuda.dll"
+    gone.unlink()
+    r = root.change("install", "pytorch-cuda-stack", "zluda==6-preview.69")
+    check("install notices a store file deleted",
+          r.returncode == 0 and "zluda 6-preview.69 (store folder restored)" in r.stdout and
+          gone.is_file(), r.stdout + r.stderr)
 
 
 def test_repair(root, recipes):
@@ -110,6 +138,7 @@ def main():
     with channel.served("cfapkg-trans-") as (tmp, srv, recipes):
         root = channel.Root(BIN, tmp / "root", recipes)
         test_missing_store_folder(root)
+        test_damaged_store_folder(root)
         test_repair(root, recipes)
         test_repair_damage(root)
         test_no_space(root)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/strbuf.h"
 #include "trans/trans.h"
 
 bool cfa_strv_push(char ***v, size_t *n, size_t *cap, const char *s)
@@ -67,17 +68,18 @@ static bool was_requested(const struct cfapkg_lock *old, const char *name)
 
 static enum cfapkg_err keep_installed(struct cfapkg_trans *t)
 {
-	char spec[512];
 	size_t i;
 
 	for (i = 0; t->old && i < t->old->nparts; i++) {
 		const struct cfapkg_locked *p = &t->old->parts[i];
+		char *spec;
+		bool ok;
 		if (t->o.kind == CFAPKG_TRANS_UPDATE && (t->o.nargs == 0 || named(t, p->name)))
 			continue;
-		if (!cfa_snprintf(spec, sizeof(spec), "%s==%s", p->name, p->version))
-			return cfa_fail(t->ctx, CFAPKG_E_LOCKFILE, "%s %s: name too long", p->name,
-			                p->version);
-		if (!cfa_strv_push(&t->prefer, &t->nprefer, &t->prefer_cap, spec))
+		spec = cfa_aprintf("%s==%s", p->name, p->version);
+		ok = spec && cfa_strv_push(&t->prefer, &t->nprefer, &t->prefer_cap, spec);
+		cfa_free(spec);
+		if (!ok)
 			return cfa_nomem(t->ctx);
 	}
 	return CFAPKG_E_OK;
@@ -115,28 +117,29 @@ static enum cfapkg_err add_change(struct cfapkg_trans *t, enum cfapkg_change_kin
                                   const char *name, const char *from, const char *to)
 {
 	struct cfapkg_change *c;
-	char text[1024];
+	char *text;
 
 	if (kind == CFAPKG_CHANGE_ADD)
-		cfa_snprintf(text, sizeof(text), "+%s %s", name, to);
+		text = cfa_aprintf("+%s %s", name, to);
 	else if (kind == CFAPKG_CHANGE_REMOVE)
-		cfa_snprintf(text, sizeof(text), "-%s %s", name, from);
+		text = cfa_aprintf("-%s %s", name, from);
 	else if (kind == CFAPKG_CHANGE_RESTORE)
-		cfa_snprintf(text, sizeof(text), "%s %s (store folder restored)", name, to);
+		text = cfa_aprintf("%s %s (store folder restored)", name, to);
 	else if (kind == CFAPKG_CHANGE_RELINK)
-		cfa_snprintf(text, sizeof(text), "%s %s (view linked again)", name, to);
+		text = cfa_aprintf("%s %s (view linked again)", name, to);
 	else
-		cfa_snprintf(text, sizeof(text), "%s %s -> %s", name, from, to);
-	if (cfa_grow((void **)&t->changes, &t->changes_cap, t->nchanges + 1, sizeof(*c)) != 0)
+		text = cfa_aprintf("%s %s -> %s", name, from, to);
+	if (!text || cfa_grow((void **)&t->changes, &t->changes_cap, t->nchanges + 1,
+	                      sizeof(*c)) != 0) {
+		cfa_free(text);
 		return cfa_nomem(t->ctx);
-	c = &t->changes[t->nchanges];
+	}
+	c = &t->changes[t->nchanges++];
 	c->kind = kind;
 	c->name = name;
 	c->from = from;
 	c->to = to;
-	if (!(c->text = cfa_strdup(text)))
-		return cfa_nomem(t->ctx);
-	t->nchanges++;
+	c->text = text;
 	return CFAPKG_E_OK;
 }
 
@@ -144,6 +147,20 @@ static bool same_artifact(const struct cfapkg_locked *a, const struct cfapkg_loc
 {
 	return strcmp(a->version, b->version) == 0 &&
 	       (!b->sha256 || (a->sha256 && strcmp(a->sha256, b->sha256) == 0));
+}
+
+/* A kept package whose store folder is gone, or no longer as unpacked,
+ * is restored: the damaged folder is set aside at commit and unpacked
+ * again, and the new generation links the new one. */
+static enum cfapkg_err check_store(struct cfapkg_trans *t, const struct cfapkg_locked *p)
+{
+	if (!cfapkg_store_has(t->ctx, p))
+		return add_change(t, CFAPKG_CHANGE_RESTORE, p->name, p->version, p->version);
+	if (cfa_store_intact(t->ctx, p))
+		return CFAPKG_E_OK;
+	if (!cfa_strv_push(&t->damaged, &t->ndamaged, &t->damaged_cap, p->store))
+		return cfa_nomem(t->ctx);
+	return add_change(t, CFAPKG_CHANGE_RESTORE, p->name, p->version, p->version);
 }
 
 enum cfapkg_err cfa_trans_diff(struct cfapkg_trans *t)
@@ -158,8 +175,8 @@ enum cfapkg_err cfa_trans_diff(struct cfapkg_trans *t)
 			e = add_change(t, CFAPKG_CHANGE_ADD, p->name, NULL, p->version);
 		else if (!same_artifact(o, p))
 			e = add_change(t, CFAPKG_CHANGE_MOVE, p->name, o->version, p->version);
-		else if (p->kind == CFAPKG_KIND_PACKAGE && !cfapkg_store_has(t->ctx, p))
-			e = add_change(t, CFAPKG_CHANGE_RESTORE, p->name, o->version, p->version);
+		else if (p->kind == CFAPKG_KIND_PACKAGE)
+			e = check_store(t, p);
 	}
 	for (i = 0; old && i < old->nparts && !e; i++)
 		if (!cfapkg_lock_find(new, old->parts[i].name))

@@ -119,11 +119,14 @@ static enum cfapkg_err from_lockfile(struct cfapkg_trans *t)
 	if (e == CFAPKG_E_LOCKFILE)
 		return e; /* the file itself is wrong: its message says how */
 	if (e) {
-		char why[1024];
-		cfa_snprintf(why, sizeof(why), "%s", cfapkg_ctx_error(t->ctx));
+		char *why = cfa_strdup(cfapkg_ctx_error(t->ctx));
+		if (!why)
+			return cfa_nomem(t->ctx);
 		cfapkg_ctx_clear_error(t->ctx);
 		/* The message names the file already; the code says "no set fits". */
-		return cfa_fail(t->ctx, CFAPKG_E_UNSOLVABLE, "%s", why);
+		e = cfa_fail(t->ctx, CFAPKG_E_UNSOLVABLE, "%s", why);
+		cfa_free(why);
+		return e;
 	}
 	return CFAPKG_E_OK;
 }
@@ -187,6 +190,20 @@ bool cfapkg_trans_nothing_to_do(const struct cfapkg_trans *t)
 	return t->nothing;
 }
 
+/* Whether commit unpacks this package: its folder is missing, or damaged
+ * and set aside first. */
+static bool to_unpack(const struct cfapkg_trans *t, const struct cfapkg_locked *p)
+{
+	size_t i;
+
+	if (p->kind != CFAPKG_KIND_PACKAGE)
+		return false;
+	for (i = 0; i < t->ndamaged; i++)
+		if (p->store && strcmp(t->damaged[i], p->store) == 0)
+			return true;
+	return !cfapkg_store_has(t->ctx, p);
+}
+
 uint64_t cfapkg_trans_download_bytes(const struct cfapkg_trans *t)
 {
 	uint64_t total = 0;
@@ -194,7 +211,7 @@ uint64_t cfapkg_trans_download_bytes(const struct cfapkg_trans *t)
 
 	for (i = 0; t->new && i < t->new->nparts; i++) {
 		const struct cfapkg_locked *p = &t->new->parts[i];
-		if (p->kind == CFAPKG_KIND_PACKAGE && p->size > 0 && !cfapkg_store_has(t->ctx, p))
+		if (p->size > 0 && to_unpack(t, p) && !cfa_in_cache(t->ctx, p->sha256))
 			total += (uint64_t)p->size;
 	}
 	return total;

@@ -1,7 +1,7 @@
 /*
  * trans.h - the transaction room's internal state, shared by its files:
  * trans.c (begin, prepare, commit), changes.c (the new requests and what
- * changes), fetchlock.c (a lock's packages into the store) and lock.c (the
+ * changes), storecheck.c (a store folder still as unpacked), fetchlock.c (a lock's packages into the store) and lock.c (the
  * root's writer lock).
  */
 #ifndef CFA_TRANS_H
@@ -40,6 +40,10 @@ void cfa_trans_changes_free(struct cfapkg_trans *t);
 /* Appends a copy of s to a growable list of strings. */
 bool cfa_strv_push(char ***v, size_t *n, size_t *cap, const char *s);
 void cfa_strv_free(char **v, size_t n);
+
+/* storecheck.c: every file the store folder's manifest lists is there
+ * with its size and permission bits (no hashing). */
+bool cfa_store_intact(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part);
 
 /* fetchlock.c */
 /* Whether the verified artifact of that SHA-256 is in ROOT/downloads. */

@@ -63,7 +63,7 @@ static void check_round_trip(struct cfapkg_ctx *ctx, const struct cfapkg_facts *
 	memset(&f2, 0, sizeof(f2));
 	fuzz_write(again, text, strlen(text));
 	FUZZ_CHECK(cfapkg_facts_load(ctx, &f2, again) == CFAPKG_E_OK,
-	           "facts written by cfapkg are refused: %s\n%s", ctx->err, text);
+	           "facts written by cfapkg are refused: %s\n%s", cfapkg_ctx_error(ctx), text);
 	FUZZ_CHECK(same(f, &f2), "round trip changed the facts: %s", text);
 	cJSON_free(text);
 	cJSON_Delete(doc);
@@ -86,7 +86,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfapkg_facts_init_host(&f);
 	fuzz_write(input, data, size);
 	if (cfapkg_facts_load(ctx, &f, input)) {
-		FUZZ_CHECK(strstr(ctx->err, input), "a refusal names the file: %s", ctx->err);
+		FUZZ_CHECK(strstr(cfapkg_ctx_error(ctx), input), "a refusal names the file: %s",
+		           cfapkg_ctx_error(ctx));
 	} else {
 		check_values(&f);
 		check_round_trip(ctx, &f);

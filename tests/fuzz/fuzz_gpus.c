@@ -51,7 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ctx->loaded = true;
 	fuzz_write(input, data, size);
 	if (cfa_gpus_load(ctx, input))
-		FUZZ_CHECK(strstr(ctx->err, input) && !ctx->gpus, "refusal: %s", ctx->err);
+		FUZZ_CHECK(strstr(cfapkg_ctx_error(ctx), input) && !ctx->gpus, "refusal: %s",
+		           cfapkg_ctx_error(ctx));
 	else
 		check_table(ctx);
 	cfapkg_ctx_free(ctx);

@@ -26,8 +26,8 @@ static void forget(struct cfa_jr *jr, enum cfapkg_err e)
 {
 	if (!e)
 		return;
-	FUZZ_CHECK(jr->ctx->err[0] && strstr(jr->ctx->err, input), "error without the file: %s",
-	           jr->ctx->err);
+	FUZZ_CHECK(cfapkg_ctx_error(jr->ctx)[0] && strstr(cfapkg_ctx_error(jr->ctx), input),
+	           "error without the file: %s", cfapkg_ctx_error(jr->ctx));
 	cfapkg_ctx_clear_error(jr->ctx);
 }
 
@@ -98,9 +98,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_write(input, data, size);
 	e = cfa_json_read_file(ctx, input, CFAPKG_E_RECIPE, &root);
 	if (e) {
-		FUZZ_CHECK(e == CFAPKG_E_RECIPE && strstr(ctx->err, input) &&
-		               strstr(ctx->err, "not valid JSON"),
-		           "a parse error names the file and place: %s", ctx->err);
+		FUZZ_CHECK(e == CFAPKG_E_RECIPE && strstr(cfapkg_ctx_error(ctx), input) &&
+		               strstr(cfapkg_ctx_error(ctx), "not valid JSON"),
+		           "a parse error names the file and place: %s", cfapkg_ctx_error(ctx));
 	} else {
 		cfa_arena_init(&arena);
 		cfa_jr_init(&jr, ctx, &arena, input, CFAPKG_E_RECIPE);

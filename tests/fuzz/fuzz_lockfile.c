@@ -35,11 +35,12 @@ static void check_round_trip(struct cfapkg_ctx *ctx, const struct cfapkg_lock *l
 	struct cfapkg_lock *l2 = NULL;
 	char *text = NULL, *text2 = NULL;
 
-	FUZZ_CHECK(cfapkg_lock_text(ctx, l, &text) == CFAPKG_E_OK, "lock_text: %s", ctx->err);
+	FUZZ_CHECK(cfapkg_lock_text(ctx, l, &text) == CFAPKG_E_OK, "lock_text: %s", cfapkg_ctx_error(ctx));
 	fuzz_write(again, text, strlen(text));
 	FUZZ_CHECK(cfapkg_lock_read(ctx, again, &l2) == CFAPKG_E_OK,
-	           "a lock written by cfapkg is refused: %s\n%s", ctx->err, text);
-	FUZZ_CHECK(cfapkg_lock_text(ctx, l2, &text2) == CFAPKG_E_OK, "lock_text: %s", ctx->err);
+	           "a lock written by cfapkg is refused: %s\n%s", cfapkg_ctx_error(ctx), text);
+	FUZZ_CHECK(cfapkg_lock_text(ctx, l2, &text2) == CFAPKG_E_OK, "lock_text: %s",
+	           cfapkg_ctx_error(ctx));
 	FUZZ_CHECK(strcmp(text, text2) == 0, "round trip changed the lock:\n%s\n---\n%s", text,
 	           text2);
 	cfapkg_free(text);
@@ -64,7 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fuzz_write(input, data, size);
 	if (cfapkg_lock_read(ctx, input, &l)) {
-		FUZZ_CHECK(strstr(ctx->err, input), "a refusal names the file: %s", ctx->err);
+		FUZZ_CHECK(strstr(cfapkg_ctx_error(ctx), input), "a refusal names the file: %s",
+		           cfapkg_ctx_error(ctx));
 	} else {
 		check_parts(l);
 		check_round_trip(ctx, l);

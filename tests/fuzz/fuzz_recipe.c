@@ -97,7 +97,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_write(file, data, size);
 	e = cfa_recipe_parse(ctx, file, &r);
 	if (e)
-		FUZZ_CHECK(strstr(ctx->err, file), "a refusal names the file: %s", ctx->err);
+		FUZZ_CHECK(strstr(cfapkg_ctx_error(ctx), file), "a refusal names the file: %s",
+		           cfapkg_ctx_error(ctx));
 	else
 		check_recipe(r);
 	remove(file);

@@ -165,7 +165,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	unsetenv("CFAPKG_NO_BUILTIN_RECIPES");
 	ctx = cfapkg_ctx_new();
 	if (!ctx || cfapkg_recipes_load(ctx))
-		fuzz_fail("cannot load the built-in recipes: %s", ctx ? ctx->err : "out of memory");
+		fuzz_fail("cannot load the built-in recipes: %s",
+		          ctx ? cfapkg_ctx_error(ctx) : "out of memory");
 	return 0;
 }
 
@@ -178,7 +179,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfa_plat_mkdir_p(root);
 	make_tree(data, size);
 	e = cfapkg_detect(ctx, -1, &m);
-	FUZZ_CHECK(e == CFAPKG_E_OK, "detection failed: %s", ctx->err);
+	FUZZ_CHECK(e == CFAPKG_E_OK, "detection failed: %s", cfapkg_ctx_error(ctx));
 	check_machine(&m);
 	cfapkg_ctx_clear_error(ctx);
 	cfa_plat_remove_tree(root);

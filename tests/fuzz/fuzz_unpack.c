@@ -225,7 +225,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cfapkg_unpack_result res;
 	const char *format = "tar.gz";
 	enum cfapkg_err e, es;
-	char *from_file, *streamed, why[sizeof(ctx->err)];
+	char *from_file, *streamed, *why;
 
 	if (size >= 2 && memcmp(data, "PK", 2) == 0)
 		format = "zip";
@@ -241,7 +241,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfapkg_ctx_set_root(ctx, root);
 	e = cfapkg_unpack(ctx, archive, format, "pkg", &opts, &res);
 	from_file = settle(e);
-	snprintf(why, sizeof(why), "%s", ctx->err);
+	/* The whole refusal: the message may be longer than any buffer. */
+	why = strdup(cfapkg_ctx_error(ctx));
+	FUZZ_CHECK(why != NULL, "out of memory");
 	cfapkg_ctx_clear_error(ctx);
 	es = unpack_streamed(ctx, format, size, &opts);
 	streamed = settle(es);
@@ -249,6 +251,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	           "the streamed unpack accepted what the file unpack refused (%s)", why);
 	FUZZ_CHECK(!from_file || !streamed || strcmp(from_file, streamed) == 0,
 	           "the two unpacks disagree:\n%s\n---\n%s", from_file, streamed);
+	free(why);
 	free(from_file);
 	free(streamed);
 	cfapkg_ctx_free(ctx);

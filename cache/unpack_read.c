@@ -1,0 +1,223 @@
+/*
+ * unpack_read.c - reading an archive for the unpacker: opening it (the
+ * formats and compressions cfapkg names, read from a file or from a
+ * download as it arrives, a .deb's payload straight out of its outer ar
+ * archive), and its entries' names, made safe or refused.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <string.h>
+
+#include "cache/unpack_int.h"
+#include "core/ctx.h"
+#include "core/mem.h"
+#include "core/strbuf.h"
+
+#define BLOCK (256u * 1024u)
+
+/* A .deb's payload is its data.tar.* member: read it straight out of the
+ * outer ar archive. */
+static la_ssize_t read_member(struct archive *inner, void *outer, const void **buf)
+{
+	static char block[65536];
+	la_ssize_t n = archive_read_data(outer, block, sizeof(block));
+
+	(void)inner;
+	*buf = block;
+	return n;
+}
+
+/* In the user's terms where libarchive's words would mislead.  Whether
+ * entries are encrypted can only be asked once a format was chosen
+ * (libarchive crashes before). */
+enum cfapkg_err cfa_unpack_unreadable(struct unpacker *u, struct archive *a, const char *format)
+{
+	if (a && archive_format(a) && archive_read_has_encrypted_entries(a) > 0)
+		return cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: encrypted archives are not "
+		                "supported; nothing was installed from this archive", u->label);
+	return cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: not a readable %s archive: %s", u->label,
+	                format, a && archive_error_string(a) ? archive_error_string(a)
+	                                                    : "out of memory");
+}
+
+static struct archive *open_deb(struct unpacker *u, struct archive *a, struct archive **outer)
+{
+	struct archive_entry *en;
+
+	if (!(*outer = archive_read_new()))
+		return NULL;
+	archive_read_support_format_ar(*outer);
+	if (archive_read_open_filename(*outer, u->file, BLOCK) != ARCHIVE_OK) {
+		cfa_unpack_unreadable(u, *outer, "deb");
+		return NULL;
+	}
+	while (archive_read_next_header(*outer, &en) == ARCHIVE_OK)
+		if (strncmp(archive_entry_pathname(en), "data.tar", 8) == 0) {
+			archive_read_support_format_tar(a);
+			if (archive_read_open(a, *outer, NULL, read_member, NULL) == ARCHIVE_OK)
+				return a;
+			cfa_unpack_unreadable(u, a, "deb");
+			return NULL;
+		}
+	cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: a .deb without data.tar", u->label);
+	return NULL;
+}
+
+struct archive *cfa_unpack_reader(struct unpacker *u, const char *format, struct archive **outer)
+{
+	struct archive *a = archive_read_new();
+
+	*outer = NULL;
+	if (!a) {
+		cfa_nomem(u->ctx);
+		return NULL;
+	}
+	/* Only the compressions cfapkg's formats name, all built into
+	 * libarchive: "all" would also start external programs (lzop, lrzip,
+	 * grzip) found on PATH for the filters it lacks. */
+	archive_read_support_filter_gzip(a);
+	archive_read_support_filter_bzip2(a);
+	archive_read_support_filter_xz(a);
+	archive_read_support_filter_lzma(a);
+	archive_read_support_filter_zstd(a);
+	/* A verified archive's zip CRC-32s repeat what its SHA-256 proved. */
+	if (u->hash_checked)
+		archive_read_set_format_option(a, "zip", "ignorecrc32", "1");
+	if (strcmp(format, "deb") == 0) {
+		if (open_deb(u, a, outer))
+			return a;
+	} else if (!u->file || u->front_to_back) {
+		/* Only what can be read front to back: zip through its local
+		 * headers (the bytes are the pinned ones: hashed as they arrive). */
+		archive_read_support_format_zip_streamable(a);
+		archive_read_support_format_tar(a);
+		if ((u->file ? archive_read_open_filename(a, u->file, BLOCK)
+		             : archive_read_open(a, u->src_arg, NULL, u->src, NULL)) == ARCHIVE_OK)
+			return a;
+		cfa_unpack_unreadable(u, a, format);
+	} else {
+		/* As bsdtar: the central directory when there is one, the local
+		 * headers of a zip whose end cannot be found (padding, a stub). */
+		archive_read_support_format_zip_seekable(a);
+		archive_read_support_format_zip_streamable(a);
+		archive_read_support_format_7zip(a);
+		archive_read_support_format_tar(a);
+		if (archive_read_open_filename(a, u->file, BLOCK) == ARCHIVE_OK)
+			return a;
+		cfa_unpack_unreadable(u, a, format);
+	}
+	archive_read_free(a);
+	if (*outer)
+		archive_read_free(*outer);
+	*outer = NULL;
+	return NULL;
+}
+
+/* An entry name as a message may show it: control characters (a terminal
+ * would act on them) as "?", and a very long name shortened in the middle
+ * so that the reason after it is not cut off. */
+static void shown_name(const char *name, char *out, size_t len)
+{
+	size_t n = strlen(name), head = n, i, o = 0;
+
+	if (n > 120) {
+		head = 60;
+		while (head && ((unsigned char)name[head] & 0xC0) == 0x80)
+			head--; /* not inside a UTF-8 sequence */
+	}
+	for (i = 0; i < n && o + 4 < len; i++) {
+		if (i == head) {
+			size_t tail = n - 40;
+			while (tail < n && ((unsigned char)name[tail] & 0xC0) == 0x80)
+				tail++;
+			o += (size_t)snprintf(out + o, len - o, "...");
+			i = tail - 1;
+			continue;
+		}
+		out[o++] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
+	}
+	out[o] = '\0';
+}
+
+enum cfapkg_err cfa_unpack_refuse(struct unpacker *u, const char *entry, const char *why)
+{
+	char shown[200], length[48] = "";
+
+	u->refused = true;
+	shown_name(entry, shown, sizeof(shown));
+	/* A number's room: it fits; should it not, the length is left out. */
+	if (strlen(entry) > 120 && !cfa_snprintf(length, sizeof(length), " (a name of %lu bytes)",
+	                                         (unsigned long)strlen(entry)))
+		length[0] = '\0';
+	return cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: entry \"%s\"%s refused: %s; nothing was "
+	                "installed from this archive", u->label, shown, length, why);
+}
+
+bool cfa_unpack_text(struct archive_entry *en, enum cfa_entry_text which, const char **text,
+                     char **owned)
+{
+	bool ok;
+
+	*owned = NULL;
+	switch (which) {
+	case CFA_TEXT_SYMLINK:
+		*text = archive_entry_symlink_utf8(en);
+		ok = *text || cfa_wide_to_utf8(archive_entry_symlink_w(en), owned);
+		break;
+	case CFA_TEXT_HARDLINK:
+		*text = archive_entry_hardlink_utf8(en);
+		ok = *text || cfa_wide_to_utf8(archive_entry_hardlink_w(en), owned);
+		break;
+	default:
+		*text = archive_entry_pathname_utf8(en);
+		ok = *text || cfa_wide_to_utf8(archive_entry_pathname_w(en), owned);
+	}
+	if (!*text)
+		*text = *owned;
+	return ok;
+}
+
+bool cfa_unpack_safe(const char *text, unsigned strip, char **out, const char **why)
+{
+	/* A safe name only drops and joins text's components; the check asks
+	 * a byte for a separator more. */
+	size_t len = strlen(text) + 2;
+
+	*why = NULL;
+	if (!(*out = cfa_malloc(len)))
+		return false;
+	if (cfa_safe_entry_path(text, strip, *out, len, why))
+		return true;
+	CFA_FREE(*out);
+	return false;
+}
+
+enum cfapkg_err cfa_unpack_name(struct unpacker *u, struct archive_entry *en,
+                                struct cfa_entry_name *n)
+{
+	const char *why = NULL;
+
+	memset(n, 0, sizeof(*n));
+	if (!cfa_unpack_text(en, CFA_TEXT_PATH, &n->raw, &n->owned))
+		return cfa_nomem(u->ctx);
+	if (!n->raw)
+		n->raw = archive_entry_pathname(en);
+	if (!n->raw)
+		return cfa_unpack_refuse(u, "?", "no name");
+	/* One rule on every system, so that an archive unpacks alike
+	 * everywhere: no name longer than the longest path Linux opens. */
+	if (strlen(n->raw) > CFA_ENTRY_NAME_MAX)
+		return cfa_unpack_refuse(u, n->raw, "a name too long (more than "
+		                         CFA_STR(CFA_ENTRY_NAME_MAX) " bytes)");
+	if (!cfa_unpack_safe(n->raw, u->strip, &n->name, &why))
+		return why ? cfa_unpack_refuse(u, n->raw, why) : cfa_nomem(u->ctx);
+	if (archive_entry_is_encrypted(en))
+		return cfa_unpack_refuse(u, n->raw, "encrypted archives are not supported");
+	return CFAPKG_E_OK;
+}
+
+void cfa_entry_name_fini(struct cfa_entry_name *n)
+{
+	cfa_free(n->name);
+	cfa_free(n->owned);
+}

@@ -1,0 +1,133 @@
+/*
+ * sysfs_files.c - reading and listing below the detection root: paths are
+ * built whole on the heap, files are read whole or not at all.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "core/strbuf.h"
+#include "detect/sysfs.h"
+#include "platform/platform.h"
+
+char *cfa_sys_path(struct cfa_sys *s, const char *fmt, ...)
+{
+	char *rel, *full = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	rel = cfa_vaprintf(fmt, ap);
+	va_end(ap);
+	if (rel)
+		full = cfa_aprintf("%s%s", s->root, rel);
+	cfa_free(rel);
+	s->nomem |= !full;
+	return full;
+}
+
+int cfa_sys_read_quiet(const char *path, char *buf, size_t len)
+{
+	FILE *f = cfa_plat_fopen(path, "rb");
+	size_t n;
+	int err;
+
+	if (!f)
+		return errno ? errno : ENOENT;
+	n = fread(buf, 1, len - 1, f);
+	err = ferror(f) ? (errno ? errno : EIO) : 0;
+	if (!err && n == len - 1 && fgetc(f) != EOF)
+		err = EFBIG;
+	fclose(f);
+	if (err)
+		return err;
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return 0;
+}
+
+int cfa_sys_read(struct cfa_sys *s, const char *path, char *buf, size_t len)
+{
+	int err = path ? cfa_sys_read_quiet(path, buf, len) : ENOMEM;
+
+	if (err && err != ENOENT && path)
+		cfa_machine_warn(s->m, "cannot read %s: %s", path,
+		                 err == EFBIG ? "larger than expected" : cfa_plat_strerror(err));
+	return err;
+}
+
+int cfa_sys_read_rel(struct cfa_sys *s, const char *rel, char *buf, size_t len)
+{
+	char *path = cfa_sys_path(s, "%s", rel);
+	int err = cfa_sys_read(s, path, buf, len);
+
+	cfa_free(path);
+	return err;
+}
+
+int cfa_sys_collect_name(const char *name, void *arg)
+{
+	struct cfa_names *ns = arg;
+	char *copy;
+
+	if (cfa_grow((void **)&ns->items, &ns->cap, ns->n + 1, sizeof(*ns->items)) != 0 ||
+	    !(copy = cfa_strdup(name)))
+		return ENOMEM;
+	ns->items[ns->n++] = copy;
+	return 0;
+}
+
+void cfa_sys_names_free(struct cfa_names *ns)
+{
+	size_t i;
+
+	for (i = 0; i < ns->n; i++)
+		cfa_free(ns->items[i]);
+	cfa_free(ns->items);
+	memset(ns, 0, sizeof(*ns));
+}
+
+/* Node folders are numbers: 2 before 10. */
+int cfa_sys_cmp_numeric_name(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	uint64_t nx = 0, ny = 0;
+
+	cfa_parse_u64(x, strlen(x), UINT64_MAX, &nx);
+	cfa_parse_u64(y, strlen(y), UINT64_MAX, &ny);
+	return nx != ny ? (nx > ny) - (nx < ny) : strcmp(x, y);
+}
+
+int cfa_sys_cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cfa_sys_list(struct cfa_sys *s, const char *path, struct cfa_names *ns,
+                 int (*cmp)(const void *, const void *))
+{
+	int rc = path ? cfa_plat_list_dir(path, cfa_sys_collect_name, ns) : ENOMEM;
+
+	s->nomem |= rc == ENOMEM;
+	/* Windows reports every failure as ENOENT: tell a file or a locked
+	 * folder from a missing one. */
+	if (rc == ENOENT && cfa_plat_is_dir(path))
+		rc = EACCES;
+	else if (rc == ENOENT && cfa_plat_file_size(path) >= 0)
+		rc = ENOTDIR;
+	if (ns->n)
+		qsort(ns->items, ns->n, sizeof(*ns->items), cmp);
+	return rc;
+}
+
+int cfa_sys_list_rel(struct cfa_sys *s, const char *rel, struct cfa_names *ns,
+                     int (*cmp)(const void *, const void *))
+{
+	char *path = cfa_sys_path(s, "%s", rel);
+	int rc = cfa_sys_list(s, path, ns, cmp);
+
+	cfa_free(path);
+	return rc;
+}

@@ -1,0 +1,145 @@
+/*
+ * sysfs_rocm.c - the Linux machine's software, read below the detection
+ * root: the OS release, the amdgpu driver (or the kernel that carries
+ * it), and ROCm: /opt/rocm* (.info/version, else the folder name) and
+ * libamdhip64.so.N for the HIP runtime majors.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "core/strbuf.h"
+#include "core/version.h"
+#include "detect/sysfs.h"
+#include "platform/platform.h"
+
+void cfa_sys_detect_driver(struct cfa_sys *s)
+{
+	struct cfapkg_machine *m = s->m;
+	char buf[128];
+
+	if (cfa_sys_read_rel(s, "/sys/module/amdgpu/version", buf, sizeof(buf)) == 0 && buf[0]) {
+		cfa_machine_set(m, m->driver, sizeof(m->driver), "amdgpu driver version", buf);
+		cfa_fit_text(m->driver_source, sizeof(m->driver_source), "amdgpu module");
+	} else if (cfa_sys_read_rel(s, "/proc/sys/kernel/osrelease", buf, sizeof(buf)) == 0) {
+		cfa_machine_set(m, m->driver, sizeof(m->driver), "kernel release", buf);
+		cfa_fit_text(m->driver_source, sizeof(m->driver_source),
+		             "kernel release (in-tree amdgpu)");
+	}
+	if (cfa_sys_read_rel(s, "/proc/sys/kernel/osrelease", buf, sizeof(buf)) == 0)
+		cfa_fit_text(m->driver_detail, sizeof(m->driver_detail), "kernel %s", buf);
+}
+
+/* libamdhip64.so.N files in a folder give the runtime majors. */
+static void runtimes_in(struct cfa_sys *s, const char *dir)
+{
+	struct cfa_names files = {0};
+	size_t i;
+
+	cfa_sys_list(s, dir, &files, cfa_sys_cmp_name); /* a folder not there has none */
+	for (i = 0; i < files.n && !s->nomem; i++) {
+		const char *f = files.items[i];
+		uint64_t major;
+		char *path;
+		if (strncmp(f, "libamdhip64.so.", 15) != 0)
+			continue;
+		if (!cfa_parse_u64(f + 15, strcspn(f + 15, "."), 99, &major) || major == 0)
+			continue;
+		if (!(path = cfa_aprintf("%s/%s", dir, f)))
+			s->nomem = true;
+		else
+			cfa_machine_add_runtime(s->m, (unsigned)major, path);
+		cfa_free(path);
+	}
+	cfa_sys_names_free(&files);
+}
+
+/* "6.4.2-120" -> "6.4.2"; "rocm-6.4.2" -> "6.4.2". */
+static bool rocm_version(struct cfa_sys *s, const char *dir, const char *name, char *out,
+                         size_t len)
+{
+	char *path = cfa_aprintf("%s/.info/version", dir), buf[64];
+	struct cfa_ver v;
+	bool read = cfa_sys_read(s, path, buf, sizeof(buf)) == 0;
+
+	s->nomem |= !path;
+	cfa_free(path);
+	if (read) {
+		buf[strcspn(buf, "-\n ")] = '\0';
+		if (cfa_ver_parse(buf, strlen(buf), &v, NULL))
+			return cfa_snprintf(out, len, "%s", buf);
+	}
+	/* A version too long for out is not one to plan with: none. */
+	if (strncmp(name, "rocm-", 5) == 0 && cfa_ver_parse(name + 5, strlen(name + 5), &v, NULL))
+		return cfa_snprintf(out, len, "%s", name + 5);
+	return false;
+}
+
+/* /opt/rocm*: an SDK each, and their HIP runtimes. */
+static void rocm_in_opt(struct cfa_sys *s)
+{
+	struct cfa_names opt = {0};
+	char version[64];
+	size_t i;
+
+	cfa_sys_list_rel(s, "/opt", &opt, cfa_sys_cmp_name);
+	for (i = 0; i < opt.n && !s->nomem; i++) {
+		char *dir, *lib;
+		if (strncmp(opt.items[i], "rocm", 4) != 0)
+			continue;
+		dir = cfa_sys_path(s, "/opt/%s", opt.items[i]);
+		lib = dir ? cfa_aprintf("%s/lib", dir) : NULL;
+		s->nomem |= !lib;
+		if (dir && rocm_version(s, dir, opt.items[i], version, sizeof(version)))
+			cfa_machine_add_sdk(s->m, version, dir, "/opt");
+		if (lib)
+			runtimes_in(s, lib);
+		cfa_free(lib);
+		cfa_free(dir);
+	}
+	cfa_sys_names_free(&opt);
+}
+
+void cfa_sys_detect_rocm(struct cfa_sys *s)
+{
+	static const char *const libdirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"};
+	const char *ld = getenv("LD_LIBRARY_PATH");
+	size_t i;
+
+	rocm_in_opt(s);
+	for (i = 0; i < sizeof(libdirs) / sizeof(libdirs[0]) && !s->nomem; i++) {
+		char *dir = cfa_sys_path(s, "%s", libdirs[i]);
+		if (dir)
+			runtimes_in(s, dir);
+		cfa_free(dir);
+	}
+	while (ld && *ld && !s->nomem) {
+		size_t n = strcspn(ld, ":");
+		char *dir = n ? cfa_strndup(ld, n) : NULL;
+		s->nomem |= n && !dir;
+		if (dir)
+			runtimes_in(s, dir);
+		cfa_free(dir);
+		ld += n + (ld[n] == ':');
+	}
+}
+
+void cfa_sys_detect_os(struct cfa_sys *s)
+{
+	char text[16384], kernel[128] = "";
+	const char *pretty;
+	struct cfapkg_machine *m = s->m;
+
+	if (cfa_sys_read_rel(s, "/proc/sys/kernel/osrelease", kernel, sizeof(kernel)) != 0)
+		kernel[0] = '\0';
+	if (cfa_sys_read_rel(s, "/etc/os-release", text, sizeof(text)) == 0 &&
+	    (pretty = strstr(text, "PRETTY_NAME=")) != NULL) {
+		pretty += 12;
+		if (*pretty == '"')
+			pretty++;
+		cfa_fit_text(m->os_build, sizeof(m->os_build), "%.*s%s%s",
+		             (int)strcspn(pretty, "\"\n"), pretty, kernel[0] ? ", kernel " : "", kernel);
+	} else if (kernel[0]) {
+		cfa_fit_text(m->os_build, sizeof(m->os_build), "Linux, kernel %s", kernel);
+	}
+}
