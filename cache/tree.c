@@ -9,6 +9,7 @@
  * without regard to ASCII case: Windows keeps one file for both.  The
  * manifest is written from this table once every digest is known.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "cache/cache.h"
@@ -280,38 +281,72 @@ bool cfa_tree_manifest(const struct cfa_tree *t, struct cfa_buf *out,
 	return !out->failed;
 }
 
-enum cfapkg_err cfa_tree_write_manifest(struct cfapkg_ctx *ctx, const struct cfa_tree *t,
-                                        const char *staging,
-                                        const char *(*hex)(void *arg, size_t k), void *arg)
+/* The quick-look index beside the manifest: "SIZE MODE PATH" per file,
+ * which install reads instead of parsing the JSON (8,000 LibTorch headers
+ * make that the slow half of a no-op install).  A name with a line break
+ * cannot be listed: then there is no index, and the manifest is read. */
+static bool tree_sizes(const struct cfa_tree *t, struct cfa_buf *out)
 {
-	char *dir = cfa_aprintf("%s/.cfapkg", staging);
-	char *path = dir ? cfa_aprintf("%s/manifest.json", dir) : NULL;
-	struct cfa_buf text;
-	FILE *f = NULL;
-	int rc = 0;
+	size_t i;
 
-	cfa_buf_init(&text, 1u << 30);
-	if (!path || !cfa_tree_manifest(t, &text, hex, arg)) {
-		cfa_buf_fini(&text);
-		cfa_free(dir);
-		cfa_free(path);
-		return cfa_nomem(ctx);
+	for (i = 0; i < t->n; i++) {
+		const struct cfa_tree_entry *e = &t->e[i];
+		if (e->kind != CFA_TREE_FILE && e->kind != CFA_TREE_HARDLINK)
+			continue;
+		if (strpbrk(e->path, "\r\n"))
+			return false;
+		cfa_buf_printf(out, "%llu %04o %s\n", (unsigned long long)e->size, e->mode, e->path);
 	}
-	if ((rc = cfa_plat_mkdir_p(dir)) == 0 && !(f = cfa_plat_fopen(path, "wb")))
-		rc = cfa_plat_write_errno();
-	if (f && fwrite(text.data, 1, text.len, f) != text.len)
+	return !out->failed;
+}
+
+/* dir/name with text, flushed and read-only; 0 or an errno-style code. */
+static int write_sealed(const char *dir, const char *name, const struct cfa_buf *text)
+{
+	char *path = cfa_aprintf("%s/%s", dir, name);
+	FILE *f = path ? cfa_plat_fopen(path, "wb") : NULL;
+	int rc = !path ? ENOMEM : !f ? cfa_plat_write_errno() : 0;
+
+	if (f && fwrite(text->data, 1, text->len, f) != text->len)
 		rc = cfa_plat_write_errno();
 	if (f && !rc)
 		rc = cfa_plat_fsync(f);
 	if (f && fclose(f) != 0 && !rc)
 		rc = cfa_plat_write_errno();
-	cfa_buf_fini(&text);
-	if (rc)
-		cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write the manifest: %s", path,
-		         cfa_plat_strerror(rc));
-	else
+	if (!rc)
 		cfa_plat_set_mode(path, 0444); /* as read-only as the files it lists */
-	cfa_free(dir);
 	cfa_free(path);
+	return rc;
+}
+
+enum cfapkg_err cfa_tree_write_manifest(struct cfapkg_ctx *ctx, const struct cfa_tree *t,
+                                        const char *staging,
+                                        const char *(*hex)(void *arg, size_t k), void *arg)
+{
+	char *dir = cfa_aprintf("%s/.cfapkg", staging);
+	const char *failed = "manifest.json";
+	struct cfa_buf text, sizes;
+	bool listed;
+	int rc = 0;
+
+	cfa_buf_init(&text, 1u << 30);
+	cfa_buf_init(&sizes, 1u << 30);
+	listed = tree_sizes(t, &sizes);
+	if (!dir || !cfa_tree_manifest(t, &text, hex, arg) || (!listed && sizes.failed)) {
+		cfa_buf_fini(&text);
+		cfa_buf_fini(&sizes);
+		cfa_free(dir);
+		return cfa_nomem(ctx);
+	}
+	rc = cfa_plat_mkdir_p(dir);
+	if (!rc && !(rc = write_sealed(dir, "manifest.json", &text)) && listed &&
+	    (rc = write_sealed(dir, "sizes", &sizes)))
+		failed = "sizes";
+	cfa_buf_fini(&text);
+	cfa_buf_fini(&sizes);
+	if (rc)
+		cfa_fail(ctx, CFAPKG_E_IO, "%s/%s: cannot write the manifest: %s", dir, failed,
+		         cfa_plat_strerror(rc));
+	cfa_free(dir);
 	return rc ? CFAPKG_E_IO : CFAPKG_E_OK;
 }

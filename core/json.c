@@ -12,9 +12,8 @@
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
-/* Reads a whole file with one allocation of its size (plus a terminator). */
-static enum cfapkg_err read_all(struct cfapkg_ctx *ctx, const char *file, char **out,
-                                size_t *outlen)
+enum cfapkg_err cfa_read_file(struct cfapkg_ctx *ctx, const char *file, char **out,
+                              size_t *outlen)
 {
 	FILE *f = cfa_plat_fopen(file, "rb");
 	char *buf = NULL;
@@ -76,7 +75,7 @@ enum cfapkg_err cfa_json_read_file(struct cfapkg_ctx *ctx, const char *file,
 	enum cfapkg_err err;
 	cJSON *root;
 
-	err = read_all(ctx, file, &buf, &len);
+	err = cfa_read_file(ctx, file, &buf, &len);
 	if (err)
 		return err; /* detail set by read_all */
 	root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);

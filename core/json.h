@@ -23,6 +23,10 @@ struct cfa_jr {
 	size_t pathlen;
 };
 
+/* Reads a whole file (at most CFA_JSON_FILE_MAX bytes) with one
+ * allocation of its size plus a terminator; *out: cfa_free. */
+enum cfapkg_err cfa_read_file(struct cfapkg_ctx *ctx, const char *file, char **out,
+                              size_t *outlen);
 /* Reads and parses a whole file; *out is freed with cJSON_Delete. */
 enum cfapkg_err cfa_json_read_file(struct cfapkg_ctx *ctx, const char *file,
                                    enum cfapkg_err code, cJSON **out);

@@ -107,6 +107,17 @@ void cfa_plat_utf8_end(void *token);
 /* A file's permission bits (not following a last symbolic link), or -1
  * where it is missing or the system keeps no such bits (Windows). */
 int cfa_plat_file_mode(const char *path);
+/* One look at path (not following a last symbolic link): true when it is a
+ * regular file, with its size and permission bits (-1 where the system has
+ * none: Windows). */
+bool cfa_plat_regular_file(const char *path, long long *size, int *mode);
+/* The same for dir/rel, the folder opened once (fewer path lookups when
+ * many files of one folder are looked at).  NULL from open: no memory or
+ * no such folder. */
+struct cfa_dir;
+struct cfa_dir *cfa_plat_dir_open(const char *path);
+bool cfa_plat_regular_file_at(struct cfa_dir *d, const char *rel, long long *size, int *mode);
+void cfa_plat_dir_close(struct cfa_dir *d);
 /* Flushes every file of the file system holding path to the disk. */
 void cfa_plat_sync_fs(const char *path);
 /* Removes a folder and everything in it.  0 or errno-style. */

@@ -324,6 +324,51 @@ int cfa_plat_file_mode(const char *path)
 	return lstat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
 }
 
+bool cfa_plat_regular_file(const char *path, long long *size, int *mode)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	*size = (long long)st.st_size;
+	*mode = (int)(st.st_mode & 07777);
+	return true;
+}
+
+struct cfa_dir {
+	int fd;
+};
+
+struct cfa_dir *cfa_plat_dir_open(const char *path)
+{
+	struct cfa_dir *d = malloc(sizeof(*d));
+
+	if (d && (d->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
+bool cfa_plat_regular_file_at(struct cfa_dir *d, const char *rel, long long *size, int *mode)
+{
+	struct stat st;
+
+	if (fstatat(d->fd, rel, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	*size = (long long)st.st_size;
+	*mode = (int)(st.st_mode & 07777);
+	return true;
+}
+
+void cfa_plat_dir_close(struct cfa_dir *d)
+{
+	if (d) {
+		close(d->fd);
+		free(d);
+	}
+}
+
 void cfa_plat_sync_fs(const char *path)
 {
 	int fd = open(path, O_RDONLY);

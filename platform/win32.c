@@ -317,6 +317,60 @@ long long cfa_plat_file_size(const char *path)
 	return ((long long)d.nFileSizeHigh << 32) | d.nFileSizeLow;
 }
 
+bool cfa_plat_regular_file(const char *path, long long *size, int *mode)
+{
+	WIN32_FILE_ATTRIBUTE_DATA d;
+	wchar_t *w = wide_path(path);
+	BOOL ok = w && GetFileAttributesExW(w, GetFileExInfoStandard, &d);
+
+	free(w);
+	if (!ok || (d.dwFileAttributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT)))
+		return false;
+	*size = ((long long)d.nFileSizeHigh << 32) | d.nFileSizeLow;
+	*mode = -1; /* attributes and ACLs, not permission bits */
+	return true;
+}
+
+/* Windows looks paths up by name either way: the folder is its path. */
+struct cfa_dir {
+	char *path;
+};
+
+struct cfa_dir *cfa_plat_dir_open(const char *path)
+{
+	struct cfa_dir *d = cfa_plat_is_dir(path) ? malloc(sizeof(*d)) : NULL;
+
+	if (d && !(d->path = _strdup(path))) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
+bool cfa_plat_regular_file_at(struct cfa_dir *d, const char *rel, long long *size, int *mode)
+{
+	size_t n = strlen(d->path), m = strlen(rel);
+	char *path = malloc(n + m + 2);
+	bool ok;
+
+	if (!path)
+		return false;
+	memcpy(path, d->path, n);
+	path[n] = '/';
+	memcpy(path + n + 1, rel, m + 1);
+	ok = cfa_plat_regular_file(path, size, mode);
+	free(path);
+	return ok;
+}
+
+void cfa_plat_dir_close(struct cfa_dir *d)
+{
+	if (d) {
+		free(d->path);
+		free(d);
+	}
+}
+
 void cfa_plat_sync_dir(const char *path)
 {
 	(void)path; /* NTFS makes a rename durable with the file's own flush */
