@@ -121,4 +121,10 @@ void cfa_item_error(struct cfapkg_fetch_item *it, const char *fmt, ...) CFA_PRIN
  * did not stream is unpacked from its verified file. */
 void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it);
 
+/* rawread.c: a whole file, decompressed when it is gzip, xz, bzip2, lzma
+ * or zstd, into *text (NUL-terminated, cfa_free); more than max bytes is
+ * an error naming label. */
+enum cfapkg_err cfa_read_decompressed(struct cfapkg_ctx *ctx, const char *path, const char *label,
+                                      size_t max, char **text, size_t *len);
+
 #endif

@@ -5,9 +5,11 @@
 #include <errno.h>
 #include <openssl/evp.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cache/cache.h"
 #include "core/ctx.h"
+#include "core/strbuf.h"
 #include "platform/platform.h"
 
 #define BLOCK (256u * 1024u)
@@ -69,3 +71,28 @@ out:
 	return e;
 }
 
+
+void cfapkg_artifact_set_digest(const struct cfapkg_artifact *artifacts, size_t n,
+                                char hex[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	EVP_MD_CTX *md_ctx = EVP_MD_CTX_new();
+	bool ok = md_ctx && EVP_DigestInit_ex(md_ctx, EVP_sha256(), NULL) == 1;
+	size_t i;
+
+	/* One line per archive: what it is and how it is unpacked, so that a
+	 * set unpacked differently is another store folder. */
+	for (i = 0; ok && i < n; i++) {
+		char line[128];
+		ok = cfa_snprintf(line, sizeof(line), "%s %s %u\n", artifacts[i].sha256,
+		                  artifacts[i].format, artifacts[i].strip) &&
+		     EVP_DigestUpdate(md_ctx, line, strlen(line)) == 1;
+	}
+	ok = ok && EVP_DigestFinal_ex(md_ctx, md, &mdlen) == 1 && mdlen == 32;
+	EVP_MD_CTX_free(md_ctx);
+	if (ok)
+		cfa_sha256_hex(md, hex);
+	else
+		hex[0] = '\0';
+}

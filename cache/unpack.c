@@ -496,3 +496,42 @@ enum cfapkg_err cfapkg_unpack(struct cfapkg_ctx *ctx, const char *archive, const
 	cfa_unpack_close(u);
 	return e;
 }
+
+/* A set: each archive into the same staging folder, then one commit.  The
+ * tree sees every entry of every archive, so a path two archives both hold
+ * is refused like a duplicate inside one.  No zip here: its read needs the
+ * central-directory check per archive, and no set needs zips. */
+enum cfapkg_err cfapkg_unpack_set(struct cfapkg_ctx *ctx, const char *const *archives,
+                                  const struct cfapkg_artifact *arts, size_t n, const char *name,
+                                  const struct cfapkg_unpack_opts *opts,
+                                  struct cfapkg_unpack_result *out)
+{
+	struct unpacker *u = NULL;
+	uint64_t total = 0;
+	enum cfapkg_err e;
+	bool existed;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n; i++) {
+		long long size = cfa_plat_file_size(archives[i]);
+		if (size < 0)
+			return cfa_fail(ctx, CFAPKG_E_IO, "%s: no such archive", archives[i]);
+		if (strcmp(arts[i].format, "zip") == 0 || strcmp(arts[i].format, "7z") == 0)
+			return cfa_fail(ctx, CFAPKG_E_UNSUPPORTED, "%s: a set of archives holds tar "
+			                "and deb archives, not %s", archives[i], arts[i].format);
+		total += (uint64_t)size;
+	}
+	e = cfa_unpack_open(ctx, name, opts && opts->label ? opts->label : name, total, opts, &u,
+	                    &existed);
+	if (!e && existed) {
+		e = result_path(u, out);
+		out->existed = true;
+	}
+	for (i = 0; !e && !existed && i < n; i++)
+		e = cfa_unpack_extract(u, NULL, NULL, archives[i], arts[i].format, arts[i].strip);
+	if (!e && !existed)
+		e = cfa_unpack_commit(u, NULL, out);
+	cfa_unpack_close(u);
+	return e;
+}

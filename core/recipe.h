@@ -13,6 +13,8 @@
 extern const char *const cfa_recipe_keys[];
 extern const char *const cfa_version_keys[];
 extern const char *const cfa_source_keys[];
+extern const char *const cfa_artifact_keys[];
+extern const char *const cfa_apt_keys[];
 
 enum cfapkg_err cfa_recipe_parse(struct cfapkg_ctx *ctx, const char *file,
                                  struct cfapkg_recipe **out);
@@ -22,6 +24,11 @@ enum cfapkg_err cfa_parse_deps(struct cfa_jr *jr, const cJSON *ver, const char *
                                bool provides, const struct cfapkg_dep **out, size_t *n);
 enum cfapkg_err cfa_parse_sources(struct cfa_jr *jr, const cJSON *ver,
                                   struct cfapkg_version *v);
+/* One platform's source (recipe_source.c); s->platform is set. */
+enum cfapkg_err cfa_parse_source(struct cfa_jr *jr, const cJSON *o, struct cfapkg_source *s);
+/* One archive of a set into elem (a struct cfapkg_artifact): a cfa_jr_array
+ * item reader, shared with the lockfile's "artifacts". */
+enum cfapkg_err cfa_parse_artifact(struct cfa_jr *jr, const cJSON *o, void *elem, void *arg);
 enum cfapkg_err cfa_parse_status(struct cfa_jr *jr, const cJSON *ver, struct cfapkg_version *v);
 enum cfapkg_err cfa_parse_layout(struct cfa_jr *jr, const cJSON *ver, struct cfapkg_version *v);
 enum cfapkg_err cfa_parse_runtime(struct cfa_jr *jr, const cJSON *ver, struct cfapkg_version *v);

@@ -1,6 +1,7 @@
 /*
  * recipe_fields.c - parsers for the parts of a recipe version: constraints,
- * sources, status, layout, runtime and user-supplied files.
+ * the platforms of sources (recipe_source.c reads each), status, layout,
+ * runtime and user-supplied files.
  */
 #include <string.h>
 
@@ -10,10 +11,6 @@
 
 static const char *const os_names[] = {"windows", "linux", NULL};
 static const char *const arch_names[] = {"x86_64", "aarch64", "x86", NULL};
-static const char *const formats[] = {"zip", "7z", "tar.gz", "tar.xz", "tar.zst",
-                                      "tar.bz2", "tar", "deb", NULL};
-const char *const cfa_source_keys[] = {"url", "mirrors", "sha256", "size", "format",
-                                       "strip", "unavailable", "unpacked_size", NULL};
 
 static bool in_list(const char *s, const char *const *list)
 {
@@ -168,66 +165,6 @@ static enum cfapkg_err check_platform_key(struct cfa_jr *jr, const char *key)
 	return CFAPKG_E_OK;
 }
 
-/* The size is what bounds a download (the server cannot send more): a
- * source without one is planned but not fetched, as if "unavailable". */
-#define UNSIZED_WHY                                                                        \
-	"the %s download has a SHA-256 but no size, and a download is fetched only when both " \
-	"are recorded: add \"size\" to the recipe (the size and SHA-256 that 'cfapkg prefetch " \
-	"URL' prints)"
-
-static enum cfapkg_err refuse_unsized(struct cfa_jr *jr, struct cfapkg_source *s)
-{
-	size_t len = sizeof(UNSIZED_WHY) + strlen(s->platform);
-	char *why = cfa_arena_alloc(jr->arena, len);
-
-	/* Sized for the text, so it always fits; checked all the same. */
-	if (!why || !cfa_snprintf(why, len, UNSIZED_WHY, s->platform))
-		return cfa_nomem(jr->ctx);
-	s->unavailable = why;
-	return CFAPKG_E_OK;
-}
-
-static enum cfapkg_err parse_source(struct cfa_jr *jr, const cJSON *o, struct cfapkg_source *s)
-{
-	int64_t size = -1, strip = 0, unpacked = -1;
-	enum cfapkg_err e;
-
-	s->size = -1;
-	s->unpacked_size = -1;
-	if ((e = cfa_jr_object(jr, o)) || (e = cfa_jr_keys(jr, o, cfa_source_keys)) ||
-	    (e = cfa_jr_string(jr, o, "url", false, &s->url)) ||
-	    (e = cfa_jr_strings(jr, o, "mirrors", &s->mirrors, &s->nmirrors)) ||
-	    (e = cfa_jr_string(jr, o, "sha256", false, &s->sha256)) ||
-	    (e = cfa_jr_int(jr, o, "size", 0, INT64_MAX, false, &size)) ||
-	    (e = cfa_jr_string(jr, o, "format", true, &s->format)) ||
-	    (e = cfa_jr_int(jr, o, "strip", 0, 16, false, &strip)) ||
-	    (e = cfa_jr_string(jr, o, "unavailable", false, &s->unavailable)) ||
-	    (e = cfa_jr_int(jr, o, "unpacked_size", 0, INT64_MAX, false, &unpacked)))
-		return e;
-	s->size = size;
-	s->unpacked_size = unpacked;
-	s->strip = (unsigned)strip;
-	if (!in_list(s->format, formats))
-		return cfa_jr_fail(jr, "format \"%s\" is not one of zip, 7z, tar.gz, tar.xz, "
-		                   "tar.zst, tar.bz2, tar, deb", s->format);
-	if (s->sha256 && !cfa_valid_sha256(s->sha256))
-		return cfa_jr_fail(jr, "sha256 must be 64 hex digits");
-	if (s->sha256) {
-		char *lower = (char *)s->sha256;
-		for (; *lower; lower++)
-			if (*lower >= 'A' && *lower <= 'F')
-				*lower = (char)(*lower - 'A' + 'a');
-	}
-	if ((!s->url || !s->sha256) && !s->unavailable)
-		return cfa_jr_fail(jr, "a source without url or sha256 needs \"unavailable\": "
-		                   "the reason it cannot be installed yet");
-	if (s->url && strncmp(s->url, "https://", 8) != 0 && strncmp(s->url, "http://", 7) != 0)
-		return cfa_jr_fail(jr, "url must start with https:// or http://");
-	if (s->sha256 && s->size < 0 && !s->unavailable)
-		return refuse_unsized(jr, s);
-	return CFAPKG_E_OK;
-}
-
 static enum cfapkg_err source_item(struct cfa_jr *jr, const cJSON *m, void *elem, void *arg)
 {
 	struct cfapkg_source *src = elem;
@@ -239,7 +176,7 @@ static enum cfapkg_err source_item(struct cfa_jr *jr, const cJSON *m, void *elem
 		return cfa_nomem(jr->ctx);
 	if ((e = check_platform_key(jr, m->string)))
 		return e;
-	return parse_source(jr, m, src);
+	return cfa_parse_source(jr, m, src);
 }
 
 enum cfapkg_err cfa_parse_sources(struct cfa_jr *jr, const cJSON *ver, struct cfapkg_version *v)

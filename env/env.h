@@ -89,4 +89,15 @@ enum cfapkg_err cfa_store_dir(struct cfapkg_ctx *ctx, const struct cfapkg_locked
 cJSON *cfa_runtime_json(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
                         const char *gendir);
 
+/* lockset.c: packages of several archives.  set_artifacts copies arts
+ * into the lock and derives the part's sha256 (the set's digest), size
+ * and store folder; the others write and read a part's "artifacts". */
+struct cfa_json_build;
+enum cfapkg_err cfa_lock_set_artifacts(struct cfapkg_ctx *ctx, struct cfapkg_lock *l,
+                                       struct cfapkg_locked *p,
+                                       const struct cfapkg_artifact *arts, size_t n);
+void cfa_lock_artifacts_json(struct cfa_json_build *jb, cJSON *o, const struct cfapkg_locked *p);
+enum cfapkg_err cfa_lock_read_artifacts(struct cfa_jr *jr, const cJSON *o,
+                                        struct cfapkg_locked *p);
+
 #endif

@@ -187,11 +187,15 @@ static enum cfapkg_err keep_part(struct gc_state *g, const struct cfapkg_locked 
 
 	if (e)
 		return e;
+	bool unpacked = !g->keep_archives && cfa_plat_is_dir(store);
+	size_t i;
+
 	keep_add(&g->keep, p->store);
-	if (g->keep_archives || !cfa_plat_is_dir(store))
-		keep_add(&g->keep, p->sha256);
-	else
-		keep_add(&g->unpacked, p->sha256);
+	/* A set's archives are each a download of their own. */
+	for (i = 0; i < p->nartifacts; i++)
+		keep_add(unpacked ? &g->unpacked : &g->keep, p->artifacts[i].sha256);
+	if (!p->nartifacts)
+		keep_add(unpacked ? &g->unpacked : &g->keep, p->sha256);
 	cfa_free(store);
 	return CFAPKG_E_OK;
 }

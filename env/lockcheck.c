@@ -61,27 +61,51 @@ static enum cfapkg_err refuse_url(struct cfapkg_ctx *ctx, const struct cfapkg_lo
 	                p->name, p->version, field, url);
 }
 
+/* One download's URL and mirrors; where names the field ("" or
+ * "artifacts[N]."). */
+static enum cfapkg_err check_download(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+                                      size_t i, const char *where, const char *url,
+                                      const char *const *mirrors, size_t nmirrors)
+{
+	char field[64]; /* "artifacts[N].mirrors[N]": room for two numbers */
+	size_t k;
+
+	if (!url || !fetchable(url)) {
+		if (!cfa_snprintf(field, sizeof(field), "%surl", where))
+			return cfa_fail(ctx, CFAPKG_E_LOCKFILE, "%s: too many artifacts", lock_name(lock));
+		return refuse_url(ctx, lock, i, field, url ? url : "");
+	}
+	for (k = 0; k < nmirrors; k++) {
+		if (fetchable(mirrors[k]))
+			continue;
+		if (!cfa_snprintf(field, sizeof(field), "%smirrors[%lu]", where, (unsigned long)k))
+			return cfa_fail(ctx, CFAPKG_E_LOCKFILE, "%s: too many mirrors", lock_name(lock));
+		return refuse_url(ctx, lock, i, field, mirrors[k]);
+	}
+	return CFAPKG_E_OK;
+}
+
 static enum cfapkg_err check_urls(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock)
 {
-	char field[32]; /* "mirrors[N]": a number's room */
+	enum cfapkg_err e = CFAPKG_E_OK;
+	char where[40];
 	size_t i, k;
 
-	for (i = 0; i < lock->nparts; i++) {
+	for (i = 0; i < lock->nparts && !e; i++) {
 		const struct cfapkg_locked *p = &lock->parts[i];
 		if (p->kind != CFAPKG_KIND_PACKAGE)
 			continue;
-		if (!p->url || !fetchable(p->url))
-			return refuse_url(ctx, lock, i, "url", p->url ? p->url : "");
-		for (k = 0; k < p->nmirrors; k++) {
-			if (fetchable(p->mirrors[k]))
-				continue;
-			if (!cfa_snprintf(field, sizeof(field), "mirrors[%lu]", (unsigned long)k))
-				return cfa_fail(ctx, CFAPKG_E_LOCKFILE, "%s: too many mirrors",
+		if (!p->nartifacts)
+			e = check_download(ctx, lock, i, "", p->url, p->mirrors, p->nmirrors);
+		for (k = 0; k < p->nartifacts && !e; k++) {
+			const struct cfapkg_artifact *a = &p->artifacts[k];
+			if (!cfa_snprintf(where, sizeof(where), "artifacts[%lu].", (unsigned long)k))
+				return cfa_fail(ctx, CFAPKG_E_LOCKFILE, "%s: too many artifacts",
 				                lock_name(lock));
-			return refuse_url(ctx, lock, i, field, p->mirrors[k]);
+			e = check_download(ctx, lock, i, where, a->url, a->mirrors, a->nmirrors);
 		}
 	}
-	return CFAPKG_E_OK;
+	return e;
 }
 
 /* Whether part q meets the requirement r: by its own name and version,

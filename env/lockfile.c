@@ -132,9 +132,16 @@ static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock
 		return e;
 	if (p->kind != CFAPKG_KIND_PACKAGE)
 		return CFAPKG_E_OK;
-	if (!it->installable || !s || !s->sha256)
+	if (!it->installable || !s || (!s->sha256 && !s->nartifacts && !s->apt))
 		return cfa_fail(ctx, CFAPKG_E_UNSUPPORTED, "%s %s cannot be installed: %s", p->name,
 		                p->version, it->why_not ? it->why_not : "no verified source");
+	if (s->nartifacts)
+		return cfa_lock_set_artifacts(ctx, l, p, s->artifacts, s->nartifacts);
+	if (s->apt) {
+		p->apt = s->apt; /* resolved by cfapkg_lock_resolve */
+		p->format = "deb";
+		return CFAPKG_E_OK;
+	}
 	p->url = s->url;
 	p->mirrors = s->mirrors;
 	p->nmirrors = s->nmirrors;
@@ -221,6 +228,13 @@ static const char *status_text(int status)
 /* Where a package comes from and where it is unpacked. */
 static void source_json(struct cfa_json_build *jb, cJSON *o, const struct cfapkg_locked *p)
 {
+	if (p->nartifacts) {
+		cfa_lock_artifacts_json(jb, o, p);
+		cfa_json_add_string(jb, o, "sha256", p->sha256);
+		cfa_json_add_number(jb, o, "size", (double)p->size);
+		cfa_json_add_string(jb, o, "store", p->store);
+		return;
+	}
 	cfa_json_add_string(jb, o, "url", p->url);
 	if (p->nmirrors)
 		add_strings(jb, o, "mirrors", p->mirrors, p->nmirrors);
@@ -327,8 +341,8 @@ static const char *const part_keys_v1[] = {"name", "version", "kind", "requested
                                            "user_files", NULL};
 static const char *const part_keys[] = {"name", "version", "kind", "requested", "requires",
                                         "provides", "status", "url", "mirrors", "sha256",
-                                        "size", "format", "strip", "store", "gfx", "layout",
-                                        "launcher", "runtime", "user_files", NULL};
+                                        "size", "format", "strip", "store", "artifacts", "gfx",
+                                        "layout", "launcher", "runtime", "user_files", NULL};
 
 static enum cfapkg_err read_kind(struct cfa_jr *jr, const char *s, enum cfapkg_kind *out)
 {
@@ -351,6 +365,8 @@ static enum cfapkg_err read_source(struct cfa_jr *jr, const cJSON *o, struct cfa
 	enum cfapkg_err e;
 	char *expect;
 
+	if (cJSON_HasObjectItem(o, "artifacts"))
+		return cfa_lock_read_artifacts(jr, o, p);
 	if ((e = cfa_jr_string(jr, o, "url", true, &p->url)) ||
 	    (e = cfa_jr_strings(jr, o, "mirrors", &p->mirrors, &p->nmirrors)) ||
 	    (e = cfa_jr_string(jr, o, "sha256", true, &p->sha256)) ||

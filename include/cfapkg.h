@@ -134,8 +134,37 @@ struct cfapkg_dep {
 	const struct cfa_range *range; /* parsed constraint (internal) */
 };
 
+struct cfapkg_artifact {       /* one archive of a source that has several */
+	const char *url;
+	const char *const *mirrors;
+	size_t nmirrors;
+	const char *sha256;        /* lower-case hex */
+	int64_t size;              /* bytes */
+	const char *format;
+	unsigned strip;
+};
+
+struct cfapkg_apt_source {     /* packages of a repository in Debian's layout */
+	const char *repository;    /* base URL: "https://repo.radeon.com/rocm/apt/6.4.1" */
+	const char *suite;         /* "noble" */
+	const char *component;     /* "main" */
+	const char *arch;          /* Debian's name: "amd64" */
+	const char *index;         /* the index under the repository; NULL: the
+	                              uncompressed dists/SUITE/COMPONENT/binary-ARCH/Packages */
+	const char *index_sha256;  /* the index the recipe was written against */
+	int64_t index_size;        /* -1 when not recorded */
+	const char *const *packages; /* "NAME=VERSION", versions as Debian spells them */
+	size_t npackages;
+};
+
 struct cfapkg_source {
 	const char *platform;      /* "windows-x86_64", "linux-x86_64" */
+	/* Several archives unpacked in order into one prefix (url is NULL,
+	 * size their sum), or an APT source (url NULL, size -1: the index
+	 * gives the .debs at install). */
+	const struct cfapkg_artifact *artifacts;
+	size_t nartifacts;
+	const struct cfapkg_apt_source *apt;
 	const char *url;           /* NULL when not known */
 	const char *const *mirrors;
 	size_t nmirrors;
@@ -578,6 +607,20 @@ CFAPKG_API enum cfapkg_err cfapkg_unpack(struct cfapkg_ctx *ctx, const char *arc
                                          const struct cfapkg_unpack_opts *opts,
                                          struct cfapkg_unpack_result *out);
 
+/** Several archives (artifacts[i] names archives[i]'s format and strip),
+ * unpacked in order into the one store folder NAME, with one manifest: a
+ * path that two of them hold is refused, as a duplicate in one archive is.
+ * Formats: the tar family and deb. */
+CFAPKG_API enum cfapkg_err cfapkg_unpack_set(struct cfapkg_ctx *ctx, const char *const *archives,
+                                             const struct cfapkg_artifact *artifacts, size_t n,
+                                             const char *name,
+                                             const struct cfapkg_unpack_opts *opts,
+                                             struct cfapkg_unpack_result *out);
+/** The SHA-256 that names a set of archives in the store and in lockfiles:
+ * of each archive's "SHA256 FORMAT STRIP" line, in order. */
+CFAPKG_API void cfapkg_artifact_set_digest(const struct cfapkg_artifact *artifacts, size_t n,
+                                           char hex[65]);
+
 /** @defgroup env Environments, generations, lockfiles
  * ROOT/envs/ENV/N/ is generation N of an environment: lock.json (the
  * exact set, in the lockfile format), meta.json (when, which command, what
@@ -607,6 +650,15 @@ struct cfapkg_locked {         /* one part of a locked set */
 	const char *format;
 	unsigned strip;
 	const char *store;         /* packages: folder under ROOT/store */
+	/* A package of several archives (a set, or the .debs an APT source's
+	 * index named): all of them, unpacked in order into store; sha256
+	 * then names the set (cfapkg_artifact_set_digest), url is NULL and
+	 * size is the sum. */
+	const struct cfapkg_artifact *artifacts;
+	size_t nartifacts;
+	/* An APT source whose index has not been read yet: no artifacts, no
+	 * sha256 and no store until cfapkg_lock_resolve. */
+	const struct cfapkg_apt_source *apt;
 	const char *const *gfx;    /* GPU targets it supports; empty: any */
 	size_t ngfx;
 	const struct cfapkg_file_rule *layout;
@@ -647,6 +699,13 @@ CFAPKG_API enum cfapkg_err cfapkg_lock_from_plan(struct cfapkg_ctx *ctx,
                                                  const struct cfapkg_plan *plan,
                                                  const char *const *specs, size_t nspecs,
                                                  struct cfapkg_lock **out);
+/** Reads the index of each part from an APT source (fetched into the
+ * download cache and checked against the recipe's pin) and records the
+ * .debs it names as the part's archives, with their URLs, sizes and
+ * SHA-256s.  A package the index lacks, or an index that is not the
+ * pinned one, is an error naming the index and the package. */
+CFAPKG_API enum cfapkg_err cfapkg_lock_resolve(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
+                                               const struct cfapkg_fetch_opts *opts);
 /** Reads a lockfile; errors name the file and the JSON path. */
 CFAPKG_API enum cfapkg_err cfapkg_lock_read(struct cfapkg_ctx *ctx, const char *path,
                                             struct cfapkg_lock **out);
@@ -867,7 +926,8 @@ CFAPKG_API enum cfapkg_err cfapkg_env_damage(struct cfapkg_ctx *ctx, const char 
  * As in libalpm and apk, the library runs the whole change; a front end
  * only asks and shows.  cfapkg_trans_begin takes the root's writer lock
  * and reads the environment; cfapkg_trans_prepare works out the new set
- * (solving, or from a lockfile, re-checked) and what changes, including
+ * (solving, or from a lockfile, re-checked; an APT source's index is
+ * fetched then, to learn its .debs) and what changes, including
  * packages whose store folder went missing; cfapkg_trans_commit checks the
  * free space, fetches and unpacks what the store lacks, then writes,
  * checks and switches to a new generation.  On any failure the

@@ -246,7 +246,9 @@ static int fetch_plan(struct cfapkg_ctx *ctx, const struct cli *cli,
 	progress_init(&p, cli);
 	o->progress = progress_update;
 	o->progress_arg = &p;
-	e = cfapkg_lock_fetch(ctx, set, o, &items, &n);
+	e = cfapkg_lock_resolve(ctx, set, o);
+	if (!e)
+		e = cfapkg_lock_fetch(ctx, set, o, &items, &n);
 	progress_end(&p);
 	cfapkg_root_unlock(lock);
 	rc = report_items(ctx, items, n, cli, e);

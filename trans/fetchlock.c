@@ -42,10 +42,13 @@ bool cfa_in_cache(struct cfapkg_ctx *ctx, const char *sha256)
 }
 
 /* A size is what bounds a download: only a lockfile written by hand
- * lacks one. */
+ * lacks one.  An APT source must have been resolved (its index read). */
 static enum cfapkg_err check_fetchable(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p)
 {
-	if (p->size >= 0 && p->sha256 && p->url)
+	if (p->apt && !p->nartifacts)
+		return cfa_fail(ctx, CFAPKG_E_USAGE, "%s %s: its APT index was not read "
+		                "(cfapkg_lock_resolve)", p->name, p->version);
+	if (p->nartifacts || (p->size >= 0 && p->sha256 && p->url))
 		return CFAPKG_E_OK;
 	return cfa_fail(ctx, CFAPKG_E_UNSUPPORTED, "%s %s cannot be installed: the lockfile gives "
 	                "its download %s; a download is fetched only when its URL, SHA-256 and "
@@ -53,25 +56,72 @@ static enum cfapkg_err check_fetchable(struct cfapkg_ctx *ctx, const struct cfap
 	                p->version, !p->url ? "no URL" : !p->sha256 ? "no SHA-256" : "no size");
 }
 
-static bool make_item(struct cfapkg_fetch_item *it, const struct cfapkg_locked *p)
+static bool fill_item(struct cfapkg_fetch_item *it, const char *label, const char *url,
+                      const char *const *mirrors, size_t nmirrors, const char *sha256,
+                      int64_t size)
 {
-	const char **urls = cfa_calloc(p->nmirrors + 1, sizeof(*urls));
+	const char **urls = cfa_calloc(nmirrors + 1, sizeof(*urls));
 	size_t k;
 
 	if (!urls)
 		return false;
-	urls[0] = p->url;
-	for (k = 0; k < p->nmirrors; k++)
-		urls[k + 1] = p->mirrors[k];
-	it->label = p->name;
+	urls[0] = url;
+	for (k = 0; k < nmirrors; k++)
+		urls[k + 1] = mirrors[k];
+	it->label = label;
 	it->urls = urls;
-	it->nurls = p->nmirrors + 1;
-	it->sha256 = p->sha256;
-	it->size = p->size;
-	it->unpack_format = p->format;
-	it->unpack_name = p->store;
-	it->unpack_strip = p->strip;
+	it->nurls = nmirrors + 1;
+	it->sha256 = sha256;
+	it->size = size;
 	return true;
+}
+
+/* One item per archive: a single archive is unpacked as it arrives; the
+ * archives of a set are only downloaded here, and unpacked together once
+ * all of them are in the cache (unpack_sets). */
+static bool make_items(struct cfapkg_fetch_item *list, const struct cfapkg_locked *p,
+                       size_t *made)
+{
+	size_t i;
+
+	*made = 0;
+	if (!p->nartifacts) {
+		if (!fill_item(list, p->name, p->url, p->mirrors, p->nmirrors, p->sha256, p->size))
+			return false;
+		list->unpack_format = p->format;
+		list->unpack_name = p->store;
+		list->unpack_strip = p->strip;
+		*made = 1;
+		return true;
+	}
+	for (i = 0; i < p->nartifacts; i++, (*made)++) {
+		const struct cfapkg_artifact *a = &p->artifacts[i];
+		if (!fill_item(&list[i], p->name, a->url, a->mirrors, a->nmirrors, a->sha256, a->size))
+			return false;
+	}
+	return true;
+}
+
+uint64_t cfa_bytes_to_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p)
+{
+	uint64_t total = 0;
+	size_t i;
+
+	if (!p->nartifacts)
+		return p->size > 0 && !cfa_in_cache(ctx, p->sha256) ? (uint64_t)p->size : 0;
+	for (i = 0; i < p->nartifacts; i++)
+		if (!cfa_in_cache(ctx, p->artifacts[i].sha256))
+			total += (uint64_t)p->artifacts[i].size;
+	return total;
+}
+
+static size_t items_needed(const struct cfapkg_lock *lock)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < lock->nparts; i++)
+		n += lock->parts[i].nartifacts ? lock->parts[i].nartifacts : 1;
+	return n;
 }
 
 void cfapkg_lock_fetch_free(struct cfapkg_fetch_item *items, size_t n)
@@ -83,13 +133,45 @@ void cfapkg_lock_fetch_free(struct cfapkg_fetch_item *items, size_t n)
 	cfa_free(items);
 }
 
+/* The archives of each set, from the cache into one store folder. */
+static enum cfapkg_err unpack_sets(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+                                   const struct cfapkg_fetch_opts *opts)
+{
+	struct cfapkg_unpack_opts uo = {0};
+	struct cfapkg_unpack_result r;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i, k;
+
+	(void)opts;
+	uo.hash_checked = true;
+	for (i = 0; i < lock->nparts && !e; i++) {
+		const struct cfapkg_locked *p = &lock->parts[i];
+		char **files;
+		if (!p->nartifacts || p->kind != CFAPKG_KIND_PACKAGE || cfapkg_store_has(ctx, p))
+			continue;
+		if (!(files = cfa_calloc(p->nartifacts, sizeof(*files))))
+			return cfa_nomem(ctx);
+		for (k = 0; k < p->nartifacts && !e; k++)
+			if (!(files[k] = cfa_root_path(ctx, CFA_DOWNLOADS, p->artifacts[k].sha256)))
+				e = ctx->err_code;
+		uo.label = p->name;
+		if (!e)
+			e = cfapkg_unpack_set(ctx, (const char *const *)files, p->artifacts,
+			                      p->nartifacts, p->store, &uo, &r);
+		for (k = 0; k < p->nartifacts; k++)
+			cfa_free(files[k]);
+		cfa_free(files);
+	}
+	return e;
+}
+
 enum cfapkg_err cfapkg_lock_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
                                   const struct cfapkg_fetch_opts *opts,
                                   struct cfapkg_fetch_item **items, size_t *n)
 {
-	struct cfapkg_fetch_item *list = cfa_calloc(lock->nparts + 1, sizeof(*list));
+	struct cfapkg_fetch_item *list = cfa_calloc(items_needed(lock) + 1, sizeof(*list));
 	enum cfapkg_err e = CFAPKG_E_OK;
-	size_t i, k = 0;
+	size_t i, k = 0, made;
 
 	*items = NULL;
 	*n = 0;
@@ -99,12 +181,15 @@ enum cfapkg_err cfapkg_lock_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_lo
 		const struct cfapkg_locked *p = &lock->parts[i];
 		if (p->kind != CFAPKG_KIND_PACKAGE || cfapkg_store_has(ctx, p))
 			continue;
-		if (!(e = check_fetchable(ctx, p)) && !make_item(&list[k++], p))
+		if ((e = check_fetchable(ctx, p)))
+			break;
+		if (!make_items(&list[k], p, &made))
 			e = cfa_nomem(ctx);
+		k += made;
 	}
 	*items = list;
 	*n = k;
 	if (!e && k)
 		e = cfapkg_fetch(ctx, list, k, opts);
-	return e;
+	return e ? e : unpack_sets(ctx, lock, opts);
 }

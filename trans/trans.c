@@ -153,6 +153,10 @@ enum cfapkg_err cfapkg_trans_prepare(struct cfapkg_trans *t)
 		e = cfapkg_env_lock(t->ctx, t->env, 0, &t->new);
 	else if (!(e = cfa_trans_requests(t)))
 		e = solve(t);
+	/* An APT source's .debs are known once its index is read: before the
+	 * diff, whose comparison names sets by their digest. */
+	if (!e)
+		e = cfapkg_lock_resolve(t->ctx, t->new, &t->o.fetch);
 	if (!e)
 		e = cfa_trans_diff(t);
 	if (!e && t->o.kind == CFAPKG_TRANS_REPAIR)
@@ -211,8 +215,8 @@ uint64_t cfapkg_trans_download_bytes(const struct cfapkg_trans *t)
 
 	for (i = 0; t->new && i < t->new->nparts; i++) {
 		const struct cfapkg_locked *p = &t->new->parts[i];
-		if (p->size > 0 && to_unpack(t, p) && !cfa_in_cache(t->ctx, p->sha256))
-			total += (uint64_t)p->size;
+		if (to_unpack(t, p))
+			total += cfa_bytes_to_fetch(t->ctx, p);
 	}
 	return total;
 }
@@ -244,8 +248,7 @@ static enum cfapkg_err check_space(struct cfapkg_trans *t)
 		const struct cfapkg_locked *p = &t->new->parts[i];
 		if (p->kind != CFAPKG_KIND_PACKAGE || p->size <= 0 || cfapkg_store_has(t->ctx, p))
 			continue;
-		if (!cfa_in_cache(t->ctx, p->sha256))
-			download += (uint64_t)p->size;
+		download += cfa_bytes_to_fetch(t->ctx, p);
 		unpack += cfapkg_unpacked_estimate(p->format, p->size, -1);
 	}
 	return download + unpack ? cfapkg_check_space(t->ctx, download, unpack) : CFAPKG_E_OK;

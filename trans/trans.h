@@ -48,5 +48,7 @@ bool cfa_store_intact(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part);
 /* fetchlock.c */
 /* Whether the verified artifact of that SHA-256 is in ROOT/downloads. */
 bool cfa_in_cache(struct cfapkg_ctx *ctx, const char *sha256);
+/* The bytes of p's archives that the cache lacks. */
+uint64_t cfa_bytes_to_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p);
 
 #endif

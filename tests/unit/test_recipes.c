@@ -73,7 +73,8 @@ static void check_real_recipes(void)
 /* Every key the parser accepts appears as `key` in docs/recipes.md. */
 static void check_docs(const char *docs)
 {
-	const char *const *lists[] = {cfa_recipe_keys, cfa_version_keys, cfa_source_keys};
+	const char *const *lists[] = {cfa_recipe_keys, cfa_version_keys, cfa_source_keys,
+	                              cfa_artifact_keys, cfa_apt_keys};
 	char *text;
 	long n;
 	size_t i;
@@ -87,7 +88,7 @@ static void check_docs(const char *docs)
 	fseek(f, 0, SEEK_SET);
 	text = calloc(1, (size_t)n + 1);
 	if (text && fread(text, 1, (size_t)n, f) == (size_t)n) {
-		for (i = 0; i < 3; i++) {
+		for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
 			const char *const *k;
 			for (k = lists[i]; *k; k++) {
 				char quoted[64];

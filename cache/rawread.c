@@ -1,0 +1,71 @@
+/*
+ * rawread.c - a whole small file into memory, decompressed when it is
+ * gzip, xz, bzip2, lzma or zstd (an APT index as repositories publish
+ * it).  libarchive's raw format with the built-in filters only: no
+ * external decompressor is ever started.
+ */
+#include <archive.h>
+#include <string.h>
+
+#include "cache/cache.h"
+#include "core/mem.h"
+#include "core/strbuf.h"
+#include "platform/platform.h"
+
+static enum cfapkg_err grow_read(struct cfapkg_ctx *ctx, struct archive *a, const char *label,
+                                 size_t max, struct cfa_buf *out)
+{
+	char block[64 * 1024];
+	la_ssize_t n;
+
+	while ((n = archive_read_data(a, block, sizeof(block))) > 0)
+		if (!cfa_buf_add(out, block, (size_t)n))
+			return out->len + (size_t)n > max
+			               ? cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: larger than %lu bytes "
+			                          "once decompressed", label, (unsigned long)max)
+			               : cfa_nomem(ctx);
+	if (n < 0)
+		return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: cannot be read: %s", label,
+		                archive_error_string(a));
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_read_decompressed(struct cfapkg_ctx *ctx, const char *path, const char *label,
+                                      size_t max, char **text, size_t *len)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *en;
+	struct cfa_buf out;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	FILE *f;
+
+	*text = NULL;
+	*len = 0;
+	if (!a)
+		return cfa_nomem(ctx);
+	cfa_buf_init(&out, max);
+	archive_read_support_filter_gzip(a);
+	archive_read_support_filter_bzip2(a);
+	archive_read_support_filter_xz(a);
+	archive_read_support_filter_lzma(a);
+	archive_read_support_filter_zstd(a);
+	archive_read_support_format_raw(a);
+	archive_read_support_format_empty(a);
+	f = cfa_plat_fopen(path, "rb");
+	if (!f || archive_read_open_FILE(a, f) != ARCHIVE_OK)
+		e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot open %s", label, path);
+	else if (archive_read_next_header(a, &en) == ARCHIVE_OK)
+		e = grow_read(ctx, a, label, max, &out);
+	archive_read_free(a);
+	if (f)
+		fclose(f);
+	if (!e && !cfa_buf_add(&out, "", 0))
+		e = cfa_nomem(ctx);
+	if (e) {
+		cfa_buf_fini(&out);
+		return e;
+	}
+	*text = out.data;
+	*len = out.len;
+	return CFAPKG_E_OK;
+}

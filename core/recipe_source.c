@@ -1,0 +1,234 @@
+/*
+ * recipe_source.c - a version's download for one platform, in one of
+ * three shapes:
+ *
+ *   one archive      {"url", "sha256", "size", "format", ...}
+ *   several          {"artifacts": [{"url", "sha256", "size", "format"}, ...]}
+ *                    unpacked in order into one prefix (TheRock's tarballs)
+ *   an APT source    {"apt": {"repository", "suite", "component", "arch",
+ *                    "index_sha256", "index_size", "packages": ["NAME=VER"]}}
+ *                    whose .debs are found in the pinned index at install
+ *
+ * A source that cannot be fetched yet says why in "unavailable".
+ */
+#include <string.h>
+
+#include "core/debindex.h"
+#include "core/recipe.h"
+#include "core/strbuf.h"
+
+static const char *const formats[] = {"zip", "7z", "tar.gz", "tar.xz", "tar.zst",
+                                      "tar.bz2", "tar", "deb", NULL};
+const char *const cfa_source_keys[] = {"url", "mirrors", "sha256", "size", "format",
+                                       "strip", "unavailable", "unpacked_size",
+                                       "artifacts", "apt", NULL};
+const char *const cfa_artifact_keys[] = {"url", "mirrors", "sha256", "size", "format",
+                                         "strip", NULL};
+const char *const cfa_apt_keys[] = {"repository", "suite", "component", "arch", "index",
+                                    "index_sha256", "index_size", "packages", NULL};
+
+static bool in_list(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(s, *list) == 0)
+			return true;
+	return false;
+}
+
+static bool web_url(const char *url)
+{
+	return strncmp(url, "https://", 8) == 0 || strncmp(url, "http://", 7) == 0;
+}
+
+static void lower_hex(const char *s)
+{
+	char *c = (char *)s; /* arena text the parser owns */
+
+	for (; *c; c++)
+		if (*c >= 'A' && *c <= 'F')
+			*c = (char)(*c - 'A' + 'a');
+}
+
+static enum cfapkg_err check_format(struct cfa_jr *jr, const char *format)
+{
+	if (in_list(format, formats))
+		return CFAPKG_E_OK;
+	return cfa_jr_fail(jr, "format \"%s\" is not one of zip, 7z, tar.gz, tar.xz, tar.zst, "
+	                   "tar.bz2, tar, deb", format);
+}
+
+static enum cfapkg_err check_sha(struct cfa_jr *jr, const char *key, const char *sha)
+{
+	if (sha && !cfa_valid_sha256(sha))
+		return cfa_jr_fail(jr, "%s must be 64 hex digits", key);
+	if (sha)
+		lower_hex(sha);
+	return CFAPKG_E_OK;
+}
+
+/* The size is what bounds a download (the server cannot send more): a
+ * source without one is planned but not fetched, as if "unavailable". */
+#define UNSIZED_WHY                                                                        \
+	"the %s download has a SHA-256 but no size, and a download is fetched only when both " \
+	"are recorded: add \"size\" to the recipe (the size and SHA-256 that 'cfapkg prefetch " \
+	"URL' prints)"
+
+static enum cfapkg_err refuse_unsized(struct cfa_jr *jr, struct cfapkg_source *s)
+{
+	size_t len = sizeof(UNSIZED_WHY) + strlen(s->platform);
+	char *why = cfa_arena_alloc(jr->arena, len);
+
+	/* Sized for the text, so it always fits; checked all the same. */
+	if (!why || !cfa_snprintf(why, len, UNSIZED_WHY, s->platform))
+		return cfa_nomem(jr->ctx);
+	s->unavailable = why;
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_parse_artifact(struct cfa_jr *jr, const cJSON *o, void *elem, void *arg)
+{
+	struct cfapkg_artifact *a = elem;
+	int64_t size = -1, strip = 0;
+	enum cfapkg_err e;
+
+	(void)arg;
+	if ((e = cfa_jr_object(jr, o)) || (e = cfa_jr_keys(jr, o, cfa_artifact_keys)) ||
+	    (e = cfa_jr_string(jr, o, "url", true, &a->url)) ||
+	    (e = cfa_jr_strings(jr, o, "mirrors", &a->mirrors, &a->nmirrors)) ||
+	    (e = cfa_jr_string(jr, o, "sha256", true, &a->sha256)) ||
+	    (e = cfa_jr_int(jr, o, "size", 0, INT64_MAX, true, &size)) ||
+	    (e = cfa_jr_string(jr, o, "format", true, &a->format)) ||
+	    (e = cfa_jr_int(jr, o, "strip", 0, 16, false, &strip)) ||
+	    (e = check_format(jr, a->format)) || (e = check_sha(jr, "sha256", a->sha256)))
+		return e;
+	if (!web_url(a->url))
+		return cfa_jr_fail(jr, "url must start with https:// or http://");
+	a->size = size;
+	a->strip = (unsigned)strip;
+	return CFAPKG_E_OK;
+}
+
+/* Every archive of a set is pinned: a set with one unknown member could
+ * not be named in the store.  The sizes add up to the source's. */
+static enum cfapkg_err parse_artifacts(struct cfa_jr *jr, const cJSON *o, struct cfapkg_source *s)
+{
+	enum cfapkg_err e;
+	size_t i;
+
+	if ((e = cfa_jr_array(jr, o, "artifacts", sizeof(*s->artifacts), true, cfa_parse_artifact, NULL,
+	                      (void **)&s->artifacts, &s->nartifacts)))
+		return e;
+	s->size = 0;
+	for (i = 0; i < s->nartifacts; i++)
+		s->size += s->artifacts[i].size;
+	s->format = s->artifacts[0].format;
+	return CFAPKG_E_OK;
+}
+
+/* "NAME=VERSION", as apt-get install spells a pinned package. */
+static enum cfapkg_err check_packages(struct cfa_jr *jr, const struct cfapkg_apt_source *a)
+{
+	size_t i;
+
+	if (a->npackages == 0)
+		return cfa_jr_fail(jr, "packages must list at least one \"NAME=VERSION\"");
+	for (i = 0; i < a->npackages; i++) {
+		const char *eq = strchr(a->packages[i], '=');
+		if (!eq || eq == a->packages[i] || !cfa_deb_version_valid(eq + 1))
+			return cfa_jr_fail(jr, "packages[%lu] \"%s\" is not NAME=VERSION with a version "
+			                   "as Debian spells it (5.3.0+dfsg-2, 1:2.3-1)", (unsigned long)i,
+			                   a->packages[i]);
+	}
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err parse_apt(struct cfa_jr *jr, const cJSON *src, struct cfapkg_source *s)
+{
+	struct cfapkg_apt_source *a = cfa_arena_alloc(jr->arena, sizeof(*a));
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(src, "apt");
+	size_t mark = cfa_jr_push_key(jr, "apt");
+	enum cfapkg_err e;
+
+	if (!a)
+		return cfa_nomem(jr->ctx);
+	memset(a, 0, sizeof(*a));
+	a->index_size = -1;
+	a->arch = "amd64";
+	if ((e = cfa_jr_object(jr, o)) || (e = cfa_jr_keys(jr, o, cfa_apt_keys)) ||
+	    (e = cfa_jr_string(jr, o, "repository", true, &a->repository)) ||
+	    (e = cfa_jr_string(jr, o, "suite", true, &a->suite)) ||
+	    (e = cfa_jr_string(jr, o, "component", true, &a->component)) ||
+	    (e = cfa_jr_string(jr, o, "arch", false, &a->arch)) ||
+	    (e = cfa_jr_string(jr, o, "index", false, &a->index)) ||
+	    (e = cfa_jr_string(jr, o, "index_sha256", false, &a->index_sha256)) ||
+	    (e = cfa_jr_int(jr, o, "index_size", 0, INT64_MAX, false, &a->index_size)) ||
+	    (e = cfa_jr_strings(jr, o, "packages", &a->packages, &a->npackages)) ||
+	    (e = check_sha(jr, "index_sha256", a->index_sha256)) || (e = check_packages(jr, a)))
+		return e;
+	if (!web_url(a->repository))
+		return cfa_jr_fail(jr, "repository must start with https:// or http://");
+	if (a->index && !cfa_safe_relative(a->index))
+		return cfa_jr_fail(jr, "index must be a path inside the repository");
+	cfa_jr_pop(jr, mark);
+	s->apt = a;
+	s->format = "deb";
+	if ((!a->index_sha256 || a->index_size < 0) && !s->unavailable)
+		return cfa_jr_fail(jr, "an APT source without index_sha256 and index_size needs "
+		                   "\"unavailable\": the reason (and the command that records them)");
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err parse_single(struct cfa_jr *jr, const cJSON *o, struct cfapkg_source *s)
+{
+	enum cfapkg_err e;
+
+	if ((e = cfa_jr_string(jr, o, "url", false, &s->url)) ||
+	    (e = cfa_jr_strings(jr, o, "mirrors", &s->mirrors, &s->nmirrors)) ||
+	    (e = cfa_jr_string(jr, o, "sha256", false, &s->sha256)) ||
+	    (e = cfa_jr_int(jr, o, "size", 0, INT64_MAX, false, &s->size)) ||
+	    (e = cfa_jr_string(jr, o, "format", true, &s->format)) ||
+	    (e = check_format(jr, s->format)) || (e = check_sha(jr, "sha256", s->sha256)))
+		return e;
+	if ((!s->url || !s->sha256) && !s->unavailable)
+		return cfa_jr_fail(jr, "a source without url or sha256 needs \"unavailable\": "
+		                   "the reason it cannot be installed yet");
+	if (s->url && !web_url(s->url))
+		return cfa_jr_fail(jr, "url must start with https:// or http://");
+	if (s->sha256 && s->size < 0 && !s->unavailable)
+		return refuse_unsized(jr, s);
+	return CFAPKG_E_OK;
+}
+
+/* One shape only: a download, a set of them, or an APT source. */
+static enum cfapkg_err check_shape(struct cfa_jr *jr, const cJSON *o)
+{
+	bool one = cJSON_HasObjectItem(o, "url") || cJSON_HasObjectItem(o, "sha256") ||
+	           cJSON_HasObjectItem(o, "format");
+	int shapes = one + cJSON_HasObjectItem(o, "artifacts") + cJSON_HasObjectItem(o, "apt");
+
+	if (shapes > 1)
+		return cfa_jr_fail(jr, "a source is one download (url), a set (artifacts) or an "
+		                   "APT source (apt), not several");
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_parse_source(struct cfa_jr *jr, const cJSON *o, struct cfapkg_source *s)
+{
+	int64_t strip = 0;
+	enum cfapkg_err e;
+
+	s->size = -1;
+	s->unpacked_size = -1;
+	if ((e = cfa_jr_object(jr, o)) || (e = cfa_jr_keys(jr, o, cfa_source_keys)) ||
+	    (e = check_shape(jr, o)) ||
+	    (e = cfa_jr_string(jr, o, "unavailable", false, &s->unavailable)) ||
+	    (e = cfa_jr_int(jr, o, "strip", 0, 16, false, &strip)) ||
+	    (e = cfa_jr_int(jr, o, "unpacked_size", 0, INT64_MAX, false, &s->unpacked_size)))
+		return e;
+	s->strip = (unsigned)strip;
+	if (cJSON_HasObjectItem(o, "artifacts"))
+		return parse_artifacts(jr, o, s);
+	if (cJSON_HasObjectItem(o, "apt"))
+		return parse_apt(jr, o, s);
+	return parse_single(jr, o, s);
+}
