@@ -307,7 +307,7 @@ static int write_sealed(const char *dir, const char *name, const struct cfa_buf 
 	FILE *f = path ? cfa_plat_fopen(path, "wb") : NULL;
 	int rc = !path ? ENOMEM : !f ? cfa_plat_write_errno() : 0;
 
-	if (f && fwrite(text->data, 1, text->len, f) != text->len)
+	if (f && text->len && fwrite(text->data, 1, text->len, f) != text->len)
 		rc = cfa_plat_write_errno();
 	if (f && !rc)
 		rc = cfa_plat_fsync(f);
