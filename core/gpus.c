@@ -12,7 +12,8 @@
 
 static const char *const top_keys[] = {"format", "targets", "devices", NULL};
 static const char *const target_keys[] = {"gfx", "generation", "kfd", "status",
-                                          "min_hip_sdk", "apu", NULL};
+                                          "min_hip_sdk", "apu", "hsa_override",
+                                          "hipblaslt", "rocblas_overlay", NULL};
 static const char *const device_keys[] = {"pci", "revision", "chip", "gfx", "name", NULL};
 
 void cfa_gpus_free(struct cfa_gpus *g)
@@ -21,6 +22,41 @@ void cfa_gpus_free(struct cfa_gpus *g)
 		return;
 	cfa_arena_fini(&g->arena);
 	cfa_free(g);
+}
+
+/* "major.minor.stepping", each a small number: what the HSA runtime accepts. */
+static bool valid_hsa_override(const char *s)
+{
+	unsigned parts = 0;
+
+	while (parts < 3) {
+		size_t n = strspn(s, "0123456789");
+		if (n == 0 || n > 2)
+			return false;
+		s += n;
+		parts++;
+		if (*s != '.')
+			break;
+		s++;
+	}
+	return parts == 3 && *s == '\0';
+}
+
+/* The ROCm facts of a target; hipblaslt defaults to true, as most have kernels. */
+static enum cfapkg_err parse_rocm_facts(struct cfa_jr *jr, const cJSON *o,
+                                        struct cfapkg_gpu_target *t)
+{
+	enum cfapkg_err e;
+
+	t->hipblaslt = true;
+	if ((e = cfa_jr_bool(jr, o, "hipblaslt", &t->hipblaslt)) ||
+	    (e = cfa_jr_bool(jr, o, "rocblas_overlay", &t->rocblas_overlay)) ||
+	    (e = cfa_jr_string(jr, o, "hsa_override", false, &t->hsa_override)))
+		return e;
+	if (t->hsa_override && !valid_hsa_override(t->hsa_override))
+		return cfa_jr_fail(jr, "hsa_override \"%s\" must be major.minor.stepping (10.3.0)",
+		                   t->hsa_override);
+	return CFAPKG_E_OK;
 }
 
 static enum cfapkg_err parse_target(struct cfa_jr *jr, const cJSON *o,
@@ -36,7 +72,7 @@ static enum cfapkg_err parse_target(struct cfa_jr *jr, const cJSON *o,
 	    (e = cfa_jr_int(jr, o, "kfd", 0, 9999999, false, &kfd)) ||
 	    (e = cfa_jr_string(jr, o, "status", true, &status)) ||
 	    (e = cfa_jr_string(jr, o, "min_hip_sdk", false, &t->min_hip_sdk)) ||
-	    (e = cfa_jr_bool(jr, o, "apu", &t->apu)))
+	    (e = cfa_jr_bool(jr, o, "apu", &t->apu)) || (e = parse_rocm_facts(jr, o, t)))
 		return e;
 	t->kfd_version = (uint32_t)kfd;
 	if (!cfa_valid_gfx(t->gfx))

@@ -293,6 +293,11 @@ struct cfapkg_gpu_target {
 	enum cfapkg_status status; /* the project's status for this target */
 	const char *min_hip_sdk;   /* NULL when no floor is recorded */
 	bool apu;                  /* an integrated GPU (APU) target */
+	const char *hsa_override;  /* HSA_OVERRIDE_GFX_VERSION it runs under on Linux
+	                              ("10.3.0"), NULL when it needs none */
+	bool hipblaslt;            /* hipBLASLt ships kernels for it (true when not recorded) */
+	bool rocblas_overlay;      /* the SDK's rocBLAS leaves it out: Tensile files come
+	                              from an overlay */
 };
 struct cfapkg_gpu_device {
 	uint16_t vendor, device;
@@ -1043,6 +1048,13 @@ struct cfapkg_runtime {
 	const struct cfapkg_runtime_part *parts; /* every part, dependencies first */
 	size_t nparts;
 	struct cfa_arena *arena;   /* internal */
+	const char *rocm_prefix;   /* the environment's own ROCm / HIP SDK folder (HIP_PATH,
+	                              ROCM_PATH), NULL when programs use the system's */
+	const char *const *path_removed; /* other ROCm folders taken off PATH (and the
+	                              library path), so two HIP runtimes never mix */
+	size_t npath_removed;
+	int gpu_index;             /* HIP_VISIBLE_DEVICES, -1 when left alone */
+	const char *rocblas_overlay; /* the part whose Tensile files rocBLAS reads, or NULL */
 };
 
 /** Reads a generation's runtime.json (gen 0: the current one) and resolves
@@ -1050,11 +1062,46 @@ struct cfapkg_runtime {
  * part's the folder where m found it (m may be NULL: then it stays
  * unresolved with a warning); {gfx} is the GPU target, a path ending in
  * /{gfx} falling back to its parent when that folder does not exist.
- * gpu_index >= 0 adds HIP_VISIBLE_DEVICES.  Owned: cfapkg_runtime_free. */
+ * gpu_index >= 0 adds HIP_VISIBLE_DEVICES; < 0 picks, when m has several
+ * GPUs, the one of the generation's target (discrete first).  When a part
+ * brings its own HIP runtime, HIP_PATH and ROCM_PATH name it, its library
+ * folder comes first and other ROCm folders go off the path; the target's
+ * gpus.json entry adds HSA_OVERRIDE_GFX_VERSION (Linux, unless the user set
+ * it) and DISABLE_ADDMM_CUDA_LT=1 (no hipBLASLt kernels).  Owned:
+ * cfapkg_runtime_free. */
 CFAPKG_API enum cfapkg_err cfapkg_runtime_load(struct cfapkg_ctx *ctx, const char *env,
                                                unsigned gen, const struct cfapkg_machine *m,
                                                int gpu_index, struct cfapkg_runtime **out);
 CFAPKG_API void cfapkg_runtime_free(struct cfapkg_runtime *rt);
+/** The value rt gives a path list variable ("PATH", "LD_LIBRARY_PATH"):
+ * rt's folders, then the variable's current folders less rt's
+ * path_removed, exactly as cfapkg_runtime_apply sets it.  Owned:
+ * cfapkg_free. */
+CFAPKG_API enum cfapkg_err cfapkg_runtime_path_value(struct cfapkg_ctx *ctx,
+                                                     const struct cfapkg_runtime *rt,
+                                                     const char *var, char **out);
+
+/** What ROCm a runtime uses and whether its kernels cover the GPU. */
+struct cfapkg_rocm_report {
+	const char *prefix;        /* the ROCm / HIP SDK in use, NULL when none was found */
+	bool from_env;             /* the environment's own (else the system's) */
+	const char *gfx;           /* the target kernels are looked up for (override applied) */
+	const char *tensile_dir;   /* the folder rocBLAS reads, NULL when unknown */
+	const char *tensile_file;  /* the index file found there, NULL when none */
+	const char *rocblas_overlay; /* the overlay part providing them, or NULL */
+	bool hipblaslt;            /* gpus.json: hipBLASLt has kernels for the target */
+	bool addmm_lt_disabled;    /* DISABLE_ADDMM_CUDA_LT=1 is in effect */
+	const char *miopen;        /* the MIOpen library found, NULL when none */
+	struct cfa_arena *arena;   /* internal */
+};
+/** Looks at the files of the ROCm rt uses (m may be NULL).  Owned:
+ * cfapkg_rocm_report_free. */
+CFAPKG_API enum cfapkg_err cfapkg_rocm_check(struct cfapkg_ctx *ctx,
+                                             const struct cfapkg_runtime *rt,
+                                             const struct cfapkg_machine *m,
+                                             struct cfapkg_rocm_report **out);
+CFAPKG_API void cfapkg_rocm_report_free(struct cfapkg_rocm_report *r);
+
 /** Sets this process's environment for rt (PATH and, on Linux,
  * LD_LIBRARY_PATH get rt's folders in front; rt's variables are set).  A
  * later call first undoes the previous one, so one process can alternate

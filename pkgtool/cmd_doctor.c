@@ -151,6 +151,42 @@ static void static_checks(struct doctor *d)
 	}
 }
 
+/* Which ROCm programs use and whether its kernels cover the GPU. */
+static void rocm_checks(struct doctor *d)
+{
+	struct cfapkg_rocm_report *r = NULL;
+	const char *lt;
+
+	if (cfapkg_rocm_check(d->ctx, d->rt, d->m, &r)) {
+		row(d, "ROCm in use", "FAILED", "%s", cfapkg_ctx_error(d->ctx));
+		return;
+	}
+	if (r->prefix)
+		row(d, "ROCm in use", "OK", "%s: %s", r->from_env ? "the environment's" : "the system's",
+		    r->prefix);
+	else
+		row(d, "ROCm in use", "MISSING", "no ROCm or HIP SDK found: install one, or a package "
+		    "that brings it");
+	if (r->tensile_file)
+		row(d, "rocBLAS Tensile files", "OK", "%s%s%s%s", r->tensile_file,
+		    r->rocblas_overlay ? " (from " : "", r->rocblas_overlay ? r->rocblas_overlay : "",
+		    r->rocblas_overlay ? ")" : "");
+	else
+		row(d, "rocBLAS Tensile files", "MISSING", "none for %s in %s: rocBLAS will stop at its "
+		    "first call; install a rocBLAS overlay for %s", r->gfx,
+		    r->tensile_dir ? r->tensile_dir : "(no rocBLAS folder)", r->gfx);
+	lt = r->addmm_lt_disabled ? "DISABLE_ADDMM_CUDA_LT=1 is set, so PyTorch uses rocBLAS"
+	                          : "set DISABLE_ADDMM_CUDA_LT=1 so PyTorch uses rocBLAS";
+	if (r->hipblaslt)
+		row(d, "hipBLASLt kernels", "OK", "hipBLASLt has kernels for %s", d->rt->gfx);
+	else
+		row(d, "hipBLASLt kernels", r->addmm_lt_disabled ? "OK" : "MISSING",
+		    "none for %s; %s", d->rt->gfx, lt);
+	row(d, "MIOpen", r->miopen ? "OK" : "MISSING", "%s", r->miopen ? r->miopen :
+	    "not found: cuDNN calls will fail (convolutions); dense and GEMM work runs without it");
+	cfapkg_rocm_report_free(r);
+}
+
 /* The CUDA name a probe library stands for, in recipes' provides. */
 static const char *provided_name(const char *library)
 {
@@ -399,6 +435,7 @@ int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 		printf("Environment \"%s\", generation %u, made for %s on %s\n\nStatic checks:\n",
 		       rt->env_name, rt->generation, rt->gfx, rt->os);
 	static_checks(&d);
+	rocm_checks(&d);
 	if (!cli->json && !cli->quiet)
 		printf("\nCUDA probe:\n");
 	hard = live_probe(&d, probes, &s);

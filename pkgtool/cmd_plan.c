@@ -55,7 +55,7 @@ void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
 	struct table t;
 	int64_t total = 0;
-	size_t i, nfetch = 0, nexp = 0, nunknown = 0;
+	size_t i, nfetch = 0, nexp = 0, nunknown = 0, nparts = 0;
 	char gpu[128], size[32];
 
 	printf("Plan for %s on %s-%s:\n\n", gpu_label(ctx, f->gfx, gpu, sizeof(gpu)), f->os,
@@ -70,6 +70,7 @@ void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 		                                    cfapkg_kind_name(it->version->recipe->kind),
 		                                    cfapkg_status_name(it->status),
 		                                    item_size(it, size, sizeof(size))});
+		nparts += it->version->recipe->kind == CFAPKG_KIND_PACKAGE;
 		if (it->source && it->installable) {
 			nfetch++;
 			total += it->source->size > 0 ? it->source->size : 0;
@@ -82,18 +83,40 @@ void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	       human_size(total, size, sizeof(size)), nfetch, nfetch == 1 ? "" : "s");
 	if (nunknown)
 		printf(" (%zu of unrecorded size)", nunknown);
+	if (nfetch < nparts)
+		printf("; %lu part%s cannot be installed yet (below)", (unsigned long)(nparts - nfetch),
+		       nparts - nfetch == 1 ? "" : "s");
 	printf("\n");
-	for (i = 0; i < cfapkg_plan_count(plan); i++) {
-		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
-		if (!it->installable)
-			printf("warning: %s %s cannot be installed yet: %s\n",
-			       it->version->recipe->name, it->version->version, it->why_not);
-	}
 	if (nexp)
 		printf("warning: this plan uses %zu experimental part%s (--allow-experimental)\n", nexp,
 		       nexp == 1 ? "" : "s");
 	print_unchecked(plan);
 	print_detection_notes(stdout, detected_machine());
+}
+
+/* Parts of a solved plan that cannot be installed here: an install of it
+ * would be refused, so the plan says which and why. */
+static size_t count_uninstallable(const struct cfapkg_plan *plan)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < cfapkg_plan_count(plan); i++)
+		n += !cfapkg_plan_item(plan, i)->installable;
+	return n;
+}
+
+static void print_uninstallable(const struct cfapkg_plan *plan)
+{
+	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
+	size_t i;
+
+	for (i = 0; i < cfapkg_plan_count(plan); i++) {
+		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
+		if (!it->installable)
+			fprintf(stderr, "cfapkg: error: %s %s cannot be installed yet on %s-%s: %s\n",
+			        it->version->recipe->name, it->version->version, f->os, f->arch,
+			        it->why_not ? it->why_not : "no reason recorded");
+	}
 }
 
 void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
@@ -139,6 +162,8 @@ cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	json_str(o, "os", f->os);
 	json_str(o, "arch", f->arch);
 	cJSON_AddBoolToObject(o, "solved", cfapkg_plan_solved(plan));
+	cJSON_AddBoolToObject(o, "installable",
+	                      cfapkg_plan_solved(plan) && count_uninstallable(plan) == 0);
 	pk = cJSON_AddArrayToObject(o, "packages");
 	for (i = 0; i < cfapkg_plan_count(plan); i++) {
 		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
@@ -241,13 +266,18 @@ int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli)
 		cfapkg_plan_free(plan);
 		return report_error(ctx, e);
 	}
-	rc = cfapkg_plan_solved(plan) ? EXIT_OK : EXIT_UNSOLVABLE;
-	if (cli->json)
+	rc = !cfapkg_plan_solved(plan)       ? EXIT_UNSOLVABLE
+	     : count_uninstallable(plan) > 0 ? EXIT_UNSUPPORTED
+	                                     : EXIT_OK;
+	if (cli->json) {
 		json_print(plan_json(ctx, plan));
-	else if (rc != EXIT_OK)
+	} else if (rc == EXIT_UNSOLVABLE) {
 		print_problems_text(plan, cli);
-	else if (!cli->quiet)
-		print_plan_text(ctx, plan);
+	} else {
+		if (!cli->quiet)
+			print_plan_text(ctx, plan);
+		print_uninstallable(plan);
+	}
 	cfapkg_plan_free(plan);
 	return rc;
 }

@@ -10,8 +10,8 @@
 #include "render.h"
 
 /* The environment's runtime for this machine (detected unless facts say
- * otherwise), with HIP_VISIBLE_DEVICES for --gpu-index or the chosen GPU
- * of several. */
+ * otherwise), with HIP_VISIBLE_DEVICES for --gpu-index, or the library's
+ * pick of several GPUs: the one the generation was made for. */
 int load_runtime(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env,
                  struct cfapkg_runtime **rt, const struct cfapkg_machine **machine)
 {
@@ -24,8 +24,6 @@ int load_runtime(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env,
 		return rc;
 	if (cfapkg_detect(ctx, index, &m) == CFAPKG_E_OK) {
 		mp = &m;
-		if (index < 0 && m.ngpus > 1 && m.selected >= 0)
-			index = (int)m.gpus[m.selected].index;
 	} else if (index >= 0) {
 		return report_error(ctx, CFAPKG_E_NOTFOUND);
 	}
@@ -61,6 +59,10 @@ static cJSON *runtime_json(const struct cfapkg_runtime *rt)
 		json_str(s, "as", rt->stage[i].as);
 		cJSON_AddItemToArray(a, s);
 	}
+	a = cJSON_AddArrayToObject(o, "path_removed");
+	for (i = 0; i < rt->npath_removed; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(rt->path_removed[i]));
+	json_str(o, "rocm", rt->rocm_prefix);
 	a = cJSON_AddArrayToObject(o, "warnings");
 	for (i = 0; i < rt->nwarnings; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(rt->warnings[i]));
@@ -76,6 +78,11 @@ static void show_text(const struct cfapkg_runtime *rt)
 	printf("PATH%s, first wins:\n", strcmp(rt->os, "windows") ? " and LD_LIBRARY_PATH" : "");
 	for (i = 0; i < rt->npath; i++)
 		printf("  %s\n", rt->path[i]);
+	if (rt->npath_removed)
+		printf("Taken off the path (another HIP runtime must not mix with %s):\n",
+		       rt->rocm_prefix);
+	for (i = 0; i < rt->npath_removed; i++)
+		printf("  %s\n", rt->path_removed[i]);
 	printf("Variables:\n");
 	for (i = 0; i < rt->nenv; i++)
 		printf("  %s=%s\n", rt->env[i].name, rt->env[i].value);
@@ -106,30 +113,61 @@ static void quoted(const char *shell, const char *v)
 	putchar('\'');
 }
 
-static void path_line(const char *shell, const char *var, const struct cfapkg_runtime *rt)
+/* rt's folders joined with the shell's separator (free), NULL when out of memory. */
+static char *joined_path(const char *shell, const struct cfapkg_runtime *rt)
 {
-	char sep = strcmp(shell, "bash") == 0 ? ':' : ';', joined[1 << 15];
-	size_t i, n = 0;
+	const char *sep = strcmp(shell, "bash") == 0 ? ":" : ";";
+	char *out;
+	size_t i, n = 1, used = 0;
 
-	joined[0] = '\0';
+	for (i = 0; i < rt->npath; i++)
+		n += strlen(rt->path[i]) + 1;
+	if (!(out = calloc(1, n)))
+		return NULL;
 	for (i = 0; i < rt->npath; i++) {
-		snprintf(joined + n, sizeof(joined) - n, "%s%s", i ? (char[]){sep, 0} : "", rt->path[i]);
-		n = strlen(joined);
+		snprintf(out + used, n - used, "%s%s", i ? sep : "", rt->path[i]);
+		used += strlen(out + used);
 	}
-	if (strcmp(shell, "bash") == 0) {
-		printf("export %s=", var);
-		quoted(shell, joined);
-		printf("\"${%s:+:${%s}}\"\n", var, var);
-	} else if (strcmp(shell, "powershell") == 0) {
-		printf("$env:%s = ", var);
-		quoted(shell, joined);
-		printf(" + ';' + $env:%s\n", var);
-	} else {
-		printf("set \"%s=%s;%%%s%%\"\n", var, joined, var);
-	}
+	return out;
 }
 
-static int activate(const struct cfapkg_runtime *rt, const char *shell)
+/* Folders taken off (other ROCm folders) cannot be taken off in a shell's
+ * own syntax: then the whole value is given, as 'cfapkg run' sets it. */
+static void path_line(struct cfapkg_ctx *ctx, const char *shell, const char *var,
+                      const struct cfapkg_runtime *rt)
+{
+	char *full = NULL, *front;
+	bool whole = rt->npath_removed &&
+	             cfapkg_runtime_path_value(ctx, rt, var, &full) == CFAPKG_E_OK;
+	const char *value = whole ? full : (front = joined_path(shell, rt));
+
+	if (!value)
+		return;
+	if (strcmp(shell, "bash") == 0) {
+		printf("export %s=", var);
+		quoted(shell, value);
+		if (!whole)
+			printf("\"${%s:+:${%s}}\"", var, var);
+		printf("\n");
+	} else if (strcmp(shell, "powershell") == 0) {
+		printf("$env:%s = ", var);
+		quoted(shell, value);
+		if (!whole)
+			printf(" + ';' + $env:%s", var);
+		printf("\n");
+	} else {
+		printf("set \"%s=%s", var, value);
+		if (!whole)
+			printf(";%%%s%%", var);
+		printf("\"\n");
+	}
+	if (whole)
+		cfapkg_free(full);
+	else
+		free(front);
+}
+
+static int activate(struct cfapkg_ctx *ctx, const struct cfapkg_runtime *rt, const char *shell)
 {
 	size_t i;
 
@@ -137,9 +175,9 @@ static int activate(const struct cfapkg_runtime *rt, const char *shell)
 		fprintf(stderr, "cfapkg: error: --shell takes bash, powershell or cmd\n");
 		return EXIT_USAGE;
 	}
-	path_line(shell, "PATH", rt);
+	path_line(ctx, shell, "PATH", rt);
 	if (strcmp(rt->os, "windows") != 0)
-		path_line(shell, "LD_LIBRARY_PATH", rt);
+		path_line(ctx, shell, "LD_LIBRARY_PATH", rt);
 	for (i = 0; i < rt->nenv; i++) {
 		if (strcmp(shell, "bash") == 0)
 			printf("export %s=", rt->env[i].name);
@@ -165,7 +203,7 @@ int cmd_env_runtime(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL)))
 		return rc;
 	if (strcmp(cli->args[0], "activate") == 0)
-		rc = activate(rt, cli_value(cli, OPT_SHELL));
+		rc = activate(ctx, rt, cli_value(cli, OPT_SHELL));
 	else if (cli->json)
 		json_print(runtime_json(rt));
 	else

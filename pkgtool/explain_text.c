@@ -96,9 +96,13 @@ const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_fac
 		         p->dep, or_none(p->have), p->hint ? p->hint : "update the driver");
 		break;
 	case CFAPKG_PROBLEM_HIP_RUNTIME:
-		snprintf(buf, len, "%s %s the HIP runtime %s in the driver, which has: %s; %s", who,
-		         VERB(many, "needs", "need"), p->dep, or_none(p->have),
-		         p->hint ? p->hint : "update the driver");
+		if (!p->dep) /* the runtime itself: this major is not on the machine */
+			snprintf(buf, len, "the HIP runtime %s is not on this machine, which has: %s; %s",
+			         who, or_none(p->have), p->hint ? p->hint : "update the driver");
+		else
+			snprintf(buf, len, "%s %s the HIP runtime %s in the driver, which has: %s; %s",
+			         who, VERB(many, "needs", "need"), p->dep, or_none(p->have),
+			         p->hint ? p->hint : "update the driver");
 		break;
 	case CFAPKG_PROBLEM_EXPERIMENTAL:
 		snprintf(buf, len,
@@ -113,8 +117,12 @@ const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_fac
 		         p->hint ? p->hint : "");
 		break;
 	case CFAPKG_PROBLEM_CONFLICT:
-		snprintf(buf, len, "%s %s with %s (%s)", who, VERB(many, "conflicts", "conflict"),
-		         or_none(p->other), p->dep);
+		if (p->fact && strcmp(p->fact, "hip_runtime") == 0)
+			snprintf(buf, len, "%s and %s use different HIP runtime majors (%s); %s", who,
+			         or_none(p->other), or_none(p->have), p->hint ? p->hint : "");
+		else
+			snprintf(buf, len, "%s %s with %s (%s)", who,
+			         VERB(many, "conflicts", "conflict"), or_none(p->other), p->dep);
 		break;
 	case CFAPKG_PROBLEM_SAME_NAME:
 		snprintf(buf, len,

@@ -64,27 +64,68 @@ static void undo(void)
 		cfa_plat_setenv(saved[i].name, saved[i].value);
 }
 
-/* Folders in front of a path list variable's original value. */
-static int prepend(const char *var, const struct cfapkg_runtime *rt)
+static bool removed(const struct cfapkg_runtime *rt, const char *dir, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < rt->npath_removed; i++)
+		if (strlen(rt->path_removed[i]) == len && strncmp(rt->path_removed[i], dir, len) == 0)
+			return true;
+	return false;
+}
+
+/* rt's folders, then those of original (may be NULL) less rt's removed
+ * ones: a new string (cfa_free), NULL when out of memory. */
+static char *joined(const struct cfapkg_runtime *rt, const char *original)
 {
 	const char sep[] = {cfa_plat_path_list_sep(), '\0'};
-	const struct saved *o;
 	struct cfa_buf value;
-	size_t i;
-	int rc;
+	const char *at;
+	size_t i, n = 0;
 
-	if (remember(var))
-		return -1;
-	o = original(var);
 	cfa_buf_init(&value, SIZE_MAX);
 	cfa_buf_add(&value, "", 0); /* "" when there is nothing to list */
 	for (i = 0; i < rt->npath; i++)
-		cfa_buf_printf(&value, "%s%s", i ? sep : "", rt->path[i]);
-	if (o->value && *o->value)
-		cfa_buf_printf(&value, "%s%s", rt->npath ? sep : "", o->value);
-	rc = value.failed ? -1 : cfa_plat_setenv(var, value.data);
-	cfa_buf_fini(&value);
+		cfa_buf_printf(&value, "%s%s", n++ ? sep : "", rt->path[i]);
+	for (at = original; at && *at; at += *at != '\0') {
+		size_t len = strcspn(at, sep);
+		if (len && !removed(rt, at, len)) {
+			cfa_buf_adds(&value, n++ ? sep : "");
+			cfa_buf_add(&value, at, len);
+		}
+		at += len;
+	}
+	if (value.failed) {
+		cfa_buf_fini(&value);
+		return NULL;
+	}
+	return value.data; /* the buffer's memory is the caller's now */
+}
+
+/* Folders in front of a path list variable's original value. */
+static int prepend(const char *var, const struct cfapkg_runtime *rt)
+{
+	char *value;
+	int rc;
+
+	if (remember(var) || !(value = joined(rt, original(var)->value)))
+		return -1;
+	rc = cfa_plat_setenv(var, value);
+	cfa_free(value);
 	return rc;
+}
+
+enum cfapkg_err cfapkg_runtime_path_value(struct cfapkg_ctx *ctx, const struct cfapkg_runtime *rt,
+                                          const char *var, char **out)
+{
+	char *current = NULL;
+	int rc = cfa_plat_getenv_dup(var, &current);
+
+	if (rc == ENOMEM)
+		return cfa_nomem(ctx);
+	*out = joined(rt, rc == 0 ? current : NULL);
+	free(current); /* the platform's allocation */
+	return *out ? CFAPKG_E_OK : cfa_nomem(ctx);
 }
 
 enum cfapkg_err cfapkg_runtime_apply(struct cfapkg_ctx *ctx, const struct cfapkg_runtime *rt)

@@ -14,6 +14,7 @@
 #include "core/strbuf.h"
 #include "env/env.h"
 #include "platform/platform.h"
+#include "runtime/rocm.h"
 
 struct resolver {
 	struct cfapkg_ctx *ctx;
@@ -189,11 +190,12 @@ static enum cfapkg_err resolve_paths(struct resolver *r, const cJSON *doc)
 	return CFAPKG_E_OK;
 }
 
-/* Later parts override earlier ones: one entry per name, the last value. */
-static enum cfapkg_err resolve_env(struct resolver *r, const cJSON *doc, int gpu_index)
+/* Later parts override earlier ones: one entry per name, the last value;
+ * but a package's ROCBLAS_TENSILE_LIBPATH (a rocBLAS overlay) wins over a
+ * system ROCm's, whatever the order. */
+static enum cfapkg_err resolve_env(struct resolver *r, const cJSON *doc)
 {
-	struct cfapkg_env_var *vars = room_for(r, doc, "env", 1, sizeof(*vars));
-	char idx[16];
+	struct cfapkg_env_var *vars = room_for(r, doc, "env", CFA_ROCM_EXTRA_VARS, sizeof(*vars));
 	const cJSON *it;
 	enum cfapkg_err e;
 	size_t n = 0, i;
@@ -202,23 +204,21 @@ static enum cfapkg_err resolve_env(struct resolver *r, const cJSON *doc, int gpu
 		return cfa_nomem(r->ctx);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "env"))
 	{
-		const char *value;
+		const char *value, *name = str_of(it, "name");
+		bool system = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "system"));
+		bool tensile = strcmp(name, "ROCBLAS_TENSILE_LIBPATH") == 0;
 		if ((e = resolve_value(r, it, str_of(it, "value"), false, &value)))
 			return e;
-		if (!value)
+		if (!value || (tensile && system && r->rt->rocblas_overlay))
 			continue;
-		for (i = 0; i < n && strcmp(vars[i].name, str_of(it, "name")) != 0; i++)
+		if (tensile && !system && !(r->rt->rocblas_overlay = keep(r, str_of(it, "part"))))
+			return cfa_nomem(r->ctx);
+		for (i = 0; i < n && strcmp(vars[i].name, name) != 0; i++)
 			;
-		if (!(vars[i].name = keep(r, str_of(it, "name"))))
+		if (!(vars[i].name = keep(r, name)))
 			return cfa_nomem(r->ctx);
 		vars[i].value = value;
 		n += i == n;
-	}
-	if (gpu_index >= 0) {
-		/* An int always fits. */
-		if (!cfa_snprintf(idx, sizeof(idx), "%d", gpu_index) || !(vars[n].value = keep(r, idx)))
-			return cfa_nomem(r->ctx);
-		vars[n++].name = "HIP_VISIBLE_DEVICES";
 	}
 	r->rt->env = vars;
 	r->rt->nenv = n;
@@ -329,8 +329,9 @@ static enum cfapkg_err resolve(struct resolver *r, const cJSON *doc, const char 
 	rt->gfx = keep(r, str_of(doc, "gfx"));
 	if (!rt->env_name || !rt->os || !rt->gfx)
 		return cfa_nomem(r->ctx);
-	if ((e = resolve_paths(r, doc)) || (e = resolve_env(r, doc, gpu_index)) ||
-	    (e = resolve_files(r, doc)) || (e = resolve_parts(r, doc)))
+	if ((e = resolve_paths(r, doc)) || (e = resolve_env(r, doc)) ||
+	    (e = resolve_files(r, doc)) || (e = resolve_parts(r, doc)) ||
+	    (e = cfa_rocm_settle(r->ctx, rt, r->m, gpu_index)))
 		return e;
 	rt->warnings = cfa_arena_alloc(rt->arena, (r->nwarn + 1) * sizeof(char *));
 	if (!rt->warnings)

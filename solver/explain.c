@@ -272,6 +272,30 @@ static bool job_rec(struct cfapkg_plan *plan, Id how, Id what, struct rec *r)
 	return true;
 }
 
+/* Two parts of different HIP runtime majors: a conflict whose fact is the
+ * HIP runtime, naming both parts and both majors. */
+static bool runtime_clash(struct cfapkg_plan *plan, const struct cfapkg_version *v,
+                          const struct cfapkg_version *o, struct rec *r)
+{
+	int a = cfa_hip_major(plan, v), b = cfa_hip_major(plan, o);
+	char *other, *have;
+
+	if (a < 0 || b < 0 || a == b)
+		return false;
+	other = cfa_aprintf("%s %s", o->recipe->name, o->version);
+	have = cfa_aprintf("%d and %d", a, b);
+	r->kind = CFAPKG_PROBLEM_CONFLICT;
+	r->fact = "hip_runtime";
+	r->other = other ? dup(plan, other) : o->recipe->name;
+	r->have = have ? dup(plan, have) : NULL;
+	r->dep = plan->hip_runtime_name;
+	r->hint = "one process loads one HIP runtime, so an environment keeps to one major: "
+	          "choose parts built for the same one";
+	cfa_free(other);
+	cfa_free(have);
+	return true;
+}
+
 static enum cfapkg_err rule_rec(struct cfapkg_plan *plan, unsigned group, Id rid)
 {
 	Id source = 0, target = 0, dep = 0;
@@ -300,6 +324,8 @@ static enum cfapkg_err rule_rec(struct cfapkg_plan *plan, unsigned group, Id rid
 	case SOLVER_RULE_PKG_CONFLICTS:
 	case SOLVER_RULE_PKG_SAME_NAME: {
 		const struct cfapkg_version *o = cfa_solvable_version(plan, target);
+		if (r.v && o && runtime_clash(plan, r.v, o, &r))
+			break;
 		r.kind = type == SOLVER_RULE_PKG_SAME_NAME ? CFAPKG_PROBLEM_SAME_NAME
 		                                           : CFAPKG_PROBLEM_CONFLICT;
 		r.dep = type == SOLVER_RULE_PKG_CONFLICTS ? dup(plan, cfa_dep_text(plan, dep))

@@ -134,7 +134,9 @@ const char *cfa_dep_text(const struct cfapkg_plan *plan, Id dep)
 
 static enum cfapkg_err add_synth(struct builder *b, const struct cfa_range *r)
 {
-	if (r->nclauses == 0 || native_range(r) || fact_of_name(b->plan, r->name))
+	const char *fact = fact_of_name(b->plan, r->name);
+
+	if (r->nclauses == 0 || native_range(r) || (fact && strcmp(fact, "driver") == 0))
 		return CFAPKG_E_OK;
 	if (cfa_grow((void **)&b->synths, &b->cap, b->nsynths + 1, sizeof(*b->synths)) != 0)
 		return cfa_nomem(b->plan->ctx);
@@ -304,6 +306,18 @@ static bool fact_satisfies(struct builder *b, const char *fact, const struct cfa
 	return false;
 }
 
+/* A HIP runtime requirement goes to libsolv when the machine's runtime or a
+ * packaged one can meet it; otherwise it is
+ * the fact that blocks, and the marker says so.  Whether the machine's
+ * runtime was known is noted on the runtime's solvables, not here. */
+static bool hip_runtime_reachable(struct builder *b, const struct cfa_range *r)
+{
+	unsigned char ignored = 0;
+
+	return fact_satisfies(b, "hip_runtime", r, &ignored) ||
+	       cfa_hip_packaged_provider(b->plan, r);
+}
+
 static enum cfapkg_err add_requires(struct builder *b, Solvable *s,
                                     const struct cfapkg_version *v, unsigned char *unchecked)
 {
@@ -315,12 +329,20 @@ static enum cfapkg_err add_requires(struct builder *b, Solvable *s,
 		const char *fact = fact_of_name(b->plan, d->name);
 		if (!cfa_dep_applies(&b->plan->facts, d))
 			continue;
-		if (fact) {
+		if (fact && strcmp(fact, "driver") == 0) {
 			if (!fact_satisfies(b, fact, d->range, unchecked))
-				e = add_marker(b, s,
-				               strcmp(fact, "driver") == 0 ? CFA_MK_DRIVER
-				                                           : CFA_MK_HIP_RUNTIME,
-				               v, d);
+				e = add_marker(b, s, CFA_MK_DRIVER, v, d);
+			continue;
+		}
+		/* An installed part uses the machine's runtime: the fact decides, and
+		 * its major enters the one-major rule through add_one_major. */
+		if (fact && v->recipe->kind == CFAPKG_KIND_SYSTEM) {
+			if (!fact_satisfies(b, fact, d->range, unchecked))
+				e = add_marker(b, s, CFA_MK_HIP_RUNTIME, v, d);
+			continue;
+		}
+		if (fact && !hip_runtime_reachable(b, d->range)) {
+			e = add_marker(b, s, CFA_MK_HIP_RUNTIME, v, d);
 			continue;
 		}
 		s->requires = repo_addid_dep(s->repo, s->requires, cfa_range_id(b->plan, d->range), 0);
@@ -364,6 +386,12 @@ static enum cfapkg_err add_fact_markers(struct builder *b, Solvable *s,
 		e = add_marker(b, s, CFA_MK_OS, v, NULL);
 	if (!e && !cfapkg_version_supports_gfx(v, plan->facts.gfx))
 		e = add_marker(b, s, CFA_MK_GPU, v, NULL);
+	if (!e && cfa_is_hip_runtime(plan, v)) {
+		if (!plan->facts.hip_runtimes_known)
+			*unchecked |= CFA_UNCHECKED_HIP_RUNTIME;
+		else if (!cfa_hip_fact_has(plan, v))
+			e = add_marker(b, s, CFA_MK_HIP_RUNTIME, v, NULL);
+	}
 	if (!e && r->kind == CFAPKG_KIND_SYSTEM && strcmp(r->fact, "hip_sdk") == 0) {
 		if (!plan->facts.hip_sdks_known)
 			*unchecked |= CFA_UNCHECKED_HIP_SDK;
@@ -376,11 +404,30 @@ static enum cfapkg_err add_fact_markers(struct builder *b, Solvable *s,
 	return e;
 }
 
+/* One HIP runtime per process: a provider of major N rules out the others. */
+static void add_one_major(struct builder *b, Solvable *s, const struct cfapkg_version *v)
+{
+	int major = cfa_hip_major(b->plan, v);
+	struct cfa_ver n = {{0}, 1, CFA_RANK_FINAL, 0, 0, NULL};
+	Id name, evr;
+
+	if (major < 0)
+		return;
+	n.rel[0] = (uint32_t)major;
+	name = pool_str2id(b->pool, b->plan->hip_runtime_name, 1);
+	evr = evr_id(b->pool, &n);
+	s->conflicts = repo_addid_dep(s->repo, s->conflicts,
+	                              pool_rel2id(b->pool, name, evr, REL_LT, 1), 0);
+	s->conflicts = repo_addid_dep(s->repo, s->conflicts,
+	                              pool_rel2id(b->pool, name, evr, REL_GT, 1), 0);
+}
+
 static enum cfapkg_err add_conflicts(struct builder *b, Solvable *s,
                                      const struct cfapkg_version *v)
 {
 	size_t i;
 
+	add_one_major(b, s, v);
 	for (i = 0; i < v->nconflicts; i++) {
 		const struct cfapkg_dep *d = &v->conflicts[i];
 		if (cfa_dep_applies(&b->plan->facts, d))
@@ -445,8 +492,19 @@ enum cfapkg_err cfa_pool_build(struct cfapkg_plan *plan)
 		                               &b.driver, NULL);
 	e = collect_synths(&b);
 	for (i = 0; i < ctx->nrecipes && !e; i++) {
-		/* Driver and HIP runtime are facts, checked in add_requires. */
-		if (fact_of_name(plan, ctx->recipes[i]->name) || (reach && !reach[i]))
+		/* The driver is a fact, checked in add_requires; the HIP runtime's
+		 * versions are solvables that the fact allows or blocks. */
+		const char *fact = fact_of_name(plan, ctx->recipes[i]->name);
+		if (fact || (reach && !reach[i]))
+			continue;
+		for (j = 0; j < ctx->recipes[i]->nversions && !e; j++)
+			e = add_version(&b, &ctx->recipes[i]->versions[j]);
+	}
+	/* Last, so that the other parts keep their ids (and so their order
+	 * among equals in a plan) whether or not the runtime is in the pool. */
+	for (i = 0; i < ctx->nrecipes && !e; i++) {
+		const char *fact = fact_of_name(plan, ctx->recipes[i]->name);
+		if (!fact || strcmp(fact, "hip_runtime") != 0 || (reach && !reach[i]))
 			continue;
 		for (j = 0; j < ctx->recipes[i]->nversions && !e; j++)
 			e = add_version(&b, &ctx->recipes[i]->versions[j]);

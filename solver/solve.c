@@ -5,7 +5,9 @@
  * 1. installable versions validated on this GPU;
  * 2. installable candidates;
  * 3. anything else, and last of all versions that cannot be installed
- *    (unknown hash, no download) - they can be planned but not fetched.
+ *    (unknown hash, no download) - they can be planned but not fetched;
+ * 4. strongest: system parts known to be installed (a ROCm, a HIP SDK, the
+ *    driver's HIP runtime) over the packaged parts that stand in for them.
  * Experimental versions are never chosen unless allowed (a marker in the
  * pool, so a refusal explains itself).  Within a tier libsolv picks the
  * highest version.
@@ -99,6 +101,35 @@ static void add_prefer_job(struct cfapkg_plan *plan)
 	queue_free(&q);
 }
 
+/* What the machine already has and is known to have (an installed ROCm or
+ * HIP SDK, the driver's HIP runtime) beats a packaged stand-in for it. */
+static bool known_present(const struct cfapkg_plan *plan, const struct cfapkg_version *v)
+{
+	if (v->recipe->kind != CFAPKG_KIND_SYSTEM)
+		return false;
+	if (cfa_is_hip_runtime(plan, v))
+		return plan->facts.hip_runtimes_known && cfa_hip_fact_has(plan, v);
+	return strcmp(v->recipe->fact, "hip_sdk") == 0 && plan->facts.hip_sdks_known &&
+	       cfa_system_present(plan, v);
+}
+
+static void add_system_job(struct cfapkg_plan *plan)
+{
+	Queue q;
+	Id p;
+
+	queue_init(&q);
+	for (p = plan->repo->start; p < plan->repo->end; p++) {
+		const struct cfapkg_version *v = cfa_solvable_version(plan, p);
+		if (v && known_present(plan, v))
+			queue_push(&q, p);
+	}
+	if (q.count)
+		queue_push2(&plan->job, SOLVER_FAVOR | SOLVER_SOLVABLE_ONE_OF,
+		            pool_queuetowhatprovides(plan->pool, &q));
+	queue_free(&q);
+}
+
 static void add_favor_jobs(struct cfapkg_plan *plan)
 {
 	Pool *pool = plan->pool;
@@ -130,6 +161,7 @@ static void add_favor_jobs(struct cfapkg_plan *plan)
 			            pool_queuetowhatprovides(pool, &tier[t]));
 	for (t = 0; t < 3; t++)
 		queue_free(&tier[t]);
+	add_system_job(plan);
 }
 
 static void note_unchecked(struct cfapkg_plan *plan, unsigned mask)
@@ -162,6 +194,24 @@ static bool is_requested(const struct cfapkg_plan *plan, const struct cfapkg_ver
 	return false;
 }
 
+/* System parts depend on no package, so putting them first keeps
+ * dependencies first, and makes the order among independent parts not
+ * hang on which other recipes happen to be loaded. */
+static void system_parts_first(struct cfapkg_plan *plan)
+{
+	struct cfapkg_plan_item tmp;
+	size_t i, j, front = 0;
+
+	for (i = 0; i < plan->nitems; i++) {
+		if (plan->items[i].version->recipe->kind != CFAPKG_KIND_SYSTEM)
+			continue;
+		tmp = plan->items[i];
+		for (j = i; j > front; j--)
+			plan->items[j] = plan->items[j - 1];
+		plan->items[front++] = tmp;
+	}
+}
+
 /* The chosen parts, dependencies first. */
 static enum cfapkg_err collect_items(struct cfapkg_plan *plan)
 {
@@ -182,6 +232,10 @@ static enum cfapkg_err collect_items(struct cfapkg_plan *plan)
 		if (!v || transaction_type(trans, p, SOLVER_TRANSACTION_SHOW_ALL) !=
 		                  SOLVER_TRANSACTION_INSTALL)
 			continue;
+		mask |= plan->unchecked_mask[p];
+		/* The machine's HIP runtime is a fact, never a part of the plan. */
+		if (cfa_is_hip_runtime(plan, v))
+			continue;
 		it = &plan->items[plan->nitems++];
 		it->version = v;
 		it->status = cfa_solvable_status(plan, p);
@@ -191,10 +245,10 @@ static enum cfapkg_err collect_items(struct cfapkg_plan *plan)
 		it->installable = cfa_installable(plan, v, &it->why_not);
 		if (it->installable)
 			it->why_not = NULL;
-		mask |= plan->unchecked_mask[p];
 	}
 	note_unchecked(plan, mask);
 	transaction_free(trans);
+	system_parts_first(plan);
 	return CFAPKG_E_OK;
 }
 

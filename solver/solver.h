@@ -97,6 +97,15 @@ enum cfapkg_status cfa_solvable_status(const struct cfapkg_plan *plan, Id p);
  * reach; the caller frees it. */
 enum cfapkg_err cfa_closure(struct cfapkg_plan *plan, unsigned char **out);
 
+/* hip_runtime.c: the HIP runtime major a version is (the fact's recipe)
+ * or provides ("amdhip64 = 7"), else -1. */
+bool cfa_is_hip_runtime(const struct cfapkg_plan *plan, const struct cfapkg_version *v);
+int cfa_hip_major(const struct cfapkg_plan *plan, const struct cfapkg_version *v);
+/* Whether the machine's fact lists this major of the fact's recipe. */
+bool cfa_hip_fact_has(const struct cfapkg_plan *plan, const struct cfapkg_version *v);
+/* Whether a part cfapkg installs, for this OS, provides a runtime in need. */
+bool cfa_hip_packaged_provider(const struct cfapkg_plan *plan, const struct cfa_range *need);
+
 /* explain.c */
 enum cfapkg_err cfa_explain(struct cfapkg_plan *plan);
 

@@ -288,9 +288,9 @@ def test_unsized_sources(tmp, f):
     args = ["nosize", "--recipes", str(recipes), "--root", str(root), "--gpu", "gfx1200",
             "--os", "windows"]
     r = harness.run(BIN, "plan", *args)
-    check("plan: an unsized source cannot be installed", r.returncode == 0
-          and "nosize 1 cannot be installed yet" in r.stdout and "windows-x86_64" in r.stdout
-          and "no size" in r.stdout and "cfapkg prefetch URL" in r.stdout, r.stdout + r.stderr)
+    check("plan: an unsized source cannot be installed", r.returncode == 6
+          and "nosize 1 cannot be installed yet" in r.stderr and "windows-x86_64" in r.stderr
+          and "no size" in r.stderr and "cfapkg prefetch URL" in r.stderr, r.stdout + r.stderr)
     r = harness.run(BIN, "fetch", *args)
     check("fetch refuses an unsized source", r.returncode == 6
           and "nosize 1 cannot be fetched" in r.stderr and "windows-x86_64" in r.stderr
@@ -324,8 +324,8 @@ def test_unsized_sources(tmp, f):
     r = harness.run(BIN, "plan", "zluda==7-preview.10", "--os", "windows", "--gpu", "gfx1200",
                     "--hip-sdk", "6.4.2")
     check("the shipped ZLUDA preview without a size is not installable",
-          r.returncode == 0 and "7-preview.10 cannot be installed yet" in r.stdout
-          and "windows-x86_64 download has a SHA-256 but no size" in r.stdout, r.stdout + r.stderr)
+          r.returncode == 6 and "7-preview.10 cannot be installed yet" in r.stderr
+          and "windows-x86_64 download has a SHA-256 but no size" in r.stderr, r.stdout + r.stderr)
 
 
 def test_proxy(tmp, f):

@@ -1,0 +1,334 @@
+/*
+ * rocm.c - what people set by hand to run CUDA programs on ROCm, set from
+ * the environment and gpus.json instead: the HIP runtime the environment
+ * brings (HIP_PATH, ROCM_PATH, its library folder first, other ROCm
+ * folders off the path so two HIP runtimes never mix), the GPU the plan
+ * was made for (HIP_VISIBLE_DEVICES: never an iGPU by accident), and the
+ * target's HSA_OVERRIDE_GFX_VERSION and DISABLE_ADDMM_CUDA_LT.
+ */
+#include "runtime/rocm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arena.h"
+#include "core/ctx.h"
+#include "core/mem.h"
+#include "core/strbuf.h"
+#include "platform/platform.h"
+
+struct dir_match {
+	const char *head, *tail;
+	char *found; /* the first name that matched (cfa_free) */
+	bool failed;
+};
+
+static bool same_nocase(const char *a, const char *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((a[i] | 0x20) != (b[i] | 0x20))
+			return false;
+	return true;
+}
+
+static int match_name(const char *name, void *arg)
+{
+	struct dir_match *d = arg;
+	size_t n = strlen(name), h = strlen(d->head), t = strlen(d->tail);
+
+	if (n >= h + t && same_nocase(name, d->head, h) && same_nocase(name + n - t, d->tail, t)) {
+		d->found = cfa_strdup(name);
+		d->failed = !d->found;
+		return 1; /* stop at the first match */
+	}
+	return 0;
+}
+
+char *cfa_rocm_dir_find(const char *dir, const char *head, const char *tail)
+{
+	struct dir_match d = {head, tail, NULL, false};
+
+	cfa_plat_list_dir(dir, match_name, &d);
+	return d.found;
+}
+
+bool cfa_rocm_dir_has(const char *dir, const char *head, const char *tail)
+{
+	char *name = cfa_rocm_dir_find(dir, head, tail);
+
+	cfa_free(name);
+	return name != NULL;
+}
+
+const char *cfa_rocm_var(const struct cfapkg_runtime *rt, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < rt->nenv; i++)
+		if (strcmp(rt->env[i].name, name) == 0)
+			return rt->env[i].value;
+	return NULL;
+}
+
+bool cfa_rocm_user_set(const char *name)
+{
+	char *value = NULL;
+	bool set = cfa_plat_getenv_dup(name, &value) == 0 && value && value[0];
+
+	free(value); /* the platform's allocation */
+	return set;
+}
+
+/* Sets a variable of rt, replacing its value or using the room resolve.c
+ * left; the value is kept in rt's arena. */
+static enum cfapkg_err set_var(struct cfapkg_ctx *ctx, struct cfapkg_runtime *rt,
+                               const char *name, const char *value)
+{
+	struct cfapkg_env_var *vars = (struct cfapkg_env_var *)rt->env;
+	const char *kept = cfa_arena_strdup(rt->arena, value);
+	size_t i;
+
+	if (!kept)
+		return cfa_nomem(ctx);
+	for (i = 0; i < rt->nenv && strcmp(vars[i].name, name) != 0; i++)
+		;
+	vars[i].name = name; /* callers pass literals */
+	vars[i].value = kept;
+	rt->nenv += i == rt->nenv;
+	return CFAPKG_E_OK;
+}
+
+char cfa_rocm_sep(void)
+{
+	return strcmp(cfa_plat_os(), "windows") == 0 ? '\\' : '/';
+}
+
+/* A part's folder holding a HIP runtime library: Linux lib/libamdhip64.so*,
+ * Windows bin/amdhip64*.dll. */
+static bool holds_hip_runtime(const struct cfapkg_runtime *rt, const char *prefix)
+{
+	bool win = strcmp(rt->os, "windows") == 0;
+	char *dir = cfa_aprintf("%s%c%s", prefix, cfa_rocm_sep(), win ? "bin" : "lib");
+	bool found = dir && (win ? cfa_rocm_dir_has(dir, "amdhip64", ".dll")
+	                         : cfa_rocm_dir_has(dir, "libamdhip64.so", ""));
+
+	cfa_free(dir);
+	return found;
+}
+
+/* The ROCm the environment brings: what a part's own HIP_PATH or ROCM_PATH
+ * says, else the last part holding a HIP runtime. */
+static const char *own_rocm(const struct cfapkg_runtime *rt)
+{
+	const char *named = cfa_rocm_var(rt, "HIP_PATH");
+	size_t i;
+
+	if (!named)
+		named = cfa_rocm_var(rt, "ROCM_PATH");
+	if (named && named[0])
+		return named;
+	for (i = rt->nparts; i-- > 0;)
+		if (rt->parts[i].prefix && rt->parts[i].kind != CFAPKG_KIND_META &&
+		    holds_hip_runtime(rt, rt->parts[i].prefix))
+			return rt->parts[i].prefix;
+	return NULL;
+}
+
+/* dir under prefix (or prefix itself)? */
+static bool inside(const char *dir, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return strncmp(dir, prefix, n) == 0 && (dir[n] == '\0' || dir[n] == '/' || dir[n] == '\\');
+}
+
+/* The ROCm library folder first on the path, once. */
+static enum cfapkg_err put_first(struct cfapkg_ctx *ctx, struct cfapkg_runtime *rt)
+{
+	bool win = strcmp(rt->os, "windows") == 0;
+	char *lib = cfa_aprintf("%s%c%s", rt->rocm_prefix, cfa_rocm_sep(), win ? "bin" : "lib");
+	const char **path;
+	size_t i, n = 0;
+
+	if (!lib || !(path = cfa_arena_alloc(rt->arena, (rt->npath + 1) * sizeof(*path))) ||
+	    !(path[n++] = cfa_arena_strdup(rt->arena, lib))) {
+		cfa_free(lib);
+		return cfa_nomem(ctx);
+	}
+	for (i = 0; i < rt->npath; i++)
+		if (strcmp(rt->path[i], lib) != 0)
+			path[n++] = rt->path[i];
+	/* A folder that is not there (a named prefix without lib) is not added. */
+	if (!cfa_plat_is_dir(lib) && n > rt->npath)
+		memmove(path, path + 1, --n * sizeof(*path));
+	cfa_free(lib);
+	rt->path = path;
+	rt->npath = n;
+	return CFAPKG_E_OK;
+}
+
+/* A folder of another ROCm: a path part named rocm* (/opt/rocm-6.4.2/lib,
+ * C:\Program Files\AMD\ROCm\6.4\bin), or one holding both a HIP runtime
+ * and rocBLAS (a HIP SDK or TheRock bin; System32 has no rocBLAS). */
+static bool other_rocm(const struct cfapkg_runtime *rt, const char *dir)
+{
+	const char *c = dir;
+	size_t i;
+
+	if (inside(dir, rt->rocm_prefix))
+		return false;
+	for (i = 0; i < rt->npath; i++)
+		if (strcmp(rt->path[i], dir) == 0)
+			return false;
+	while (*c) {
+		c += strspn(c, "/\\");
+		if (same_nocase(c, "rocm", 4)) /* stops at the end of c */
+			return true;
+		c += strcspn(c, "/\\");
+	}
+	return (cfa_rocm_dir_has(dir, "amdhip64", ".dll") && cfa_rocm_dir_has(dir, "rocblas", ".dll")) ||
+	       (cfa_rocm_dir_has(dir, "libamdhip64.so", "") && cfa_rocm_dir_has(dir, "librocblas.so", ""));
+}
+
+struct removed {
+	const char **dirs;
+	size_t n, cap;
+};
+
+static enum cfapkg_err note_removed(struct cfapkg_ctx *ctx, struct cfapkg_runtime *rt,
+                                    struct removed *r, const char *dir, size_t len)
+{
+	char *one = cfa_strndup(dir, len);
+	size_t i;
+
+	if (!one)
+		return cfa_nomem(ctx);
+	for (i = 0; i < r->n && strcmp(r->dirs[i], one) != 0; i++)
+		;
+	if (i == r->n && other_rocm(rt, one)) {
+		if (cfa_grow((void **)&r->dirs, &r->cap, r->n + 1, sizeof(*r->dirs)) != 0 ||
+		    !(r->dirs[r->n++] = cfa_arena_strdup(rt->arena, one))) {
+			cfa_free(one);
+			return cfa_nomem(ctx);
+		}
+	}
+	cfa_free(one);
+	return CFAPKG_E_OK;
+}
+
+/* Other ROCm folders on the variable's current value. */
+static enum cfapkg_err scan_list(struct cfapkg_ctx *ctx, struct cfapkg_runtime *rt,
+                                 struct removed *r, const char *var)
+{
+	char *value = NULL, sep = cfa_plat_path_list_sep();
+	const char *at;
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	if (cfa_plat_getenv_dup(var, &value) != 0 || !value)
+		return CFAPKG_E_OK;
+	for (at = value; *at && !e; at += *at == sep) {
+		size_t n = strcspn(at, (char[]){sep, '\0'});
+		if (n)
+			e = note_removed(ctx, rt, r, at, n);
+		at += n;
+	}
+	free(value); /* the platform's allocation */
+	return e;
+}
+
+static enum cfapkg_err take_off_path(struct cfapkg_ctx *ctx, struct cfapkg_runtime *rt)
+{
+	struct removed r = {NULL, 0, 0};
+	enum cfapkg_err e = scan_list(ctx, rt, &r, "PATH");
+	const char **kept;
+
+	if (!e && strcmp(cfa_plat_os(), "windows") != 0)
+		e = scan_list(ctx, rt, &r, "LD_LIBRARY_PATH");
+	if (!e && r.n) {
+		if (!(kept = cfa_arena_alloc(rt->arena, r.n * sizeof(*kept))))
+			e = cfa_nomem(ctx);
+		else
+			memcpy(kept, r.dirs, r.n * sizeof(*kept));
+		rt->path_removed = kept;
+		rt->npath_removed = e ? 0 : r.n;
+	}
+	cfa_free(r.dirs);
+	return e;
+}
+
+/* The GPU the plan was made for, by its index among the detected AMD GPUs:
+ * one of the generation's target (or any, under the user's override),
+ * discrete before integrated, then the most memory; else detection's pick. */
+static int plan_gpu(const struct cfapkg_machine *m, const char *gfx)
+{
+	int best = -1;
+	unsigned i;
+
+	for (i = 0; i < m->ngpus; i++) {
+		const struct cfapkg_gpu *g = &m->gpus[i], *b = best >= 0 ? &m->gpus[best] : NULL;
+		if (strcmp(g->gfx, gfx) != 0 && strcmp(m->gfx_override, gfx) != 0)
+			continue;
+		if (!b || (b->integrated && !g->integrated) ||
+		    (b->integrated == g->integrated && g->vram_bytes > b->vram_bytes))
+			best = (int)i;
+	}
+	if (best < 0)
+		best = m->selected;
+	return best < 0 ? -1 : (int)m->gpus[best].index;
+}
+
+static enum cfapkg_err set_gpu(struct cfapkg_ctx *ctx, struct cfapkg_runtime *rt,
+                               const struct cfapkg_machine *m, int gpu_index)
+{
+	char idx[16];
+
+	if (gpu_index < 0 && m && m->ngpus > 1)
+		gpu_index = plan_gpu(m, rt->gfx);
+	rt->gpu_index = gpu_index;
+	if (gpu_index < 0)
+		return CFAPKG_E_OK;
+	if (!cfa_snprintf(idx, sizeof(idx), "%d", gpu_index))
+		return cfa_nomem(ctx); /* an int always fits */
+	return set_var(ctx, rt, "HIP_VISIBLE_DEVICES", idx);
+}
+
+/* The target's own needs: a variable the user or a part already set stays. */
+static enum cfapkg_err target_vars(struct cfapkg_ctx *ctx, struct cfapkg_runtime *rt)
+{
+	const struct cfapkg_gpu_target *t = cfapkg_gpu_target_find(ctx, rt->gfx);
+	enum cfapkg_err e;
+
+	cfapkg_ctx_clear_error(ctx); /* an unknown target has no needs */
+	if (!t)
+		return CFAPKG_E_OK;
+	if (t->hsa_override && strcmp(rt->os, "linux") == 0 &&
+	    !cfa_rocm_user_set("HSA_OVERRIDE_GFX_VERSION") &&
+	    !cfa_rocm_var(rt, "HSA_OVERRIDE_GFX_VERSION") &&
+	    (e = set_var(ctx, rt, "HSA_OVERRIDE_GFX_VERSION", t->hsa_override)))
+		return e;
+	if (!t->hipblaslt && !cfa_rocm_user_set("DISABLE_ADDMM_CUDA_LT") &&
+	    !cfa_rocm_var(rt, "DISABLE_ADDMM_CUDA_LT") &&
+	    (e = set_var(ctx, rt, "DISABLE_ADDMM_CUDA_LT", "1")))
+		return e;
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_rocm_settle(struct cfapkg_ctx *ctx, struct cfapkg_runtime *rt,
+                                const struct cfapkg_machine *m, int gpu_index)
+{
+	const char *own = own_rocm(rt);
+	enum cfapkg_err e;
+
+	if (own) {
+		if (!(rt->rocm_prefix = cfa_arena_strdup(rt->arena, own)))
+			return cfa_nomem(ctx);
+		if ((e = set_var(ctx, rt, "HIP_PATH", own)) || (e = set_var(ctx, rt, "ROCM_PATH", own)) ||
+		    (e = put_first(ctx, rt)) || (e = take_off_path(ctx, rt)))
+			return e;
+	}
+	if ((e = set_gpu(ctx, rt, m, gpu_index)))
+		return e;
+	return target_vars(ctx, rt);
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""The ROCm half of the stack as packages: the shipped recipes load, each
+source that cannot be fetched yet says how to record what it lacks, the
+plan picks the installed ROCm first and a packaged one otherwise, one HIP
+runtime major holds across a set, and plan exits 6 when a part of the
+answer cannot be installed."""
+import json
+import pathlib
+import sys
+
+import harness
+
+BIN = sys.argv[1]
+RECIPES = pathlib.Path(sys.argv[2])
+NEW = ("rocm-apt", "rocm-therock", "hip-sdk-therock")
+check = harness.Checks()
+
+
+def run(*args):
+    return harness.run(BIN, *args)
+
+
+def plan(*args):
+    r = run("plan", *args, "--json")
+    try:
+        doc = json.loads(r.stdout)
+    except json.JSONDecodeError:
+        doc = {"packages": [], "problems": [], "solved": False}
+    return r, doc, {(p["name"], p["version"]) for p in doc["packages"]}
+
+
+def test_recipes_load():
+    for name in NEW:
+        r = run("info", name)
+        check(f"{name} loads", r.returncode == 0 and name in r.stdout, r.stdout + r.stderr)
+        doc = json.loads((RECIPES / f"{name}.json").read_text())
+        for v in doc["versions"]:
+            for platform, src in v.get("sources", {}).items():
+                why = src.get("unavailable", "")
+                if "apt" in src:
+                    ok = "index_sha256" in src["apt"] or (
+                        "sha256sum Packages" in why and "stat -c %s Packages" in why
+                        and src["apt"]["repository"] in why)
+                else:
+                    ok = "sha256" in src or f"cfapkg prefetch {src['url']}" in why
+                check(f"{name} {v['version']} {platform}: pinned or says how", ok, why)
+
+
+def test_apt_spelling():
+    doc = json.loads((RECIPES / "rocm-apt.json").read_text())
+    v = doc["versions"][0]
+    apt = v["sources"]["linux-x86_64"]["apt"]
+    check("AMD's layout", apt["repository"] == "https://repo.radeon.com/rocm/apt/6.4.1"
+          and apt["suite"] == "noble" and apt["component"] == "main", apt)
+    check("Debian spellings", "hip-runtime-amd=6.4.43483.60401-83~24.04" in apt["packages"]
+          and "rocblas=4.4.0.60401-83~24.04" in apt["packages"], apt["packages"])
+    check("runtime paths into the prefix", v["runtime"]["env"]["ROCM_PATH"].startswith(
+        "{prefix}/") and v["runtime"]["path"] == ["opt/rocm-6.4.1/lib"], v["runtime"])
+
+
+def test_provider_choice():
+    linux = ["--os", "linux"]
+    for gfx, family in (("gfx1200", "gfx120X_all"), ("gfx1100", "gfx110X_all"),
+                        ("gfx1030", "gfx103X_dgpu")):
+        extra = ["--allow-experimental"] if gfx == "gfx1030" else []
+        r, doc, have = plan("rocblas", "miopen", *linux, "--gpu", gfx, "--hip-sdk", "6.4.2",
+                            "--hip-runtime", "6", *extra)
+        check(f"{gfx}: installed ROCm first", r.returncode == 0 and ("rocm", "6.4.2") in have
+              and not any(n.startswith("rocm-") for n, _ in have), have)
+        r, doc, have = plan("rocblas", "miopen", *linux, "--gpu", gfx, "--hip-sdk", "none",
+                            "--hip-runtime", "none", *extra)
+        check(f"{gfx}: packaged ROCm without one", r.returncode == 6
+              and ("rocm-therock", "7.10.0+" + family) in have and doc["installable"] is False,
+              (r.returncode, have))
+    r, doc, have = plan("rocblas", *linux, "--gpu", "gfx1200", "--hip-sdk", "6.3.4",
+                        "--hip-runtime", "6")
+    check("installed ROCm without the GPU: packaged one", ("rocm-therock", "7.10.0+gfx120X_all")
+          in have and ("rocm", "6.3.4") not in have, have)
+
+
+def test_one_runtime_major():
+    r, doc, _ = plan("zluda", "rocm==6.4.2", "rocm-therock", "--os", "linux", "--gpu", "gfx1200",
+                     "--hip-sdk", "6.4.2", "--hip-runtime", "6")
+    clash = [p for p in doc["problems"] if p["kind"] == "conflict" and p["fact"] == "hip_runtime"]
+    check("mixed majors refused", r.returncode == 3 and clash, r.stdout)
+    r = run("plan", "zluda", "rocm==6.4.2", "rocm-therock", "--os", "linux", "--gpu", "gfx1200",
+            "--hip-sdk", "6.4.2", "--hip-runtime", "6")
+    check("explained in words", r.returncode == 3 and "use different HIP runtime majors (6 and 7)"
+          in r.stderr and "one process loads one HIP runtime" in r.stderr, r.stderr)
+    r, doc, have = plan("zluda", "--os", "linux", "--gpu", "gfx1100", "--hip-runtime", "none")
+    check("Linux runtime from a package", doc.get("solved") and
+          ("rocm-therock", "7.10.0+gfx110X_all") in have, (r.stdout, r.stderr))
+
+
+def test_plan_exit_uninstallable():
+    args = ["plan", "rocblas", "--os", "linux", "--gpu", "gfx1200", "--hip-sdk", "none",
+            "--hip-runtime", "none"]
+    r = run(*args)
+    check("plan exits 6 and names the part", r.returncode == 6 and
+          "rocm-therock 7.10.0+gfx120X_all cannot be installed yet on linux-x86_64" in r.stderr
+          and "cfapkg prefetch https://" in r.stderr, (r.returncode, r.stderr))
+    check("the download line is honest", "cannot be installed yet (below)" in r.stdout, r.stdout)
+    r, doc, _ = plan("rocblas", "--os", "linux", "--gpu", "gfx1100", "--hip-sdk", "6.4.2",
+                     "--hip-runtime", "6")
+    check("installable plan exits 0", r.returncode == 0 and doc["installable"] is True, r.stdout)
+
+
+if __name__ == "__main__":
+    test_recipes_load()
+    test_apt_spelling()
+    test_provider_choice()
+    test_one_runtime_major()
+    test_plan_exit_uninstallable()
+    sys.exit(check.report())
