@@ -144,6 +144,18 @@ static bool inside(const char *dir, const char *prefix)
 	return strncmp(dir, prefix, n) == 0 && (dir[n] == '\0' || dir[n] == '/' || dir[n] == '\\');
 }
 
+/* The same folder whichever separator spelled it: a plan made on Windows
+ * for a Linux machine mixes "/" from recipes with the host's "\\". */
+static bool same_dir(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++) {
+		bool sa = *a == '/' || *a == '\\', sb = *b == '/' || *b == '\\';
+		if (sa != sb || (!sa && *a != *b))
+			return false;
+	}
+	return *a == *b;
+}
+
 /* The ROCm library folder first on the path, once. */
 static enum cfapkg_err put_first(struct cfapkg_ctx *ctx, struct cfapkg_runtime *rt)
 {
@@ -158,7 +170,7 @@ static enum cfapkg_err put_first(struct cfapkg_ctx *ctx, struct cfapkg_runtime *
 		return cfa_nomem(ctx);
 	}
 	for (i = 0; i < rt->npath; i++)
-		if (strcmp(rt->path[i], lib) != 0)
+		if (!same_dir(rt->path[i], lib))
 			path[n++] = rt->path[i];
 	/* A folder that is not there (a named prefix without lib) is not added. */
 	if (!cfa_plat_is_dir(lib) && n > rt->npath)
@@ -180,7 +192,7 @@ static bool other_rocm(const struct cfapkg_runtime *rt, const char *dir)
 	if (inside(dir, rt->rocm_prefix))
 		return false;
 	for (i = 0; i < rt->npath; i++)
-		if (strcmp(rt->path[i], dir) == 0)
+		if (same_dir(rt->path[i], dir))
 			return false;
 	while (*c) {
 		c += strspn(c, "/\\");
