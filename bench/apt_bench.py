@@ -33,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "servers"))
 from nginx import Nginx  # noqa: E402
-from fetch_bench import timed  # noqa: E402  (wall seconds and peak MiB)
+from fetch_bench import sha_file, timed  # noqa: E402  (SHA-256; wall seconds and peak MiB)
 
 ROCM = "6.4.1"
 BUILD = "60401-83~24.04"
@@ -156,14 +156,6 @@ def build_deb(tmp, pool_dir, pkg, scale, comp, seed):
                     str(top), str(deb)], check=True, stdout=subprocess.DEVNULL)
     shutil.rmtree(top)
     return name, version, deb, sha_file(deb)
-
-
-def sha_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def write_index(repo, debs):

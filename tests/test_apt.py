@@ -159,6 +159,16 @@ def nothing_installed(root):
     return not (store.exists() and any(p.name.startswith("debian-rocm") for p in store.iterdir()))
 
 
+def install_tampered(tmp, srv, www, name, tamper):
+    """A fresh root installing from a copy of the repository that tamper
+    changed, against the recipe pinned to the real index."""
+    repo_copy(www, name, tamper)
+    recipes = tmp / f"recipes-{name}"
+    write_recipe(recipes, srv.url(name), index_file(REPO), packages())
+    root = tmp / f"root-{name}"
+    return root, install(root, recipes, "--retries", "0")
+
+
 def test_tampered(tmp, srv, www):
     def flip_deb(dst):
         deb = sorted(dst.glob("pool/**/libhsakmt1_*.deb"))[0]
@@ -168,11 +178,7 @@ def test_tampered(tmp, srv, www):
         deb.write_bytes(data)
 
     good_index = index_file(REPO)
-    repo_copy(www, "tampered-deb", flip_deb)
-    recipes = tmp / "recipes-tdeb"
-    write_recipe(recipes, srv.url("tampered-deb"), good_index, packages())
-    root = tmp / "root-tdeb"
-    r = install(root, recipes, "--retries", "0")
+    root, r = install_tampered(tmp, srv, www, "tampered-deb", flip_deb)
     check("a tampered .deb is refused, naming its URL", r.returncode != 0 and
           "libhsakmt1_" in r.stderr, r.stdout + r.stderr)
     check("and nothing is installed", nothing_installed(root) and
@@ -183,11 +189,7 @@ def test_tampered(tmp, srv, www):
         text = f.read_bytes()
         f.write_bytes(text.replace(b"Priority: optional", b"Priority: extra   ", 1))
 
-    repo_copy(www, "changed-index", change_index)
-    recipes = tmp / "recipes-tindex"
-    write_recipe(recipes, srv.url("changed-index"), good_index, packages())
-    root = tmp / "root-tindex"
-    r = install(root, recipes, "--retries", "0")
+    root, r = install_tampered(tmp, srv, www, "changed-index", change_index)
     check("an index that is not the pinned one is refused, naming it", r.returncode != 0 and
           "Packages" in r.stderr, r.stdout + r.stderr)
     check("and nothing is installed", nothing_installed(root) and
