@@ -181,6 +181,25 @@ static enum cfapkg_err put_first(struct cfapkg_ctx *ctx, struct cfapkg_runtime *
 	return CFAPKG_E_OK;
 }
 
+/* A rocBLAS overlay's folders before the ROCm's: Windows finds rocblas.dll
+ * by searching PATH in order, and the overlay's must win over the SDK's. */
+static void overlay_first(struct cfapkg_runtime *rt)
+{
+	const char *prefix = NULL, **path = (const char **)rt->path;
+	size_t i, front = 0;
+
+	for (i = 0; rt->rocblas_overlay && i < rt->nparts; i++)
+		if (strcmp(rt->parts[i].name, rt->rocblas_overlay) == 0)
+			prefix = rt->parts[i].prefix;
+	for (i = 0; prefix && i < rt->npath; i++) {
+		const char *dir = path[i];
+		if (!inside(dir, prefix))
+			continue;
+		memmove(path + front + 1, path + front, (i - front) * sizeof(*path));
+		path[front++] = dir;
+	}
+}
+
 /* A folder of another ROCm: a path part named rocm* (/opt/rocm-6.4.2/lib,
  * C:\Program Files\AMD\ROCm\6.4\bin), or one holding both a HIP runtime
  * and rocBLAS (a HIP SDK or TheRock bin; System32 has no rocBLAS). */
@@ -340,6 +359,7 @@ enum cfapkg_err cfa_rocm_settle(struct cfapkg_ctx *ctx, struct cfapkg_runtime *r
 		    (e = put_first(ctx, rt)) || (e = take_off_path(ctx, rt)))
 			return e;
 	}
+	overlay_first(rt);
 	if ((e = set_gpu(ctx, rt, m, gpu_index)))
 		return e;
 	return target_vars(ctx, rt);

@@ -192,22 +192,41 @@ static void marker_rec(struct cfapkg_plan *plan, const struct cfa_marker *m, str
 
 /* A recipe note about a name, for this OS ("no stable Windows HIP SDK ships
  * MIOpen"). */
-static const char *note_for(const struct cfapkg_plan *plan, const char *name)
+/* recipe's note about name that applies on the planned OS, or NULL. */
+static const char *recipe_note(const struct cfapkg_plan *plan, const struct cfapkg_recipe *r,
+                               const char *name)
 {
-	size_t i, j, k;
+	size_t j, k;
 
-	for (i = 0; i < plan->ctx->nrecipes; i++) {
-		const struct cfapkg_recipe *r = plan->ctx->recipes[i];
-		for (j = 0; j < r->nnotes; j++) {
-			const struct cfapkg_note *n = &r->notes[j];
-			bool os_ok = n->nos == 0;
-			for (k = 0; k < n->nos; k++)
-				os_ok |= strcmp(n->os[k], plan->facts.os) == 0;
-			if (os_ok && strcmp(n->name, name) == 0)
-				return n->text;
-		}
+	for (j = 0; j < r->nnotes; j++) {
+		const struct cfapkg_note *n = &r->notes[j];
+		bool os_ok = n->nos == 0;
+		for (k = 0; k < n->nos; k++)
+			os_ok |= strcmp(n->os[k], plan->facts.os) == 0;
+		if (os_ok && strcmp(n->name, name) == 0)
+			return n->text;
 	}
 	return NULL;
+}
+
+static const char *note_for(const struct cfapkg_plan *plan, const char *name)
+{
+	const char *text = NULL;
+	size_t i;
+
+	for (i = 0; i < plan->ctx->nrecipes && !text; i++)
+		text = recipe_note(plan, plan->ctx->recipes[i], name);
+	return text;
+}
+
+/* Why a version needs name: its own recipe's note says it best (an
+ * overlay built for one SDK), else any recipe's note about the name. */
+static const char *requirement_note(const struct cfapkg_plan *plan,
+                                    const struct cfapkg_version *v, const char *name)
+{
+	const char *own = v ? recipe_note(plan, v->recipe, name) : NULL;
+
+	return own ? own : note_for(plan, name);
 }
 
 /* The name part of a dependency string ("libtorch-cuda>=2.3" -> name). */
@@ -319,7 +338,7 @@ static enum cfapkg_err rule_rec(struct cfapkg_plan *plan, unsigned group, Id rid
 	case SOLVER_RULE_PKG_REQUIRES:
 		r.kind = CFAPKG_PROBLEM_REQUIRES;
 		r.dep = dup(plan, cfa_dep_text(plan, dep));
-		r.hint = note_for(plan, dep_name(plan, r.dep));
+		r.hint = requirement_note(plan, r.v, dep_name(plan, r.dep));
 		break;
 	case SOLVER_RULE_PKG_CONFLICTS:
 	case SOLVER_RULE_PKG_SAME_NAME: {

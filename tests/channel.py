@@ -113,19 +113,28 @@ def write(folder, server_url, headers=40, big=2_000_000, zluda_extra=0):
 
 
 @contextlib.contextmanager
-def served(prefix, **kw):
-    """A temporary folder with nginx on 127.0.0.1 serving a channel written
-    by write(**kw): yields (folder, server, recipes); all gone after."""
+def www_served(prefix):
+    """A temporary folder whose www/ nginx serves on 127.0.0.1: yields
+    (folder, server); all gone after."""
     tmp = pathlib.Path(tempfile.mkdtemp(prefix=prefix))
     srv = None
     try:
+        (tmp / "www").mkdir()
         srv = Nginx(tmp / "www", tmp / "nginx")
-        _, recipes = write(tmp, srv.url, **kw)
-        yield tmp, srv, recipes
+        yield tmp, srv
     finally:
         if srv:
             srv.stop()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def served(prefix, **kw):
+    """A temporary folder with nginx on 127.0.0.1 serving a channel written
+    by write(**kw): yields (folder, server, recipes); all gone after."""
+    with www_served(prefix) as (tmp, srv):
+        _, recipes = write(tmp, srv.url, **kw)
+        yield tmp, srv, recipes
 
 
 class Root:

@@ -12,7 +12,7 @@ import harness
 
 BIN = sys.argv[1]
 RECIPES = pathlib.Path(sys.argv[2])
-NEW = ("rocm-apt", "rocm-therock", "hip-sdk-therock")
+NEW = ("rocm-apt", "rocm-therock", "hip-sdk-therock", "rocblas-overlay")
 check = harness.Checks()
 
 
