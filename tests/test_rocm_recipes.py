@@ -48,14 +48,26 @@ def test_recipes_load():
 
 def test_apt_spelling():
     doc = json.loads((RECIPES / "rocm-apt.json").read_text())
-    v = doc["versions"][0]
-    apt = v["sources"]["linux-x86_64"]["apt"]
-    check("AMD's layout", apt["repository"] == "https://repo.radeon.com/rocm/apt/6.4.1"
-          and apt["suite"] == "noble" and apt["component"] == "main", apt)
-    check("Debian spellings", "hip-runtime-amd=6.4.43483.60401-83~24.04" in apt["packages"]
-          and "rocblas=4.4.0.60401-83~24.04" in apt["packages"], apt["packages"])
-    check("runtime paths into the prefix", v["runtime"]["env"]["ROCM_PATH"].startswith(
-        "{prefix}/") and v["runtime"]["path"] == ["opt/rocm-6.4.1/lib"], v["runtime"])
+    majors = set()
+    for v in doc["versions"]:
+        ver = v["version"]
+        apt = v["sources"]["linux-x86_64"]["apt"]
+        hip = [p for p in apt["packages"] if p.startswith("hip-runtime-amd=")]
+        provided = [p["dep"] if isinstance(p, dict) else p for p in v["provides"]]
+        major = ver.split(".")[0]
+        majors.add(major)
+        check(f"{ver}: AMD's layout", apt["repository"] ==
+              f"https://repo.radeon.com/rocm/apt/{ver}" and apt["suite"] == "noble"
+              and apt["component"] == "main", apt)
+        check(f"{ver}: Debian spellings", len(hip) == 1 and hip[0].startswith(
+            f"hip-runtime-amd={major}.") and hip[0].endswith("~24.04") and
+            any(p.startswith("rocblas=") for p in apt["packages"]), apt["packages"])
+        check(f"{ver}: provides its HIP runtime major", f"amdhip64 = {major}" in provided,
+              provided)
+        check(f"{ver}: runtime paths into the prefix", v["runtime"]["env"]["ROCM_PATH"] ==
+              f"{{prefix}}/opt/rocm-{ver}" and v["runtime"]["path"] == [f"opt/rocm-{ver}/lib"],
+              v["runtime"])
+    check("ROCm 6 and 7 from AMD's APT layout", {"6", "7"} <= majors, majors)
 
 
 def test_provider_choice():
