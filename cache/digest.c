@@ -9,6 +9,7 @@
 
 #include "cache/cache.h"
 #include "core/ctx.h"
+#include "core/mem.h"
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
@@ -29,7 +30,8 @@ void cfa_sha256_hex(const unsigned char *md, char hex[65])
 enum cfapkg_err cfapkg_sha256_file(struct cfapkg_ctx *ctx, const char *path, char hex[65],
                                    uint64_t *size)
 {
-	static unsigned char buf[BLOCK];
+	/* One block per call, so threads may hash files at the same time. */
+	unsigned char *buf = cfa_malloc(BLOCK);
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned mdlen = 0;
 	uint64_t total = 0;
@@ -38,16 +40,20 @@ enum cfapkg_err cfapkg_sha256_file(struct cfapkg_ctx *ctx, const char *path, cha
 	FILE *f;
 	size_t n;
 
+	if (!buf)
+		return cfa_nomem(ctx);
 	f = cfa_plat_fopen(path, "rb");
-	if (!f)
+	if (!f) {
+		cfa_free(buf);
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot open: %s", path,
 		                cfa_plat_strerror(errno));
+	}
 	md_ctx = EVP_MD_CTX_new();
 	if (!md_ctx || EVP_DigestInit_ex(md_ctx, EVP_sha256(), NULL) != 1) {
 		e = cfa_fail(ctx, CFAPKG_E_NOMEM, "cannot start SHA-256 (OpenSSL)");
 		goto out;
 	}
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+	while ((n = fread(buf, 1, BLOCK, f)) > 0) {
 		if (EVP_DigestUpdate(md_ctx, buf, n) != 1) {
 			e = cfa_fail(ctx, CFAPKG_E_IO, "SHA-256 update failed (OpenSSL)");
 			goto out;
@@ -68,6 +74,7 @@ enum cfapkg_err cfapkg_sha256_file(struct cfapkg_ctx *ctx, const char *path, cha
 out:
 	EVP_MD_CTX_free(md_ctx);
 	fclose(f);
+	cfa_free(buf);
 	return e;
 }
 
