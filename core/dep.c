@@ -72,7 +72,7 @@ static bool expand_wildcard(struct cfa_clause *c, const char *v, size_t n, const
 	}
 	if (!cfa_ver_parse(v, n - 2, &lo, why))
 		return false;
-	if (lo.rank != CFA_RANK_FINAL || lo.labellen) {
+	if (lo.rank != CFA_RANK_FINAL || lo.labellen || lo.revlen) {
 		*why = "a wildcard version must be plain numbers (==6.4.*)";
 		return false;
 	}
@@ -183,9 +183,12 @@ nomem:
 	return false;
 }
 
+/* A clause that names no label and no revision ignores both ("==5.2.3"
+ * matches 5.2.3-2 and 5.2.3+dfsg-2); naming either compares everything. */
 static bool clause_match(const struct cfa_clause *c, const struct cfa_ver *v)
 {
-	int r = c->ver.labellen ? cfa_ver_cmp(v, &c->ver) : cfa_ver_cmp_nolabel(v, &c->ver);
+	int r = c->ver.labellen || c->ver.revlen ? cfa_ver_cmp(v, &c->ver)
+	                                         : cfa_ver_cmp_nolabel(v, &c->ver);
 
 	switch (c->op) {
 	case CFA_OP_EQ:

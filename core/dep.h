@@ -3,8 +3,9 @@
  * "libtorch-cuda>=2.3,<2.4", "hip-sdk==6.4.*", "cublas = 11".
  *
  * Clauses are joined by commas and all must hold.  A clause whose version
- * has no build label ignores the label of what it is matched against, so
- * "==2.3.0" matches 2.3.0+cu118 while "==2.3.0+cu118" needs that label.
+ * has no build label and no Debian revision ignores both in what it is
+ * matched against, so "==2.3.0" matches 2.3.0+cu118 and "==5.2.3" matches
+ * 5.2.3-2, while "==2.3.0+cu118" and "==5.2.3-2" compare everything.
  */
 #ifndef CFA_DEP_H
 #define CFA_DEP_H

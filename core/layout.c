@@ -61,3 +61,36 @@ enum cfapkg_err cfa_root_path_buf(struct cfapkg_ctx *ctx, enum cfa_place place, 
 	cfa_free(path);
 	return fits ? CFAPKG_E_OK : ctx->err_code;
 }
+
+/* What a version may keep in a file name.  ':' is not allowed in Windows
+ * names and separates PATH entries on Linux; '~' spells Windows short
+ * names (a missing "rocm-6~1" could open another folder by its short
+ * name).  Escaping all the rest keeps the rule one line long. */
+static bool name_safe(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '.' || c == '_' || c == '+' || c == '-';
+}
+
+char *cfa_store_name(const char *name, const char *version, const char *sha256)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	struct cfa_buf b;
+	const char *p;
+
+	cfa_buf_init(&b, 1u << 16);
+	cfa_buf_printf(&b, "%s-", name);
+	for (p = version; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		char esc[3] = {'@', hex[c >> 4], hex[c & 15]};
+		if (name_safe(*p))
+			cfa_buf_add(&b, p, 1);
+		else
+			cfa_buf_add(&b, esc, 3);
+	}
+	cfa_buf_printf(&b, "-%.8s", sha256);
+	if (!b.failed)
+		return b.data; /* the buffer's memory is the caller's now */
+	cfa_buf_fini(&b);
+	return NULL;
+}

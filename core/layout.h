@@ -4,6 +4,7 @@
  *
  *   ROOT/lock                  the writer lock
  *   ROOT/store/NAME            an unpacked package, never changed
+ *                              (NAME: cfa_store_name)
  *   ROOT/downloads/NAME        a verified artifact (NAME: its SHA-256),
  *                              or NAME.part while it downloads
  *   ROOT/envs/NAME             an environment and its generations
@@ -31,5 +32,13 @@ char *cfa_root_path(struct cfapkg_ctx *ctx, enum cfa_place place, const char *na
  * naming it), never a silent cut. */
 enum cfapkg_err cfa_root_path_buf(struct cfapkg_ctx *ctx, enum cfa_place place, const char *name,
                                   char *buf, size_t len);
+
+/* A package's store folder name: NAME-VERSION-SHA8 (the first 8 hex digits
+ * of sha256).  The version is escaped so that the name is valid on Windows
+ * and Linux: every byte other than a letter, digit, '.', '_', '+' or '-'
+ * becomes '@' and two upper-case hex digits, so 1:2.3-1 becomes 1@3A2.3-1
+ * and 1.0-1~bpo1 becomes 1.0-1@7Ebpo1.  '@' itself is escaped, so no two
+ * versions share a name.  Owned: cfa_free; NULL when out of memory. */
+char *cfa_store_name(const char *name, const char *version, const char *sha256);
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * version.c - parsing, ordering and the canonical libsolv spelling.
+ * version.c - parsing, ordering and the canonical libsolv spelling
+ * (version_deb.c: the Debian revision's part of each).
  */
 #include "core/version.h"
 
@@ -61,10 +62,28 @@ static size_t span_digits(const char *s, size_t i, size_t len)
 	return j;
 }
 
+/* "1:" in front: the epoch, compared before everything else. */
+static bool parse_epoch(const char *s, size_t len, size_t *pos, struct cfa_ver *v,
+                        const char **why)
+{
+	size_t end = span_digits(s, 0, len);
+	uint64_t epoch;
+
+	if (end == 0 || end == len || s[end] != ':')
+		return true;
+	if (!cfa_parse_u64(s, end, CFA_VER_SEG_MAX, &epoch)) {
+		*why = "the epoch is larger than 999999999";
+		return false;
+	}
+	v->epoch = (uint32_t)epoch;
+	*pos = end + 1;
+	return true;
+}
+
 static bool parse_release(const char *s, size_t len, size_t *pos, struct cfa_ver *v,
                           const char **why)
 {
-	size_t i = 0;
+	size_t i = *pos;
 
 	for (;;) {
 		size_t end = span_digits(s, i, len);
@@ -93,64 +112,102 @@ static bool parse_release(const char *s, size_t len, size_t *pos, struct cfa_ver
 	}
 }
 
+static bool is_pre_sep(char c)
+{
+	return c == '-' || c == '.' || c == '_' || c == '~';
+}
+
+/* The tag's number: "rc1", "rc.1", "rc_1", "rc-1".  After "~rc" a '-'
+ * starts the Debian revision instead, as in "2.0~rc-1". */
+static bool parse_prenum(const char *s, size_t len, size_t *pos, struct cfa_ver *v, char sep,
+                         const char **why)
+{
+	size_t i = *pos, end;
+	uint64_t num;
+
+	if (i + 1 < len && (s[i] == '.' || s[i] == '_' || (s[i] == '-' && sep != '~')) &&
+	    is_digit(s[i + 1]))
+		i++;
+	end = span_digits(s, i, len);
+	if (end == i)
+		return true;
+	if (!cfa_parse_u64(s + i, end - i, CFA_VER_SEG_MAX, &num)) {
+		*why = "the pre-release number is larger than 999999999";
+		return false;
+	}
+	v->prenum = (uint32_t)num;
+	*pos = end;
+	return true;
+}
+
 static bool parse_pre(const char *s, size_t len, size_t *pos, struct cfa_ver *v,
                       const char **why)
 {
-	size_t i = *pos, t, end;
-	uint64_t num;
+	size_t i = *pos, t;
+	char sep = 0;
 
-	if (i < len && (s[i] == '-' || s[i] == '.' || s[i] == '_') && i + 1 < len &&
-	    is_alpha(s[i + 1]))
-		i++;
+	if (i + 1 < len && is_pre_sep(s[i]) && is_alpha(s[i + 1]))
+		sep = s[i++];
 	if (i >= len || !is_alpha(s[i]))
 		return true;
 	t = i;
 	while (i < len && is_alpha(s[i]))
 		i++;
 	if (!tag_rank(s + t, i - t, &v->rank)) {
+		/* "-ubuntu1" is a Debian revision; only a known word is a tag. */
+		if (sep == '-')
+			return true;
 		*why = "unknown pre-release tag (use dev, alpha, beta, preview, rc or post)";
 		return false;
 	}
-	if (i + 1 < len && (s[i] == '.' || s[i] == '-' || s[i] == '_') && is_digit(s[i + 1]))
-		i++;
-	end = span_digits(s, i, len);
-	if (end > i) {
-		if (!cfa_parse_u64(s + i, end - i, CFA_VER_SEG_MAX, &num)) {
-			*why = "the pre-release number is larger than 999999999";
-			return false;
-		}
-		v->prenum = (uint32_t)num;
-		i = end;
-	}
 	*pos = i;
-	return true;
+	return parse_prenum(s, len, pos, v, sep, why);
 }
 
-static bool parse_label(const char *s, size_t len, size_t i, struct cfa_ver *v,
+static bool label_char(char c, bool first)
+{
+	return is_alpha(c) || is_digit(c) || c == '.' || c == '_' || (c == '+' && !first);
+}
+
+/* "+cu118", "+dfsg+1": up to the end or the revision's '-'. */
+static bool parse_label(const char *s, size_t len, size_t *pos, struct cfa_ver *v,
                         const char **why)
 {
-	size_t n;
+	size_t i = *pos, k;
 
-	if (i == len)
+	if (i == len || s[i] != '+')
 		return true;
-	if (s[i] != '+') {
-		*why = "unexpected character (a build label starts with '+')";
-		return false;
+	for (k = i + 1; k < len && s[k] != '-'; k++) {
+		if (!label_char(s[k], k == i + 1)) {
+			*why = "the build label may hold only letters, digits, '.', '_' and '+' "
+			       "(not first)";
+			return false;
+		}
 	}
-	n = len - i - 1;
-	if (n == 0 || n > CFA_VER_LABEL_MAX) {
+	if (k == i + 1 || k - i - 1 > CFA_VER_LABEL_MAX) {
 		*why = "the build label is empty or longer than 64 characters";
 		return false;
 	}
-	for (size_t k = i + 1; k < len; k++) {
-		char c = s[k];
-		if (!is_alpha(c) && !is_digit(c) && c != '.' && c != '_') {
-			*why = "the build label may hold only letters, digits, '.' and '_'";
-			return false;
-		}
-	}
 	v->label = s + i + 1;
-	v->labellen = (uint8_t)n;
+	v->labellen = (uint8_t)(k - i - 1);
+	*pos = k;
+	return true;
+}
+
+/* "-2", "-83~24.04", "-0ubuntu1": the rest of the text. */
+static bool parse_rev(const char *s, size_t len, size_t i, struct cfa_ver *v, const char **why)
+{
+	if (i == len)
+		return true;
+	if (s[i] != '-' || i + 1 == len || !(is_digit(s[i + 1]) || is_alpha(s[i + 1]))) {
+		*why = "unexpected character (a build label starts with '+', a Debian revision "
+		       "with '-' and a digit or letter)";
+		return false;
+	}
+	if (!cfa_ver_rev_check(s + i + 1, len - i - 1, why))
+		return false;
+	v->rev = s + i + 1;
+	v->revlen = (uint8_t)(len - i - 1);
 	return true;
 }
 
@@ -167,15 +224,18 @@ bool cfa_ver_parse(const char *s, size_t len, struct cfa_ver *v, const char **wh
 		*why = "empty version";
 		return false;
 	}
-	if (!parse_release(s, len, &pos, v, why) || !parse_pre(s, len, &pos, v, why))
+	if (!parse_epoch(s, len, &pos, v, why) || !parse_release(s, len, &pos, v, why) ||
+	    !parse_pre(s, len, &pos, v, why) || !parse_label(s, len, &pos, v, why))
 		return false;
-	return parse_label(s, len, pos, v, why);
+	return parse_rev(s, len, pos, v, why);
 }
 
 int cfa_ver_cmp_nolabel(const struct cfa_ver *a, const struct cfa_ver *b)
 {
 	int i;
 
+	if (a->epoch != b->epoch)
+		return a->epoch < b->epoch ? -1 : 1;
 	for (i = 0; i < CFA_VER_SEGS; i++)
 		if (a->rel[i] != b->rel[i])
 			return a->rel[i] < b->rel[i] ? -1 : 1;
@@ -186,25 +246,42 @@ int cfa_ver_cmp_nolabel(const struct cfa_ver *a, const struct cfa_ver *b)
 	return 0;
 }
 
-int cfa_ver_cmp(const struct cfa_ver *a, const struct cfa_ver *b)
+/* Byte order, shorter prefix first: what the EVR encoding sorts as. */
+static int label_cmp(const struct cfa_ver *a, const struct cfa_ver *b)
 {
-	int r = cfa_ver_cmp_nolabel(a, b);
-	int c;
+	int c = a->labellen && b->labellen
+	                ? memcmp(a->label, b->label,
+	                         a->labellen < b->labellen ? a->labellen : b->labellen)
+	                : 0;
 
-	if (r)
-		return r;
-	/* Byte order, shorter prefix first: what the EVR encoding sorts as. */
-	c = a->labellen && b->labellen
-	            ? memcmp(a->label, b->label,
-	                     a->labellen < b->labellen ? a->labellen : b->labellen)
-	            : 0;
 	if (c)
 		return c < 0 ? -1 : 1;
 	return a->labellen == b->labellen ? 0 : (a->labellen < b->labellen ? -1 : 1);
 }
 
-/* Appends sep and the decimal digits of x; returns the new length. */
-static size_t put_num(char *buf, size_t n, size_t len, char sep, uint32_t x)
+int cfa_ver_cmp(const struct cfa_ver *a, const struct cfa_ver *b)
+{
+	int r = cfa_ver_cmp_nolabel(a, b);
+
+	if (!r)
+		r = label_cmp(a, b);
+	if (r || (!a->revlen && !b->revlen))
+		return r;
+	/* No revision first, as no label: the EVR's release part does so. */
+	if (!a->revlen || !b->revlen)
+		return a->revlen ? 1 : -1;
+	return cfa_ver_rev_cmp(a->rev, a->revlen, b->rev, b->revlen);
+}
+
+struct evr_out {
+	char *buf;
+	size_t len, n;
+	bool ok;
+};
+
+/* Appends sep (when not 0) and the decimal digits of x; a number that
+ * does not fit spoils the whole spelling. */
+static void put_num(struct evr_out *o, char sep, uint32_t x)
 {
 	char tmp[12];
 	size_t k = 0;
@@ -212,29 +289,52 @@ static size_t put_num(char *buf, size_t n, size_t len, char sep, uint32_t x)
 	do
 		tmp[k++] = (char)('0' + x % 10);
 	while ((x /= 10) != 0);
-	if (n + k + 2 > len)
-		return n;
+	if (!o->ok || o->n + k + (sep ? 1 : 0) + 1 > o->len) {
+		o->ok = false;
+		return;
+	}
 	if (sep)
-		buf[n++] = sep;
+		o->buf[o->n++] = sep;
 	while (k)
-		buf[n++] = tmp[--k];
-	buf[n] = '\0';
-	return n;
+		o->buf[o->n++] = tmp[--k];
+	o->buf[o->n] = '\0';
 }
 
-void cfa_ver_evr(const struct cfa_ver *v, char *buf, size_t len)
+/* After the '-': the label as byte codes (digits and dots compare alike
+ * in both orders, letters do not), then, for a revision, 1 (below every
+ * label byte, so a shorter label still sorts first) and the revision's
+ * numbers (version_deb.c). */
+static void put_release(struct evr_out *o, const struct cfa_ver *v)
 {
-	size_t n = 0;
+	uint32_t codes[CFA_VER_REV_CODES];
+	size_t i, n;
+	char sep = '-';
+
+	for (i = 0; i < v->labellen; i++, sep = '.')
+		put_num(o, sep, (unsigned char)v->label[i]);
+	if (!v->revlen)
+		return;
+	put_num(o, sep, 1);
+	n = cfa_ver_rev_codes(v->rev, v->revlen, codes);
+	for (i = 0; i < n; i++)
+		put_num(o, '.', codes[i]);
+}
+
+bool cfa_ver_evr(const struct cfa_ver *v, char *buf, size_t len)
+{
+	struct evr_out o = {buf, len, 0, len > 0};
 	int i;
 
+	if (v->epoch)
+		put_num(&o, 0, v->epoch);
 	for (i = 0; i < CFA_VER_SEGS; i++)
-		n = put_num(buf, n, len, i ? '.' : 0, v->rel[i]);
-	n = put_num(buf, n, len, '.', v->rank);
-	n = put_num(buf, n, len, '.', v->prenum);
-	/* The label as byte codes: digits and dots compare alike in both
-	 * orders, letters do not. */
-	for (i = 0; i < v->labellen; i++)
-		n = put_num(buf, n, len, i ? '.' : '-', (unsigned char)v->label[i]);
+		put_num(&o, i ? '.' : (v->epoch ? ':' : 0), v->rel[i]);
+	put_num(&o, '.', v->rank);
+	put_num(&o, '.', v->prenum);
+	put_release(&o, v);
+	if (!o.ok && len)
+		buf[0] = '\0';
+	return o.ok;
 }
 
 int cfapkg_version_compare(const char *a, const char *b, enum cfapkg_err *err)

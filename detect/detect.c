@@ -122,7 +122,7 @@ bool cfa_gfx_from_override(const char *s, char out[16])
 	struct cfa_ver v;
 
 	if (!cfa_ver_parse(s, strlen(s), &v, NULL) || v.nrel != 3 || v.rank != CFA_RANK_FINAL ||
-	    v.labellen || v.rel[0] > 63)
+	    v.labellen || v.epoch || v.revlen || v.rel[0] > 63)
 		return false;
 	return cfa_gfx_from_kfd(v.rel[0] * 10000ul + v.rel[1] * 100ul + v.rel[2], out);
 }

@@ -14,6 +14,7 @@
 #include "core/arena.h"
 #include "core/dep.h"
 #include "core/json_build.h"
+#include "core/layout.h"
 #include "core/mem.h"
 #include "core/recipe.h"
 #include "core/strbuf.h"
@@ -149,15 +150,10 @@ static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock
 	p->size = s->size;
 	p->format = s->format;
 	p->strip = s->strip;
-	size_t len = strlen(p->name) + strlen(p->version) + 12;
-	char *store = cfa_arena_alloc(l->arena, len);
-	if (!store)
-		return cfa_nomem(ctx);
-	if (!cfa_snprintf(store, len, "%s-%s-%.8s", p->name, p->version, p->sha256))
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s %s: its store folder's name does not fit",
-		                p->name, p->version); /* sized to fit above: never */
-	p->store = store;
-	return CFAPKG_E_OK;
+	char *store = cfa_store_name(p->name, p->version, p->sha256);
+	p->store = store ? cfa_arena_strdup(l->arena, store) : NULL;
+	cfa_free(store);
+	return p->store ? CFAPKG_E_OK : cfa_nomem(ctx);
 }
 
 enum cfapkg_err cfapkg_lock_from_plan(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan,
@@ -381,7 +377,7 @@ static enum cfapkg_err read_source(struct cfa_jr *jr, const cJSON *o, struct cfa
 	p->strip = (unsigned)strip;
 	/* The store folder is derived, never trusted: a lockfile cannot point
 	 * outside ROOT/store. */
-	if (!(expect = cfa_aprintf("%s-%s-%.8s", p->name, p->version, p->sha256)))
+	if (!(expect = cfa_store_name(p->name, p->version, p->sha256)))
 		return cfa_nomem(jr->ctx);
 	e = strcmp(expect, p->store) != 0 ? cfa_jr_fail(jr, "store must be \"%s\"", expect)
 	                                  : CFAPKG_E_OK;

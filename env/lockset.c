@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/json_build.h"
+#include "core/layout.h"
 #include "core/mem.h"
 #include "core/recipe.h"
 #include "core/strbuf.h"
@@ -26,7 +27,7 @@ enum cfapkg_err cfa_lock_set_artifacts(struct cfapkg_ctx *ctx, struct cfapkg_loc
 	memcpy(copy, arts, n * sizeof(*copy));
 	cfapkg_artifact_set_digest(copy, n, hex);
 	sha = hex[0] ? cfa_arena_strdup(l->arena, hex) : NULL;
-	store = sha ? cfa_aprintf("%s-%s-%.8s", p->name, p->version, sha) : NULL;
+	store = sha ? cfa_store_name(p->name, p->version, sha) : NULL;
 	p->store = store ? cfa_arena_strdup(l->arena, store) : NULL;
 	cfa_free(store);
 	if (!p->store)
@@ -85,7 +86,7 @@ enum cfapkg_err cfa_lock_read_artifacts(struct cfa_jr *jr, const cJSON *o,
 	if (strcmp(hex, sha) != 0)
 		return cfa_jr_fail(jr, "sha256 must be \"%s\", the digest of the artifacts listed",
 		                   hex);
-	if (!(expect = cfa_aprintf("%s-%s-%.8s", p->name, p->version, hex)))
+	if (!(expect = cfa_store_name(p->name, p->version, hex)))
 		return cfa_nomem(jr->ctx);
 	e = strcmp(expect, store) != 0 ? cfa_jr_fail(jr, "store must be \"%s\"", expect)
 	                               : CFAPKG_E_OK;

@@ -63,11 +63,16 @@ static void find_fact_names(struct cfapkg_plan *plan)
 	}
 }
 
-/* Ranges libsolv can match itself: one clause, no build label, not "!=".
- * The canonical EVR makes its dpkg and rpm comparisons agree with ours. */
-static bool native_range(const struct cfa_range *r)
+/* Ranges libsolv can match itself: one clause, no build label or Debian
+ * revision, not "!=", in rpm order.  There a missing release matches any
+ * ("== 2.3.0" takes 2.3.0+cu118, "== 5.2.3" takes 5.2.3-2), as ours does;
+ * dpkg order ranks the spelling with a release higher instead, so with it
+ * every range becomes a synthetic name. */
+static bool native_range(const Pool *pool, const struct cfa_range *r)
 {
-	return r->nclauses == 1 && r->clauses[0].op != CFA_OP_NE && !r->clauses[0].ver.labellen;
+	return pool->disttype != DISTTYPE_DEB && r->nclauses == 1 &&
+	       r->clauses[0].op != CFA_OP_NE && !r->clauses[0].ver.labellen &&
+	       !r->clauses[0].ver.revlen;
 }
 
 static int rel_flags(enum cfa_op op)
@@ -113,7 +118,7 @@ Id cfa_range_id(struct cfapkg_plan *plan, const struct cfa_range *r)
 		return m->id;
 	if (r->nclauses == 0) {
 		m->id = pool_str2id(pool, r->name, 1);
-	} else if (native_range(r)) {
+	} else if (native_range(pool, r)) {
 		m->id = pool_rel2id(pool, pool_str2id(pool, r->name, 1),
 		                    evr_id(pool, &r->clauses[0].ver), rel_flags(r->clauses[0].op), 1);
 		note_rel_text(plan, m->id, r->text);
@@ -136,7 +141,7 @@ static enum cfapkg_err add_synth(struct builder *b, const struct cfa_range *r)
 {
 	const char *fact = fact_of_name(b->plan, r->name);
 
-	if (r->nclauses == 0 || native_range(r) || (fact && strcmp(fact, "driver") == 0))
+	if (r->nclauses == 0 || native_range(b->pool, r) || (fact && strcmp(fact, "driver") == 0))
 		return CFAPKG_E_OK;
 	if (cfa_grow((void **)&b->synths, &b->cap, b->nsynths + 1, sizeof(*b->synths)) != 0)
 		return cfa_nomem(b->plan->ctx);
@@ -299,7 +304,7 @@ static bool fact_satisfies(struct builder *b, const char *fact, const struct cfa
 		return true;
 	}
 	for (i = 0; i < f->nhip_runtimes; i++) {
-		struct cfa_ver v = {{f->hip_runtimes[i]}, 1, CFA_RANK_FINAL, 0, 0, NULL};
+		struct cfa_ver v = {.rel = {f->hip_runtimes[i]}, .nrel = 1, .rank = CFA_RANK_FINAL};
 		if (cfa_range_match(r, &v))
 			return true;
 	}
@@ -408,7 +413,7 @@ static enum cfapkg_err add_fact_markers(struct builder *b, Solvable *s,
 static void add_one_major(struct builder *b, Solvable *s, const struct cfapkg_version *v)
 {
 	int major = cfa_hip_major(b->plan, v);
-	struct cfa_ver n = {{0}, 1, CFA_RANK_FINAL, 0, 0, NULL};
+	struct cfa_ver n = {.nrel = 1, .rank = CFA_RANK_FINAL};
 	Id name, evr;
 
 	if (major < 0)
@@ -471,7 +476,7 @@ static size_t count_versions(const struct cfapkg_ctx *ctx)
 enum cfapkg_err cfa_pool_build(struct cfapkg_plan *plan)
 {
 	const struct cfapkg_ctx *ctx = plan->ctx;
-	struct builder b = {plan, NULL, NULL, 0, 0, {{0}, 0, 0, 0, 0, NULL}, false};
+	struct builder b = {.plan = plan};
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i, j, total = count_versions(ctx) + 2;
 	unsigned char *reach = NULL;

@@ -1,14 +1,17 @@
 /*
  * fuzz_version.c - versions and constraints (core/version.c, core/dep.c).
- * The input is up to three lines: versions A, B and C, the last line
- * also tried as a constraint.  Properties, beyond not crashing:
+ * The input is up to three lines: versions A, B and C (Debian spellings
+ * too: epochs, '~', revisions), the last line also tried as a constraint.
+ * Properties, beyond not crashing:
  *   - the order is antisymmetric, reflexive and transitive, and the
- *     order without labels decides whenever it is not a tie;
+ *     order without labels and revisions decides whenever it is not a tie;
  *   - libsolv orders the canonical EVR spellings the same way, in both
  *     the dpkg and the rpm orders, and equal versions spell the same;
  *   - the public cfapkg_version_compare agrees;
- *   - "p OP A" parses and matches B exactly when B OP A holds, and
- *     "p==A.*" matches B exactly when B starts with A's segments;
+ *   - the EVR spelling fits CFA_VER_EVR_MAX;
+ *   - "p OP A" parses and matches B exactly when B OP A holds (ignoring
+ *     label and revision when A names neither), and "p==A.*" matches B
+ *     exactly when B has A's epoch and starts with A's segments;
  *   - a constraint's canonical text parses to the same constraint.
  */
 #include <solv/evr.h>
@@ -39,8 +42,8 @@ static void check_libsolv(const struct parsed *a, const struct parsed *b, int r)
 	char ea[CFA_VER_EVR_MAX], eb[CFA_VER_EVR_MAX];
 	int i;
 
-	cfa_ver_evr(&a->v, ea, sizeof(ea));
-	cfa_ver_evr(&b->v, eb, sizeof(eb));
+	FUZZ_CHECK(cfa_ver_evr(&a->v, ea, sizeof(ea)) && cfa_ver_evr(&b->v, eb, sizeof(eb)),
+	           "%s or %s: EVR does not fit", a->text, b->text);
 	FUZZ_CHECK((strcmp(ea, eb) == 0) == (r == 0), "%s vs %s: EVR %s vs %s", a->text, b->text,
 	           ea, eb);
 	for (i = 0; i < 2; i++)
@@ -63,6 +66,8 @@ static bool prefix_equal(const struct cfa_ver *b, const struct cfa_ver *a)
 {
 	unsigned i;
 
+	if (b->epoch != a->epoch)
+		return false;
 	for (i = 0; i < a->nrel; i++)
 		if (b->rel[i] != a->rel[i])
 			return false;
@@ -73,7 +78,8 @@ static bool prefix_equal(const struct cfa_ver *b, const struct cfa_ver *a)
 static void check_ranges(const struct parsed *a, const struct parsed *b)
 {
 	static const char *const ops[] = {"==", "!=", ">=", "<=", ">", "<"};
-	int r = a->v.labellen ? cfa_ver_cmp(&b->v, &a->v) : cfa_ver_cmp_nolabel(&b->v, &a->v);
+	int r = a->v.labellen || a->v.revlen ? cfa_ver_cmp(&b->v, &a->v)
+	                                     : cfa_ver_cmp_nolabel(&b->v, &a->v);
 	struct cfa_arena arena;
 	struct cfa_range range;
 	const char *why = NULL;
@@ -87,7 +93,7 @@ static void check_ranges(const struct parsed *a, const struct parsed *b)
 		FUZZ_CHECK(cfa_range_match(&range, &b->v) == holds((enum cfa_op)op, r),
 		           "%s against %s", text, b->text);
 	}
-	if (a->v.rank == CFA_RANK_FINAL && !a->v.labellen) {
+	if (a->v.rank == CFA_RANK_FINAL && !a->v.labellen && !a->v.revlen) {
 		snprintf(text, sizeof(text), "p==%s.*", a->text);
 		FUZZ_CHECK(cfa_range_parse(&arena, text, &range, &why), "%s refused: %s", text, why);
 		FUZZ_CHECK(cfa_range_match(&range, &b->v) == prefix_equal(&b->v, &a->v),

@@ -117,6 +117,10 @@ def facts_seeds():
 def version_seeds():
     lines = [
         ("debian", "7-preview.10\n5.3.0+dfsg-2\n1:2.3-1"),
+        ("debian-tilde", "1.0-1~bpo1\n1.0-1\n1.0-1.1"),
+        ("debian-epoch", "1:2.3-1\n5.2.3-2\nrocm == 5.2.3-2"),
+        ("debian-tag", "2.0~rc1-1\n2.0-rc1\np>=2.0~rc-1,<2.0-1"),
+        ("debian-label", "5.3.0+dfsg+1-2\n5.3.0-2\nrocm==1:5.*"),
         ("previews", "6-preview.69\n6-preview.79\nzluda>=6-preview.69,<7"),
         ("labels", "2.3.0+cu118\n2.3.0\nlibtorch-cuda==2.3.0"),
         ("alpha", "7.14.0a20260612\n7.14.0rc1\np>=7.14.0a1, <7.15"),

@@ -1,0 +1,113 @@
+/*
+ * version_deb.c - the Debian revision ("2", "83~24.04", "0ubuntu1"):
+ * checking it, dpkg's order, and the numbers its EVR spelling lists.
+ */
+#include "core/version.h"
+
+#include "core/strbuf.h"
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_alpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+bool cfa_ver_rev_check(const char *s, size_t n, const char **why)
+{
+	size_t i = 0, end;
+	uint64_t run;
+
+	if (n > CFA_VER_REV_MAX) {
+		*why = "the Debian revision is longer than 64 characters";
+		return false;
+	}
+	for (; i < n; i = end) {
+		for (end = i; end < n && is_digit(s[end]); end++)
+			;
+		if (end > i && !cfa_parse_u64(s + i, end - i, CFA_VER_SEG_MAX, &run)) {
+			/* The EVR spells each run as one number. */
+			*why = "a number in the Debian revision is larger than 999999999";
+			return false;
+		}
+		if (end == i && !is_alpha(s[i]) && s[i] != '.' && s[i] != '+' && s[i] != '~') {
+			*why = "the Debian revision may hold only letters, digits, '.', '+' and '~'";
+			return false;
+		}
+		if (end == i)
+			end++;
+	}
+	return true;
+}
+
+/* dpkg's weight of position i in a non-digit run: '~' sorts before the
+ * run's end (the end of the text or a digit), the end before letters,
+ * letters before everything else. */
+static int weight(const char *s, size_t i, size_t n)
+{
+	if (i >= n || is_digit(s[i]))
+		return 0;
+	if (s[i] == '~')
+		return -1;
+	return is_alpha(s[i]) ? (unsigned char)s[i] : (unsigned char)s[i] + 256;
+}
+
+/* The digit run at *i as a number (0 when empty); a checked revision's
+ * runs fit in 999999999. */
+static uint32_t run_value(const char *s, size_t *i, size_t n)
+{
+	uint32_t v = 0;
+
+	for (; *i < n && is_digit(s[*i]); (*i)++)
+		v = v * 10 + (uint32_t)(s[*i] - '0');
+	return v;
+}
+
+int cfa_ver_rev_cmp(const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t i = 0, j = 0;
+
+	while (i < na || j < nb) {
+		uint32_t x, y;
+		/* Equal weights are two real characters: both step on. */
+		while ((i < na && !is_digit(a[i])) || (j < nb && !is_digit(b[j]))) {
+			int wa = weight(a, i, na), wb = weight(b, j, nb);
+			if (wa != wb)
+				return wa < wb ? -1 : 1;
+			i++;
+			j++;
+		}
+		x = run_value(a, &i, na);
+		y = run_value(b, &j, nb);
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+/* Per non-digit run, each character's weight + 2 ('~' 1, a letter 2 + c,
+ * anything else 258 + c) and 2 for the run's end; then the digit run's
+ * value; after the last run a final 2, the weight + 2 of the end that
+ * dpkg compares a longer revision's next run against.  Compared as
+ * numbers left to right, shorter first, these lists order as dpkg orders
+ * the revisions, and the dpkg and rpm orders both compare them so. */
+size_t cfa_ver_rev_codes(const char *s, size_t n, uint32_t codes[CFA_VER_REV_CODES])
+{
+	size_t i = 0, k = 0;
+
+	/* Each pass takes at least one character and writes at most three
+	 * codes per character taken: a checked revision fits. */
+	if (n == 0 || n > CFA_VER_REV_MAX)
+		return 0;
+	do {
+		for (; i < n && !is_digit(s[i]); i++)
+			codes[k++] = (uint32_t)(weight(s, i, n) + 2);
+		codes[k++] = 2;
+		codes[k++] = run_value(s, &i, n);
+	} while (i < n);
+	codes[k++] = 2;
+	return k;
+}
