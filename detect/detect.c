@@ -249,7 +249,11 @@ enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index, struct cfap
 		if (m->gpus[i].problem[0])
 			warn_unread(m, &m->gpus[i]);
 	}
-	if (override && *override && !cfa_gfx_from_override(override, m->gfx_override))
+	/* Only ROCm on Linux reads the variable; the Windows HIP runtime never does. */
+	if (override && *override && strcmp(m->os, "linux") != 0)
+		cfa_machine_warn(m, "HSA_OVERRIDE_GFX_VERSION=%s is ignored: only ROCm on Linux "
+		                 "reads it", override);
+	else if (override && *override && !cfa_gfx_from_override(override, m->gfx_override))
 		cfa_machine_warn(m, "HSA_OVERRIDE_GFX_VERSION=%s is not major.minor.stepping; ignored",
 		                 override);
 	if (gpu_index >= 0) {

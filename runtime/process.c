@@ -22,13 +22,18 @@ static bool windows(void)
 static enum cfapkg_err try_path(struct cfapkg_ctx *ctx, const char *dir, const char *name,
                                 char **out)
 {
-	const char *base = strrchr(name, '/'), *sep = *dir ? "/" : "";
+	/* Windows' own separator: the path becomes the program's argv[0], and
+	 * cmd.exe reads a '/' anywhere in its command line as a switch. */
+	const char *sep = !*dir ? "" : windows() ? "\\" : "/";
+	const char *base = name, *p;
 	enum cfapkg_err e;
 
+	for (p = name; *p; p++)
+		if (*p == '/' || *p == '\\')
+			base = p + 1;
 	if ((e = cfa_path(ctx, out, "%s%s%s", dir, sep, name)) || cfa_plat_is_file(*out))
 		return e;
 	CFA_FREE(*out);
-	base = base ? base : name;
 	if (windows() && !strchr(base, '.') &&
 	    !(e = cfa_path(ctx, out, "%s%s%s.exe", dir, sep, name)) && !cfa_plat_is_file(*out))
 		CFA_FREE(*out);

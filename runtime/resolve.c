@@ -85,6 +85,17 @@ static enum cfapkg_err warn_missing(struct resolver *r, const cJSON *item)
 	return CFAPKG_E_OK;
 }
 
+/* Windows gets its own separators: a folder joined from the generation's
+ * and a recipe's "/" would otherwise mix both in one path. */
+static void host_separators(char *path)
+{
+	size_t n;
+
+	if (path && strcmp(cfa_plat_os(), "windows") == 0)
+		for (n = 0; path[n]; n++)
+			path[n] = path[n] == '/' ? '\\' : path[n];
+}
+
 /* The folder a part's {prefix} stands for (*out, cfa_free), or NULL in
  * *out after a warning when the system part is not on this machine. */
 static enum cfapkg_err prefix_of(struct resolver *r, const cJSON *item, char **out)
@@ -93,7 +104,7 @@ static enum cfapkg_err prefix_of(struct resolver *r, const cJSON *item, char **o
 
 	*out = NULL;
 	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "system")))
-		*out = cfa_aprintf("%s/view/%s", r->gendir, str_of(item, "part"));
+		host_separators(*out = cfa_aprintf("%s/view/%s", r->gendir, str_of(item, "part")));
 	else if ((p = system_prefix(r->m, str_of(item, "version"))))
 		*out = cfa_strdup(p);
 	else
@@ -110,9 +121,7 @@ static void finish_path(char *path, const char *gfx)
 	if (g && n > g && strcmp(path + n - g, gfx) == 0 && path[n - g - 1] == '/' &&
 	    !cfa_plat_is_dir(path))
 		path[n - g - 1] = '\0';
-	if (strcmp(cfa_plat_os(), "windows") == 0)
-		for (n = 0; path[n]; n++)
-			path[n] = path[n] == '/' ? '\\' : path[n];
+	host_separators(path);
 }
 
 /* Expands {prefix} and {gfx} into a new string (cfa_free), or NULL when
@@ -270,8 +279,10 @@ static const char *keep_path(struct resolver *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	rel = cfa_vaprintf(fmt, ap);
 	va_end(ap);
-	if (rel && (path = cfa_aprintf("%s/%s", r->gendir, rel)))
+	if (rel && (path = cfa_aprintf("%s/%s", r->gendir, rel))) {
+		host_separators(path);
 		kept = keep(r, path);
+	}
 	cfa_free(rel);
 	cfa_free(path);
 	return kept;

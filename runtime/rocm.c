@@ -136,24 +136,39 @@ static const char *own_rocm(const struct cfapkg_runtime *rt)
 	return NULL;
 }
 
+static bool is_sep(char c)
+{
+	return c == '/' || c == '\\';
+}
+
+/* What follows prefix in dir, or NULL when dir does not start with it,
+ * whichever separator spelled either: a plan made on Windows for a Linux
+ * machine mixes "/" from recipes with the host's "\\", and on Windows a
+ * part's folder is the generation's ".../view/PART" while the paths from
+ * runtime.json have the host's separators. */
+static const char *after(const char *dir, const char *prefix)
+{
+	for (; *prefix; dir++, prefix++)
+		if (is_sep(*dir) != is_sep(*prefix) || (!is_sep(*dir) && *dir != *prefix))
+			return NULL;
+	return dir;
+}
+
 /* dir under prefix (or prefix itself)? */
 static bool inside(const char *dir, const char *prefix)
 {
+	const char *rest = after(dir, prefix);
 	size_t n = strlen(prefix);
 
-	return strncmp(dir, prefix, n) == 0 && (dir[n] == '\0' || dir[n] == '/' || dir[n] == '\\');
+	return rest && (*rest == '\0' || is_sep(*rest) || (n && is_sep(prefix[n - 1])));
 }
 
-/* The same folder whichever separator spelled it: a plan made on Windows
- * for a Linux machine mixes "/" from recipes with the host's "\\". */
+/* The same folder whichever separator spelled it. */
 static bool same_dir(const char *a, const char *b)
 {
-	for (; *a && *b; a++, b++) {
-		bool sa = *a == '/' || *a == '\\', sb = *b == '/' || *b == '\\';
-		if (sa != sb || (!sa && *a != *b))
-			return false;
-	}
-	return *a == *b;
+	const char *rest = after(a, b);
+
+	return rest && *rest == '\0';
 }
 
 /* The ROCm library folder first on the path, once. */
@@ -351,12 +366,18 @@ enum cfapkg_err cfa_rocm_settle(struct cfapkg_ctx *ctx, struct cfapkg_runtime *r
 {
 	const char *own = own_rocm(rt);
 	enum cfapkg_err e;
+	char *prefix, *c;
 
 	if (own) {
-		if (!(rt->rocm_prefix = cfa_arena_strdup(rt->arena, own)))
+		if (!(rt->rocm_prefix = prefix = cfa_arena_strdup(rt->arena, own)))
 			return cfa_nomem(ctx);
-		if ((e = set_var(ctx, rt, "HIP_PATH", own)) || (e = set_var(ctx, rt, "ROCM_PATH", own)) ||
-		    (e = put_first(ctx, rt)) || (e = take_off_path(ctx, rt)))
+		/* Programs get one spelling: a part's folder is the generation's
+		 * "/view/PART", which on Windows is given its separators here. */
+		for (c = prefix; cfa_rocm_sep() == '\\' && *c; c++)
+			*c = *c == '/' ? '\\' : *c;
+		if ((e = set_var(ctx, rt, "HIP_PATH", prefix)) ||
+		    (e = set_var(ctx, rt, "ROCM_PATH", prefix)) || (e = put_first(ctx, rt)) ||
+		    (e = take_off_path(ctx, rt)))
 			return e;
 	}
 	overlay_first(rt);
