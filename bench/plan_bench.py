@@ -7,9 +7,17 @@
    cfapkg loads and solves it (whole process); the same problem, exported
    whole as a libsolv testcase, is solved by libsolv's testsolv.  Goal:
    under 1 s, and cfapkg / testsolv <= 1.5.
+3. Signed channel: the same real recipes published as a signed channel
+   (channel build, served on 127.0.0.1, channel add), planned from the
+   accepted index (its signature checked again on every load) against the
+   built-in folder, alternating in rotated order.  Goal: the channel's
+   median within 2 ms of the built-in folder's.
 
 usage: plan_bench.py CFAPKG [RUNS]
 """
+import contextlib
+import functools
+import http.server
 import os
 import pathlib
 import shutil
@@ -17,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -43,6 +52,54 @@ def series(argv, runs, env=None):
     return statistics.median(walls), walls[0], max(r[1] for r in results)
 
 
+@contextlib.contextmanager
+def served(folder):
+    """A static HTTP server on 127.0.0.1 for folder, stopped after."""
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(folder))
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}"
+    finally:
+        srv.shutdown()
+        thread.join(timeout=10)
+
+
+def signed_channel(cfapkg, real, runs, env):
+    """Built-in folder against the same recipes from a verified channel."""
+    repo = HERE.parent / "recipes"
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        shutil.copytree(repo, tmp / "real")
+        run = functools.partial(subprocess.run, check=True, stdout=subprocess.DEVNULL)
+        run([cfapkg, "channel", "keygen", str(tmp / "k")])
+        run([cfapkg, "channel", "build", str(tmp / "real"), "--key", str(tmp / "k")])
+        cenv = dict(env, CFAPKG_ROOT=str(tmp / "root"), CFAPKG_NO_BUILTIN_RECIPES="1")
+        with served(tmp) as url:
+            run([cfapkg, "channel", "add", "real", f"{url}/real", "--key", str(tmp / "k.pub")],
+                env=cenv)
+        cases = {"built-in folder": env, "signed channel": cenv}
+        for e in cases.values():
+            timed(real, e)  # warm the page cache
+        walls = {name: [] for name in cases}
+        names = list(cases)
+        for i in range(runs):
+            for name in names[i % 2:] + names[:i % 2]:  # rotate the order
+                walls[name].append(timed(real, cases[name])[0])
+    med = {name: statistics.median(w) for name, w in walls.items()}
+    for name, w in walls.items():
+        print(f"{name:<16}plan: median {med[name] * 1000:.1f} ms "
+              f"(runs: {' '.join(f'{x * 1000:.1f}' for x in w)})")
+    diff = (med["signed channel"] - med["built-in folder"]) * 1000
+    print(f"channel cost   {diff:+.2f} ms (goal within 2 ms: "
+          f"{'met' if diff <= 2 else 'NOT met'})")
+
+
 def main():
     cfapkg = os.path.abspath(sys.argv[1])
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 20
@@ -53,6 +110,7 @@ def main():
     print(f"real recipes   cfapkg plan pytorch-cuda-stack: median {med * 1000:.1f} ms "
           f"(best {best * 1000:.1f} ms, peak {rss / 1024:.1f} MiB) goal < 20 ms: "
           f"{'met' if med < 0.020 else 'NOT met'}")
+    signed_channel(cfapkg, real, runs, env)
     if not shutil.which("testsolv"):
         sys.exit("testsolv not found (Debian package libsolv-tools)")
     with tempfile.TemporaryDirectory() as tmp:

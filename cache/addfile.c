@@ -1,13 +1,16 @@
 /*
- * addfile.c - user-supplied artifacts: a file joins the download cache
- * under its SHA-256 only when a recipe expects exactly that fingerprint,
- * so nothing unknown ever sits beside verified downloads.
+ * addfile.c - files the user supplies: a file joins the download cache
+ * under its SHA-256 only when a recipe expects exactly that fingerprint (a
+ * user file, or a package archive copied from elsewhere for an offline
+ * install), so nothing unknown ever sits beside verified downloads.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cache/cache.h"
+#include "core/debindex.h"
 #include "core/layout.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
@@ -23,21 +26,105 @@ static bool same_hex(const char *a, const char *b)
 	return true;
 }
 
-/* The recipe and file name that expect this hash, if any. */
-static bool expected(struct cfapkg_ctx *ctx, const char *hex, const char **recipe,
-                     const char **file)
+/* An uncompressed index of all of Debian main is about 50 MB. */
+#define INDEX_MAX (512u * 1024u * 1024u)
+
+static bool found_as(struct cfapkg_added_file *out, const struct cfapkg_version *v,
+                     const char *fmt, ...) CFA_PRINTF(3, 4);
+
+/* Records who expects the file; always true (a match). */
+static bool found_as(struct cfapkg_added_file *out, const struct cfapkg_version *v,
+                     const char *fmt, ...)
+{
+	va_list ap;
+
+	out->recipe = v->recipe->name;
+	out->version = v->version;
+	va_start(ap, fmt);
+	cfa_vfit_text(out->what, sizeof(out->what), fmt, ap);
+	va_end(ap);
+	return true;
+}
+
+/* A user file, a source's archive, an archive of a set, or an APT index
+ * that this version pins. */
+static bool pinned_by(const struct cfapkg_version *v, const char *hex,
+                      struct cfapkg_added_file *out)
+{
+	size_t i, k;
+
+	for (i = 0; i < v->nuser_files; i++)
+		if (same_hex(v->user_files[i].sha256, hex))
+			return found_as(out, v, "user file %s", v->user_files[i].name);
+	for (i = 0; i < v->nsources; i++) {
+		const struct cfapkg_source *s = &v->sources[i];
+		if (s->sha256 && same_hex(s->sha256, hex))
+			return found_as(out, v, "the %s download", s->platform);
+		for (k = 0; k < s->nartifacts; k++)
+			if (same_hex(s->artifacts[k].sha256, hex))
+				return found_as(out, v, "archive %lu of the %s set", (unsigned long)k + 1,
+				                s->platform);
+		if (s->apt && s->apt->index_sha256 && same_hex(s->apt->index_sha256, hex))
+			return found_as(out, v, "the %s APT index", s->platform);
+	}
+	return false;
+}
+
+/* A .deb of an APT source whose pinned index is in the cache: the index
+ * gives each wanted package's SHA-256. */
+static bool deb_in_index(struct cfapkg_ctx *ctx, const struct cfapkg_version *v,
+                         const struct cfapkg_source *s, const char *hex,
+                         struct cfapkg_added_file *out)
+{
+	const struct cfapkg_apt_source *a = s->apt;
+	struct cfa_arena arena;
+	struct cfa_deb_want *want;
+	struct cfa_deb_found *found;
+	char *file = cfa_root_path(ctx, CFA_DOWNLOADS, a->index_sha256), *text = NULL;
+	size_t len, i;
+	bool hit = false;
+
+	cfa_arena_init(&arena);
+	want = cfa_arena_alloc(&arena, a->npackages * sizeof(*want));
+	found = cfa_arena_alloc(&arena, a->npackages * sizeof(*found));
+	for (i = 0; want && i < a->npackages; i++) {
+		const char *eq = strchr(a->packages[i], '='); /* the parser checked it */
+		want[i].name = cfa_arena_strndup(&arena, a->packages[i], (size_t)(eq - a->packages[i]));
+		want[i].version = eq + 1;
+		if (!want[i].name)
+			want = NULL; /* out of memory: nothing expected */
+	}
+	if (file && want && found && cfa_plat_is_file(file) &&
+	    !cfa_read_decompressed(ctx, file, file, INDEX_MAX, &text, &len) &&
+	    !cfa_deb_index_find(ctx, file, text, len, a->arch, want, a->npackages, &arena, found))
+		for (i = 0; i < a->npackages && !hit; i++)
+			if (same_hex(found[i].sha256, hex))
+				hit = found_as(out, v, "%s of the %s APT index", a->packages[i], s->platform);
+	cfapkg_ctx_clear_error(ctx); /* an index that cannot be read expects nothing */
+	cfa_free(text);
+	cfa_free(file);
+	cfa_arena_fini(&arena);
+	return hit;
+}
+
+/* The recipe version that expects this hash, and as what. */
+static bool expected(struct cfapkg_ctx *ctx, const char *hex, struct cfapkg_added_file *out)
 {
 	size_t i, j, k;
 
 	for (i = 0; i < cfapkg_recipe_count(ctx); i++) {
 		const struct cfapkg_recipe *r = cfapkg_recipe_at(ctx, i);
 		for (j = 0; j < r->nversions; j++)
-			for (k = 0; k < r->versions[j].nuser_files; k++)
-				if (same_hex(r->versions[j].user_files[k].sha256, hex)) {
-					*recipe = r->name;
-					*file = r->versions[j].user_files[k].name;
+			if (pinned_by(&r->versions[j], hex, out))
+				return true;
+	}
+	for (i = 0; i < cfapkg_recipe_count(ctx); i++) {
+		const struct cfapkg_recipe *r = cfapkg_recipe_at(ctx, i);
+		for (j = 0; j < r->nversions; j++)
+			for (k = 0; k < r->versions[j].nsources; k++)
+				if (r->versions[j].sources[k].apt && r->versions[j].sources[k].apt->index_sha256 &&
+				    deb_in_index(ctx, &r->versions[j], &r->versions[j].sources[k], hex, out))
 					return true;
-				}
 	}
 	return false;
 }
@@ -95,18 +182,20 @@ static enum cfapkg_err copy_into(struct cfapkg_ctx *ctx, const char *from, const
 	return e;
 }
 
-enum cfapkg_err cfapkg_add_file(struct cfapkg_ctx *ctx, const char *path, char sha256[65],
-                                const char **recipe, const char **file)
+enum cfapkg_err cfapkg_add_file(struct cfapkg_ctx *ctx, const char *path,
+                                struct cfapkg_added_file *out)
 {
-	char *dir;
+	char *dir, *sha256 = out->sha256;
 	enum cfapkg_err e;
 	int rc;
 
+	memset(out, 0, sizeof(*out));
 	if ((e = cfapkg_recipes_load(ctx)) || (e = cfapkg_sha256_file(ctx, path, sha256, NULL)))
 		return e; /* detail set by the loader or the hasher */
-	if (!expected(ctx, sha256, recipe, file))
+	if (!expected(ctx, sha256, out))
 		return cfa_fail(ctx, CFAPKG_E_NOTFOUND,
-		                "%s: no recipe expects a file with SHA-256 %s; it was not added "
+		                "%s: no recipe expects a file with SHA-256 %s (as a user file, a "
+		                "download, or a .deb of an APT index in the cache); it was not added "
 		                "(cfapkg info NAME shows what a recipe expects)",
 		                path, sha256);
 	if (!(dir = cfa_root_path(ctx, CFA_DOWNLOADS, NULL)))

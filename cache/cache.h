@@ -121,6 +121,12 @@ void cfa_item_error(struct cfapkg_fetch_item *it, const char *fmt, ...) CFA_PRIN
  * did not stream is unpacked from its verified file. */
 void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it);
 
+/* mirrors.c: the file a file:// URL names (file:///PATH or
+ * file://localhost/PATH; %-escapes decoded, a query left out, "/D:/x"
+ * read as "D:/x"), or NULL when it names none or out of memory.  Owned:
+ * cfa_free. */
+char *cfa_file_url_path(const char *url);
+
 /* rawread.c: a whole file, decompressed when it is gzip, xz, bzip2, lzma
  * or zstd, into *text (NUL-terminated, cfa_free); more than max bytes is
  * an error naming label. */

@@ -11,9 +11,11 @@
  * with If-Range and a changed file on the server restarts from zero.
  * Transfers: retries with backoff for timeouts, stalls, dropped
  * connections, 5xx and 429 (retry.c: the budget counts attempts that added
- * no bytes); other errors move to the next mirror; a transfer that exceeds
- * its declared size (or the cap for unknown sizes) is cut and discarded; a
- * failed transfer that kept no bytes leaves no .part behind.
+ * no bytes); other errors, and a body that does not match its pin, move to
+ * the next URL (the mirror rules' rewrites come first: mirrors.c); a
+ * transfer that exceeds its declared size (or the cap for unknown sizes) is
+ * cut and discarded; a failed transfer that kept no bytes leaves no .part
+ * behind.  file:// URLs are read by body.c, not by libcurl.
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -62,123 +64,6 @@ static void write_failed(struct xfer *x, const char *what)
 	          cfa_plat_strerror(x->io_err));
 }
 
-static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
-{
-	struct xfer *x = arg;
-	size_t n = size * nmemb;
-	const char *keys[] = {"etag:", "last-modified:"};
-	size_t k;
-
-	x->last_byte_at = cfa_plat_now();
-	if (n > 5 && strncmp(data, "HTTP/", 5) == 0)
-		x->new_validator[0] = '\0'; /* a new response (after a redirect) */
-	for (k = 0; k < 2; k++) {
-		size_t kl = strlen(keys[k]), i;
-		if (n <= kl)
-			continue;
-		for (i = 0; i < kl && (data[i] | 0x20) == keys[k][i]; i++)
-			;
-		if (i == kl && (k == 0 || !x->new_validator[0])) {
-			const char *v = data + kl;
-			size_t vl = n - kl;
-			while (vl && (*v == ' ' || *v == '\t'))
-				v++, vl--;
-			while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n' || v[vl - 1] == ' '))
-				vl--;
-			/* A cut validator would name other bytes: one that does not fit is
-			 * not kept (see fetch.h). */
-			if (vl < sizeof(x->new_validator)) {
-				memcpy(x->new_validator, v, vl);
-				x->new_validator[vl] = '\0';
-			}
-		}
-	}
-	return n;
-}
-
-/* The first body bytes decide: 206 continues the part, 200 replaces it. */
-static bool start_body(struct xfer *x)
-{
-	long code = 0;
-
-	curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
-	x->body_started = true;
-	cfa_part_stream_drop(x); /* a second body: the file is unpacked afterwards */
-	if (code != 206 && x->have > 0 && !cfa_part_restart(x))
-		return false;
-	cfa_part_write_meta(x);
-	cfa_part_stream_start(x);
-	return true;
-}
-
-/* The whole file as this response announces it (what is kept plus its
- * Content-Length), 0 when it does not say. */
-static uint64_t announced_total(struct xfer *x)
-{
-	curl_off_t len = -1;
-
-	if (curl_easy_getinfo(x->h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &len) != CURLE_OK || len < 0)
-		return 0;
-	return x->have + (uint64_t)len;
-}
-
-static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
-{
-	struct xfer *x = arg;
-	size_t n = size * nmemb;
-	uint64_t cap = x->item->size >= 0 ? (uint64_t)x->item->size : x->opts->max_unknown_size;
-
-	x->last_byte_at = cfa_plat_now();
-	if (!x->body_started) {
-		if (!start_body(x)) {
-			x->stop = STOP_IO;
-			return 0;
-		}
-		if (announced_total(x) > cap) { /* no need to receive it to know */
-			x->stop = STOP_OVERFLOW;
-			return 0;
-		}
-	}
-	if (x->have + n > cap) {
-		x->stop = STOP_OVERFLOW;
-		return 0;
-	}
-	if (fwrite(data, 1, n, x->part) != n) {
-		x->io_err = cfa_plat_write_errno();
-		x->stop = STOP_IO;
-		return 0;
-	}
-	if (EVP_DigestUpdate(x->md, data, n) != 1) {
-		x->io_err = ENOMEM;
-		x->stop = STOP_IO;
-		return 0;
-	}
-	x->have += n;
-	if (x->stream && !cfa_part_stream_feed(x)) {
-		x->stop = STOP_IO;
-		return 0;
-	}
-	/* Every 8 MiB: let the disk catch up now rather than at the fsync. */
-	if (((x->have - n) >> 23) != (x->have >> 23))
-		cfa_plat_start_writeback(x->part);
-	return n;
-}
-
-static void report_progress(struct xfer *x, bool finished, uint64_t announced)
-{
-	struct cfapkg_fetch_progress p;
-
-	if (!x->opts->progress)
-		return;
-	p.item = x->item;
-	p.done = x->have;
-	p.total = x->item->size > 0 ? (uint64_t)x->item->size : announced;
-	p.finished = finished;
-	cfa_plat_mutex_lock(x->progress_lock);
-	x->opts->progress(x->opts->progress_arg, &p);
-	cfa_plat_mutex_unlock(x->progress_lock);
-}
-
 static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
                        curl_off_t ulnow)
 {
@@ -195,11 +80,24 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
 	}
 	/* Without a declared size, what the server announces for this
 	 * transfer plus what was kept from before. */
-	report_progress(x, false,
+	cfa_fetch_progress(x, false,
 	                dltotal <= 0 ? 0
 	                : x->have >= (uint64_t)dlnow ? x->have - (uint64_t)dlnow + (uint64_t)dltotal
 	                                              : (uint64_t)dltotal);
 	return 0;
+}
+
+/* libcurl speaks http(s) only, redirects included: a file:// URL is read
+ * by body.c, where a rule or the command line named it. */
+static void set_protocols(struct xfer *x)
+{
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(x->h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(x->h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(x->h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+	curl_easy_setopt(x->h, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
 }
 
 static bool setup_handle(struct xfer *x)
@@ -210,16 +108,17 @@ static bool setup_handle(struct xfer *x)
 	x->h = curl_easy_init();
 	if (!x->h)
 		return false;
-	curl_easy_setopt(x->h, CURLOPT_URL, x->item->urls[x->url]);
+	curl_easy_setopt(x->h, CURLOPT_URL, x->urls[x->url]);
+	set_protocols(x);
 	curl_easy_setopt(x->h, CURLOPT_FOLLOWLOCATION, 1L);
 	curl_easy_setopt(x->h, CURLOPT_MAXREDIRS, 8L);
 	curl_easy_setopt(x->h, CURLOPT_BUFFERSIZE, 512L * 1024L); /* fewer, larger writes */
 	curl_easy_setopt(x->h, CURLOPT_FAILONERROR, 1L);
 	curl_easy_setopt(x->h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
 	curl_easy_setopt(x->h, CURLOPT_CONNECTTIMEOUT, 30L);
-	curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, cfa_fetch_on_body);
 	curl_easy_setopt(x->h, CURLOPT_WRITEDATA, x);
-	curl_easy_setopt(x->h, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(x->h, CURLOPT_HEADERFUNCTION, cfa_fetch_on_header);
 	curl_easy_setopt(x->h, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(x->h, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(x->h, CURLOPT_XFERINFODATA, x);
@@ -259,15 +158,22 @@ static void close_attempt(struct xfer *x, CURLM *multi)
 	x->active = false;
 }
 
+static void on_done(struct xfer *x, CURLM *multi, CURLcode rc);
+
+/* True when the attempt is in flight; a file:// URL is read to its end
+ * here (a local disk holds up the other transfers only briefly). */
 static bool start_attempt(struct xfer *x, CURLM *multi)
 {
+	bool is_file = strncmp(x->urls[x->url], "file:", 5) == 0;
+
 	x->item->attempts++;
 	x->body_started = false;
 	x->stop = STOP_NONE;
 	x->curl_err[0] = '\0';
 	x->new_validator[0] = '\0';
 	x->io_err = 0;
-	if (!cfa_part_open(x) || !setup_handle(x) || curl_multi_add_handle(multi, x->h) != CURLM_OK) {
+	if (!cfa_part_open(x) ||
+	    (!is_file && (!setup_handle(x) || curl_multi_add_handle(multi, x->h) != CURLM_OK))) {
 		close_attempt(x, multi);
 		if (!x->io_err)
 			x->io_err = ENOMEM; /* the part opened: curl could not start */
@@ -277,7 +183,12 @@ static bool start_attempt(struct xfer *x, CURLM *multi)
 	x->have_at_start = x->have;
 	x->last_byte_at = cfa_plat_now();
 	x->active = true;
-	return true;
+	if (!is_file)
+		return true;
+	on_done(x, multi, cfa_fetch_read_local(x));
+	if (x->done)
+		cfa_fetch_progress(x, true, x->have);
+	return false;
 }
 
 /* A complete body: verify, then move into the cache under its hash. */
@@ -302,15 +213,7 @@ static void finish(struct xfer *x)
 	    (x->want[0] && strcmp(hex, x->want) != 0)) {
 		cfa_part_stream_drop(x);
 		cfa_part_discard(x);
-		if (it->size >= 0)
-			item_fail(x, CFAPKG_E_INTEGRITY, "%s: SHA-256 %s expected, %s received (%lld "
-			          "bytes expected, %llu received); the download was deleted",
-			          it->urls[x->url], x->want[0] ? x->want : "(any)", hex,
-			          (long long)it->size, (unsigned long long)x->have);
-		else
-			item_fail(x, CFAPKG_E_INTEGRITY, "%s: SHA-256 %s expected, %s received (%llu "
-			          "bytes); the download was deleted", it->urls[x->url],
-			          x->want[0] ? x->want : "(any)", hex, (unsigned long long)x->have);
+		cfa_fetch_mismatch(x, hex);
 		return;
 	}
 	/* The unpack reading behind the download goes on to the end by itself:
@@ -341,14 +244,16 @@ static void on_done(struct xfer *x, CURLM *multi, CURLcode rc)
 {
 	long code = 0;
 
-	curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
+	if (x->h) /* none for a file:// URL */
+		curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
 	if (rc == CURLE_OK && x->stop == STOP_NONE) {
-		if (!x->body_started && !start_body(x)) {
+		if (!x->body_started && !cfa_fetch_start_body(x)) {
 			close_attempt(x, multi);
 			write_failed(x, "write");
 			return;
 		}
-		curl_multi_remove_handle(multi, x->h);
+		if (x->h)
+			curl_multi_remove_handle(multi, x->h);
 		finish(x);
 		close_attempt(x, multi);
 		return;
@@ -362,27 +267,6 @@ static void on_done(struct xfer *x, CURLM *multi, CURLcode rc)
 	/* A .part with bytes is kept for a resume; an empty one is of no use. */
 	if (x->done && x->item->err && x->have == 0)
 		cfa_part_discard(x);
-}
-
-/* Names the part after the artifact's hash, or the URL's when unknown;
- * false when out of memory. */
-static bool name_part(struct xfer *x, const char *dir)
-{
-	const struct cfapkg_fetch_item *it = x->item;
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned mdlen = 0;
-	char hex[65];
-
-	if (x->want[0]) {
-		x->part_path = cfa_aprintf("%s/%s.part", dir, x->want);
-	} else {
-		EVP_Digest(it->urls[0], strlen(it->urls[0]), md, &mdlen, EVP_sha256(), NULL);
-		cfa_sha256_hex(md, hex);
-		x->part_path = cfa_aprintf("%s/url-%.16s.part", dir, hex);
-	}
-	x->meta_path = x->part_path ? cfa_aprintf("%s.meta", x->part_path) : NULL;
-	x->final_dir = dir;
-	return x->meta_path != NULL;
 }
 
 /* An artifact whose hash is known and whose file is in the cache. */
@@ -405,13 +289,15 @@ static bool cached(struct xfer *x, const char *dir)
 	return true;
 }
 
-static enum cfapkg_err prepare(struct cfapkg_ctx *ctx, struct xfer *x, const char *dir)
+static enum cfapkg_err prepare(struct cfapkg_ctx *ctx, struct xfer *x, const char *dir,
+                               struct cfapkg_mirrors **m)
 {
 	struct cfapkg_fetch_item *it = x->item;
+	enum cfapkg_err e;
 
 	x->ctx = ctx;
 	it->err = CFAPKG_E_OK;
-	it->error[0] = '\0';
+	it->error[0] = it->tried[0] = '\0';
 	it->attempts = 0;
 	it->from_cache = false;
 	it->unpacked = it->streamed = false;
@@ -434,7 +320,9 @@ static enum cfapkg_err prepare(struct cfapkg_ctx *ctx, struct xfer *x, const cha
 		          "fetching %s", it->label, it->urls[0]);
 		return CFAPKG_E_OK;
 	}
-	if (!name_part(x, dir))
+	if ((e = cfa_fetch_urls(ctx, x, m)))
+		return e;
+	if (!cfa_part_name(x, dir))
 		return cfa_nomem(ctx);
 	x->md = EVP_MD_CTX_new();
 	return x->md ? CFAPKG_E_OK : cfa_nomem(ctx);
@@ -469,7 +357,7 @@ static void run_transfers(struct xfer *xs, size_t n, CURLM *multi, unsigned para
 			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
 			on_done(x, multi, msg->data.result);
 			if (x->done)
-				report_progress(x, true, x->have);
+				cfa_fetch_progress(x, true, x->have);
 		}
 		curl_multi_poll(multi, NULL, 0, 100, NULL);
 	}
@@ -550,15 +438,31 @@ static enum cfapkg_err downloads_ready(struct cfapkg_ctx *ctx, const char *dir)
 	return CFAPKG_E_OK;
 }
 
+/* An item's failure as the context's one line: its last URL's, and why
+ * the URLs before it were given up (a mirror that served another file). */
+static enum cfapkg_err fail_item(struct cfapkg_ctx *ctx, const struct cfapkg_fetch_item *it)
+{
+	char tried[sizeof(it->tried)], *c;
+
+	if (!it->tried[0])
+		return cfa_fail(ctx, it->err, "%s", it->error);
+	memcpy(tried, it->tried, sizeof(tried));
+	while ((c = strchr(tried, '\n')) != NULL)
+		*c = ';';
+	return cfa_fail(ctx, it->err, "%s; tried before it: %s", it->error, tried);
+}
+
 enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items, size_t n,
                              const struct cfapkg_fetch_opts *opts)
 {
 	struct cfapkg_fetch_opts o;
+	struct cfapkg_mirrors *mirrors = NULL;
 	struct xfer *xs;
 	struct cfa_mutex *progress_lock = NULL;
 	char *dir;
 	enum cfapkg_err e;
 	size_t i;
+	bool ran;
 
 	fill_defaults(opts, &o);
 	if (!(dir = cfa_root_path(ctx, CFA_DOWNLOADS, NULL)))
@@ -570,7 +474,7 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 	for (i = 0; i < n && !e; i++) {
 		xs[i].item = &items[i];
 		xs[i].opts = &o;
-		e = prepare(ctx, &xs[i], dir);
+		e = prepare(ctx, &xs[i], dir, &mirrors);
 	}
 	if (!e && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) /* before any thread */
 		e = cfa_nomem(ctx);
@@ -578,7 +482,7 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 		e = cfa_nomem(ctx);
 	for (i = 0; i < n && !e; i++)
 		xs[i].progress_lock = progress_lock;
-	if (!e)
+	if ((ran = !e))
 		run_groups(xs, n, o.parallel);
 	for (i = 0; i < n; i++) {
 		cfa_part_stream_end(&xs[i]);
@@ -586,13 +490,16 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 		cfa_free(xs[i].iobuf);
 		cfa_free(xs[i].part_path);
 		cfa_free(xs[i].meta_path);
-		cfa_unpack_fetched(ctx, &items[i]);
+		cfa_free(xs[i].urls);
+		if (ran) /* else nothing was fetched, and items after a failure not prepared */
+			cfa_unpack_fetched(ctx, &items[i]);
 		if (!e && items[i].err)
-			e = cfa_fail(ctx, items[i].err, "%s", items[i].error);
+			e = fail_item(ctx, &items[i]);
 	}
 	cfa_plat_mutex_free(progress_lock);
 	if (progress_lock)
 		curl_global_cleanup();
+	cfapkg_mirrors_free(mirrors);
 	cfa_free(xs);
 	cfa_free(dir);
 	return e;

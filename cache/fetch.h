@@ -23,7 +23,12 @@ struct xfer {
 	struct cfa_mutex *progress_lock; /* progress calls come from several threads */
 	CURL *h;
 	struct curl_slist *headers;
-	size_t url;
+	char **urls;                     /* what to try, in order (mirrors.c) */
+	size_t nurls;
+	size_t nlocal;                   /* urls[0..nlocal) may be file:// (a rule's, or the user's):
+	                                    read by body.c, never by libcurl */
+	size_t url;                      /* the one being tried */
+	bool mismatch;                   /* a URL served other bytes than pinned */
 	unsigned url_attempts;           /* attempts at this URL in all */
 	unsigned no_progress;            /* failed attempts in a row that added no bytes */
 	uint64_t have_at_start;          /* the part's bytes when this attempt began */
@@ -45,9 +50,28 @@ struct xfer {
 	char curl_err[CURL_ERROR_SIZE];
 };
 
+/* body.c: curl's header and body callbacks (arg: the xfer), the start of
+ * a body (false: the part could not be started over), and progress. */
+size_t cfa_fetch_on_header(char *data, size_t size, size_t nmemb, void *arg);
+size_t cfa_fetch_on_body(char *data, size_t size, size_t nmemb, void *arg);
+bool cfa_fetch_start_body(struct xfer *x);
+void cfa_fetch_progress(struct xfer *x, bool finished, uint64_t announced);
+/* The file a file:// URL names, read through the body callback as a
+ * download's bytes are; refused unless x->url < x->nlocal.  How it ended,
+ * as libcurl would say (curl_err holds the words). */
+CURLcode cfa_fetch_read_local(struct xfer *x);
+
+/* mirrors.c: x->urls, what x tries in order: the rewrites the mirror
+ * rules (*m, read when NULL) give the item's first URL, then its own;
+ * x->nlocal of them may read files (cfa_free(x->urls) frees them all). */
+enum cfapkg_err cfa_fetch_urls(struct cfapkg_ctx *ctx, struct xfer *x, struct cfapkg_mirrors **m);
+
 /* retry.c: after a failed attempt, try again later, move to the next
  * mirror, or give up with a message that names the URL and what to do. */
 void cfa_fetch_failed(struct xfer *x, CURLcode rc, long code);
+/* The body did not match the pin (hex: its SHA-256): the download is
+ * deleted, and the next URL tried when there is one. */
+void cfa_fetch_mismatch(struct xfer *x, const char *hex);
 
 /* part.c: the .part file of a transfer and its validator (.part.meta). */
 /* Writes the validator of the response now being saved. */
@@ -58,6 +82,9 @@ bool cfa_part_restart(struct xfer *x);
  * over without a validator, or when it is longer than the artifact). */
 bool cfa_part_open(struct xfer *x);
 void cfa_part_discard(struct xfer *x);
+/* Names the part after the artifact's hash, or after its first URL when
+ * the hash is not known; false when out of memory. */
+bool cfa_part_name(struct xfer *x, const char *dir);
 /* The unpack that reads the part while it grows (stream.c): started with
  * the first body when it begins at byte 0 of a pinned archive, fed as
  * bytes are written (false: a write failed), dropped when the body ends

@@ -9,6 +9,7 @@
 
 #include "cache/fetch.h"
 #include "core/mem.h"
+#include "core/strbuf.h"
 #include "platform/platform.h"
 
 /* The validator saved with a .part, "" when there is none (or one longer
@@ -88,6 +89,25 @@ bool cfa_part_open(struct xfer *x)
 		return cfa_part_restart(x);
 	x->item->resumed_from = x->have;
 	return true;
+}
+
+bool cfa_part_name(struct xfer *x, const char *dir)
+{
+	const struct cfapkg_fetch_item *it = x->item;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	char hex[65];
+
+	if (x->want[0]) {
+		x->part_path = cfa_aprintf("%s/%s.part", dir, x->want);
+	} else {
+		EVP_Digest(it->urls[0], strlen(it->urls[0]), md, &mdlen, EVP_sha256(), NULL);
+		cfa_sha256_hex(md, hex);
+		x->part_path = cfa_aprintf("%s/url-%.16s.part", dir, hex);
+	}
+	x->meta_path = x->part_path ? cfa_aprintf("%s.meta", x->part_path) : NULL;
+	x->final_dir = dir;
+	return x->meta_path != NULL;
 }
 
 void cfa_part_discard(struct xfer *x)

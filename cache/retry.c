@@ -10,7 +10,10 @@
  * where the last one stopped).  MAX_ATTEMPTS_PER_URL bounds the whole: a
  * server that sends a byte per connection cannot keep a download going
  * forever.  A stall is retried like a timeout.  attempts == 1 turns
- * retries off altogether, progress or not.
+ * retries off altogether, progress or not.  A body that does not match
+ * its pin is not retried at that URL: the next one is tried (a mirror may
+ * serve another file under the right name), and each URL given up is
+ * noted in the item's "tried".
  */
 #include <string.h>
 
@@ -115,23 +118,67 @@ static void give_up(struct xfer *x, const char *why, long code)
 	struct cfapkg_fetch_item *it = x->item;
 	char advice[160];
 
-	it->err = x->stop == STOP_OVERFLOW ? CFAPKG_E_INTEGRITY : CFAPKG_E_NETWORK;
-	cfa_item_error(it, "%s: %s (after %u attempt%s%s); %s", it->urls[x->url], why,
+	it->err = x->stop == STOP_OVERFLOW || x->mismatch ? CFAPKG_E_INTEGRITY : CFAPKG_E_NETWORK;
+	cfa_item_error(it, "%s: %s (after %u attempt%s%s); %s", x->urls[x->url], why,
 	               it->attempts, it->attempts == 1 ? "" : "s",
 	               x->url_attempts >= MAX_ATTEMPTS_PER_URL ? ", the most for one URL" : "",
 	               advise(x, code, advice, sizeof(advice)));
 	x->done = true;
 }
 
-void cfa_fetch_failed(struct xfer *x, CURLcode rc, long code)
+/* On to the next URL, noting why this one was given up; false when it
+ * was the last. */
+static bool next_url(struct xfer *x, const char *why)
 {
 	struct cfapkg_fetch_item *it = x->item;
+	size_t used = strlen(it->tried);
+
+	if (x->url + 1 >= x->nurls)
+		return false;
+	cfa_fit_text(it->tried + used, sizeof(it->tried) - used, "%s%s: %s (after %u attempt%s)",
+	             used ? "\n" : "", x->urls[x->url], why, x->url_attempts,
+	             x->url_attempts == 1 ? "" : "s");
+	x->url++;
+	x->url_attempts = 0;
+	x->no_progress = 0;
+	x->not_before = 0;
+	return true;
+}
+
+void cfa_fetch_mismatch(struct xfer *x, const char *hex)
+{
+	struct cfapkg_fetch_item *it = x->item;
+	char why[256], size[64];
+	bool fits;
+
+	x->url_attempts++;
+	x->mismatch = true;
+	if (it->size >= 0)
+		fits = cfa_snprintf(size, sizeof(size), "%lld bytes expected, %llu received",
+		                    (long long)it->size, (unsigned long long)x->have);
+	else
+		fits = cfa_snprintf(size, sizeof(size), "%llu bytes", (unsigned long long)x->have);
+	x->have = 0;
+	/* Two hashes and two numbers: the buffers hold them. */
+	if (!fits || !cfa_snprintf(why, sizeof(why), "SHA-256 %s expected, %s received (%s); the "
+	                           "download was deleted", x->want[0] ? x->want : "(any)", hex, size))
+		memcpy(why, "other bytes than pinned", sizeof("other bytes than pinned"));
+	if (next_url(x, why))
+		return;
+	it->err = CFAPKG_E_INTEGRITY;
+	cfa_item_error(it, "%s: %s", x->urls[x->url], why);
+	x->done = true;
+}
+
+void cfa_fetch_failed(struct xfer *x, CURLcode rc, long code)
+{
 	char why[CURL_ERROR_SIZE + 96];
 
 	x->url_attempts++;
 	x->no_progress = x->have > x->have_at_start ? 0 : x->no_progress + 1;
 	if (!describe(x, rc, code, why, sizeof(why)))
 		memcpy(why, "the transfer failed", sizeof("the transfer failed")); /* never: sized */
+	x->mismatch |= x->stop == STOP_OVERFLOW; /* more than the pin: another file */
 	if (x->stop == STOP_OVERFLOW || code == 416) {
 		/* Bytes past the limit, or a range that no longer fits the file:
 		 * nothing kept is of use. */
@@ -142,12 +189,6 @@ void cfa_fetch_failed(struct xfer *x, CURLcode rc, long code)
 		x->not_before = cfa_plat_now() + backoff(x->no_progress);
 		return;
 	}
-	if (x->url + 1 < it->nurls) {
-		x->url++;
-		x->url_attempts = 0;
-		x->no_progress = 0;
-		x->not_before = 0;
-		return;
-	}
-	give_up(x, why, code);
+	if (!next_url(x, why))
+		give_up(x, why, code);
 }

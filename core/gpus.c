@@ -131,22 +131,15 @@ static enum cfapkg_err device_fn(struct cfa_jr *jr, const cJSON *o, void *p, voi
 	return parse_device(jr, o, p);
 }
 
-enum cfapkg_err cfa_gpus_load(struct cfapkg_ctx *ctx, const char *path)
+enum cfapkg_err cfa_gpus_load_json(struct cfapkg_ctx *ctx, const char *path, const cJSON *root)
 {
-	struct cfa_gpus *g;
+	struct cfa_gpus *g = cfa_calloc(1, sizeof(*g));
 	struct cfa_jr jr;
-	cJSON *root = NULL;
 	int64_t format = 0;
 	enum cfapkg_err e;
 
-	e = cfa_json_read_file(ctx, path, CFAPKG_E_RECIPE, &root);
-	if (e)
-		return e; /* detail set by the reader */
-	g = cfa_calloc(1, sizeof(*g));
-	if (!g) {
-		cJSON_Delete(root);
+	if (!g)
 		return cfa_nomem(ctx);
-	}
 	cfa_arena_init(&g->arena);
 	cfa_jr_init(&jr, ctx, &g->arena, path, CFAPKG_E_RECIPE);
 	if (!(e = cfa_jr_object(&jr, root)) && !(e = cfa_jr_keys(&jr, root, top_keys)) &&
@@ -163,6 +156,17 @@ enum cfapkg_err cfa_gpus_load(struct cfapkg_ctx *ctx, const char *path)
 		cfa_gpus_free(ctx->gpus);
 		ctx->gpus = g;
 	}
+	return e;
+}
+
+enum cfapkg_err cfa_gpus_load(struct cfapkg_ctx *ctx, const char *path)
+{
+	cJSON *root = NULL;
+	enum cfapkg_err e = cfa_json_read_file(ctx, path, CFAPKG_E_RECIPE, &root);
+
+	if (e)
+		return e; /* detail set by the reader */
+	e = cfa_gpus_load_json(ctx, path, root);
 	cJSON_Delete(root);
 	return e;
 }

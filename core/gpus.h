@@ -10,6 +10,8 @@
 
 #define CFA_GPUS_FILE "gpus.json"
 
+struct cJSON;
+
 struct cfa_gpus {
 	struct cfa_arena arena;
 	struct cfapkg_gpu_target *targets;
@@ -20,6 +22,10 @@ struct cfa_gpus {
 
 /* Replaces any table loaded before. */
 enum cfapkg_err cfa_gpus_load(struct cfapkg_ctx *ctx, const char *path);
+/* The same for a table already parsed (a channel index holds one); path
+ * names it in errors. */
+enum cfapkg_err cfa_gpus_load_json(struct cfapkg_ctx *ctx, const char *path,
+                                   const struct cJSON *root);
 void cfa_gpus_free(struct cfa_gpus *g);
 const struct cfapkg_gpu_target *cfa_gpus_target(const struct cfapkg_ctx *ctx, const char *gfx);
 

@@ -18,6 +18,8 @@ static const char *folder(enum cfa_place place)
 		return "downloads";
 	case CFA_ENVS:
 		return "envs";
+	case CFA_CHANNELS:
+		return "channels";
 	default:
 		return "trash";
 	}

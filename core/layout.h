@@ -8,6 +8,8 @@
  *   ROOT/downloads/NAME        a verified artifact (NAME: its SHA-256),
  *                              or NAME.part while it downloads
  *   ROOT/envs/NAME             an environment and its generations
+ *   ROOT/channels/NAME         a channel: its URL, trusted keys and the
+ *                              last index accepted
  *   ROOT/trash                 what is being removed
  */
 #ifndef CFA_LAYOUT_H
@@ -20,6 +22,7 @@ enum cfa_place {
 	CFA_STORE,      /* name NULL: the folder; else one package */
 	CFA_DOWNLOADS,  /* name NULL: the folder; else one artifact */
 	CFA_ENVS,       /* name NULL: the folder; else one environment */
+	CFA_CHANNELS,   /* name NULL: the folder; else one channel */
 	CFA_TRASH
 };
 

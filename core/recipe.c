@@ -17,7 +17,8 @@
 
 const char *const cfa_recipe_keys[] = {"format", "name", "summary", "license", "homepage",
                                        "kind", "fact", "install_hint", "notes", "versions",
-                                       NULL};
+                                       "upstream", NULL};
+const char *const cfa_upstream_keys[] = {"releases", "tag", NULL};
 const char *const cfa_version_keys[] = {"version", "requires", "conflicts", "provides", "os",
                                         "arch", "gfx", "status", "sources", "user_files",
                                         "layout", "launcher", "runtime", "note", NULL};
@@ -163,6 +164,32 @@ static enum cfapkg_err note_item(struct cfa_jr *jr, const cJSON *item, void *ele
 	return cfa_parse_machine_lists(jr, item, &note->os, &note->nos, &gfx, &ngfx);
 }
 
+/* Where 'cfapkg recipe outdated' looks for new versions. */
+static enum cfapkg_err parse_upstream(struct cfa_jr *jr, const cJSON *root,
+                                      struct cfapkg_recipe *r)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "upstream");
+	size_t mark;
+	char why[256];
+	enum cfapkg_err e;
+
+	if (!o)
+		return CFAPKG_E_OK;
+	mark = cfa_jr_push_key(jr, "upstream");
+	if ((e = cfa_jr_object(jr, o)) || (e = cfa_jr_keys(jr, o, cfa_upstream_keys)) ||
+	    (e = cfa_jr_string(jr, o, "releases", false, &r->upstream_releases)) ||
+	    (e = cfa_jr_string(jr, o, "tag", false, &r->upstream_tag)))
+		goto out;
+	if (r->upstream_releases && strncmp(r->upstream_releases, "https://", 8) != 0 &&
+	    strncmp(r->upstream_releases, "http://", 7) != 0)
+		e = cfa_jr_fail(jr, "releases must start with https:// or http://");
+	else if (r->upstream_tag && !cfa_tag_pattern_check(r->upstream_tag, why, sizeof(why)))
+		e = cfa_jr_fail(jr, "tag \"%s\": %s", r->upstream_tag, why);
+out:
+	cfa_jr_pop(jr, mark);
+	return e;
+}
+
 static enum cfapkg_err parse_notes(struct cfa_jr *jr, const cJSON *root, struct cfapkg_recipe *r)
 {
 	return cfa_jr_array(jr, root, "notes", sizeof(*r->notes), false, note_item, NULL,
@@ -221,33 +248,34 @@ static enum cfapkg_err parse_header(struct cfa_jr *jr, const cJSON *root, struct
 	return CFAPKG_E_OK;
 }
 
-enum cfapkg_err cfa_recipe_parse(struct cfapkg_ctx *ctx, const char *file,
-                                 struct cfapkg_recipe **out)
+enum cfapkg_err cfa_recipe_parse_json(struct cfapkg_ctx *ctx, const char *file,
+                                      const cJSON *root, struct cfapkg_recipe **out)
 {
 	struct cfapkg_recipe *r;
 	struct cfa_jr jr;
+	enum cfapkg_err e;
+
+	cfa_jr_init(&jr, ctx, &ctx->arena, file, CFAPKG_E_RECIPE);
+	r = cfa_arena_alloc(&ctx->arena, sizeof(*r));
+	if (!r || !(r->file = cfa_arena_strdup(&ctx->arena, file)))
+		return cfa_nomem(ctx);
+	if ((e = parse_header(&jr, root, r)) || (e = parse_upstream(&jr, root, r)) ||
+	    (e = parse_notes(&jr, root, r)) || (e = parse_versions(&jr, root, r)))
+		return e;
+	*out = r;
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_recipe_parse(struct cfapkg_ctx *ctx, const char *file,
+                                 struct cfapkg_recipe **out)
+{
 	cJSON *root = NULL;
 	enum cfapkg_err e;
 
 	e = cfa_json_read_file(ctx, file, CFAPKG_E_RECIPE, &root);
 	if (e)
 		return e; /* detail set by the reader */
-	cfa_jr_init(&jr, ctx, &ctx->arena, file, CFAPKG_E_RECIPE);
-	r = cfa_arena_alloc(&ctx->arena, sizeof(*r));
-	if (!r) {
-		e = cfa_nomem(ctx);
-		goto out;
-	}
-	r->file = cfa_arena_strdup(&ctx->arena, file);
-	if (!r->file) {
-		e = cfa_nomem(ctx);
-		goto out;
-	}
-	if ((e = parse_header(&jr, root, r)) || (e = parse_notes(&jr, root, r)) ||
-	    (e = parse_versions(&jr, root, r)))
-		goto out;
-	*out = r;
-out:
+	e = cfa_recipe_parse_json(ctx, file, root, out);
 	cJSON_Delete(root);
 	return e;
 }

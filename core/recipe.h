@@ -15,9 +15,14 @@ extern const char *const cfa_version_keys[];
 extern const char *const cfa_source_keys[];
 extern const char *const cfa_artifact_keys[];
 extern const char *const cfa_apt_keys[];
+extern const char *const cfa_upstream_keys[];
 
 enum cfapkg_err cfa_recipe_parse(struct cfapkg_ctx *ctx, const char *file,
                                  struct cfapkg_recipe **out);
+/* The same for a recipe already parsed as JSON (a channel index holds
+ * them); file names it in errors and must end in NAME.json. */
+enum cfapkg_err cfa_recipe_parse_json(struct cfapkg_ctx *ctx, const char *file,
+                                      const cJSON *root, struct cfapkg_recipe **out);
 
 /* Field parsers (recipe_fields.c); each reads key of the version object. */
 enum cfapkg_err cfa_parse_deps(struct cfa_jr *jr, const cJSON *ver, const char *key,
@@ -46,6 +51,18 @@ cJSON *cfa_facts_json(const struct cfapkg_facts *f);
 /* A relative path that stays inside its folder: no absolute paths, drive
  * letters or "..". */
 bool cfa_safe_relative(const char *p);
+
+/* upstream.c: whether a tag pattern (PCRE2) compiles with exactly one
+ * group; why not in why. */
+bool cfa_tag_pattern_check(const char *pattern, char *why, size_t len);
+
+/* recipe_text.c: the text of a recipe file (file names it in errors)
+ * with nv inserted as its first version, formatted like the version whose
+ * "version" is newest, whose shape members it copies.  *out: cfa_free. */
+enum cfapkg_err cfa_recipe_text_insert(struct cfapkg_ctx *ctx, const char *file, const char *text,
+                                       size_t len, const char *newest,
+                                       const struct cfapkg_new_version *nv, char **out,
+                                       size_t *outlen);
 
 bool cfa_valid_os(const char *s);
 bool cfa_valid_arch(const char *s);

@@ -40,6 +40,19 @@ static bool web_url(const char *url)
 	return strncmp(url, "https://", 8) == 0 || strncmp(url, "http://", 7) == 0;
 }
 
+/* A recipe's downloads come over the network; a local mirror is a rule
+ * of mirrors.conf, on the machine that uses it. */
+static enum cfapkg_err check_mirrors(struct cfa_jr *jr, const char *const *mirrors, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!web_url(mirrors[i]))
+			return cfa_jr_fail(jr, "mirrors[%lu] must start with https:// or http:// (a "
+			                   "local mirror is a rule in mirrors.conf)", (unsigned long)i);
+	return CFAPKG_E_OK;
+}
+
 static void lower_hex(const char *s)
 {
 	char *c = (char *)s; /* arena text the parser owns */
@@ -103,6 +116,8 @@ enum cfapkg_err cfa_parse_artifact(struct cfa_jr *jr, const cJSON *o, void *elem
 		return e;
 	if (!web_url(a->url))
 		return cfa_jr_fail(jr, "url must start with https:// or http://");
+	if ((e = check_mirrors(jr, a->mirrors, a->nmirrors)))
+		return e;
 	a->size = size;
 	a->strip = (unsigned)strip;
 	return CFAPKG_E_OK;
@@ -194,6 +209,8 @@ static enum cfapkg_err parse_single(struct cfa_jr *jr, const cJSON *o, struct cf
 		                   "the reason it cannot be installed yet");
 	if (s->url && !web_url(s->url))
 		return cfa_jr_fail(jr, "url must start with https:// or http://");
+	if ((e = check_mirrors(jr, s->mirrors, s->nmirrors)))
+		return e;
 	if (s->sha256 && s->size < 0 && !s->unavailable)
 		return refuse_unsized(jr, s);
 	return CFAPKG_E_OK;

@@ -1,11 +1,13 @@
 /*
- * registry.c - the set of loaded recipes: folders in order (built-in, then
- * CFAPKG_RECIPES, then --recipes), later recipes replacing earlier ones of
- * the same name, kept sorted by name for lookups.
+ * registry.c - the set of loaded recipes: sources in order (the built-in
+ * folder, the root's channels from the lowest priority up, CFAPKG_RECIPES,
+ * then --recipes), later recipes replacing earlier ones of the same name,
+ * kept sorted by name for lookups.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/channel.h"
 #include "core/ctx.h"
 #include "core/dep.h"
 #include "core/gpus.h"
@@ -108,7 +110,7 @@ static void parse_slice(void *arg)
  * are added in name order and the first failing file (in that order) is
  * the one reported. */
 static enum cfapkg_err parse_files(struct cfapkg_ctx *ctx, const char *dir, char **names,
-                                   size_t n, size_t nearlier)
+                                   size_t n, size_t nearlier, const char *origin)
 {
 	struct parse_job jobs[PARALLEL_MAX_JOBS];
 	struct cfapkg_recipe **out = cfa_calloc(n, sizeof(*out));
@@ -139,8 +141,10 @@ static enum cfapkg_err parse_files(struct cfapkg_ctx *ctx, const char *dir, char
 			                        : cfa_fail(ctx, jobs[i].err, "%s",
 			                                   cfapkg_ctx_error(jobs[i].wctx));
 		}
-		for (k = 0; !e && k < jobs[i].done; k++)
+		for (k = 0; !e && k < jobs[i].done; k++) {
+			jobs[i].out[k]->origin = origin;
 			e = add_recipe(ctx, nearlier, jobs[i].out[k]);
+		}
 		if (jobs[i].wctx && jobs[i].wctx != ctx) {
 			cfa_arena_adopt(&ctx->arena, &jobs[i].wctx->arena);
 			cfapkg_ctx_free(jobs[i].wctx);
@@ -150,8 +154,32 @@ static enum cfapkg_err parse_files(struct cfapkg_ctx *ctx, const char *dir, char
 	return e;
 }
 
+static const char *folder_origin(struct cfapkg_ctx *ctx, const char *dir)
+{
+	char *text = cfa_aprintf("folder %s", dir);
+	const char *kept = text ? cfa_arena_strdup(&ctx->arena, text) : NULL;
+
+	cfa_free(text);
+	return kept;
+}
+
+/* A channel's recipes replace those of the same name added before. */
+static enum cfapkg_err add_channel(struct cfapkg_ctx *ctx, struct cfapkg_recipe **recipes,
+                                   size_t n, void *arg)
+{
+	size_t i, nearlier = ctx->nrecipes;
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	(void)arg;
+	if (ctx->nrecipes)
+		qsort(ctx->recipes, ctx->nrecipes, sizeof(*ctx->recipes), cmp_recipe);
+	for (i = 0; i < n && !e; i++)
+		e = add_recipe(ctx, nearlier, recipes[i]);
+	return e;
+}
+
 /* Files are read in name order so that errors and overrides are stable. */
-static enum cfapkg_err load_dir(struct cfapkg_ctx *ctx, const char *dir)
+static enum cfapkg_err load_dir(struct cfapkg_ctx *ctx, const char *dir, const char *origin)
 {
 	struct dir_scan s = {ctx, dir, NULL, 0, 0, CFAPKG_E_OK};
 	enum cfapkg_err e = CFAPKG_E_OK;
@@ -175,7 +203,10 @@ static enum cfapkg_err load_dir(struct cfapkg_ctx *ctx, const char *dir)
 	if (ctx->nrecipes)
 		qsort(ctx->recipes, ctx->nrecipes, sizeof(*ctx->recipes), cmp_recipe);
 	nearlier = ctx->nrecipes;
-	e = parse_files(ctx, dir, s.names, s.n, nearlier);
+	if (!origin && !(origin = folder_origin(ctx, dir)))
+		e = cfa_nomem(ctx);
+	if (!e)
+		e = parse_files(ctx, dir, s.names, s.n, nearlier, origin);
 	if (!e && !(path = cfa_aprintf("%s/%s", dir, CFA_GPUS_FILE)))
 		e = cfa_nomem(ctx);
 	if (!e && cfa_plat_is_file(path))
@@ -201,7 +232,7 @@ static enum cfapkg_err load_env_dirs(struct cfapkg_ctx *ctx)
 			char *dir = cfa_strndup(env, n);
 			if (!dir)
 				return cfa_nomem(ctx);
-			e = load_dir(ctx, dir);
+			e = load_dir(ctx, dir, NULL);
 			cfa_free(dir);
 		}
 		env = end ? end + 1 : NULL;
@@ -218,11 +249,13 @@ enum cfapkg_err cfapkg_recipes_load(struct cfapkg_ctx *ctx)
 	if (ctx->loaded)
 		return CFAPKG_E_OK;
 	if (!getenv("CFAPKG_NO_BUILTIN_RECIPES") && !(e = cfa_builtin_recipe_dir(ctx, &builtin)))
-		e = load_dir(ctx, builtin);
+		e = load_dir(ctx, builtin, "built-in");
+	if (!e)
+		e = cfa_channels_load(ctx, add_channel, NULL);
 	if (!e)
 		e = load_env_dirs(ctx);
 	for (i = 0; i < ctx->nrecipe_dirs && !e; i++)
-		e = load_dir(ctx, ctx->recipe_dirs[i]);
+		e = load_dir(ctx, ctx->recipe_dirs[i], NULL);
 	if (e)
 		return e; /* detail set by the failing load */
 	if (ctx->nrecipes)

@@ -41,8 +41,8 @@ static bool starts_nocase(const char *s, const char *prefix)
 	return true;
 }
 
-/* https:// or http:// and a host.  Configured mirrors may add schemes
- * later; file:// and plain paths would read this machine's own files. */
+/* https:// or http:// and a host: file:// and plain paths would read this
+ * machine's own files (only a mirror rule of this machine may name them). */
 static bool fetchable(const char *url)
 {
 	size_t n = starts_nocase(url, "https://") ? 8 : starts_nocase(url, "http://") ? 7 : 0;

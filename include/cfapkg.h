@@ -250,6 +250,13 @@ struct cfapkg_recipe {
 	const struct cfapkg_note *notes;
 	size_t nnotes;
 	const char *file;          /* the recipe file it came from */
+	/* "upstream": where new versions are announced (a GitHub-releases-shaped
+	 * list), and the pattern whose one group maps a tag to a version; NULL
+	 * when not given (see cfapkg_recipe_releases_url) */
+	const char *upstream_releases;
+	const char *upstream_tag;
+	const char *origin;        /* "built-in", "folder DIR" or "channel NAME
+	                              (index N, URL)": what put it in the set */
 };
 
 /** Loads every recipe folder (built-in first, then the added ones, then
@@ -284,6 +291,93 @@ CFAPKG_API int cfapkg_version_compare(const char *a, const char *b, enum cfapkg_
 /** True when version satisfies constraint (">=2.3,<2.4", "==2.3.0+cu118"). */
 CFAPKG_API enum cfapkg_err cfapkg_version_matches(struct cfapkg_ctx *ctx, const char *version,
                                                   const char *constraint, bool *out);
+
+/** @defgroup upkeep Keeping recipes current ('cfapkg recipe add-version', 'outdated')
+ * A new version is written into the recipe file as text, next to the
+ * others and indented like them: nothing else in the file changes. */
+struct cfapkg_new_source {
+	const char *platform;      /* "windows-x86_64" */
+	const char *url;
+	const char *format;        /* NULL: cfapkg_recipe_check_version guesses it from the URL */
+	int strip;                 /* -1: the newest version's for the platform (none: left out) */
+	const char *sha256;        /* what the download gave, before cfapkg_recipe_add_version */
+	int64_t size;
+};
+struct cfapkg_new_version {
+	const char *version;       /* "6-preview.80" */
+	struct cfapkg_new_source *sources;
+	size_t nsources;
+};
+/** The file 'recipe add-version' edits for r: the one cfapkg reads it from.
+ * Refused (CFAPKG_E_USAGE) in the built-in folder of an installed cfapkg
+ * (a reinstall would undo the edit; a build tree's source checkout is
+ * fine) or not read from a file (a channel's), and (CFAPKG_E_NOTFOUND)
+ * outside the added folders when any were added
+ * (cfapkg_ctx_add_recipe_dir).  Borrowed from r. */
+CFAPKG_API enum cfapkg_err cfapkg_recipe_edit_file(struct cfapkg_ctx *ctx,
+                                                   const struct cfapkg_recipe *r,
+                                                   const char **file);
+/** Checks nv against r before anything is downloaded: a package recipe,
+ * a version that parses and that r lacks, OS-ARCH keys the format takes,
+ * one source each, http(s) URLs, a format (guessed from the URL when
+ * NULL) and strip 0..16 (taken from the newest version when -1). */
+CFAPKG_API enum cfapkg_err cfapkg_recipe_check_version(struct cfapkg_ctx *ctx,
+                                                       const struct cfapkg_recipe *r,
+                                                       struct cfapkg_new_version *nv);
+/** Writes nv (checked, with each source's sha256 and size) as the first
+ * version of r's file: the newest version's shape (requires, conflicts,
+ * provides, os, arch, gfx, layout, launcher, runtime) copied as written,
+ * never its status, note or sources; then loads the file again and puts
+ * the old text back when it does not load.  Atomic (a temporary file
+ * renamed over it). */
+CFAPKG_API enum cfapkg_err cfapkg_recipe_add_version(struct cfapkg_ctx *ctx,
+                                                     const struct cfapkg_recipe *r,
+                                                     const struct cfapkg_new_version *nv);
+/** The archive format a URL's name ends in (zip, 7z, tar.gz, .tgz,
+ * tar.xz, tar.zst, tar.bz2, tar, deb), or NULL.  Static storage. */
+CFAPKG_API const char *cfapkg_format_from_url(const char *url);
+
+struct cfapkg_release_asset {
+	const char *name;          /* "zluda-windows-9c8b43f.zip" */
+	const char *url;           /* its browser_download_url */
+	int64_t size;              /* -1 when not given */
+	const char *platform;      /* guessed from the name ("windows-x86_64"), or NULL */
+	const char *format;        /* guessed from the name, NULL when not an archive */
+	bool pick;                 /* the one add-version would take for its platform
+	                              (a platform of the recipe's newest version) */
+};
+struct cfapkg_release {
+	const char *tag;           /* "v6-preview.80" */
+	const char *version;       /* "6-preview.80" */
+	bool prerelease;
+	const char *published_at;  /* NULL when not given */
+	const struct cfapkg_release_asset *assets;
+	size_t nassets;
+};
+struct cfapkg_releases {
+	const char *newest;        /* the recipe's newest version */
+	const struct cfapkg_release *newer; /* upstream versions newer than it, newest first */
+	size_t nnewer;
+	size_t nread;              /* releases read, drafts left out */
+	const char *const *skipped; /* tags that name no version */
+	size_t nskipped;
+	struct cfa_arena *arena;   /* internal */
+};
+/** Where r's releases are listed: its upstream.releases, else the GitHub
+ * API's list for a https://github.com/OWNER/REPO homepage; the variable
+ * CFAPKG_GITHUB_API replaces https://api.github.com in either.  *out NULL
+ * when r names neither.  Owned: cfapkg_free. */
+CFAPKG_API enum cfapkg_err cfapkg_recipe_releases_url(struct cfapkg_ctx *ctx,
+                                                      const struct cfapkg_recipe *r, char **out);
+/** Reads a releases list fetched from url (GitHub's shape: [{"tag_name",
+ * "draft", "prerelease", "published_at", "assets": [{"name",
+ * "browser_download_url", "size"}]}]) against r: tags become versions
+ * (upstream.tag's group, else the tag less a leading "v"), drafts are left
+ * out.  Owned: cfapkg_releases_free. */
+CFAPKG_API enum cfapkg_err cfapkg_releases_read(struct cfapkg_ctx *ctx,
+                                                const struct cfapkg_recipe *r, const char *path,
+                                                const char *url, struct cfapkg_releases **out);
+CFAPKG_API void cfapkg_releases_free(struct cfapkg_releases *rel);
 
 /** @defgroup gpus GPU table (recipes/gpus.json) */
 struct cfapkg_gpu_target {
@@ -522,9 +616,16 @@ struct cfapkg_fetch_item {
 	                              back (tar.*, zip), else from the file */
 	const char *unpack_name;
 	unsigned unpack_strip;
+	bool user_urls;            /* the URLs were typed by the user ('prefetch'):
+	                              file:// is read too, as for URLs a mirror rule
+	                              made; other URLs are http(s) only */
 	/* results */
-	enum cfapkg_err err;
+	enum cfapkg_err err;       /* CFAPKG_E_INTEGRITY when any URL served other
+	                              bytes than pinned, else the last URL's */
 	char error[1024];          /* why it failed, naming the URL */
+	char tried[1024];          /* URLs given up before the last one tried, one
+	                              "URL: why" a line ("" when none): set also
+	                              when a later URL served the file */
 	char sha256_out[65];
 	uint64_t size_out;
 	char path[4096];           /* the verified file in the cache */
@@ -568,7 +669,11 @@ struct cfapkg_fetch_opts {
 
 /** Fetches items into the download cache, several at once.  Each item
  * gets its own result; the return value is CFAPKG_OK only when every item
- * succeeded (else the first failure's code, with its detail in ctx). */
+ * succeeded (else the first failure's code, with its detail in ctx).  An
+ * item not in the cache is tried first at the rewrites the mirror rules
+ * give its first URL (cfapkg_mirrors_expand), then at its own URLs in
+ * order; any failure, a SHA-256 or size mismatch included, moves to the
+ * next URL. */
 CFAPKG_API enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
                                         size_t n, const struct cfapkg_fetch_opts *opts);
 
@@ -587,13 +692,134 @@ CFAPKG_API uint64_t cfapkg_unpacked_estimate(const char *format, int64_t size,
 CFAPKG_API enum cfapkg_err cfapkg_check_space(struct cfapkg_ctx *ctx, uint64_t download_bytes,
                                               uint64_t unpack_bytes);
 
-/** Adds a file the user supplies (an artifact known only by fingerprint,
- * like the reference overlay's DLLs) to the download cache, only if some
- * recipe's user_files expects its SHA-256.  *recipe and *file name what it
- * matched (borrowed from ctx); sha256 receives its hash. */
+/** What a file given to cfapkg_add_file is to the recipes. */
+struct cfapkg_added_file {
+	char sha256[65];
+	const char *recipe;        /* the recipe and version that expect it */
+	const char *version;       /* (borrowed from ctx) */
+	char what[256];            /* "user file cublas64_11.dll", "the
+	                              windows-x86_64 download", "archive 2 of the
+	                              linux-x86_64 set", "the linux-x86_64 APT index",
+	                              "libamd_comgr2 of the linux-x86_64 APT index" */
+};
+/** Adds a file the user supplies to the download cache, only if a recipe
+ * expects its SHA-256: a user file (known only by fingerprint, like the
+ * reference overlay's DLLs), a source's archive, an archive of a set, an
+ * APT source's pinned index, or a .deb that index names (when the index
+ * is in the cache).  An archive added so is a download like any other:
+ * an install finds it in the cache, with --offline too. */
 CFAPKG_API enum cfapkg_err cfapkg_add_file(struct cfapkg_ctx *ctx, const char *path,
-                                           char sha256[65], const char **recipe,
-                                           const char **file);
+                                           struct cfapkg_added_file *out);
+
+/** @defgroup mirrors Mirror rules
+ * URL rewrite rules, one "PREFIX REPLACEMENT" a line ('#' starts a comment
+ * line; blank lines are skipped): a download whose URL starts with PREFIX
+ * is tried first at REPLACEMENT followed by the rest of the URL.  Read from
+ * ROOT/mirrors.conf, then the user's file: the one CFAPKG_MIRRORS names
+ * when it is set (set and empty: none), else mirrors.conf in the user's
+ * configuration folder ($XDG_CONFIG_HOME/cfapkg, ~/.config/cfapkg,
+ * %APPDATA%\cfapkg).  A replacement is an http://, https:// or file://
+ * URL, or an absolute path, which becomes a file:// URL.  file:// is read
+ * only for URLs a rule made (or the user typed): a recipe's or lockfile's
+ * own URLs stay http(s). */
+struct cfapkg_mirror_rule {
+	const char *prefix;        /* "https://github.com/" */
+	const char *replacement;   /* "http://mirror.lab/gh/", "file:///srv/mirror/gh/" */
+	const char *file;          /* the file it was read from */
+	unsigned line;
+};
+struct cfapkg_mirrors {
+	const struct cfapkg_mirror_rule *rules; /* the root's file first, then the user's */
+	size_t nrules;
+	const char *files[2];      /* ROOT/mirrors.conf and the user's file (NULL when
+	                              there is none to look for) */
+	bool found[2];             /* whether each was there */
+	struct cfa_arena *arena;   /* internal */
+};
+/** Reads the rules.  A file that is not there has no rules, unless
+ * CFAPKG_MIRRORS names it; a line that is not a rule is CFAPKG_E_USAGE
+ * naming the file, the line and what to write.  Owned:
+ * cfapkg_mirrors_free. */
+CFAPKG_API enum cfapkg_err cfapkg_mirrors_load(struct cfapkg_ctx *ctx, struct cfapkg_mirrors **out);
+CFAPKG_API void cfapkg_mirrors_free(struct cfapkg_mirrors *m);
+/** The URLs to try for url, in order: the rewrite of every rule whose
+ * prefix starts it (in the rules' order, repeats left out), then url.
+ * *nrule: how many of them came from rules.  Owned: cfapkg_free(*out)
+ * frees the list and its strings. */
+CFAPKG_API enum cfapkg_err cfapkg_mirrors_expand(struct cfapkg_ctx *ctx,
+                                                 const struct cfapkg_mirrors *m, const char *url,
+                                                 char ***out, size_t *n, size_t *nrule);
+
+/** @defgroup channels Signed channels
+ * A channel is a static folder (index.json, index.json.sig) that nginx or an
+ * object store serves: every recipe of one channel version and its GPU
+ * table, signed with ed25519.  A root keeps per channel the keys it trusts
+ * and the last index it accepted (docs/channels.md). */
+struct cfapkg_channel_build_opts {
+	const char *name;          /* written into the index; clients check it */
+	uint64_t version;          /* 0: one more than the index in the folder, else 1 */
+	unsigned expires_days;     /* 0: 30 */
+	const char *const *next_keys; /* public keys (text or .pub files) trusted
+	                              for later versions besides the signing one:
+	                              how a channel rotates its key */
+	size_t nnext_keys;
+};
+/** Writes a new ed25519 key: the private half to private_file (readable by
+ * its owner only; never written over), the public half to public_file and,
+ * as base64, into pub_b64 (45 bytes are enough). */
+CFAPKG_API enum cfapkg_err cfapkg_channel_keygen(struct cfapkg_ctx *ctx, const char *private_file,
+                                                 const char *public_file, char *pub_b64,
+                                                 size_t len);
+/** Checks every recipe (and gpus.json) in dir as a client will, then writes
+ * dir/index.json and dir/index.json.sig signed with key_file. */
+CFAPKG_API enum cfapkg_err cfapkg_channel_build(struct cfapkg_ctx *ctx, const char *dir,
+                                                const char *key_file,
+                                                const struct cfapkg_channel_build_opts *o,
+                                                uint64_t *version);
+
+struct cfapkg_channel {
+	const char *name, *url;
+	const char *upstream;      /* the name its index gives */
+	int priority;              /* higher wins for a recipe name several have */
+	uint64_t version;          /* the accepted index, 0 when none */
+	int64_t expires;           /* its expiry (Unix time), 0 when none */
+	const char *const *key_ids; /* the keys trusted for the next version */
+	size_t nkeys;
+};
+/** The root's channels, lowest priority first.  Owned:
+ * cfapkg_channel_list_free. */
+CFAPKG_API enum cfapkg_err cfapkg_channel_list(struct cfapkg_ctx *ctx,
+                                               struct cfapkg_channel **out, size_t *n);
+CFAPKG_API void cfapkg_channel_list_free(struct cfapkg_channel *list, size_t n);
+/** Adds a channel: its index is fetched from url and must be signed by key
+ * (a .pub file or its text) before anything is kept. */
+CFAPKG_API enum cfapkg_err cfapkg_channel_add(struct cfapkg_ctx *ctx, const char *name,
+                                              const char *url, const char *key, int priority,
+                                              const struct cfapkg_fetch_opts *fo);
+CFAPKG_API enum cfapkg_err cfapkg_channel_remove(struct cfapkg_ctx *ctx, const char *name);
+
+enum cfapkg_channel_outcome {
+	CFAPKG_CHANNEL_UPDATED,    /* a newer index was accepted */
+	CFAPKG_CHANNEL_CURRENT,    /* the server has the accepted one */
+	CFAPKG_CHANNEL_REFUSED     /* why says why; nothing changed */
+};
+struct cfapkg_channel_update {
+	const char *name;
+	enum cfapkg_channel_outcome outcome;
+	uint64_t from, to;         /* versions before and after */
+	enum cfapkg_err err;
+	const char *why;
+};
+/** Fetches the index of one channel (name) or of every one (NULL) and
+ * accepts each that is validly signed, newer and not expired.  Each gets
+ * its outcome; the return value is the first refusal's.  Owned:
+ * cfapkg_channel_updates_free. */
+CFAPKG_API enum cfapkg_err cfapkg_channel_update(struct cfapkg_ctx *ctx, const char *name,
+                                                 const struct cfapkg_fetch_opts *fo,
+                                                 struct cfapkg_channel_update **out, size_t *n);
+CFAPKG_API void cfapkg_channel_updates_free(struct cfapkg_channel_update *u, size_t n);
+/** A Unix time as UTC "YYYY-MM-DDTHH:MM:SSZ" (an index's expiry). */
+CFAPKG_API void cfapkg_format_utc(int64_t t, char buf[32]);
 
 /** @defgroup unpack Unpacking into the store
  * An archive is unpacked into a staging folder beside the store, each file
@@ -1015,6 +1241,58 @@ CFAPKG_API enum cfapkg_err cfapkg_lock_fetch(struct cfapkg_ctx *ctx, const struc
                                              const struct cfapkg_fetch_opts *opts,
                                              struct cfapkg_fetch_item **items, size_t *n);
 CFAPKG_API void cfapkg_lock_fetch_free(struct cfapkg_fetch_item *items, size_t n);
+
+/** @defgroup mirror_create A mirror of a set's downloads */
+enum cfapkg_mirror_how {
+	CFAPKG_MIRROR_FROM_CACHE,  /* copied from the download cache */
+	CFAPKG_MIRROR_DOWNLOADED,  /* fetched into the cache, then copied */
+	CFAPKG_MIRROR_PRESENT      /* the folder held it already */
+};
+struct cfapkg_mirror_file {
+	const char *part, *version;
+	const char *url;           /* where clients ask for it */
+	const char *path;          /* under the folder: "github.com/vosen/ZLUDA/..." */
+	const char *sha256;
+	int64_t size;
+	bool index;                /* an APT source's Packages index */
+	enum cfapkg_mirror_how how;
+};
+struct cfapkg_mirror_result {
+	const struct cfapkg_mirror_file *files;
+	size_t nfiles;
+	const char *const *prefixes; /* the URL prefixes mirrored ("https://github.com/") */
+	const char *const *folders;  /* the folder of each ("github.com", "host_8080") */
+	size_t nprefixes;
+	const char *example;       /* DIR/mirrors.conf.example */
+	const char *const *left_out; /* parts not mirrored, each with why */
+	size_t nleft_out;
+	struct cfapkg_fetch_item *items; /* the downloads made, with their results */
+	size_t nitems;
+	struct cfa_arena *arena;   /* internal */
+};
+/** Copies every archive lock's packages need, and each APT source's index,
+ * into dir at HOST/PATH of its URL (HOST_PORT when the URL names a port;
+ * the path's %-escapes decoded, as a web server decodes them), so that a
+ * web server serves dir as it is.  Each comes from the download cache when
+ * it is there, else is fetched (the mirror rules apply); the copy takes
+ * its name only once its SHA-256 is the pinned one.  Writes
+ * dir/mirrors.conf.example: the rules a client needs, MIRROR standing for
+ * the server's address.  Reads APT indexes first (cfapkg_lock_resolve).
+ * User files are left out (each machine adds them).  The caller holds the
+ * root's lock.  *out also on failure.  Owned: cfapkg_mirror_result_free. */
+CFAPKG_API enum cfapkg_err cfapkg_mirror_create(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
+                                                const char *dir,
+                                                const struct cfapkg_fetch_opts *opts,
+                                                struct cfapkg_mirror_result **out);
+CFAPKG_API void cfapkg_mirror_result_free(struct cfapkg_mirror_result *r);
+/** A signed channel of exactly the recipes lock uses (each as its source
+ * gave it, with the built-in GPU table) in dir, for a mirror: clients that
+ * add it plan with the mirror's recipes. */
+CFAPKG_API enum cfapkg_err cfapkg_channel_publish_set(struct cfapkg_ctx *ctx,
+                                                      const struct cfapkg_lock *lock,
+                                                      const char *dir, const char *key_file,
+                                                      const struct cfapkg_channel_build_opts *o,
+                                                      uint64_t *version);
 /** Whether a package's store folder is there and whole (its manifest). */
 CFAPKG_API bool cfapkg_store_has(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part);
 

@@ -62,12 +62,29 @@ static cJSON *item_json(const struct cfapkg_fetch_item *it)
 	cJSON_AddBoolToObject(o, "unpacked", it->unpacked);
 	cJSON_AddBoolToObject(o, "streamed", it->streamed);
 	json_str(o, "error", it->err ? it->error : NULL);
+	json_str(o, "tried", it->tried[0] ? it->tried : NULL);
 	return o;
+}
+
+void print_tried(const struct cfapkg_fetch_item *items, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const char *line = items[i].tried;
+		while (*line) {
+			size_t len = strcspn(line, "\n");
+			fprintf(stderr, "cfapkg: warning: %s: %.*s; the next URL was tried\n",
+			        items[i].label, (int)len, line);
+			line += len + (line[len] == '\n');
+		}
+	}
 }
 
 static int report_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items, size_t n,
                         const struct cli *cli, enum cfapkg_err e)
 {
+	bool named = false;
 	size_t i;
 
 	if (cli->json) {
@@ -76,16 +93,18 @@ static int report_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
 			cJSON_AddItemToArray(a, item_json(&items[i]));
 		json_print(a);
 	}
+	print_tried(items, n);
 	for (i = 0; i < n; i++) {
 		if (!cli->json)
 			print_item(&items[i], cli);
+		named |= items[i].err != CFAPKG_E_OK;
 		if (items[i].err && strstr(items[i].error, items[i].label))
 			fprintf(stderr, "cfapkg: error: %s\n", items[i].error);
 		else if (items[i].err)
 			fprintf(stderr, "cfapkg: error: %s: %s\n", items[i].label, items[i].error);
 	}
-	if (e && !n)
-		return report_error(ctx, e);
+	if (e && !named)
+		return report_error(ctx, e); /* before any download: a bad mirror file, say */
 	return e ? report_error_code(e) : EXIT_OK;
 }
 
@@ -123,7 +142,7 @@ static int fetch_with_progress(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item 
 }
 
 /* A byte count, or a number with K, M or G (powers of 1024): "4G". */
-static bool parse_size(const char *s, uint64_t *out)
+bool parse_size(const char *s, uint64_t *out)
 {
 	char digits[24];
 	size_t n = s ? strlen(s) : 0;
@@ -181,6 +200,7 @@ int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 		items[i].urls = i == 0 ? mirrors : &cli->args[i];
 		items[i].nurls = i == 0 ? nmirrors : 1;
 		items[i].size = -1;
+		items[i].user_urls = true; /* typed here: a file:// URL may be read */
 	}
 	items[0].sha256 = sha;
 	if ((s = cli_value(cli, OPT_SIZE))) {
@@ -209,7 +229,7 @@ static void print_unpacked(const struct cfapkg_fetch_item *items, size_t n,
 /* Before any download: a plan with a package that cannot be fetched (no
  * hash, no size, "unavailable") is refused whole, as install refuses it,
  * naming each such package and why. */
-static int refuse_unfetchable(const struct cfapkg_plan *plan)
+int refuse_unfetchable(const struct cfapkg_plan *plan)
 {
 	size_t i;
 	int rc = EXIT_OK;
@@ -290,16 +310,16 @@ int cmd_add_file(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if ((rc = take_lock(ctx, cli, &lock)))
 		return rc;
 	for (i = 0; i < cli->nargs; i++) {
-		const char *recipe = NULL, *file = NULL;
-		char sha[65];
-		enum cfapkg_err e = cfapkg_add_file(ctx, cli->args[i], sha, &recipe, &file);
+		struct cfapkg_added_file added;
+		enum cfapkg_err e = cfapkg_add_file(ctx, cli->args[i], &added);
 		if (e) {
 			rc = report_error(ctx, e);
 			cfapkg_ctx_clear_error(ctx);
 			continue;
 		}
 		if (!cli->quiet)
-			printf("%s  %s  accepted as %s of %s\n", sha, cli->args[i], file, recipe);
+			printf("%s  %s  accepted as %s of %s %s\n", added.sha256, cli->args[i],
+			       added.what, added.recipe, added.version);
 	}
 	cfapkg_root_unlock(lock);
 	return rc;

@@ -183,6 +183,7 @@ static int run_trans(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapk
 	    show_and_ask(ctx, t, cli, env)) {
 		e = cfapkg_trans_commit(t, &r);
 		progress_end(&p);
+		print_tried(r.items, r.nitems);
 		if (!e)
 			print_result(cli, env, &r);
 	}

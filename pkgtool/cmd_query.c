@@ -178,6 +178,7 @@ int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli)
 		json_str(o, "kind", cfapkg_kind_name(r->kind));
 		json_str(o, "license", r->license);
 		json_str(o, "homepage", r->homepage);
+		json_str(o, "from", r->origin);
 		json_str(o, "install_hint", r->install_hint);
 		json_str(o, "file", r->file);
 		vs = cJSON_AddArrayToObject(o, "versions");
@@ -192,6 +193,8 @@ int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli)
 		printf("license: %s\n", r->license);
 	if (r->homepage)
 		printf("homepage: %s\n", r->homepage);
+	if (r->origin)
+		printf("from: %s\n", r->origin);
 	if (r->install_hint)
 		printf("how to get it: %s\n", r->install_hint);
 	printf("versions:\n");
@@ -200,13 +203,45 @@ int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return EXIT_OK;
 }
 
+/* The mirror rule files and their rules, into o and, unless json, printed. */
+static void config_mirrors(const struct cfapkg_mirrors *m, cJSON *o, bool json)
+{
+	cJSON *files = cJSON_AddArrayToObject(o, "mirror_files");
+	cJSON *rules = cJSON_AddArrayToObject(o, "mirror_rules");
+	size_t i;
+
+	for (i = 0; i < 2; i++)
+		if (m->files[i]) {
+			cJSON *f = cJSON_CreateObject();
+			json_str(f, "path", m->files[i]);
+			cJSON_AddBoolToObject(f, "found", m->found[i]);
+			cJSON_AddItemToArray(files, f);
+			if (!json)
+				printf("mirror rules:     %s%s\n", m->files[i], m->found[i] ? "" : " (none)");
+		}
+	for (i = 0; i < m->nrules; i++) {
+		cJSON *r = cJSON_CreateObject();
+		json_str(r, "prefix", m->rules[i].prefix);
+		json_str(r, "replacement", m->rules[i].replacement);
+		json_str(r, "file", m->rules[i].file);
+		cJSON_AddNumberToObject(r, "line", m->rules[i].line);
+		cJSON_AddItemToArray(rules, r);
+		if (!json)
+			printf("  %s -> %s\n", m->rules[i].prefix, m->rules[i].replacement);
+	}
+}
+
 int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *env = getenv("CFAPKG_RECIPES");
+	struct cfapkg_mirrors *mirrors = NULL;
 	struct cfapkg_facts host;
+	enum cfapkg_err e;
 	cJSON *o, *dirs;
 	size_t i;
 
+	if ((e = cfapkg_mirrors_load(ctx, &mirrors)))
+		return report_error(ctx, e);
 	cfapkg_facts_init_host(&host);
 	o = cJSON_CreateObject();
 	json_str(o, "version", cfapkg_version_string());
@@ -222,6 +257,8 @@ int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli)
 			cJSON_AddItemToArray(dirs, cJSON_CreateString(cli->opts[i].value));
 	cJSON_AddNumberToObject(o, "recipes", (double)cfapkg_recipe_count(ctx));
 	if (cli->json) {
+		config_mirrors(mirrors, o, true);
+		cfapkg_mirrors_free(mirrors);
 		json_print(o);
 		return EXIT_OK;
 	}
@@ -235,6 +272,8 @@ int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli)
 	for (i = 0; i < (size_t)cJSON_GetArraySize(dirs); i++)
 		printf("--recipes:        %s\n", cJSON_GetArrayItem(dirs, (int)i)->valuestring);
 	printf("recipes loaded:   %zu\n", cfapkg_recipe_count(ctx));
+	config_mirrors(mirrors, o, false);
+	cfapkg_mirrors_free(mirrors);
 	cJSON_Delete(o);
 	return EXIT_OK;
 }

@@ -37,6 +37,8 @@ int cmd_install(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli);
+/* cmd_channel.c */
+int cmd_channel(struct cfapkg_ctx *ctx, const struct cli *cli);
 
 /* facts_opts.c: detected facts (unless --gpu, CFAPKG_GPU or --facts name
  * another machine), then --facts, then the fact flags in order. */
@@ -55,6 +57,19 @@ int cmd_add_file(struct cfapkg_ctx *ctx, const struct cli *cli);
  * (up to CFAPKG_LOCK_WAIT seconds, default 600). */
 int take_lock(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_root_lock **lock);
 int fetch_opts_from_cli(const struct cli *cli, struct cfapkg_fetch_opts *o);
+/* A warning for each URL a download gave up before another (its "tried"). */
+void print_tried(const struct cfapkg_fetch_item *items, size_t n);
+/* A plan holding a package that cannot be fetched is refused, naming it
+ * and why (EXIT_UNSUPPORTED); EXIT_OK otherwise. */
+int refuse_unfetchable(const struct cfapkg_plan *plan);
+
+/* cmd_mirror.c: mirror create */
+int cmd_mirror(struct cfapkg_ctx *ctx, const struct cli *cli);
+/* --max-size's value: bytes, or a number with K, M or G (powers of 1024). */
+bool parse_size(const char *s, uint64_t *out);
+
+/* cmd_recipe.c: recipe add-version, recipe outdated */
+int cmd_recipe(struct cfapkg_ctx *ctx, const struct cli *cli);
 
 /* cmd_install.c */
 int cmd_remove(struct cfapkg_ctx *ctx, const struct cli *cli);

@@ -28,6 +28,11 @@ static const struct command commands[] = {
 	 OPT_BIT(OPT_OUTPUT) | OPT_BIT(OPT_TIMEOUT) | OPT_BIT(OPT_GPU_INDEX),
 	 "bench --env A --env B [-n 10] -- PROGRAM ARGS...",
 	 "run a program under two environments in turn and compare the times or a metric"},
+	{"channel", cmd_channel,
+	 OPTS_FETCH | OPT_BIT(OPT_KEY) | OPT_BIT(OPT_NAME) | OPT_BIT(OPT_PRIORITY) |
+	 OPT_BIT(OPT_EXPIRES_DAYS) | OPT_BIT(OPT_NEXT_KEY) | OPT_BIT(OPT_INDEX_VERSION),
+	 "channel keygen|build|add|list|remove|update",
+	 "publish a recipe folder as a signed channel, and follow channels"},
 	{"config", cmd_config, 0, "config", "show where cfapkg keeps data and reads recipes"},
 	{"detect", cmd_detect, OPT_BIT(OPT_GPU_INDEX), "detect",
 	 "show this machine's AMD GPUs, driver, HIP runtimes and SDKs"},
@@ -53,6 +58,12 @@ static const struct command commands[] = {
 	 "write the environment's exact set as a lockfile"},
 	{"mark-good", cmd_mark_good, OPT_ENV_BIT, "mark-good [N] [--env NAME]",
 	 "record, on your word, that generation N (default: the current one) works here"},
+	{"mirror", cmd_mirror,
+	 OPTS_FACTS | OPTS_FETCH | OPT_ENV_BIT | OPT_BIT(OPT_LOCKED) |
+	 OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN) | OPT_BIT(OPT_KEY) | OPT_BIT(OPT_NAME),
+	 "mirror create DIR [SPEC... | --env NAME | --locked FILE] [--key FILE [--name NAME]]",
+	 "copy the archives a set needs into DIR, laid out by URL for a web server, with the "
+	 "rules clients put in mirrors.conf"},
 	{"pin", cmd_pin, OPT_ENV_BIT, "pin SPEC... [--env NAME]",
 	 "hold packages to versions in every later solve of an environment"},
 	{"pins", cmd_pins, OPT_ENV_BIT, "pins [--env NAME]", "list an environment's pins"},
@@ -64,6 +75,11 @@ static const struct command commands[] = {
 	 OPTS_FETCH | OPT_BIT(OPT_SHA256) | OPT_BIT(OPT_SIZE) | OPT_BIT(OPT_MIRROR) |
 	 OPT_BIT(OPT_MAX_SIZE),
 	 "prefetch URL...", "download into the cache and print each SHA-256 and size"},
+	{"recipe", cmd_recipe,
+	 OPTS_FETCH | OPT_BIT(OPT_MAX_SIZE) | OPT_BIT(OPT_SOURCE) | OPT_BIT(OPT_FORMAT) |
+	 OPT_BIT(OPT_STRIP) | OPT_BIT(OPT_RELEASES_URL),
+	 "recipe add-version NAME VERSION --source OS-ARCH=URL... | outdated [NAME...]",
+	 "add a version to a recipe file (downloads hashed), or list newer upstream releases"},
 	{"remove", cmd_remove, OPTS_CHANGE, "remove NAME...",
 	 "take requested packages out of an environment (a new generation)"},
 	{"repair", cmd_repair, OPTS_FETCH | OPT_ENV_BIT | OPT_BIT(OPT_DRY_RUN), "repair [--env NAME]",
@@ -159,7 +175,7 @@ int report_error_code(enum cfapkg_err err)
 	}
 }
 
-static int setup_context(struct cfapkg_ctx *ctx, const struct cli *cli)
+static int setup_context(struct cfapkg_ctx *ctx, const struct cli *cli, bool recipes)
 {
 	enum cfapkg_err e;
 	size_t i;
@@ -170,7 +186,7 @@ static int setup_context(struct cfapkg_ctx *ctx, const struct cli *cli)
 		if (cli->opts[i].id == OPT_RECIPES &&
 		    (e = cfapkg_ctx_add_recipe_dir(ctx, cli->opts[i].value)))
 			return report_error(ctx, e);
-	if ((e = cfapkg_recipes_load(ctx)))
+	if (recipes && (e = cfapkg_recipes_load(ctx)))
 		return report_error(ctx, e);
 	return EXIT_OK;
 }
@@ -206,7 +222,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cfapkg: error: out of memory\n");
 		return EXIT_ERROR;
 	}
-	rc = setup_context(ctx, &cli);
+	/* channel runs without the recipe set: it repairs what would break
+	 * loading it. */
+	rc = setup_context(ctx, &cli, c->run != cmd_channel);
 	if (rc == EXIT_OK)
 		rc = c->run(ctx, &cli);
 	cfapkg_ctx_free(ctx);

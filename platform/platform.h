@@ -27,6 +27,11 @@ char cfa_plat_path_list_sep(void);
  * them is set) or ENOMEM. */
 int cfa_plat_data_dir(char **out);
 
+/* The user configuration folder for cfapkg: $XDG_CONFIG_HOME/cfapkg (an
+ * absolute one), ~/.config/cfapkg, or %APPDATA%\cfapkg.  0, ENOENT (none
+ * of them is set) or ENOMEM. */
+int cfa_plat_config_dir(char **out);
+
 /* The folder of the running executable.  0 or errno-style. */
 int cfa_plat_exe_dir(char **out);
 

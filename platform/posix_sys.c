@@ -120,6 +120,24 @@ int cfa_plat_getenv_dup(const char *name, char **out)
 	return (*out = strdup(v)) ? 0 : ENOMEM;
 }
 
+int cfa_plat_config_dir(char **out)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+	const char *base = xdg && xdg[0] == '/' ? xdg : home, *tail;
+	size_t n;
+
+	if (!base || !*base)
+		return ENOENT;
+	tail = base == xdg ? "/cfapkg" : "/.config/cfapkg";
+	n = strlen(base);
+	if (!(*out = malloc(n + strlen(tail) + 1)))
+		return ENOMEM;
+	memcpy(*out, base, n);
+	memcpy(*out + n, tail, strlen(tail) + 1);
+	return 0;
+}
+
 void cfa_plat_os_build(char *buf, size_t len)
 {
 	if (len)

@@ -185,6 +185,25 @@ int cfa_plat_getenv_dup(const char *name, char **out)
 	return rc;
 }
 
+int cfa_plat_config_dir(char **out)
+{
+	char *base = NULL;
+	int rc = cfa_plat_getenv_dup("APPDATA", &base);
+	size_t n;
+
+	if (!rc && !*base)
+		rc = ENOENT;
+	n = rc ? 0 : strlen(base);
+	if (!rc && !(*out = malloc(n + sizeof("\\cfapkg"))))
+		rc = ENOMEM;
+	if (!rc) {
+		memcpy(*out, base, n);
+		memcpy(*out + n, "\\cfapkg", sizeof("\\cfapkg"));
+	}
+	free(base);
+	return rc;
+}
+
 void cfa_plat_os_build(char *buf, size_t len)
 {
 	typedef LONG(WINAPI * rtl_get_version)(OSVERSIONINFOW *);

@@ -148,7 +148,7 @@ class Root:
     def run(self, *args, env=None):
         return harness.run(self.binary, *args, env={"CFAPKG_ROOT": str(self.path),
                                                     "CFAPKG_RECIPES": str(self.recipes),
-                                                    **(env or {})})
+                                                    "CFAPKG_MIRRORS": "", **(env or {})})
 
     def change(self, *args):
         return self.run(*args, *FACTS, "--yes")

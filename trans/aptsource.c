@@ -19,7 +19,7 @@
 /* An uncompressed index of all of Debian main is about 50 MB. */
 #define INDEX_MAX (512u * 1024u * 1024u)
 
-static char *index_url(const struct cfapkg_apt_source *a)
+char *cfa_apt_index_url(const struct cfapkg_apt_source *a)
 {
 	size_t n = strlen(a->repository);
 	const char *sep = n && a->repository[n - 1] == '/' ? "" : "/";
@@ -123,7 +123,7 @@ enum cfapkg_err cfapkg_lock_resolve(struct cfapkg_ctx *ctx, struct cfapkg_lock *
 		char *url;
 		if (!p->apt || p->nartifacts)
 			continue;
-		if (!(url = index_url(p->apt)))
+		if (!(url = cfa_apt_index_url(p->apt)))
 			return cfa_nomem(ctx);
 		e = fetch_index(ctx, p, url, opts);
 		if (!e)

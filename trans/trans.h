@@ -45,6 +45,10 @@ void cfa_strv_free(char **v, size_t n);
  * with its size and permission bits (no hashing). */
 bool cfa_store_intact(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part);
 
+/* aptsource.c: the URL of an APT source's index (cfa_free), NULL when out
+ * of memory. */
+char *cfa_apt_index_url(const struct cfapkg_apt_source *a);
+
 /* fetchlock.c */
 /* Whether the verified artifact of that SHA-256 is in ROOT/downloads. */
 bool cfa_in_cache(struct cfapkg_ctx *ctx, const char *sha256);

@@ -34,10 +34,64 @@ static enum cfapkg_err plan_once(void)
 	return e;
 }
 
+/* Mirror rules read from ROOT/mirrors.conf (the root: this folder) and
+ * one URL expanded; *n: the URLs it gave. */
+static enum cfapkg_err mirrors_once(size_t *n)
+{
+	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
+	struct cfapkg_mirrors *m = NULL;
+	char **urls = NULL;
+	size_t nrule = 0;
+	enum cfapkg_err e;
+
+	*n = 0;
+	if (!ctx)
+		return CFAPKG_E_NOMEM;
+	e = cfapkg_ctx_set_root(ctx, ".");
+	if (!e)
+		e = cfapkg_mirrors_load(ctx, &m);
+	if (!e)
+		e = cfapkg_mirrors_expand(ctx, m, "https://github.com/v/z.zip", &urls, n, &nrule);
+	cfapkg_free(urls);
+	cfapkg_mirrors_free(m);
+	cfapkg_ctx_free(ctx);
+	return e;
+}
+
+static void mirror_failures(void)
+{
+	FILE *f = fopen("mirrors.conf", "w");
+	unsigned long k;
+	size_t n = 0;
+	int nomem = 0;
+
+	CHECK(f != NULL, "cannot write mirrors.conf here");
+	if (!f)
+		return;
+	fputs("# lab\nhttps://github.com/ http://mirror.lab/gh/\n"
+	      "https://github.com/ /srv/a mirror/gh/\n", f);
+	fclose(f);
+	for (k = 1; k <= MAX_RUNS; k++) {
+		enum cfapkg_err e;
+		cfapkg_debug_fail_alloc(k);
+		e = mirrors_once(&n);
+		cfapkg_debug_fail_alloc(0);
+		if (e == CFAPKG_E_OK)
+			break;
+		CHECK(e == CFAPKG_E_NOMEM, "mirrors: failing allocation %lu gave error %d", k, e);
+		nomem++;
+	}
+	CHECK(n == 3 && nomem > 5, "mirror rules: %lu URLs, %d failures injected", (unsigned long)n,
+	      nomem);
+	remove("mirrors.conf");
+}
+
 int main(void)
 {
 	unsigned long n;
 	int nomem = 0;
+
+	mirror_failures();
 
 	for (n = 1; n <= MAX_RUNS; n++) {
 		enum cfapkg_err e;

@@ -1,0 +1,152 @@
+/*
+ * sign.c - ed25519 keys and signatures for channel indexes, through
+ * OpenSSL's EVP interface.  A public key travels as the base64 of its 32
+ * raw bytes; a private key is a PKCS#8 PEM file only its owner may read.
+ */
+#include <errno.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <string.h>
+
+#include "channel/channel.h"
+#include "core/json.h"
+#include "core/mem.h"
+#include "core/strbuf.h"
+#include "platform/platform.h"
+
+/* Creates path.tmp readable by its owner only before any byte of the key
+ * is in it, then renames it into place. */
+static enum cfapkg_err write_private(struct cfapkg_ctx *ctx, const char *path, const char *pem,
+                                     size_t len)
+{
+	char *tmp = cfa_aprintf("%s.tmp", path);
+	FILE *f = tmp ? cfa_plat_fopen(tmp, "wb") : NULL;
+	int rc = 0;
+
+	if (!tmp)
+		return cfa_nomem(ctx);
+	if (!f) {
+		rc = cfa_plat_write_errno();
+		cfa_free(tmp);
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write: %s", path, cfa_plat_strerror(rc));
+	}
+	cfa_plat_set_mode(tmp, 0600);
+	if (fwrite(pem, 1, len, f) != len || cfa_plat_fsync(f))
+		rc = cfa_plat_write_errno();
+	if (fclose(f) != 0 && !rc)
+		rc = cfa_plat_write_errno();
+	if (!rc)
+		rc = cfa_plat_rename(tmp, path);
+	if (rc)
+		cfa_plat_remove(tmp);
+	cfa_free(tmp);
+	return rc ? cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write: %s", path, cfa_plat_strerror(rc))
+	          : CFAPKG_E_OK;
+}
+
+static enum cfapkg_err save_pem(struct cfapkg_ctx *ctx, EVP_PKEY *key, const char *path)
+{
+	BIO *mem = BIO_new(BIO_s_mem());
+	enum cfapkg_err e;
+	char *pem = NULL;
+	long len;
+
+	if (!mem || !PEM_write_bio_PrivateKey(mem, key, NULL, NULL, 0, NULL, NULL)) {
+		BIO_free(mem);
+		return cfa_fail(ctx, CFAPKG_E_NOMEM, "cannot encode the private key (OpenSSL)");
+	}
+	len = BIO_get_mem_data(mem, &pem);
+	e = write_private(ctx, path, pem, (size_t)len);
+	BIO_free(mem);
+	return e;
+}
+
+enum cfapkg_err cfa_key_generate(struct cfapkg_ctx *ctx, const char *private_path,
+                                 char pub_b64[CFA_PUBKEY_B64_LEN + 1])
+{
+	EVP_PKEY_CTX *kctx = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, NULL);
+	unsigned char pub[CFA_PUBKEY_LEN];
+	size_t publen = sizeof(pub);
+	EVP_PKEY *key = NULL;
+	enum cfapkg_err e;
+
+	if (!kctx || EVP_PKEY_keygen_init(kctx) != 1 || EVP_PKEY_keygen(kctx, &key) != 1 ||
+	    EVP_PKEY_get_raw_public_key(key, pub, &publen) != 1 || publen != sizeof(pub)) {
+		e = cfa_fail(ctx, CFAPKG_E_NOMEM, "cannot make an ed25519 key (OpenSSL)");
+		goto out;
+	}
+	if (!(e = save_pem(ctx, key, private_path)))
+		cfa_b64_encode(pub, sizeof(pub), pub_b64);
+out:
+	EVP_PKEY_free(key);
+	EVP_PKEY_CTX_free(kctx);
+	return e;
+}
+
+enum cfapkg_err cfa_key_load_private(struct cfapkg_ctx *ctx, const char *path, EVP_PKEY **out)
+{
+	char *pem = NULL;
+	size_t len = 0;
+	enum cfapkg_err e = cfa_read_file(ctx, path, &pem, &len);
+	BIO *mem;
+
+	*out = NULL;
+	if (e)
+		return e;
+	mem = BIO_new_mem_buf(pem, (int)len);
+	*out = mem ? PEM_read_bio_PrivateKey(mem, NULL, NULL, NULL) : NULL;
+	BIO_free(mem);
+	cfa_free(pem);
+	if (!*out || EVP_PKEY_id(*out) != EVP_PKEY_ED25519) {
+		EVP_PKEY_free(*out);
+		*out = NULL;
+		return cfa_fail(ctx, CFAPKG_E_USAGE, "%s: not an ed25519 private key (make one with "
+		                "'cfapkg channel keygen')", path);
+	}
+	return CFAPKG_E_OK;
+}
+
+bool cfa_key_public(EVP_PKEY *key, unsigned char pub[CFA_PUBKEY_LEN])
+{
+	size_t n = CFA_PUBKEY_LEN;
+
+	return EVP_PKEY_get_raw_public_key(key, pub, &n) == 1 && n == CFA_PUBKEY_LEN;
+}
+
+enum cfapkg_err cfa_sign(struct cfapkg_ctx *ctx, EVP_PKEY *key, const void *data, size_t len,
+                         unsigned char sig[CFA_SIG_LEN])
+{
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	size_t siglen = CFA_SIG_LEN;
+	bool ok = md && EVP_DigestSignInit(md, NULL, NULL, NULL, key) == 1 &&
+	          EVP_DigestSign(md, sig, &siglen, data, len) == 1 && siglen == CFA_SIG_LEN;
+
+	EVP_MD_CTX_free(md);
+	return ok ? CFAPKG_E_OK : cfa_fail(ctx, CFAPKG_E_NOMEM, "cannot sign (OpenSSL)");
+}
+
+/* "ed25519 BASE64", a bare BASE64, or a file holding either. */
+enum cfapkg_err cfa_key_parse_public(struct cfapkg_ctx *ctx, const char *text,
+                                     unsigned char pub[CFA_PUBKEY_LEN])
+{
+	const char *arg = text;
+	char *file = NULL, *p;
+	size_t len = 0;
+	bool ok;
+
+	if (cfa_plat_is_file(text) && cfa_read_file(ctx, text, &file, &len) == CFAPKG_E_OK)
+		text = file;
+	while (*text == ' ' || *text == '\t')
+		text++;
+	if (strncmp(text, "ed25519", 7) == 0)
+		text += 7 + strspn(text + 7, " \t:");
+	p = cfa_strndup(text, strcspn(text, " \t\r\n"));
+	ok = p && cfa_b64_decode(p, pub, CFA_PUBKEY_LEN);
+	cfa_free(p);
+	cfa_free(file);
+	if (ok)
+		return CFAPKG_E_OK;
+	return cfa_fail(ctx, CFAPKG_E_USAGE, "'%s' is not an ed25519 public key: give the "
+	                "channel's .pub file or the base64 text in it ('cfapkg channel keygen' "
+	                "makes both)", arg);
+}

@@ -1,0 +1,308 @@
+/*
+ * index.c - reading a channel index: its signatures first, then its
+ * payload (channel name, version, expiry, next keys, recipes).  Nothing in
+ * the payload is looked at before a trusted key's signature over its exact
+ * bytes has been checked.
+ */
+#include <cjson/cJSON.h>
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/channel.h"
+#include "core/mem.h"
+#include "core/recipe.h"
+#include "core/strbuf.h"
+
+/* Base64 of n bytes, NUL-terminated; out holds 4 * ((n + 2) / 3) + 1. */
+void cfa_b64_encode(const unsigned char *in, size_t n, char *out)
+{
+	EVP_EncodeBlock((unsigned char *)out, in, (int)n);
+}
+
+/* Decodes exactly want bytes from text (padding included), else false. */
+bool cfa_b64_decode(const char *text, unsigned char *out, size_t want)
+{
+	size_t len = strlen(text), pad = 0;
+	unsigned char buf[128];
+	int n;
+
+	if (len == 0 || len % 4 || len / 4 * 3 > sizeof(buf))
+		return false;
+	pad = (text[len - 1] == '=') + (len > 1 && text[len - 2] == '=');
+	n = EVP_DecodeBlock(buf, (const unsigned char *)text, (int)len);
+	/* EVP_DecodeBlock counts the padding as zero bytes. */
+	if (n < 0 || (size_t)n - pad != want)
+		return false;
+	memcpy(out, buf, want);
+	return true;
+}
+
+/* The first 8 bytes of the key's SHA-256, in hex: short enough to print,
+ * long enough that two keys of one channel never share it. */
+void cfa_key_id(const unsigned char pub[CFA_PUBKEY_LEN], char id[CFA_KEYID_LEN + 1])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	if (EVP_Digest(pub, CFA_PUBKEY_LEN, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != 32)
+		memset(md, 0, 32);
+	for (i = 0; i < CFA_KEYID_LEN / 2; i++) {
+		id[2 * i] = digits[md[i] >> 4];
+		id[2 * i + 1] = digits[md[i] & 15];
+	}
+	id[CFA_KEYID_LEN] = '\0';
+}
+
+bool cfa_verify(const unsigned char pub[CFA_PUBKEY_LEN], const void *data, size_t len,
+                const unsigned char sig[CFA_SIG_LEN])
+{
+	EVP_PKEY *key = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, pub, CFA_PUBKEY_LEN);
+	EVP_MD_CTX *md = key ? EVP_MD_CTX_new() : NULL;
+	bool ok = md && EVP_DigestVerifyInit(md, NULL, NULL, NULL, key) == 1 &&
+	          EVP_DigestVerify(md, sig, CFA_SIG_LEN, data, len) == 1;
+
+	EVP_MD_CTX_free(md);
+	EVP_PKEY_free(key);
+	return ok;
+}
+
+void cfa_keys_free(struct cfa_keys *k)
+{
+	cfa_free(k->pub);
+	k->pub = NULL;
+	k->n = 0;
+}
+
+bool cfa_keys_has(const struct cfa_keys *k, const unsigned char pub[CFA_PUBKEY_LEN])
+{
+	size_t i;
+
+	for (i = 0; i < k->n; i++)
+		if (memcmp(k->pub[i], pub, CFA_PUBKEY_LEN) == 0)
+			return true;
+	return false;
+}
+
+bool cfa_keys_add(struct cfa_keys *k, const unsigned char pub[CFA_PUBKEY_LEN])
+{
+	void *grown;
+
+	if (cfa_keys_has(k, pub))
+		return true;
+	if (!(grown = cfa_realloc(k->pub, (k->n + 1) * CFA_PUBKEY_LEN)))
+		return false;
+	k->pub = grown;
+	memcpy(k->pub[k->n++], pub, CFA_PUBKEY_LEN);
+	return true;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's
+ * algorithm), so no time zone or C library quirk is involved. */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era;
+	unsigned yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+/* n digits at s, or -1. */
+static int digits_at(const char *s, int n)
+{
+	int v = 0;
+
+	for (; n > 0; n--, s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	return v;
+}
+
+bool cfa_utc_parse(const char *s, int64_t *t)
+{
+	int y, mo, d, h, mi, sec;
+
+	if (strlen(s) != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
+	    s[16] != ':' || s[19] != 'Z')
+		return false;
+	y = digits_at(s, 4), mo = digits_at(s + 5, 2), d = digits_at(s + 8, 2);
+	h = digits_at(s + 11, 2), mi = digits_at(s + 14, 2), sec = digits_at(s + 17, 2);
+	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 ||
+	    mi > 59 || sec < 0 || sec > 60)
+		return false;
+	*t = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec;
+	return true;
+}
+
+void cfa_utc_format(int64_t t, char buf[32])
+{
+	int64_t z = t / 86400 + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+	unsigned doe = (unsigned)(z - era * 146097), secs = (unsigned)(t % 86400);
+	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+	unsigned d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+	long long y = (long long)yoe + era * 400 + (m <= 2);
+
+	if (!cfa_snprintf(buf, 32, "%04lld-%02u-%02uT%02u:%02u:%02uZ", y, m, d, secs / 3600,
+	                 secs / 60 % 60, secs % 60))
+		buf[0] = '\0';
+}
+
+void cfapkg_format_utc(int64_t t, char buf[32])
+{
+	cfa_utc_format(t, buf);
+}
+
+/* One "ed25519 KEYID BASE64" line against the trusted keys. */
+static bool line_verifies(const char *line, size_t n, const char *payload, size_t len,
+                          const struct cfa_keys *trusted, struct cfa_index *out)
+{
+	char id[CFA_KEYID_LEN + 1], b64[CFA_SIG_B64_LEN + 1];
+	unsigned char sig[CFA_SIG_LEN];
+	size_t i;
+
+	if (n != 8 + CFA_KEYID_LEN + 1 + CFA_SIG_B64_LEN || strncmp(line, "ed25519 ", 8) != 0 ||
+	    line[8 + CFA_KEYID_LEN] != ' ')
+		return false;
+	memcpy(b64, line + 8 + CFA_KEYID_LEN + 1, CFA_SIG_B64_LEN);
+	b64[CFA_SIG_B64_LEN] = '\0';
+	if (!cfa_b64_decode(b64, sig, sizeof(sig)))
+		return false;
+	for (i = 0; i < trusted->n; i++) {
+		cfa_key_id(trusted->pub[i], id);
+		if (memcmp(id, line + 8, CFA_KEYID_LEN) == 0 &&
+		    cfa_verify(trusted->pub[i], payload, len, sig)) {
+			memcpy(out->signer, id, sizeof(id));
+			memcpy(out->signer_pub, trusted->pub[i], CFA_PUBKEY_LEN);
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool signed_by_trusted(const char *sigs, const char *payload, size_t len,
+                              const struct cfa_keys *trusted, struct cfa_index *out)
+{
+	while (*sigs) {
+		size_t n = strcspn(sigs, "\r\n");
+		if (line_verifies(sigs, n, payload, len, trusted, out))
+			return true;
+		sigs += n;
+		sigs += strspn(sigs, "\r\n");
+	}
+	return false;
+}
+
+static enum cfapkg_err bad(struct cfapkg_ctx *ctx, const char *label, const char *what)
+{
+	return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: %s; nothing was changed", label, what);
+}
+
+static enum cfapkg_err read_keys(struct cfapkg_ctx *ctx, const char *label, const cJSON *arr,
+                                 struct cfa_keys *keys)
+{
+	const cJSON *it;
+	unsigned char pub[CFA_PUBKEY_LEN];
+
+	cJSON_ArrayForEach(it, arr)
+	{
+		if (!cJSON_IsString(it) || !cfa_b64_decode(it->valuestring, pub, sizeof(pub)))
+			return bad(ctx, label, "\"keys\" holds something that is not a public key");
+		if (!cfa_keys_add(keys, pub))
+			return cfa_nomem(ctx);
+	}
+	return CFAPKG_E_OK;
+}
+
+/* The fields every index has, with the reason when one is wrong. */
+static enum cfapkg_err read_header(struct cfapkg_ctx *ctx, const char *label,
+                                   struct cfa_index *ix)
+{
+	const cJSON *d = ix->doc;
+	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(d, "format");
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "channel");
+	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(d, "version");
+	const cJSON *exp = cJSON_GetObjectItemCaseSensitive(d, "expires");
+	const cJSON *keys = cJSON_GetObjectItemCaseSensitive(d, "keys");
+
+	if (!cJSON_IsObject(d) || !cJSON_IsNumber(fmt) || fmt->valuedouble != 1)
+		return bad(ctx, label, "not a format 1 channel index (a newer cfapkg may read it)");
+	if (!cJSON_IsString(name) || !name->valuestring[0])
+		return bad(ctx, label, "the index does not name its channel");
+	/* Integral and below 2^53, so the double cJSON keeps is exact. */
+	if (!cJSON_IsNumber(ver) || ver->valuedouble < 1 || ver->valuedouble > 9007199254740991.0 ||
+	    ver->valuedouble != (double)(uint64_t)ver->valuedouble)
+		return bad(ctx, label, "the index version is not a whole number from 1");
+	if (!cJSON_IsString(exp) || !cfa_utc_parse(exp->valuestring, &ix->expires))
+		return bad(ctx, label, "\"expires\" is not a UTC time like 2027-01-31T00:00:00Z");
+	if (keys && !cJSON_IsArray(keys))
+		return bad(ctx, label, "\"keys\" is not a list of public keys");
+	if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(d, "recipes")))
+		return bad(ctx, label, "the index has no \"recipes\" object");
+	ix->channel = name->valuestring;
+	ix->version = (uint64_t)ver->valuedouble;
+	return read_keys(ctx, label, keys, &ix->keys);
+}
+
+enum cfapkg_err cfa_index_open(struct cfapkg_ctx *ctx, const char *label, const char *payload,
+                               size_t len, const char *sigs, const struct cfa_keys *trusted,
+                               struct cfa_index *out)
+{
+	enum cfapkg_err e;
+
+	memset(out, 0, sizeof(*out));
+	if (!signed_by_trusted(sigs, payload, len, trusted, out))
+		return bad(ctx, label, "no valid signature by a key this channel trusts (a damaged "
+		           "or forged index, or a key that was rotated without notice)");
+	if (!(out->doc = cJSON_ParseWithLength(payload, len)))
+		return bad(ctx, label, "signed, but not JSON");
+	if ((e = read_header(ctx, label, out)))
+		cfa_index_close(out);
+	return e;
+}
+
+void cfa_index_close(struct cfa_index *ix)
+{
+	cJSON_Delete(ix->doc);
+	cfa_keys_free(&ix->keys);
+	memset(ix, 0, sizeof(*ix));
+}
+
+enum cfapkg_err cfa_index_recipes(struct cfapkg_ctx *ctx, const struct cfa_index *ix,
+                                  const char *label, const char *origin,
+                                  struct cfapkg_recipe ***out, size_t *n)
+{
+	const cJSON *recipes = cJSON_GetObjectItemCaseSensitive(ix->doc, "recipes"), *it;
+	size_t count = (size_t)cJSON_GetArraySize(recipes), k = 0;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	struct cfapkg_recipe **list = cfa_calloc(count + 1, sizeof(*list));
+
+	if (!list)
+		return cfa_nomem(ctx);
+	cJSON_ArrayForEach(it, recipes)
+	{
+		/* "LABEL recipes/zluda.json": the file name the recipe must match. */
+		char *file = cfa_aprintf("%s recipes/%s.json", label, it->string);
+		e = file ? cfa_recipe_parse_json(ctx, file, it, &list[k]) : cfa_nomem(ctx);
+		cfa_free(file);
+		if (e)
+			break;
+		list[k++]->origin = origin;
+	}
+	if (e) {
+		cfa_free(list);
+		return e;
+	}
+	*out = list;
+	*n = k;
+	return CFAPKG_E_OK;
+}

@@ -1,0 +1,288 @@
+/*
+ * channel_state.c - what the client keeps per channel, read: ROOT/channels/
+ * NAME/channel.json (URL, trusted keys, priority, the accepted version and
+ * expiry) and index.signed (the accepted index and its signature), and the
+ * accepted indexes read into the recipe set.  Each is checked against its
+ * channel's trusted keys again when it is read (one ed25519 verification,
+ * far below a millisecond), so a file changed on disk after it was
+ * accepted is refused, not used.
+ */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arena.h"
+#include "core/channel.h"
+#include "core/gpus.h"
+#include "core/json.h"
+#include "core/layout.h"
+#include "core/mem.h"
+#include "core/strbuf.h"
+#include "platform/platform.h"
+
+/* Names become folder names on every platform: keep them plain. */
+bool cfa_channel_name_ok(const char *name)
+{
+	size_t i, n = strlen(name);
+
+	if (n == 0 || n > 64 || name[0] == '.' || name[0] == '-')
+		return false;
+	for (i = 0; i < n; i++) {
+		char c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+		      c == '.'))
+			return false;
+	}
+	return true;
+}
+
+char *cfa_channel_file(struct cfapkg_ctx *ctx, const char *name, const char *file)
+{
+	char *rel = cfa_aprintf("%s/%s", name, file), *path;
+
+	if (!rel) {
+		cfa_nomem(ctx);
+		return NULL;
+	}
+	path = cfa_root_path(ctx, CFA_CHANNELS, rel);
+	cfa_free(rel);
+	return path;
+}
+
+void cfa_channel_state_free(struct cfa_channel_state *st)
+{
+	cfa_free(st->name);
+	cfa_free(st->url);
+	cfa_free(st->upstream);
+	cfa_keys_free(&st->keys);
+	memset(st, 0, sizeof(*st));
+}
+
+static char *dup_member(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cfa_strdup(cJSON_IsString(v) ? v->valuestring : "");
+}
+
+static bool read_state_keys(const cJSON *doc, struct cfa_keys *keys)
+{
+	unsigned char pub[CFA_PUBKEY_LEN];
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "keys"))
+	{
+		if (!cJSON_IsString(it) || !cfa_b64_decode(it->valuestring, pub, sizeof(pub)) ||
+		    !cfa_keys_add(keys, pub))
+			return false;
+	}
+	return keys->n > 0;
+}
+
+static double number_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+enum cfapkg_err cfa_channel_state_read(struct cfapkg_ctx *ctx, const char *name,
+                                       struct cfa_channel_state *st)
+{
+	char *path = cfa_channel_file(ctx, name, "channel.json");
+	const cJSON *exp;
+	cJSON *doc = NULL;
+	enum cfapkg_err e;
+
+	memset(st, 0, sizeof(*st));
+	if (!path)
+		return ctx->err_code;
+	if (!cfa_plat_is_file(path)) {
+		e = cfa_fail(ctx, CFAPKG_E_NOTFOUND, "no channel named %s ('cfapkg channel list' "
+		             "shows them)", name);
+		cfa_free(path);
+		return e;
+	}
+	e = cfa_json_read_file(ctx, path, CFAPKG_E_IO, &doc);
+	if (!e) {
+		st->name = cfa_strdup(name);
+		st->url = dup_member(doc, "url");
+		st->upstream = dup_member(doc, "channel");
+		st->priority = (int)number_of(doc, "priority");
+		st->version = (uint64_t)number_of(doc, "version");
+		exp = cJSON_GetObjectItemCaseSensitive(doc, "expires");
+		if (cJSON_IsString(exp))
+			cfa_utc_parse(exp->valuestring, &st->expires);
+		if (!st->name || !st->url || !st->upstream)
+			e = cfa_nomem(ctx);
+		else if (!read_state_keys(doc, &st->keys))
+			e = cfa_fail(ctx, CFAPKG_E_IO, "%s: no trusted key can be read; remove the "
+			             "channel and add it again with its key", path);
+	}
+	cJSON_Delete(doc);
+	cfa_free(path);
+	if (e)
+		cfa_channel_state_free(st);
+	return e;
+}
+
+/* The accepted index: signature lines, an empty line, the payload. */
+enum cfapkg_err cfa_channel_signed_read(struct cfapkg_ctx *ctx, const char *name, char **text,
+                                        const char **payload, size_t *len)
+{
+	char *path = cfa_channel_file(ctx, name, "index.signed");
+	size_t total = 0;
+	char *split;
+	enum cfapkg_err e;
+
+	*text = NULL;
+	if (!path)
+		return ctx->err_code;
+	e = cfa_read_file(ctx, path, text, &total);
+	if (!e && !(split = strstr(*text, "\n\n")))
+		e = cfa_fail(ctx, CFAPKG_E_IO, "%s is damaged; run 'cfapkg channel update %s'", path,
+		             name);
+	if (!e) {
+		split[1] = '\0'; /* the signature lines end at the empty line */
+		*payload = split + 2;
+		*len = total - (size_t)(split + 2 - *text);
+	}
+	if (e) {
+		cfa_free(*text);
+		*text = NULL;
+	}
+	cfa_free(path);
+	return e;
+}
+
+struct ranked {
+	char *name;
+	int priority;
+};
+
+struct scan {
+	struct cfapkg_ctx *ctx;
+	struct ranked *v;
+	size_t n, cap;
+	bool failed;
+};
+
+static int collect(const char *name, void *arg)
+{
+	struct scan *s = arg;
+	struct cfa_channel_state st;
+
+	if (!cfa_channel_name_ok(name) || cfa_channel_state_read(s->ctx, name, &st)) {
+		cfapkg_ctx_clear_error(s->ctx); /* not a channel (or a broken one): skipped */
+		return 0;
+	}
+	if (cfa_grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v))) {
+		s->failed = true;
+		cfa_channel_state_free(&st);
+		return 1;
+	}
+	s->v[s->n].priority = st.priority;
+	s->v[s->n++].name = st.name;
+	st.name = NULL;
+	cfa_channel_state_free(&st);
+	return 0;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->priority != y->priority)
+		return x->priority < y->priority ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+enum cfapkg_err cfa_channel_names(struct cfapkg_ctx *ctx, char ***names, size_t *n)
+{
+	char *dir = cfa_root_path(ctx, CFA_CHANNELS, NULL);
+	struct scan s = {ctx, NULL, 0, 0, false};
+	size_t i;
+
+	*names = NULL;
+	*n = 0;
+	if (!dir) {
+		/* No root can be chosen here (no home folder): no channels either. */
+		cfapkg_ctx_clear_error(ctx);
+		return CFAPKG_E_OK;
+	}
+	if (cfa_plat_is_dir(dir))
+		cfa_plat_list_dir(dir, collect, &s);
+	cfa_free(dir);
+	if (s.failed || (s.n && !(*names = cfa_calloc(s.n, sizeof(**names))))) {
+		for (i = 0; i < s.n; i++)
+			cfa_free(s.v[i].name);
+		cfa_free(s.v);
+		return cfa_nomem(ctx);
+	}
+	if (s.n)
+		qsort(s.v, s.n, sizeof(*s.v), by_rank);
+	for (i = 0; i < s.n; i++)
+		(*names)[i] = s.v[i].name;
+	*n = s.n;
+	cfa_free(s.v);
+	return CFAPKG_E_OK;
+}
+
+/* "channel lab (index 7, http://mirror/lab)", kept as long as ctx. */
+static const char *origin_of(struct cfapkg_ctx *ctx, const struct cfa_channel_state *st)
+{
+	char *text = cfa_aprintf("channel %s (index %llu, %s)", st->name,
+	                         (unsigned long long)st->version, st->url);
+	const char *kept = text ? cfa_arena_strdup(&ctx->arena, text) : NULL;
+
+	cfa_free(text);
+	return kept;
+}
+
+static enum cfapkg_err load_one(struct cfapkg_ctx *ctx, const char *name,
+                                cfa_channel_add_fn add, void *arg)
+{
+	struct cfa_channel_state st;
+	struct cfapkg_recipe **list = NULL;
+	const char *payload = NULL, *origin = NULL;
+	char *text = NULL, *label = NULL;
+	struct cfa_index ix;
+	size_t len = 0, n = 0;
+	enum cfapkg_err e = cfa_channel_state_read(ctx, name, &st);
+
+	if (e)
+		return e;
+	if (!st.version) { /* added but never accepted: nothing to use */
+		cfa_channel_state_free(&st);
+		return CFAPKG_E_OK;
+	}
+	if (!(e = cfa_channel_signed_read(ctx, name, &text, &payload, &len)) &&
+	    (!(label = cfa_channel_file(ctx, name, "index.signed")) ||
+	     !(origin = origin_of(ctx, &st))))
+		e = label ? cfa_nomem(ctx) : ctx->err_code;
+	if (!e && !(e = cfa_index_open(ctx, label, payload, len, text, &st.keys, &ix))) {
+		const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(ix.doc, "gpus");
+		if (!(e = cfa_index_recipes(ctx, &ix, label, origin, &list, &n)))
+			e = add(ctx, list, n, arg);
+		if (!e && gpus)
+			e = cfa_gpus_load_json(ctx, label, gpus);
+		cfa_index_close(&ix);
+	}
+	cfa_free(list);
+	cfa_free(label);
+	cfa_free(text);
+	cfa_channel_state_free(&st);
+	return e;
+}
+
+enum cfapkg_err cfa_channels_load(struct cfapkg_ctx *ctx, cfa_channel_add_fn add, void *arg)
+{
+	char **names = NULL;
+	size_t n = 0, i;
+	enum cfapkg_err e = cfa_channel_names(ctx, &names, &n);
+
+	for (i = 0; i < n && !e; i++)
+		e = load_one(ctx, names[i], add, arg);
+	for (i = 0; i < n; i++)
+		cfa_free(names[i]);
+	cfa_free(names);
+	return e;
+}

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""Signed channels: a recipe folder published with 'channel build', served
+by nginx on 127.0.0.1, followed with 'channel add' and 'channel update'.
+Every attack a channel must withstand is served for real and must be
+refused with its reason and nothing changed: a bad signature, an older
+version (rollback), an expired index (freeze), an index past the size cap
+(endless data), another channel's index, other contents under the
+accepted version, an index signed for one version and an artifact of
+another (mix and match), and a tampered artifact behind a valid index.
+Key rotation, channel priority and 'info' naming a recipe's origin too.
+
+Indexes no honest 'channel build' would make (expired, reused versions)
+are signed here with the openssl command line and the channel's key."""
+import base64
+import hashlib
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import channel
+import harness
+
+BIN = sys.argv[1]
+check = harness.Checks()
+
+
+class Client:
+    """A root that follows channels and reads no other recipes."""
+
+    def __init__(self, path):
+        self.path = pathlib.Path(path)
+
+    def run(self, *args):
+        return harness.run(BIN, *args, env={"CFAPKG_ROOT": str(self.path),
+                                             "CFAPKG_NO_BUILTIN_RECIPES": "1",
+                                             "CFAPKG_RECIPES": "", "CFAPKG_MIRRORS": ""})
+
+    def state(self, name="lab"):
+        f = self.path / "channels" / name / "channel.json"
+        return json.loads(f.read_text()) if f.exists() else {}
+
+    def stored(self, name="lab"):
+        f = self.path / "channels" / name / "index.signed"
+        return f.read_bytes() if f.exists() else b""
+
+    def versions(self, name):
+        r = self.run("info", name, "--json")
+        try:
+            return [v["version"] for v in json.loads(r.stdout)["versions"]]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            return []
+
+
+def cli(*args):
+    r = harness.run(BIN, *args)
+    if r.returncode:
+        raise RuntimeError(f"cfapkg {' '.join(args)}: {r.stderr}")
+    return r
+
+
+def publish(folder, key, *extra):
+    cli("channel", "build", str(folder), "--key", str(key), "--name", "lab", *extra)
+    return (folder / "index.json").read_bytes(), (folder / "index.json.sig").read_bytes()
+
+
+def serve(folder, index, sig):
+    (folder / "index.json").write_bytes(index)
+    (folder / "index.json.sig").write_bytes(sig)
+
+
+def openssl_sign(key, payload, tmp):
+    """An ed25519 signature line made outside cfapkg, for indexes its build
+    refuses to make."""
+    (tmp / "payload").write_bytes(payload)
+    subprocess.run(["openssl", "pkeyutl", "-sign", "-inkey", str(key), "-rawin", "-in",
+                    str(tmp / "payload"), "-out", str(tmp / "sig.bin")], check=True,
+                   capture_output=True, timeout=60)
+    sig = base64.b64encode((tmp / "sig.bin").read_bytes()).decode()
+    pub = base64.b64decode(pathlib.Path(f"{key}.pub").read_text().split()[1])
+    return f"ed25519 {hashlib.sha256(pub).hexdigest()[:16]} {sig}\n".encode()
+
+
+def refused(client, r, phrase, before, name):
+    check(f"{name}: refused (exit 9)", r.returncode == 9, r.stdout + r.stderr)
+    check(f"{name}: says why", phrase in r.stderr, r.stderr)
+    check(f"{name}: nothing changed", client.state() == before[0] and
+          client.stored() == before[1], client.state())
+
+
+def snapshot(client):
+    return client.state(), client.stored()
+
+
+def test_keys(tmp):
+    r = harness.run(BIN, "channel", "keygen", str(tmp / "lab.key"))
+    check("keygen writes a private and a public key", r.returncode == 0 and
+          (tmp / "lab.key").is_file() and (tmp / "lab.key.pub").read_text().startswith(
+              "ed25519 "), r.stdout + r.stderr)
+    if not harness.EMULATOR:
+        check("the private key is its owner's only",
+              (tmp / "lab.key").stat().st_mode & 0o077 == 0, oct((tmp / "lab.key").stat().st_mode))
+    r = harness.run(BIN, "channel", "keygen", str(tmp / "lab.key"))
+    check("keygen never writes over a key", r.returncode != 0 and "exists" in r.stderr, r.stderr)
+    harness.run(BIN, "channel", "keygen", str(tmp / "new.key"))
+    harness.run(BIN, "channel", "keygen", str(tmp / "evil.key"))
+
+
+def test_add_and_update(client, lab, url, key):
+    index1, sig1 = publish(lab, key)
+    r = client.run("channel", "add", "lab", url, "--key", str(key) + ".pub")
+    check("add fetches and accepts the first index", r.returncode == 0 and
+          client.state().get("version") == 1, r.stdout + r.stderr)
+    check("its recipes take part in planning",
+          client.run("plan", "pytorch-cuda-stack", *channel.FACTS).returncode == 0,
+          client.run("plan", "pytorch-cuda-stack", *channel.FACTS).stderr)
+    r = client.run("info", "zluda")
+    check("info says where the recipe came from",
+          f"channel lab (index 1, {url})" in r.stdout, r.stdout + r.stderr)
+    r = client.run("channel", "update")
+    check("an unchanged channel is current", r.returncode == 0 and "index 1 is current" in
+          r.stdout, r.stdout + r.stderr)
+    doc = json.loads((lab / "zluda.json").read_text())
+    extra = json.loads(json.dumps(doc["versions"][0]))
+    extra["version"] = "6-preview.80"
+    doc["versions"].insert(0, extra)
+    (lab / "zluda.json").write_text(json.dumps(doc, indent=1))
+    index2, sig2 = publish(lab, key)
+    r = client.run("channel", "update", "lab")
+    check("a newer index is accepted", r.returncode == 0 and "index 1 -> 2" in r.stdout and
+          "6-preview.80" in client.versions("zluda"), r.stdout + r.stderr)
+    return (index1, sig1), (index2, sig2)
+
+
+def test_attacks(client, lab, tmp, key, old, cur):
+    before = snapshot(client)
+    serve(lab, cur[0].replace(b'"6-preview.80"', b'"6-preview.81"'), cur[1])
+    refused(client, client.run("channel", "update"), "no valid signature", before,
+            "a changed index under a valid signature")
+    serve(lab, cur[0], old[1])
+    refused(client, client.run("channel", "update"), "no valid signature", before,
+            "an index with another version's signature (mix and match)")
+    serve(lab, *old)
+    refused(client, client.run("channel", "update"), "older than version 2", before,
+            "an older index (rollback)")
+    doc = json.loads(cur[0])
+    doc["version"], doc["expires"] = 3, "2020-01-01T00:00:00Z"
+    payload = json.dumps(doc).encode()
+    serve(lab, payload, openssl_sign(key, payload, tmp))
+    refused(client, client.run("channel", "update"), "expired on 2020-01-01", before,
+            "an expired index (freeze)")
+    doc["expires"], doc["channel"] = "2099-01-01T00:00:00Z", "other"
+    payload = json.dumps(doc).encode()
+    serve(lab, payload, openssl_sign(key, payload, tmp))
+    refused(client, client.run("channel", "update"), "the index of another channel", before,
+            "another channel's index")
+    doc["channel"], doc["version"] = "lab", 2
+    payload = json.dumps(doc).encode()
+    serve(lab, payload, openssl_sign(key, payload, tmp))
+    refused(client, client.run("channel", "update"), "different contents under the accepted",
+            before, "other contents under the accepted version")
+    doc["version"] = 3
+    payload = json.dumps(doc).encode()
+    serve(lab, payload, openssl_sign(tmp / "evil.key", payload, tmp))
+    refused(client, client.run("channel", "update"), "no valid signature", before,
+            "an index signed by a key the channel does not use")
+    with open(lab / "index.json", "wb") as f:
+        f.write(b'{"format": 1, "recipes": {"x": "' + b"a" * (17 << 20) + b'"}}')
+    (lab / "index.json.sig").write_bytes(cur[1])
+    refused(client, client.run("channel", "update"), "more than the 16 MiB", before,
+            "an index past the 16 MiB cap (endless data)")
+    serve(lab, *cur)
+
+
+def test_artifacts(client, www, lab):
+    """The artifact bytes must be those the accepted index records."""
+    zip6 = www / "zluda6.zip"
+    good = zip6.read_bytes()
+    zip6.write_bytes(good[:-10] + b"x" * 10)
+    r = client.run("install", "zluda==6-preview.69", *channel.FACTS, "--yes")
+    check("a tampered artifact behind a valid index is refused",
+          r.returncode == 9 and "SHA-256" in r.stderr, r.stdout + r.stderr)
+    check("and nothing is installed", not (client.path / "envs" / "default" / "1").exists(),
+          r.stdout)
+    zip6.write_bytes(good)
+    r = client.run("install", "zluda==6-preview.69", *channel.FACTS, "--yes")
+    check("the genuine artifact installs", r.returncode == 0, r.stdout + r.stderr)
+
+
+def test_local_tamper(client):
+    stored = client.path / "channels" / "lab" / "index.signed"
+    good = stored.read_bytes()
+    stored.write_bytes(good.replace(b"6-preview.80", b"6-preview.99"))
+    r = client.run("plan", "zluda", *channel.FACTS)
+    check("an accepted index changed on disk is refused when planning",
+          r.returncode == 9 and "no valid signature" in r.stderr, r.stdout + r.stderr)
+    r = client.run("channel", "update", "lab")
+    check("update repairs it from the server", r.returncode == 0 and stored.read_bytes() == good,
+          r.stdout + r.stderr)
+
+
+def test_rotation(client, lab, tmp, key):
+    new = tmp / "new.key"
+    publish(lab, key, "--next-key", str(new) + ".pub")
+    r = client.run("channel", "update")
+    check("an index naming the next key is accepted", r.returncode == 0 and
+          len(client.state().get("keys", [])) == 2, r.stdout + r.stderr)
+    publish(lab, new)
+    r = client.run("channel", "update")
+    check("the next index, signed by the new key, is accepted",
+          r.returncode == 0 and len(client.state().get("keys", [])) == 1, r.stdout + r.stderr)
+    before = snapshot(client)
+    publish(lab, key)
+    refused(client, client.run("channel", "update"), "no valid signature", before,
+            "the retired key")
+    publish(lab, new)
+    check("the new key keeps working", client.run("channel", "update").returncode == 0,
+          client.state())
+
+
+def test_priority(client, www, url_of, tmp):
+    other = www / "other"
+    shutil.copytree(www / "lab", other)
+    for f in ("index.json", "index.json.sig"):
+        (other / f).unlink()
+    doc = json.loads((other / "zluda.json").read_text())
+    doc["versions"] = [v for v in doc["versions"] if v["version"] == "7-preview.10"]
+    (other / "zluda.json").write_text(json.dumps(doc, indent=1))
+    cli("channel", "build", str(other), "--key", str(tmp / "evil.key"), "--name", "other")
+    r = client.run("channel", "add", "other", url_of("other"), "--key",
+                   str(tmp / "evil.key") + ".pub", "--priority", "60")
+    check("a second channel is added", r.returncode == 0, r.stdout + r.stderr)
+    check("the higher priority channel's recipe wins",
+          client.versions("zluda") == ["7-preview.10"], client.versions("zluda"))
+    r = client.run("info", "zluda")
+    check("and info names it", "channel other (index 1" in r.stdout, r.stdout)
+    r = client.run("channel", "list", "--json")
+    names = [c["name"] for c in json.loads(r.stdout or "[]")]
+    check("list shows both, lowest priority first", names == ["lab", "other"], r.stdout)
+    r = client.run("channel", "remove", "other")
+    check("remove takes it away", r.returncode == 0 and "6-preview.80" in
+          client.versions("zluda"), r.stdout + r.stderr)
+
+
+def main():
+    with channel.www_served("cfapkg-channels-") as (tmp, srv):
+        www = tmp / "www"
+        _, recipes = channel.write(tmp, srv.url)
+        shutil.copytree(recipes, www / "lab")
+        client = Client(tmp / "root")
+        test_keys(tmp)
+        key = tmp / "lab.key"
+        old, cur = test_add_and_update(client, www / "lab", srv.url("lab"), key)
+        test_attacks(client, www / "lab", tmp, key, old, cur)
+        test_local_tamper(client)
+        test_artifacts(client, www, www / "lab")
+        test_rotation(client, www / "lab", tmp, key)
+        test_priority(client, www, srv.url, tmp)
+    return check.report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
