@@ -265,7 +265,7 @@ def roots(s):
     r["b"] = s.root("b", like=r["base+b"])  # default on zluda 6, b on zluda 7
     r["b"].must("install", "--env", "b", "pytorch-cuda-stack", *CHANGE)
     r["b-removed"] = s.root("b-removed", like=r["b"])
-    r["b-removed"].must("env", "remove", "b")
+    r["b-removed"].must("env", "remove", "b", "--yes")
     for name, env, pkg, download in (("lost-libtorch", "default", "libtorch-cuda", True),
                                      ("lost-libtorch-store", "default", "libtorch-cuda", False),
                                      ("lost-zluda-b", "b", "zluda", True)):
@@ -301,7 +301,7 @@ def scenarios(s, r):
           ["remove", "zluda", *CHANGE]),
         S("rollback", r["updated"], ["rollback"]),
         S("rollback --to 1 from generation 4", r["four"], ["rollback", "--to", "1"]),
-        S("env remove b", r["b"], ["env", "remove", "b"], "b", gone_ok=True),
+        S("env remove b", r["b"], ["env", "remove", "b", "--yes"], "b", gone_ok=True),
         S("gc --keep 1 after env remove b", r["b-removed"], ["gc", "--keep", "1"]),
         S("gc --keep 1 after a rollback", r["rolled-back"], ["gc", "--keep", "1"]),
         S("gc --keep 1 with four generations", r["four"], ["gc", "--keep", "1"]),

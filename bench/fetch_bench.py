@@ -1,17 +1,29 @@
 #!/usr/bin/env python3
 """Download benchmarks, side by side in one run, against nginx on 127.0.0.1.
+Every pipeline runs ROUNDS times in rotated order, the page cache dropped
+before each run (the script says when it cannot: that needs root), and
+goals are judged on medians, with every run printed.
 
-1. A LibTorch-shaped zip (gen_libtorch_like.py, at least 1 GiB):
-   (a) curl -o, then sha256sum, then bsdtar -xf  (the script-based setup)
-   (b) curl -o, then bsdtar -xf                  (the two unavoidable writes)
-   (c) cfapkg fetch: download, verify while streaming, unpack into the store
-   Goals: (c)/(a) <= 0.6, (c)/(b) <= 1.0, peak memory of (c) <= 64 MiB.
-2. Eight 100 MiB artifacts at once: cfapkg prefetch versus curl --parallel.
-   Goal: throughput ratio >= 0.9.
+1. A LibTorch-shaped corpus (gen_libtorch_like.py, 1 GiB of content by
+   default) as a zip and as a tar.zst:
+   (a) curl -o; sha256sum; bsdtar -xf        (what the PowerShell scripts do)
+   (b) curl -o; bsdtar -xf
+   (d) curl -o; bsdtar -xf; sync             ((b) made as durable as cfapkg)
+   (c) cfapkg fetch of the zip (download, verify, unpack, durable)
+   (e) curl | zstd -d | tar -x; sync         (the streaming pipe, tar.zst)
+   (f) cfapkg fetch of the tar.zst
+   Goals on medians: (c)/(a) <= 0.6, (c)/(d) <= 0.8, (f)/(e) <= 0.8, peak
+   memory of cfapkg <= 64 MiB.
+2. Parallel downloads, cfapkg prefetch against curl --parallel on the same
+   files: 8 x 100 MiB, and 2 x 1 GiB + 200 x 1 MiB.  Goal: throughput ratio
+   >= 1.0 (medians).
 3. A download killed at 90% and resumed: bytes sent again / file size.
    Goal: <= 12%.
 
-usage: fetch_bench.py CFAPKG [ARCHIVE_TOTAL_MIB]
+With BENCH_BEFORE=PATH (another cfapkg build), that one runs beside this
+one in every round of 1 and 2, as (c0), (f0) and "cfapkg before".
+
+usage: fetch_bench.py CFAPKG [ARCHIVE_TOTAL_MIB] [ROUNDS]
 """
 import hashlib
 import json
@@ -19,6 +31,7 @@ import os
 import pathlib
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,17 +41,45 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "servers"))
 from nginx import Nginx  # noqa: E402
 
+ROUNDS = 5
+DROPPED = [True]
 
-def timed(argv, env=None):
+
+def drop_caches():
+    """Writes back and drops the page cache, so that no run reads what an
+    earlier one left in memory (root only)."""
+    subprocess.run(["sync"], check=True)
+    try:
+        pathlib.Path("/proc/sys/vm/drop_caches").write_text("3\n")
+    except OSError:
+        DROPPED[0] = False
+
+
+def timed(argv, env=None, shell=False):
     """Wall seconds and peak resident MiB.  GNU time measures the peak: a
     child forked from Python would count Python's own pages too."""
     start = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, env=env, text=True)
+    cmd = ["/usr/bin/time", "-f", "%M", *(["sh", "-c", argv] if shell else argv)]
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                          text=True)
     wall = time.perf_counter() - start
     if proc.returncode != 0:
-        sys.exit(f"{argv[0]} failed: {proc.stderr}")
+        sys.exit(f"{argv} failed: {proc.stderr}")
     return wall, int(proc.stderr.strip().splitlines()[-1]) / 1024
+
+
+def rotated(keys, rnd):
+    k = rnd % len(keys)
+    return keys[k:] + keys[:k]
+
+
+def report(label, runs):
+    walls = [w for w, _ in runs]
+    med = statistics.median(walls)
+    peak = max(m for _, m in runs)
+    print(f"  {label:44s} median {med:6.2f} s  peak {peak:6.1f} MiB  "
+          f"(runs: {' '.join(f'{w:.2f}' for w in walls)})")
+    return med, peak
 
 
 def sha_file(path):
@@ -56,92 +97,134 @@ def recipe(folder, name, url, sha, size, fmt, strip=0):
             "version": "1", "sources": {"linux-x86_64": src, "windows-x86_64": src}}]}))
 
 
-def archive_bench(cfapkg, tmp, srv, env):
-    zip_path = tmp / "www" / "libtorch.zip"
-    size = zip_path.stat().st_size
-    sha = sha_file(zip_path)
-    url = srv.url("libtorch.zip")
+def make_tar_zst(zip_path, out):
+    """The same tree as a tar.zst, as upstreams that ship tarballs do."""
+    tree = out.parent / "tree-for-tar"
+    subprocess.run(["bsdtar", "-xf", str(zip_path), "-C", str(out.parent)], check=True)
+    shutil.move(str(out.parent / "libtorch"), str(tree))
+    subprocess.run(f"tar -C {tree.parent} --transform s,^tree-for-tar,libtorch, -cf - "
+                   f"tree-for-tar | zstd -q -3 -T0 -o {out}", shell=True, check=True)
+    shutil.rmtree(tree)
+
+
+def archive_steps(key, cfapkgs, work, urls, recipes):
+    dl = work / "dl"
+    zurl, turl = urls
+    fetch = lambda b, name: [[b, "fetch", name, "--recipes", str(recipes), "--root",  # noqa
+                              str(work / "root"), "--gpu", "gfx1200", "--quiet"]]
+    steps = {
+        "a": [["curl", "-s", "-o", str(dl), zurl], ["sha256sum", str(dl)],
+              ["bsdtar", "-xf", str(dl), "-C", str(work)]],
+        "b": [["curl", "-s", "-o", str(dl), zurl], ["bsdtar", "-xf", str(dl), "-C", str(work)]],
+        "d": [["curl", "-s", "-o", str(dl), zurl], ["bsdtar", "-xf", str(dl), "-C", str(work)],
+              ["sync"]],
+        "c": fetch(cfapkgs[0], "libtorch-zip"),
+        "e": [f"curl -s {turl} | zstd -dq | tar -x -C {work}; sync"],
+        "f": fetch(cfapkgs[0], "libtorch-zst"),
+    }
+    if len(cfapkgs) > 1:
+        steps["c0"] = fetch(cfapkgs[1], "libtorch-zip")
+        steps["f0"] = fetch(cfapkgs[1], "libtorch-zst")
+    return steps[key]
+
+
+def archive_bench(cfapkgs, tmp, srv, env, rounds):
+    www = tmp / "www"
+    zip_path, zst_path = www / "libtorch.zip", www / "libtorch.tar.zst"
+    make_tar_zst(zip_path, zst_path)
     recipes = tmp / "recipes"
     recipes.mkdir()
-    recipe(recipes, "libtorch-like", url, sha, size, "zip", 1)
-    # Twelve runs, none deleted until the end (see below): each holds the
-    # archive and its tree, about 2.7 times the archive.
-    need = 12 * 2.7 * size
-    free = shutil.disk_usage(tmp).free
-    if free < need:
-        sys.exit(f"{tmp}: {free / 2**30:.0f} GiB free, the archive benchmark needs "
-                 f"{need / 2**30:.0f} GiB; set BENCH_TMP to a larger disk")
-    results = {"a": [], "b": [], "c": [], "d": []}
-    for rnd, order in enumerate(("abcd", "bcda", "cdab")):  # rotated
-        for key in order:
-            # A fresh folder per run, none deleted until the end: ext4 spends
-            # seconds finding inodes near many recently deleted ones, which
-            # would measure the file system's bookkeeping, not the tools.
+    for name, path, fmt in (("libtorch-zip", zip_path, "zip"), ("libtorch-zst", zst_path,
+                                                                 "tar.zst")):
+        recipe(recipes, name, srv.url(path.name), sha_file(path), path.stat().st_size, fmt, 1)
+    urls = (srv.url(zip_path.name), srv.url(zst_path.name))
+    keys = ["a", "b", "d", "c", "e", "f"] + (["c0", "f0"] if len(cfapkgs) > 1 else [])
+    results = {k: [] for k in keys}
+    for rnd in range(rounds):
+        for key in rotated(keys, rnd):
+            # A fresh folder per run, removed at the end of the round only:
+            # ext4 spends seconds finding inodes near many just deleted.
             work = tmp / f"run-{key}-{rnd}"
             work.mkdir()
-            subprocess.run(["sync"], check=True)
-            dl = work / "libtorch.zip"
-            steps = {
-                "a": [["curl", "-s", "-o", str(dl), url], ["sha256sum", str(dl)],
-                      ["bsdtar", "-xf", str(dl), "-C", str(work)]],
-                "b": [["curl", "-s", "-o", str(dl), url], ["bsdtar", "-xf", str(dl), "-C", str(work)]],
-                "c": [[cfapkg, "fetch", "libtorch-like", "--recipes", str(recipes), "--root",
-                       str(work / "root"), "--gpu", "gfx1200", "--quiet"]],
-                # (b) made as durable as (c) is: for context, not a goal
-                "d": [["curl", "-s", "-o", str(dl), url], ["bsdtar", "-xf", str(dl), "-C", str(work)],
-                      ["sync"]],
-            }[key]
+            drop_caches()
             wall, peak = 0.0, 0.0
-            for argv in steps:
-                w, m = timed(argv, env)
-                wall += w
-                peak = max(peak, m)
+            for argv in archive_steps(key, cfapkgs, work, urls, recipes):
+                w, m = timed(argv, env, shell=isinstance(argv, str))
+                wall, peak = wall + w, max(peak, m)
             results[key].append((wall, peak))
-    best = {k: min(v) for k, v in results.items()}
-    print(f"archive        {size / 2**30:.2f} GiB zip, 8000 headers + 12 libraries")
-    for k, label in (("a", "curl + sha256sum + bsdtar"), ("b", "curl + bsdtar"),
-                     ("c", "cfapkg fetch (verify + unpack)"), ("d", "curl + bsdtar + sync")):
-        runs = " ".join(f"{w:.2f}" for w, _ in results[k])
-        print(f"  ({k}) {label:32s} {best[k][0]:7.2f} s  peak {best[k][1]:6.1f} MiB  (runs: {runs})")
-    ca, cb = best["c"][0] / best["a"][0], best["c"][0] / best["b"][0]
-    print(f"  (c)/(a) = {ca:.2f} (goal <= 0.6: {'met' if ca <= 0.6 else 'NOT met'})")
-    print(f"  (c)/(b) = {cb:.2f} (goal <= 1.0: {'met' if cb <= 1.0 else 'NOT met'})")
-    print(f"  (c)/(d) = {best['c'][0] / best['d'][0]:.2f} (cfapkg syncs what it writes; (d) "
-          "is (b) made durable with sync)")
-    print(f"  peak memory of (c) = {best['c'][1]:.1f} MiB (goal <= 64: "
-          f"{'met' if best['c'][1] <= 64 else 'NOT met'})")
+        for key in keys:
+            shutil.rmtree(tmp / f"run-{key}-{rnd}", ignore_errors=True)
+    print(f"archive        {zip_path.stat().st_size / 2**20:.0f} MiB zip, "
+          f"{zst_path.stat().st_size / 2**20:.0f} MiB tar.zst, 8000 headers + 12 libraries; "
+          f"{rounds} rounds, page cache "
+          f"{'dropped before every run' if DROPPED[0] else 'NOT dropped (needs root)'}")
+    labels = {"a": "curl; sha256sum; bsdtar", "b": "curl; bsdtar", "d": "curl; bsdtar; sync",
+              "c": "cfapkg fetch zip", "c0": "cfapkg fetch zip (before)",
+              "e": "curl | zstd | tar; sync (tar.zst)", "f": "cfapkg fetch tar.zst",
+              "f0": "cfapkg fetch tar.zst (before)"}
+    med = {k: report(f"({k}) {labels[k]}", results[k]) for k in keys}
+    goals = (("c", "a", 0.6), ("c", "d", 0.8), ("f", "e", 0.8))
+    for k in ("c0", "f0"):
+        if k in med:
+            goals += ((k, "a" if k == "c0" else "e", 0.0),)
+    for num, den, goal in goals:
+        r = med[num][0] / med[den][0]
+        verdict = f"goal <= {goal}: {'met' if r <= goal else 'NOT met'}" if goal else "before"
+        print(f"  ({num})/({den}) = {r:.2f} ({verdict})")
+    peak = max(med["c"][1], med["f"][1])
+    print(f"  peak memory of cfapkg = {peak:.1f} MiB (goal <= 64: "
+          f"{'met' if peak <= 64 else 'NOT met'})")
 
 
-def parallel_bench(cfapkg, tmp, srv, env):
-    """Best of three, alternating which goes first, each started after a
-    sync so that neither pays for the other's pending disk writes."""
-    urls = []
-    for i in range(8):
-        p = tmp / "www" / f"part{i}.bin"
-        with open(p, "wb") as f:
-            f.write(os.urandom(100 << 20))
-        urls.append(srv.url(f"part{i}.bin"))
-    total = 8 * (100 << 20)
-    out = tmp / "par"
-    walls = {"cfapkg": [], "curl": []}
-    for rep in range(3):
-        for who in (("cfapkg", "curl") if rep % 2 == 0 else ("curl", "cfapkg")):
+def write_random(path, size):
+    with open(path, "wb") as f:
+        left = size
+        while left:
+            n = min(left, 1 << 24)
+            f.write(os.urandom(n))
+            left -= n
+
+
+def parallel_shape(name, files, cfapkgs, tmp, srv, env, rounds):
+    urls = [srv.url(f) for f, _ in files]
+    total = sum(s for _, s in files)
+    who = ["cfapkg", "curl"] + (["cfapkg before"] if len(cfapkgs) > 1 else [])
+    walls = {w: [] for w in who}
+    for rnd in range(rounds):
+        for w in rotated(who, rnd):
+            out = tmp / "par"
             shutil.rmtree(out, ignore_errors=True)
             out.mkdir()
-            subprocess.run(["sync"], check=True)
-            if who == "cfapkg":
-                argv = [cfapkg, "prefetch", *urls, "--root", str(out / "root"), "--parallel",
-                        "8", "--quiet"]
+            drop_caches()
+            if w.startswith("cfapkg"):
+                argv = [cfapkgs[0] if w == "cfapkg" else cfapkgs[1], "prefetch", *urls,
+                        "--root", str(out / "root"), "--parallel", "8", "--quiet"]
             else:
                 argv = ["curl", "-s", "--parallel", "--parallel-max", "8"]
                 for i, u in enumerate(urls):
                     argv += ["-o", str(out / f"c{i}.bin"), u]
-            walls[who].append(timed(argv, env)[0])
-    c_wall, k_wall = min(walls["cfapkg"]), min(walls["curl"])
-    ratio = (total / c_wall) / (total / k_wall)
-    print(f"parallel       8 x 100 MiB, best of 3: cfapkg {total / c_wall / 2**20:.0f} MiB/s, "
-          f"curl --parallel {total / k_wall / 2**20:.0f} MiB/s, ratio {ratio:.2f} "
-          f"(goal >= 0.9: {'met' if ratio >= 0.9 else 'NOT met'})")
+            walls[w].append(timed(argv, env)[0])
+    print(f"parallel       {name}, {total / 2**20:.0f} MiB, 8 at once, {rounds} rounds:")
+    med = {}
+    for w in who:
+        med[w] = statistics.median(walls[w])
+        print(f"  {w:15s} median {total / med[w] / 2**20:6.0f} MiB/s  (runs, s: "
+              f"{' '.join(f'{x:.2f}' for x in walls[w])})")
+    ratio = med["curl"] / med["cfapkg"]
+    print(f"  cfapkg / curl --parallel = {ratio:.2f} (goal >= 1.0: "
+          f"{'met' if ratio >= 1.0 else 'NOT met'})")
+
+
+def parallel_bench(cfapkgs, tmp, srv, env, rounds):
+    www = tmp / "www"
+    shapes = (("8 x 100 MiB", [(f"p{i}.bin", 100 << 20) for i in range(8)]),
+              ("2 x 1 GiB + 200 x 1 MiB", [(f"g{i}.bin", 1 << 30) for i in range(2)] +
+               [(f"s{i}.bin", 1 << 20) for i in range(200)]))
+    for name, files in shapes:
+        for f, size in files:
+            if not (www / f).exists():
+                write_random(www / f, size)
+        parallel_shape(name, files, cfapkgs, tmp, srv, env, rounds)
 
 
 def resume_bench(cfapkg, tmp, srv, env):
@@ -173,9 +256,13 @@ def resume_bench(cfapkg, tmp, srv, env):
 
 
 def main():
-    cfapkg = os.path.abspath(sys.argv[1])
-    total_mib = int(sys.argv[2]) if len(sys.argv) > 2 else 1800
-    env = dict(os.environ, CFAPKG_RECIPES="", CFAPKG_GPU="", CFAPKG_NO_BUILTIN_RECIPES="1")
+    cfapkgs = [os.path.abspath(sys.argv[1])]
+    if os.environ.get("BENCH_BEFORE"):
+        cfapkgs.append(os.path.abspath(os.environ["BENCH_BEFORE"]))
+    total_mib = int(sys.argv[2]) if len(sys.argv) > 2 else 1024
+    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else ROUNDS
+    env = dict(os.environ, CFAPKG_RECIPES="", CFAPKG_GPU="", CFAPKG_NO_BUILTIN_RECIPES="1",
+               CFAPKG_MIRRORS="")
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as d:
         tmp = pathlib.Path(d)
         (tmp / "www").mkdir()
@@ -184,9 +271,9 @@ def main():
                        stdout=subprocess.DEVNULL)
         srv = Nginx(tmp / "www", tmp / "nginx", extra="location /slow/ { limit_rate 20m; }")
         try:
-            archive_bench(cfapkg, tmp, srv, env)
-            parallel_bench(cfapkg, tmp, srv, env)
-            resume_bench(cfapkg, tmp, srv, env)
+            archive_bench(cfapkgs, tmp, srv, env, rounds)
+            parallel_bench(cfapkgs, tmp, srv, env, rounds)
+            resume_bench(cfapkgs[0], tmp, srv, env)
         finally:
             srv.stop()
 

@@ -80,7 +80,7 @@ static bool deb_in_index(struct cfapkg_ctx *ctx, const struct cfapkg_version *v,
 	struct cfa_arena arena;
 	struct cfa_deb_want *want;
 	struct cfa_deb_found *found;
-	char *file = cfa_root_path(ctx, CFA_DOWNLOADS, a->index_sha256), *text = NULL;
+	char *file = cfa_cache_path(ctx, a->index_sha256), *text = NULL;
 	size_t len, i;
 	bool hit = false;
 

@@ -15,6 +15,20 @@
 /* A 32-byte digest as 64 lower-case hex digits and a terminator. */
 void cfa_sha256_hex(const unsigned char *md, char hex[65]);
 
+/* cachefile.c: the cache's file for an artifact (SHA, or SHA~BOOT when it
+ * was not flushed to the disk in this boot; one of a past boot is hashed
+ * again first), *out NULL when the cache lacks it (or its size, when
+ * size >= 0, is not that).  *out: cfa_free. */
+enum cfapkg_err cfa_cache_find(struct cfapkg_ctx *ctx, const char *sha, int64_t size, char **out);
+/* The same as a path: the file found, else ROOT/downloads/SHA (absent);
+ * NULL with the reason in ctx. */
+char *cfa_cache_path(struct cfapkg_ctx *ctx, const char *sha);
+/* dir/SHA~BOOT, or NULL where there is no boot id (then downloads are
+ * flushed and named SHA). */
+char *cfa_cache_unsynced_name(const char *dir, const char *sha);
+/* The SHA-256 a cache file's name (SHA or SHA~BOOT) stands for. */
+bool cfa_cache_name_sha(const char *name, char sha[65]);
+
 /* An archive entry's name made safe: components joined by "/", the first
  * strip of them dropped ("" when none is left).  False with *why when the
  * name could reach outside the folder being unpacked. */

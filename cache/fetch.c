@@ -159,12 +159,14 @@ static void close_attempt(struct xfer *x, CURLM *multi)
 }
 
 static void on_done(struct xfer *x, CURLM *multi, CURLcode rc);
+static void finish(struct xfer *x);
 
 /* True when the attempt is in flight; a file:// URL is read to its end
  * here (a local disk holds up the other transfers only briefly). */
 static bool start_attempt(struct xfer *x, CURLM *multi)
 {
 	bool is_file = strncmp(x->urls[x->url], "file:", 5) == 0;
+	bool whole;
 
 	x->item->attempts++;
 	x->body_started = false;
@@ -172,8 +174,16 @@ static bool start_attempt(struct xfer *x, CURLM *multi)
 	x->curl_err[0] = '\0';
 	x->new_validator[0] = '\0';
 	x->io_err = 0;
-	if (!cfa_part_open(x) ||
-	    (!is_file && (!setup_handle(x) || curl_multi_add_handle(multi, x->h) != CURLM_OK))) {
+	if (!cfa_part_open(x)) {
+		close_attempt(x, multi);
+		if (!x->io_err)
+			x->io_err = ENOMEM;
+		write_failed(x, "write");
+		return false;
+	}
+	whole = x->have > 0 && x->item->size >= 0 && x->have == (uint64_t)x->item->size;
+	if (!whole && !is_file &&
+	    (!setup_handle(x) || curl_multi_add_handle(multi, x->h) != CURLM_OK)) {
 		close_attempt(x, multi);
 		if (!x->io_err)
 			x->io_err = ENOMEM; /* the part opened: curl could not start */
@@ -183,23 +193,88 @@ static bool start_attempt(struct xfer *x, CURLM *multi)
 	x->have_at_start = x->have;
 	x->last_byte_at = cfa_plat_now();
 	x->active = true;
-	if (!is_file)
+	if (whole) {
+		/* All the bytes were there already (a run stopped before the
+		 * store folder they were waiting for was committed): checked as
+		 * if they had just arrived, with no request. */
+		finish(x);
+		close_attempt(x, multi);
+	} else if (!is_file) {
 		return true;
-	on_done(x, multi, cfa_fetch_read_local(x));
+	} else {
+		on_done(x, multi, cfa_fetch_read_local(x));
+	}
 	if (x->done)
 		cfa_fetch_progress(x, true, x->have);
 	return false;
 }
 
-/* A complete body: verify, then move into the cache under its hash. */
+/* The part flushed to the disk, before it takes a name that says its
+ * bytes are whole. */
+static bool flush_part(struct xfer *x)
+{
+	FILE *f = cfa_plat_fopen(x->part_path, "rb+");
+	int rc = f ? cfa_plat_fsync(f) : cfa_plat_write_errno();
+
+	if (f)
+		fclose(f);
+	if (rc)
+		item_fail(x, CFAPKG_E_IO, "%s: cannot write %s: %s", x->item->label, x->part_path,
+		          cfa_plat_strerror(rc));
+	return rc == 0;
+}
+
+/* Named SHA~BOOT and not flushed where the system has boot ids (see
+ * cachefile.c), else flushed and named SHA. */
+bool cfa_fetch_publish(struct xfer *x)
+{
+	struct cfapkg_fetch_item *it = x->item;
+	char *final = cfa_cache_unsynced_name(x->final_dir, x->hex);
+	bool flush = final == NULL, ok = false;
+
+	x->deferred = false;
+	if (flush && (!flush_part(x) || !(final = cfa_aprintf("%s/%s", x->final_dir, x->hex)))) {
+		if (!it->err)
+			item_fail(x, CFAPKG_E_NOMEM, "%s: out of memory", it->label);
+	/* it->path has room for it: cfapkg_fetch checked the folder's length. */
+	} else if (!final) {
+		item_fail(x, CFAPKG_E_NOMEM, "%s: out of memory", it->label);
+	} else if (!cfa_snprintf(it->path, sizeof(it->path), "%s", final)) {
+		item_fail(x, CFAPKG_E_IO, "%s: path too long", final);
+	} else if (cfa_plat_rename(x->part_path, final) != 0) {
+		item_fail(x, CFAPKG_E_IO, "%s: cannot move the download into %s", it->label, final);
+	} else {
+		ok = true;
+	}
+	cfa_free(final);
+	if (!ok)
+		return false;
+	cfa_plat_remove(x->meta_path);
+	if (flush)
+		cfa_plat_sync_dir(x->final_dir);
+	return true;
+}
+
+/* Archives unpacked while they download are not kept (nor made durable:
+ * the store folder is) unless asked to, for a mirror or offline use. */
+static bool keep_archive(const struct xfer *x)
+{
+	return !x->stream || x->opts->keep_archives;
+}
+
+/* A complete body: verify, then move into the cache under its hash, or,
+ * when the unpack streamed it and it is not kept, leave it as the .part
+ * until the store folder is committed. */
 static void finish(struct xfer *x)
 {
 	struct cfapkg_fetch_item *it = x->item;
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned mdlen = 0;
-	char hex[65], *final;
+	bool keep = keep_archive(x);
 
-	if (!x->part || (x->io_err = cfa_plat_fsync(x->part)) != 0 ||
+	/* Written out to the system only: whether it is flushed to the disk
+	 * is the cache's choice (cfa_fetch_publish). */
+	if (!x->part || (fflush(x->part) != 0 && (x->io_err = cfa_plat_write_errno()) != 0) ||
 	    EVP_DigestFinal_ex(x->md, md, &mdlen) != 1) {
 		if (!x->io_err)
 			x->io_err = x->part ? ENOMEM : EBADF;
@@ -208,33 +283,24 @@ static void finish(struct xfer *x)
 	}
 	fclose(x->part);
 	x->part = NULL;
-	cfa_sha256_hex(md, hex);
+	cfa_sha256_hex(md, x->hex);
 	if ((it->size >= 0 && x->have != (uint64_t)it->size) ||
-	    (x->want[0] && strcmp(hex, x->want) != 0)) {
+	    (x->want[0] && strcmp(x->hex, x->want) != 0)) {
 		cfa_part_stream_drop(x);
 		cfa_part_discard(x);
-		cfa_fetch_mismatch(x, hex);
+		cfa_fetch_mismatch(x, x->hex);
 		return;
 	}
 	/* The unpack reading behind the download goes on to the end by itself:
 	 * other transfers of this thread need not wait for it. */
 	if (x->stream)
 		cfa_stream_feed(x->stream, x->have, true);
-	if (!(final = cfa_aprintf("%s/%s", x->final_dir, hex))) {
-		item_fail(x, CFAPKG_E_NOMEM, "%s: out of memory", it->label);
+	x->deferred = !keep;
+	if (keep && !cfa_fetch_publish(x))
 		return;
-	}
-	/* it->path has room for it: cfapkg_fetch checked the folder's length. */
-	if (!cfa_snprintf(it->path, sizeof(it->path), "%s", final))
-		item_fail(x, CFAPKG_E_IO, "%s: path too long", final);
-	else if (cfa_plat_rename(x->part_path, final) != 0)
-		item_fail(x, CFAPKG_E_IO, "%s: cannot move the download into %s", it->label, final);
-	cfa_free(final);
 	if (x->done)
 		return;
-	cfa_plat_remove(x->meta_path);
-	cfa_plat_sync_dir(x->final_dir);
-	memcpy(it->sha256_out, hex, sizeof(hex));
+	memcpy(it->sha256_out, x->hex, sizeof(x->hex));
 	it->size_out = x->have;
 	it->err = CFAPKG_E_OK;
 	x->done = true;
@@ -270,17 +336,23 @@ static void on_done(struct xfer *x, CURLM *multi, CURLcode rc)
 }
 
 /* An artifact whose hash is known and whose file is in the cache. */
-static bool cached(struct xfer *x, const char *dir)
+static bool cached(struct xfer *x)
 {
 	struct cfapkg_fetch_item *it = x->item;
+	char *path = NULL;
 	long long size;
 
-	/* Fits: cfapkg_fetch checked the folder's length. */
-	if (!x->want[0] || !cfa_snprintf(it->path, sizeof(it->path), "%s/%s", dir, x->want))
+	if (!x->want[0] || cfa_cache_find(x->ctx, x->want, it->size, &path) || !path) {
+		cfapkg_ctx_clear_error(x->ctx);
 		return false;
-	size = cfa_plat_file_size(it->path);
-	if (size < 0 || (it->size >= 0 && size != it->size))
+	}
+	/* Fits: cfapkg_fetch checked the folder's length (with room for ~BOOT). */
+	size = cfa_plat_file_size(path);
+	if (!cfa_snprintf(it->path, sizeof(it->path), "%s", path) || size < 0) {
+		cfa_free(path);
 		return false;
+	}
+	cfa_free(path);
 	memcpy(it->sha256_out, x->want, 65);
 	it->size_out = (uint64_t)size;
 	it->from_cache = true;
@@ -309,7 +381,7 @@ static enum cfapkg_err prepare(struct cfapkg_ctx *ctx, struct xfer *x, const cha
 			x->want[i] = (char)(it->sha256[i] | 0x20); /* hex digits: lower case */
 		x->want[64] = '\0';
 	}
-	if (cached(x, dir))
+	if (cached(x))
 		return CFAPKG_E_OK;
 	if (it->nurls == 0) {
 		item_fail(x, CFAPKG_E_NOTFOUND, "%s: no URL to download from", it->label);
@@ -403,6 +475,13 @@ static void run_groups(struct xfer *xs, size_t n, unsigned parallel)
 	}
 	cfa_plat_parallel(run_group, groups, sizeof(groups[0]), ng);
 }
+static bool keep_archives_asked(void)
+{
+	char buf[8];
+	const char *v = cfa_plat_getenv("CFAPKG_KEEP_ARCHIVES", buf, sizeof(buf));
+
+	return v && *v && strcmp(v, "0") != 0;
+}
 
 static void fill_defaults(const struct cfapkg_fetch_opts *in, struct cfapkg_fetch_opts *o)
 {
@@ -419,6 +498,8 @@ static void fill_defaults(const struct cfapkg_fetch_opts *in, struct cfapkg_fetc
 		o->stall_secs = 30;
 	if (!o->max_unknown_size)
 		o->max_unknown_size = CFAPKG_MAX_UNKNOWN_SIZE;
+	if (!o->keep_archives)
+		o->keep_archives = keep_archives_asked();
 }
 
 /* ROOT/downloads exists, and its files' paths fit the results' path
@@ -428,7 +509,7 @@ static enum cfapkg_err downloads_ready(struct cfapkg_ctx *ctx, const char *dir)
 	size_t room = sizeof(((struct cfapkg_fetch_item *)0)->path);
 	int rc;
 
-	if (strlen(dir) + 1 + 64 >= room)
+	if (strlen(dir) + 1 + 64 + 9 >= room) /* SHA~BOOT */
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: path too long: the cache's files need paths of "
 		                "at most %lu bytes; choose a shorter --root or CFAPKG_ROOT", dir,
 		                (unsigned long)room - 1);

@@ -38,6 +38,10 @@ struct xfer {
 	EVP_MD_CTX *md;
 	uint64_t have;
 	bool body_started, active, done;
+	bool deferred;                   /* verified but left as its .part: the
+	                                    streamed unpack is the copy that must
+	                                    last (cfa_part_stream_end) */
+	char hex[65];                    /* the verified SHA-256 */
 	enum stop stop;
 	int io_err;                      /* why the part could not be written (STOP_IO) */
 	double not_before;
@@ -72,6 +76,10 @@ void cfa_fetch_failed(struct xfer *x, CURLcode rc, long code);
 /* The body did not match the pin (hex: its SHA-256): the download is
  * deleted, and the next URL tried when there is one. */
 void cfa_fetch_mismatch(struct xfer *x, const char *hex);
+
+/* fetch.c: a verified .part made durable and moved into the cache under
+ * its hash (the item's path); false when that failed (the item says why). */
+bool cfa_fetch_publish(struct xfer *x);
 
 /* part.c: the .part file of a transfer and its validator (.part.meta). */
 /* Writes the validator of the response now being saved. */

@@ -168,11 +168,22 @@ void cfa_part_stream_end(struct xfer *x)
 {
 	struct cfapkg_fetch_item *it = x->item;
 
-	if (!x->stream || !x->done || it->err) {
+	if (!x->stream || !x->done || it->err)
 		cfa_part_stream_drop(x);
-		return;
-	}
-	if (cfa_stream_finish(x->stream, true, it->path, &it->unpack) == CFAPKG_E_OK)
+	else if (cfa_stream_finish(x->stream, true, x->deferred ? x->part_path : it->path,
+	                           &it->unpack) == CFAPKG_E_OK)
 		it->unpacked = it->streamed = true;
 	x->stream = NULL;
+	if (!x->deferred)
+		return;
+	/* The store folder is the lasting copy now: the archive goes.  When
+	 * the stream gave up, the archive is made durable and unpacked from
+	 * the cache as any other. */
+	if (it->unpacked) {
+		cfa_part_discard(x);
+		it->path[0] = '\0';
+		x->deferred = false;
+	} else {
+		cfa_fetch_publish(x);
+	}
 }

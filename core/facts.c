@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/gpus.h"
 #include "core/json_build.h"
 #include "core/mem.h"
 #include "core/recipe.h"
@@ -77,6 +78,31 @@ static enum cfapkg_err add_sdk(struct cfapkg_ctx *ctx, struct cfapkg_facts *f, c
 	                value);
 }
 
+/* A name, PCI id or target, kept as the one known target it names. */
+static enum cfapkg_err set_gpu(struct cfapkg_ctx *ctx, struct cfapkg_facts *f, const char *value)
+{
+	struct cfapkg_gpu_lookup l;
+	enum cfapkg_err e = cfapkg_gpu_lookup(ctx, value, &l);
+
+	if (e)
+		return e; /* detail set by the recipe loader */
+	if (l.match != CFAPKG_GPU_FOUND)
+		return cfa_gpu_lookup_fail(ctx, value, &l);
+	return set_copy(ctx, f->gfx, sizeof(f->gfx), "gpu", l.gfx);
+}
+
+/* A lockfile's target, as written: it must stay readable when gpus.json
+ * changes, and with no recipes at all (repair). */
+static enum cfapkg_err set_gfx_as_written(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
+                                          const char *value)
+{
+	if (!cfa_valid_gfx(value))
+		return cfa_fail(ctx, CFAPKG_E_FACTS,
+		                "gpu \"%s\": give a GPU target such as gfx1200 (cfapkg gpus lists "
+		                "the known ones)", value);
+	return set_copy(ctx, f->gfx, sizeof(f->gfx), "gpu", value);
+}
+
 enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
                                  const char *key, const char *value)
 {
@@ -94,14 +120,8 @@ enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
 			                value);
 		return set_copy(ctx, f->arch, sizeof(f->arch), key, value);
 	}
-	if (strcmp(key, "gpu") == 0) {
-		if (!cfa_valid_gfx(value))
-			return cfa_fail(ctx, CFAPKG_E_FACTS,
-			                "gpu \"%s\": give a GPU target such as gfx1200 (cfapkg "
-			                "search shows the known ones in gpus.json)",
-			                value);
-		return set_copy(ctx, f->gfx, sizeof(f->gfx), key, value);
-	}
+	if (strcmp(key, "gpu") == 0)
+		return set_gpu(ctx, f, value);
 	if (strcmp(key, "driver") == 0) {
 		if (!cfa_ver_parse(value, strlen(value), &v, &why))
 			return cfa_fail(ctx, CFAPKG_E_FACTS, "driver \"%s\": %s", value, why);
@@ -162,10 +182,12 @@ static enum cfapkg_err load_list(struct cfa_jr *jr, const cJSON *root, const cha
 	return CFAPKG_E_OK;
 }
 
-enum cfapkg_err cfa_facts_parse(struct cfa_jr *jr, const cJSON *obj, struct cfapkg_facts *f)
+/* lookup: the gpu fact as --gpu takes it (a facts file); otherwise a
+ * target as written (a lockfile). */
+static enum cfapkg_err parse_facts(struct cfa_jr *jr, const cJSON *obj, struct cfapkg_facts *f,
+                                   bool lookup)
 {
-	static const char *const scalar[][2] = {
-		{"os", "os"}, {"arch", "arch"}, {"gpu", "gpu"}, {"driver", "driver"}};
+	static const char *const scalar[] = {"os", "arch", "gpu", "driver"};
 	enum cfapkg_err e;
 	size_t i;
 
@@ -173,14 +195,25 @@ enum cfapkg_err cfa_facts_parse(struct cfa_jr *jr, const cJSON *obj, struct cfap
 		return e;
 	for (i = 0; i < sizeof(scalar) / sizeof(scalar[0]); i++) {
 		const char *s = NULL;
-		if ((e = cfa_jr_string(jr, obj, scalar[i][0], false, &s)))
+		if ((e = cfa_jr_string(jr, obj, scalar[i], false, &s)))
 			return e;
-		if (s && *s && cfapkg_facts_set(jr->ctx, f, scalar[i][1], s))
-			return name_file(jr->ctx, jr->file);
+		if (!s || !*s)
+			continue;
+		if (!lookup && strcmp(scalar[i], "gpu") == 0)
+			e = set_gfx_as_written(jr->ctx, f, s);
+		else
+			e = cfapkg_facts_set(jr->ctx, f, scalar[i], s);
+		if (e)
+			return e == CFAPKG_E_FACTS ? name_file(jr->ctx, jr->file) : e;
 	}
 	if (!(e = load_list(jr, obj, "hip_runtimes", "hip-runtime", f)))
 		e = load_list(jr, obj, "hip_sdks", "hip-sdk", f);
 	return e;
+}
+
+enum cfapkg_err cfa_facts_parse(struct cfa_jr *jr, const cJSON *obj, struct cfapkg_facts *f)
+{
+	return parse_facts(jr, obj, f, false);
 }
 
 cJSON *cfa_facts_json(const struct cfapkg_facts *f)
@@ -219,7 +252,7 @@ enum cfapkg_err cfapkg_facts_load(struct cfapkg_ctx *ctx, struct cfapkg_facts *f
 		return e; /* detail set by the reader */
 	cfa_arena_init(&a);
 	cfa_jr_init(&jr, ctx, &a, path, CFAPKG_E_FACTS);
-	e = cfa_facts_parse(&jr, root, f);
+	e = parse_facts(&jr, root, f, true);
 	cJSON_Delete(root);
 	cfa_arena_fini(&a);
 	return e;

@@ -44,7 +44,8 @@ enum cfapkg_err cfa_parse_machine_lists(struct cfa_jr *jr, const cJSON *obj,
                                         const char *const **gfx, size_t *ngfx);
 
 /* Facts as an object ({"os", "arch", "gpu", "driver", "hip_runtimes",
- * "hip_sdks"}) read over f, and written back (facts.c). */
+ * "hip_sdks"}) read over f, and written back (facts.c).  The parse takes
+ * gpu as a target as written (a lockfile's), not looked up. */
 enum cfapkg_err cfa_facts_parse(struct cfa_jr *jr, const cJSON *obj, struct cfapkg_facts *f);
 /* NULL when out of memory: never a part of the facts. */
 cJSON *cfa_facts_json(const struct cfapkg_facts *f);

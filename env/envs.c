@@ -278,9 +278,15 @@ enum cfapkg_err cfapkg_env_remove(struct cfapkg_ctx *ctx, const char *env)
 
 	if (e)
 		return e;
-	e = cfa_plat_is_dir(dir) ? cfa_trash(ctx, dir)
-	                         : cfa_fail(ctx, CFAPKG_E_NOTFOUND, "no environment \"%s\" "
-	                                    "('cfapkg env list' shows them)", env);
+	if (strcmp(env, CFAPKG_DEFAULT_ENV) == 0)
+		e = cfa_fail(ctx, CFAPKG_E_USAGE, "environment \"%s\" always exists and cannot "
+		             "be removed; to empty it, 'cfapkg remove' its requests ('cfapkg list' "
+		             "shows them)", env);
+	else if (cfa_plat_is_dir(dir))
+		e = cfa_trash(ctx, dir);
+	else
+		e = cfa_fail(ctx, CFAPKG_E_NOTFOUND, "no environment \"%s\" ('cfapkg env list' "
+		             "shows them)", env);
 	cfa_free(dir);
 	return e;
 }

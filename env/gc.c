@@ -15,10 +15,14 @@
  *   holds too, so no part is being written; a younger one is kept for the
  *   interrupted download to resume.
  * Files added with add-file stay: views link them from there.
+ *
+ * Every removal goes through take(), which also lists it: a dry run makes
+ * the same decisions and lists the same things, removing nothing.
  */
 #include <string.h>
 #include <time.h>
 
+#include "cache/cache.h"
 #include "core/layout.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
@@ -175,8 +179,53 @@ struct gc_state {
 	struct keep_set keep;      /* store folders and archives to keep */
 	struct keep_set unpacked;  /* archives kept generations use, already unpacked */
 	bool keep_archives;        /* CFAPKG_KEEP_ARCHIVES=1 */
+	bool dry_run;
+	size_t items_cap;
 	struct cfapkg_gc_result *r;
 };
+
+const char *cfapkg_gc_kind_name(enum cfapkg_gc_kind kind)
+{
+	static const char *const names[] = {"generation", "store", "download", "partial"};
+
+	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
+/* Every removal passes here: a dry run records what a real run records,
+ * from the same decisions, and stops short of the removal itself.  path
+ * goes to the trash (a folder) or is deleted (a file, with other, the
+ * part's .meta, when given); a file that cannot be (held open) is left
+ * for the next gc, unlisted. */
+static void take(struct gc_state *g, struct cfapkg_gc_item it, const char *path,
+                 const char *other, enum cfapkg_err *err)
+{
+	struct cfapkg_gc_result *r = g->r;
+	const char *env = it.env, *name = it.name;
+	bool folder = it.kind == CFAPKG_GC_GENERATION || it.kind == CFAPKG_GC_STORE;
+
+	if (!g->dry_run && folder && (*err = cfa_trash(g->ctx, path)) != CFAPKG_E_OK)
+		return;
+	if (!g->dry_run && !folder && cfa_plat_remove(path) != 0)
+		return;
+	if (!g->dry_run && other)
+		cfa_plat_remove(other);
+	it.env = env ? cfa_strdup(env) : NULL;
+	it.name = name ? cfa_strdup(name) : NULL;
+	if ((env && !it.env) || (name && !it.name) ||
+	    cfa_grow((void **)&r->items, &g->items_cap, r->nitems + 1, sizeof(*r->items)) != 0) {
+		cfa_free((void *)it.env);
+		cfa_free((void *)it.name);
+		*err = cfa_nomem(g->ctx);
+		return;
+	}
+	r->items[r->nitems++] = it;
+	r->bytes += it.bytes;
+	r->generations += it.kind == CFAPKG_GC_GENERATION;
+	r->prefixes += it.kind == CFAPKG_GC_STORE;
+	r->downloads += it.kind == CFAPKG_GC_DOWNLOAD;
+	r->unpacked += it.kind == CFAPKG_GC_DOWNLOAD && it.unpacked;
+	r->parts += it.kind == CFAPKG_GC_PART;
+}
 
 /* A kept package's archive stays only while its store folder is missing
  * (or when archives are kept): see the top of this file. */
@@ -221,6 +270,7 @@ static enum cfapkg_err keep_lock(struct gc_state *g, const char *env, unsigned g
 static enum cfapkg_err gc_env(struct gc_state *g, const char *env, unsigned keep)
 {
 	struct cfapkg_history_entry *h = NULL;
+	struct cfapkg_gc_item it = {CFAPKG_GC_GENERATION, NULL, 0, NULL, 0, false};
 	char *dir;
 	size_t n, i, newer = 0;
 	unsigned cur;
@@ -237,9 +287,10 @@ static enum cfapkg_err gc_env(struct gc_state *g, const char *env, unsigned keep
 			e = keep_lock(g, env, h[i].generation);
 			continue;
 		}
-		if (!(e = cfa_gen_dir(g->ctx, env, h[i].generation, &dir)) &&
-		    !(e = cfa_trash(g->ctx, dir)))
-			g->r->generations++;
+		it.env = env;
+		it.generation = h[i].generation;
+		if (!(e = cfa_gen_dir(g->ctx, env, h[i].generation, &dir)))
+			take(g, it, dir, NULL, &e);
 		cfa_free(dir);
 	}
 	cfa_free(h);
@@ -297,15 +348,10 @@ static bool ends_in(const char *s, const char *suffix)
 	return n > m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* Removes a file, adding its size to what was freed. */
-static bool remove_counted(struct sweep *s, const char *path)
+static uint64_t size_of(const char *path)
 {
 	long long size = cfa_plat_file_size(path);
-
-	if (size < 0 || cfa_plat_remove(path) != 0)
-		return false;
-	s->g->r->bytes += (uint64_t)size;
-	return true;
+	return size > 0 ? (uint64_t)size : 0;
 }
 
 static bool stale(const struct sweep *s, const char *path)
@@ -317,22 +363,23 @@ static bool stale(const struct sweep *s, const char *path)
 /* NAME.part with its NAME.part.meta, or a .meta whose part is gone. */
 static void sweep_part(struct sweep *s, const char *name, const char *path)
 {
+	struct cfapkg_gc_item it = {CFAPKG_GC_PART, NULL, 0, name, 0, false};
+	bool part = ends_in(name, ".part");
 	char *other;
 
-	if (ends_in(name, ".part")) {
-		if (!stale(s, path) || !remove_counted(s, path))
-			return;
-		s->g->r->parts++;
-		other = cfa_aprintf("%s.meta", path);
-	} else {
-		other = cfa_strndup(path, strlen(path) - strlen(".meta"));
-	}
-	if (!other)
+	if (part && !stale(s, path))
+		return;
+	other = part ? cfa_aprintf("%s.meta", path)
+	             : cfa_strndup(path, strlen(path) - strlen(".meta"));
+	if (!other) {
 		s->err = cfa_nomem(s->g->ctx);
-	else if (ends_in(name, ".part"))
-		remove_counted(s, other);
+		return;
+	}
+	it.bytes = size_of(path) + (part ? size_of(other) : 0);
+	if (part)
+		take(s->g, it, path, other, &s->err);
 	else if (!cfa_plat_is_file(other) && stale(s, path))
-		remove_counted(s, path);
+		take(s->g, it, path, NULL, &s->err);
 	cfa_free(other);
 }
 
@@ -349,16 +396,20 @@ static char *sweep_path(struct sweep *s, const char *name)
 static int sweep_download(const char *name, void *arg)
 {
 	struct sweep *s = arg;
-	char *path;
+	struct cfapkg_gc_item it = {CFAPKG_GC_DOWNLOAD, NULL, 0, name, 0, false};
+	char sha[65] = "", *path;
+	bool archive = cfa_cache_name_sha(name, sha); /* SHA, or SHA~BOOT (cachefile.c) */
 
-	if (name[0] == '.' || kept(&s->g->keep, name) || s->err || !(path = sweep_path(s, name)))
+	if (name[0] == '.' || kept(&s->g->keep, archive ? sha : name) || s->err ||
+	    !(path = sweep_path(s, name)))
 		return 0;
 	if (ends_in(name, ".part") || ends_in(name, ".part.meta")) {
 		sweep_part(s, name, path);
-	} else if (strlen(name) == 64 && !strchr(name, '.') && !user_file_hash(s->g->ctx, name) &&
-	           remove_counted(s, path)) { /* an archive; user files stay */
-		s->g->r->downloads++;
-		s->g->r->unpacked += kept(&s->g->unpacked, name);
+	} else if (archive && !user_file_hash(s->g->ctx, sha) &&
+	           cfa_plat_file_size(path) >= 0) { /* an archive; user files stay */
+		it.bytes = size_of(path);
+		it.unpacked = kept(&s->g->unpacked, sha);
+		take(s->g, it, path, NULL, &s->err);
 	}
 	cfa_free(path);
 	return 0;
@@ -367,14 +418,14 @@ static int sweep_download(const char *name, void *arg)
 static int sweep_store(const char *name, void *arg)
 {
 	struct sweep *s = arg;
+	struct cfapkg_gc_item it = {CFAPKG_GC_STORE, NULL, 0, name, 0, false};
 	char *path;
 
 	if (name[0] == '.' || kept(&s->g->keep, name) || s->err || !(path = sweep_path(s, name)))
 		return 0;
 	if (cfa_plat_is_dir(path)) {
-		s->g->r->bytes += manifest_bytes(s->g->ctx, path);
-		if (!(s->err = cfa_trash(s->g->ctx, path)))
-			s->g->r->prefixes++;
+		it.bytes = manifest_bytes(s->g->ctx, path);
+		take(s->g, it, path, NULL, &s->err);
 	}
 	cfa_free(path);
 	return 0;
@@ -403,10 +454,27 @@ static enum cfapkg_err sweep_place(struct sweep *s, enum cfa_place place,
 	return s->err;
 }
 
-enum cfapkg_err cfapkg_gc(struct cfapkg_ctx *ctx, unsigned keep, struct cfapkg_gc_result *out)
+void cfapkg_gc_result_free(struct cfapkg_gc_result *r)
 {
-	struct gc_state g = {ctx, {0}, {0}, keep_archives_set(), out};
+	size_t i;
+
+	for (i = 0; r && i < r->nitems; i++) {
+		cfa_free((void *)r->items[i].env);
+		cfa_free((void *)r->items[i].name);
+	}
+	if (r) {
+		cfa_free(r->items);
+		r->items = NULL;
+		r->nitems = 0;
+	}
+}
+
+enum cfapkg_err cfapkg_gc_run(struct cfapkg_ctx *ctx, const struct cfapkg_gc_opts *o,
+                              struct cfapkg_gc_result *out)
+{
+	struct gc_state g = {ctx, {0}, {0}, keep_archives_set(), o->dry_run, 0, out};
 	struct sweep s = {&g, NULL, time(NULL), CFAPKG_E_OK};
+	unsigned keep = o->downloads_only ? 0 : o->keep; /* 0 keeps every generation */
 	char **envs = NULL;
 	size_t n, i;
 	enum cfapkg_err e;
@@ -417,9 +485,20 @@ enum cfapkg_err cfapkg_gc(struct cfapkg_ctx *ctx, unsigned keep, struct cfapkg_g
 	for (i = 0; i < n && !e; i++)
 		e = gc_env(&g, envs[i], keep);
 	cfa_free(envs);
-	if (!e && !(e = sweep_place(&s, CFA_STORE, sweep_store)))
+	if (!e && !o->downloads_only)
+		e = sweep_place(&s, CFA_STORE, sweep_store);
+	if (!e)
 		e = sweep_place(&s, CFA_DOWNLOADS, sweep_download);
 	keep_fini(&g.keep);
 	keep_fini(&g.unpacked);
+	return e;
+}
+
+enum cfapkg_err cfapkg_gc(struct cfapkg_ctx *ctx, unsigned keep, struct cfapkg_gc_result *out)
+{
+	struct cfapkg_gc_opts o = {keep, false, false};
+	enum cfapkg_err e = cfapkg_gc_run(ctx, &o, out);
+
+	cfapkg_gc_result_free(out);
 	return e;
 }

@@ -407,6 +407,39 @@ CFAPKG_API const struct cfapkg_gpu_target *cfapkg_gpu_target_find(struct cfapkg_
 CFAPKG_API const struct cfapkg_gpu_device *cfapkg_gpu_device_find(struct cfapkg_ctx *ctx,
                                                                   uint16_t vendor,
                                                                   uint16_t device, int revision);
+/** What a GPU named by a person resolves to (cfapkg_gpu_lookup). */
+enum cfapkg_gpu_match {
+	CFAPKG_GPU_FOUND,          /* one target (gfx); picks: the devices that fit */
+	CFAPKG_GPU_AMBIGUOUS,      /* devices of several targets fit: picks are they */
+	CFAPKG_GPU_UNKNOWN,        /* no device fits: picks are the nearest names or ids */
+	CFAPKG_GPU_UNKNOWN_TARGET  /* a target gpus.json lacks: picks are the nearest targets */
+};
+#define CFAPKG_GPU_PICKS 12
+struct cfapkg_gpu_pick {
+	const struct cfapkg_gpu_target *target; /* NULL when gpus.json lacks the device's */
+	const struct cfapkg_gpu_device *device; /* NULL for a pick that is a target */
+};
+struct cfapkg_gpu_lookup {
+	enum cfapkg_gpu_match match;
+	char gfx[16];              /* CFAPKG_GPU_FOUND: the target ("gfx1100") */
+	struct cfapkg_gpu_pick picks[CFAPKG_GPU_PICKS]; /* one per product name */
+	unsigned npicks;
+	unsigned more;             /* products that fit beyond picks */
+};
+/** Resolves what a person calls a GPU: a target in any case (GFX1100), a
+ * gpus.json device name, whole or a part that fits one target, ignoring
+ * case, spaces and the words AMD and Radeon ("RX 7900 XTX", 7900xtx), or a
+ * PCI id VVVV:DDDD[:RR].  Fails only when the recipes cannot be loaded;
+ * out->match says what was found.  Without a GPU table, only a target. */
+CFAPKG_API enum cfapkg_err cfapkg_gpu_lookup(struct cfapkg_ctx *ctx, const char *text,
+                                             struct cfapkg_gpu_lookup *out);
+/** The GPU table's devices, in its order (none without a table). */
+CFAPKG_API enum cfapkg_err cfapkg_gpu_devices(struct cfapkg_ctx *ctx,
+                                              const struct cfapkg_gpu_device **out, size_t *n);
+/** Whether pattern fits d as cfapkg_gpu_lookup reads it, in part: a
+ * name's part, a target's beginning (gfx11), a PCI id's part (1002:744c). */
+CFAPKG_API bool cfapkg_gpu_device_matches(const struct cfapkg_gpu_device *d,
+                                          const char *pattern);
 
 /** @defgroup facts Machine facts
  * What the solver knows about the machine.  A fact that is not known is
@@ -428,7 +461,8 @@ struct cfapkg_facts {
 CFAPKG_API void cfapkg_facts_init_host(struct cfapkg_facts *f);
 /** Sets one fact from text: key is os, arch, gpu, driver, hip-runtime
  * (adds one; "none" empties the list and marks it known) or hip-sdk (the
- * same). */
+ * same).  gpu takes what cfapkg_gpu_lookup resolves to one known target,
+ * and keeps that target. */
 CFAPKG_API enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
                                             const char *key, const char *value);
 /** Reads a facts JSON file ({"os","arch","gpu","driver","hip_runtimes":[6],
@@ -628,7 +662,9 @@ struct cfapkg_fetch_item {
 	                              when a later URL served the file */
 	char sha256_out[65];
 	uint64_t size_out;
-	char path[4096];           /* the verified file in the cache */
+	char path[4096];           /* the verified file in the cache; "" when it
+	                              unpacked while it downloaded and is not kept
+	                              (keep_archives) */
 	bool from_cache;           /* no network was needed */
 	uint64_t resumed_from;     /* bytes kept from an earlier attempt */
 	unsigned attempts;
@@ -663,6 +699,11 @@ struct cfapkg_fetch_opts {
 	                              means 30 */
 	uint64_t max_unknown_size; /* cap when no size is declared; 0 means
 	                              CFAPKG_MAX_UNKNOWN_SIZE */
+	bool keep_archives;        /* keep an archive unpacked while it downloaded,
+	                              made durable in the cache (a mirror, offline
+	                              use); false: CFAPKG_KEEP_ARCHIVES=1 decides.
+	                              Not kept, it is never flushed to the disk:
+	                              the store folder is the copy that lasts */
 	void (*progress)(void *arg, const struct cfapkg_fetch_progress *p);
 	void *progress_arg;
 };
@@ -981,7 +1022,8 @@ CFAPKG_API void cfapkg_free(void *p);
 /** Refuses names other than letters, digits, '.', '_', '-' (not first). */
 CFAPKG_API enum cfapkg_err cfapkg_env_check_name(struct cfapkg_ctx *ctx, const char *env);
 CFAPKG_API enum cfapkg_err cfapkg_env_create(struct cfapkg_ctx *ctx, const char *env);
-/** Removes an environment (its store prefixes stay until cfapkg_gc). */
+/** Removes an environment (its store prefixes stay until cfapkg_gc).
+ * "default" is refused (CFAPKG_E_USAGE): it always exists. */
 CFAPKG_API enum cfapkg_err cfapkg_env_remove(struct cfapkg_ctx *ctx, const char *env);
 CFAPKG_API bool cfapkg_env_exists(struct cfapkg_ctx *ctx, const char *env);
 /** Environment names, sorted, NULL-terminated.  Owned: cfapkg_free. */
@@ -1095,13 +1137,82 @@ CFAPKG_API enum cfapkg_err cfapkg_env_unpin(struct cfapkg_ctx *ctx, const char *
  * counts them. */
 CFAPKG_API enum cfapkg_err cfapkg_recover(struct cfapkg_ctx *ctx, unsigned *cleaned);
 
+/** One thing gc removes (or, in a dry run, would remove). */
+enum cfapkg_gc_kind {
+	CFAPKG_GC_GENERATION,      /* env's generation N */
+	CFAPKG_GC_STORE,           /* a store folder (name) */
+	CFAPKG_GC_DOWNLOAD,        /* an archive in ROOT/downloads (name: its SHA-256) */
+	CFAPKG_GC_PART             /* a partial download (name: NAME.part, or a lone
+	                              NAME.part.meta); bytes count its .meta too */
+};
+struct cfapkg_gc_item {
+	enum cfapkg_gc_kind kind;
+	const char *env;           /* generations: the environment; else NULL */
+	unsigned generation;
+	const char *name;          /* the entry's name in ROOT/store or ROOT/downloads;
+	                              NULL for generations */
+	uint64_t bytes;            /* a generation counts 0: its views are links */
+	bool unpacked;             /* downloads: kept generations use it, and its store
+	                              folder exists */
+};
+/** "generation", "store", "download", "partial".  Static storage. */
+CFAPKG_API const char *cfapkg_gc_kind_name(enum cfapkg_gc_kind kind);
+
 struct cfapkg_gc_result {
 	size_t generations, prefixes, downloads;
 	size_t unpacked;           /* of downloads: archives a kept generation uses
 	                              whose store folder exists */
 	size_t parts;              /* partial downloads given up (a day old) */
 	uint64_t bytes;            /* space freed */
+	struct cfapkg_gc_item *items; /* each thing removed, in order (cfapkg_gc_run;
+	                              cfapkg_gc leaves NULL) */
+	size_t nitems;
 };
+struct cfapkg_gc_opts {
+	unsigned keep;             /* generations to keep per environment (0: all) */
+	bool dry_run;              /* decide and list, remove nothing */
+	bool downloads_only;       /* only ROOT/downloads (cache clean): no generation
+	                              or store folder goes */
+};
+/** cfapkg_gc with options; out->items lists what was (dry run: would be)
+ * removed, decided by the same code either way.  The caller holds
+ * cfapkg_root_lock (also for a dry run, so that what it lists stays so).
+ * Owned: cfapkg_gc_result_free. */
+CFAPKG_API enum cfapkg_err cfapkg_gc_run(struct cfapkg_ctx *ctx, const struct cfapkg_gc_opts *o,
+                                         struct cfapkg_gc_result *out);
+CFAPKG_API void cfapkg_gc_result_free(struct cfapkg_gc_result *r);
+
+/** What ROOT/downloads holds: verified archives (and files added with
+ * add-file) and partial downloads (NAME.part with its .part.meta). */
+struct cfapkg_downloads_info {
+	uint64_t files, bytes;
+	uint64_t parts, part_bytes;
+};
+CFAPKG_API enum cfapkg_err cfapkg_downloads_info(struct cfapkg_ctx *ctx,
+                                                 struct cfapkg_downloads_info *out);
+
+/** A cache the stack's programs write outside ROOT (compiled kernels of
+ * ZLUDA, MIOpen, Triton, TorchInductor, ROCm's comgr): safe to delete,
+ * rebuilt (slowly) on next use; stale after a driver or SDK change. */
+struct cfapkg_stack_cache {
+	const char *name;          /* "zluda", "miopen", "triton", ... */
+	const char *what;          /* "ZLUDA's compute cache" */
+	const char *path;          /* its folder here; NULL when the folder it lies
+	                              under is not known (no home folder) */
+	const char *set_by;        /* the variable that named path; NULL: the
+	                              program's default */
+	bool present;              /* path is a folder */
+	uint64_t files, bytes;     /* regular files under it (links not followed) */
+};
+/** This platform's stack caches, in a fixed order, with their sizes.
+ * Owned: cfapkg_stack_caches_free. */
+CFAPKG_API enum cfapkg_err cfapkg_stack_caches(struct cfapkg_ctx *ctx,
+                                               struct cfapkg_stack_cache **out, size_t *n);
+CFAPKG_API void cfapkg_stack_caches_free(struct cfapkg_stack_cache *c, size_t n);
+/** Deletes one cache's folder and everything in it (nothing when it is
+ * absent); the error names the folder. */
+CFAPKG_API enum cfapkg_err cfapkg_stack_cache_remove(struct cfapkg_ctx *ctx,
+                                                     const struct cfapkg_stack_cache *c);
 /** Keeps, in each environment, the current generation and the keep newest
  * (0: all), then removes store prefixes no kept generation uses, archives
  * in ROOT/downloads no kept generation needs (unused, or unpacked in the

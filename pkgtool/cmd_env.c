@@ -1,7 +1,7 @@
 /*
- * cmd_env.c - living with environments: env create|list|remove, list,
- * history, rollback, mark-good/unmark, pin/unpin/pins, lock, gc and
- * verify.
+ * cmd_env.c - living with environments: env create|list, list, history,
+ * rollback, mark-good/unmark, pin/unpin/pins, lock and verify (env remove
+ * and gc, which delete, are in cmd_clean.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,13 +101,8 @@ int cmd_env(struct cfapkg_ctx *ctx, const struct cli *cli)
 			printf("Created environment \"%s\"\n", name);
 		return rc;
 	}
-	if (name && cli->nargs == 2 && strcmp(sub, "remove") == 0) {
-		int rc = locked_call(ctx, cli, cfapkg_env_remove, name);
-		if (!rc && !cli->quiet)
-			printf("Removed environment \"%s\" ('cfapkg gc' frees what only it used)\n",
-			       name);
-		return rc;
-	}
+	if (name && cli->nargs == 2 && strcmp(sub, "remove") == 0)
+		return cmd_env_remove(ctx, cli, name);
 	fprintf(stderr, "cfapkg: error: usage: cfapkg env create|remove NAME, cfapkg env list, "
 	        "cfapkg env show|activate [--env NAME]\n");
 	return EXIT_USAGE;
@@ -118,15 +113,24 @@ int cmd_list(struct cfapkg_ctx *ctx, const struct cli *cli)
 	const char *env = env_from_cli(cli);
 	struct cfapkg_lock *lock = NULL;
 	struct table t;
+	unsigned gen = 0;
 	cJSON *a;
 	size_t i;
 	enum cfapkg_err e;
 	int rc;
 
-	if ((rc = need_env(ctx, env)))
-		return rc;
-	if ((e = cfapkg_env_lock(ctx, env, 0, &lock)))
+	if ((rc = need_env(ctx, env)) || (e = cfapkg_env_current(ctx, env, &gen), e))
+		return rc ? rc : report_error(ctx, e);
+	if (gen && (e = cfapkg_env_lock(ctx, env, gen, &lock)))
 		return report_error(ctx, e);
+	if (!lock || lock->nparts == 0) { /* nothing installed yet, or all removed */
+		if (cli->json)
+			printf("[]\n");
+		else if (!cli->quiet)
+			printf("(nothing installed)\n");
+		cfapkg_lock_free(lock);
+		return EXIT_OK;
+	}
 	a = cJSON_CreateArray();
 	table_init(&t, 4);
 	table_row(&t, (const char *const[]){"NAME", "VERSION", "KIND", "REQUESTED"});
@@ -530,42 +534,6 @@ int cmd_lock(struct cfapkg_ctx *ctx, const struct cli *cli)
 	}
 	cfapkg_free(text);
 	return rc;
-}
-
-int cmd_gc(struct cfapkg_ctx *ctx, const struct cli *cli)
-{
-	const char *keep_text = cli_value(cli, OPT_KEEP);
-	struct cfapkg_root_lock *lock = NULL;
-	struct cfapkg_gc_result r;
-	unsigned keep = 0;
-	enum cfapkg_err e;
-	char size[32];
-	int rc;
-
-	if (keep_text && (!parse_uint(keep_text, &keep) || keep == 0)) {
-		fprintf(stderr, "cfapkg: error: --keep takes a number of generations (1 or more)\n");
-		return EXIT_USAGE;
-	}
-	if ((rc = take_lock(ctx, cli, &lock)))
-		return rc;
-	e = cfapkg_gc(ctx, keep, &r);
-	cfapkg_root_unlock(lock);
-	if (e)
-		return report_error(ctx, e);
-	if (cli->json) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "generations", (double)r.generations);
-		cJSON_AddNumberToObject(o, "prefixes", (double)r.prefixes);
-		cJSON_AddNumberToObject(o, "downloads", (double)r.downloads);
-		cJSON_AddNumberToObject(o, "bytes_freed", (double)r.bytes);
-		json_print(o);
-	} else if (!cli->quiet) {
-		printf("Removed %zu generation%s, %zu store prefix%s and %zu download%s: %s freed\n",
-		       r.generations, r.generations == 1 ? "" : "s", r.prefixes,
-		       r.prefixes == 1 ? "" : "es", r.downloads, r.downloads == 1 ? "" : "s",
-		       human_size((int64_t)r.bytes, size, sizeof(size)));
-	}
-	return EXIT_OK;
 }
 
 static void print_problem(void *arg, const char *line)

@@ -157,14 +157,20 @@ static void print_version(struct cfapkg_ctx *ctx, const struct cfapkg_version *v
 
 int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
-	const char *gfx = cli_value(cli, OPT_GPU);
+	const char *gpu = cli_value(cli, OPT_GPU), *gfx = NULL;
 	const struct cfapkg_recipe *r;
+	char target[16];
 	size_t i;
+	int rc;
 
 	if (cli->nargs != 1) {
-		fprintf(stderr, "cfapkg: error: usage: cfapkg info NAME [--gpu GFX] [--json]\n");
+		fprintf(stderr, "cfapkg: error: usage: cfapkg info NAME [--gpu GPU] [--json]\n");
 		return EXIT_USAGE;
 	}
+	if (gpu && (rc = gpu_from_cli(ctx, gpu, target, sizeof(target))))
+		return rc;
+	if (gpu)
+		gfx = target;
 	r = cfapkg_recipe_find(ctx, cli->args[0]);
 	if (!r) {
 		fprintf(stderr, "cfapkg: error: no recipe named \"%s\" (cfapkg search lists them)\n",

@@ -37,6 +37,12 @@ int cmd_install(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli);
+/* cmd_gpus.c */
+int cmd_gpus(struct cfapkg_ctx *ctx, const struct cli *cli);
+/* A GPU as --gpu or CFAPKG_GPU name it (target, name or PCI id) into gfx;
+ * when it names none or several, prints the nearest or the candidates
+ * and returns EXIT_USAGE. */
+int gpu_from_cli(struct cfapkg_ctx *ctx, const char *text, char *gfx, size_t len);
 /* cmd_channel.c */
 int cmd_channel(struct cfapkg_ctx *ctx, const struct cli *cli);
 
@@ -92,8 +98,13 @@ int cmd_pin(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_unpin(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_pins(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_lock(struct cfapkg_ctx *ctx, const struct cli *cli);
-int cmd_gc(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_verify(struct cfapkg_ctx *ctx, const struct cli *cli);
+
+/* cmd_clean.c: what deletes (env remove asks first; gc and cache clean
+ * have --dry-run). */
+int cmd_env_remove(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env);
+int cmd_gc(struct cfapkg_ctx *ctx, const struct cli *cli);
+int cmd_cache(struct cfapkg_ctx *ctx, const struct cli *cli);
 
 /* cmd_run.c */
 int cmd_env_runtime(struct cfapkg_ctx *ctx, const struct cli *cli);

@@ -2,7 +2,8 @@
  * facts_opts.c - machine facts for planning: detected on this machine
  * unless another machine is described (--gpu, CFAPKG_GPU or --facts), then
  * the facts file, then each fact flag in the order given, so a flag always
- * wins over what was detected or read.
+ * wins over what was detected or read.  A GPU may be named as people
+ * know it (cfapkg gpus lists the names).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,8 +61,9 @@ static int detected_facts(struct cfapkg_ctx *ctx, const struct cli *cli, struct 
 	if (machine.selected < 0) {
 		print_detection_notes(stderr, &machine);
 		fprintf(stderr, "cfapkg: error: no AMD GPU found on this machine (cfapkg detect shows "
-		                "what was read); to plan for another machine, pass --gpu gfxNNNN, "
-		                "for example --gpu gfx1200\n");
+		                "what was read); to plan for another machine, pass --gpu with its "
+		                "target, name or PCI id, for example --gpu gfx1200 or --gpu \"RX 9060 "
+		                "XT\" (cfapkg gpus lists them)\n");
 		return EXIT_NO_GPU;
 	}
 	cfapkg_machine_facts(&machine, f);
@@ -72,6 +74,25 @@ static int detected_facts(struct cfapkg_ctx *ctx, const struct cli *cli, struct 
 	if (machine.gfx_override[0])
 		fprintf(stderr, " from HSA_OVERRIDE_GFX_VERSION; the hardware is %s", g->gfx);
 	fprintf(stderr, ")%s\n", machine.ngpus > 1 ? "; --gpu-index N picks another" : "");
+	return EXIT_OK;
+}
+
+/* One fact; a GPU is looked up first, so that a name fitting several
+ * GPUs, or none, is answered with the candidates or the nearest. */
+static int set_fact(struct cfapkg_ctx *ctx, struct cfapkg_facts *f, const char *key,
+                    const char *value)
+{
+	char gfx[sizeof(f->gfx)];
+	enum cfapkg_err e;
+	int rc;
+
+	if (strcmp(key, "gpu") == 0) {
+		if ((rc = gpu_from_cli(ctx, value, gfx, sizeof(gfx))))
+			return rc;
+		value = gfx;
+	}
+	if ((e = cfapkg_facts_set(ctx, f, key, value)))
+		return report_error(ctx, e);
 	return EXIT_OK;
 }
 
@@ -90,12 +111,12 @@ int facts_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_
 	if (file && (e = cfapkg_facts_load(ctx, f, file)))
 		return report_error(ctx, e);
 	if (env_gpu && *env_gpu && !(cli->seen & OPT_BIT(OPT_GPU)) &&
-	    (e = cfapkg_facts_set(ctx, f, "gpu", env_gpu)))
-		return report_error(ctx, e);
+	    (rc = set_fact(ctx, f, "gpu", env_gpu)))
+		return rc;
 	for (i = 0; i < cli->nopts; i++)
 		for (k = 0; k < sizeof(fact_flags) / sizeof(fact_flags[0]); k++)
 			if (cli->opts[i].id == fact_flags[k].id &&
-			    (e = cfapkg_facts_set(ctx, f, fact_flags[k].key, cli->opts[i].value)))
-				return report_error(ctx, e);
+			    (rc = set_fact(ctx, f, fact_flags[k].key, cli->opts[i].value)))
+				return rc;
 	return EXIT_OK;
 }

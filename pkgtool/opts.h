@@ -62,6 +62,7 @@ enum opt_id {
 	OPT_FORMAT,
 	OPT_STRIP,
 	OPT_RELEASES_URL,
+	OPT_COMPUTE,
 	OPT__COUNT
 };
 

@@ -32,6 +32,24 @@ int cfa_plat_data_dir(char **out);
  * of them is set) or ENOMEM. */
 int cfa_plat_config_dir(char **out);
 
+/* Folders other programs keep their caches under, found the way they find
+ * them (Python's pathlib and tempfile, Rust's dirs, LLVM), for listing
+ * and clearing those caches:
+ *   CFA_USER_HOME   $HOME (else the password database); %USERPROFILE%
+ *   CFA_USER_CACHE  $XDG_CACHE_HOME (an absolute one), else ~/.cache;
+ *                   %LOCALAPPDATA%
+ *   CFA_USER_TEMP   the first of $TMPDIR, $TEMP, $TMP that is a folder,
+ *                   else /tmp; else GetTempPathW's folder
+ * 0, ENOENT (not known here) or ENOMEM. */
+enum cfa_user_dir { CFA_USER_HOME, CFA_USER_CACHE, CFA_USER_TEMP };
+int cfa_plat_user_dir(enum cfa_user_dir which, char **out);
+/* The user's name as Python's getpass.getuser() finds it: $LOGNAME,
+ * $USER, $LNAME, $USERNAME, then (POSIX) the password database.  0,
+ * ENOENT or ENOMEM. */
+int cfa_plat_user_name(char **out);
+/* A folder itself, not a symbolic link (or Windows junction) to one. */
+bool cfa_plat_is_real_dir(const char *path);
+
 /* The folder of the running executable.  0 or errno-style. */
 int cfa_plat_exe_dir(char **out);
 
@@ -125,6 +143,10 @@ bool cfa_plat_regular_file_at(struct cfa_dir *d, const char *rel, long long *siz
 void cfa_plat_dir_close(struct cfa_dir *d);
 /* Flushes every file of the file system holding path to the disk. */
 void cfa_plat_sync_fs(const char *path);
+/* Eight hex digits naming this boot of the machine, the same for every
+ * process until it restarts; false where the system gives none (Windows:
+ * there each download is flushed to the disk instead). */
+bool cfa_plat_boot_id(char out[9]);
 /* Removes a folder and everything in it.  0 or errno-style. */
 int cfa_plat_remove_tree(const char *path);
 

@@ -1,15 +1,18 @@
 /*
- * posix_sys.c - running programs with a timeout, and the Windows-only
- * queries answered as "not here".
+ * posix_sys.c - running programs with a timeout, the user's folders other
+ * programs cache under, and the Windows-only queries answered as "not
+ * here".
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -138,6 +141,82 @@ int cfa_plat_config_dir(char **out)
 	return 0;
 }
 
+/* a + b, or NULL. */
+static char *concat(const char *a, const char *b)
+{
+	size_t n = strlen(a), m = strlen(b);
+	char *out = malloc(n + m + 1);
+
+	if (out) {
+		memcpy(out, a, n);
+		memcpy(out + n, b, m + 1);
+	}
+	return out;
+}
+
+static const char *home_dir(void)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw;
+
+	if (home && *home)
+		return home;
+	pw = getpwuid(getuid());
+	return pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : NULL;
+}
+
+static const char *temp_dir(void)
+{
+	static const char *const vars[] = {"TMPDIR", "TEMP", "TMP"};
+	size_t i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v && cfa_plat_is_dir(v))
+			return v;
+	}
+	return "/tmp";
+}
+
+int cfa_plat_user_dir(enum cfa_user_dir which, char **out)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = home_dir();
+
+	*out = NULL;
+	if (which == CFA_USER_TEMP)
+		*out = concat(temp_dir(), "");
+	else if (which == CFA_USER_CACHE && xdg && xdg[0] == '/')
+		*out = concat(xdg, "");
+	else if (!home)
+		return ENOENT;
+	else
+		*out = concat(home, which == CFA_USER_CACHE ? "/.cache" : "");
+	return *out ? 0 : ENOMEM;
+}
+
+int cfa_plat_user_name(char **out)
+{
+	static const char *const vars[] = {"LOGNAME", "USER", "LNAME", "USERNAME"};
+	struct passwd *pw;
+	size_t i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return (*out = strdup(v)) ? 0 : ENOMEM;
+	}
+	pw = getpwuid(getuid());
+	if (!pw || !pw->pw_name || !*pw->pw_name)
+		return ENOENT;
+	return (*out = strdup(pw->pw_name)) ? 0 : ENOMEM;
+}
+
+bool cfa_plat_is_real_dir(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 void cfa_plat_os_build(char *buf, size_t len)
 {
 	if (len)
@@ -225,4 +304,20 @@ int cfa_plat_exec(const char *const *argv, int *status)
 	fflush(NULL);
 	execv(argv[0], (char *const *)argv);
 	return errno;
+}
+
+bool cfa_plat_boot_id(char out[9])
+{
+	char buf[64];
+	size_t n = 0, i;
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY);
+	ssize_t got = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	for (i = 0; got > 0 && i < (size_t)got && n < 8; i++)
+		if ((buf[i] >= '0' && buf[i] <= '9') || (buf[i] >= 'a' && buf[i] <= 'f'))
+			out[n++] = buf[i];
+	out[n] = '\0';
+	return n == 8;
 }

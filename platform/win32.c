@@ -191,7 +191,12 @@ bool cfa_plat_is_dir(const char *path)
 
 bool cfa_plat_isatty(FILE *f)
 {
-	return _isatty(_fileno(f)) != 0;
+	/* _isatty is true for any character device, NUL included: only a
+	 * console has a console mode. */
+	HANDLE h = (HANDLE)_get_osfhandle(_fileno(f));
+	DWORD mode;
+
+	return h != INVALID_HANDLE_VALUE && GetConsoleMode(h, &mode) != 0;
 }
 
 FILE *cfa_plat_fopen(const char *path, const char *mode)

@@ -186,6 +186,26 @@ static char *join(const char *a, const char *sep, const char *b)
 	return out;
 }
 
+bool cfa_plat_is_real_dir(const char *path)
+{
+	wchar_t *w = cfa_win_path(path);
+	DWORD a = w ? GetFileAttributesW(w) : INVALID_FILE_ATTRIBUTES;
+
+	free(w);
+	return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY) &&
+	       !(a & FILE_ATTRIBUTE_REPARSE_POINT);
+}
+
+/* Removes a junction or a symbolic link to a folder, not what it names. */
+static int remove_dir_link(const char *path)
+{
+	wchar_t *w = cfa_win_path(path);
+	int e = !w ? ENOMEM : RemoveDirectoryW(w) ? 0 : EACCES;
+
+	free(w);
+	return e;
+}
+
 static int rm_one(const char *name, void *arg)
 {
 	struct rm_ctx *c = arg;
@@ -194,8 +214,10 @@ static int rm_one(const char *name, void *arg)
 
 	if (!path)
 		e = ENOMEM;
-	else if (cfa_plat_is_dir(path))
+	else if (cfa_plat_is_real_dir(path))
 		e = cfa_plat_remove_tree(path);
+	else if (cfa_plat_is_dir(path))
+		e = remove_dir_link(path); /* a junction: its target is not ours */
 	else
 		e = cfa_plat_remove(path);
 	free(path);

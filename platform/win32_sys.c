@@ -1,7 +1,8 @@
 /*
  * win32_sys.c - Windows queries for detection and running programs:
- * registry, System32, file versions, DXGI adapters, and a program run with
- * its output captured and a timeout.
+ * registry, System32, file versions, DXGI adapters, the user's folders
+ * other programs cache under, and a program run with its output captured
+ * and a timeout.
  */
 #define WIN32_LEAN_AND_MEAN
 #define COBJMACROS
@@ -202,6 +203,61 @@ int cfa_plat_config_dir(char **out)
 	}
 	free(base);
 	return rc;
+}
+
+/* The first of names that is set and not empty: 0, ENOENT or ENOMEM. */
+static int first_env(const char *const *names, size_t n, bool dir, char **out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int rc = cfa_plat_getenv_dup(names[i], out);
+		if (rc == ENOMEM)
+			return rc;
+		if (!rc && **out && (!dir || cfa_plat_is_dir(*out)))
+			return 0;
+		if (!rc)
+			free(*out);
+		*out = NULL;
+	}
+	return ENOENT;
+}
+
+/* GetTempPathW's folder, without its last backslash. */
+static int system_temp(char **out)
+{
+	wchar_t w[MAX_PATH + 2];
+	DWORD n = GetTempPathW(MAX_PATH + 2, w);
+
+	if (n == 0 || n > MAX_PATH + 1)
+		return ENOENT;
+	if (n > 3 && w[n - 1] == L'\\')
+		w[n - 1] = L'\0';
+	return (*out = cfa_win_narrow_dup(w)) ? 0 : ENOMEM;
+}
+
+int cfa_plat_user_dir(enum cfa_user_dir which, char **out)
+{
+	static const char *const home[] = {"USERPROFILE"};
+	static const char *const cache[] = {"LOCALAPPDATA"};
+	static const char *const temp[] = {"TMPDIR", "TEMP", "TMP"};
+	int rc;
+
+	*out = NULL;
+	if (which == CFA_USER_HOME)
+		return first_env(home, 1, false, out);
+	if (which == CFA_USER_CACHE)
+		return first_env(cache, 1, false, out);
+	rc = first_env(temp, 3, true, out);
+	return rc == ENOENT ? system_temp(out) : rc;
+}
+
+int cfa_plat_user_name(char **out)
+{
+	static const char *const names[] = {"LOGNAME", "USER", "LNAME", "USERNAME"};
+
+	*out = NULL;
+	return first_env(names, sizeof(names) / sizeof(names[0]), false, out);
 }
 
 void cfa_plat_os_build(char *buf, size_t len)
@@ -438,4 +494,10 @@ int cfa_plat_exec(const char *const *argv, int *status)
 	free(cmd);
 	free(exe);
 	return rc;
+}
+
+bool cfa_plat_boot_id(char out[9])
+{
+	out[0] = '\0';
+	return false;
 }

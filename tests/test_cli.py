@@ -43,8 +43,9 @@ def test_basics():
 def test_facts_errors():
     r = run("plan", "pytorch-cuda-stack", "--os", "windows", env={"CFAPKG_GPU": ""})
     check("no gpu here, none named", r.returncode == 7 and "pass --gpu" in r.stderr, r.stderr)
-    r = run("plan", "zluda", "--gpu", "rx9060")
-    check("bad gpu", r.returncode == 2 and "give a GPU target such as gfx1200" in r.stderr)
+    r = run("plan", "zluda", "--gpu", "no such card")
+    check("bad gpu", r.returncode == 2 and 'unknown GPU "no such card"' in r.stderr
+          and "cfapkg gpus" in r.stderr, r.stderr)
     r = run("plan", "zluda", "--gpu", "gfx1200", "--os", "macos")
     check("bad os", r.returncode == 2 and "use windows or linux" in r.stderr)
     r = run("plan", "zluda", "--gpu", "gfx1200", "--hip-runtime", "six")

@@ -183,8 +183,14 @@ def test_remove(root):
     r = root.change("remove", "nothing-like-this")
     check("remove of something not requested", r.returncode == 4 and "not installed by request"
           in r.stderr, r.stderr)
+    before = root.current()
     r = root.change("remove", "pytorch-cuda-stack")
-    check("removing the last request is refused", r.returncode == 2, r.stderr)
+    check("removing the last request empties the environment in a new generation",
+          r.returncode == 0 and root.current() == before + 1 and root.listing() == {},
+          r.stdout + r.stderr)
+    r = root.run("rollback")
+    check("and a rollback brings the set back", r.returncode == 0 and
+          root.current() == before and "zluda" in root.listing(), r.stdout + r.stderr)
 
 
 def test_lockfile(root, tmp):
@@ -325,7 +331,7 @@ def test_verify(root):
 
 def test_gc(root):
     before = {p.name for p in (root.path / "store").iterdir()}
-    r = root.run("env", "remove", "preview")
+    r = root.run("env", "remove", "preview", "--yes")
     check("env remove", r.returncode == 0 and not (root.path / "envs" / "preview").exists())
     r = root.run("gc", "--keep", "1", "--json")
     out = json.loads(r.stdout or "{}")

@@ -117,6 +117,33 @@ def test_nginx(tmp):
     r, it = prefetch(root, "http://127.0.0.1:9/other.bin", "--offline")
     check("--offline fails before any network", r.returncode == 8 and "--offline" in r.stderr,
           r.stderr)
+    test_past_boot(root, files)
+
+
+def test_past_boot(root, files):
+    """A download is not flushed to the disk: on Linux it is named SHA~BOOT.
+    Left by an earlier boot (a crash may have torn it), it is hashed again
+    before use: whole, it is flushed and named SHA; torn, it is deleted."""
+    downloads = root / "downloads"
+    names = {p.name.split("~")[0]: p for p in downloads.iterdir() if "~" in p.name}
+    if harness.EMULATOR or not names:
+        print("skipped past-boot checks: downloads are flushed where there is no boot id")
+        return
+    check("a fresh download is named SHA~BOOT", len(names) == 3, sorted(names))
+    whole, torn = sha(files["f1.zip"]), sha(files["f2.zip"])
+    for digest in (whole, torn):
+        names[digest].rename(downloads / f"{digest}~00000000")  # as if from another boot
+    data = bytearray((downloads / f"{torn}~00000000").read_bytes())
+    data[1000:2000] = bytes(1000)  # what a crash can leave: the size, not the bytes
+    (downloads / f"{torn}~00000000").write_bytes(bytes(data))
+    r, it = prefetch(root, "http://127.0.0.1:9/f1.zip", "--sha256", whole, "--offline")
+    check("an intact download of a past boot is used, hashed again",
+          r.returncode == 0 and it.get("from_cache") and (downloads / whole).is_file() and
+          not (downloads / f"{whole}~00000000").exists(), r.stdout + r.stderr)
+    r, it = prefetch(root, "http://127.0.0.1:9/f2.zip", "--sha256", torn, "--offline")
+    check("a torn one is not: it is deleted, and --offline says the cache lacks it",
+          r.returncode == 8 and not (downloads / f"{torn}~00000000").exists(),
+          r.stdout + r.stderr)
 
 
 def test_tls(tmp):

@@ -82,9 +82,9 @@ class World:
         env.update(kw.get("env", {}))
         return harness.run(BIN, *args, env=env, drop=kw.get("drop", ()))
 
-    def install(self, root, rules, *specs):
+    def install(self, root, rules, *specs, env=None):
         return self.run(root, rules, "install", *(specs or ["pytorch-cuda-stack"]), *FACTS,
-                        "--yes", "--retries", "0")
+                        "--yes", "--retries", "0", env=env or {})
 
     def served(self):
         """Access log lines: (path, status), read and emptied."""
@@ -357,7 +357,8 @@ def test_mirror_create(w):
     try:
         rules = w.rules(example.replace("MIRROR", f"127.0.0.1:{mirror.port}"), name="client.conf")
         fresh = w.root()
-        r = w.install(fresh, rules, "pytorch-cuda-stack", "tiny-apt")
+        r = w.install(fresh, rules, "pytorch-cuda-stack", "tiny-apt",
+                      env={"CFAPKG_KEEP_ARCHIVES": "1"})
         check("a fresh root installs from the mirror with the upstream gone",
               r.returncode == 0 and current(fresh) == 1 and stores(fresh, "tiny-apt"),
               r.stdout + r.stderr)

@@ -52,12 +52,22 @@ def test_damaged_store_folder(root):
     check("install notices a store file cut short",
           r.returncode == 0 and "Nothing to do" not in r.stdout and
           "libtorch-cuda 2.3.0+cu118 (store folder restored)" in r.stdout, r.stdout + r.stderr)
-    check("the archive is in the cache: nothing to download",
-          "to download: 0 B" in r.stdout, r.stdout)
+    check("the archive was not kept (it unpacked while downloading): fetched again",
+          "to download: 0 B" not in r.stdout, r.stdout)
     lib = store(root, "libtorch-cuda") / "lib" / "torch_cpu.dll"
     check("the folder is unpacked again, in a new generation",
           lib.read_bytes() == want and root.current() == gen + 1, root.current())
     check("verify passes after it", root.run("verify").returncode == 0)
+    for keep in (True, False):
+        lib.chmod(0o644)
+        lib.write_bytes(want[: len(want) // 2])
+        r = root.run("install", "pytorch-cuda-stack", "zluda==6-preview.69", *channel.FACTS,
+                     "--yes", env={"CFAPKG_KEEP_ARCHIVES": "1" if keep else "0"})
+        lib = store(root, "libtorch-cuda") / "lib" / "torch_cpu.dll"
+        if not keep:
+            check("an archive kept before (CFAPKG_KEEP_ARCHIVES=1): nothing to download",
+                  r.returncode == 0 and "to download: 0 B" in r.stdout and
+                  lib.read_bytes() == want, r.stdout + r.stderr)
     # A folder unpacked before .cfapkg/sizes existed is judged by its manifest.
     (store(root, "zluda-6-preview.69") / ".cfapkg" / "sizes").unlink()
     gone = store(root, "zluda-6-preview.69") / "nvcuda.dll"

@@ -90,7 +90,7 @@ static enum cfapkg_err read_index(struct cfapkg_ctx *ctx, struct cfapkg_lock *lo
 	struct cfa_deb_want *want = cfa_arena_alloc(lock->arena, a->npackages * sizeof(*want));
 	struct cfa_deb_found *found = cfa_arena_alloc(lock->arena, a->npackages * sizeof(*found));
 	struct cfapkg_artifact *arts = cfa_arena_alloc(lock->arena, a->npackages * sizeof(*arts));
-	char *file = cfa_root_path(ctx, CFA_DOWNLOADS, a->index_sha256), *text = NULL;
+	char *file = cfa_cache_path(ctx, a->index_sha256), *text = NULL;
 	enum cfapkg_err e;
 	size_t len;
 

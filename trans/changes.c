@@ -107,9 +107,11 @@ enum cfapkg_err cfa_trans_requests(struct cfapkg_trans *t)
 		ok = cfa_strv_push(&t->requests, &t->nrequests, &t->requests_cap, t->o.args[i]);
 	if (!ok)
 		return cfa_nomem(t->ctx);
-	if (t->nrequests == 0)
-		return cfa_fail(t->ctx, CFAPKG_E_USAGE, "nothing would be left in environment \"%s\"; "
-		                "'cfapkg env remove %s' removes an environment", t->env, t->env);
+	/* A remove of the last request empties the environment (trans.c); an
+	 * update of an empty one has nothing to move. */
+	if (t->nrequests == 0 && t->o.kind != CFAPKG_TRANS_REMOVE)
+		return cfa_fail(t->ctx, CFAPKG_E_NOTFOUND, "environment \"%s\" has nothing installed "
+		                "('cfapkg install --env %s NAME' adds to it)", t->env, t->env);
 	return keep_installed(t);
 }
 

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "cache/cache.h"
 #include "core/layout.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
@@ -32,7 +33,7 @@ bool cfapkg_store_has(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part)
 
 bool cfa_in_cache(struct cfapkg_ctx *ctx, const char *sha256)
 {
-	char *file = sha256 ? cfa_root_path(ctx, CFA_DOWNLOADS, sha256) : NULL;
+	char *file = sha256 ? cfa_cache_path(ctx, sha256) : NULL;
 	bool in = file && cfa_plat_is_file(file);
 
 	if (!file)
@@ -152,7 +153,7 @@ static enum cfapkg_err unpack_sets(struct cfapkg_ctx *ctx, const struct cfapkg_l
 		if (!(files = cfa_calloc(p->nartifacts, sizeof(*files))))
 			return cfa_nomem(ctx);
 		for (k = 0; k < p->nartifacts && !e; k++)
-			if (!(files[k] = cfa_root_path(ctx, CFA_DOWNLOADS, p->artifacts[k].sha256)))
+			if (!(files[k] = cfa_cache_path(ctx, p->artifacts[k].sha256)))
 				e = ctx->err_code;
 		uo.label = p->name;
 		if (!e)

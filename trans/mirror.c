@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "cache/cache.h"
 #include "core/layout.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
@@ -290,7 +291,7 @@ static enum cfapkg_err from_cache(struct job *j, size_t k, bool *fetch)
 	*fetch = true;
 	if (!cfa_in_cache(j->ctx, f->sha256))
 		goto out;
-	if (!(src = cfa_root_path(j->ctx, CFA_DOWNLOADS, f->sha256)))
+	if (!(src = cfa_cache_path(j->ctx, f->sha256)))
 		e = j->ctx->err_code;
 	else if (!(e = copy_checked(j->ctx, src, dest, f->sha256, &bad)) && bad)
 		cfa_plat_remove(src); /* named by a hash it does not have: fetched again */

@@ -106,6 +106,23 @@ static enum cfapkg_err solve(struct cfapkg_trans *t)
 	                             t->nrequests, &t->new);
 }
 
+/* The set of a remove that took the last request: nothing, for the
+ * machine the command describes (the old generation's when none). */
+static enum cfapkg_err empty_set(struct cfapkg_trans *t)
+{
+	enum cfapkg_err e = cfapkg_env_lock(t->ctx, t->env, 0, &t->new);
+
+	if (e)
+		return e;
+	t->new->nparts = 0;
+	t->new->nrequests = 0;
+	t->new->file = NULL;
+	t->new->format = CFAPKG_LOCK_FORMAT; /* no part lacks what version 2 records */
+	if (t->o.facts)
+		t->new->facts = *t->o.facts;
+	return CFAPKG_E_OK;
+}
+
 /* A lockfile's set, re-checked against this machine before it is trusted. */
 static enum cfapkg_err from_lockfile(struct cfapkg_trans *t)
 {
@@ -152,7 +169,7 @@ enum cfapkg_err cfapkg_trans_prepare(struct cfapkg_trans *t)
 	else if (t->o.kind == CFAPKG_TRANS_REPAIR)
 		e = cfapkg_env_lock(t->ctx, t->env, 0, &t->new);
 	else if (!(e = cfa_trans_requests(t)))
-		e = solve(t);
+		e = t->nrequests ? solve(t) : empty_set(t);
 	/* An APT source's .debs are known once its index is read: before the
 	 * diff, whose comparison names sets by their digest. */
 	if (!e)

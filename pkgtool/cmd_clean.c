@@ -1,0 +1,373 @@
+/*
+ * cmd_clean.c - the commands that delete: env remove (shows what goes and
+ * asks), gc (--dry-run lists what it would remove), and cache info|clean
+ * (cfapkg's downloads and the stack's compute caches).  The library
+ * decides what goes; this file shows it, asks, and reports.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "render.h"
+
+/* "1 generation", "3 generations". */
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* A deletion goes ahead on --yes or a "y" typed at a terminal.  Without a
+ * terminal there is no one to ask: refused (install, which changes
+ * nothing that cannot be rolled back, goes ahead instead). */
+static int confirm_delete(const struct cli *cli, const char *question, const char *what)
+{
+	char line[16];
+
+	if (cli->yes)
+		return EXIT_OK;
+	if (!cfapkg_is_terminal(stdin)) {
+		fprintf(stderr, "cfapkg: error: not removing %s: standard input is not a terminal "
+		        "to ask on; pass --yes to remove it\n", what);
+		return EXIT_USAGE;
+	}
+	printf("%s [y/N] ", question);
+	fflush(stdout);
+	if (fgets(line, sizeof(line), stdin) && (line[0] == 'y' || line[0] == 'Y'))
+		return EXIT_OK;
+	printf("Nothing changed.\n");
+	return -1; /* answered no: nothing to do, exit 0 */
+}
+
+/* What removing env takes: its generations and its current set. */
+static int show_env(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env)
+{
+	struct cfapkg_history_entry *h = NULL;
+	struct cfapkg_lock *lock = NULL;
+	size_t i, n, gens = 0;
+	enum cfapkg_err e;
+
+	if ((e = cfapkg_env_history(ctx, env, &h, &n)))
+		return report_error(ctx, e);
+	for (i = 0; i < n; i++)
+		gens += !h[i].is_switch && h[i].exists;
+	cfapkg_free(h);
+	if ((e = cfapkg_env_lock(ctx, env, 0, &lock)) && e != CFAPKG_E_NOTFOUND)
+		return report_error(ctx, e);
+	cfapkg_ctx_clear_error(ctx);
+	if (cli->quiet) {
+		cfapkg_lock_free(lock);
+		return EXIT_OK;
+	}
+	printf("Removing environment \"%s\" deletes its %lu %s (no rollback to them) and ", env,
+	       (unsigned long)gens, plural(gens, "generation", "generations"));
+	if (!lock || lock->nparts == 0)
+		printf("nothing installed\n");
+	else
+		printf("the packages of the current one:\n");
+	for (i = 0; lock && i < lock->nparts; i++)
+		printf("  %s %s%s\n", lock->parts[i].name, lock->parts[i].version,
+		       lock->parts[i].requested ? " (requested)" : "");
+	if (lock && lock->nparts)
+		printf("Store folders no other environment uses go at the next 'cfapkg gc'.\n");
+	cfapkg_lock_free(lock);
+	return EXIT_OK;
+}
+
+/* env remove NAME: named, shown, asked, removed. */
+int cmd_env_remove(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env)
+{
+	struct cfapkg_root_lock *lock = NULL;
+	char question[160], what[128];
+	enum cfapkg_err e;
+	int rc;
+
+	if ((e = cfapkg_env_check_name(ctx, env)))
+		return report_error(ctx, e);
+	if (strcmp(env, CFAPKG_DEFAULT_ENV) == 0) { /* the library refuses it, before any question */
+		e = cfapkg_env_remove(ctx, env);
+		return e ? report_error(ctx, e) : EXIT_OK;
+	}
+	if (!cfapkg_env_exists(ctx, env)) {
+		fprintf(stderr, "cfapkg: error: no environment \"%s\" ('cfapkg env list' shows "
+		        "them)\n", env);
+		return EXIT_NOTFOUND;
+	}
+	if ((rc = take_lock(ctx, cli, &lock)))
+		return rc;
+	/* Names are at most 64 characters: both texts fit. */
+	snprintf(question, sizeof(question), "Remove environment \"%s\"?", env);
+	snprintf(what, sizeof(what), "environment \"%s\"", env);
+	if (!(rc = show_env(ctx, cli, env)) && !(rc = confirm_delete(cli, question, what))) {
+		if ((e = cfapkg_env_remove(ctx, env)))
+			rc = report_error(ctx, e);
+		else if (!cli->quiet)
+			printf("Removed environment \"%s\" ('cfapkg gc' frees what only it used)\n", env);
+	}
+	cfapkg_root_unlock(lock);
+	return rc < 0 ? EXIT_OK : rc;
+}
+
+static cJSON *gc_item_json(const struct cfapkg_gc_item *it)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	json_str(o, "kind", cfapkg_gc_kind_name(it->kind));
+	json_str(o, "env", it->env);
+	if (it->kind == CFAPKG_GC_GENERATION)
+		cJSON_AddNumberToObject(o, "generation", it->generation);
+	json_str(o, "name", it->name);
+	cJSON_AddNumberToObject(o, "bytes", (double)it->bytes);
+	if (it->kind == CFAPKG_GC_DOWNLOAD)
+		cJSON_AddBoolToObject(o, "unpacked", it->unpacked);
+	return o;
+}
+
+static cJSON *gc_items_json(const struct cfapkg_gc_result *r)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; i < r->nitems; i++)
+		cJSON_AddItemToArray(a, gc_item_json(&r->items[i]));
+	return a;
+}
+
+/* "generation 2 of environment "default"", "store folder zluda-..." */
+static void print_gc_item(const char *verb, const struct cfapkg_gc_item *it)
+{
+	char size[32];
+
+	human_size((int64_t)it->bytes, size, sizeof(size));
+	if (it->kind == CFAPKG_GC_GENERATION)
+		printf("%s generation %u of environment \"%s\"\n", verb, it->generation, it->env);
+	else if (it->kind == CFAPKG_GC_STORE)
+		printf("%s store folder %s (%s)\n", verb, it->name, size);
+	else if (it->kind == CFAPKG_GC_DOWNLOAD)
+		printf("%s download %s (%s%s)\n", verb, it->name, size,
+		       it->unpacked ? ", unpacked in the store" : ", no kept generation uses it");
+	else
+		printf("%s partial download %s (%s, last written over a day ago)\n", verb, it->name,
+		       size);
+}
+
+static void print_gc_summary(const struct cfapkg_gc_result *r, bool dry_run)
+{
+	char size[32];
+
+	printf("%s %lu %s, %lu store %s, %lu %s and %lu partial %s: %s %s\n",
+	       dry_run ? "gc would remove" : "Removed", (unsigned long)r->generations,
+	       plural(r->generations, "generation", "generations"), (unsigned long)r->prefixes,
+	       plural(r->prefixes, "prefix", "prefixes"), (unsigned long)r->downloads,
+	       plural(r->downloads, "download", "downloads"), (unsigned long)r->parts,
+	       plural(r->parts, "download", "downloads"),
+	       human_size((int64_t)r->bytes, size, sizeof(size)), dry_run ? "to free" : "freed");
+}
+
+static int parse_keep(const struct cli *cli, unsigned *keep)
+{
+	const char *text = cli_value(cli, OPT_KEEP);
+	unsigned long long v = 0;
+
+	*keep = 0;
+	if (text && (!cli_number(text, 100000000ull, &v) || v == 0)) {
+		fprintf(stderr, "cfapkg: error: --keep takes a number of generations (1 or more)\n");
+		return EXIT_USAGE;
+	}
+	*keep = (unsigned)v;
+	return EXIT_OK;
+}
+
+int cmd_gc(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	struct cfapkg_gc_opts o = {0, (cli->seen & OPT_BIT(OPT_DRY_RUN)) != 0, false};
+	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_gc_result r;
+	enum cfapkg_err e;
+	size_t i;
+	int rc;
+
+	if ((rc = parse_keep(cli, &o.keep)) || (rc = take_lock(ctx, cli, &lock)))
+		return rc;
+	e = cfapkg_gc_run(ctx, &o, &r);
+	cfapkg_root_unlock(lock);
+	if (e) {
+		cfapkg_gc_result_free(&r);
+		return report_error(ctx, e);
+	}
+	if (cli->json) {
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddBoolToObject(j, "dry_run", o.dry_run);
+		cJSON_AddNumberToObject(j, "generations", (double)r.generations);
+		cJSON_AddNumberToObject(j, "prefixes", (double)r.prefixes);
+		cJSON_AddNumberToObject(j, "downloads", (double)r.downloads);
+		cJSON_AddNumberToObject(j, "parts", (double)r.parts);
+		cJSON_AddNumberToObject(j, "bytes_freed", (double)r.bytes);
+		cJSON_AddItemToObject(j, "items", gc_items_json(&r));
+		json_print(j);
+	} else if (!cli->quiet) {
+		for (i = 0; o.dry_run && i < r.nitems; i++)
+			print_gc_item("Would remove", &r.items[i]);
+		print_gc_summary(&r, o.dry_run);
+	}
+	cfapkg_gc_result_free(&r);
+	return EXIT_OK;
+}
+
+static const char *os_title(void)
+{
+	return strcmp(cfapkg_host_os(), "windows") == 0 ? "Windows" : "Linux";
+}
+
+static cJSON *stack_cache_json(const struct cfapkg_stack_cache *c)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	json_str(o, "name", c->name);
+	json_str(o, "what", c->what);
+	json_str(o, "path", c->path);
+	json_str(o, "set_by", c->set_by);
+	cJSON_AddBoolToObject(o, "present", c->present);
+	cJSON_AddNumberToObject(o, "files", (double)c->files);
+	cJSON_AddNumberToObject(o, "bytes", (double)c->bytes);
+	return o;
+}
+
+static void print_stack_cache(const struct cfapkg_stack_cache *c)
+{
+	char size[32];
+
+	if (!c->present) {
+		printf("  %-10s %-40s %s (none)\n", c->name, c->what, c->path ? c->path : "?");
+		return;
+	}
+	printf("  %-10s %-40s %s: %lu %s, %s%s%s\n", c->name, c->what, c->path,
+	       (unsigned long)c->files, plural(c->files, "file", "files"),
+	       human_size((int64_t)c->bytes, size, sizeof(size)), c->set_by ? ", from " : "",
+	       c->set_by ? c->set_by : "");
+}
+
+static int cache_info(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	struct cfapkg_downloads_info d;
+	struct cfapkg_stack_cache *c = NULL;
+	char size[32], parts[32];
+	size_t i, n = 0;
+	enum cfapkg_err e;
+
+	if ((e = cfapkg_downloads_info(ctx, &d)) || (e = cfapkg_stack_caches(ctx, &c, &n)))
+		return report_error(ctx, e);
+	if (cli->json) {
+		cJSON *o = cJSON_CreateObject(), *dl = cJSON_AddObjectToObject(o, "downloads"),
+		      *a = cJSON_AddArrayToObject(o, "compute");
+		cJSON_AddNumberToObject(dl, "files", (double)d.files);
+		cJSON_AddNumberToObject(dl, "bytes", (double)d.bytes);
+		cJSON_AddNumberToObject(dl, "partial", (double)d.parts);
+		cJSON_AddNumberToObject(dl, "partial_bytes", (double)d.part_bytes);
+		for (i = 0; i < n; i++)
+			cJSON_AddItemToArray(a, stack_cache_json(&c[i]));
+		json_print(o);
+	} else {
+		printf("cfapkg's downloads (%s/downloads): %lu %s, %s; %lu partial, %s\n",
+		       cfapkg_ctx_root(ctx), (unsigned long)d.files, plural(d.files, "file", "files"),
+		       human_size((int64_t)d.bytes, size, sizeof(size)), (unsigned long)d.parts,
+		       human_size((int64_t)d.part_bytes, parts, sizeof(parts)));
+		printf("Compute caches the stack writes (%s):\n", os_title());
+		for (i = 0; i < n; i++)
+			print_stack_cache(&c[i]);
+		printf("'cfapkg cache clean' removes the downloads no generation needs; with "
+		       "--compute, these caches too (rebuilt on next use)\n");
+	}
+	cfapkg_stack_caches_free(c, n);
+	return EXIT_OK;
+}
+
+/* The compute caches, each named as it goes; the first failure's code. */
+static int clean_compute(struct cfapkg_ctx *ctx, const struct cli *cli, bool dry_run,
+                         cJSON *out, uint64_t *freed)
+{
+	struct cfapkg_stack_cache *c = NULL;
+	size_t i, n = 0;
+	enum cfapkg_err e;
+	int rc = EXIT_OK;
+	char size[32];
+
+	if ((e = cfapkg_stack_caches(ctx, &c, &n)))
+		return report_error(ctx, e);
+	for (i = 0; i < n; i++) {
+		cJSON *o;
+		if (!c[i].present)
+			continue;
+		e = dry_run ? CFAPKG_E_OK : cfapkg_stack_cache_remove(ctx, &c[i]);
+		cJSON_AddItemToArray(out, o = stack_cache_json(&c[i]));
+		cJSON_AddBoolToObject(o, "removed", !dry_run && !e);
+		if (e) {
+			json_str(o, "error", cfapkg_ctx_error(ctx));
+			rc = rc ? rc : report_error(ctx, e);
+			cfapkg_ctx_clear_error(ctx);
+			continue;
+		}
+		*freed += c[i].bytes;
+		if (!cli->json && !cli->quiet)
+			printf("%s %s: %s (%lu %s, %s)\n", dry_run ? "Would remove" : "Removed",
+			       c[i].what, c[i].path, (unsigned long)c[i].files,
+			       plural(c[i].files, "file", "files"),
+			       human_size((int64_t)c[i].bytes, size, sizeof(size)));
+	}
+	cfapkg_stack_caches_free(c, n);
+	return rc;
+}
+
+static int cache_clean(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	struct cfapkg_gc_opts o = {0, (cli->seen & OPT_BIT(OPT_DRY_RUN)) != 0, true};
+	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_gc_result r;
+	cJSON *j = cJSON_CreateObject(), *compute = cJSON_CreateArray();
+	uint64_t freed = 0;
+	char size[32];
+	enum cfapkg_err e;
+	size_t i;
+	int rc;
+
+	if ((rc = take_lock(ctx, cli, &lock))) {
+		cJSON_Delete(j);
+		cJSON_Delete(compute);
+		return rc;
+	}
+	if ((e = cfapkg_gc_run(ctx, &o, &r)))
+		rc = report_error(ctx, e);
+	cfapkg_root_unlock(lock);
+	for (i = 0; !e && !cli->json && !cli->quiet && i < r.nitems; i++)
+		print_gc_item(o.dry_run ? "Would remove" : "Removed", &r.items[i]);
+	freed = e ? 0 : r.bytes;
+	if (!e && (cli->seen & OPT_BIT(OPT_COMPUTE)))
+		rc = clean_compute(ctx, cli, o.dry_run, compute, &freed);
+	cJSON_AddBoolToObject(j, "dry_run", o.dry_run);
+	cJSON_AddItemToObject(j, "downloads", gc_items_json(&r));
+	cJSON_AddItemToObject(j, "compute", compute);
+	cJSON_AddNumberToObject(j, "bytes_freed", (double)freed);
+	if (cli->json && !e)
+		json_print(j);
+	else
+		cJSON_Delete(j);
+	if (!e && !cli->json && !cli->quiet)
+		printf("%s %s\n", o.dry_run ? "cache clean would free" : "Freed",
+		       human_size((int64_t)freed, size, sizeof(size)));
+	cfapkg_gc_result_free(&r);
+	return rc;
+}
+
+int cmd_cache(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *sub = cli->nargs == 1 ? cli->args[0] : "";
+	bool clean_opts = cli->seen & (OPT_BIT(OPT_COMPUTE) | OPT_BIT(OPT_DRY_RUN));
+
+	if (strcmp(sub, "info") == 0 && !clean_opts)
+		return cache_info(ctx, cli);
+	if (strcmp(sub, "clean") == 0)
+		return cache_clean(ctx, cli);
+	fprintf(stderr, "cfapkg: error: usage: cfapkg cache info, cfapkg cache clean [--compute] "
+	        "[--dry-run]\n");
+	return EXIT_USAGE;
+}
