@@ -117,8 +117,12 @@ size_t cfa_fetch_on_body(char *data, size_t size, size_t nmemb, void *arg)
 		x->stop = STOP_IO;
 		return 0;
 	}
-	/* Every 8 MiB: let the disk catch up now rather than at the fsync. */
-	if (((x->have - n) >> 23) != (x->have >> 23))
+	/* Every 8 MiB of a part that will be flushed: start the disk on it now
+	 * rather than at the fsync.  Others are left to the page cache: one
+	 * unpacked while it arrives and not kept is deleted before it would be
+	 * written, and the cache flushes nothing where boots are named. */
+	if (((x->have - n) >> 23) != (x->have >> 23) && !x->boot_id &&
+	    (!x->stream || x->opts->keep_archives))
 		cfa_plat_start_writeback(x->part);
 	return n;
 }

@@ -95,7 +95,9 @@ enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const 
                                 struct unpacker **out, bool *existed);
 enum cfapkg_err cfa_unpack_extract(struct unpacker *u, archive_read_callback *src, void *src_arg,
                                    const char *file, const char *format, unsigned strip);
-enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file,
+/* drop: file (the archive) is deleted before the tree is flushed to the
+ * disk, so that its pages not yet written never are. */
+enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file, bool drop,
                                   struct cfapkg_unpack_result *out);
 void cfa_unpack_close(struct unpacker *u);
 
@@ -124,7 +126,7 @@ enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, con
                                  const char *part, struct cfa_stream **out);
 void cfa_stream_feed(struct cfa_stream *s, uint64_t readable, bool complete);
 enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep, const char *file,
-                                  struct cfapkg_unpack_result *out);
+                                  bool drop, struct cfapkg_unpack_result *out);
 /* The words that name a fetched archive in messages: "zluda 7 from URL",
  * or NULL when out of memory.  Owned: cfa_free. */
 char *cfa_unpack_label(const struct cfapkg_fetch_item *it);

@@ -365,9 +365,11 @@ static enum cfapkg_err prepare(struct cfapkg_ctx *ctx, struct xfer *x, const cha
                                struct cfapkg_mirrors **m)
 {
 	struct cfapkg_fetch_item *it = x->item;
+	char boot[9];
 	enum cfapkg_err e;
 
 	x->ctx = ctx;
+	x->boot_id = cfa_plat_boot_id(boot);
 	it->err = CFAPKG_E_OK;
 	it->error[0] = it->tried[0] = '\0';
 	it->attempts = 0;
@@ -403,7 +405,7 @@ static enum cfapkg_err prepare(struct cfapkg_ctx *ctx, struct xfer *x, const cha
 static void run_transfers(struct xfer *xs, size_t n, CURLM *multi, unsigned parallel)
 {
 	for (;;) {
-		size_t i, active = 0, pending = 0;
+		size_t i, active = 0, pending = 0, ended;
 		CURLMsg *msg;
 		int left, running = 0;
 
@@ -422,16 +424,21 @@ static void run_transfers(struct xfer *xs, size_t n, CURLM *multi, unsigned para
 			continue;
 		}
 		curl_multi_perform(multi, &running);
+		ended = 0;
 		while ((msg = curl_multi_info_read(multi, &left)) != NULL) {
 			struct xfer *x = NULL;
 			if (msg->msg != CURLMSG_DONE)
 				continue;
 			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
 			on_done(x, multi, msg->data.result);
+			ended++;
 			if (x->done)
 				cfa_fetch_progress(x, true, x->have);
 		}
-		curl_multi_poll(multi, NULL, 0, 100, NULL);
+		/* A slot that just freed up takes the next download at once: waiting
+		 * here would cost each wave of small files the poll's timeout. */
+		if (!ended || !pending)
+			curl_multi_poll(multi, NULL, 0, 100, NULL);
 	}
 }
 
@@ -460,21 +467,55 @@ static void run_group(void *arg)
 	curl_multi_cleanup(multi);
 }
 
+static int larger_first(const void *a, const void *b)
+{
+	int64_t x = ((const struct xfer *)a)->item->size, y = ((const struct xfer *)b)->item->size;
+
+	return x == y ? 0 : x > y ? -1 : 1;
+}
+
+/* Downloads slice k (of ng) takes: the k-th of every ng, largest first. */
+static size_t slice_len(size_t n, size_t ng, size_t k)
+{
+	return (n - k + ng - 1) / ng;
+}
+
+/* Each thread takes a contiguous slice, dealt out largest first, so that
+ * two large downloads never share a thread while another idles. */
+static void deal(struct xfer *xs, size_t n, size_t ng)
+{
+	struct xfer *dealt = ng > 1 ? cfa_calloc(n, sizeof(*dealt)) : NULL;
+	size_t j, k, start[MAX_PARALLEL];
+
+	if (!dealt)
+		return; /* one thread, or no memory: the order they came in */
+	qsort(xs, n, sizeof(*xs), larger_first);
+	for (k = 0, start[0] = 0; k + 1 < ng; k++)
+		start[k + 1] = start[k] + slice_len(n, ng, k);
+	for (j = 0; j < n; j++)
+		dealt[start[j % ng] + j / ng] = xs[j];
+	memcpy(xs, dealt, n * sizeof(*xs));
+	cfa_free(dealt);
+}
+
 static void run_groups(struct xfer *xs, size_t n, unsigned parallel)
 {
 	struct group groups[MAX_PARALLEL];
-	size_t k, ng = cfa_plat_cpu_count();
+	size_t k, ng = cfa_plat_cpu_count(), at = 0;
 
 	ng = ng < n ? ng : n;
 	ng = ng < parallel ? ng : parallel;
 	ng = ng ? ng : 1;
+	deal(xs, n, ng);
 	for (k = 0; k < ng; k++) {
-		groups[k].xs = xs + k * n / ng;
-		groups[k].n = (k + 1) * n / ng - k * n / ng;
+		groups[k].xs = xs + at;
+		groups[k].n = slice_len(n, ng, k);
 		groups[k].parallel = (unsigned)((parallel + ng - 1 - k) / ng);
+		at += groups[k].n;
 	}
 	cfa_plat_parallel(run_group, groups, sizeof(groups[0]), ng);
 }
+
 static bool keep_archives_asked(void)
 {
 	char buf[8];
@@ -565,8 +606,11 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 		xs[i].progress_lock = progress_lock;
 	if ((ran = !e))
 		run_groups(xs, n, o.parallel);
-	for (i = 0; i < n; i++) {
+	/* Every stream ends (its archive published or dropped) before any
+	 * item is unpacked: xs is in the threads' order, not the items'. */
+	for (i = 0; i < n; i++)
 		cfa_part_stream_end(&xs[i]);
+	for (i = 0; i < n; i++) {
 		EVP_MD_CTX_free(xs[i].md);
 		cfa_free(xs[i].iobuf);
 		cfa_free(xs[i].part_path);

@@ -42,6 +42,8 @@ struct xfer {
 	                                    streamed unpack is the copy that must
 	                                    last (cfa_part_stream_end) */
 	char hex[65];                    /* the verified SHA-256 */
+	bool boot_id;                    /* the system names its boots: the cache
+	                                    flushes no download (cachefile.c) */
 	enum stop stop;
 	int io_err;                      /* why the part could not be written (STOP_IO) */
 	double not_before;

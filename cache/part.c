@@ -33,10 +33,12 @@ void cfa_part_write_meta(struct xfer *x)
 
 	if (!x->new_validator[0])
 		return;
+	/* Not flushed: a validator lost or torn in a crash only makes the
+	 * download start over, and a flush per download costs a journal
+	 * commit each (hundreds for many small files). */
 	f = cfa_plat_fopen(x->meta_path, "wb");
 	if (f) {
 		fputs(x->new_validator, f);
-		cfa_plat_fsync(f);
 		fclose(f);
 	}
 }
@@ -158,7 +160,7 @@ void cfa_part_stream_drop(struct xfer *x)
 	struct cfapkg_unpack_result ignored;
 
 	if (x->stream)
-		cfa_stream_finish(x->stream, false, NULL, &ignored);
+		cfa_stream_finish(x->stream, false, NULL, false, &ignored);
 	x->stream = NULL;
 }
 
@@ -171,7 +173,7 @@ void cfa_part_stream_end(struct xfer *x)
 	if (!x->stream || !x->done || it->err)
 		cfa_part_stream_drop(x);
 	else if (cfa_stream_finish(x->stream, true, x->deferred ? x->part_path : it->path,
-	                           &it->unpack) == CFAPKG_E_OK)
+	                           x->deferred, &it->unpack) == CFAPKG_E_OK)
 		it->unpacked = it->streamed = true;
 	x->stream = NULL;
 	if (!x->deferred)

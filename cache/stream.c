@@ -138,7 +138,7 @@ static void stream_join(struct cfa_stream *s, bool cancel)
 }
 
 enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep, const char *file,
-                                  struct cfapkg_unpack_result *out)
+                                  bool drop, struct cfapkg_unpack_result *out)
 {
 	enum cfapkg_err e;
 
@@ -146,7 +146,7 @@ enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep, const char *f
 	stream_join(s, !keep);
 	e = s->result;
 	if (!e && keep)
-		e = cfa_unpack_commit(s->u, file, out);
+		e = cfa_unpack_commit(s->u, file, drop, out);
 	stream_free(s);
 	return keep ? e : CFAPKG_E_OK;
 }

@@ -388,7 +388,7 @@ enum cfapkg_err cfa_unpack_extract(struct unpacker *u, archive_read_callback *sr
 	return e;
 }
 
-enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file,
+enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file, bool drop,
                                   struct cfapkg_unpack_result *out)
 {
 	enum cfapkg_err e = CFAPKG_E_OK;
@@ -407,6 +407,10 @@ enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file,
 		return e;
 	for (i = 0; i < u->tree.n; i++)
 		u->files += u->tree.e[i].kind != CFA_TREE_DIR;
+	/* An archive that is not kept goes before the sync: the file system
+	 * then drops its pages instead of writing them. */
+	if (drop && file)
+		cfa_plat_remove(file);
 	cfa_plat_sync_fs(u->staging);
 	cfa_crash_point();
 	if (cfa_plat_rename(u->staging, u->final) != 0)
@@ -487,7 +491,7 @@ enum cfapkg_err cfapkg_unpack(struct cfapkg_ctx *ctx, const char *archive, const
 	} else if (!e) {
 		e = extract_file(ctx, &u, archive, format, opts);
 		if (!e)
-			e = cfa_unpack_commit(u, archive, out);
+			e = cfa_unpack_commit(u, archive, false, out);
 	}
 	if (e && u) {
 		out->files = u->files;
@@ -531,7 +535,7 @@ enum cfapkg_err cfapkg_unpack_set(struct cfapkg_ctx *ctx, const char *const *arc
 	for (i = 0; !e && !existed && i < n; i++)
 		e = cfa_unpack_extract(u, NULL, NULL, archives[i], arts[i].format, arts[i].strip);
 	if (!e && !existed)
-		e = cfa_unpack_commit(u, NULL, out);
+		e = cfa_unpack_commit(u, NULL, false, out);
 	cfa_unpack_close(u);
 	return e;
 }

@@ -166,12 +166,43 @@ bool parse_size(const char *s, uint64_t *out)
 	return true;
 }
 
+/* The items of prefetch's URLs (each several KiB: on the heap, however
+ * many are named). */
+static int prefetch_items(struct cfapkg_ctx *ctx, const struct cli *cli, const char **mirrors,
+                          size_t nmirrors, struct cfapkg_fetch_opts *o)
+{
+	struct cfapkg_fetch_item *items = calloc(cli->nargs, sizeof(*items));
+	const char *sha = cli_value(cli, OPT_SHA256), *s;
+	unsigned long long size;
+	size_t i;
+	int rc;
+
+	if (!items)
+		return report_error(ctx, CFAPKG_E_NOMEM);
+	for (i = 0; i < cli->nargs; i++) {
+		items[i].label = "prefetch";
+		items[i].urls = i == 0 ? mirrors : &cli->args[i];
+		items[i].nurls = i == 0 ? nmirrors : 1;
+		items[i].size = -1;
+		items[i].user_urls = true; /* typed here: a file:// URL may be read */
+	}
+	items[0].sha256 = sha;
+	if ((s = cli_value(cli, OPT_SIZE)) && !cli_number(s, (1ull << 62), &size)) {
+		fprintf(stderr, "cfapkg: error: --size takes a number of bytes\n");
+		free(items);
+		return EXIT_USAGE;
+	}
+	if (s)
+		items[0].size = (int64_t)size;
+	rc = fetch_with_progress(ctx, items, cli->nargs, o, cli);
+	free(items);
+	return rc;
+}
+
 int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *mirrors[CLI_MAX_ARGS + 1];
-	struct cfapkg_fetch_item items[CLI_MAX_ARGS];
 	struct cfapkg_fetch_opts o;
-	unsigned long long size;
 	const char *s, *sha = cli_value(cli, OPT_SHA256);
 	size_t i, nmirrors = 0;
 	int rc;
@@ -190,27 +221,11 @@ int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 		                "optionally with K, M or G (4G)\n", s);
 		return EXIT_USAGE;
 	}
-	memset(items, 0, sizeof(items));
 	mirrors[nmirrors++] = cli->args[0];
 	for (i = 0; i < cli->nopts; i++)
 		if (cli->opts[i].id == OPT_MIRROR && nmirrors < CLI_MAX_ARGS)
 			mirrors[nmirrors++] = cli->opts[i].value;
-	for (i = 0; i < cli->nargs; i++) {
-		items[i].label = "prefetch";
-		items[i].urls = i == 0 ? mirrors : &cli->args[i];
-		items[i].nurls = i == 0 ? nmirrors : 1;
-		items[i].size = -1;
-		items[i].user_urls = true; /* typed here: a file:// URL may be read */
-	}
-	items[0].sha256 = sha;
-	if ((s = cli_value(cli, OPT_SIZE))) {
-		if (!cli_number(s, (1ull << 62), &size)) {
-			fprintf(stderr, "cfapkg: error: --size takes a number of bytes\n");
-			return EXIT_USAGE;
-		}
-		items[0].size = (int64_t)size;
-	}
-	return fetch_with_progress(ctx, items, cli->nargs, &o, cli);
+	return prefetch_items(ctx, cli, mirrors, nmirrors, &o);
 }
 
 static void print_unpacked(const struct cfapkg_fetch_item *items, size_t n,

@@ -65,6 +65,10 @@ static char *cat(const char *first, ...)
 }
 
 /* --source OS-ARCH=URL (repeatable), --format, --strip. */
+/* One per platform: far more than any recipe has (each download's
+ * result is several KiB, kept on the stack). */
+#define MAX_SOURCES 16
+
 static int sources_from_cli(const struct cli *cli, struct cfapkg_new_source *srcs, size_t *n)
 {
 	const char *fmt = cli_value(cli, OPT_FORMAT), *strip = cli_value(cli, OPT_STRIP);
@@ -81,6 +85,10 @@ static int sources_from_cli(const struct cli *cli, struct cfapkg_new_source *src
 		char *plat;
 		if (cli->opts[i].id != OPT_SOURCE)
 			continue;
+		if (*n == MAX_SOURCES) {
+			fprintf(stderr, "cfapkg: error: at most %d --source options\n", MAX_SOURCES);
+			return EXIT_USAGE;
+		}
 		if (!(eq = strchr(cli->opts[i].value, '=')) || eq == cli->opts[i].value) {
 			fprintf(stderr, "cfapkg: error: --source %s: expected OS-ARCH=URL "
 			                "(windows-x86_64=https://...)\n", cli->opts[i].value);
@@ -175,7 +183,7 @@ static int fetch_and_write(struct cfapkg_ctx *ctx, const struct cli *cli,
                            const struct cfapkg_recipe *r, struct cfapkg_new_version *nv,
                            const char *file)
 {
-	struct cfapkg_fetch_item items[CLI_MAX_ARGS];
+	struct cfapkg_fetch_item items[MAX_SOURCES];
 	struct cfapkg_root_lock *lock = NULL;
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i;
@@ -214,7 +222,7 @@ static int fetch_and_write(struct cfapkg_ctx *ctx, const struct cli *cli,
 
 static int add_version(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
-	struct cfapkg_new_source srcs[CLI_MAX_ARGS];
+	struct cfapkg_new_source srcs[MAX_SOURCES];
 	struct cfapkg_new_version nv;
 	const struct cfapkg_recipe *r;
 	const char *file = NULL;

@@ -81,7 +81,7 @@ enum opt_id {
 	(OPT_BIT(OPT_CA_BUNDLE) | OPT_BIT(OPT_OFFLINE) | OPT_BIT(OPT_PARALLEL) |              \
 	 OPT_BIT(OPT_RETRIES) | OPT_BIT(OPT_STALL_TIMEOUT))
 
-#define CLI_MAX_ARGS 64
+#define CLI_MAX_ARGS 1024
 
 struct cli_opt_value {
 	enum opt_id id;

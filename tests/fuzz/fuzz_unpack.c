@@ -200,7 +200,7 @@ static enum cfapkg_err unpack_streamed(struct cfapkg_ctx *ctx, const char *forma
 	if (cfa_stream_start(ctx, format, "pkg", opts, size, archive, &s))
 		return CFAPKG_E_UNSUPPORTED;
 	cfa_stream_feed(s, size, true);
-	return cfa_stream_finish(s, true, archive, &res);
+	return cfa_stream_finish(s, true, archive, false, &res);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -39,7 +39,7 @@ static enum cfapkg_err unpack_streamed(struct cfapkg_ctx *ctx, const char *archi
 	if (size >= 0 && cfa_stream_start(ctx, format, name, opts, (uint64_t)size, archive, &s) ==
 	                     CFAPKG_E_OK) {
 		cfa_stream_feed(s, (uint64_t)size, true);
-		if (cfa_stream_finish(s, true, archive, res) == CFAPKG_E_OK) {
+		if (cfa_stream_finish(s, true, archive, false, res) == CFAPKG_E_OK) {
 			*streamed = 1;
 			return CFAPKG_E_OK;
 		}
