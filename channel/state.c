@@ -48,6 +48,7 @@ enum cfapkg_err cfa_channel_state_write(struct cfapkg_ctx *ctx, const struct cfa
 	add_keys(&jb, doc, &st->keys);
 	cfa_json_add_number(&jb, doc, "version", (double)st->version);
 	cfa_json_add_string(&jb, doc, "expires", expires[0] ? expires : NULL);
+	cfa_json_add_string(&jb, doc, "stamp", st->stamp[0] ? st->stamp : NULL);
 	cfa_json_add_string(&jb, doc, "updated", now);
 	e = cfa_write_json(ctx, path, cfa_json_finish(&jb, doc));
 	cfa_free(path);

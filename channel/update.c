@@ -157,6 +157,18 @@ static enum cfapkg_err judge(struct cfapkg_ctx *ctx, struct cfa_channel_state *s
 	return CFAPKG_E_OK;
 }
 
+/* What index.signed looks like now it is written and checked: planning
+ * checks its signature again only when that changes. */
+static void stamp_signed(struct cfapkg_ctx *ctx, struct cfa_channel_state *st)
+{
+	char *path = cfa_channel_file(ctx, st->name, "index.signed");
+
+	if (!path || !cfa_plat_file_stamp(path, st->stamp))
+		st->stamp[0] = '\0';
+	cfapkg_ctx_clear_error(ctx);
+	cfa_free(path);
+}
+
 /* Takes the index: contents checked, written, then the state. */
 static enum cfapkg_err accept(struct cfapkg_ctx *ctx, struct cfa_channel_state *st,
                               struct cfa_index *ix, const struct fetched *f, const char *label)
@@ -182,6 +194,7 @@ static enum cfapkg_err accept(struct cfapkg_ctx *ctx, struct cfa_channel_state *
 		e = cfa_channel_signed_write(ctx, st->name, line, f->payload, f->len);
 	if (e)
 		return e;
+	stamp_signed(ctx, st);
 	if (!(dup = cfa_strdup(ix->channel)))
 		return cfa_nomem(ctx);
 	cfa_free(st->upstream);

@@ -65,7 +65,8 @@ struct cfa_index {
 };
 
 /* Checks that one of sigs' lines is a valid signature of payload by a key
- * in trusted, then parses the payload; label names the index in errors. */
+ * in trusted (none: the caller knows it was checked), then parses the
+ * payload; label names the index in errors. */
 enum cfapkg_err cfa_index_open(struct cfapkg_ctx *ctx, const char *label, const char *payload,
                                size_t len, const char *sigs, const struct cfa_keys *trusted,
                                struct cfa_index *out);
@@ -88,6 +89,8 @@ struct cfa_channel_state {
 	struct cfa_keys keys;      /* trusted to sign the next version */
 	uint64_t version;          /* last accepted, 0 before the first */
 	int64_t expires;           /* of the accepted index, 0 before the first */
+	char stamp[64];            /* index.signed's (cfa_plat_file_stamp) when it was
+	                              accepted: unchanged, it needs no second check */
 };
 
 bool cfa_channel_name_ok(const char *name);

@@ -147,6 +147,10 @@ void cfa_plat_sync_fs(const char *path);
  * process until it restarts; false where the system gives none (Windows:
  * there each download is flushed to the disk instead). */
 bool cfa_plat_boot_id(char out[9]);
+/* A text that changes whenever the file's contents may have (its size and
+ * modification time to the system's finest unit); false when it cannot be
+ * read. */
+bool cfa_plat_file_stamp(const char *path, char out[64]);
 /* Removes a folder and everything in it.  0 or errno-style. */
 int cfa_plat_remove_tree(const char *path);
 

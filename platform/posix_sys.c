@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -320,4 +321,14 @@ bool cfa_plat_boot_id(char out[9])
 			out[n++] = buf[i];
 	out[n] = '\0';
 	return n == 8;
+}
+
+bool cfa_plat_file_stamp(const char *path, char out[64])
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 &&
+	       snprintf(out, 64, "%lld.%lld.%09ld.%llu", (long long)st.st_size,
+	                (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
+	                (unsigned long long)st.st_ino) < 64;
 }

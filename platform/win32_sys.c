@@ -501,3 +501,16 @@ bool cfa_plat_boot_id(char out[9])
 	out[0] = '\0';
 	return false;
 }
+
+bool cfa_plat_file_stamp(const char *path, char out[64])
+{
+	WIN32_FILE_ATTRIBUTE_DATA d;
+	wchar_t *w = cfa_win_path(path);
+	BOOL ok = w && GetFileAttributesExW(w, GetFileExInfoStandard, &d);
+
+	free(w);
+	return ok && snprintf(out, 64, "%lu.%lu.%lu.%lu", (unsigned long)d.nFileSizeHigh,
+	                      (unsigned long)d.nFileSizeLow,
+	                      (unsigned long)d.ftLastWriteTime.dwHighDateTime,
+	                      (unsigned long)d.ftLastWriteTime.dwLowDateTime) < 64;
+}
