@@ -226,6 +226,11 @@ static unsigned distance(const char *a, const char *b, bool part)
 	return best;
 }
 
+unsigned cfa_edit_distance(const char *a, const char *b)
+{
+	return distance(a, b, false);
+}
+
 static unsigned common_prefix(const char *a, const char *b)
 {
 	unsigned n = 0;

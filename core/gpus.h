@@ -28,6 +28,9 @@ enum cfapkg_err cfa_gpus_load_json(struct cfapkg_ctx *ctx, const char *path,
                                    const struct cJSON *root);
 void cfa_gpus_free(struct cfa_gpus *g);
 const struct cfapkg_gpu_target *cfa_gpus_target(const struct cfapkg_ctx *ctx, const char *gfx);
+/* Edit distance between two names (the first 128 bytes of each); also
+ * what registry.c's recipe name suggestions measure. */
+unsigned cfa_edit_distance(const char *a, const char *b);
 /* A lookup that found no single target, as a CFAPKG_E_FACTS failure
  * naming text, the candidates or the nearest GPUs, and what to give. */
 enum cfapkg_err cfa_gpu_lookup_fail(struct cfapkg_ctx *ctx, const char *text,

@@ -387,3 +387,34 @@ enum cfapkg_err cfapkg_version_matches(struct cfapkg_ctx *ctx, const char *versi
 	cfa_free(spec);
 	return e;
 }
+
+/* One name holds the other ("zlud", "zluda"), or a typo or two apart
+ * ("zlude"); short names must be closer, or every short name would be
+ * like every other. */
+static bool similar_name(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned most = (la < lb ? la : lb) >= 5 ? 2 : 1;
+
+	return strstr(a, b) || strstr(b, a) || cfa_edit_distance(a, b) <= most;
+}
+
+char *cfapkg_recipe_suggest(const struct cfapkg_ctx *ctx, const char *name)
+{
+	struct cfa_buf b;
+	char *out = NULL;
+	size_t i;
+
+	if (!name || !*name)
+		return NULL;
+	cfa_buf_init(&b, 4096);
+	for (i = 0; i < ctx->nrecipes; i++) {
+		const char *n = ctx->recipes[i]->name;
+		if (strcmp(n, name) != 0 && similar_name(n, name))
+			cfa_buf_printf(&b, "%s%s", b.len ? ", " : "", n);
+	}
+	if (b.len && !b.failed)
+		out = cfa_strdup(cfa_buf_str(&b));
+	cfa_buf_fini(&b);
+	return out;
+}

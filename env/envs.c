@@ -405,6 +405,27 @@ enum cfapkg_err cfapkg_env_lock(struct cfapkg_ctx *ctx, const char *env, unsigne
 	return e;
 }
 
+/* Only the facts: the caller plans a later change for the same machine
+ * without keeping the whole set. */
+enum cfapkg_err cfapkg_env_facts(struct cfapkg_ctx *ctx, const char *env, unsigned *gen,
+                                 struct cfapkg_facts *out)
+{
+	struct cfapkg_lock *lock = NULL;
+	enum cfapkg_err e;
+
+	*gen = 0;
+	if ((e = cfapkg_env_current(ctx, env, gen)))
+		return e;
+	if (*gen == 0)
+		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "environment \"%s\" has nothing installed",
+		                env);
+	if ((e = cfapkg_env_lock(ctx, env, *gen, &lock)))
+		return e;
+	*out = lock->facts;
+	cfapkg_lock_free(lock);
+	return CFAPKG_E_OK;
+}
+
 /* ROOT/envs/ENV/pins.json, and with dir the folder it is in. */
 static enum cfapkg_err pins_path(struct cfapkg_ctx *ctx, const char *env, char **path,
                                  char **dir)
@@ -481,6 +502,51 @@ static enum cfapkg_err write_pins(struct cfapkg_ctx *ctx, const char *env, char 
 	return e;
 }
 
+/* Versions of a recipe, newest first: "7-preview.10, 6-preview.69". */
+static char *version_list(const struct cfapkg_recipe *rec)
+{
+	struct cfa_buf b;
+	char *out;
+	size_t i;
+
+	cfa_buf_init(&b, 65536);
+	for (i = 0; i < rec->nversions; i++)
+		cfa_buf_printf(&b, "%s%s", i ? ", " : "", rec->versions[i].version);
+	out = b.failed ? NULL : cfa_strdup(cfa_buf_str(&b));
+	cfa_buf_fini(&b);
+	return out;
+}
+
+/* A pin on a name no recipe has binds nothing (a typo the user would never
+ * notice), and one no version meets blocks every later solve: both are
+ * refused before anything is written. */
+static enum cfapkg_err check_pin(struct cfapkg_ctx *ctx, const char *spec,
+                                 const struct cfa_range *r)
+{
+	const struct cfapkg_recipe *rec = cfapkg_recipe_find(ctx, r->name);
+	const char *rest = spec + spec_name_len(spec);
+	enum cfapkg_err e;
+	char *list;
+	size_t i;
+
+	if (!rec) {
+		list = cfapkg_recipe_suggest(ctx, r->name);
+		e = cfa_fail(ctx, CFAPKG_E_NOTFOUND, "pin \"%s\": no recipe named %s%s%s", spec,
+		             r->name, list ? "; did you mean: " : " (cfapkg search lists them)",
+		             list ? list : "");
+		cfa_free(list);
+		return e;
+	}
+	for (i = 0; i < rec->nversions; i++)
+		if (!rec->versions[i].parsed || cfa_range_match(r, rec->versions[i].parsed))
+			return CFAPKG_E_OK;
+	list = version_list(rec);
+	e = cfa_fail(ctx, CFAPKG_E_NOTFOUND, "pin \"%s\": no version of %s matches %s; "
+	             "versions: %s", spec, r->name, rest + strspn(rest, " "), list ? list : "?");
+	cfa_free(list);
+	return e;
+}
+
 enum cfapkg_err cfapkg_env_pin(struct cfapkg_ctx *ctx, const char *env, const char *spec)
 {
 	struct cfa_range r;
@@ -494,6 +560,8 @@ enum cfapkg_err cfapkg_env_pin(struct cfapkg_ctx *ctx, const char *env, const ch
 	if (!cfa_range_parse(&a, spec, &r, &why))
 		e = why ? cfa_fail(ctx, CFAPKG_E_VERSION, "pin \"%s\": %s", spec, why)
 		        : cfa_nomem(ctx);
+	if (!e && !(e = cfapkg_recipes_load(ctx)))
+		e = check_pin(ctx, spec, &r);
 	if (!e && !(e = cfapkg_env_pins(ctx, env, &pins, &n)))
 		e = write_pins(ctx, env, pins, r.name, spec);
 	cfa_free(pins);

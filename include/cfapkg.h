@@ -271,6 +271,10 @@ CFAPKG_API size_t cfapkg_recipe_count(const struct cfapkg_ctx *ctx);
 CFAPKG_API const struct cfapkg_recipe *cfapkg_recipe_at(const struct cfapkg_ctx *ctx, size_t i);
 CFAPKG_API const struct cfapkg_recipe *cfapkg_recipe_find(const struct cfapkg_ctx *ctx,
                                                           const char *name);
+/** Recipe names like name, for "did you mean": one holds the other, or
+ * they are a typo or two apart.  Comma-separated, in name order; NULL when
+ * none is (or out of memory).  Owned: cfapkg_free. */
+CFAPKG_API char *cfapkg_recipe_suggest(const struct cfapkg_ctx *ctx, const char *name);
 /** Status of a version on a GPU target, after the GPU's own project status
  * (an experimental GPU makes every part experimental). */
 CFAPKG_API enum cfapkg_status cfapkg_version_status(const struct cfapkg_ctx *ctx,
@@ -1035,6 +1039,11 @@ CFAPKG_API enum cfapkg_err cfapkg_env_current(struct cfapkg_ctx *ctx, const char
  * environment has none).  Owned: cfapkg_lock_free. */
 CFAPKG_API enum cfapkg_err cfapkg_env_lock(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                            struct cfapkg_lock **out);
+/** The facts the active generation was planned with (its lock's), and
+ * that generation's number; CFAPKG_E_NOTFOUND when the environment has
+ * none.  A fact the plan did not know stays empty (gfx "" and so on). */
+CFAPKG_API enum cfapkg_err cfapkg_env_facts(struct cfapkg_ctx *ctx, const char *env, unsigned *gen,
+                                            struct cfapkg_facts *out);
 /** A file of a generation: ROOT/envs/ENV/N/what ("lock.json", "view"). */
 CFAPKG_API enum cfapkg_err cfapkg_gen_path(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                            const char *what, char *buf, size_t len);
@@ -1126,7 +1135,10 @@ CFAPKG_API enum cfapkg_err cfapkg_env_history(struct cfapkg_ctx *ctx, const char
 /** Pins of an environment, NULL-terminated.  Owned: cfapkg_free. */
 CFAPKG_API enum cfapkg_err cfapkg_env_pins(struct cfapkg_ctx *ctx, const char *env, char ***pins,
                                            size_t *n);
-/** Adds a pin (replacing one on the same name). */
+/** Adds a pin (replacing one on the same name).  CFAPKG_E_NOTFOUND, with
+ * nothing written, for a name no recipe has (naming similar ones) or a
+ * constraint no version of the recipe meets (listing its versions);
+ * loads the recipes for that. */
 CFAPKG_API enum cfapkg_err cfapkg_env_pin(struct cfapkg_ctx *ctx, const char *env, const char *spec);
 /** Removes the pin on a name; CFAPKG_E_NOTFOUND when there is none. */
 CFAPKG_API enum cfapkg_err cfapkg_env_unpin(struct cfapkg_ctx *ctx, const char *env,

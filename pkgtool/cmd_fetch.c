@@ -303,7 +303,7 @@ int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 		return rc;
 	if (!cfapkg_plan_solved(plan)) {
 		print_problems_text(plan, cli);
-		rc = EXIT_UNSOLVABLE;
+		rc = unsolved_exit(plan);
 	} else if (!(rc = refuse_unfetchable(plan))) {
 		rc = fetch_plan(ctx, cli, plan, &o);
 	}

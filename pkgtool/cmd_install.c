@@ -130,7 +130,7 @@ static int report_failure(struct cfapkg_ctx *ctx, struct cfapkg_trans *t,
 
 	if (e == CFAPKG_E_UNSOLVABLE && t && cfapkg_trans_plan(t)) {
 		print_problems_text(cfapkg_trans_plan(t), cli);
-		return EXIT_UNSOLVABLE;
+		return unsolved_exit(cfapkg_trans_plan(t));
 	}
 	for (i = 0; i < r->nitems; i++)
 		if (r->items[i].err) {

@@ -45,7 +45,7 @@ static int from_plan(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapk
 		return rc;
 	if (!cfapkg_plan_solved(plan)) {
 		print_problems_text(plan, cli);
-		rc = EXIT_UNSOLVABLE;
+		rc = unsolved_exit(plan);
 	} else if (!(rc = refuse_unfetchable(plan)) &&
 	           (e = cfapkg_lock_from_plan(ctx, plan, specs.args, specs.nargs, out))) {
 		rc = report_error(ctx, e);

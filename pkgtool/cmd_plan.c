@@ -253,6 +253,18 @@ int solve_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_
 	return e ? report_error(ctx, e) : EXIT_OK;
 }
 
+int unsolved_exit(const struct cfapkg_plan *plan)
+{
+	size_t i;
+
+	/* A misspelt name is "no such package" (4), as info and pin say it,
+	 * not a set that cannot be made consistent (3). */
+	for (i = 0; i < cfapkg_plan_problem_count(plan); i++)
+		if (cfapkg_plan_problem(plan, i)->kind == CFAPKG_PROBLEM_UNKNOWN_NAME)
+			return EXIT_NOTFOUND;
+	return EXIT_UNSOLVABLE;
+}
+
 int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *testcase = cli_value(cli, OPT_TESTCASE);
@@ -266,12 +278,12 @@ int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli)
 		cfapkg_plan_free(plan);
 		return report_error(ctx, e);
 	}
-	rc = !cfapkg_plan_solved(plan)       ? EXIT_UNSOLVABLE
+	rc = !cfapkg_plan_solved(plan)       ? unsolved_exit(plan)
 	     : count_uninstallable(plan) > 0 ? EXIT_UNSUPPORTED
 	                                     : EXIT_OK;
 	if (cli->json) {
 		json_print(plan_json(ctx, plan));
-	} else if (rc == EXIT_UNSOLVABLE) {
+	} else if (!cfapkg_plan_solved(plan)) {
 		print_problems_text(plan, cli);
 	} else {
 		if (!cli->quiet)

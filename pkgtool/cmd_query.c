@@ -79,12 +79,13 @@ static cJSON *deps_json(const struct cfapkg_dep *d, size_t n)
 }
 
 static cJSON *version_json(struct cfapkg_ctx *ctx, const struct cfapkg_version *v,
-                           const char *gfx)
+                           const char *gfx, bool installed)
 {
 	cJSON *o = cJSON_CreateObject(), *src = cJSON_AddArrayToObject(o, "sources");
 	size_t i;
 
 	json_str(o, "version", v->version);
+	cJSON_AddBoolToObject(o, "installed", installed);
 	if (gfx)
 		json_str(o, "status", cfapkg_status_name(cfapkg_version_status(ctx, v, gfx)));
 	cJSON_AddItemToObject(o, "requires", deps_json(v->requires, v->nrequires));
@@ -123,7 +124,7 @@ static void print_deps(const char *label, const struct cfapkg_dep *d, size_t n)
 }
 
 static void print_version(struct cfapkg_ctx *ctx, const struct cfapkg_version *v,
-                          const char *gfx)
+                          const char *gfx, const char *installed_in)
 {
 	char size[32];
 	size_t i;
@@ -131,6 +132,8 @@ static void print_version(struct cfapkg_ctx *ctx, const struct cfapkg_version *v
 	printf("  %s", v->version);
 	if (gfx)
 		printf("  [%s on %s]", cfapkg_status_name(cfapkg_version_status(ctx, v, gfx)), gfx);
+	if (installed_in)
+		printf("  (installed in %s)", installed_in);
 	printf("\n");
 	if (v->note)
 		printf("    %s\n", v->note);
@@ -155,44 +158,222 @@ static void print_version(struct cfapkg_ctx *ctx, const struct cfapkg_version *v
 		       v->nuser_files == 1 ? "" : "s");
 }
 
-int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli)
+/* The current set of the environment info marks versions for; NULL when
+ * nothing is installed or it cannot be read: info only reads recipes, so
+ * an unreadable root must not make it fail. */
+static struct cfapkg_lock *env_set(struct cfapkg_ctx *ctx, const char *env)
 {
-	const char *gpu = cli_value(cli, OPT_GPU), *gfx = NULL;
-	const struct cfapkg_recipe *r;
-	char target[16];
-	size_t i;
-	int rc;
+	struct cfapkg_lock *lock = NULL;
+	unsigned gen = 0;
 
-	if (cli->nargs != 1) {
-		fprintf(stderr, "cfapkg: error: usage: cfapkg info NAME [--gpu GPU] [--json]\n");
-		return EXIT_USAGE;
+	if (cfapkg_env_check_name(ctx, env) || !cfapkg_env_exists(ctx, env) ||
+	    cfapkg_env_current(ctx, env, &gen) || !gen || cfapkg_env_lock(ctx, env, gen, &lock))
+		lock = NULL;
+	cfapkg_ctx_clear_error(ctx);
+	return lock;
+}
+
+static bool is_installed(const struct cfapkg_lock *set, const char *name, const char *version)
+{
+	size_t i;
+
+	for (i = 0; set && i < set->nparts; i++)
+		if (strcmp(set->parts[i].name, name) == 0 && strcmp(set->parts[i].version, version) == 0)
+			return true;
+	return false;
+}
+
+static const struct cfapkg_dep *provide_of(const struct cfapkg_version *v, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < v->nprovides; i++)
+		if (strcmp(v->provides[i].name, name) == 0)
+			return &v->provides[i];
+	return NULL;
+}
+
+/* cJSON_CreateStringArray gives NULL, not [], for an empty list. */
+static cJSON *strings(const char *const *v, size_t n)
+{
+	return n ? cJSON_CreateStringArray(v, (int)n) : cJSON_CreateArray();
+}
+
+/* One line of "who provides NAME": a recipe's versions that provide it
+ * under the same conditions.  A provide without its own os or gfx holds
+ * only where its version installs, so the version's lists stand in. */
+static cJSON *provider_group(const struct cfapkg_version *v, const struct cfapkg_dep *d)
+{
+	cJSON *g = cJSON_CreateObject();
+
+	json_str(g, "recipe", v->recipe->name);
+	json_str(g, "kind", cfapkg_kind_name(v->recipe->kind));
+	json_str(g, "provides", d->text);
+	cJSON_AddArrayToObject(g, "versions");
+	cJSON_AddArrayToObject(g, "installed");
+	cJSON_AddItemToObject(g, "os", d->nos ? strings(d->os, d->nos) : strings(v->os, v->nos));
+	cJSON_AddItemToObject(g, "gfx", d->ngfx ? strings(d->gfx, d->ngfx)
+	                                        : strings(v->gfx, v->ngfx));
+	return g;
+}
+
+static bool same_group(const cJSON *a, const cJSON *b)
+{
+	static const char *const keys[] = {"recipe", "provides", "os", "gfx"};
+	size_t i;
+
+	for (i = 0; a && i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!cJSON_Compare(cJSON_GetObjectItem(a, keys[i]), cJSON_GetObjectItem(b, keys[i]),
+		                   true))
+			return false;
+	return a != NULL;
+}
+
+/* Every recipe version that provides name, grouped; [] when none does. */
+static cJSON *providers_json(struct cfapkg_ctx *ctx, const char *name,
+                             const struct cfapkg_lock *set)
+{
+	cJSON *a = cJSON_CreateArray(), *last = NULL;
+	size_t i, j;
+
+	for (i = 0; i < cfapkg_recipe_count(ctx); i++) {
+		const struct cfapkg_recipe *r = cfapkg_recipe_at(ctx, i);
+		for (j = 0; j < r->nversions; j++) {
+			const struct cfapkg_version *v = &r->versions[j];
+			const struct cfapkg_dep *d = provide_of(v, name);
+			cJSON *g;
+			if (!d)
+				continue;
+			g = provider_group(v, d);
+			if (same_group(last, g))
+				cJSON_Delete(g);
+			else
+				cJSON_AddItemToArray(a, last = g);
+			cJSON_AddItemToArray(cJSON_GetObjectItem(last, "versions"),
+			                     cJSON_CreateString(v->version));
+			if (is_installed(set, r->name, v->version))
+				cJSON_AddItemToArray(cJSON_GetObjectItem(last, "installed"),
+				                     cJSON_CreateString(v->version));
+		}
 	}
-	if (gpu && (rc = gpu_from_cli(ctx, gpu, target, sizeof(target))))
-		return rc;
-	if (gpu)
-		gfx = target;
-	r = cfapkg_recipe_find(ctx, cli->args[0]);
-	if (!r) {
-		fprintf(stderr, "cfapkg: error: no recipe named \"%s\" (cfapkg search lists them)\n",
-		        cli->args[0]);
-		return EXIT_NOTFOUND;
+	return a;
+}
+
+/* "[os: a; gfx: b, c]": where the provide holds; nothing when always.
+ * The provide as written only when it says more than the name (a
+ * version: "cublas=11"). */
+static void print_conditions(const cJSON *g, const char *name)
+{
+	const char *as = cJSON_GetObjectItem(g, "provides")->valuestring;
+	static const char *const keys[] = {"os", "gfx"};
+	bool open = strcmp(as, name) != 0;
+	const cJSON *it;
+	size_t k;
+
+	if (open)
+		printf("  [as %s", as);
+	for (k = 0; k < 2; k++) {
+		const cJSON *arr = cJSON_GetObjectItem(g, keys[k]);
+		bool first = true;
+		if (!cJSON_GetArraySize(arr))
+			continue;
+		printf("%s%s:", open ? "; " : "  [", keys[k]);
+		open = true;
+		cJSON_ArrayForEach(it, arr)
+		{
+			printf("%s %s", first ? "" : ",", it->valuestring);
+			first = false;
+		}
 	}
-	if (cli->json) {
-		cJSON *o = cJSON_CreateObject(), *vs;
-		json_str(o, "name", r->name);
-		json_str(o, "summary", r->summary);
-		json_str(o, "kind", cfapkg_kind_name(r->kind));
-		json_str(o, "license", r->license);
-		json_str(o, "homepage", r->homepage);
-		json_str(o, "from", r->origin);
-		json_str(o, "install_hint", r->install_hint);
-		json_str(o, "file", r->file);
-		vs = cJSON_AddArrayToObject(o, "versions");
-		for (i = 0; i < r->nversions; i++)
-			cJSON_AddItemToArray(vs, version_json(ctx, &r->versions[i], gfx));
-		json_print(o);
+	if (open)
+		printf("]");
+}
+
+static void print_providers(const cJSON *a, const char *name, const char *env)
+{
+	const cJSON *g, *v;
+
+	printf("%s is not a recipe; these recipes provide it:\n", name);
+	cJSON_ArrayForEach(g, a)
+	{
+		const cJSON *inst = cJSON_GetObjectItem(g, "installed");
+		bool first = true;
+		printf("  %s (%s)", cJSON_GetObjectItem(g, "recipe")->valuestring,
+		       cJSON_GetObjectItem(g, "kind")->valuestring);
+		cJSON_ArrayForEach(v, cJSON_GetObjectItem(g, "versions"))
+		{
+			const cJSON *k;
+			bool here = false;
+			cJSON_ArrayForEach(k, inst)
+				here |= strcmp(k->valuestring, v->valuestring) == 0;
+			printf("%s %s%s%s%s", first ? "" : ",", v->valuestring,
+			       here ? " (installed in " : "", here ? env : "", here ? ")" : "");
+			first = false;
+		}
+		print_conditions(g, name);
+		printf("\n");
+	}
+}
+
+/* info NAME for a name that is no recipe: who provides it (exit 0), else
+ * "no recipe named", with the names plan would also suggest (exit 4). */
+static int info_not_recipe(struct cfapkg_ctx *ctx, const struct cli *cli, const char *name,
+                           const struct cfapkg_lock *set)
+{
+	const char *env = env_from_cli(cli);
+	cJSON *a = providers_json(ctx, name, set), *o;
+	char *like;
+
+	if (cJSON_GetArraySize(a)) {
+		if (cli->json) {
+			o = cJSON_CreateObject();
+			json_str(o, "name", name);
+			json_str(o, "env", env);
+			cJSON_AddItemToObject(o, "provided_by", a);
+			json_print(o);
+			return EXIT_OK;
+		}
+		if (!cli->quiet)
+			print_providers(a, name, env);
+		cJSON_Delete(a);
 		return EXIT_OK;
 	}
+	cJSON_Delete(a);
+	like = cfapkg_recipe_suggest(ctx, name);
+	fprintf(stderr, "cfapkg: error: no recipe named \"%s\"%s%s\n", name,
+	        like ? "; did you mean: " : " (cfapkg search lists them)", like ? like : "");
+	cfapkg_free(like);
+	return EXIT_NOTFOUND;
+}
+
+static void info_json(struct cfapkg_ctx *ctx, const struct cfapkg_recipe *r, const char *gfx,
+                      const char *env, const struct cfapkg_lock *set)
+{
+	cJSON *o = cJSON_CreateObject(), *vs;
+	size_t i;
+
+	json_str(o, "name", r->name);
+	json_str(o, "summary", r->summary);
+	json_str(o, "kind", cfapkg_kind_name(r->kind));
+	json_str(o, "license", r->license);
+	json_str(o, "homepage", r->homepage);
+	json_str(o, "from", r->origin);
+	json_str(o, "install_hint", r->install_hint);
+	json_str(o, "file", r->file);
+	json_str(o, "env", env);
+	vs = cJSON_AddArrayToObject(o, "versions");
+	for (i = 0; i < r->nversions; i++)
+		cJSON_AddItemToArray(vs, version_json(ctx, &r->versions[i], gfx,
+		                                      is_installed(set, r->name,
+		                                                   r->versions[i].version)));
+	json_print(o);
+}
+
+static void info_text(struct cfapkg_ctx *ctx, const struct cfapkg_recipe *r, const char *gfx,
+                      const char *env, const struct cfapkg_lock *set)
+{
+	size_t i;
+
 	printf("%s - %s\n", r->name, r->summary);
 	printf("kind: %s\n", cfapkg_kind_name(r->kind));
 	if (r->license)
@@ -205,8 +386,44 @@ int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli)
 		printf("how to get it: %s\n", r->install_hint);
 	printf("versions:\n");
 	for (i = 0; i < r->nversions; i++)
-		print_version(ctx, &r->versions[i], gfx);
-	return EXIT_OK;
+		print_version(ctx, &r->versions[i], gfx,
+		              is_installed(set, r->name, r->versions[i].version) ? env : NULL);
+}
+
+int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *gpu = cli_value(cli, OPT_GPU), *gfx = NULL, *env = env_from_cli(cli);
+	const struct cfapkg_recipe *r;
+	struct cfapkg_lock *set;
+	char target[16];
+	int rc = EXIT_OK;
+
+	if (cli->nargs != 1) {
+		fprintf(stderr, "cfapkg: error: usage: cfapkg info NAME [--gpu GPU] [--env NAME] "
+		        "[--json]\n");
+		return EXIT_USAGE;
+	}
+	if (gpu && (rc = gpu_from_cli(ctx, gpu, target, sizeof(target))))
+		return rc;
+	if (gpu)
+		gfx = target;
+	/* default always exists; a named environment that does not is a typo. */
+	if (cli_value(cli, OPT_ENV) && !cfapkg_env_exists(ctx, env)) {
+		cfapkg_ctx_clear_error(ctx);
+		fprintf(stderr, "cfapkg: error: no environment \"%s\" ('cfapkg env list' shows "
+		        "them)\n", env);
+		return EXIT_NOTFOUND;
+	}
+	set = env_set(ctx, env);
+	r = cfapkg_recipe_find(ctx, cli->args[0]);
+	if (!r)
+		rc = info_not_recipe(ctx, cli, cli->args[0], set);
+	else if (cli->json)
+		info_json(ctx, r, gfx, env, set);
+	else
+		info_text(ctx, r, gfx, env, set);
+	cfapkg_lock_free(set);
+	return rc;
 }
 
 /* The mirror rule files and their rules, into o and, unless json, printed. */

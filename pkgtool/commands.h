@@ -30,6 +30,9 @@ int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli);
  * the library).  The environment's pins bind too. */
 int solve_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_plan **out);
 void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli);
+/* The exit status of a plan that did not solve: EXIT_NOTFOUND when a
+ * request names no package, else EXIT_UNSOLVABLE. */
+int unsolved_exit(const struct cfapkg_plan *plan);
 void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan);
 /* The plan as JSON (for --json).  Owned by the caller. */
 struct cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan);

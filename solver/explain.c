@@ -236,19 +236,13 @@ static const char *dep_name(struct cfapkg_plan *plan, const char *dep)
 	return cfa_arena_strndup(&plan->arena, dep, n);
 }
 
-static bool similar(const char *a, const char *b)
-{
-	return strstr(a, b) || strstr(b, a);
-}
-
 static void request_rec(struct cfapkg_plan *plan, Id dep, struct rec *r)
 {
 	/* pool_dep2str's buffer is reused by the next call: copy at once. */
 	const char *text = dup(plan, cfa_dep_text(plan, dep));
 	const char *name = dep_name(plan, text);
 	const struct cfapkg_recipe *recipe = cfapkg_recipe_find(plan->ctx, name);
-	struct cfa_buf b;
-	size_t i;
+	char *like;
 
 	r->dep = text;
 	r->package = name;
@@ -259,12 +253,10 @@ static void request_rec(struct cfapkg_plan *plan, Id dep, struct rec *r)
 	}
 	r->kind = CFAPKG_PROBLEM_UNKNOWN_NAME;
 	r->hint = note_for(plan, name);
-	cfa_buf_init(&b, 4096);
-	for (i = 0; i < plan->ctx->nrecipes; i++)
-		if (similar(plan->ctx->recipes[i]->name, name))
-			cfa_buf_printf(&b, "%s%s", b.len ? ", " : "", plan->ctx->recipes[i]->name);
-	r->alternatives = b.len && !b.failed ? dup(plan, cfa_buf_str(&b)) : NULL;
-	cfa_buf_fini(&b);
+	/* The library's one "did you mean", shared with info and pin. */
+	like = cfapkg_recipe_suggest(plan->ctx, name);
+	r->alternatives = dup(plan, like);
+	cfa_free(like);
 }
 
 /* Job rules: pins explain themselves; an install job is the request. */

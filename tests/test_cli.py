@@ -181,6 +181,73 @@ def test_queries():
     check("info unknown", r.returncode == 4 and "cfapkg search lists them" in r.stderr)
 
 
+def test_unknown_names(tmp):
+    """A misspelt or unknown name is "no such package" (exit 4) in plan,
+    info and pin alike, each naming the recipes it may have meant."""
+    root = ["--root", str(tmp / "names-root")]
+    r = run("plan", "zlude", *WIN)
+    check("plan typo exits 4", r.returncode == 4 and "did you mean: zluda" in r.stderr,
+          r.stderr)
+    r = run("info", "zlude")
+    check("info typo suggests", r.returncode == 4 and
+          'no recipe named "zlude"; did you mean: zluda' in r.stderr, r.stderr)
+    r = run("pin", "nosuch==1", *root)
+    check("pin of no recipe", r.returncode == 4 and "no recipe named nosuch" in r.stderr,
+          r.stderr)
+    r = run("pin", "zlude==1", *root)
+    check("pin typo suggests", r.returncode == 4 and "did you mean: zluda" in r.stderr,
+          r.stderr)
+    r = run("pin", "zluda==9", *root)
+    check("pin no version", r.returncode == 4 and
+          "no version of zluda matches ==9; versions: 7-preview.10, " in r.stderr
+          and "6-preview.69" in r.stderr, r.stderr)
+    r = run("pins", "--json", *root)
+    check("refused pins write nothing", r.returncode == 0 and json.loads(r.stdout) == [],
+          r.stdout + r.stderr)
+    r = run("pin", "zluda==6-preview.69", *root)
+    check("a pin that fits is kept", r.returncode == 0, r.stderr)
+
+
+def test_info_provides_installed(tmp):
+    """info on a name recipes provide lists them; versions installed in the
+    environment are marked, in text and JSON."""
+    r = run("info", "rocblas")
+    check("info of a provided name", r.returncode == 0 and
+          "rocblas is not a recipe" in r.stdout and "hip-sdk (system) 6.4.2" in r.stdout
+          and "os: windows; gfx: gfx1200" in r.stdout and "rocm (system)" in r.stdout,
+          r.stdout + r.stderr)
+    r = run("info", "rocblas", "--json")
+    doc = json.loads(r.stdout or "{}")
+    by = {(g["recipe"], v): g for g in doc.get("provided_by", []) for v in g["versions"]}
+    sdk = by.get(("hip-sdk", "6.4.2"), {})
+    check("info of a provided name, json", r.returncode == 0 and
+          sdk.get("os") == ["windows"] and "gfx1200" in sdk.get("gfx", []) and
+          sdk.get("installed") == [] and ("rocm-apt", "6.4.1") in by, r.stdout)
+    extra = tmp / "meta-recipes"
+    extra.mkdir()
+    (extra / "cli-meta.json").write_text(json.dumps({
+        "format": 1, "name": "cli-meta", "summary": "a test meta package", "kind": "meta",
+        "versions": [{"version": "2", "provides": [{"dep": "cli-virtual=2", "os": ["windows"]}]},
+                     {"version": "1", "provides": ["cli-virtual"]}]}))
+    opts = ["--root", str(tmp / "info-root"), "--recipes", str(extra)]
+    r = run("install", "cli-meta==1", "--yes", "--os", "windows", "--gpu", "gfx1200", *opts)
+    check("install a meta package", r.returncode == 0, r.stdout + r.stderr)
+    r = run("info", "cli-meta", *opts)
+    check("info marks the installed version", r.returncode == 0 and
+          "  1  (installed in default)" in r.stdout and "  2\n" in r.stdout, r.stdout)
+    r = run("info", "cli-meta", "--json", *opts)
+    doc = json.loads(r.stdout or "{}")
+    check("info json marks installed", doc.get("env") == "default" and
+          [v["installed"] for v in doc.get("versions", [])] == [False, True], r.stdout)
+    r = run("info", "cli-virtual", *opts)
+    check("providers marked installed", r.returncode == 0 and
+          "cli-meta (meta) 2  [as cli-virtual=2; os: windows]" in r.stdout and
+          "cli-meta (meta) 1 (installed in default)" in r.stdout, r.stdout)
+    r = run("info", "cli-meta", "--env", "nosuch", *opts)
+    check("info --env of no environment", r.returncode == 4 and "no environment" in r.stderr,
+          r.stderr)
+
+
 def test_plan_outputs(tmp):
     r = run("plan", "pytorch-cuda-stack", *WIN, "--json")
     doc = json.loads(r.stdout)
@@ -215,6 +282,8 @@ def main():
         test_many_recipes(tmp)
         test_config_and_paths(tmp)
         test_queries()
+        test_unknown_names(tmp)
+        test_info_provides_installed(tmp)
         test_plan_outputs(tmp)
     return check.report()
 
