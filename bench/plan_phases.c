@@ -30,8 +30,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	cfapkg_facts_init_host(&f);
-	if (cfapkg_ctx_add_recipe_dir(ctx, argv[1]) || cfapkg_facts_set(ctx, &f, "gpu", argv[2]) ||
-	    cfapkg_facts_set(ctx, &f, "os", argv[3])) {
+	if (cfapkg_ctx_add_recipe_dir(ctx, argv[1])) {
 		fprintf(stderr, "plan_phases: %s\n", cfapkg_ctx_error(ctx));
 		return 1;
 	}
@@ -41,6 +40,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t1 = now();
+	/* After the load: a GPU name is looked up in the loaded table. */
+	if (cfapkg_facts_set(ctx, &f, "gpu", argv[2]) || cfapkg_facts_set(ctx, &f, "os", argv[3])) {
+		fprintf(stderr, "plan_phases: %s\n", cfapkg_ctx_error(ctx));
+		return 1;
+	}
 	if (cfapkg_plan_solve(ctx, &f, (const char *const *)argv + 4, (size_t)argc - 4, NULL,
 	                      &plan)) {
 		fprintf(stderr, "plan_phases: %s\n", cfapkg_ctx_error(ctx));
