@@ -94,6 +94,14 @@ CFAPKG_API void cfapkg_utf8_args(int *argc, char ***argv);
 CFAPKG_API bool cfapkg_is_terminal(FILE *f);
 /** For front ends: seconds on a monotonic clock. */
 CFAPKG_API double cfapkg_monotonic_seconds(void);
+/** A library cfapkg runs with, and its version as the library reports it
+ * at run time.  Static storage. */
+struct cfapkg_component {
+	const char *name;     /* "libsolv", "libcurl", "libarchive", "OpenSSL", "cJSON" */
+	const char *version;  /* "" when the library does not say */
+};
+/** Fills out with up to max components; returns how many there are. */
+CFAPKG_API size_t cfapkg_components(struct cfapkg_component *out, size_t max);
 /** The folder of the built-in recipes: beside the program (recipes/ or
  * ../share/cfapkg/recipes), else the source tree it was built from.
  * Static storage. */
@@ -1418,6 +1426,10 @@ CFAPKG_API enum cfapkg_err cfapkg_channel_publish_set(struct cfapkg_ctx *ctx,
                                                       uint64_t *version);
 /** Whether a package's store folder is there and whole (its manifest). */
 CFAPKG_API bool cfapkg_store_has(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part);
+/** The bytes installing part would download: 0 when its store folder is
+ * whole, else what the download cache lacks of its archives. */
+CFAPKG_API uint64_t cfapkg_part_fetch_bytes(struct cfapkg_ctx *ctx,
+                                            const struct cfapkg_locked *part);
 
 /** @defgroup runtime Running programs under an environment */
 struct cfapkg_stage_file {
@@ -1599,6 +1611,18 @@ CFAPKG_API enum cfapkg_err cfapkg_bench(struct cfapkg_ctx *ctx, const struct cfa
 /** Statistics of one environment's counted runs, of wall time or metric. */
 CFAPKG_API void cfapkg_bench_stats(const struct cfapkg_bench_run *runs, size_t n, unsigned env,
                                    bool metric, struct cfapkg_bench_stats *out);
+/** B over A: the ratio of the medians, and the spread of the per-round
+ * ratios (round k: the k-th measured run of each, both counted). */
+struct cfapkg_bench_ratio {
+	double of_medians;         /* 0 when either has no counted run or A's is 0 */
+	size_t rounds;             /* rounds with both runs counted and A's value not 0 */
+	double min, max;           /* of the per-round ratios; 0 when rounds is 0 */
+};
+CFAPKG_API void cfapkg_bench_ratio(const struct cfapkg_bench_run *runs, size_t n, bool metric,
+                                   struct cfapkg_bench_ratio *out);
+/** A name for a metric regex: its literal text before the first capture
+ * group ("TFLOPS: ([0-9.]+)" gives "TFLOPS"), or "metric".  Writes buf. */
+CFAPKG_API const char *cfapkg_bench_metric_name(const char *regex, char *buf, size_t len);
 
 /** @defgroup digest Content hashes */
 /** SHA-256 of a file as 64 lower-case hex digits in hex[65]. */

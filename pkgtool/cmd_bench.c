@@ -14,6 +14,8 @@ struct bench {
 	const struct cli *cli;
 	const char *names[2];
 	const char *metric;
+	const char *metric_name;    /* --metric-name, else from the regex */
+	char derived[64];
 };
 
 static void on_run(void *arg, const struct cfapkg_bench_run *r)
@@ -25,7 +27,7 @@ static void on_run(void *arg, const struct cfapkg_bench_run *r)
 	fprintf(stderr, "%s%-12s %6.3f s", r->warmup ? "warm-up " : "run     ", b->names[r->env],
 	        r->wall_s);
 	if (b->metric)
-		fprintf(stderr, r->has_metric ? "  metric %g" : "  metric not found", r->metric);
+		fprintf(stderr, r->has_metric ? "  %s %g" : "  %s not found", b->metric_name, r->metric);
 	if (r->status)
 		fprintf(stderr, "  exit %d", r->status);
 	fprintf(stderr, "\n");
@@ -62,6 +64,29 @@ static cJSON *stats_json(const struct cfapkg_bench_stats *s)
 	return o;
 }
 
+/* B / A of the medians, and the spread of the per-round ratios, named so
+ * that nobody has to guess which way round it is. */
+static void ratio_json(cJSON *which, const struct bench *b, bool metric,
+                       const struct cfapkg_bench_run *runs, size_t n)
+{
+	struct cfapkg_bench_ratio r;
+	cJSON *o;
+	char of[256];
+
+	cfapkg_bench_ratio(runs, n, metric, &r);
+	if (r.of_medians == 0)
+		return;
+	cJSON_AddNumberToObject(which, "ratio_of_medians", r.of_medians);
+	o = cJSON_AddObjectToObject(which, "ratio");
+	snprintf(of, sizeof(of), "%s / %s", b->names[1], b->names[0]);
+	json_str(o, "of", of);
+	cJSON_AddNumberToObject(o, "of_medians", r.of_medians);
+	json_str(o, "spread", "min to max of the per-round ratios");
+	cJSON_AddNumberToObject(o, "per_round_min", r.min);
+	cJSON_AddNumberToObject(o, "per_round_max", r.max);
+	cJSON_AddNumberToObject(o, "rounds", (double)r.rounds);
+}
+
 static cJSON *result_json(const struct bench *b, const struct cfapkg_bench_run *runs, size_t n)
 {
 	cJSON *o = cJSON_CreateObject(), *a, *st;
@@ -73,6 +98,7 @@ static cJSON *result_json(const struct bench *b, const struct cfapkg_bench_run *
 	for (i = 0; i < b->cli->nargs; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(b->cli->args[i]));
 	json_str(o, "metric_regex", b->metric);
+	json_str(o, "metric_name", b->metric_name);
 	a = cJSON_AddArrayToObject(o, "envs");
 	st = cJSON_AddObjectToObject(o, "stats");
 	for (k = 0; k < 2; k++)
@@ -83,8 +109,7 @@ static cJSON *result_json(const struct bench *b, const struct cfapkg_bench_run *
 			cfapkg_bench_stats(runs, n, (unsigned)k, m, &s[k]);
 			cJSON_AddItemToObject(which, b->names[k], stats_json(&s[k]));
 		}
-		if (s[0].n && s[1].n && s[0].median != 0)
-			cJSON_AddNumberToObject(which, "ratio_of_medians", s[1].median / s[0].median);
+		ratio_json(which, b, m, runs, n);
 	}
 	a = cJSON_AddArrayToObject(o, "runs");
 	for (i = 0; i < n; i++) {
@@ -119,20 +144,22 @@ static int write_json(const char *path, cJSON *doc)
 static void print_summary(const struct bench *b, const struct cfapkg_bench_run *runs, size_t n)
 {
 	struct cfapkg_bench_stats s[2];
+	struct cfapkg_bench_ratio r;
 	size_t k;
 	int m;
 
 	for (m = 0; m < (b->metric ? 2 : 1); m++) {
-		printf("%s:\n", m ? "metric" : "wall time (s)");
+		printf("%s:\n", m ? b->metric_name : "wall time (s)");
 		printf("  %-20s %5s %12s %12s %12s\n", "environment", "runs", "min", "median", "max");
 		for (k = 0; k < 2; k++) {
 			cfapkg_bench_stats(runs, n, (unsigned)k, m, &s[k]);
-			printf("  %-20s %5zu %12.6g %12.6g %12.6g\n", b->names[k], s[k].n, s[k].min,
-			       s[k].median, s[k].max);
+			printf("  %-20s %5lu %12.6g %12.6g %12.6g\n", b->names[k], (unsigned long)s[k].n,
+			       s[k].min, s[k].median, s[k].max);
 		}
-		if (s[0].n && s[1].n && s[0].median != 0)
-			printf("  median %s / %s = %.3f\n", b->names[1], b->names[0],
-			       s[1].median / s[0].median);
+		cfapkg_bench_ratio(runs, n, m, &r);
+		if (r.of_medians != 0)
+			printf("  median %s / %s = %.3f (per-round %.3f to %.3f)\n", b->names[1],
+			       b->names[0], r.of_medians, r.min, r.max);
 	}
 }
 
@@ -154,7 +181,7 @@ static int parse_counts(const struct cli *cli, unsigned *runs, unsigned *warmup,
 	*timeout = t ? (unsigned)v : *timeout;
 	return EXIT_OK;
 bad:
-	fprintf(stderr, "cfapkg: error: -n takes 1..1000 runs, --warmup 0..100, --timeout "
+	cli_error("-n takes 1..1000 runs, --warmup 0..100, --timeout "
 	        "1..86400 seconds\n");
 	return EXIT_USAGE;
 }
@@ -167,7 +194,7 @@ static int env_names(const struct cli *cli, const char **names)
 		if (cli->opts[i].id == OPT_ENV && n++ < 2)
 			names[n - 1] = cli->opts[i].value;
 	if (n != 2 || cli->nargs == 0) {
-		fprintf(stderr, "cfapkg: error: usage: cfapkg bench --env A --env B [-n 10] "
+		cli_error("usage: cfapkg bench --env A --env B [-n 10] "
 		        "[--warmup 1] [--metric REGEX] [-o DIR] -- PROGRAM ARGS...\n");
 		return EXIT_USAGE;
 	}
@@ -181,6 +208,7 @@ static int report(struct cfapkg_ctx *ctx, const struct bench *b,
 	char path[3][4096];
 	const char *ext[3] = {"csv", "json", "svg"};
 	cJSON *doc = result_json(b, runs, n);
+	struct bench_plot plot;
 	size_t i, failed = 0;
 	int bad = 0;
 
@@ -190,7 +218,12 @@ static int report(struct cfapkg_ctx *ctx, const struct bench *b,
 		         b->names[1], ext[i]);
 	bad |= write_csv(path[0], b, runs, n) != 0;
 	bad |= write_json(path[1], doc) != 0;
-	bad |= write_svg(path[2], b->names, b->metric, runs, n) != 0;
+	plot.names[0] = b->names[0];
+	plot.names[1] = b->names[1];
+	plot.metric_name = b->metric_name;
+	plot.args = b->cli->args;
+	plot.nargs = b->cli->nargs;
+	bad |= write_svg(path[2], &plot, runs, n) != 0;
 	if (b->cli->json)
 		json_print(doc);
 	else
@@ -202,16 +235,16 @@ static int report(struct cfapkg_ctx *ctx, const struct bench *b,
 	for (i = 0; i < n; i++)
 		failed += runs[i].status != 0;
 	if (bad)
-		fprintf(stderr, "cfapkg: error: cannot write the results in %s\n", dir ? dir : ".");
+		cli_error("cannot write the results in %s\n", dir ? dir : ".");
 	if (failed)
-		fprintf(stderr, "cfapkg: error: %zu run%s did not exit with 0 (left out of the "
-		        "statistics)\n", failed, failed == 1 ? "" : "s");
+		cli_error("%lu run%s did not exit with 0 (left out of the "
+		        "statistics)\n", (unsigned long)failed, failed == 1 ? "" : "s");
 	return bad || failed ? EXIT_ERROR : EXIT_OK;
 }
 
 int cmd_bench(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
-	struct bench b = {cli, {NULL, NULL}, cli_value(cli, OPT_METRIC)};
+	struct bench b = {cli, {NULL, NULL}, cli_value(cli, OPT_METRIC), NULL, ""};
 	struct cfapkg_bench_opts o;
 	struct cfapkg_runtime *rt[2] = {NULL, NULL};
 	struct cfapkg_bench_run *runs = NULL;
@@ -225,6 +258,12 @@ int cmd_bench(struct cfapkg_ctx *ctx, const struct cli *cli)
 	memset(&o, 0, sizeof(o));
 	if ((rc = env_names(cli, b.names)) || (rc = parse_counts(cli, &o.runs, &o.warmup, &timeout)))
 		return rc;
+	if ((b.metric_name = cli_value(cli, OPT_METRIC_NAME)) && !b.metric) {
+		cli_error("--metric-name names the number --metric captures: give --metric too\n");
+		return EXIT_USAGE;
+	}
+	if (b.metric && (!b.metric_name || !*b.metric_name))
+		b.metric_name = cfapkg_bench_metric_name(b.metric, b.derived, sizeof(b.derived));
 	if ((e = cfapkg_find_program(ctx, cli->args[0], program, sizeof(program))))
 		return report_error(ctx, e);
 	for (i = 0; i < 2 && !rc; i++)

@@ -66,7 +66,7 @@ static int number_opt(const struct cli *cli, enum opt_id id, unsigned long long 
 	const char *v = cli_value(cli, id);
 
 	if (v && !cli_number(v, max, out)) {
-		fprintf(stderr, "cfapkg: error: --%s takes a whole number up to %llu\n",
+		cli_error("--%s takes a whole number up to %llu\n",
 		        cli_opt_name(id), max);
 		return EXIT_USAGE;
 	}
@@ -175,7 +175,7 @@ static int list(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if (!cli->json && n == 0)
 		printf("no channels ('cfapkg channel add NAME URL --key PUB' adds one)\n");
 	if (cli->json)
-		json_print(a); /* takes a */
+		json_print_list("channels", a); /* takes a */
 	else
 		cJSON_Delete(a);
 	cfapkg_channel_list_free(cs, n);
@@ -193,7 +193,7 @@ static void print_update(const struct cfapkg_channel_update *u)
 		printf("%s: index %llu is current\n", u->name, (unsigned long long)u->to);
 		break;
 	case CFAPKG_CHANNEL_REFUSED:
-		fprintf(stderr, "cfapkg: error: %s\n", u->why ? u->why : u->name);
+		cli_error("%s\n", u->why ? u->why : u->name);
 		break;
 	}
 }

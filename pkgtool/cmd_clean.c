@@ -27,7 +27,7 @@ static int confirm_delete(const struct cli *cli, const char *question, const cha
 	if (cli->yes)
 		return EXIT_OK;
 	if (!cfapkg_is_terminal(stdin)) {
-		fprintf(stderr, "cfapkg: error: not removing %s: standard input is not a terminal "
+		cli_error("not removing %s: standard input is not a terminal "
 		        "to ask on; pass --yes to remove it\n", what);
 		return EXIT_USAGE;
 	}
@@ -89,7 +89,7 @@ int cmd_env_remove(struct cfapkg_ctx *ctx, const struct cli *cli, const char *en
 		return e ? report_error(ctx, e) : EXIT_OK;
 	}
 	if (!cfapkg_env_exists(ctx, env)) {
-		fprintf(stderr, "cfapkg: error: no environment \"%s\" ('cfapkg env list' shows "
+		cli_error("no environment \"%s\" ('cfapkg env list' shows "
 		        "them)\n", env);
 		return EXIT_NOTFOUND;
 	}
@@ -171,7 +171,7 @@ static int parse_keep(const struct cli *cli, unsigned *keep)
 
 	*keep = 0;
 	if (text && (!cli_number(text, 100000000ull, &v) || v == 0)) {
-		fprintf(stderr, "cfapkg: error: --keep takes a number of generations (1 or more)\n");
+		cli_error("--keep takes a number of generations (1 or more)\n");
 		return EXIT_USAGE;
 	}
 	*keep = (unsigned)v;
@@ -367,7 +367,7 @@ int cmd_cache(struct cfapkg_ctx *ctx, const struct cli *cli)
 		return cache_info(ctx, cli);
 	if (strcmp(sub, "clean") == 0)
 		return cache_clean(ctx, cli);
-	fprintf(stderr, "cfapkg: error: usage: cfapkg cache info, cfapkg cache clean [--compute] "
+	cli_error("usage: cfapkg cache info, cfapkg cache clean [--compute] "
 	        "[--dry-run]\n");
 	return EXIT_USAGE;
 }

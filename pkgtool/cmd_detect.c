@@ -189,7 +189,7 @@ int cmd_detect(struct cfapkg_ctx *ctx, const struct cli *cli)
 		/* With --json or --quiet the reasons have not been shown yet. */
 		if (cli->json || cli->quiet)
 			print_detection_notes(stderr, &m);
-		fprintf(stderr, "cfapkg: error: no AMD GPU found on this machine%s; to plan for another "
+		cli_error("no AMD GPU found on this machine%s; to plan for another "
 		                "machine, pass --gpu gfxNNNN to cfapkg plan\n", m.nwarnings ?
 		        " (detection could not read everything: see the warnings)" : "");
 		return EXIT_NO_GPU;
@@ -267,15 +267,16 @@ int cmd_report(struct cfapkg_ctx *ctx, const struct cli *cli)
 	cJSON_AddStringToObject(o, "cfapkg_version", cfapkg_version_string());
 	cJSON_AddNumberToObject(o, "report_format", 1);
 	make_private(o);
+	json_stamp(o);
 	text = json_output_failed() ? NULL : cJSON_Print(o);
 	cJSON_Delete(o);
 	if (!text) {
-		fprintf(stderr, "cfapkg: error: out of memory while building the report\n");
+		cli_error("out of memory while building the report\n");
 		return EXIT_ERROR;
 	}
 	f = path ? fopen(path, "w") : stdout;
 	if (!f) {
-		fprintf(stderr, "cfapkg: error: %s: cannot write the report\n", path);
+		cli_error("%s: cannot write the report\n", path);
 		free(text);
 		return EXIT_ERROR;
 	}

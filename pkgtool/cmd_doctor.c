@@ -302,7 +302,7 @@ static int live_probe(struct doctor *d, cJSON *out, struct probe_summary *s)
 	memset(s, 0, sizeof(*s));
 	s->usable = true;
 	if (t && (!cli_number(t, 3600, &timeout) || timeout == 0)) {
-		fprintf(stderr, "cfapkg: error: --timeout takes 1..3600 seconds\n");
+		cli_error("--timeout takes 1..3600 seconds\n");
 		return -EXIT_USAGE;
 	}
 	for (i = 0; i < d->cli->nopts && n < 16; i++)

@@ -1,7 +1,7 @@
 /*
  * cmd_env.c - living with environments: env create|list, list, history,
- * rollback, mark-good/unmark, pin/unpin/pins, lock and verify (env remove
- * and gc, which delete, are in cmd_clean.c).
+ * rollback, mark-good/unmark, pin/unpin/pins (lock and verify are in
+ * cmd_lock.c; env remove and gc, which delete, in cmd_clean.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,14 +25,14 @@ static bool parse_uint(const char *s, unsigned *out)
 	return true;
 }
 
-static int need_env(struct cfapkg_ctx *ctx, const char *env)
+int need_env(struct cfapkg_ctx *ctx, const char *env)
 {
 	enum cfapkg_err e = cfapkg_env_check_name(ctx, env);
 
 	if (e)
 		return report_error(ctx, e);
 	if (!cfapkg_env_exists(ctx, env)) {
-		fprintf(stderr, "cfapkg: error: no environment \"%s\" ('cfapkg env list' shows "
+		cli_error("no environment \"%s\" ('cfapkg env list' shows "
 		        "them)\n", env);
 		return EXIT_NOTFOUND;
 	}
@@ -73,14 +73,16 @@ static int env_list(struct cfapkg_ctx *ctx, const struct cli *cli)
 		json_str(o, "name", names[i]);
 		cJSON_AddNumberToObject(o, "generation", gen);
 		cJSON_AddItemToArray(a, o);
-		if (!cli->json && gen)
+		if (cli->quiet && !cli->json)
+			printf("%s\n", names[i]); /* names only, for completion scripts */
+		else if (!cli->json && gen)
 			printf("%-20s generation %u\n", names[i], gen);
 		else if (!cli->json)
 			printf("%-20s (nothing installed)\n", names[i]);
 	}
 	cfapkg_free(names);
 	if (cli->json)
-		json_print(a);
+		json_print_list("environments", a);
 	else
 		cJSON_Delete(a);
 	return EXIT_OK;
@@ -91,20 +93,28 @@ int cmd_env(struct cfapkg_ctx *ctx, const struct cli *cli)
 	const char *sub = cli->nargs ? cli->args[0] : "";
 	const char *name = cli->nargs > 1 ? cli->args[1] : NULL;
 
+	if (cli->json && (strcmp(sub, "activate") == 0 || strcmp(sub, "deactivate") == 0)) {
+		cli_error("'env %s' does not take --json: its output is a shell's\n", sub);
+		return EXIT_USAGE;
+	}
 	if (strcmp(sub, "list") == 0 && cli->nargs == 1)
 		return env_list(ctx, cli);
 	if (strcmp(sub, "show") == 0 || strcmp(sub, "activate") == 0)
 		return cmd_env_runtime(ctx, cli);
+	if (strcmp(sub, "deactivate") == 0 && cli->nargs == 1)
+		return shell_deactivate(cli_value(cli, OPT_SHELL));
 	if (name && cli->nargs == 2 && strcmp(sub, "create") == 0) {
 		int rc = locked_call(ctx, cli, cfapkg_env_create, name);
-		if (!rc && !cli->quiet)
+		if (!rc && cli->json)
+			json_print(switch_json(name, 0, 0, NULL));
+		else if (!rc && !cli->quiet)
 			printf("Created environment \"%s\"\n", name);
 		return rc;
 	}
 	if (name && cli->nargs == 2 && strcmp(sub, "remove") == 0)
 		return cmd_env_remove(ctx, cli, name);
-	fprintf(stderr, "cfapkg: error: usage: cfapkg env create|remove NAME, cfapkg env list, "
-	        "cfapkg env show|activate [--env NAME]\n");
+	cli_error("usage: cfapkg env create|remove NAME, cfapkg env list, "
+	        "cfapkg env show|activate [--env NAME], cfapkg env deactivate --shell SHELL\n");
 	return EXIT_USAGE;
 }
 
@@ -125,7 +135,7 @@ int cmd_list(struct cfapkg_ctx *ctx, const struct cli *cli)
 		return report_error(ctx, e);
 	if (!lock || lock->nparts == 0) { /* nothing installed yet, or all removed */
 		if (cli->json)
-			printf("[]\n");
+			json_print_list("packages", cJSON_CreateArray());
 		else if (!cli->quiet)
 			printf("(nothing installed)\n");
 		cfapkg_lock_free(lock);
@@ -148,7 +158,7 @@ int cmd_list(struct cfapkg_ctx *ctx, const struct cli *cli)
 		                                    p->requested ? "yes" : ""});
 	}
 	if (cli->json) {
-		json_print(a);
+		json_print_list("packages", a);
 		cJSON_Delete(t.rows);
 	} else {
 		table_print(&t);
@@ -229,7 +239,7 @@ static cJSON *history_json(const struct cfapkg_history_entry *h)
 		cJSON_AddNumberToObject(o, "from", h->from);
 	json_str(o, "time", h->time);
 	json_str(o, "command", h->command);
-	json_str(o, "changes", h->changes);
+	cJSON_AddItemToObject(o, "changes", changes_from_text(h->changes));
 	if (!h->is_switch) {
 		json_str(o, "state", cfapkg_gen_state_name(h->state));
 		cJSON_AddBoolToObject(o, "checked", h->checked);
@@ -271,7 +281,7 @@ int cmd_history(struct cfapkg_ctx *ctx, const struct cli *cli)
 	}
 	cfapkg_free(h);
 	if (cli->json)
-		json_print(a);
+		json_print_list("history", a);
 	else
 		cJSON_Delete(a);
 	return EXIT_OK;
@@ -293,7 +303,7 @@ static void known_good_why(const struct cfapkg_gen_mark *m, char *buf, size_t le
 
 static int no_known_good(const char *env, unsigned cur)
 {
-	fprintf(stderr, "cfapkg: error: environment \"%s\" has no known-good generation before "
+	cli_error("environment \"%s\" has no known-good generation before "
 	        "%u: none has passed a live 'cfapkg doctor' probe here or been marked with "
 	        "'cfapkg mark-good N' (passing the static checks does not make one); "
 	        "'cfapkg rollback' goes to the previous generation all the same, and 'cfapkg "
@@ -313,12 +323,12 @@ static int rollback_target(struct cfapkg_ctx *ctx, const struct cli *cli, unsign
 	enum cfapkg_err e;
 
 	if (to && good) {
-		fprintf(stderr, "cfapkg: error: --to and --known-good each choose the generation; "
+		cli_error("--to and --known-good each choose the generation; "
 		        "give one of them\n");
 		return EXIT_USAGE;
 	}
 	if (to && !parse_uint(to, target)) {
-		fprintf(stderr, "cfapkg: error: --to takes a generation number\n");
+		cli_error("--to takes a generation number\n");
 		return EXIT_USAGE;
 	}
 	if (to)
@@ -338,7 +348,7 @@ static int rollback_target(struct cfapkg_ctx *ctx, const struct cli *cli, unsign
 	if (*target == 0 && good)
 		return no_known_good(env, cur);
 	if (*target == 0) {
-		fprintf(stderr, "cfapkg: error: environment \"%s\" has no earlier generation than "
+		cli_error("environment \"%s\" has no earlier generation than "
 		        "%u ('cfapkg history --env %s')\n", env, cur, env);
 		return EXIT_NOTFOUND;
 	}
@@ -363,6 +373,8 @@ int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
 		         why[0] ? " --known-good" : "", cur, target);
 		if ((e = cfapkg_env_switch(ctx, env, target, command)))
 			rc = report_error(ctx, e);
+		else if (cli->json)
+			json_print(switch_json(env, cur, target, why));
 		else if (!cli->quiet)
 			printf("Environment \"%s\" is back at generation %u (was %u)%s%s\n", env, target,
 			       cur, why[0] ? ": the newest earlier known-good one, " : "", why);
@@ -384,29 +396,44 @@ static void command_line(const struct cli *cli, char *buf, size_t len)
 }
 
 /* mark-good and unmark: the user's word on one generation, recorded. */
+static void print_mark_json(const char *env, unsigned gen, bool good, bool changed)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	json_str(o, "env", env);
+	cJSON_AddNumberToObject(o, "generation", gen);
+	cJSON_AddBoolToObject(o, "known_good", good);
+	cJSON_AddBoolToObject(o, "changed", changed);
+	json_print(o);
+}
+
 static int set_mark(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env,
                     unsigned gen, bool good)
 {
 	enum cfapkg_gen_state state;
 	char command[512];
+	bool same;
 	enum cfapkg_err e;
 
 	if ((e = cfapkg_env_gen_state(ctx, env, gen, &state, NULL)))
 		return report_error(ctx, e);
-	if (good == (state == CFAPKG_GEN_KNOWN_GOOD)) {
-		if (!cli->quiet)
-			printf("Generation %u of environment \"%s\" %s; nothing changed\n", gen, env,
-			       good ? "is already known-good" : "is not marked known-good");
-		return EXIT_OK;
-	}
+	same = good == (state == CFAPKG_GEN_KNOWN_GOOD);
 	command_line(cli, command, sizeof(command));
-	if ((e = cfapkg_env_mark(ctx, env, gen, good ? CFAPKG_GEN_KNOWN_GOOD : CFAPKG_GEN_CHECKED,
-	                         CFAPKG_MARK_HAND, "on the user's word", command)))
+	if (!same && (e = cfapkg_env_mark(ctx, env, gen,
+	                                  good ? CFAPKG_GEN_KNOWN_GOOD : CFAPKG_GEN_CHECKED,
+	                                  CFAPKG_MARK_HAND, "on the user's word", command)))
 		return report_error(ctx, e);
-	if (!cli->quiet && good)
+	if (cli->json)
+		print_mark_json(env, gen, good, !same);
+	if (cli->json || cli->quiet)
+		return EXIT_OK;
+	if (same)
+		printf("Generation %u of environment \"%s\" %s; nothing changed\n", gen, env,
+		       good ? "is already known-good" : "is not marked known-good");
+	else if (good)
 		printf("Marked generation %u of environment \"%s\" known-good, on your word "
 		       "(recorded in history; 'cfapkg rollback --known-good' may choose it)\n", gen, env);
-	else if (!cli->quiet)
+	else
 		printf("Generation %u of environment \"%s\" is no longer marked known-good "
 		       "(recorded in history)\n", gen, env);
 	return EXIT_OK;
@@ -421,7 +448,7 @@ static int change_mark(struct cfapkg_ctx *ctx, const struct cli *cli, bool good)
 	int rc;
 
 	if (cli->nargs > 1 || (cli->nargs == 1 && (!parse_uint(cli->args[0], &gen) || gen == 0))) {
-		fprintf(stderr, "cfapkg: error: usage: cfapkg %s [N] [--env NAME]: N is a "
+		cli_error("usage: cfapkg %s [N] [--env NAME]: N is a "
 		        "generation number (default: the current one)\n", cli->command);
 		return EXIT_USAGE;
 	}
@@ -455,7 +482,7 @@ static int change_pins(struct cfapkg_ctx *ctx, const struct cli *cli, bool pin)
 	int rc;
 
 	if (cli->nargs == 0) {
-		fprintf(stderr, "cfapkg: error: usage: cfapkg %s [--env NAME]\n",
+		cli_error("usage: cfapkg %s [--env NAME]\n",
 		        pin ? "pin SPEC..." : "unpin NAME...");
 		return EXIT_USAGE;
 	}
@@ -464,12 +491,14 @@ static int change_pins(struct cfapkg_ctx *ctx, const struct cli *cli, bool pin)
 	for (i = 0; i < cli->nargs && !e; i++) {
 		e = pin ? cfapkg_env_pin(ctx, env, cli->args[i])
 		        : cfapkg_env_unpin(ctx, env, cli->args[i]);
-		if (!e && !cli->quiet)
+		if (!e && !cli->quiet && !cli->json)
 			printf("%s %s in environment \"%s\"%s\n", pin ? "Pinned" : "Unpinned",
 			       cli->args[i], env, pin ? " (binds every later install and update)" : "");
 	}
 	cfapkg_root_unlock(lock);
-	return e ? report_error(ctx, e) : EXIT_OK;
+	if (e)
+		return report_error(ctx, e);
+	return cli->json ? cmd_pins(ctx, cli) : EXIT_OK;
 }
 
 int cmd_pin(struct cfapkg_ctx *ctx, const struct cli *cli)
@@ -502,60 +531,8 @@ int cmd_pins(struct cfapkg_ctx *ctx, const struct cli *cli)
 	}
 	cfapkg_free(pins);
 	if (cli->json)
-		json_print(a);
+		json_print_list("pins", a);
 	else
 		cJSON_Delete(a);
-	return EXIT_OK;
-}
-
-int cmd_lock(struct cfapkg_ctx *ctx, const struct cli *cli)
-{
-	const char *env = env_from_cli(cli), *out = cli_value(cli, OPT_OUTPUT);
-	struct cfapkg_lock *lock = NULL;
-	char *text = NULL;
-	FILE *f;
-	enum cfapkg_err e;
-	int rc;
-
-	if ((rc = need_env(ctx, env)))
-		return rc;
-	/* A generation an older cfapkg wrote gets what the checks of 'install
-	 * --locked' need from the recipes. */
-	if ((e = cfapkg_env_lock(ctx, env, 0, &lock)) || (e = cfapkg_lock_upgrade(ctx, lock)) ||
-	    (e = cfapkg_lock_text(ctx, lock, &text))) {
-		cfapkg_lock_free(lock);
-		return report_error(ctx, e);
-	}
-	cfapkg_lock_free(lock);
-	f = out ? fopen(out, "wb") : stdout;
-	if (!f || fprintf(f, "%s\n", text) < 0 || (out && fclose(f) != 0)) {
-		fprintf(stderr, "cfapkg: error: %s: cannot write the lockfile\n", out ? out : "stdout");
-		rc = EXIT_ERROR;
-	}
-	cfapkg_free(text);
-	return rc;
-}
-
-static void print_problem(void *arg, const char *line)
-{
-	(void)arg;
-	fprintf(stderr, "changed: %s\n", line);
-}
-
-int cmd_verify(struct cfapkg_ctx *ctx, const struct cli *cli)
-{
-	const char *env = cli_value(cli, OPT_ENV);
-	size_t files = 0;
-	enum cfapkg_err e;
-	int rc;
-
-	if (env && (rc = need_env(ctx, env)))
-		return rc;
-	e = cfapkg_verify(ctx, env, print_problem, NULL, &files);
-	if (e)
-		return report_error(ctx, e);
-	if (!cli->quiet)
-		printf("Verified %zu installed file%s: all match their manifests\n", files,
-		       files == 1 ? "" : "s");
 	return EXIT_OK;
 }

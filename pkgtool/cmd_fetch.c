@@ -30,7 +30,7 @@ int fetch_opts_from_cli(const struct cli *cli, struct cfapkg_fetch_opts *o)
 	o->stall_secs = s ? (unsigned)v : 0;
 	return EXIT_OK;
 bad:
-	fprintf(stderr, "cfapkg: error: bad value \"%s\": --parallel takes 1..16, --retries "
+	cli_error("bad value \"%s\": --parallel takes 1..16, --retries "
 	                "0..20, --stall-timeout 1..3600 seconds\n", s);
 	return EXIT_USAGE;
 }
@@ -91,7 +91,7 @@ static int report_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
 		cJSON *a = cJSON_CreateArray();
 		for (i = 0; i < n; i++)
 			cJSON_AddItemToArray(a, item_json(&items[i]));
-		json_print(a);
+		json_print_list("downloads", a);
 	}
 	print_tried(items, n);
 	for (i = 0; i < n; i++) {
@@ -99,9 +99,9 @@ static int report_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
 			print_item(&items[i], cli);
 		named |= items[i].err != CFAPKG_E_OK;
 		if (items[i].err && strstr(items[i].error, items[i].label))
-			fprintf(stderr, "cfapkg: error: %s\n", items[i].error);
+			cli_error("%s\n", items[i].error);
 		else if (items[i].err)
-			fprintf(stderr, "cfapkg: error: %s: %s\n", items[i].label, items[i].error);
+			cli_error("%s: %s\n", items[i].label, items[i].error);
 	}
 	if (e && !named)
 		return report_error(ctx, e); /* before any download: a bad mirror file, say */
@@ -188,7 +188,7 @@ static int prefetch_items(struct cfapkg_ctx *ctx, const struct cli *cli, const c
 	}
 	items[0].sha256 = sha;
 	if ((s = cli_value(cli, OPT_SIZE)) && !cli_number(s, (1ull << 62), &size)) {
-		fprintf(stderr, "cfapkg: error: --size takes a number of bytes\n");
+		cli_error("--size takes a number of bytes\n");
 		free(items);
 		return EXIT_USAGE;
 	}
@@ -209,7 +209,7 @@ int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 
 	if (cli->nargs == 0 || (cli->nargs > 1 && (sha || cli_value(cli, OPT_SIZE) ||
 	                                           (cli->seen & OPT_BIT(OPT_MIRROR))))) {
-		fprintf(stderr, "cfapkg: error: usage: cfapkg prefetch URL [--sha256 HEX] [--size N] "
+		cli_error("usage: cfapkg prefetch URL [--sha256 HEX] [--size N] "
 		                "[--mirror URL]... [--max-size SIZE] (or several URLs, without "
 		                "--sha256, --size and --mirror)\n");
 		return EXIT_USAGE;
@@ -217,7 +217,7 @@ int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if ((rc = fetch_opts_from_cli(cli, &o)))
 		return rc;
 	if ((s = cli_value(cli, OPT_MAX_SIZE)) && !parse_size(s, &o.max_unknown_size)) {
-		fprintf(stderr, "cfapkg: error: bad value \"%s\": --max-size takes a number of bytes, "
+		cli_error("bad value \"%s\": --max-size takes a number of bytes, "
 		                "optionally with K, M or G (4G)\n", s);
 		return EXIT_USAGE;
 	}
@@ -253,7 +253,7 @@ int refuse_unfetchable(const struct cfapkg_plan *plan)
 		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
 		if (it->version->recipe->kind != CFAPKG_KIND_PACKAGE || it->installable)
 			continue;
-		fprintf(stderr, "cfapkg: error: %s %s cannot be fetched: %s\n",
+		cli_error("%s %s cannot be fetched: %s\n",
 		        it->version->recipe->name, it->version->version, it->why_not);
 		rc = EXIT_UNSUPPORTED;
 	}
@@ -317,7 +317,7 @@ int cmd_add_file(struct cfapkg_ctx *ctx, const struct cli *cli)
 	size_t i;
 
 	if (cli->nargs == 0) {
-		fprintf(stderr, "cfapkg: error: usage: cfapkg add-file PATH...\n");
+		cli_error("usage: cfapkg add-file PATH...\n");
 		return EXIT_USAGE;
 	}
 	struct cfapkg_root_lock *lock = NULL;

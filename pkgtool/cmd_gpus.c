@@ -44,7 +44,7 @@ static void print_ambiguous(const char *text, const struct cfapkg_gpu_lookup *l)
 	const struct cfapkg_gpu_device *d = l->picks[0].device;
 	char pci[16];
 
-	fprintf(stderr, "cfapkg: error: GPU \"%s\" fits more than one target:\n", text);
+	cli_error("GPU \"%s\" fits more than one target:\n", text);
 	print_picks(l);
 	if (l->more)
 		fprintf(stderr, "  ... and %u more (cfapkg gpus \"%s\" lists them)\n", l->more, text);
@@ -60,10 +60,10 @@ static void print_unknown(struct cfapkg_ctx *ctx, const char *text,
 	size_t n = 0;
 
 	if (l->match == CFAPKG_GPU_UNKNOWN_TARGET)
-		fprintf(stderr, "cfapkg: error: unknown GPU target %s: gpus.json does not list it",
+		cli_error("unknown GPU target %s: gpus.json does not list it",
 		        text);
 	else
-		fprintf(stderr, "cfapkg: error: unknown GPU \"%s\"", text);
+		cli_error("unknown GPU \"%s\"", text);
 	if (l->npicks) {
 		fprintf(stderr, "; the nearest known:\n");
 		print_picks(l);
@@ -221,7 +221,7 @@ int cmd_gpus(struct cfapkg_ctx *ctx, const struct cli *cli)
 	cJSON *arr;
 
 	if (!join_args(cli, pattern, sizeof(pattern))) {
-		fprintf(stderr, "cfapkg: error: the pattern is longer than any GPU name\n");
+		cli_error("the pattern is longer than any GPU name\n");
 		return EXIT_USAGE;
 	}
 	if ((e = cfapkg_gpu_devices(ctx, &devs, &n)))
@@ -231,7 +231,7 @@ int cmd_gpus(struct cfapkg_ctx *ctx, const struct cli *cli)
 	table_row(&t, (const char *const[]){"NAME", "TARGET", "GENERATION", "STATUS", "PCI"});
 	found = list_rows(ctx, devs, n, pattern, &t, arr);
 	if (cli->json)
-		json_print(arr);
+		json_print_list("gpus", arr);
 	else
 		cJSON_Delete(arr);
 	if (found && !cli->json && !cli->quiet)
@@ -239,7 +239,7 @@ int cmd_gpus(struct cfapkg_ctx *ctx, const struct cli *cli)
 	else
 		cJSON_Delete(t.rows);
 	if (!found) {
-		fprintf(stderr, "cfapkg: error: no GPU in gpus.json matches \"%s\" (cfapkg gpus "
+		cli_error("no GPU in gpus.json matches \"%s\" (cfapkg gpus "
 		                "lists them all)\n", pattern);
 		return EXIT_NOTFOUND;
 	}

@@ -134,21 +134,24 @@ static int report_failure(struct cfapkg_ctx *ctx, struct cfapkg_trans *t,
 	}
 	for (i = 0; i < r->nitems; i++)
 		if (r->items[i].err) {
-			fprintf(stderr, "cfapkg: error: %s\n", r->items[i].error);
+			cli_error("%s\n", r->items[i].error);
 			named = true;
 		}
 	return named ? report_error_code(e) : report_error(ctx, e);
 }
 
-/* Shows what the prepared transaction will do; false: stop here. */
-static bool show_and_ask(struct cfapkg_ctx *ctx, struct cfapkg_trans *t, const struct cli *cli,
-                         const char *env)
+/* Shows what the prepared transaction will do; NULL: go on, else the
+ * outcome that stops here. */
+static const char *show_and_ask(struct cfapkg_ctx *ctx, struct cfapkg_trans *t,
+                                const struct cli *cli, const char *env)
 {
 	if (cfapkg_trans_nothing_to_do(t)) {
-		if (!cli->quiet)
+		if (!cli->quiet && !cli->json) {
 			printf("Nothing to do: environment \"%s\" already has this set, and its store "
 			       "folders are whole\n", env);
-		return false;
+			explain_nothing_to_do(ctx, t, cli);
+		}
+		return "nothing-to-do";
 	}
 	if (!cli->quiet && !cli->json && cfapkg_trans_plan(t)) {
 		print_plan_text(ctx, cfapkg_trans_plan(t));
@@ -159,12 +162,12 @@ static bool show_and_ask(struct cfapkg_ctx *ctx, struct cfapkg_trans *t, const s
 	if (!cli->quiet && !cli->json)
 		print_changes(t, env);
 	if (cli->seen & OPT_BIT(OPT_DRY_RUN))
-		return false;
+		return "dry-run";
 	if (!confirm(cli)) {
 		printf("Nothing changed.\n");
-		return false;
+		return "declined";
 	}
-	return true;
+	return NULL;
 }
 
 static int run_trans(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_trans_opts *o)
@@ -172,7 +175,7 @@ static int run_trans(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapk
 	static struct progress p;
 	struct cfapkg_trans_result r = {0};
 	struct cfapkg_trans *t = NULL;
-	const char *env = env_from_cli(cli);
+	const char *env = env_from_cli(cli), *stop = NULL;
 	enum cfapkg_err e;
 	int rc = EXIT_OK;
 
@@ -180,13 +183,15 @@ static int run_trans(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapk
 	o->fetch.progress = progress_update;
 	o->fetch.progress_arg = &p;
 	if (!(e = cfapkg_trans_begin(ctx, o, &t)) && !(e = cfapkg_trans_prepare(t)) &&
-	    show_and_ask(ctx, t, cli, env)) {
+	    !(stop = show_and_ask(ctx, t, cli, env))) {
 		e = cfapkg_trans_commit(t, &r);
 		progress_end(&p);
 		print_tried(r.items, r.nitems);
 		if (!e)
 			print_result(cli, env, &r);
 	}
+	if (!e && cli->json)
+		json_print(trans_json(env, t, stop ? NULL : &r, stop ? stop : "done"));
 	if (e)
 		rc = report_failure(ctx, t, &r, e, cli);
 	cfapkg_trans_free(t);
@@ -228,11 +233,11 @@ static int transact(struct cfapkg_ctx *ctx, const struct cli *cli, enum cfapkg_t
 int cmd_install(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	if (cli->nargs == 0 && !cli_value(cli, OPT_LOCKED)) {
-		fprintf(stderr, "cfapkg: error: usage: cfapkg install SPEC... (or --locked FILE)\n");
+		cli_error("usage: cfapkg install SPEC... (or --locked FILE)\n");
 		return EXIT_USAGE;
 	}
 	if (cli->nargs && cli_value(cli, OPT_LOCKED)) {
-		fprintf(stderr, "cfapkg: error: --locked installs exactly the lockfile's set; "
+		cli_error("--locked installs exactly the lockfile's set; "
 		        "name no packages with it\n");
 		return EXIT_USAGE;
 	}
@@ -244,7 +249,7 @@ int cmd_install(struct cfapkg_ctx *ctx, const struct cli *cli)
 int cmd_remove(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	if (cli->nargs == 0) {
-		fprintf(stderr, "cfapkg: error: usage: cfapkg remove NAME...\n");
+		cli_error("usage: cfapkg remove NAME...\n");
 		return EXIT_USAGE;
 	}
 	return transact(ctx, cli, CFAPKG_TRANS_REMOVE);

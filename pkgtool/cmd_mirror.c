@@ -65,12 +65,12 @@ static int mirror_set(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfap
 	if (cli->nargs > 2)
 		return from_plan(ctx, cli, out);
 	if (!cfapkg_env_exists(ctx, env_from_cli(cli))) {
-		fprintf(stderr, "cfapkg: error: no environment \"%s\"\n", env_from_cli(cli));
+		cli_error("no environment \"%s\"\n", env_from_cli(cli));
 		return EXIT_NOTFOUND;
 	}
 	e = cfapkg_env_lock(ctx, env_from_cli(cli), 0, out);
 	if (e == CFAPKG_E_NOTFOUND) {
-		fprintf(stderr, "cfapkg: error: environment \"%s\" has nothing installed; name the "
+		cli_error("environment \"%s\" has nothing installed; name the "
 		        "packages to mirror (SPEC...) or a lockfile (--locked FILE)\n",
 		        env_from_cli(cli));
 		return EXIT_NOTFOUND;
@@ -144,7 +144,7 @@ static int report(struct cfapkg_ctx *ctx, const struct cfapkg_mirror_result *r, 
 		print_tried(r->items, r->nitems);
 	for (i = 0; r && i < r->nitems; i++)
 		if (r->items[i].err) {
-			fprintf(stderr, "cfapkg: error: %s: %s\n", r->items[i].label, r->items[i].error);
+			cli_error("%s: %s\n", r->items[i].label, r->items[i].error);
 			named = true;
 		}
 	if (e)
@@ -212,11 +212,11 @@ static int create(struct cfapkg_ctx *ctx, const struct cli *cli, const char *dir
 int cmd_mirror(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	if (cli->nargs < 2 || strcmp(cli->args[0], "create") != 0) {
-		fprintf(stderr, "cfapkg: error: " USAGE "\n");
+		cli_error("" USAGE "\n");
 		return EXIT_USAGE;
 	}
 	if (cli_value(cli, OPT_LOCKED) && cli->nargs > 2) {
-		fprintf(stderr, "cfapkg: error: --locked mirrors exactly the lockfile's set; name no "
+		cli_error("--locked mirrors exactly the lockfile's set; name no "
 		        "packages with it\n");
 		return EXIT_USAGE;
 	}

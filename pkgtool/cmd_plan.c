@@ -50,12 +50,37 @@ static void print_unchecked(const struct cfapkg_plan *plan)
 				printf("note: not checked, not known: %s\n", what[k].text);
 }
 
+/* The parts of the plan the store or the download cache already holds
+ * (their bytes are not downloaded again) and the bytes that are. */
+static size_t already_here(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan,
+                           int64_t *needed)
+{
+	struct cfapkg_lock *lock = NULL;
+	size_t i, n = 0;
+
+	if (!cfapkg_plan_solved(plan) || cfapkg_lock_from_plan(ctx, plan, NULL, 0, &lock)) {
+		cfapkg_ctx_clear_error(ctx); /* a plan that cannot be locked says why below */
+		return 0;
+	}
+	*needed = 0;
+	for (i = 0; i < lock->nparts; i++) {
+		uint64_t b;
+		if (lock->parts[i].kind != CFAPKG_KIND_PACKAGE)
+			continue;
+		b = cfapkg_part_fetch_bytes(ctx, &lock->parts[i]);
+		*needed += (int64_t)b;
+		n += b == 0;
+	}
+	cfapkg_lock_free(lock);
+	return n;
+}
+
 void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 {
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
 	struct table t;
 	int64_t total = 0;
-	size_t i, nfetch = 0, nexp = 0, nunknown = 0, nparts = 0;
+	size_t i, nfetch = 0, nexp = 0, nunknown = 0, nparts = 0, here = 0;
 	char gpu[128], size[32];
 
 	printf("Plan for %s on %s-%s:\n\n", gpu_label(ctx, f->gfx, gpu, sizeof(gpu)), f->os,
@@ -79,8 +104,12 @@ void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 		nexp += it->status == CFAPKG_STATUS_EXPERIMENTAL;
 	}
 	table_print(&t);
+	if (!nunknown && nfetch && (here = already_here(ctx, plan, &total)) > nfetch)
+		here = nfetch;
 	printf("\nDownload: %s%s in %zu package%s", nunknown ? "at least " : "",
-	       human_size(total, size, sizeof(size)), nfetch, nfetch == 1 ? "" : "s");
+	       human_size(total, size, sizeof(size)), nfetch - here, nfetch - here == 1 ? "" : "s");
+	if (here)
+		printf(" (%lu already in the store or the download cache)", (unsigned long)here);
 	if (nunknown)
 		printf(" (%zu of unrecorded size)", nunknown);
 	if (nfetch < nparts)
@@ -113,7 +142,7 @@ static void print_uninstallable(const struct cfapkg_plan *plan)
 	for (i = 0; i < cfapkg_plan_count(plan); i++) {
 		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
 		if (!it->installable)
-			fprintf(stderr, "cfapkg: error: %s %s cannot be installed yet on %s-%s: %s\n",
+			cli_error("%s %s cannot be installed yet on %s-%s: %s\n",
 			        it->version->recipe->name, it->version->version, f->os, f->arch,
 			        it->why_not ? it->why_not : "no reason recorded");
 	}
@@ -126,7 +155,7 @@ void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
 	char line[2048];
 	size_t i;
 
-	fprintf(stderr, "cfapkg: error: cannot plan");
+	cli_error("cannot plan");
 	for (i = 0; i < cli->nargs; i++)
 		fprintf(stderr, " %s", cli->args[i]);
 	fprintf(stderr, " for %s on %s-%s:\n", f->gfx, f->os, f->arch);

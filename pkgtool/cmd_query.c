@@ -42,6 +42,8 @@ int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli)
 		if (!contains(r->name, pattern) && !contains(r->summary, pattern))
 			continue;
 		found++;
+		if (cli->quiet && !cli->json)
+			printf("%s\n", r->name); /* names only, for completion scripts */
 		table_row(&t, (const char *const[]){r->name, r->versions[0].version,
 		                                    cfapkg_kind_name(r->kind), r->summary});
 		o = cJSON_CreateObject();
@@ -52,7 +54,7 @@ int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli)
 		cJSON_AddItemToArray(arr, o);
 	}
 	if (cli->json) {
-		json_print(arr);
+		json_print_list("recipes", arr);
 		cJSON_Delete(t.rows);
 	} else {
 		cJSON_Delete(arr);
@@ -62,7 +64,7 @@ int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli)
 			cJSON_Delete(t.rows);
 	}
 	if (!found) {
-		fprintf(stderr, "cfapkg: error: no recipe matches \"%s\"\n", pattern);
+		cli_error("no recipe matches \"%s\"\n", pattern);
 		return EXIT_NOTFOUND;
 	}
 	return EXIT_OK;
@@ -340,7 +342,7 @@ static int info_not_recipe(struct cfapkg_ctx *ctx, const struct cli *cli, const 
 	}
 	cJSON_Delete(a);
 	like = cfapkg_recipe_suggest(ctx, name);
-	fprintf(stderr, "cfapkg: error: no recipe named \"%s\"%s%s\n", name,
+	cli_error("no recipe named \"%s\"%s%s\n", name,
 	        like ? "; did you mean: " : " (cfapkg search lists them)", like ? like : "");
 	cfapkg_free(like);
 	return EXIT_NOTFOUND;
@@ -399,7 +401,7 @@ int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli)
 	int rc = EXIT_OK;
 
 	if (cli->nargs != 1) {
-		fprintf(stderr, "cfapkg: error: usage: cfapkg info NAME [--gpu GPU] [--env NAME] "
+		cli_error("usage: cfapkg info NAME [--gpu GPU] [--env NAME] "
 		        "[--json]\n");
 		return EXIT_USAGE;
 	}
@@ -410,7 +412,7 @@ int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli)
 	/* default always exists; a named environment that does not is a typo. */
 	if (cli_value(cli, OPT_ENV) && !cfapkg_env_exists(ctx, env)) {
 		cfapkg_ctx_clear_error(ctx);
-		fprintf(stderr, "cfapkg: error: no environment \"%s\" ('cfapkg env list' shows "
+		cli_error("no environment \"%s\" ('cfapkg env list' shows "
 		        "them)\n", env);
 		return EXIT_NOTFOUND;
 	}
@@ -498,5 +500,30 @@ int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli)
 	config_mirrors(mirrors, o, false);
 	cfapkg_mirrors_free(mirrors);
 	cJSON_Delete(o);
+	return EXIT_OK;
+}
+
+/* cfapkg --version: the first line stays "cfapkg X.Y.Z" for scripts
+ * that read it; the libraries follow, one a line. */
+int print_versions(const struct cli *cli)
+{
+	struct cfapkg_component libs[16];
+	size_t i, n = cfapkg_components(libs, sizeof(libs) / sizeof(libs[0]));
+	cJSON *o, *l;
+
+	if (n > sizeof(libs) / sizeof(libs[0]))
+		n = sizeof(libs) / sizeof(libs[0]);
+	if (!cli->json) {
+		printf("cfapkg %s\n", cfapkg_version_string());
+		for (i = 0; i < n; i++)
+			printf("%-11s %s\n", libs[i].name, libs[i].version);
+		return EXIT_OK;
+	}
+	o = cJSON_CreateObject();
+	json_str(o, "version", cfapkg_version_string());
+	l = cJSON_AddObjectToObject(o, "libraries");
+	for (i = 0; i < n; i++)
+		json_str(l, libs[i].name, libs[i].version);
+	json_print(o);
 	return EXIT_OK;
 }

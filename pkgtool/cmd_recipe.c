@@ -17,13 +17,13 @@
 /* A releases list is a few hundred KiB: more is not one. */
 #define RELEASES_CAP (4ull << 20)
 #define ADD_OPTS                                                                         \
-	(OPTS_GLOBAL | OPTS_FETCH | OPT_BIT(OPT_MAX_SIZE) | OPT_BIT(OPT_SOURCE) |          \
-	 OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_STRIP))
-#define OUTDATED_OPTS (OPTS_GLOBAL | OPTS_FETCH | OPT_BIT(OPT_RELEASES_URL))
+	(OPTS_GLOBAL | OPT_BIT(OPT_JSON) | OPTS_FETCH | OPT_BIT(OPT_MAX_SIZE) |              \
+	 OPT_BIT(OPT_SOURCE) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_STRIP))
+#define OUTDATED_OPTS (OPTS_GLOBAL | OPT_BIT(OPT_JSON) | OPTS_FETCH | OPT_BIT(OPT_RELEASES_URL))
 
 static int usage(void)
 {
-	fprintf(stderr, "cfapkg: error: usage: cfapkg recipe add-version NAME VERSION --source "
+	cli_error("usage: cfapkg recipe add-version NAME VERSION --source "
 	                "OS-ARCH=URL... [--format FMT] [--strip N] [--recipes DIR]\n"
 	                "       cfapkg recipe outdated [NAME...] [--releases-url URL]\n");
 	return EXIT_USAGE;
@@ -34,7 +34,7 @@ static const struct cfapkg_recipe *find_recipe(struct cfapkg_ctx *ctx, const cha
 	const struct cfapkg_recipe *r = cfapkg_recipe_find(ctx, name);
 
 	if (!r)
-		fprintf(stderr, "cfapkg: error: no recipe named \"%s\" (cfapkg search lists them)\n",
+		cli_error("no recipe named \"%s\" (cfapkg search lists them)\n",
 		        name);
 	return r;
 }
@@ -76,7 +76,7 @@ static int sources_from_cli(const struct cli *cli, struct cfapkg_new_source *src
 	size_t i;
 
 	if (strip && !cli_number(strip, 16, &v)) {
-		fprintf(stderr, "cfapkg: error: --strip takes 0..16 leading folders\n");
+		cli_error("--strip takes 0..16 leading folders\n");
 		return EXIT_USAGE;
 	}
 	for (*n = 0, i = 0; i < cli->nopts; i++) {
@@ -86,17 +86,17 @@ static int sources_from_cli(const struct cli *cli, struct cfapkg_new_source *src
 		if (cli->opts[i].id != OPT_SOURCE)
 			continue;
 		if (*n == MAX_SOURCES) {
-			fprintf(stderr, "cfapkg: error: at most %d --source options\n", MAX_SOURCES);
+			cli_error("at most %d --source options\n", MAX_SOURCES);
 			return EXIT_USAGE;
 		}
 		if (!(eq = strchr(cli->opts[i].value, '=')) || eq == cli->opts[i].value) {
-			fprintf(stderr, "cfapkg: error: --source %s: expected OS-ARCH=URL "
+			cli_error("--source %s: expected OS-ARCH=URL "
 			                "(windows-x86_64=https://...)\n", cli->opts[i].value);
 			return EXIT_USAGE;
 		}
 		memset(s, 0, sizeof(*s));
 		if (!(plat = malloc((size_t)(eq - cli->opts[i].value) + 1))) {
-			fprintf(stderr, "cfapkg: error: out of memory\n");
+			cli_error("out of memory\n");
 			return EXIT_ERROR;
 		}
 		memcpy(plat, cli->opts[i].value, (size_t)(eq - cli->opts[i].value));
@@ -124,7 +124,7 @@ static int fetch_sources(struct cfapkg_ctx *ctx, const struct cli *cli,
 	if ((rc = fetch_opts_from_cli(cli, &o)))
 		return rc;
 	if (s && !parse_size(s, &o.max_unknown_size)) {
-		fprintf(stderr, "cfapkg: error: bad value \"%s\": --max-size takes a number of bytes, "
+		cli_error("bad value \"%s\": --max-size takes a number of bytes, "
 		                "optionally with K, M or G (4G)\n", s);
 		return EXIT_USAGE;
 	}
@@ -135,7 +135,7 @@ static int fetch_sources(struct cfapkg_ctx *ctx, const struct cli *cli,
 	progress_end(&p);
 	for (i = 0; e && i < n; i++)
 		if (items[i].err)
-			fprintf(stderr, "cfapkg: error: %s%s%s\n",
+			cli_error("%s%s%s\n",
 			        strstr(items[i].error, items[i].label) ? "" : items[i].label,
 			        strstr(items[i].error, items[i].label) ? "" : ": ", items[i].error);
 	return e ? report_error_code(e) : EXIT_OK;
@@ -200,7 +200,7 @@ static int fetch_and_write(struct cfapkg_ctx *ctx, const struct cli *cli,
 			rc = EXIT_ERROR;
 	}
 	if (rc)
-		fprintf(stderr, "cfapkg: error: out of memory\n");
+		cli_error("out of memory\n");
 	else if (!(rc = take_lock(ctx, cli, &lock)) &&
 	         !(rc = fetch_sources(ctx, cli, items, nv->nsources))) {
 		for (i = 0; i < nv->nsources; i++) {
@@ -359,7 +359,7 @@ static int select_checks(struct cfapkg_ctx *ctx, const struct cli *cli, struct c
 	if (!cs)
 		return report_error_code(CFAPKG_E_NOMEM);
 	if (given && cli->nargs != 2) {
-		fprintf(stderr, "cfapkg: error: --releases-url is for one recipe: name it "
+		cli_error("--releases-url is for one recipe: name it "
 		                "(cfapkg recipe outdated NAME --releases-url URL)\n");
 		return EXIT_USAGE;
 	}
@@ -377,7 +377,7 @@ static int select_checks(struct cfapkg_ctx *ctx, const struct cli *cli, struct c
 		if (c->url)
 			(*n)++;
 		else if (cli->nargs > 1) {
-			fprintf(stderr, "cfapkg: error: %s names no upstream: give its recipe \"upstream\": "
+			cli_error("%s names no upstream: give its recipe \"upstream\": "
 			                "{\"releases\": URL} or a GitHub \"homepage\", or use --releases-url "
 			                "URL\n", c->r->name);
 			return EXIT_USAGE;
@@ -470,7 +470,7 @@ static void print_check(const struct check *c, const struct cli *cli)
 	size_t i;
 
 	if (c->error) {
-		fprintf(stderr, "cfapkg: error: %s: %s\n", c->r->name, c->error);
+		cli_error("%s: %s\n", c->r->name, c->error);
 		return;
 	}
 	if (cli->quiet)
@@ -575,7 +575,7 @@ static int outdated(struct cfapkg_ctx *ctx, const struct cli *cli)
 			print_check(&cs[i], cli);
 	}
 	if (all)
-		json_print(all);
+		json_print_list("recipes", all);
 	for (i = 0; i < n; i++) {
 		if (rc == EXIT_OK && cs[i].rc)
 			rc = cs[i].rc;

@@ -1,6 +1,6 @@
 /*
- * cmd_run.c - programs under an environment: 'env show', 'env activate',
- * 'run', 'stage' and 'unstage'.
+ * cmd_run.c - programs under an environment: 'env show', 'env activate'
+ * (its snippets are in shell_snippet.c), 'run', 'stage' and 'unstage'.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,114 +96,21 @@ static void show_text(const struct cfapkg_runtime *rt)
 		printf("warning: %s\n", rt->warnings[i]);
 }
 
-/* The value quoted for a shell: 'x' in sh, 'x' with '' in PowerShell. */
-static void quoted(const char *shell, const char *v)
-{
-	if (strcmp(shell, "cmd") == 0) {
-		printf("%s", v);
-		return;
-	}
-	putchar('\'');
-	for (; *v; v++) {
-		if (*v == '\'')
-			printf(strcmp(shell, "bash") == 0 ? "'\\''" : "''");
-		else
-			putchar(*v);
-	}
-	putchar('\'');
-}
-
-/* rt's folders joined with the shell's separator (free), NULL when out of memory. */
-static char *joined_path(const char *shell, const struct cfapkg_runtime *rt)
-{
-	const char *sep = strcmp(shell, "bash") == 0 ? ":" : ";";
-	char *out;
-	size_t i, n = 1, used = 0;
-
-	for (i = 0; i < rt->npath; i++)
-		n += strlen(rt->path[i]) + 1;
-	if (!(out = calloc(1, n)))
-		return NULL;
-	for (i = 0; i < rt->npath; i++) {
-		snprintf(out + used, n - used, "%s%s", i ? sep : "", rt->path[i]);
-		used += strlen(out + used);
-	}
-	return out;
-}
-
-/* Folders taken off (other ROCm folders) cannot be taken off in a shell's
- * own syntax: then the whole value is given, as 'cfapkg run' sets it. */
-static void path_line(struct cfapkg_ctx *ctx, const char *shell, const char *var,
-                      const struct cfapkg_runtime *rt)
-{
-	char *full = NULL, *front;
-	bool whole = rt->npath_removed &&
-	             cfapkg_runtime_path_value(ctx, rt, var, &full) == CFAPKG_E_OK;
-	const char *value = whole ? full : (front = joined_path(shell, rt));
-
-	if (!value)
-		return;
-	if (strcmp(shell, "bash") == 0) {
-		printf("export %s=", var);
-		quoted(shell, value);
-		if (!whole)
-			printf("\"${%s:+:${%s}}\"", var, var);
-		printf("\n");
-	} else if (strcmp(shell, "powershell") == 0) {
-		printf("$env:%s = ", var);
-		quoted(shell, value);
-		if (!whole)
-			printf(" + ';' + $env:%s", var);
-		printf("\n");
-	} else {
-		printf("set \"%s=%s", var, value);
-		if (!whole)
-			printf(";%%%s%%", var);
-		printf("\"\n");
-	}
-	if (whole)
-		cfapkg_free(full);
-	else
-		free(front);
-}
-
-static int activate(struct cfapkg_ctx *ctx, const struct cfapkg_runtime *rt, const char *shell)
-{
-	size_t i;
-
-	if (!shell || (strcmp(shell, "bash") && strcmp(shell, "powershell") && strcmp(shell, "cmd"))) {
-		fprintf(stderr, "cfapkg: error: --shell takes bash, powershell or cmd\n");
-		return EXIT_USAGE;
-	}
-	path_line(ctx, shell, "PATH", rt);
-	if (strcmp(rt->os, "windows") != 0)
-		path_line(ctx, shell, "LD_LIBRARY_PATH", rt);
-	for (i = 0; i < rt->nenv; i++) {
-		if (strcmp(shell, "bash") == 0)
-			printf("export %s=", rt->env[i].name);
-		else if (strcmp(shell, "powershell") == 0)
-			printf("$env:%s = ", rt->env[i].name);
-		else
-			printf("set \"%s=", rt->env[i].name);
-		quoted(shell, rt->env[i].value);
-		printf("%s\n", strcmp(shell, "cmd") == 0 ? "\"" : "");
-	}
-	return EXIT_OK;
-}
-
 int cmd_env_runtime(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_runtime *rt = NULL;
 	int rc;
 
 	if (cli->nargs != 1) {
-		fprintf(stderr, "cfapkg: error: usage: cfapkg env show|activate [--env NAME]\n");
+		cli_error("usage: cfapkg env show|activate [--env NAME]\n");
 		return EXIT_USAGE;
 	}
+	if (strcmp(cli->args[0], "activate") == 0 && !shell_known(cli_value(cli, OPT_SHELL)))
+		return EXIT_USAGE;
 	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL)))
 		return rc;
 	if (strcmp(cli->args[0], "activate") == 0)
-		rc = activate(ctx, rt, cli_value(cli, OPT_SHELL));
+		rc = shell_activate(ctx, rt, cli_value(cli, OPT_SHELL));
 	else if (cli->json)
 		json_print(runtime_json(rt));
 	else
@@ -275,7 +182,7 @@ int cmd_run(struct cfapkg_ctx *ctx, const struct cli *cli)
 	enum cfapkg_err e;
 
 	if (cli->nargs == 0) {
-		fprintf(stderr, "cfapkg: error: usage: cfapkg run [--env NAME] -- PROGRAM ARGS...\n");
+		cli_error("usage: cfapkg run [--env NAME] -- PROGRAM ARGS...\n");
 		return EXIT_USAGE;
 	}
 	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL)))
@@ -283,10 +190,16 @@ int cmd_run(struct cfapkg_ctx *ctx, const struct cli *cli)
 	for (i = 0; i < rt->nwarnings; i++)
 		fprintf(stderr, "warning: %s\n", rt->warnings[i]);
 	warn_unvalidated(ctx, env_from_cli(cli), rt->gfx);
-	if ((e = cfapkg_runtime_apply(ctx, rt)) ||
-	    (e = cfapkg_find_program(ctx, cli->args[0], program, sizeof(program)))) {
+	if ((e = cfapkg_runtime_apply(ctx, rt))) {
 		cfapkg_runtime_free(rt);
 		return report_error(ctx, e);
+	}
+	if ((e = cfapkg_find_program(ctx, cli->args[0], program, sizeof(program)))) {
+		cfapkg_runtime_free(rt);
+		/* The shell's code: a script tells a missing program from a
+		 * missing package (4) and from the program's own statuses. */
+		rc = report_error(ctx, e);
+		return e == CFAPKG_E_NOTFOUND ? EXIT_NO_PROGRAM : rc;
 	}
 	if (strcmp(cfapkg_host_os(), "windows") == 0 && !(cli->seen & OPT_BIT(OPT_NO_STAGE)) &&
 	    (rc = stage_beside(ctx, cli, rt, program))) {
@@ -303,7 +216,11 @@ int cmd_run(struct cfapkg_ctx *ctx, const struct cli *cli)
 	argv[n] = NULL;
 	e = cfapkg_exec(ctx, argv, &status);
 	cfapkg_runtime_free(rt);
-	return e ? report_error(ctx, e) : status;
+	if (e) { /* found but not started: not executable, or not a program */
+		report_error(ctx, e);
+		return EXIT_NOT_EXECUTABLE;
+	}
+	return status;
 }
 
 int cmd_stage(struct cfapkg_ctx *ctx, const struct cli *cli)
@@ -314,7 +231,7 @@ int cmd_stage(struct cfapkg_ctx *ctx, const struct cli *cli)
 	int rc;
 
 	if (cli->nargs != 1) {
-		fprintf(stderr, "cfapkg: error: usage: cfapkg stage [--env NAME] DIR\n");
+		cli_error("usage: cfapkg stage [--env NAME] DIR\n");
 		return EXIT_USAGE;
 	}
 	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL)))
@@ -323,7 +240,9 @@ int cmd_stage(struct cfapkg_ctx *ctx, const struct cli *cli)
 	cfapkg_runtime_free(rt);
 	if (e)
 		return report_error(ctx, e);
-	if (!cli->quiet)
+	if (cli->json)
+		print_count_json(cli->args[0], "placed", n);
+	else if (!cli->quiet)
 		printf("Placed %zu file%s in %s ('cfapkg unstage %s' restores it)\n", n,
 		       n == 1 ? "" : "s", cli->args[0], cli->args[0]);
 	return EXIT_OK;
@@ -341,12 +260,14 @@ int cmd_unstage(struct cfapkg_ctx *ctx, const struct cli *cli)
 	enum cfapkg_err e;
 
 	if (cli->nargs != 1) {
-		fprintf(stderr, "cfapkg: error: usage: cfapkg unstage DIR\n");
+		cli_error("usage: cfapkg unstage DIR\n");
 		return EXIT_USAGE;
 	}
 	if ((e = cfapkg_unstage(ctx, cli->args[0], print_note, NULL, &n)))
 		return report_error(ctx, e);
-	if (!cli->quiet)
+	if (cli->json)
+		print_count_json(cli->args[0], "removed", n);
+	else if (!cli->quiet)
 		printf("Removed %zu staged file%s from %s; files that were there before are back\n",
 		       n, n == 1 ? "" : "s", cli->args[0]);
 	return EXIT_OK;

@@ -22,8 +22,13 @@ enum exit_code {
 	EXIT_NO_GPU = 7,       /* no AMD GPU on this machine (and none was named) */
 	EXIT_NETWORK = 8,      /* a download failed */
 	EXIT_INTEGRITY = 9,    /* a download did not match its SHA-256 or size */
-	EXIT_BUSY = 10         /* another cfapkg kept the root's lock too long */
+	EXIT_BUSY = 10,        /* another cfapkg kept the root's lock too long */
+	/* run: the program, not cfapkg, is missing or cannot be started (the
+	 * shell's codes, so they never mix with cfapkg's own). */
+	EXIT_NOT_EXECUTABLE = 126,
+	EXIT_NO_PROGRAM = 127
 };
+
 
 int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli);
 /* Facts, pins and the solve shared by plan and fetch (install solves in
@@ -40,6 +45,8 @@ int cmd_install(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli);
+/* --version: cfapkg's and its libraries' versions (--json: an object). */
+int print_versions(const struct cli *cli);
 /* cmd_gpus.c */
 int cmd_gpus(struct cfapkg_ctx *ctx, const struct cli *cli);
 /* A GPU as --gpu or CFAPKG_GPU name it (target, name or PCI id) into gfx;
@@ -102,6 +109,8 @@ int cmd_unpin(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_pins(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_lock(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_verify(struct cfapkg_ctx *ctx, const struct cli *cli);
+/* EXIT_OK when env names an environment that exists; else says so. */
+int need_env(struct cfapkg_ctx *ctx, const char *env);
 
 /* cmd_clean.c: what deletes (env remove asks first; gc and cache clean
  * have --dry-run). */
@@ -117,6 +126,13 @@ int cmd_unstage(struct cfapkg_ctx *ctx, const struct cli *cli);
 /* The environment's runtime resolved for this machine (--gpu-index). */
 int load_runtime(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env,
                  struct cfapkg_runtime **rt, const struct cfapkg_machine **machine);
+
+/* shell_snippet.c: env activate's snippet (it saves what it changes and
+ * defines cfapkg_deactivate), and env deactivate's. */
+int shell_activate(struct cfapkg_ctx *ctx, const struct cfapkg_runtime *rt, const char *shell);
+int shell_deactivate(const char *shell);
+/* Whether --shell names a shell the snippets know; prints why not. */
+bool shell_known(const char *shell);
 
 /* cmd_doctor.c */
 int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli);
@@ -134,9 +150,33 @@ void print_detection_notes(FILE *out, const struct cfapkg_machine *m);
 /* The same as JSON: null for NULL (the facts describe another machine). */
 struct cJSON *detection_json(const struct cfapkg_machine *m);
 
+/* main.c: command i of the table, with the options it takes beyond
+ * OPTS_GLOBAL; false past its end. */
+bool command_at(size_t i, const char **name, unsigned long long *opts, const char **usage,
+                const char **summary);
+/* cmd_completion.c: completion scripts made from the command and option
+ * tables. */
+int cmd_completion(struct cfapkg_ctx *ctx, const struct cli *cli);
+
 /* Reports the context's error as "cfapkg: error: ..." and maps the code. */
 int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err);
 /* The exit code of an error, without printing. */
 int report_error_code(enum cfapkg_err err);
+
+/* json_docs.c: documents of the commands that change an environment.
+ * outcome is "done", "nothing-to-do", "dry-run" or "declined"; t and r
+ * may be NULL. */
+struct cJSON *change_json(const struct cfapkg_change *c);
+struct cJSON *changes_from_text(const char *joined);
+struct cJSON *trans_json(const char *env, struct cfapkg_trans *t,
+                         const struct cfapkg_trans_result *r, const char *outcome);
+struct cJSON *switch_json(const char *env, unsigned from, unsigned to, const char *why);
+/* stage and unstage: {"dir", KEY: n}. */
+void print_count_json(const char *dir, const char *key, size_t n);
+
+/* cmd_why.c and explain_kept.c: which request pulls a part in; why a
+ * transaction with nothing to do kept each package it was asked about. */
+int cmd_why(struct cfapkg_ctx *ctx, const struct cli *cli);
+void explain_nothing_to_do(struct cfapkg_ctx *ctx, struct cfapkg_trans *t, const struct cli *cli);
 
 #endif

@@ -33,7 +33,7 @@ int gpu_index_from_cli(const struct cli *cli, int *index)
 	for (i = 0; v[i] >= '0' && v[i] <= '9' && i < 2; i++)
 		;
 	if (i == 0 || v[i] != '\0') {
-		fprintf(stderr, "cfapkg: error: --gpu-index takes a number (cfapkg detect lists them)\n");
+		cli_error("--gpu-index takes a number (cfapkg detect lists them)\n");
 		return EXIT_USAGE;
 	}
 	*index = (v[0] - '0') * (i == 2 ? 10 : 1) + (i == 2 ? v[1] - '0' : 0);
@@ -105,7 +105,7 @@ static int detected_facts(struct cfapkg_ctx *ctx, const struct cli *cli, struct 
 		return reuse_facts(cli, f, rec);
 	if (machine.selected < 0) {
 		print_detection_notes(stderr, &machine);
-		fprintf(stderr, "cfapkg: error: no AMD GPU found on this machine (cfapkg detect shows "
+		cli_error("no AMD GPU found on this machine (cfapkg detect shows "
 		                "what was read); to plan for another machine, pass --gpu with its "
 		                "target, name or PCI id, for example --gpu gfx1200 or --gpu \"RX 9060 "
 		                "XT\" (cfapkg gpus lists them)\n");

@@ -16,6 +16,11 @@ struct command {
 	const char *summary;
 };
 
+/* In a command's opts: its output is not cfapkg's (a program's, a
+ * shell's), so --json is refused rather than ignored. */
+#define TEXT_ONLY (1ull << 63)
+_Static_assert(OPT__COUNT < 63, "the option bits reach TEXT_ONLY");
+
 #define OPT_ENV_BIT OPT_BIT(OPT_ENV)
 #define OPTS_CHANGE (OPTS_FACTS | OPTS_FETCH | OPT_ENV_BIT | OPT_BIT(OPT_DRY_RUN) | \
                      OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN))
@@ -25,7 +30,8 @@ static const struct command commands[] = {
 	 "put files you supply into the cache if a recipe expects their SHA-256"},
 	{"bench", cmd_bench,
 	 OPT_ENV_BIT | OPT_BIT(OPT_RUNS) | OPT_BIT(OPT_WARMUP) | OPT_BIT(OPT_METRIC) |
-	 OPT_BIT(OPT_OUTPUT) | OPT_BIT(OPT_TIMEOUT) | OPT_BIT(OPT_GPU_INDEX),
+	 OPT_BIT(OPT_METRIC_NAME) | OPT_BIT(OPT_OUTPUT) | OPT_BIT(OPT_TIMEOUT) |
+	 OPT_BIT(OPT_GPU_INDEX),
 	 "bench --env A --env B [-n 10] -- PROGRAM ARGS...",
 	 "run a program under two environments in turn and compare the times or a metric"},
 	{"cache", cmd_cache, OPT_BIT(OPT_COMPUTE) | OPT_BIT(OPT_DRY_RUN),
@@ -36,6 +42,8 @@ static const struct command commands[] = {
 	 OPT_BIT(OPT_EXPIRES_DAYS) | OPT_BIT(OPT_NEXT_KEY) | OPT_BIT(OPT_INDEX_VERSION),
 	 "channel keygen|build|add|list|remove|update",
 	 "publish a recipe folder as a signed channel, and follow channels"},
+	{"completion", cmd_completion, TEXT_ONLY, "completion bash|zsh|fish|powershell",
+	 "print a completion script for the shell, made from this command table"},
 	{"config", cmd_config, 0, "config", "show where cfapkg keeps data and reads recipes"},
 	{"detect", cmd_detect, OPT_BIT(OPT_GPU_INDEX), "detect",
 	 "show this machine's AMD GPUs, driver, HIP runtimes and SDKs"},
@@ -44,7 +52,7 @@ static const struct command commands[] = {
 	 "doctor [--env NAME]", "check that the environment's stack works: static checks and a "
 	 "live CUDA probe per library"},
 	{"env", cmd_env, OPT_ENV_BIT | OPT_BIT(OPT_SHELL) | OPT_BIT(OPT_GPU_INDEX),
-	 "env create|remove NAME | list | show | activate",
+	 "env create|remove NAME | list | show | activate | deactivate",
 	 "manage environments; show one's runtime settings or a shell snippet"},
 	{"fetch", cmd_fetch,
 	 OPTS_FACTS | OPTS_FETCH | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN), "fetch SPEC...",
@@ -95,7 +103,7 @@ static const struct command commands[] = {
 	{"rollback", cmd_rollback, OPT_ENV_BIT | OPT_BIT(OPT_TO) | OPT_BIT(OPT_KNOWN_GOOD),
 	 "rollback [--to N | --known-good]",
 	 "make an earlier generation current again (no network, no unpacking)"},
-	{"run", cmd_run, OPT_ENV_BIT | OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_NO_STAGE),
+	{"run", cmd_run, OPT_ENV_BIT | OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_NO_STAGE) | TEXT_ONLY,
 	 "run [--env NAME] -- PROGRAM ARGS...",
 	 "run a program with the environment's libraries and settings in place"},
 	{"search", cmd_search, 0, "search [PATTERN]", "list recipes whose name or summary matches"},
@@ -110,7 +118,28 @@ static const struct command commands[] = {
 	 "move an environment's packages (or the named ones) to the newest versions that fit"},
 	{"verify", cmd_verify, OPT_ENV_BIT, "verify [--env NAME]",
 	 "re-hash installed files and name any that changed"},
+	{"why", cmd_why, OPT_ENV_BIT, "why NAME [--env NAME]",
+	 "show which request, through which requirements, puts NAME in an environment"},
 };
+
+/* The options a command takes beyond its own: the global ones, and
+ * --json unless it is text only. */
+static unsigned long long json_bit(const struct command *c)
+{
+	return (c->opts & TEXT_ONLY) ? 0 : OPT_BIT(OPT_JSON);
+}
+
+bool command_at(size_t i, const char **name, unsigned long long *opts, const char **usage,
+                const char **summary)
+{
+	if (i >= sizeof(commands) / sizeof(commands[0]))
+		return false;
+	*name = commands[i].name;
+	*opts = (commands[i].opts & ~TEXT_ONLY) | json_bit(&commands[i]);
+	*usage = commands[i].usage;
+	*summary = commands[i].summary;
+	return true;
+}
 
 static const struct command *find_command(const char *name)
 {
@@ -128,7 +157,7 @@ static void print_help(const struct command *c)
 
 	if (c) {
 		printf("usage: cfapkg %s [OPTIONS]\n%s\n\noptions:\n", c->usage, c->summary);
-		cli_print_options(OPTS_GLOBAL | c->opts);
+		cli_print_options(OPTS_GLOBAL | c->opts | json_bit(c));
 		return;
 	}
 	printf("usage: cfapkg COMMAND [OPTIONS] [ARGS]\n\n"
@@ -149,7 +178,7 @@ int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err)
 {
 	const char *detail = cfapkg_ctx_error(ctx);
 
-	fprintf(stderr, "cfapkg: error: %s\n", *detail ? detail : cfapkg_strerror(err));
+	cli_error("%s\n", *detail ? detail : cfapkg_strerror(err));
 	return report_error_code(err);
 }
 
@@ -197,42 +226,74 @@ static int setup_context(struct cfapkg_ctx *ctx, const struct cli *cli, bool rec
 	return EXIT_OK;
 }
 
-int main(int argc, char **argv)
+/* Whether --json comes before any "--": a command line that does not
+ * parse still gets its error as a document. */
+static bool asks_for_json(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			return true;
+	return false;
+}
+
+/* Everything after parsing; the exit code. */
+static int dispatch(const struct cli *cli)
 {
 	const struct command *c = NULL;
 	struct cfapkg_ctx *ctx;
+	int rc;
+
+	if (cli->command && !(c = find_command(cli->command))) {
+		cli_error("unknown command \"%s\"; try 'cfapkg --help'\n", cli->command);
+		return EXIT_USAGE;
+	}
+	if (!c || (cli->seen & OPT_BIT(OPT_HELP))) {
+		print_help(c);
+		return c || (cli->seen & OPT_BIT(OPT_HELP)) ? EXIT_OK : EXIT_USAGE;
+	}
+	if (cli->json && !json_bit(c)) {
+		cli_error("'%s' does not take --json: its output is the program's\n", c->name);
+		return EXIT_USAGE;
+	}
+	if (!cli_check_allowed(cli, OPTS_GLOBAL | c->opts | json_bit(c)))
+		return EXIT_USAGE;
+	if (!(ctx = cfapkg_ctx_new())) {
+		cli_error("out of memory\n");
+		return EXIT_ERROR;
+	}
+	/* channel runs without the recipe set: it repairs what would break
+	 * loading it; completion needs only the tables. */
+	rc = setup_context(ctx, cli, c->run != cmd_channel && c->run != cmd_completion);
+	if (rc == EXIT_OK)
+		rc = c->run(ctx, cli);
+	cfapkg_ctx_free(ctx);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
 	struct cli cli;
 	int rc;
 
 	json_count_failures();
 	cfapkg_utf8_args(&argc, &argv);
-	if (!cli_parse(argc, argv, &cli))
-		return EXIT_USAGE;
-	if (cli.seen & OPT_BIT(OPT_VERSION)) {
-		printf("cfapkg %s\n", cfapkg_version_string());
-		return EXIT_OK;
-	}
-	if (cli.command && !(c = find_command(cli.command))) {
-		fprintf(stderr, "cfapkg: error: unknown command \"%s\"; try 'cfapkg --help'\n",
-		        cli.command);
+	if (!cli_parse(argc, argv, &cli)) {
+		if (asks_for_json(argc, argv))
+			json_print_error(EXIT_USAGE);
+		cli_contract_end();
 		return EXIT_USAGE;
 	}
-	if (!c || (cli.seen & OPT_BIT(OPT_HELP))) {
-		print_help(c);
-		return c || (cli.seen & OPT_BIT(OPT_HELP)) ? EXIT_OK : EXIT_USAGE;
-	}
-	if (!cli_check_allowed(&cli, OPTS_GLOBAL | c->opts))
-		return EXIT_USAGE;
-	ctx = cfapkg_ctx_new();
-	if (!ctx) {
-		fprintf(stderr, "cfapkg: error: out of memory\n");
-		return EXIT_ERROR;
-	}
-	/* channel runs without the recipe set: it repairs what would break
-	 * loading it. */
-	rc = setup_context(ctx, &cli, c->run != cmd_channel);
-	if (rc == EXIT_OK)
-		rc = c->run(ctx, &cli);
-	cfapkg_ctx_free(ctx);
-	return json_output_failed() && rc == EXIT_OK ? EXIT_ERROR : rc;
+	if (cli.seen & OPT_BIT(OPT_VERSION))
+		return print_versions(&cli);
+	rc = dispatch(&cli);
+	if (json_output_failed() && rc == EXIT_OK)
+		rc = EXIT_ERROR;
+	/* A text-only command (run) never gets here with --json: the
+	 * refusal above is cfapkg's own error, and has its document. */
+	if (cli.json && rc != EXIT_OK)
+		json_print_error(rc);
+	cli_contract_end();
+	return rc;
 }

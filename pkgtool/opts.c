@@ -41,6 +41,7 @@ static const struct opt_def defs[] = {
 	{"locked", OPT_LOCKED, "FILE", "install exactly what a lockfile lists, without solving"},
 	{"max-size", OPT_MAX_SIZE, "SIZE", "the most a download of unknown size may bring (4G)"},
 	{"metric", OPT_METRIC, "REGEX", "compare the number the regex captures from the output"},
+	{"metric-name", OPT_METRIC_NAME, "NAME", "bench: what to call the metric in the plot and JSON (default: the regex's text before its group)"},
 	{"mirror", OPT_MIRROR, "URL", "another place to get the same bytes; repeatable"},
 	{"name", OPT_NAME, "NAME", "the channel's name, written into its index (default: the folder's)"},
 	{"next-key", OPT_NEXT_KEY, "PUB", "also trust this public key for later versions (rotation); repeatable"},
@@ -58,7 +59,7 @@ static const struct opt_def defs[] = {
 	{"root", OPT_ROOT, "DIR", "where cfapkg keeps its data (also CFAPKG_ROOT)"},
 	{"runs", OPT_RUNS, "N", "measured runs per environment (also -n; default 10)"},
 	{"sha256", OPT_SHA256, "HEX", "the SHA-256 the download must have"},
-	{"shell", OPT_SHELL, "SHELL", "bash, powershell or cmd"},
+	{"shell", OPT_SHELL, "SHELL", "bash, zsh, fish, powershell or cmd"},
 	{"size", OPT_SIZE, "BYTES", "the size the download must have"},
 	{"source", OPT_SOURCE, "OS-ARCH=URL", "recipe add-version: a download of the new version; repeatable"},
 	{"stall-timeout", OPT_STALL_TIMEOUT, "SECONDS", "cut an attempt that gets no data this long (30)"},
@@ -102,7 +103,7 @@ const char *cli_opt_name(enum opt_id id)
 
 static bool usage_error(const char *msg, const char *what)
 {
-	fprintf(stderr, "cfapkg: error: %s%s\n", msg, what);
+	cli_error("%s%s\n", msg, what);
 	fprintf(stderr, "Try 'cfapkg --help'.\n");
 	return false;
 }
@@ -176,7 +177,7 @@ bool cli_check_allowed(const struct cli *cli, unsigned long long allowed)
 
 	for (i = 0; i < cli->nopts; i++)
 		if (!(allowed & OPT_BIT(cli->opts[i].id))) {
-			fprintf(stderr, "cfapkg: error: '%s' does not take --%s\n", cli->command,
+			cli_error("'%s' does not take --%s\n", cli->command,
 			        cli_opt_name(cli->opts[i].id));
 			return false;
 		}
@@ -192,6 +193,18 @@ const char *cli_value(const struct cli *cli, enum opt_id id)
 		if (cli->opts[i].id == id)
 			v = cli->opts[i].value;
 	return v;
+}
+
+bool cli_option_at(size_t i, const char **name, enum opt_id *id, const char **arg,
+                   const char **help)
+{
+	if (i >= sizeof(defs) / sizeof(defs[0]))
+		return false;
+	*name = defs[i].name;
+	*id = defs[i].id;
+	*arg = defs[i].arg;
+	*help = defs[i].help;
+	return true;
 }
 
 void cli_print_options(unsigned long long allowed)

@@ -63,13 +63,15 @@ enum opt_id {
 	OPT_STRIP,
 	OPT_RELEASES_URL,
 	OPT_COMPUTE,
+	OPT_METRIC_NAME,
 	OPT__COUNT
 };
 
 #define OPT_BIT(id) (1ull << (id))
-/* Options every command takes. */
+/* Options every command takes (and --json, unless its output is not
+ * cfapkg's: main.c's table says). */
 #define OPTS_GLOBAL                                                                         \
-	(OPT_BIT(OPT_HELP) | OPT_BIT(OPT_JSON) | OPT_BIT(OPT_QUIET) | OPT_BIT(OPT_RECIPES) | \
+	(OPT_BIT(OPT_HELP) | OPT_BIT(OPT_QUIET) | OPT_BIT(OPT_RECIPES) |                   \
 	 OPT_BIT(OPT_ROOT) | OPT_BIT(OPT_VERSION) | OPT_BIT(OPT_YES))
 /* Options that describe the machine to plan for. */
 #define OPTS_FACTS                                                                         \
@@ -107,7 +109,20 @@ const char *cli_value(const struct cli *cli, enum opt_id id);
 const char *cli_opt_name(enum opt_id id);
 /* A decimal number no larger than max. */
 bool cli_number(const char *s, unsigned long long max, unsigned long long *out);
+/* Option i of the table (sorted by name); false past its end.  For
+ * completion scripts. */
+bool cli_option_at(size_t i, const char **name, enum opt_id *id, const char **arg,
+                   const char **help);
 /* One line per allowed option, for --help. */
 void cli_print_options(unsigned long long allowed);
+
+/* contract.c: prints "cfapkg: error: " and the message on standard error,
+ * and keeps the message for the --json error document. */
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+void cli_contract_end(void);
 
 #endif

@@ -2,7 +2,9 @@
  * progress.c - download progress: on a terminal one line per active
  * download (bytes, speed, time left) and a total, redrawn in place at most
  * ten times a second; with --json one event per line on standard error;
- * otherwise nothing until the result lines.
+ * on a terminal that must get no escape sequences (NO_COLOR, TERM=dumb)
+ * one plain line per finished download; otherwise nothing until the
+ * result lines.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +13,23 @@
 #include "progress.h"
 #include "render.h"
 
+/* no-color.org: NO_COLOR with any value but "" turns escapes off; a dumb
+ * terminal cannot move its cursor. */
+static bool escapes_allowed(void)
+{
+	const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	return !(no_color && *no_color) && !(term && strcmp(term, "dumb") == 0);
+}
+
 void progress_init(struct progress *p, const struct cli *cli)
 {
+	bool terminal = !cli->quiet && !cli->json && cfapkg_is_terminal(stderr);
+
 	memset(p, 0, sizeof(*p));
 	p->json = cli->json;
-	p->tty = !cli->quiet && !cli->json && cfapkg_is_terminal(stderr);
+	p->tty = terminal && escapes_allowed();
+	p->plain = terminal && !p->tty;
 	p->start = cfapkg_monotonic_seconds();
 }
 
@@ -44,7 +58,7 @@ static void draw(struct progress *p)
 	size_t i;
 
 	if (p->lines)
-		fprintf(stderr, "\033[%zuA", p->lines);
+		fprintf(stderr, "\033[%luA", (unsigned long)p->lines);
 	p->lines = 0;
 	for (i = 0; i < p->n; i++) {
 		done += p->rows[i].done;
@@ -103,6 +117,12 @@ void progress_update(void *arg, const struct cfapkg_fetch_progress *ev)
 		        "\"total\": %llu}\n", ev->finished ? "finished" : "progress", r->item->label,
 		        (unsigned long long)ev->done, (unsigned long long)ev->total);
 		r->last_json = t;
+	}
+	if (p->plain && ev->finished && !r->said) {
+		char a[32];
+		fprintf(stderr, "  %-24.24s %10s done\n", r->item->label,
+		        human_size((int64_t)ev->done, a, sizeof(a)));
+		r->said = true;
 	}
 	if (p->tty && (ev->finished || t - p->last_draw >= 0.1)) {
 		draw(p);

@@ -15,12 +15,14 @@ struct progress_row {
 	uint64_t base;              /* bytes it had then (a resumed part) */
 	uint64_t done, total;
 	bool active;
+	bool said;                  /* its plain "done" line is printed */
 };
 
 struct progress {
 	struct progress_row *rows;
 	size_t n, cap, lines;
 	bool tty, json;
+	bool plain;  /* a terminal without escapes: a line per finished download */
 	double start, last_draw;
 };
 

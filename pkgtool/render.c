@@ -2,6 +2,7 @@
  * render.c - text tables and JSON output.
  */
 #include "render.h"
+#include "opts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,13 +101,16 @@ bool json_output_failed(void)
 
 void json_print(cJSON *v)
 {
-	char *s = json_alloc_failures ? NULL : cJSON_Print(v);
+	char *s;
+
+	json_stamp(v);
+	s = json_alloc_failures ? NULL : cJSON_Print(v);
 
 	if (s && !json_alloc_failures) {
 		fputs(s, stdout);
 		fputc('\n', stdout);
 	} else {
-		fprintf(stderr, "cfapkg: error: out of memory while building the JSON output\n");
+		cli_error("out of memory while building the JSON output\n");
 		json_alloc_failures++;
 	}
 	cJSON_free(s);

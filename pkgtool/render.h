@@ -38,13 +38,26 @@ bool json_output_failed(void);
 /* Prints a JSON value with a newline and frees it; prints nothing but an
  * error when memory ran out while it was built. */
 void json_print(cJSON *v);
+/* contract.c: the envelope of every document.  json_stamp puts
+ * "format": 1 first in an object (json_print calls it); json_print_list
+ * prints {"format": 1, KEY: items}; json_print_error prints the error
+ * document of a failed command that printed none. */
+void json_stamp(cJSON *doc);
+void json_print_list(const char *key, cJSON *items);
+void json_print_error(int status);
 /* cJSON helpers that accept NULL strings. */
 void json_str(cJSON *o, const char *key, const char *v);
 
-/* plot.c: an SVG of the runs of two environments (the metric when one was
- * asked for, else wall time), medians as lines.  0 on success. */
-int write_svg(const char *path, const char *const names[2], const char *metric,
-              const struct cfapkg_bench_run *runs, size_t n);
+/* plot.c: the bench figure (SVG): the metric, when there is one, and wall
+ * time, each run marked, medians labelled, ratio B / A in the titles. */
+struct bench_plot {
+	const char *names[2];       /* the environments A and B */
+	const char *metric_name;    /* NULL: wall time only */
+	const char *const *args;    /* the program's command line, for the subtitle */
+	size_t nargs;
+};
+int write_svg(const char *path, const struct bench_plot *p, const struct cfapkg_bench_run *runs,
+              size_t n);
 
 /* explain_text.c: one sentence per problem record, written into buf. */
 const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_facts *f,

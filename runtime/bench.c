@@ -5,6 +5,8 @@
  * the program's output.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include <ctype.h>
+#include <math.h>
 #include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +67,7 @@ static bool metric_find(const struct metric *m, const char *text, double *out)
 			memcpy(num, text + ov[2], ov[3] - ov[2]);
 			num[ov[3] - ov[2]] = '\0';
 			*out = strtod(num, &end);
-			found = end != num;
+			found = end != num && isfinite(*out); /* "nan", "inf": no number to compare */
 		}
 		start = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
 	}
@@ -78,6 +80,16 @@ static int by_value(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static bool counted(const struct cfapkg_bench_run *r, bool metric)
+{
+	return !r->warmup && r->status == 0 && (!metric || r->has_metric);
+}
+
+static double value_of(const struct cfapkg_bench_run *r, bool metric)
+{
+	return metric ? r->metric : r->wall_s;
+}
+
 void cfapkg_bench_stats(const struct cfapkg_bench_run *runs, size_t n, unsigned env, bool metric,
                         struct cfapkg_bench_stats *out)
 {
@@ -88,9 +100,8 @@ void cfapkg_bench_stats(const struct cfapkg_bench_run *runs, size_t n, unsigned 
 	 * (n 0) rather than stats of some of the runs. */
 	memset(out, 0, sizeof(*out));
 	for (i = 0; v && i < n; i++)
-		if (runs[i].env == env && !runs[i].warmup && runs[i].status == 0 &&
-		    (!metric || runs[i].has_metric))
-			v[k++] = metric ? runs[i].metric : runs[i].wall_s;
+		if (runs[i].env == env && counted(&runs[i], metric))
+			v[k++] = value_of(&runs[i], metric);
 	if (!k) {
 		cfa_free(v);
 		return;
@@ -103,6 +114,176 @@ void cfapkg_bench_stats(const struct cfapkg_bench_run *runs, size_t n, unsigned 
 	for (i = 0; i < k; i++)
 		out->mean += v[i] / (double)k;
 	cfa_free(v);
+}
+
+/* The index of the next measured (not warm-up) run of env from i on, or n. */
+static size_t next_measured(const struct cfapkg_bench_run *runs, size_t n, size_t i, unsigned env)
+{
+	while (i < n && (runs[i].env != env || runs[i].warmup))
+		i++;
+	return i;
+}
+
+void cfapkg_bench_ratio(const struct cfapkg_bench_run *runs, size_t n, bool metric,
+                        struct cfapkg_bench_ratio *out)
+{
+	struct cfapkg_bench_stats a, b;
+	size_t i = 0, j = 0;
+
+	memset(out, 0, sizeof(*out));
+	cfapkg_bench_stats(runs, n, 0, metric, &a);
+	cfapkg_bench_stats(runs, n, 1, metric, &b);
+	if (a.n && b.n && a.median != 0)
+		out->of_medians = b.median / a.median;
+	/* Runs alternate, so the k-th measured runs of A and B ran next to each
+	 * other: their ratio shows the spread that drift in the machine leaves. */
+	for (;; i++, j++) {
+		double r;
+		i = next_measured(runs, n, i, 0);
+		j = next_measured(runs, n, j, 1);
+		if (i == n || j == n)
+			break;
+		if (!counted(&runs[i], metric) || !counted(&runs[j], metric) ||
+		    value_of(&runs[i], metric) == 0)
+			continue;
+		r = value_of(&runs[j], metric) / value_of(&runs[i], metric);
+		out->min = out->rounds && out->min < r ? out->min : r;
+		out->max = out->rounds && out->max > r ? out->max : r;
+		out->rounds++;
+	}
+}
+
+/* Where a regex's literal text stops: a capturing group ("(" not followed
+ * by "?", or a named one). */
+static bool capture_starts(const char *p)
+{
+	if (p[0] != '(')
+		return false;
+	if (p[1] != '?')
+		return true;
+	return (p[2] == '<' && p[3] != '=' && p[3] != '!') || p[2] == '\'' ||
+	       (p[2] == 'P' && p[3] == '<');
+}
+
+/* Skips a [class] or {count} from its opening character; returns its last. */
+static const char *skip_bracket(const char *p)
+{
+	char close = *p == '[' ? ']' : '}';
+
+	p++;
+	if (close == ']' && *p == '^')
+		p++;
+	if (close == ']' && *p == ']')
+		p++;
+	for (; *p && *p != close; p++)
+		if (*p == '\\' && p[1])
+			p++;
+	return *p ? p : p - 1;
+}
+
+/* Skips a group that captures nothing, from its "(" to its ")". */
+static const char *skip_group(const char *p)
+{
+	int depth = 0;
+
+	for (; *p; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		else if (*p == '[')
+			p = skip_bracket(p);
+		else if (*p == '(')
+			depth++;
+		else if (*p == ')' && --depth == 0)
+			return p;
+	}
+	return p - 1;
+}
+
+/* The regex's literal text before its first capture, with every regex
+ * construct turned into one space; at most len - 1 bytes. */
+static void literal_prefix(const char *p, char *out, size_t len)
+{
+	bool gap = false;
+	size_t k = 0;
+
+	for (; *p && !capture_starts(p) && k + 2 < len; p++) {
+		char c = *p;
+		if (c == '\\' && p[1]) {
+			c = *++p;
+			if (isalnum((unsigned char)c))  /* \d, \s, \b: a class, not text */
+				c = 0;
+		} else if (c == '[' || c == '{') {
+			p = skip_bracket(p);
+			c = 0;
+		} else if (c == '(') {
+			p = skip_group(p); /* (?:a|b), (?i): not the name's text */
+			c = 0;
+		} else if (strchr("^$.*+?|()", c)) {
+			c = 0;
+		}
+		if (!c) {
+			gap = true;
+			continue;
+		}
+		if ((gap || isspace((unsigned char)c)) && k && out[k - 1] != ' ')
+			out[k++] = ' ';
+		gap = false;
+		if (!isspace((unsigned char)c))
+			out[k++] = c;
+	}
+	out[k] = '\0';
+}
+
+/* A regex with no text before its first group may name the group:
+ * "(?<tflops>[0-9.]+) TFLOPS" gives "tflops". */
+static void group_name(const char *p, char *out, size_t len)
+{
+	size_t k = 0;
+
+	while (*p && !capture_starts(p))
+		p += *p == '\\' && p[1] ? 2 : 1;
+	if (*p != '(' || p[1] != '?')
+		return;
+	p += p[2] == 'P' ? 4 : 3;
+	while (k + 1 < len && *p && *p != '>' && *p != '\'')
+		out[k++] = *p++;
+	out[k] = '\0';
+}
+
+/* Punctuation around a name goes ("TFLOPS:" -> "TFLOPS"); brackets that
+ * belong to it and a per cent sign stay. */
+static bool trims(char c, bool at_end)
+{
+	return isspace((unsigned char)c) ||
+	       (ispunct((unsigned char)c) && !strchr(at_end ? ")]%" : "([", c));
+}
+
+const char *cfapkg_bench_metric_name(const char *regex, char *buf, size_t len)
+{
+	char text[256];
+	const char *s = text, *e;
+	size_t k;
+
+	if (!len)
+		return buf;
+	literal_prefix(regex ? regex : "", text, sizeof(text));
+	if (!text[0] && regex)
+		group_name(regex, text, sizeof(text));
+	e = s + strlen(s);
+	while (*s && trims(*s, false))
+		s++;
+	while (e > s && trims(e[-1], true))
+		e--;
+	if (e == s) {
+		s = "metric";
+		e = s + 6;
+	}
+	k = (size_t)(e - s) < len - 1 ? (size_t)(e - s) : len - 1;
+	while (k && k < (size_t)(e - s) && ((unsigned char)s[k] & 0xC0) == 0x80)
+		k--;  /* a cut name ends on a whole UTF-8 character */
+	memcpy(buf, s, k);
+	buf[k] = '\0';
+	return buf;
 }
 
 static enum cfapkg_err one_run(struct cfapkg_ctx *ctx, const struct cfapkg_bench_opts *o,

@@ -159,7 +159,7 @@ class Root:
 
     def listing(self, env="default"):
         r = self.run("list", "--env", env, "--json")
-        return {p["name"]: p["version"] for p in json.loads(r.stdout)} if r.returncode == 0 else {}
+        return {p["name"]: p["version"] for p in json.loads(r.stdout)["packages"]} if r.returncode == 0 else {}
 
     def view(self, env, part, gen=None):
         return self.path / "envs" / env / str(gen or self.current(env)) / "view" / part

@@ -236,7 +236,7 @@ def test_priority(client, www, url_of, tmp):
     r = client.run("info", "zluda")
     check("and info names it", "channel other (index 1" in r.stdout, r.stdout)
     r = client.run("channel", "list", "--json")
-    names = [c["name"] for c in json.loads(r.stdout or "[]")]
+    names = [c["name"] for c in json.loads(r.stdout or "{}").get("channels", [])]
     check("list shows both, lowest priority first", names == ["lab", "other"], r.stdout)
     r = client.run("channel", "remove", "other")
     check("remove takes it away", r.returncode == 0 and "6-preview.80" in

@@ -155,7 +155,7 @@ def test_config_and_paths(tmp):
     zluda["summary"] = "ZLUDA from a folder named 日本語 (test)"
     (deep / "zluda.json").write_text(json.dumps(zluda), encoding="utf-8")
     r = run("search", "zluda", "--recipes", str(deep), "--json")
-    found = [x for x in json.loads(r.stdout or "[]") if x["name"] == "zluda"]
+    found = [x for x in json.loads(r.stdout or "{}").get("recipes", []) if x["name"] == "zluda"]
     check("long unicode recipe folder", r.returncode == 0 and found and
           found[0]["summary"] == zluda["summary"], r.stdout + r.stderr)
     facts = deep / "facts ü.json"
@@ -166,7 +166,7 @@ def test_config_and_paths(tmp):
 
 def test_queries():
     r = run("search", "--json")
-    names = [x["name"] for x in json.loads(r.stdout)]
+    names = [x["name"] for x in json.loads(r.stdout)["recipes"]]
     check("search json", r.returncode == 0 and "zluda" in names and "hip-sdk" in names)
     r = run("search", "no-such-thing")
     check("search nothing", r.returncode == 4 and "no recipe matches" in r.stderr)
@@ -202,7 +202,7 @@ def test_unknown_names(tmp):
           "no version of zluda matches ==9; versions: 7-preview.10, " in r.stderr
           and "6-preview.69" in r.stderr, r.stderr)
     r = run("pins", "--json", *root)
-    check("refused pins write nothing", r.returncode == 0 and json.loads(r.stdout) == [],
+    check("refused pins write nothing", r.returncode == 0 and json.loads(r.stdout)["pins"] == [],
           r.stdout + r.stderr)
     r = run("pin", "zluda==6-preview.69", *root)
     check("a pin that fits is kept", r.returncode == 0, r.stderr)

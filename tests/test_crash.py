@@ -37,7 +37,7 @@ def state(root, recipes, env):
     r = run(root, recipes, "list", "--env", env, "--json")
     if r.returncode != 0:
         return None
-    return (gen, {p["name"]: p["version"] for p in json.loads(r.stdout)})
+    return (gen, {p["name"]: p["version"] for p in json.loads(r.stdout)["packages"]})
 
 
 def leftovers(root):

@@ -126,7 +126,7 @@ def test_empty(root):
     check("list of an environment with nothing installed is no error",
           r.returncode == 0 and "(nothing installed)" in r.stdout, r.stdout + r.stderr)
     r = root.run("list", "--env", "solo", "--json")
-    check("and --json gives an empty array", r.returncode == 0 and js(r.stdout) == [],
+    check("and --json gives an empty array", r.returncode == 0 and js(r.stdout).get("packages") == [],
           r.stdout + r.stderr)
     r = root.change("install", "--env", "solo", "zluda==6-preview.69")
     r = root.change("remove", "--env", "solo", "zluda")
@@ -140,8 +140,8 @@ def test_empty(root):
     r = root.run("list", "--env", "solo")
     r2 = root.run("list", "--env", "solo", "--json")
     check("list of the emptied environment", r.returncode == 0 and "(nothing installed)" in
-          r.stdout and r2.returncode == 0 and js(r2.stdout) == [], r.stdout + r.stderr)
-    h = js(root.run("history", "--env", "solo", "--json").stdout, [])
+          r.stdout and r2.returncode == 0 and js(r2.stdout).get("packages") == [], r.stdout + r.stderr)
+    h = js(root.run("history", "--env", "solo", "--json").stdout).get("history", [])
     check("history shows both generations", [x["generation"] for x in h] == [1, 2], h)
     r = root.change("remove", "--env", "solo", "zluda")
     check("removing from the empty environment names what is not there",

@@ -40,7 +40,7 @@ def test_install(root):
     check("a generation holds lock, meta and runtime config, and its checks' record",
           all((gen / f).is_file() for f in ("lock.json", "meta.json", "runtime.json",
                                             "checked")))
-    h = json.loads(root.run("history", "--json").stdout)
+    h = json.loads(root.run("history", "--json").stdout)["history"]
     check("static checks make a generation checked, not known-good",
           h[0]["state"] == "checked" and h[0]["checked"] and not h[0]["good"] and
           h[0]["known_good"] is None and h[0]["marks"] == [], h[0])
@@ -62,7 +62,7 @@ def test_second_env(root):
     r = root.run("pin", "--env", "preview", "zluda==7-preview.10")
     check("pin", r.returncode == 0, r.stderr)
     r = root.run("pins", "--env", "preview", "--json")
-    check("pins lists it", json.loads(r.stdout or "[]") == ["zluda==7-preview.10"], r.stdout)
+    check("pins lists it", json.loads(r.stdout or "{}").get("pins") == ["zluda==7-preview.10"], r.stdout)
     r = root.change("install", "--env", "preview", "pytorch-cuda-stack")
     check("the pin binds the install", r.returncode == 0 and
           root.listing("preview").get("zluda") == "7-preview.10", r.stdout + r.stderr)
@@ -82,7 +82,7 @@ def test_second_env(root):
     r = root.run("unpin", "--env", "preview", "zluda")
     check("unpin of nothing pinned", r.returncode == 4 and "not pinned" in r.stderr)
     r = root.run("env", "list", "--json")
-    names = [e["name"] for e in json.loads(r.stdout)]
+    names = [e["name"] for e in json.loads(r.stdout)["environments"]]
     check("env list", names == ["default", "preview"], names)
 
 
@@ -111,12 +111,13 @@ def test_history_rollback(root):
           "marked known-good by hand on" in r.stdout and "cfapkg mark-good 1" in r.stdout,
           r.stdout + r.stderr)
     r = root.run("history", "--json")
-    h = json.loads(r.stdout)
+    h = json.loads(r.stdout)["history"]
     gens = [e for e in h if e["event"] == "generation"]
     switches = [e for e in h if e["event"] == "switch"]
     check("history lists the generations", [g["generation"] for g in gens] == [1, 2, 3], gens)
     check("history records the commands", gens[2]["command"] == "update zluda" and
-          "6-preview.69 -> 7-preview.10" in gens[2]["changes"], gens[2])
+          {"action": "change", "name": "zluda", "from": "6-preview.69", "to": "7-preview.10",
+           "text": "zluda 6-preview.69 -> 7-preview.10"} in gens[2]["changes"], gens[2])
     check("history marks the current and known-good ones",
           [g["current"] for g in gens] == [True, False, False] and
           [g["good"] for g in gens] == [True, False, False] and
@@ -140,7 +141,7 @@ def test_marks(root):
     r = root.run("unmark", "2")
     check("unmark of a generation not known-good changes nothing",
           r.returncode == 0 and "nothing changed" in r.stdout, r.stdout)
-    h = {e["generation"]: e for e in json.loads(root.run("history", "--json").stdout)
+    h = {e["generation"]: e for e in json.loads(root.run("history", "--json").stdout)["history"]
          if e["event"] == "generation"}
     g1, g2 = h[1], h[2]
     check("history gives who marked a generation, when and how",
@@ -164,12 +165,12 @@ def test_marks(root):
     # static checks passed, so it reads as checked, never as known-good.
     gen3 = root.path / "envs" / "default" / "3"
     (gen3 / "checked").rename(gen3 / "good")
-    h = json.loads(root.run("history", "--json").stdout)
+    h = json.loads(root.run("history", "--json").stdout)["history"]
     g3 = [e for e in h if e["event"] == "generation" and e["generation"] == 3][0]
     check("an older cfapkg's good file reads as checked only",
           g3["state"] == "checked" and not g3["good"], g3)
     (gen3 / "good").unlink()
-    h = json.loads(root.run("history", "--json").stdout)
+    h = json.loads(root.run("history", "--json").stdout)["history"]
     g3 = [e for e in h if e["event"] == "generation" and e["generation"] == 3][0]
     check("a generation with no record of checks is unchecked", g3["state"] == "unchecked", g3)
     (gen3 / "checked").write_text("2026-01-01T00:00:00Z")

@@ -53,7 +53,7 @@ class Faults:
 def prefetch(root, url, *args):
     r = harness.run(BIN, "prefetch", url, "--root", str(root), "--json", *args)
     try:
-        item = json.loads(r.stdout)[0]
+        item = json.loads(r.stdout).get("downloads", [{}])[0]
     except (json.JSONDecodeError, IndexError):
         item = {}
     return r, item
@@ -101,7 +101,7 @@ def test_nginx(tmp):
         root2 = tmp / "r-fetch"
         r = harness.run(BIN, "fetch", "pkg0", "--recipes", str(recipes), "--root", str(root2),
                         "--gpu", "gfx1200", "--json", "--parallel", "3")
-        got = json.loads(r.stdout or "[]")
+        got = json.loads(r.stdout or "{}").get("downloads", [])
         check("fetch a plan in parallel", r.returncode == 0 and len(got) == 3
               and all(x["sha256"] for x in got), r.stdout + r.stderr)
         stored = sorted(p.name for p in (root2 / "store").iterdir())
@@ -387,7 +387,7 @@ def fetch_one(root, recipes, name):
     r = harness.run(BIN, "fetch", name, "--recipes", str(recipes), "--root", str(root),
                     "--gpu", "gfx1200", "--json")
     try:
-        return r, json.loads(r.stdout)[0]
+        return r, json.loads(r.stdout).get("downloads", [{}])[0]
     except (json.JSONDecodeError, IndexError):
         return r, {}
 

@@ -164,7 +164,7 @@ def test_list():
                            TARGETS[d["gfx"]]["status"]] and d["pci"] in row[4], str(row))
     r = run("gpus", "--json")
     try:
-        doc = json.loads(r.stdout)
+        doc = json.loads(r.stdout).get("gpus")
     except json.JSONDecodeError:
         doc = None
     check("gpus --json parses", r.returncode == 0 and isinstance(doc, list), r.stdout[:200])

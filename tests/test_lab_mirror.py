@@ -86,7 +86,7 @@ def client_side(tmp, mirror, srv, dead):
     check("with the rules the stack installs from the mirror", r.returncode == 0,
           r.stdout + r.stderr)
     r = client.run("list", "--json")
-    names = {p["name"] for p in json.loads(r.stdout or "[]")} if r.returncode == 0 else set()
+    names = {p["name"] for p in json.loads(r.stdout or "{}").get("packages", [])} if r.returncode == 0 else set()
     check("the environment holds the stack", {"zluda", "libtorch-cuda"} <= names, r.stdout)
     return client
 

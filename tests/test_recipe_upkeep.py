@@ -123,7 +123,7 @@ def test_outdated(w):
     r = w.run("recipe", "outdated", "zluda", "--json")
     check("outdated runs and exits 0 with a list", r.returncode == 0, r.stdout + r.stderr)
     try:
-        got = json.loads(r.stdout)[0]
+        got = json.loads(r.stdout)["recipes"][0]
     except (json.JSONDecodeError, IndexError):
         got = {}
     versions = [n["version"] for n in got.get("newer", [])]
@@ -237,7 +237,7 @@ def test_refusals(w):
 def test_tool(w):
     r = w.run("recipe", "outdated", "tool", "--json")
     try:
-        got = json.loads(r.stdout)[0]
+        got = json.loads(r.stdout)["recipes"][0]
     except (json.JSONDecodeError, IndexError):
         got = {}
     versions = [n["version"] for n in got.get("newer", [])]
@@ -261,7 +261,7 @@ def test_tool(w):
     r = w.run("recipe", "outdated", "tool", "--releases-url", w.srv.url("releases.json"),
               "--json")
     try:
-        versions = [n["version"] for n in json.loads(r.stdout)[0]["newer"]]
+        versions = [n["version"] for n in json.loads(r.stdout)["recipes"][0]["newer"]]
     except (json.JSONDecodeError, IndexError, KeyError):
         versions = []
     check("--releases-url reads another list", r.returncode == 0 and versions == [],

@@ -85,17 +85,32 @@ static enum cfapkg_err keep_installed(struct cfapkg_trans *t)
 	return CFAPKG_E_OK;
 }
 
+/* remove and update name what is in the environment: a name that is not
+ * gets the recipe names it may be a misspelling of. */
+static enum cfapkg_err not_there(struct cfapkg_trans *t, const char *name)
+{
+	char *like = cfapkg_recipe_suggest(t->ctx, name);
+	enum cfapkg_err e;
+
+	e = cfa_fail(t->ctx, CFAPKG_E_NOTFOUND, "%s %s in environment \"%s\"%s%s ('cfapkg list "
+	             "--env %s' shows what is)", name,
+	             t->o.kind == CFAPKG_TRANS_REMOVE ? "was not installed by request"
+	                                              : "is not installed",
+	             t->env, like ? "; did you mean: " : "", like ? like : "", t->env);
+	cfa_free(like);
+	return e;
+}
+
 enum cfapkg_err cfa_trans_requests(struct cfapkg_trans *t)
 {
 	const struct cfapkg_lock *old = t->old;
 	bool ok = true;
 	size_t i;
 
-	for (i = 0; t->o.kind == CFAPKG_TRANS_REMOVE && i < t->o.nargs; i++)
-		if (!was_requested(old, t->o.args[i]))
-			return cfa_fail(t->ctx, CFAPKG_E_NOTFOUND, "%s was not installed by request in "
-			                "environment \"%s\" ('cfapkg list --env %s' shows what was)",
-			                t->o.args[i], t->env, t->env);
+	for (i = 0; i < t->o.nargs; i++)
+		if ((t->o.kind == CFAPKG_TRANS_REMOVE && !was_requested(old, t->o.args[i])) ||
+		    (t->o.kind == CFAPKG_TRANS_UPDATE && !(old && cfapkg_lock_find(old, t->o.args[i]))))
+			return not_there(t, t->o.args[i]);
 	for (i = 0; old && i < old->nrequests && ok; i++)
 		if (t->o.kind != CFAPKG_TRANS_INSTALL && t->o.kind != CFAPKG_TRANS_REMOVE)
 			ok = cfa_strv_push(&t->requests, &t->nrequests, &t->requests_cap,

@@ -116,6 +116,11 @@ uint64_t cfa_bytes_to_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_locked *
 	return total;
 }
 
+uint64_t cfapkg_part_fetch_bytes(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part)
+{
+	return cfapkg_store_has(ctx, part) ? 0 : cfa_bytes_to_fetch(ctx, part);
+}
+
 static size_t items_needed(const struct cfapkg_lock *lock)
 {
 	size_t i, n = 0;

@@ -1,7 +1,8 @@
 /*
  * score.c - a scripted benchmark program: prints "score: N", N taken in
  * turn from a sequence chosen by ZLUDA_TEST_TAG (the test environments'
- * ZLUDA version); the file named by COUNTER counts the runs.
+ * ZLUDA version); the file named by COUNTER counts the runs.  The run
+ * numbered SCORE_FAIL (from 0) prints nothing and exits 3: a failed run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@ int main(void)
 {
 	static const int six[] = {3, 5, 4}, seven[] = {8, 6, 7};
 	const char *tag = getenv("ZLUDA_TEST_TAG"), *counter = getenv("COUNTER");
+	const char *fail = getenv("SCORE_FAIL");
 	const int *seq = tag && strncmp(tag, "6", 1) == 0 ? six : seven;
 	FILE *f = counter ? fopen(counter, "r") : NULL;
 	int n = 0;
@@ -24,6 +26,8 @@ int main(void)
 		fprintf(f, "%d\n", n + 1);
 		fclose(f);
 	}
+	if (fail && *fail && strtol(fail, NULL, 10) == n)
+		return 3;
 	printf("score: %d\n", seq[(n / 2) % 3]);
 	return 0;
 }

@@ -1,0 +1,110 @@
+/*
+ * contract.c - what scripts may rely on: every error goes through
+ * cli_error (text on standard error, and kept for the JSON error
+ * document), every JSON document printed is an object that starts with
+ * "format": 1, and a failed command under --json that printed no document
+ * of its own prints {"format": 1, "error": {...}} instead, so standard
+ * output always holds exactly one document.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "render.h"
+
+/* The version of the JSON shapes in docs/cli.md: raised when a member
+ * changes meaning or goes away, not when one is added. */
+#define JSON_FORMAT 1
+
+static char *last_error;
+static bool document_printed;
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	size_t len;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	free(last_error);
+	/* Without memory the text still reaches standard error below; only
+	 * the JSON error document loses its message. */
+	if ((last_error = malloc((size_t)n + 1))) {
+		va_start(ap, fmt);
+		vsnprintf(last_error, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		len = strlen(last_error);
+		while (len && last_error[len - 1] == '\n')
+			last_error[--len] = '\0';
+	}
+	fputs("cfapkg: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+/* "format" first, so that a reader sees the version before anything it
+ * might misread. */
+void json_stamp(cJSON *doc)
+{
+	cJSON *f;
+
+	document_printed = true;
+	if (!cJSON_IsObject(doc) || cJSON_GetObjectItemCaseSensitive(doc, "format"))
+		return;
+	if (!(f = cJSON_CreateNumber(JSON_FORMAT)))
+		return; /* counted as an allocation failure: nothing is printed */
+	cJSON_AddItemToObject(doc, "format", f);
+	cJSON_DetachItemViaPointer(doc, f);
+	cJSON_InsertItemInArray(doc, 0, f);
+}
+
+void json_print_list(const char *key, cJSON *items)
+{
+	cJSON *doc = cJSON_CreateObject();
+
+	if (!doc) {
+		cJSON_Delete(items);
+		json_print(NULL);
+		return;
+	}
+	cJSON_AddItemToObject(doc, key, items);
+	json_print(doc);
+}
+
+static const char *status_name(int status)
+{
+	static const char *const names[] = {
+	    "ok",       "error",       "usage",  "unsolvable", "not-found", "recipe",
+	    "unsupported", "no-gpu", "network", "integrity",  "busy"};
+
+	if (status >= 0 && status < (int)(sizeof(names) / sizeof(names[0])))
+		return names[status];
+	return status == EXIT_NO_PROGRAM ? "no-program" : "error";
+}
+
+void json_print_error(int status)
+{
+	cJSON *doc, *err;
+
+	if (document_printed)
+		return;
+	doc = cJSON_CreateObject();
+	err = cJSON_AddObjectToObject(doc, "error");
+	cJSON_AddNumberToObject(err, "status", status);
+	cJSON_AddStringToObject(err, "kind", status_name(status));
+	json_str(err, "message", last_error);
+	json_print(doc);
+}
+
+void cli_contract_end(void)
+{
+	free(last_error);
+	last_error = NULL;
+}

@@ -1,0 +1,134 @@
+/*
+ * json_docs.c - the JSON documents of the commands that change an
+ * environment: one change as an object, a transaction's outcome, a
+ * generation switch.  Shapes are in docs/cli.md, "JSON".
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "render.h"
+
+static const char *const change_actions[] = {"add", "remove", "change", "restore", "relink"};
+
+static cJSON *change_object(const char *action, const char *name, const char *from,
+                            const char *to, const char *text)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "action", action);
+	json_str(o, "name", name);
+	json_str(o, "from", from);
+	json_str(o, "to", to);
+	json_str(o, "text", text);
+	return o;
+}
+
+cJSON *change_json(const struct cfapkg_change *c)
+{
+	return change_object(change_actions[c->kind], c->name, c->from, c->to, c->text);
+}
+
+/* history keeps a generation's changes as the lines install printed:
+ * "+zluda 7", "-foo 1", "zluda 6 -> 7", "zluda 7 (store folder restored)",
+ * "zluda 7 (view linked again)".  Names and versions hold no spaces. */
+static cJSON *change_from_text(const char *text)
+{
+	char name[256] = "", a[256] = "", b[256] = "";
+	const char *action = "change", *sp = strchr(text, ' ');
+	size_t n;
+
+	if (!sp || (size_t)(sp - text) >= sizeof(name))
+		return change_object("other", NULL, NULL, NULL, text);
+	n = (size_t)(sp - text);
+	memcpy(name, text, n);
+	n = strcspn(sp + 1, " ");
+	if (n >= sizeof(a))
+		return change_object("other", NULL, NULL, NULL, text);
+	memcpy(a, sp + 1, n);
+	sp += 1 + n;
+	if (name[0] == '+' || name[0] == '-')
+		return change_object(name[0] == '+' ? "add" : "remove", name + 1,
+		                     name[0] == '-' ? a : NULL, name[0] == '+' ? a : NULL, text);
+	if (strncmp(sp, " -> ", 4) == 0 && strlen(sp + 4) < sizeof(b)) {
+		memcpy(b, sp + 4, strlen(sp + 4) + 1);
+		return change_object(action, name, a, b, text);
+	}
+	action = strstr(sp, "restored") ? "restore" : strstr(sp, "linked again") ? "relink" : "other";
+	return change_object(action, name, a, a, text);
+}
+
+cJSON *changes_from_text(const char *joined)
+{
+	cJSON *arr = cJSON_CreateArray();
+	char item[1024];
+	const char *p = joined;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		/* ", " separates changes; a cut list ends in "..." and is kept
+		 * as it is, as an "other" entry. */
+		if (n >= sizeof(item))
+			n = sizeof(item) - 1;
+		memcpy(item, p, n);
+		item[n] = '\0';
+		cJSON_AddItemToArray(arr, change_from_text(item));
+		p += n;
+		while (*p == ',' || *p == ' ')
+			p++;
+	}
+	return arr;
+}
+
+cJSON *trans_json(const char *env, struct cfapkg_trans *t, const struct cfapkg_trans_result *r,
+                  const char *outcome)
+{
+	const struct cfapkg_lock *set = t ? cfapkg_trans_new(t) : NULL;
+	const struct cfapkg_change *c = NULL;
+	cJSON *o = cJSON_CreateObject(), *a;
+	size_t i, n = 0;
+
+	json_str(o, "env", env);
+	json_str(o, "outcome", outcome);
+	if (r && r->commit.generation) {
+		cJSON_AddNumberToObject(o, "generation", r->commit.generation);
+		cJSON_AddNumberToObject(o, "previous", r->commit.previous);
+	}
+	if (t)
+		c = cfapkg_trans_changes(t, &n);
+	a = cJSON_AddArrayToObject(o, "changes");
+	for (i = 0; c && i < n; i++)
+		cJSON_AddItemToArray(a, change_json(&c[i]));
+	if (t)
+		cJSON_AddNumberToObject(o, "download_bytes", (double)cfapkg_trans_download_bytes(t));
+	a = cJSON_AddArrayToObject(o, "packages");
+	for (i = 0; set && i < set->nparts; i++) {
+		cJSON *p = cJSON_CreateObject();
+		json_str(p, "name", set->parts[i].name);
+		json_str(p, "version", set->parts[i].version);
+		json_str(p, "kind", cfapkg_kind_name(set->parts[i].kind));
+		cJSON_AddBoolToObject(p, "requested", set->parts[i].requested);
+		cJSON_AddItemToArray(a, p);
+	}
+	return o;
+}
+
+cJSON *switch_json(const char *env, unsigned from, unsigned to, const char *why)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	json_str(o, "env", env);
+	cJSON_AddNumberToObject(o, "generation", to);
+	cJSON_AddNumberToObject(o, "previous", from);
+	json_str(o, "reason", why && *why ? why : NULL);
+	return o;
+}
+
+void print_count_json(const char *dir, const char *key, size_t n)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	json_str(o, "dir", dir);
+	cJSON_AddNumberToObject(o, key, (double)n);
+	json_print(o);
+}

@@ -1,0 +1,30 @@
+/*
+ * plot.h - what the bench figure's two files share: a panel's frame and
+ * scales (plot_axis.c) and the text helpers both use.
+ */
+#ifndef CFAPKG_PLOT_H
+#define CFAPKG_PLOT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct panel {
+	double left, top, width, height; /* the plotting area, in figure units */
+	double lo, hi, step;             /* the y range, a whole number of steps */
+	unsigned runs;                   /* the x axis: runs 1..runs in the order run */
+};
+
+/* Where run number (1-based) and value v fall in the panel. */
+double panel_x(const struct panel *p, double run);
+double panel_y(const struct panel *p, double v);
+/* A y range of "nice" 1-2-5 steps around the n values (n may be 0). */
+void panel_scale(struct panel *p, const double *v, size_t n);
+/* Grid, ticks and their labels on both axes, and the axis titles. */
+void panel_axes(FILE *f, const struct panel *p, const char *ytitle);
+
+/* Text for an SVG text node or attribute: &, <, > and quotes escaped. */
+void svg_text(FILE *f, const char *s);
+/* v with as many decimals as a step of step needs ("0.25" for 0.05). */
+const char *tick_label(double v, double step, char *buf, size_t len);
+
+#endif

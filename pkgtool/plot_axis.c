@@ -1,0 +1,188 @@
+/*
+ * plot_axis.c - the bench figure's scales: y ranges in "nice" steps of 1,
+ * 2 or 5 times a power of ten, tick labels with just the decimals a step
+ * needs, grids and axis titles; and the escaping of text into SVG.
+ * No libm: the command line does not link it, and loops over powers of
+ * ten are exact enough for ticks.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "plot.h"
+
+#define TICKS 5 /* about this many steps on a y axis */
+#define GRID "#dddddd"
+
+double panel_x(const struct panel *p, double run)
+{
+	/* Half a run of room on each side keeps the first and last marks off
+	 * the axes. */
+	return p->left + (run - 0.5) * p->width / (double)(p->runs ? p->runs : 1);
+}
+
+double panel_y(const struct panel *p, double v)
+{
+	return p->top + p->height - (v - p->lo) * p->height / (p->hi - p->lo);
+}
+
+/* The smallest of 1, 2, 5 times a power of ten that is at least x > 0. */
+static double nice_step(double x)
+{
+	double unit = 1;
+
+	while (unit > x && unit > 1e-300)
+		unit /= 10;
+	while (unit * 10 <= x && unit < 1e300)
+		unit *= 10;
+	if (unit >= x)
+		return unit;
+	return unit * 2 >= x ? unit * 2 : unit * 5 >= x ? unit * 5 : unit * 10;
+}
+
+/* The whole number of steps at or below (up: at or above) v. */
+static double steps(double v, double step, int up)
+{
+	double k = v / step;
+
+	if (k > 9e18 || k < -9e18)
+		return k; /* past what a whole number can hold: near enough */
+	k = (double)(long long)k;
+
+	if (!up && k * step > v)
+		k -= 1;
+	if (up && k * step < v)
+		k += 1;
+	return k;
+}
+
+void panel_scale(struct panel *p, const double *v, size_t n)
+{
+	double lo = n ? v[0] : 0, hi = n ? v[0] : 1;
+	size_t i;
+
+	for (i = 1; i < n; i++) {
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	if (hi - lo <= (hi > -lo ? hi : -lo) * 1e-9) {
+		/* One value (or all alike): a range around it. */
+		double pad = hi > 0 ? hi * 0.1 : hi < 0 ? -hi * 0.1 : 1;
+		lo -= pad;
+		hi += pad;
+	}
+	p->step = nice_step((hi - lo) / TICKS);
+	p->lo = steps(lo, p->step, 0) * p->step;
+	p->hi = steps(hi, p->step, 1) * p->step;
+	/* Values that sit on the range's edge stay clear of the frame. */
+	if (p->lo == lo && lo != 0)
+		p->lo -= p->step;
+	if (p->hi == hi)
+		p->hi += p->step;
+}
+
+const char *tick_label(double v, double step, char *buf, size_t len)
+{
+	int decimals = 0;
+	double s = step;
+
+	if (v < step * 1e-9 && v > -step * 1e-9)
+		v = 0; /* no "-0.0" from a sum of steps */
+	while (s < 1 - 1e-9 && decimals < 9) {
+		s *= 10;
+		decimals++;
+	}
+	if (v >= 1e7 || v <= -1e7 || step < 1e-6)
+		snprintf(buf, len, "%.4g", v);
+	else
+		snprintf(buf, len, "%.*f", decimals, v);
+	return buf;
+}
+
+/* The x axis: run numbers in steps of 1, 2, 5, 10 ... */
+static void x_axis(FILE *f, const struct panel *p)
+{
+	double bottom = p->top + p->height, step = nice_step((double)p->runs / 10), r;
+	char label[32];
+
+	if (step < 1)
+		step = 1;
+	for (r = 1; r <= (double)p->runs; r += step) {
+		double x = panel_x(p, r);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
+		        x, bottom, x, bottom + 5);
+		fprintf(f, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+		        x, bottom + 18, tick_label(r, 1, label, sizeof(label)));
+	}
+	fprintf(f, "<text class=\"axis-title x\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
+	        "run, in the order run (A and B alternate)</text>\n", p->left + p->width / 2,
+	        bottom + 36);
+}
+
+static void y_axis(FILE *f, const struct panel *p, const char *ytitle)
+{
+	double right = p->left + p->width, v, mid = p->top + p->height / 2;
+	char label[48];
+	int k;
+
+	for (k = 0; (v = p->lo + k * p->step) <= p->hi + p->step * 1e-6; k++) {
+		double y = panel_y(p, v);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
+		        p->left, y, right, y, GRID);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
+		        p->left - 5, y, p->left, y);
+		fprintf(f, "<text class=\"tick y\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+		        p->left - 8, y + 4, tick_label(v, p->step, label, sizeof(label)));
+	}
+	fprintf(f, "<text class=\"axis-title y\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+	        "transform=\"rotate(-90 %.1f %.1f)\">", p->left - 58, mid, p->left - 58, mid);
+	svg_text(f, ytitle);
+	fprintf(f, "</text>\n");
+}
+
+void panel_axes(FILE *f, const struct panel *p, const char *ytitle)
+{
+	double bottom = p->top + p->height;
+
+	y_axis(f, p, ytitle);
+	x_axis(f, p);
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+	        "stroke=\"black\"/>\n", p->left, p->top, p->width, bottom - p->top);
+}
+
+/* The length of the valid UTF-8 character at s, or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n = *s >= 0xF0 && *s <= 0xF4 ? 4 : *s >= 0xE0 ? 3 : *s >= 0xC2 ? 2 : 0, i;
+
+	if (*s >= 0xF5 || (s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0) ||
+	    (s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))
+		return 0; /* past U+10FFFF, a surrogate, or an overlong form */
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	return n;
+}
+
+void svg_text(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (p && *p) {
+		size_t n = *p < 0x80 ? 1 : utf8_len(p);
+		if (*p == '&')
+			fputs("&amp;", f);
+		else if (*p == '<')
+			fputs("&lt;", f);
+		else if (*p == '>')
+			fputs("&gt;", f);
+		else if (*p == '"')
+			fputs("&quot;", f);
+		else if (*p == '\'')
+			fputs("&apos;", f);
+		else if (n == 0 || (*p < 0x20 && *p != '\t'))
+			fputc('?', f); /* XML has no place for control bytes or broken UTF-8 */
+		else
+			fwrite(p, 1, n, f);
+		p += n ? n : 1;
+	}
+}

@@ -1,0 +1,57 @@
+/*
+ * lazylib.h - shared libraries loaded on first use (Linux).  The dynamic
+ * loader maps a program's libraries, and theirs, before main: libcurl
+ * alone brings some forty (TLS, LDAP, Kerberos, SSH), libarchive ICU's
+ * tables, libsolvext librpm.  Commands that never download, unpack or
+ * write a solver testcase (plan, rollback, list, an install with nothing
+ * to do) should not pay for them.  So cfapkg does not link these three;
+ * platform/lazy_*.c define their functions under the same names, and the
+ * first call of any of them loads the real library and binds all of its
+ * functions at once.
+ */
+#ifndef CFA_LAZYLIB_H
+#define CFA_LAZYLIB_H
+
+#include <pthread.h>
+
+struct cfa_lazylib {
+	const char *soname;          /* "libcurl.so.4": the ABI the headers are for */
+	const char *const *names;    /* the functions to bind, in the order of fns */
+	void **fns;
+};
+
+/* Loads lib and binds every function of names into fns.  A library or
+ * function that cannot be found ends the process as the loader would have
+ * at start-up: the name and the reason on standard error, exit status
+ * 127.  Each binding file calls it under its own pthread_once, so the
+ * first call from any thread binds and the others wait for it. */
+void cfa_lazylib_bind(struct cfa_lazylib *lib);
+
+/* The functions of one library, for its binding file: LAZY_FN(i) is the
+ * bound function number i (a void *, cast by the caller). */
+#define CFA_LAZYLIB(soname, names, count)                                    \
+	static void *lazy_fns[count];                                        \
+	static struct cfa_lazylib lazy_lib = {soname, names, lazy_fns};      \
+	static pthread_once_t lazy_once = PTHREAD_ONCE_INIT;                 \
+	static void lazy_load(void)                                          \
+	{                                                                    \
+		cfa_lazylib_bind(&lazy_lib);                                 \
+	}                                                                    \
+	static void *lazy_fn(unsigned i)                                     \
+	{                                                                    \
+		pthread_once(&lazy_once, lazy_load);                         \
+		return lazy_fns[i];                                          \
+	}
+
+/* For a binding file's list of functions, X(return type, name,
+ * parameters, arguments): its name, its number F_name, and its definition
+ * calling the bound function. */
+#define CFA_LAZY_NAME(ret, name, params, args) #name,
+#define CFA_LAZY_ID(ret, name, params, args) F_##name,
+#define CFA_LAZY_DEFINE(ret, name, params, args)                 \
+	ret name params                                          \
+	{                                                        \
+		return ((ret(*) params)lazy_fn(F_##name))args;   \
+	}
+
+#endif
