@@ -9,6 +9,7 @@ failed transaction leaves the environment as it was."""
 import json
 import shutil
 import sys
+import time
 
 import channel
 import harness
@@ -40,13 +41,14 @@ def test_missing_store_folder(root):
 
 
 def test_damaged_store_folder(root):
-    """A file of a store folder cut short (a full disk, a slip): install
-    sees it without hashing (the manifest's sizes) and unpacks the folder
-    again from the cached archive, downloading nothing."""
+    """A file of a store folder replaced by a shorter one (a slip, a
+    scanner's quarantine): install sees it without hashing, by its
+    folder's seal or by the manifest's sizes, and unpacks the folder
+    again."""
     gen = root.current()
     lib = store(root, "libtorch-cuda") / "lib" / "torch_cpu.dll"
     want = lib.read_bytes()
-    lib.chmod(0o644)
+    lib.unlink()
     lib.write_bytes(want[: len(want) // 2])
     r = root.change("install", "pytorch-cuda-stack", "zluda==6-preview.69")
     check("install notices a store file cut short",
@@ -76,6 +78,37 @@ def test_damaged_store_folder(root):
     check("install notices a store file deleted (judged by the manifest)",
           r.returncode == 0 and "zluda 6-preview.69 (store folder restored)" in r.stdout and
           gone.is_file(), r.stdout + r.stderr)
+
+
+def test_seal(root):
+    """A folder that has not changed for two seconds is sealed by the next
+    look: later no-op installs compare its folders' stamps instead of
+    every file.  A file deleted or added under it breaks the seal; a file
+    written in place is verify's to find (it hashes)."""
+    time.sleep(2.5)  # past the coarse clock's tick: the look may seal
+    r = root.change("install", "pytorch-cuda-stack", "zluda==6-preview.69")
+    folder = store(root, "libtorch-cuda")
+    check("a no-op install seals the folders it found whole",
+          r.returncode == 0 and "Nothing to do" in r.stdout and
+          (folder / ".cfapkg" / "seal").is_file(), r.stdout + r.stderr)
+    header = sorted((folder / "include" / "torch").glob("*.h"))[0]
+    data = header.read_bytes()
+    header.unlink()
+    r = root.change("install", "pytorch-cuda-stack", "zluda==6-preview.69")
+    check("a file deleted under a sealed folder is noticed",
+          r.returncode == 0 and "libtorch-cuda 2.3.0+cu118 (store folder restored)" in r.stdout,
+          r.stdout + r.stderr)
+    time.sleep(2.5)
+    root.change("install", "pytorch-cuda-stack", "zluda==6-preview.69")  # seals again
+    header = store(root, "libtorch-cuda") / "include" / "torch" / header.name
+    header.chmod(0o644)
+    header.write_bytes(data[:-1] + b"!")
+    r = root.run("verify")
+    check("a file written in place: verify names it (exit 9)",
+          r.returncode == 9 and header.name in r.stderr, r.stdout + r.stderr)
+    r = root.run("repair", "--yes")
+    check("and repair puts it back", r.returncode == 0 and root.run("verify").returncode == 0,
+          r.stdout + r.stderr)
 
 
 def test_repair(root, recipes):
@@ -151,6 +184,7 @@ def main():
         root = channel.Root(BIN, tmp / "root", recipes)
         test_missing_store_folder(root)
         test_damaged_store_folder(root)
+        test_seal(root)
         test_repair(root, recipes)
         test_repair_damage(root)
         test_no_space(root)

@@ -11,7 +11,8 @@
  * The list comes from .cfapkg/sizes ("SIZE MODE PATH" lines, written with
  * the manifest), else from the manifest itself (folders unpacked before
  * the index existed).  The files are looked at from several threads: on a
- * tree of 8,000 headers the look is most of a no-op install's time.
+ * tree of 8,000 headers the look was most of a no-op install's time, and
+ * a folder whose seal still holds (storeseal.c) is not looked at again.
  */
 #include <string.h>
 
@@ -190,6 +191,19 @@ static bool check_by_manifest(struct cfapkg_ctx *ctx, const char *dir)
 	return ok;
 }
 
+/* After a look found the folder whole: its seal, for the next look. */
+static void seal(const char *dir, const struct listed *files, size_t n)
+{
+	const char **paths = cfa_calloc(n + 1, sizeof(*paths));
+	size_t i;
+
+	for (i = 0; paths && i < n; i++)
+		paths[i] = files[i].path;
+	if (paths)
+		cfa_store_seal(dir, paths, n);
+	cfa_free(paths);
+}
+
 bool cfa_store_intact(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part)
 {
 	char *dir = part->store ? cfa_root_path(ctx, CFA_STORE, part->store) : NULL;
@@ -198,10 +212,14 @@ bool cfa_store_intact(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part)
 	size_t len, n;
 	bool ok = false;
 
-	if (sizes && cfa_plat_is_file(sizes)) {
+	if (dir && cfa_store_seal_holds(ctx, dir)) {
+		ok = true;
+	} else if (sizes && cfa_plat_is_file(sizes)) {
 		ok = cfa_read_file(ctx, sizes, &text, &len) == 0 &&
 		     strlen(text) == len && parse_sizes(text, &files, &n) &&
 		     all_as_listed(dir, files, n);
+		if (ok)
+			seal(dir, files, n);
 	} else if (dir) {
 		ok = check_by_manifest(ctx, dir);
 	}

@@ -44,6 +44,10 @@ void cfa_strv_free(char **v, size_t n);
 /* storecheck.c: every file the store folder's manifest lists is there
  * with its size and permission bits (no hashing). */
 bool cfa_store_intact(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part);
+/* storeseal.c: the stamps of the folders of a store folder a look found
+ * whole (paths: its files), and whether they all still hold. */
+void cfa_store_seal(const char *dir, const char *const *paths, size_t npaths);
+bool cfa_store_seal_holds(struct cfapkg_ctx *ctx, const char *dir);
 
 /* aptsource.c: the URL of an APT source's index (cfa_free), NULL when out
  * of memory. */
