@@ -435,9 +435,11 @@ static void run_transfers(struct xfer *xs, size_t n, CURLM *multi, unsigned para
 			if (x->done)
 				cfa_fetch_progress(x, true, x->have);
 		}
-		/* A slot that just freed up takes the next download at once: waiting
-		 * here would cost each wave of small files the poll's timeout. */
-		if (!ended || !pending)
+		/* After a download ended the loop goes round at once: a freed slot
+		 * takes the next download, and the last one ends the loop.  Waiting
+		 * here would cost each wave of small files, and every run's end, the
+		 * poll's timeout. */
+		if (!ended)
 			curl_multi_poll(multi, NULL, 0, 100, NULL);
 	}
 }
