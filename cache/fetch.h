@@ -44,6 +44,8 @@ struct xfer {
 	char hex[65];                    /* the verified SHA-256 */
 	bool boot_id;                    /* the system names its boots: the cache
 	                                    flushes no download (cachefile.c) */
+	bool shares_thread;              /* other downloads run in its thread: it
+	                                    reads and writes in smaller steps */
 	enum stop stop;
 	int io_err;                      /* why the part could not be written (STOP_IO) */
 	double not_before;

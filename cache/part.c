@@ -43,14 +43,15 @@ void cfa_part_write_meta(struct xfer *x)
 	}
 }
 
-#define IOBUF (1u << 20)
-
 /* Few, large writes: stdio's default buffer would mean a system call per
- * few kilobytes. */
+ * few kilobytes.  Smaller ones for a download that shares its thread (see
+ * setup_handle). */
 static void set_buffer(struct xfer *x)
 {
-	if (x->part && (x->iobuf || (x->iobuf = cfa_malloc(IOBUF))))
-		setvbuf(x->part, x->iobuf, _IOFBF, IOBUF);
+	size_t size = x->shares_thread ? (size_t)128 << 10 : (size_t)1 << 20;
+
+	if (x->part && (x->iobuf || (x->iobuf = cfa_malloc(size))))
+		setvbuf(x->part, x->iobuf, _IOFBF, size);
 }
 
 bool cfa_part_restart(struct xfer *x)
