@@ -22,6 +22,18 @@ static bool is_name_char(char c, bool first)
 	return !first && (c == '.' || c == '_' || c == '-' || c == '+');
 }
 
+size_t cfapkg_spec_name_len(const char *spec)
+{
+	return strcspn(spec, " <>=!");
+}
+
+bool cfapkg_spec_names(const char *spec, const char *name)
+{
+	size_t n = cfapkg_spec_name_len(spec);
+
+	return n == strlen(name) && strncmp(spec, name, n) == 0;
+}
+
 bool cfa_name_valid(const char *s, size_t n)
 {
 	size_t i;

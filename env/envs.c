@@ -469,12 +469,6 @@ enum cfapkg_err cfapkg_env_pins(struct cfapkg_ctx *ctx, const char *env, char **
 	return CFAPKG_E_OK;
 }
 
-/* Pins are replaced by name: the name is what a spec starts with. */
-static size_t spec_name_len(const char *spec)
-{
-	return strcspn(spec, " <>=!");
-}
-
 static enum cfapkg_err write_pins(struct cfapkg_ctx *ctx, const char *env, char **pins,
                                   const char *skip, const char *add)
 {
@@ -485,8 +479,7 @@ static enum cfapkg_err write_pins(struct cfapkg_ctx *ctx, const char *env, char 
 	size_t i;
 
 	for (i = 0; pins[i]; i++)
-		if (!skip || spec_name_len(pins[i]) != strlen(skip) ||
-		    strncmp(pins[i], skip, strlen(skip)) != 0)
+		if (!skip || !cfapkg_spec_names(pins[i], skip))
 			cfa_json_append_string(&jb, a, pins[i]);
 	if (add)
 		cfa_json_append_string(&jb, a, add);
@@ -524,7 +517,7 @@ static enum cfapkg_err check_pin(struct cfapkg_ctx *ctx, const char *spec,
                                  const struct cfa_range *r)
 {
 	const struct cfapkg_recipe *rec = cfapkg_recipe_find(ctx, r->name);
-	const char *rest = spec + spec_name_len(spec);
+	const char *rest = spec + cfapkg_spec_name_len(spec);
 	enum cfapkg_err e;
 	char *list;
 	size_t i;
@@ -578,7 +571,7 @@ enum cfapkg_err cfapkg_env_unpin(struct cfapkg_ctx *ctx, const char *env, const 
 	if (e)
 		return e;
 	for (i = 0; i < n; i++)
-		if (spec_name_len(pins[i]) == strlen(name) && strncmp(pins[i], name, strlen(name)) == 0)
+		if (cfapkg_spec_names(pins[i], name))
 			break;
 	e = i == n ? cfa_fail(ctx, CFAPKG_E_NOTFOUND, "%s is not pinned in environment \"%s\" "
 	                      "('cfapkg pins --env %s' lists the pins)", name, env, env)

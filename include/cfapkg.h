@@ -295,6 +295,11 @@ CFAPKG_API const struct cfapkg_source *cfapkg_version_source(const struct cfapkg
                                                              const char *os, const char *arch);
 CFAPKG_API const char *cfapkg_status_name(enum cfapkg_status s);
 CFAPKG_API const char *cfapkg_kind_name(enum cfapkg_kind k);
+/** The length of the name a spec, provide or pin starts with ("zluda" of
+ * "zluda>=7", "cublas" of "cublas = 11"). */
+CFAPKG_API size_t cfapkg_spec_name_len(const char *spec);
+/** Whether spec is about name: its name is name, whole. */
+CFAPKG_API bool cfapkg_spec_names(const char *spec, const char *name);
 
 /** @defgroup versions Versions */
 /** Compares two upstream spellings: <0, 0, >0.  Returns CFAPKG_E_VERSION

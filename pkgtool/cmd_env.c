@@ -146,11 +146,7 @@ int cmd_list(struct cfapkg_ctx *ctx, const struct cli *cli)
 	table_row(&t, (const char *const[]){"NAME", "VERSION", "KIND", "REQUESTED"});
 	for (i = 0; i < lock->nparts; i++) {
 		const struct cfapkg_locked *p = &lock->parts[i];
-		cJSON *o = cJSON_CreateObject();
-		json_str(o, "name", p->name);
-		json_str(o, "version", p->version);
-		json_str(o, "kind", cfapkg_kind_name(p->kind));
-		cJSON_AddBoolToObject(o, "requested", p->requested);
+		cJSON *o = part_json(p);
 		json_str(o, "sha256", p->sha256);
 		json_str(o, "store", p->store);
 		cJSON_AddItemToArray(a, o);

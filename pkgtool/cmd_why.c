@@ -12,12 +12,6 @@
 #include "commands.h"
 #include "render.h"
 
-/* "zluda>=7", "cublas = 11", "cublas=11": the name's length. */
-static size_t spec_name_len(const char *spec)
-{
-	return strcspn(spec, " <>=!");
-}
-
 /* Whether locked part p is what a requirement on name is met by: its own
  * name or one it provides. */
 static bool meets(const struct cfapkg_locked *p, const char *name, size_t len)
@@ -27,7 +21,8 @@ static bool meets(const struct cfapkg_locked *p, const char *name, size_t len)
 	if (strlen(p->name) == len && strncmp(p->name, name, len) == 0)
 		return true;
 	for (i = 0; i < p->nprovides; i++)
-		if (spec_name_len(p->provides[i]) == len && strncmp(p->provides[i], name, len) == 0)
+		if (cfapkg_spec_name_len(p->provides[i]) == len &&
+		    strncmp(p->provides[i], name, len) == 0)
 			return true;
 	return false;
 }
@@ -57,7 +52,7 @@ static void walk_all(struct walk *w)
 		for (k = 0; k < p->nrequires; k++)
 			for (j = 0; j < w->lock->nparts; j++)
 				if (!w->seen[j] && meets(&w->lock->parts[j], p->requires[k],
-				                         spec_name_len(p->requires[k]))) {
+				                         cfapkg_spec_name_len(p->requires[k]))) {
 					w->seen[j] = true;
 					w->from[j] = queue[head];
 					w->via[j] = p->requires[k];

@@ -166,7 +166,8 @@ int report_error_code(enum cfapkg_err err);
 /* json_docs.c: documents of the commands that change an environment.
  * outcome is "done", "nothing-to-do", "dry-run" or "declined"; t and r
  * may be NULL. */
-struct cJSON *change_json(const struct cfapkg_change *c);
+/* A part of a set: {"name", "version", "kind", "requested"}. */
+struct cJSON *part_json(const struct cfapkg_locked *p);
 struct cJSON *changes_from_text(const char *joined);
 struct cJSON *trans_json(const char *env, struct cfapkg_trans *t,
                          const struct cfapkg_trans_result *r, const char *outcome);

@@ -13,17 +13,12 @@
 #include "commands.h"
 #include "render.h"
 
-static size_t name_len(const char *spec)
-{
-	return strcspn(spec, " <>=!");
-}
-
 static const char *pin_on(char **pins, size_t npins, const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < npins; i++)
-		if (name_len(pins[i]) == strlen(name) && strncmp(pins[i], name, strlen(name)) == 0)
+		if (cfapkg_spec_names(pins[i], name))
 			return pins[i];
 	return NULL;
 }
@@ -37,8 +32,7 @@ static const char **specs_with(const struct cfapkg_lock *set, const char *name, 
 
 	*n = 0;
 	for (i = 0; v && i < set->nrequests; i++)
-		if (name_len(set->requests[i]) != strlen(name) ||
-		    strncmp(set->requests[i], name, strlen(name)) != 0)
+		if (!cfapkg_spec_names(set->requests[i], name))
 			v[(*n)++] = set->requests[i];
 	if (v)
 		v[(*n)++] = want;
@@ -68,14 +62,13 @@ static void try_newest(struct cfapkg_ctx *ctx, const struct cfapkg_lock *set,
 {
 	struct cfapkg_plan_opts o = {.pins = (const char *const *)pins, .npins = npins};
 	struct cfapkg_plan *plan = NULL;
-	char *want = malloc(strlen(kept->name) + strlen(newest->version) + 3);
+	size_t len = strlen(kept->name) + strlen(newest->version) + 3, n;
+	char *want = malloc(len);
 	const char **specs;
-	size_t n;
 
 	if (!want)
 		return;
-	snprintf(want, strlen(kept->name) + strlen(newest->version) + 3, "%s==%s", kept->name,
-	         newest->version);
+	snprintf(want, len, "%s==%s", kept->name, newest->version);
 	specs = specs_with(set, kept->name, want, &n);
 	if (specs && !cfapkg_plan_solve(ctx, &set->facts, specs, n, &o, &plan)) {
 		enum cfapkg_status s = cfapkg_version_status(ctx, newest, set->facts.gfx);
@@ -133,8 +126,7 @@ void explain_nothing_to_do(struct cfapkg_ctx *ctx, struct cfapkg_trans *t, const
 		const struct cfapkg_locked *p = &set->parts[i];
 		bool asked = cli->nargs == 0 && p->requested;
 		for (k = 0; k < cli->nargs && !asked; k++)
-			asked = name_len(cli->args[k]) == strlen(p->name) &&
-			        strncmp(cli->args[k], p->name, strlen(p->name)) == 0;
+			asked = cfapkg_spec_names(cli->args[k], p->name);
 		if (asked)
 			explain_one(ctx, set, p, pins, npins);
 	}

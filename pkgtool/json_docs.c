@@ -24,7 +24,7 @@ static cJSON *change_object(const char *action, const char *name, const char *fr
 	return o;
 }
 
-cJSON *change_json(const struct cfapkg_change *c)
+static cJSON *change_json(const struct cfapkg_change *c)
 {
 	return change_object(change_actions[c->kind], c->name, c->from, c->to, c->text);
 }
@@ -80,6 +80,17 @@ cJSON *changes_from_text(const char *joined)
 	return arr;
 }
 
+cJSON *part_json(const struct cfapkg_locked *p)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	json_str(o, "name", p->name);
+	json_str(o, "version", p->version);
+	json_str(o, "kind", cfapkg_kind_name(p->kind));
+	cJSON_AddBoolToObject(o, "requested", p->requested);
+	return o;
+}
+
 cJSON *trans_json(const char *env, struct cfapkg_trans *t, const struct cfapkg_trans_result *r,
                   const char *outcome)
 {
@@ -102,14 +113,8 @@ cJSON *trans_json(const char *env, struct cfapkg_trans *t, const struct cfapkg_t
 	if (t)
 		cJSON_AddNumberToObject(o, "download_bytes", (double)cfapkg_trans_download_bytes(t));
 	a = cJSON_AddArrayToObject(o, "packages");
-	for (i = 0; set && i < set->nparts; i++) {
-		cJSON *p = cJSON_CreateObject();
-		json_str(p, "name", set->parts[i].name);
-		json_str(p, "version", set->parts[i].version);
-		json_str(p, "kind", cfapkg_kind_name(set->parts[i].kind));
-		cJSON_AddBoolToObject(p, "requested", set->parts[i].requested);
-		cJSON_AddItemToArray(a, p);
-	}
+	for (i = 0; set && i < set->nparts; i++)
+		cJSON_AddItemToArray(a, part_json(&set->parts[i]));
 	return o;
 }
 

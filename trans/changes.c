@@ -35,15 +35,12 @@ void cfa_strv_free(char **v, size_t n)
 	cfa_free(v);
 }
 
-/* The name a spec is about: "zluda>=7" -> "zluda". */
-static size_t name_len(const char *spec)
+/* Two specs about the same name ("zluda>=7", "zluda"). */
+static bool same_name(const char *spec, const char *other)
 {
-	return strcspn(spec, " <>=!");
-}
+	size_t n = cfapkg_spec_name_len(spec);
 
-static bool same_name(const char *spec, const char *name)
-{
-	return name_len(spec) == name_len(name) && strncmp(spec, name, name_len(spec)) == 0;
+	return n == cfapkg_spec_name_len(other) && strncmp(spec, other, n) == 0;
 }
 
 static bool named(const struct cfapkg_trans *t, const char *name)
