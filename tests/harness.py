@@ -37,8 +37,9 @@ def run(binary, *args, env=None, drop=()):
     r = subprocess.run([*EMULATOR, binary, *args], capture_output=True, text=True,
                        timeout=TIMEOUT, env=e)
     if EMULATOR and r.returncode == 1 and not r.stdout and not r.stderr:
-        # Wine occasionally fails to start a program (status 1, no output
-        # at all, which cfapkg never does); one more start (tests/WINE.md).
+        # Where address randomization cannot be turned off, Wine now and
+        # then fails to start a program (status 1, no output at all, which
+        # cfapkg never does); one more start (tests/WINE.md).
         r = subprocess.run([*EMULATOR, binary, *args], capture_output=True, text=True,
                            timeout=TIMEOUT, env=e)
     return r
