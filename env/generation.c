@@ -522,3 +522,63 @@ enum cfapkg_err cfapkg_env_history(struct cfapkg_ctx *ctx, const char *env,
 	*n = h.n;
 	return CFAPKG_E_OK;
 }
+
+/* The strings of a JSON array in one allocation, pointers first, so that
+ * one cfapkg_free releases them. */
+static char **pack_strings(const cJSON *a, size_t *n)
+{
+	const cJSON *c;
+	size_t bytes = sizeof(char *), count = 0;
+	char **out, *p;
+
+	cJSON_ArrayForEach(c, a)
+	{
+		if (cJSON_IsString(c)) {
+			bytes += sizeof(char *) + strlen(c->valuestring) + 1;
+			count++;
+		}
+	}
+	if (!(out = cfa_malloc(bytes)))
+		return NULL;
+	p = (char *)(out + count + 1);
+	*n = 0;
+	cJSON_ArrayForEach(c, a)
+	{
+		if (cJSON_IsString(c)) {
+			size_t len = strlen(c->valuestring) + 1;
+			out[(*n)++] = memcpy(p, c->valuestring, len);
+			p += len;
+		}
+	}
+	out[*n] = NULL;
+	return out;
+}
+
+enum cfapkg_err cfapkg_env_gen_changes(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
+                                       char ***lines, size_t *n)
+{
+	char *envdir, *gendir = NULL, *path = NULL;
+	cJSON *meta = NULL;
+	enum cfapkg_err e;
+
+	*lines = NULL;
+	*n = 0;
+	if ((e = cfa_env_dir(ctx, env, &envdir)))
+		return e;
+	if (!(e = cfa_path(ctx, &gendir, "%s/%u", envdir, gen)) &&
+	    !(e = cfa_path(ctx, &path, "%s/meta.json", gendir))) {
+		if (!cfa_plat_is_dir(gendir))
+			e = cfa_fail(ctx, CFAPKG_E_NOTFOUND,
+			                  "environment \"%s\" has no generation %u; 'cfapkg history --env %s' "
+			                  "lists them",
+			                  env, gen, env);
+		else if (!(e = cfa_json_read_file(ctx, path, CFAPKG_E_IO, &meta)) &&
+		         !(*lines = pack_strings(cJSON_GetObjectItemCaseSensitive(meta, "changes"), n)))
+			e = cfa_nomem(ctx);
+	}
+	cJSON_Delete(meta);
+	cfa_free(path);
+	cfa_free(gendir);
+	cfa_free(envdir);
+	return e;
+}

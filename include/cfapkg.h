@@ -1145,6 +1145,13 @@ struct cfapkg_history_entry {
 CFAPKG_API enum cfapkg_err cfapkg_env_history(struct cfapkg_ctx *ctx, const char *env,
                                               struct cfapkg_history_entry **out, size_t *n);
 
+/** The changes generation gen made, one line each ("+zluda 6-preview.69",
+ * "libtorch-cuda 2.3.0+cu118 restored"), NULL-terminated; whole, where the
+ * history entry's changes field is cut at its size.  CFAPKG_E_NOTFOUND when
+ * there is no such generation.  Owned: cfapkg_free. */
+CFAPKG_API enum cfapkg_err cfapkg_env_gen_changes(struct cfapkg_ctx *ctx, const char *env,
+                                                  unsigned gen, char ***lines, size_t *n);
+
 /** Pins of an environment, NULL-terminated.  Owned: cfapkg_free. */
 CFAPKG_API enum cfapkg_err cfapkg_env_pins(struct cfapkg_ctx *ctx, const char *env, char ***pins,
                                            size_t *n);

@@ -225,9 +225,12 @@ static void add_marks(struct cfapkg_ctx *ctx, const struct cli *cli, const char 
 	cfapkg_free(m);
 }
 
-static cJSON *history_json(const struct cfapkg_history_entry *h)
+static cJSON *history_json(struct cfapkg_ctx *ctx, const char *env,
+                           const struct cfapkg_history_entry *h)
 {
 	cJSON *o = cJSON_CreateObject();
+	char **lines = NULL;
+	size_t n;
 
 	cJSON_AddStringToObject(o, "event", h->is_switch ? "switch" : "generation");
 	cJSON_AddNumberToObject(o, "generation", h->generation);
@@ -235,7 +238,11 @@ static cJSON *history_json(const struct cfapkg_history_entry *h)
 		cJSON_AddNumberToObject(o, "from", h->from);
 	json_str(o, "time", h->time);
 	json_str(o, "command", h->command);
-	cJSON_AddItemToObject(o, "changes", changes_from_text(h->changes));
+	/* Each line whole: the entry's own field is cut at 1 KiB. */
+	if (!h->is_switch && cfapkg_env_gen_changes(ctx, env, h->generation, &lines, &n))
+		cfapkg_ctx_clear_error(ctx);
+	cJSON_AddItemToObject(o, "changes", changes_json(lines));
+	cfapkg_free(lines);
 	if (!h->is_switch) {
 		json_str(o, "state", cfapkg_gen_state_name(h->state));
 		cJSON_AddBoolToObject(o, "checked", h->checked);
@@ -261,7 +268,7 @@ int cmd_history(struct cfapkg_ctx *ctx, const struct cli *cli)
 		return report_error(ctx, e);
 	a = cJSON_CreateArray();
 	for (i = 0; i < n; i++) {
-		cJSON *o = history_json(&h[i]);
+		cJSON *o = history_json(ctx, env, &h[i]);
 		cJSON_AddItemToArray(a, o);
 		if (h[i].is_switch) {
 			if (!cli->json)

@@ -168,7 +168,8 @@ int report_error_code(enum cfapkg_err err);
  * may be NULL. */
 /* A part of a set: {"name", "version", "kind", "requested"}. */
 struct cJSON *part_json(const struct cfapkg_locked *p);
-struct cJSON *changes_from_text(const char *joined);
+/* Change lines ("+zluda 6-preview.69") as {"action", "name", "from", "to", "text"}. */
+struct cJSON *changes_json(char *const *lines);
 struct cJSON *trans_json(const char *env, struct cfapkg_trans *t,
                          const struct cfapkg_trans_result *r, const char *outcome);
 struct cJSON *switch_json(const char *env, unsigned from, unsigned to, const char *why);

@@ -58,25 +58,12 @@ static cJSON *change_from_text(const char *text)
 	return change_object(action, name, a, a, text);
 }
 
-cJSON *changes_from_text(const char *joined)
+cJSON *changes_json(char *const *lines)
 {
 	cJSON *arr = cJSON_CreateArray();
-	char item[1024];
-	const char *p = joined;
 
-	while (*p) {
-		size_t n = strcspn(p, ",");
-		/* ", " separates changes; a cut list ends in "..." and is kept
-		 * as it is, as an "other" entry. */
-		if (n >= sizeof(item))
-			n = sizeof(item) - 1;
-		memcpy(item, p, n);
-		item[n] = '\0';
-		cJSON_AddItemToArray(arr, change_from_text(item));
-		p += n;
-		while (*p == ',' || *p == ' ')
-			p++;
-	}
+	while (lines && *lines)
+		cJSON_AddItemToArray(arr, change_from_text(*lines++));
 	return arr;
 }
 

@@ -264,8 +264,32 @@ def test_misspelt(root):
           r.stdout)
 
 
+def test_long_history(tmp):
+    """A generation whose change list is longer than the history entry's
+    1 KiB text still lists every change in history --json."""
+    recipes = tmp / "many-recipes"
+    recipes.mkdir()
+    names = [f"a-long-package-name-for-history-{i:02}" for i in range(48)]
+    for name in names:
+        (recipes / f"{name}.json").write_text(json.dumps(
+            {"format": 1, "name": name, "summary": "one of many", "kind": "meta",
+             "versions": [{"version": "1.0.0+build.7"}]}))
+    (recipes / "many.json").write_text(json.dumps(
+        {"format": 1, "name": "many", "summary": "requires them all", "kind": "meta",
+         "versions": [{"version": "1", "requires": names}]}))
+    root = channel.Root(BIN, tmp / "root-many", recipes)
+    r = root.change("install", "many")
+    r, doc = check_json(root, "history", ["history"])
+    gens = [h for h in (doc or {}).get("history", []) if h["event"] == "generation"]
+    added = {c.get("name") for c in gens[-1]["changes"] if c.get("action") == "add"} \
+        if gens else set()
+    check("history --json lists every change of a long generation, each whole",
+          len(gens) == 1 and added == set(names) | {"many"}, gens[-1:])
+
+
 def main():
     with channel.served("cfapkg-contract-") as (tmp, srv, recipes):
+        test_long_history(tmp)
         root = channel.Root(BIN, tmp / "root", recipes)
         r = root.change("install", "pytorch-cuda-stack", "zluda==6-preview.69")
         if r.returncode != 0:
