@@ -1534,6 +1534,11 @@ CFAPKG_API void cfapkg_rocm_report_free(struct cfapkg_rocm_report *r);
 CFAPKG_API enum cfapkg_err cfapkg_runtime_apply(struct cfapkg_ctx *ctx,
                                                 const struct cfapkg_runtime *rt);
 
+/** Sets (value NULL: removes) a variable of this process's environment,
+ * which children and later cfapkg_runtime_load calls see.  0 or an errno
+ * value. */
+CFAPKG_API int cfapkg_setenv(const char *name, const char *value);
+
 /** Places rt's stage files beside a program, in dir.  A file of the same
  * name that cfapkg did not put there is kept aside (NAME.cfapkg-saved) and
  * put back by cfapkg_unstage; dir/.cfapkg-staged.json records what was

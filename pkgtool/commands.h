@@ -133,6 +133,8 @@ int shell_activate(struct cfapkg_ctx *ctx, const struct cfapkg_runtime *rt, cons
 int shell_deactivate(const char *shell);
 /* Whether --shell names a shell the snippets know; prints why not. */
 bool shell_known(const char *shell);
+/* Puts back, in this process, what an earlier activation saved. */
+void shell_undo_here(void);
 
 /* cmd_doctor.c */
 int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli);

@@ -122,9 +122,9 @@ static void function_powershell(void)
 	       "}\n");
 }
 
-/* cmd.exe has no functions: the restoring lines are written out with the
- * saved values this process inherited. */
-static void restore_cmd(void)
+/* Calls fn with each name CFAPKG_SAVED lists and the value saved for it
+ * (NULL: it was unset). */
+static void each_saved(void (*fn)(const char *name, const char *saved))
 {
 	const char *list = getenv("CFAPKG_SAVED");
 	char name[256], saved[300];
@@ -133,18 +133,38 @@ static void restore_cmd(void)
 	while (*p) {
 		size_t n = strcspn(p, " ");
 		if (n && n < sizeof(name)) {
-			const char *v;
 			memcpy(name, p, n);
 			name[n] = '\0';
 			snprintf(saved, sizeof(saved), "CFAPKG_SAVED_%s", name);
-			v = getenv(saved);
-			printf("set \"%s=%s\"\n", name, v ? v : "");
-			if (v)
-				printf("set \"%s=\"\n", saved);
+			fn(name, getenv(saved));
 		}
 		p += n + (p[n] == ' ');
 	}
+}
+
+static void restore_line_cmd(const char *name, const char *saved)
+{
+	printf("set \"%s=%s\"\n", name, saved ? saved : "");
+	if (saved)
+		printf("set \"CFAPKG_SAVED_%s=\"\n", name);
+}
+
+/* cmd.exe has no functions: the restoring lines are written out with the
+ * saved values this process inherited. */
+static void restore_cmd(void)
+{
+	each_saved(restore_line_cmd);
 	printf("set \"CFAPKG_SAVED=\"\n");
+}
+
+static void restore_here(const char *name, const char *saved)
+{
+	cfapkg_setenv(name, saved);
+}
+
+void shell_undo_here(void)
+{
+	each_saved(restore_here);
 }
 
 /* The deactivating function's definition (for cmd: the restoring lines). */

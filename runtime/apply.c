@@ -147,3 +147,8 @@ enum cfapkg_err cfapkg_runtime_apply(struct cfapkg_ctx *ctx, const struct cfapkg
 		                "\"%s\"", rt->generation, rt->env_name);
 	return CFAPKG_E_OK;
 }
+
+int cfapkg_setenv(const char *name, const char *value)
+{
+	return cfa_plat_setenv(name, value);
+}

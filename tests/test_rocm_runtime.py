@@ -23,6 +23,7 @@ import json
 import os
 import pathlib
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -83,7 +84,16 @@ class Linux:
         env = {"PATH": self.user_path, "LD_LIBRARY_PATH": self.user_ld}
         out = subprocess.run(["bash", "-c", script + "\nenv"], capture_output=True, text=True,
                              env=env, timeout=60).stdout
-        return {"bash": environ(out)}
+        # Activated twice, the second time from inside the first: the paths
+        # are made from the value before the first, not stacked on it.
+        me = shlex.quote(root.binary)
+        twice = subprocess.run(
+            ["bash", "-c", f'eval "$({me} env activate --env rocm --shell bash)" && '
+                           f'eval "$({me} env activate --env rocm --shell bash)" && env'],
+            capture_output=True, text=True, timeout=60,
+            env={**os.environ, "CFAPKG_ROOT": str(root.path), "CFAPKG_RECIPES": str(root.recipes),
+                 **self.env()}).stdout
+        return {"bash": environ(out), "bash, twice": environ(twice)}
 
     def entries(self, value):
         return value.split(":")
