@@ -80,6 +80,12 @@ enum cfapkg_err cfa_view_build(struct cfapkg_ctx *ctx, const struct cfapkg_lock 
                                const char *gendir, struct cfapkg_commit_result *r);
 /* The store folder of a part (ROOT/store/NAME). */
 enum cfapkg_err cfa_store_dir(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p, char **out);
+/* viewlink.c: hard-links store/PATH as view/PATH for each of n paths
+ * (as the manifest lists them, folder by folder) from a few threads;
+ * done[i] says which were linked, the rest are the caller's to link one by
+ * one.  Returns how many were linked. */
+size_t cfa_view_link_many(const char *store, const char *view, const char *const *paths,
+                          size_t n, bool *done);
 
 /* runtime.json of a generation being written in gendir.  Package paths
  * are relative to the generation ("view/zluda/..."); a system part's

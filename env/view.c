@@ -111,11 +111,43 @@ static enum cfapkg_err link_rel(struct linker *k, const char *from_dir, const ch
 	return e;
 }
 
+/* Every file of the manifest: the many at once (viewlink.c), then what
+ * that left, one by one with the fallbacks. */
+static enum cfapkg_err link_files(struct linker *k, const char *store, const char *view,
+                                  const cJSON *files, const char *manifest)
+{
+	size_t n = (size_t)cJSON_GetArraySize(files), i = 0;
+	const char **paths = cfa_calloc(n ? n : 1, sizeof(*paths));
+	bool *done = cfa_calloc(n ? n : 1, sizeof(*done));
+	enum cfapkg_err e = paths && done ? CFAPKG_E_OK : cfa_nomem(k->ctx);
+	const cJSON *f;
+
+	cJSON_ArrayForEach(f, files)
+	{
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(f, "path");
+		if (e)
+			break;
+		if (!cJSON_IsString(name) || !cfa_safe_relative(name->valuestring))
+			e = cfa_fail(k->ctx, CFAPKG_E_INTEGRITY, "%s: a file entry is not a path "
+			             "inside the package", manifest);
+		else
+			paths[i++] = name->valuestring;
+	}
+	if (!e)
+		k->r->hardlinks += cfa_view_link_many(store, view, paths, i, done);
+	for (n = i, i = 0; i < n && !e; i++)
+		if (!done[i])
+			e = link_rel(k, store, paths[i], view, paths[i], false);
+	cfa_free(paths);
+	cfa_free(done);
+	return e;
+}
+
 static enum cfapkg_err link_manifest(struct linker *k, const struct cfapkg_locked *p,
                                      const char *store, const char *view)
 {
 	char *path;
-	cJSON *doc = NULL, *files, *f;
+	cJSON *doc = NULL;
 	enum cfapkg_err e;
 
 	if (cfa_path(k->ctx, &path, "%s/.cfapkg/manifest.json", store))
@@ -125,18 +157,8 @@ static enum cfapkg_err link_manifest(struct linker *k, const struct cfapkg_locke
 		             "run 'cfapkg install' again to unpack it", p->name, p->version, store);
 	else
 		e = cfa_json_read_file(k->ctx, path, CFAPKG_E_INTEGRITY, &doc);
-	files = cJSON_GetObjectItemCaseSensitive(doc, "files");
-	cJSON_ArrayForEach(f, files)
-	{
-		const cJSON *name = cJSON_GetObjectItemCaseSensitive(f, "path");
-		if (e)
-			break;
-		if (!cJSON_IsString(name) || !cfa_safe_relative(name->valuestring))
-			e = cfa_fail(k->ctx, CFAPKG_E_INTEGRITY, "%s: a file entry is not a path "
-			             "inside the package", path);
-		else
-			e = link_rel(k, store, name->valuestring, view, name->valuestring, false);
-	}
+	if (!e)
+		e = link_files(k, store, view, cJSON_GetObjectItemCaseSensitive(doc, "files"), path);
 	cJSON_Delete(doc);
 	cfa_free(path);
 	return e;

@@ -141,6 +141,10 @@ struct cfa_dir;
 struct cfa_dir *cfa_plat_dir_open(const char *path);
 bool cfa_plat_regular_file_at(struct cfa_dir *d, const char *rel, long long *size, int *mode);
 void cfa_plat_dir_close(struct cfa_dir *d);
+/* Hard-links from/from_name as to/to_name, names within the opened
+ * folders.  0 or errno-style, as cfa_plat_hardlink. */
+int cfa_plat_hardlink_at(struct cfa_dir *from, const char *from_name, struct cfa_dir *to,
+                         const char *to_name);
 /* Flushes every file of the file system holding path to the disk. */
 void cfa_plat_sync_fs(const char *path);
 /* Eight hex digits naming this boot of the machine, the same for every

@@ -361,6 +361,12 @@ bool cfa_plat_regular_file_at(struct cfa_dir *d, const char *rel, long long *siz
 	return true;
 }
 
+int cfa_plat_hardlink_at(struct cfa_dir *from, const char *from_name, struct cfa_dir *to,
+                         const char *to_name)
+{
+	return linkat(from->fd, from_name, to->fd, to_name, 0) == 0 ? 0 : errno;
+}
+
 void cfa_plat_dir_close(struct cfa_dir *d)
 {
 	if (d) {

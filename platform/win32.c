@@ -340,6 +340,20 @@ struct cfa_dir {
 	char *path;
 };
 
+/* dir/name in one allocation (free). */
+static char *in_dir(const struct cfa_dir *d, const char *name)
+{
+	size_t n = strlen(d->path), m = strlen(name);
+	char *path = malloc(n + m + 2);
+
+	if (path) {
+		memcpy(path, d->path, n);
+		path[n] = '/';
+		memcpy(path + n + 1, name, m + 1);
+	}
+	return path;
+}
+
 struct cfa_dir *cfa_plat_dir_open(const char *path)
 {
 	struct cfa_dir *d = cfa_plat_is_dir(path) ? malloc(sizeof(*d)) : NULL;
@@ -353,18 +367,26 @@ struct cfa_dir *cfa_plat_dir_open(const char *path)
 
 bool cfa_plat_regular_file_at(struct cfa_dir *d, const char *rel, long long *size, int *mode)
 {
-	size_t n = strlen(d->path), m = strlen(rel);
-	char *path = malloc(n + m + 2);
+	char *path = in_dir(d, rel);
 	bool ok;
 
 	if (!path)
 		return false;
-	memcpy(path, d->path, n);
-	path[n] = '/';
-	memcpy(path + n + 1, rel, m + 1);
 	ok = cfa_plat_regular_file(path, size, mode);
 	free(path);
 	return ok;
+}
+
+/* Windows has no handle-relative link call: the names are joined. */
+int cfa_plat_hardlink_at(struct cfa_dir *from, const char *from_name, struct cfa_dir *to,
+                         const char *to_name)
+{
+	char *a = in_dir(from, from_name), *b = in_dir(to, to_name);
+	int rc = a && b ? cfa_plat_hardlink(a, b) : ENOMEM;
+
+	free(a);
+	free(b);
+	return rc;
 }
 
 void cfa_plat_dir_close(struct cfa_dir *d)
