@@ -32,7 +32,6 @@
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
-#define MAX_PARALLEL 16
 
 void cfa_item_error(struct cfapkg_fetch_item *it, const char *fmt, ...)
 {
@@ -449,17 +448,9 @@ static void run_transfers(struct xfer *xs, size_t n, CURLM *multi, unsigned para
 	}
 }
 
-/* A share of the transfers with its own multi handle, in its own thread:
- * receiving, hashing and writing spread over the processors. */
-struct group {
-	struct xfer *xs;
-	size_t n;
-	unsigned parallel;
-};
-
 static void run_group(void *arg)
 {
-	struct group *g = arg;
+	struct fetch_group *g = arg;
 	CURLM *multi = curl_multi_init();
 	size_t i;
 
@@ -474,55 +465,11 @@ static void run_group(void *arg)
 	curl_multi_cleanup(multi);
 }
 
-static int larger_first(const void *a, const void *b)
-{
-	int64_t x = ((const struct xfer *)a)->item->size, y = ((const struct xfer *)b)->item->size;
-
-	return x == y ? 0 : x > y ? -1 : 1;
-}
-
-/* Downloads slice k (of ng) takes: the k-th of every ng, largest first. */
-static size_t slice_len(size_t n, size_t ng, size_t k)
-{
-	return (n - k + ng - 1) / ng;
-}
-
-/* Each thread takes a contiguous slice, dealt out largest first, so that
- * two large downloads never share a thread while another idles. */
-static void deal(struct xfer *xs, size_t n, size_t ng)
-{
-	struct xfer *dealt = ng > 1 ? cfa_calloc(n, sizeof(*dealt)) : NULL;
-	size_t j, k, start[MAX_PARALLEL];
-
-	if (!dealt)
-		return; /* one thread, or no memory: the order they came in */
-	qsort(xs, n, sizeof(*xs), larger_first);
-	for (k = 0, start[0] = 0; k + 1 < ng; k++)
-		start[k + 1] = start[k] + slice_len(n, ng, k);
-	for (j = 0; j < n; j++)
-		dealt[start[j % ng] + j / ng] = xs[j];
-	memcpy(xs, dealt, n * sizeof(*xs));
-	cfa_free(dealt);
-}
-
 static void run_groups(struct xfer *xs, size_t n, unsigned parallel)
 {
-	struct group groups[MAX_PARALLEL];
-	size_t k, ng = cfa_plat_cpu_count(), at = 0;
+	struct fetch_group groups[CFA_FETCH_MAX_PARALLEL];
+	size_t ng = cfa_fetch_deal(xs, n, parallel, groups);
 
-	ng = ng < n ? ng : n;
-	ng = ng < parallel ? ng : parallel;
-	ng = ng ? ng : 1;
-	deal(xs, n, ng);
-	for (k = 0; k < ng; k++) {
-		size_t j;
-		groups[k].xs = xs + at;
-		groups[k].n = slice_len(n, ng, k);
-		for (j = 0; j < groups[k].n; j++)
-			xs[at + j].shares_thread = groups[k].n > 1 && groups[k].parallel > 1;
-		groups[k].parallel = (unsigned)((parallel + ng - 1 - k) / ng);
-		at += groups[k].n;
-	}
 	cfa_plat_parallel(run_group, groups, sizeof(groups[0]), ng);
 }
 
@@ -541,8 +488,8 @@ static void fill_defaults(const struct cfapkg_fetch_opts *in, struct cfapkg_fetc
 		*o = *in;
 	if (!o->parallel)
 		o->parallel = 4;
-	if (o->parallel > MAX_PARALLEL)
-		o->parallel = MAX_PARALLEL;
+	if (o->parallel > CFA_FETCH_MAX_PARALLEL)
+		o->parallel = CFA_FETCH_MAX_PARALLEL;
 	if (!o->attempts)
 		o->attempts = 5;
 	if (!o->stall_secs)

@@ -58,6 +58,18 @@ struct xfer {
 	char curl_err[CURL_ERROR_SIZE];
 };
 
+/* fetch_deal.c: the downloads' threads, each with its own multi handle
+ * and at most parallel of its xs at once. */
+#define CFA_FETCH_MAX_PARALLEL 16
+struct fetch_group {
+	struct xfer *xs;
+	size_t n;
+	unsigned parallel;
+};
+/* Reorders xs into at most min(processors, parallel) contiguous slices
+ * (groups[0..return)), largest downloads dealt out first. */
+size_t cfa_fetch_deal(struct xfer *xs, size_t n, unsigned parallel, struct fetch_group *groups);
+
 /* body.c: curl's header and body callbacks (arg: the xfer), the start of
  * a body (false: the part could not be started over), and progress. */
 size_t cfa_fetch_on_header(char *data, size_t size, size_t nmemb, void *arg);
