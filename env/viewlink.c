@@ -35,8 +35,9 @@ struct slice {
 static bool open_pair(const struct slice *s, const char *folder, size_t len,
                       struct cfa_dir **from, struct cfa_dir **to)
 {
-	char *src = cfa_aprintf("%s/%.*s", s->store, (int)len, folder);
-	char *dst = cfa_aprintf("%s/%.*s", s->view, (int)len, folder);
+	/* The top is the store or view folder itself, with no separator. */
+	char *src = cfa_aprintf("%s%s%.*s", s->store, len ? "/" : "", (int)len, folder);
+	char *dst = cfa_aprintf("%s%s%.*s", s->view, len ? "/" : "", (int)len, folder);
 
 	*from = *to = NULL;
 	if (src && dst && cfa_plat_mkdir_p(dst) == 0) {
