@@ -107,11 +107,11 @@ int cmd_env_runtime(struct cfapkg_ctx *ctx, const struct cli *cli)
 	}
 	if (strcmp(cli->args[0], "activate") == 0 && !shell_known(cli_value(cli, OPT_SHELL)))
 		return EXIT_USAGE;
-	/* Activating again in an activated shell: what the paths keep and
-	 * which variables are the user's own is judged on the environment
-	 * from before, which the snippet restores first. */
-	if (strcmp(cli->args[0], "activate") == 0)
-		shell_undo_here();
+	/* In an activated shell, what the paths keep and which variables
+	 * are the user's own is judged on the environment from before the
+	 * activation (which a new activation's snippet restores first), not
+	 * on what the activation set. */
+	shell_undo_here();
 	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL)))
 		return rc;
 	if (strcmp(cli->args[0], "activate") == 0)
