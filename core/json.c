@@ -374,3 +374,32 @@ enum cfapkg_err cfa_jr_members(struct cfa_jr *jr, const cJSON *obj, const char *
 {
 	return walk_member(jr, obj, key, true, false, elem, fn, arg, out, n);
 }
+
+char **cfa_json_strings(const cJSON *a, size_t *n)
+{
+	const cJSON *c;
+	size_t bytes = sizeof(char *), count = 0;
+	char **out, *p;
+
+	cJSON_ArrayForEach(c, a)
+	{
+		if (cJSON_IsString(c)) {
+			bytes += sizeof(char *) + strlen(c->valuestring) + 1;
+			count++;
+		}
+	}
+	if (!(out = cfa_malloc(bytes)))
+		return NULL;
+	p = (char *)(out + count + 1);
+	*n = 0;
+	cJSON_ArrayForEach(c, a)
+	{
+		if (cJSON_IsString(c)) {
+			size_t len = strlen(c->valuestring) + 1;
+			out[(*n)++] = memcpy(p, c->valuestring, len);
+			p += len;
+		}
+	}
+	out[*n] = NULL;
+	return out;
+}

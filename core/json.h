@@ -31,6 +31,11 @@ enum cfapkg_err cfa_read_file(struct cfapkg_ctx *ctx, const char *file, char **o
 enum cfapkg_err cfa_json_read_file(struct cfapkg_ctx *ctx, const char *file,
                                    enum cfapkg_err code, cJSON **out);
 
+/* The strings of array a (other items skipped), NULL-terminated, in one
+ * allocation (pointers, then the text) that one cfa_free releases; *n
+ * their number.  NULL when out of memory. */
+char **cfa_json_strings(const cJSON *a, size_t *n);
+
 void cfa_jr_init(struct cfa_jr *jr, struct cfapkg_ctx *ctx, struct cfa_arena *arena,
                  const char *file, enum cfapkg_err code);
 /* Path segments: push returns the length to pop back to. */

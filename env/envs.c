@@ -445,9 +445,8 @@ static enum cfapkg_err pins_path(struct cfapkg_ctx *ctx, const char *env, char *
 
 enum cfapkg_err cfapkg_env_pins(struct cfapkg_ctx *ctx, const char *env, char ***pins, size_t *n)
 {
-	struct name_list l = {0};
 	char *path;
-	cJSON *doc = NULL, *it;
+	cJSON *doc = NULL;
 	enum cfapkg_err e;
 
 	if ((e = pins_path(ctx, env, &path, NULL)))
@@ -457,16 +456,9 @@ enum cfapkg_err cfapkg_env_pins(struct cfapkg_ctx *ctx, const char *env, char **
 	cfa_free(path);
 	if (e)
 		return e;
-	cJSON_ArrayForEach(it, doc)
-	{
-		if (cJSON_IsString(it))
-			add_name(it->valuestring, &l);
-	}
+	*pins = cfa_json_strings(doc, n);
 	cJSON_Delete(doc);
-	if (l.failed || !(*pins = pack_names(&l)))
-		return cfa_nomem(ctx);
-	*n = l.n;
-	return CFAPKG_E_OK;
+	return *pins ? CFAPKG_E_OK : cfa_nomem(ctx);
 }
 
 static enum cfapkg_err write_pins(struct cfapkg_ctx *ctx, const char *env, char **pins,

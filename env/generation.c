@@ -523,37 +523,6 @@ enum cfapkg_err cfapkg_env_history(struct cfapkg_ctx *ctx, const char *env,
 	return CFAPKG_E_OK;
 }
 
-/* The strings of a JSON array in one allocation, pointers first, so that
- * one cfapkg_free releases them. */
-static char **pack_strings(const cJSON *a, size_t *n)
-{
-	const cJSON *c;
-	size_t bytes = sizeof(char *), count = 0;
-	char **out, *p;
-
-	cJSON_ArrayForEach(c, a)
-	{
-		if (cJSON_IsString(c)) {
-			bytes += sizeof(char *) + strlen(c->valuestring) + 1;
-			count++;
-		}
-	}
-	if (!(out = cfa_malloc(bytes)))
-		return NULL;
-	p = (char *)(out + count + 1);
-	*n = 0;
-	cJSON_ArrayForEach(c, a)
-	{
-		if (cJSON_IsString(c)) {
-			size_t len = strlen(c->valuestring) + 1;
-			out[(*n)++] = memcpy(p, c->valuestring, len);
-			p += len;
-		}
-	}
-	out[*n] = NULL;
-	return out;
-}
-
 enum cfapkg_err cfapkg_env_gen_changes(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                        char ***lines, size_t *n)
 {
@@ -573,7 +542,7 @@ enum cfapkg_err cfapkg_env_gen_changes(struct cfapkg_ctx *ctx, const char *env, 
 			                  "lists them",
 			                  env, gen, env);
 		else if (!(e = cfa_json_read_file(ctx, path, CFAPKG_E_IO, &meta)) &&
-		         !(*lines = pack_strings(cJSON_GetObjectItemCaseSensitive(meta, "changes"), n)))
+		         !(*lines = cfa_json_strings(cJSON_GetObjectItemCaseSensitive(meta, "changes"), n)))
 			e = cfa_nomem(ctx);
 	}
 	cJSON_Delete(meta);

@@ -225,8 +225,10 @@ static void add_marks(struct cfapkg_ctx *ctx, const struct cli *cli, const char 
 	cfapkg_free(m);
 }
 
+/* A history entry as JSON; with_changes reads the generation's change
+ * lines (the text output has no use for them). */
 static cJSON *history_json(struct cfapkg_ctx *ctx, const char *env,
-                           const struct cfapkg_history_entry *h)
+                           const struct cfapkg_history_entry *h, bool with_changes)
 {
 	cJSON *o = cJSON_CreateObject();
 	char **lines = NULL;
@@ -239,7 +241,8 @@ static cJSON *history_json(struct cfapkg_ctx *ctx, const char *env,
 	json_str(o, "time", h->time);
 	json_str(o, "command", h->command);
 	/* Each line whole: the entry's own field is cut at 1 KiB. */
-	if (!h->is_switch && cfapkg_env_gen_changes(ctx, env, h->generation, &lines, &n))
+	if (with_changes && !h->is_switch &&
+	    cfapkg_env_gen_changes(ctx, env, h->generation, &lines, &n))
 		cfapkg_ctx_clear_error(ctx);
 	cJSON_AddItemToObject(o, "changes", changes_json(lines));
 	cfapkg_free(lines);
@@ -268,7 +271,7 @@ int cmd_history(struct cfapkg_ctx *ctx, const struct cli *cli)
 		return report_error(ctx, e);
 	a = cJSON_CreateArray();
 	for (i = 0; i < n; i++) {
-		cJSON *o = history_json(ctx, env, &h[i]);
+		cJSON *o = history_json(ctx, env, &h[i], cli->json);
 		cJSON_AddItemToArray(a, o);
 		if (h[i].is_switch) {
 			if (!cli->json)
