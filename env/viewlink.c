@@ -20,7 +20,7 @@
 #include "platform/platform.h"
 
 #define MIN_SLICE 256 /* fewer files than this are not worth a thread */
-#define MAX_SLICES 4  /* past this the disk, not the processor, is the limit */
+#define MAX_SLICES 4  /* measured on two cores; more threads are untried */
 
 struct slice {
 	const char *store, *view;
