@@ -86,17 +86,17 @@ class Linux:
                              env=env, timeout=60).stdout
         # Activated twice, the second time from inside the first: the paths
         # are made from the value before the first, not stacked on it.
-        twice = self.inside_activated(root, "eval \"$(ME env activate --env rocm --shell bash)\" "
+        twice = self.inside_activated(root, "eval \"$(@CFAPKG@ env activate --env rocm --shell bash)\" "
                                             "&& env")
         return {"bash": environ(out), "bash, twice": environ(twice)}
 
     def inside_activated(self, root, script):
-        """What script (ME: this cfapkg) prints in a bash where the
+        """What script (@CFAPKG@: this cfapkg) prints in a bash where the
         environment was activated."""
         me = shlex.quote(root.binary)
         return subprocess.run(
             ["bash", "-c", f'eval "$({me} env activate --env rocm --shell bash)" && ' +
-             script.replace("ME", me)], capture_output=True, text=True, timeout=60,
+             script.replace("@CFAPKG@", me)], capture_output=True, text=True, timeout=60,
             env={**os.environ, "CFAPKG_ROOT": str(root.path), "CFAPKG_RECIPES": str(root.recipes),
                  **self.env()}).stdout
 
@@ -299,7 +299,7 @@ def test_variables(m, root, rocm):
 def test_agree(m, root, rocm):
     shown = json.loads(m.run(root, "env", "show", "--env", "rocm", "--json").stdout or "{}")
     if m.name == "linux":
-        inside = m.inside_activated(root, "ME env show --env rocm --json")
+        inside = m.inside_activated(root, "@CFAPKG@ env show --env rocm --json")
         check("env show in an activated shell shows what it shows outside",
               json.loads(inside or "{}") == shown, (inside, shown))
     ran, r = m.ran(root)
