@@ -86,8 +86,8 @@ class Linux:
                              env=env, timeout=60).stdout
         # Activated twice, the second time from inside the first: the paths
         # are made from the value before the first, not stacked on it.
-        twice = self.inside_activated(root, "eval \"$(@CFAPKG@ env activate --env rocm --shell bash)\" "
-                                            "&& env")
+        twice = self.inside_activated(
+            root, 'eval "$(@CFAPKG@ env activate --env rocm --shell bash)" && env')
         return {"bash": environ(out), "bash, twice": environ(twice)}
 
     def inside_activated(self, root, script):
