@@ -89,6 +89,9 @@ enum cfapkg_err cfa_tree_write_manifest(struct cfapkg_ctx *ctx, const struct cfa
  * store in one rename (file: the whole archive, verified, which a zip read
  * from src is settled against), or close to discard it. */
 struct unpacker;
+/* A replaced store folder set aside while its replacement takes its name
+ * (ROOT/store/.old-NAME), where the system cannot swap the two at once. */
+#define CFA_STORE_OLD ".old-"
 bool cfa_unpack_streamable(const char *format);
 enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const char *label,
                                 uint64_t archive_size, const struct cfapkg_unpack_opts *opts,

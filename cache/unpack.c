@@ -5,6 +5,10 @@
  * failure and by the next unpack of NAME) -> ROOT/store/NAME (complete:
  * every file written, hashed into .cfapkg/manifest.json, synced, then the
  * folder renamed in one step).  A NAME folder is therefore always whole.
+ * A damaged NAME that is replaced (repair) stays where it is until its
+ * replacement is whole; then the two swap names in one step, or where the
+ * system cannot swap, NAME goes to .old-NAME and the new one takes its
+ * name (recovery puts .old-NAME back when a kill came between the two).
  * Nothing is written outside the staging folder: every entry name goes
  * through cfa_safe_entry_path, device files are refused, and so are
  * duplicates and names that collide when case is ignored.  Links are made
@@ -352,11 +356,12 @@ enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const 
 	if ((rc = cfa_plat_mkdir_p(u->store)))
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s", u->store,
 		                cfa_plat_strerror(rc));
-	if (cfa_plat_is_dir(u->final)) {
+	if (cfa_plat_is_dir(u->final) && !(opts && opts->replace)) {
 		*existed = true; /* a store folder is only ever complete */
 		CFA_FREE(u->staging);
 		return CFAPKG_E_OK;
 	}
+	u->replace = cfa_plat_is_dir(u->final);
 	u->cap = archive_size * ratio < max_bytes ? archive_size * ratio : max_bytes;
 	if (!(u->hasher = cfa_hasher_new()))
 		return cfa_nomem(ctx);
@@ -388,6 +393,52 @@ enum cfapkg_err cfa_unpack_extract(struct unpacker *u, archive_read_callback *sr
 	return e;
 }
 
+/* A test seam: CFAPKG_TEST_NO_EXCHANGE=1 takes the path of a system that
+ * cannot swap two names (Windows), so that a kill sweep on Linux covers it. */
+static bool may_exchange(void)
+{
+	char buf[4];
+	const char *v = cfa_plat_getenv("CFAPKG_TEST_NO_EXCHANGE", buf, sizeof(buf));
+
+	return !v || strcmp(v, "1") != 0;
+}
+
+/* The whole new folder takes the damaged one's name.  Swapped, the old one
+ * sits at the staging name (recovery removes what a kill leaves there);
+ * renamed, it is set aside first and put back if the new one cannot
+ * follow.  Either way NAME is whole at every step that can fail. */
+static enum cfapkg_err swap_in(struct unpacker *u)
+{
+	char *old;
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	if (may_exchange() && cfa_plat_exchange(u->staging, u->final) == 0) {
+		cfa_plat_sync_dir(u->store);
+		cfa_crash_point();
+		cfa_plat_remove_tree(u->staging);
+		return CFAPKG_E_OK;
+	}
+	if (!(old = cfa_aprintf("%s/%s%s", u->store, CFA_STORE_OLD, strrchr(u->final, '/') + 1)))
+		return cfa_nomem(u->ctx);
+	cfa_plat_remove_tree(old); /* a copy of a replaced folder, whose name stands */
+	if (cfa_plat_rename(u->final, old) != 0)
+		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot move the damaged folder aside to "
+		             "replace it (is a program using it?); it is left as it was", u->final);
+	cfa_plat_sync_dir(u->store);
+	cfa_crash_point();
+	if (!e && cfa_plat_rename(u->staging, u->final) != 0) {
+		cfa_plat_rename(old, u->final);
+		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot move into the store; the damaged "
+		             "folder is left as it was", u->final);
+	}
+	cfa_plat_sync_dir(u->store);
+	cfa_crash_point();
+	if (!e)
+		cfa_plat_remove_tree(old);
+	cfa_free(old);
+	return e;
+}
+
 enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file, bool drop,
                                   struct cfapkg_unpack_result *out)
 {
@@ -413,8 +464,12 @@ enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file, bool dro
 		cfa_plat_remove(file);
 	cfa_plat_sync_fs(u->staging);
 	cfa_crash_point();
-	if (cfa_plat_rename(u->staging, u->final) != 0)
-		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot move into the store", u->final);
+	if (u->replace)
+		e = swap_in(u);
+	else if (cfa_plat_rename(u->staging, u->final) != 0)
+		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot move into the store", u->final);
+	if (e)
+		return e;
 	cfa_plat_sync_dir(u->store);
 	CFA_FREE(u->staging);
 	out->files = u->files;

@@ -27,6 +27,7 @@ struct unpacker {
 	bool front_to_back;        /* a zip file read through its local headers */
 	bool refused;              /* a refusal, not a read error, ended it */
 	bool hash_checked;
+	bool replace;              /* final exists and is swapped out at commit */
 	char format[16];           /* a format's name: "tar.zst", "deb" */
 	unsigned strip;
 	char *store;               /* ROOT/store */
