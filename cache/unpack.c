@@ -393,6 +393,24 @@ enum cfapkg_err cfa_unpack_extract(struct unpacker *u, archive_read_callback *sr
 	return e;
 }
 
+/* Whichever way a zip was read, its two lists of entries must be one
+ * (zipdir.c): else other tools would see other files than cfapkg put in
+ * place. */
+static enum cfapkg_err zip_lists_agree(struct unpacker *u, const char *file)
+{
+	char *entry = NULL;
+	const char *why = file ? cfa_zip_lists_agree(file, &entry) : NULL;
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	if (why && entry)
+		e = cfa_unpack_refuse(u, entry, why);
+	else if (why)
+		e = cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: refused: %s; nothing was installed "
+		             "from this archive", u->label, why);
+	cfa_free(entry);
+	return e;
+}
+
 /* A test seam: CFAPKG_TEST_NO_EXCHANGE=1 takes the path of a system that
  * cannot swap two names (Windows), so that a kill sweep on Linux covers it. */
 static bool may_exchange(void)
@@ -448,7 +466,9 @@ enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file, bool dro
 	if (!cfa_hasher_finish(u->hasher))
 		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot read the unpacked files back to hash "
 		                "them (out of memory?)", u->staging);
-	if (u->streamed && strcmp(u->format, "zip") == 0)
+	if (strcmp(u->format, "zip") == 0)
+		e = zip_lists_agree(u, file);
+	if (!e && u->streamed && strcmp(u->format, "zip") == 0)
 		e = cfa_unpack_settle_zip(u, file);
 	if (!e)
 		e = cfa_unpack_links(u);

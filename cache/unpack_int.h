@@ -74,6 +74,11 @@ enum cfapkg_err cfa_unpack_make_parent(struct unpacker *u, const char *full);
 enum cfapkg_err cfa_unpack_put(struct unpacker *u, FILE *f, const char *name, const char *full,
                                const void *data, size_t n, uint64_t *size);
 unsigned cfa_unpack_mode(unsigned archive_perm);
+/* zipdir.c: NULL when the zip file's local headers, read front to back,
+ * are exactly its central directory's entries (name, method, sizes,
+ * CRC-32, kind, place); else why not, with the entry's name as the
+ * central directory gives it in *entry (cfa_free; NULL when none). */
+const char *cfa_zip_lists_agree(const char *file, char **entry);
 /* unpack_read.c: a reader for u->format over u->file, or over u->src when
  * file is NULL (NULL with the reason in u->ctx).  unreadable says why an
  * archive cannot be read, in the user's terms. */

@@ -105,7 +105,8 @@ struct archive *cfa_unpack_reader(struct unpacker *u, const char *format, struct
 		cfa_unpack_unreadable(u, a, format);
 	} else {
 		/* As bsdtar: the central directory when there is one, the local
-		 * headers of a zip whose end cannot be found (padding, a stub). */
+		 * headers of a zip whose end cannot be found (padding, a stub);
+		 * the commit refuses a zip without one (zipdir.c). */
 		archive_read_support_format_zip_seekable(a);
 		archive_read_support_format_zip_streamable(a);
 		archive_read_support_format_7zip(a);
