@@ -86,6 +86,11 @@ enum cfapkg_err cfa_json_read_file(struct cfapkg_ctx *ctx, const char *file,
 		cfa_free(buf);
 		return cfa_fail(ctx, code, "%s:%u:%u: not valid JSON", file, line, col);
 	}
+	if ((err = cfa_json_refuse_nul(ctx, file, buf, len, code))) {
+		cJSON_Delete(root);
+		cfa_free(buf);
+		return err;
+	}
 	cfa_free(buf);
 	*out = root;
 	return CFAPKG_E_OK;
