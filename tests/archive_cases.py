@@ -194,6 +194,9 @@ def refused(tmp):
     for i, (what, members) in enumerate(tars.items()):
         out[what] = (make_tar(tmp / f"links{i}.tar", "w", members), "tar", None)
     out["encrypted zip"] = (encrypted_zip(tmp), "zip", "encrypted archives are not supported")
+    out["a link target of 6,000 bytes"] = (make_tar(tmp / "longtarget.tar", "w", [
+        reg("pkg/ok.txt", b"ok", 0o644), symlink("pkg/link", "./" * 2997 + "ok.txt")]),
+        "tar", "target is too long")
     out["4096-byte name (tar)"] = (make_tar(tmp / "longname.tar", "w",
                                             [reg(LONG_NAME, b"x", 0o644)]), "tar", "too long")
     out["4096-byte name (zip)"] = (make_zip(tmp / "longname.zip",
