@@ -127,9 +127,12 @@ static enum cfapkg_err write_file(struct unpacker *u, struct archive *a,
 	while ((r = archive_read_data_block(a, &data, &n, &offset)) == ARCHIVE_OK)
 		if ((e = put_block(u, f, te->path, full, data, n, (uint64_t)offset, &size)))
 			break;
-	if (!e && r != ARCHIVE_EOF)
-		e = cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: entry \"%s\": %s", u->label, te->path,
+	if (!e && r != ARCHIVE_EOF) {
+		char shown[200];
+		cfa_unpack_shown(te->path, shown, sizeof(shown));
+		e = cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: entry \"%s\": %s", u->label, shown,
 		             archive_error_string(a));
+	}
 	if (fclose(f) != 0 && !e)
 		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot write: %s", full,
 		             cfa_plat_strerror(cfa_plat_write_errno()));

@@ -69,6 +69,10 @@ bool cfa_unpack_safe(const char *text, unsigned strip, char **out, const char **
 /* u->staging/name, or NULL after cfa_nomem. */
 char *cfa_unpack_full(struct unpacker *u, const char *name);
 enum cfapkg_err cfa_unpack_refuse(struct unpacker *u, const char *entry, const char *why);
+/* An entry name as a message shows it: control characters as "?", bytes
+ * that are not UTF-8 as "\xNN", a very long name shortened in the middle
+ * (out of len bytes, at least 8). */
+void cfa_unpack_shown(const char *name, char *out, size_t len);
 /* Creates the folder a file or link at full goes into, if missing. */
 enum cfapkg_err cfa_unpack_make_parent(struct unpacker *u, const char *full);
 enum cfapkg_err cfa_unpack_put(struct unpacker *u, FILE *f, const char *name, const char *full,
