@@ -257,12 +257,39 @@ static enum cfapkg_err typed_entry(struct unpacker *u, struct archive *a,
 	}
 }
 
+/* Every folder an entry's name goes through must not be something else
+ * already ("def" a file, then "def/foo": a zip made on DOS marks a folder
+ * only in its central directory, which a reader going front to back has
+ * not seen). */
+static enum cfapkg_err inside_folders(struct unpacker *u, const struct cfa_entry_name *n)
+{
+	enum cfapkg_err e = CFAPKG_E_OK;
+	char *path = cfa_strdup(n->name), *slash;
+	struct cfa_tree_entry *te;
+
+	if (!path)
+		return cfa_nomem(u->ctx);
+	for (slash = strchr(path, '/'); slash && !e; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if ((te = cfa_tree_find(&u->tree, path)) && te->kind != CFA_TREE_DIR)
+			e = cfa_unpack_refuse(u, n->raw, te->kind == CFA_TREE_FILE
+			                      ? "it lies inside an entry the archive gave as a file (a "
+			                        "folder marked only in a zip's central directory?)"
+			                      : "it lies inside a link");
+		*slash = '/';
+	}
+	cfa_free(path);
+	return e;
+}
+
 static enum cfapkg_err entry(struct unpacker *u, struct archive *a, struct archive_entry *en)
 {
 	struct cfa_entry_name n;
 	enum cfapkg_err e = cfa_unpack_name(u, en, &n);
 
 	if (!e && n.name[0]) /* "": one of the stripped leading folders */
+		e = inside_folders(u, &n);
+	if (!e && n.name[0])
 		e = typed_entry(u, a, en, &n);
 	cfa_entry_name_fini(&n);
 	return e;

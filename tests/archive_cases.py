@@ -161,6 +161,13 @@ def disagreeing_zips(tmp):
                                    "NUL")}
     for i, (what, (members, patch, text)) in enumerate(cases.items()):
         out[what] = (_patched_zip(tmp / f"disagree{i}.zip", members, patch), "zip", text)
+    # As libarchive's zip_msdos.zip: a folder made on DOS, marked only by
+    # its attribute in the central directory, and a file in it.
+    folder = zipfile.ZipInfo("def")
+    folder.create_system, folder.external_attr = 0, 0x10
+    out["a DOS folder without its slash, and a file in it"] = (
+        make_zip(tmp / "msdos.zip", [(folder, b""), zip_entry("def/foo", b"x")]), "zip",
+        "inside an entry the archive gave as a file")
     # libarchive takes a Unicode path field for the name; unzip and Python
     # only when its CRC-32 is the name's: here they would see two files.
     info = zipfile.ZipInfo("pkg/ok.txt")
