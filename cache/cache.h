@@ -35,6 +35,11 @@ bool cfa_cache_name_sha(const char *name, char sha[65]);
 bool cfa_safe_entry_path(const char *in, unsigned strip, char *out, size_t len,
                          const char **why);
 
+/* Whether the n bytes at c are a name Windows opens as a device (CON,
+ * PRN, AUX, NUL, COM0-9, LPT0-9, CONIN$, CONOUT$), in any case and with
+ * any extension. */
+bool cfa_device_name(const char *c, size_t n);
+
 /* A wide string (UTF-16 on Windows, UTF-32 elsewhere) as UTF-8 in *out
  * (cfa_free); *out NULL when w is NULL or holds what is not a character.
  * False: out of memory. */
