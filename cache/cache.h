@@ -142,8 +142,11 @@ char *cfa_unpack_label(const struct cfapkg_fetch_item *it);
  * struct: a text that does not fit ends in "..." so that the cut shows. */
 void cfa_item_error(struct cfapkg_fetch_item *it, const char *fmt, ...) CFA_PRINTF(2, 3);
 /* After the transfers: a downloaded item that asked to be unpacked and
- * did not stream is unpacked from its verified file. */
-void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it);
+ * did not stream is unpacked from its verified file.  keep: archives are
+ * kept (cfapkg_fetch_opts.keep_archives); else one this fetch brought that
+ * would have streamed but for a resume goes once unpacked, as it would
+ * have. */
+void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it, bool keep);
 
 /* mirrors.c: the file a file:// URL names (file:///PATH or
  * file://localhost/PATH; %-escapes decoded, a query left out, "/D:/x"

@@ -163,7 +163,7 @@ char *cfa_unpack_label(const struct cfapkg_fetch_item *it)
 }
 
 /* What did not stream is unpacked from the verified file. */
-void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it)
+void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it, bool keep)
 {
 	struct cfapkg_unpack_opts uo = {it->unpack_strip, 0, 0, it->sha256 != NULL, NULL, false};
 	char *label;
@@ -186,5 +186,10 @@ void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it)
 		cfapkg_ctx_clear_error(ctx);
 	} else {
 		it->unpacked = true;
+		/* A resumed download (a kill cut the first one short) is not
+		 * streamed; kept only where a streamed one would have been. */
+		if (!keep && !it->from_cache && !it->unpack.existed && it->sha256 &&
+		    cfa_unpack_streamable(it->unpack_format) && cfa_plat_remove(it->path) == 0)
+			it->path[0] = '\0';
 	}
 }

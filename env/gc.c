@@ -93,6 +93,27 @@ static int recover_old(const char *name, void *arg)
 	return 0;
 }
 
+/* A partial download's .meta whose .part is gone: a kill came between
+ * the unpack that took the .part (an archive not kept) and the removal of
+ * its .meta, which no resume can use now. */
+static int recover_meta(const char *name, void *arg)
+{
+	struct walk *w = arg;
+	char *meta, *part;
+
+	if (!ends_with(name, ".part.meta") || !(meta = walk_path(w, w->dir, name)))
+		return 0;
+	if ((part = cfa_strndup(meta, strlen(meta) - strlen(".meta")))) {
+		if (cfa_plat_file_size(part) < 0 && cfa_plat_remove(meta) == 0)
+			w->count++;
+	} else {
+		w->failed = true;
+	}
+	cfa_free(part);
+	cfa_free(meta);
+	return 0;
+}
+
 /* A file being replaced inside a generation (its "good" mark). */
 static int recover_gen(const char *name, void *arg)
 {
@@ -152,6 +173,7 @@ enum cfapkg_err cfapkg_recover(struct cfapkg_ctx *ctx, unsigned *cleaned)
 		return e;
 	w.prefix = ".staging-";
 	if ((e = walk_place(&w, CFA_STORE, recover_old)) ||
+	    (e = walk_place(&w, CFA_DOWNLOADS, recover_meta)) ||
 	    (e = walk_place(&w, CFA_STORE, remove_matching)) ||
 	    (e = walk_place(&w, CFA_ENVS, recover_env)))
 		return e;
