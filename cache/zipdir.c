@@ -167,7 +167,7 @@ static const char *read_central(struct win *w, uint64_t *pos, uint64_t end, stru
 	e->zip64 = false;
 	e->dir = central_kind(u16(p + 4), u32(p + 38));
 	if (!read_extra(p + 46 + n, m, vals, 3, e))
-		return "its central directory has a damaged Zip64 field";
+		return "its central directory record has a damaged extra field";
 	*pos += 46 + n + m + c;
 	return NULL;
 }
@@ -192,7 +192,7 @@ static const char *read_local(struct win *w, const struct entry *e, struct entry
 	l->uname = NULL;
 	l->zip64 = false;
 	if (!read_extra(p + 30 + n, m, vals, 2, l))
-		return "its local header has a damaged Zip64 field";
+		return "its local header has a damaged extra field";
 	*data = e->offset + 30 + n + m;
 	return NULL;
 }
@@ -369,9 +369,9 @@ struct dir {
 static bool end_record64(struct win *w, uint64_t locator, struct dir *d)
 {
 	const unsigned char *p = bytes_at(w, locator, 20);
-	uint64_t rec = u64(p + 8);
+	uint64_t rec = p ? u64(p + 8) : 0;
 
-	if (!(p = bytes_at(w, rec, 56)) || u32(p) != SIG_END64 || u32(p + 16) || u32(p + 20) ||
+	if (!p || !(p = bytes_at(w, rec, 56)) || u32(p) != SIG_END64 || u32(p + 16) || u32(p + 20) ||
 	    u64(p + 24) != u64(p + 32))
 		return false;
 	d->entries = u64(p + 32), d->size = u64(p + 40), d->offset = u64(p + 48);
