@@ -258,9 +258,8 @@ static enum cfapkg_err check_space(struct cfapkg_trans *t)
 	return download + unpack ? cfapkg_check_space(t->ctx, download, unpack) : CFAPKG_E_OK;
 }
 
-/* The first damaged folder a failed fetch did not replace: it is whole as
- * it was, and the message says so (a user deciding what to do next must
- * know nothing was lost). */
+/* The first damaged folder a failed fetch did not replace (a user deciding
+ * what to do next must know nothing was lost). */
 static const char *kept_damaged(const struct cfapkg_trans *t)
 {
 	size_t i, k;
@@ -276,9 +275,9 @@ static const char *kept_damaged(const struct cfapkg_trans *t)
 	return NULL;
 }
 
-/* A failed fetch that replaced a damaged folder not yet says so, in the
- * first failed download's message (what the front end shows) and in the
- * error, and a user deciding what to do next knows nothing was lost. */
+/* A fetch that fails before a damaged folder was replaced says that the
+ * folder is left as it was, in the first failed download's message (what
+ * the front end shows) and in the error. */
 static enum cfapkg_err fetch(struct cfapkg_trans *t)
 {
 	enum cfapkg_err e = cfa_lock_fetch_replacing(t->ctx, t->new, &t->o.fetch,
