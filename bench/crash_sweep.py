@@ -3,7 +3,7 @@
 update, remove, rollback, pin, gc, repair and env remove, in several
 variants each (downloads from nginx on 127.0.0.1 or already cached; a
 fresh root, a second environment sharing the store, a lockfile; a store
-folder lost or one file of it; the swap of a replaced folder by two
+folder lost, one file of it or its manifest; the swap of a replaced folder by two
 renames, as on Windows), more than a thousand kill points in all.
 
 CFAPKG_CRASH_AFTER=N kills the process at its Nth crash point.  A
@@ -299,13 +299,15 @@ def cached(root, sha):
     return sorted((root.path / "downloads").glob(f"{sha}*"))
 
 
-def lose(root, env, name, download=True, header=False):
-    """Deletes a package's store folder, or one header of it (and its
-    download): work for repair."""
+def lose(root, env, name, download=True, what="folder"):
+    """Deletes a package's store folder, one header of it or its manifest
+    (and its download): work for repair."""
     p = package(root, env, name)
     folder = root.path / "store" / p["store"]
-    if header:
+    if what == "header":
         sorted((folder / "include" / "torch").glob("*.h"))[0].unlink()
+    elif what == "manifest":
+        (folder / ".cfapkg" / "manifest.json").unlink()
     else:
         shutil.rmtree(folder)
     for f in cached(root, p["sha256"]) if download else []:
@@ -336,14 +338,15 @@ def roots(s):
     r["b"].must("install", "--env", "b", "pytorch-cuda-stack", *CHANGE)
     r["b-removed"] = s.root("b-removed", like=r["b"])
     r["b-removed"].must("env", "remove", "b", "--yes")
-    for name, env, pkg, download, header in (
-            ("lost-libtorch", "default", "libtorch-cuda", True, False),
-            ("lost-libtorch-store", "default", "libtorch-cuda", False, False),
-            ("lost-zluda-b", "b", "zluda", True, False),
-            ("header-lost", "default", "libtorch-cuda", True, True),
-            ("header-lost-cached", "default", "libtorch-cuda", False, True)):
+    for name, env, pkg, download, what in (
+            ("lost-libtorch", "default", "libtorch-cuda", True, "folder"),
+            ("lost-libtorch-store", "default", "libtorch-cuda", False, "folder"),
+            ("lost-zluda-b", "b", "zluda", True, "folder"),
+            ("header-lost", "default", "libtorch-cuda", True, "header"),
+            ("header-lost-cached", "default", "libtorch-cuda", False, "header"),
+            ("manifest-lost", "default", "libtorch-cuda", True, "manifest")):
         r[name] = s.root(name, like=r["b" if env == "b" else "base"])
-        lose(r[name], env, pkg, download, header)
+        lose(r[name], env, pkg, download, what)
     r["lost-all"] = s.root("lost-all", like=r["base"])
     shutil.rmtree(r["lost-all"].path / "store")
     shutil.rmtree(r["lost-all"].path / "downloads")
@@ -394,6 +397,8 @@ def scenarios(s, r):
           ["repair", "--yes"], damaged=True, variables={"CFAPKG_TEST_NO_EXCHANGE": "1"}),
         S("install restores a libtorch header lost, download from nginx", r["header-lost"],
           ["install", *stack], damaged=True),
+        S("repair, libtorch's manifest lost, download from nginx", r["manifest-lost"],
+          ["repair", "--yes"], damaged=True),
         S("pin zluda 7", r["updated"], ["pin", "zluda==7-preview.10"]),
         S("pin zluda 6 (the update goes back)", r["updated"], ["pin", "zluda==6-preview.69"]),
     ]

@@ -369,6 +369,20 @@ static enum cfapkg_err result_path(struct unpacker *u, struct cfapkg_unpack_resu
 	           : cfa_fail(u->ctx, CFAPKG_E_IO, "%s: path too long", u->final);
 }
 
+/* Whether the folder at u->final is whole: only one that lacks its
+ * manifest (a kill cannot leave one, a hand or a disk can) is not, and is
+ * then replaced as a damaged one is, never taken as it stands. */
+static enum cfapkg_err has_manifest(struct unpacker *u, bool *whole)
+{
+	char *manifest = cfa_aprintf("%s/.cfapkg/manifest.json", u->final);
+
+	if (!manifest)
+		return cfa_nomem(u->ctx);
+	*whole = cfa_plat_is_file(manifest);
+	cfa_free(manifest);
+	return CFAPKG_E_OK;
+}
+
 enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const char *label,
                                 uint64_t archive_size, const struct cfapkg_unpack_opts *opts,
                                 struct unpacker **out, bool *existed)
@@ -386,12 +400,13 @@ enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const 
 	if ((rc = cfa_plat_mkdir_p(u->store)))
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s", u->store,
 		                cfa_plat_strerror(rc));
-	if (cfa_plat_is_dir(u->final) && !(opts && opts->replace)) {
-		*existed = true; /* a store folder is only ever complete */
+	u->replace = cfa_plat_is_dir(u->final);
+	if (u->replace && !(opts && opts->replace) && (e = has_manifest(u, existed)))
+		return e;
+	if (*existed) { /* a store folder is only ever complete */
 		CFA_FREE(u->staging);
 		return CFAPKG_E_OK;
 	}
-	u->replace = cfa_plat_is_dir(u->final);
 	u->cap = archive_size * ratio < max_bytes ? archive_size * ratio : max_bytes;
 	if (!(u->hasher = cfa_hasher_new()))
 		return cfa_nomem(ctx);

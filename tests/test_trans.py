@@ -228,6 +228,31 @@ def test_repair_keeps_what_it_cannot_replace(root, srv):
               not list((root.path / "trash").glob("*")), r.stdout + r.stderr)
 
 
+def test_lost_manifest(root):
+    """A store folder whose manifest is gone (a hand, a disk) is not taken
+    as whole: install and repair replace it by a new copy, and a repair
+    that cannot get the archive leaves its files as they were."""
+    manifest = store(root, "libtorch-cuda") / ".cfapkg" / "manifest.json"
+    manifest.unlink()
+    r = root.change("install", "pytorch-cuda-stack", "zluda==6-preview.69")
+    check("install restores a store folder that lost its manifest",
+          r.returncode == 0 and "libtorch-cuda 2.3.0+cu118 (store folder restored)" in r.stdout
+          and manifest.is_file() and root.run("verify").returncode == 0, r.stdout + r.stderr)
+    manifest.unlink()
+    shutil.rmtree(root.path / "downloads", ignore_errors=True)
+    files = sorted(p.relative_to(manifest.parent.parent)
+                   for p in manifest.parent.parent.rglob("*"))
+    r = root.run("repair", "--yes", "--offline")
+    check("repair --offline of a folder without its manifest says it is left as it was",
+          r.returncode == 8 and "is left as it was" in r.stderr and
+          sorted(p.relative_to(manifest.parent.parent)
+                 for p in manifest.parent.parent.rglob("*")) == files, r.stdout + r.stderr)
+    r = root.run("repair", "--yes")
+    check("online, repair gives it back its manifest",
+          r.returncode == 0 and manifest.is_file() and root.run("verify").returncode == 0,
+          r.stdout + r.stderr)
+
+
 def test_failure_keeps_env(root, srv):
     lock = json.loads((root.path / "envs" / "default" / str(root.current()) /
                        "lock.json").read_text())
@@ -253,6 +278,7 @@ def main():
         test_repair_damage(root)
         test_no_space(root)
         test_unpacked_size(root, recipes)
+        test_lost_manifest(root)
         test_repair_keeps_what_it_cannot_replace(root, srv)
         test_failure_keeps_env(root, srv)
     return check.report()
