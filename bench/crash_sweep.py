@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Crash sweep (a slow test): cfapkg is killed, as by SIGKILL, at every
-step of install, update, remove, rollback, gc, repair and env remove, in
-several variants each (downloads from nginx on 127.0.0.1 or already
-cached; a fresh root, a second environment sharing the store, a
-lockfile), more than a thousand kill points in all.
+"""Crash sweep: cfapkg is killed, as by SIGKILL, at every step of install,
+update, remove, rollback, pin, gc, repair and env remove, in several
+variants each (downloads from nginx on 127.0.0.1 or already cached; a
+fresh root, a second environment sharing the store, a lockfile; a store
+folder lost, one file of it or its manifest; the swap of a replaced folder by two
+renames, as on Windows), more than a thousand kill points in all.
 
 CFAPKG_CRASH_AFTER=N kills the process at its Nth crash point.  A
 scenario finds its number of points by itself: N goes up from 1 until a
@@ -11,15 +12,19 @@ run completes (at most MAX_POINTS; each cfapkg run is bounded by
 harness.TIMEOUT).  After each killed run:
   - the environment's current generation is complete and holds the old set
     or the new one, never a mix;
-  - `verify` and `history` pass for every environment (verify only after
-    the rerun where the root starts damaged, as it does for repair);
+  - `history` passes for every environment, and so does `verify`; where
+    the root starts damaged (work for repair), verify may name only the
+    parts that were damaged before, and no store folder that was there
+    may be missing (a repair never removes what it has not replaced);
   - running the same command again completes, and then the root is where
     an uninterrupted run leaves it: the same set, the same store folders
     and downloads, every store folder the current sets name is there,
-    verify passes, nothing is left behind (.new-*, .staging-*, *.tmp,
-    *.part, trash).
+    verify passes, nothing is left behind (.new-*, .old-*, .staging-*,
+    *.tmp, *.part, trash).
 
-usage: crash_sweep.py CFAPKG [--only TEXT] [--at N]
+usage: crash_sweep.py CFAPKG [--short] [--only TEXT] [--at N]
+  --short       one scenario of each command and every STRIDE-th point
+                (a few dozen points, for CI: ctest's crash-sweep-short)
   --only TEXT   run only the scenarios whose name contains TEXT
   --at N        kill only at point N (to reproduce one reported failure)
 Prints each scenario's kill points, the total, and "N passed, N failed";
@@ -29,6 +34,7 @@ import argparse
 import json
 import os
 import pathlib
+import re
 import shutil
 import sys
 import time
@@ -44,6 +50,19 @@ CHANGE = [*channel.FACTS, "--yes"]
 # A LibTorch-shaped archive with this many headers: each one is a hard
 # link, and so a kill point, in every generation that holds LibTorch.
 HEADERS = 60
+# --short: fewer headers, at least MIN_SHORT points in all.
+SHORT_HEADERS, MIN_SHORT = 6, 24
+# The scenarios --short runs, one of each command, and the stride of their
+# points: every one where a damaged folder is swapped out, which takes
+# only a point or two, every fifth elsewhere.
+SHORT = {"install, fresh root, downloads from nginx": 5,
+         "update zluda, download from nginx": 5, "rollback": 5, "pin zluda 7": 5,
+         "gc --keep 1 after a rollback": 5, "remove the stack (zluda stays)": 5,
+         "env remove b": 5, "repair, a libtorch header lost, download from nginx": 1,
+         "repair, a libtorch header lost, two renames (as on Windows)": 1}
+# verify --json's lines name the part: "default generation 3: zluda
+# 7-preview.10: store/...", or its view: "... generation 3: view/zluda/...".
+DAMAGE_LINE = re.compile(r"^(\S+) generation \d+: (?:view/([^/:]+)|(\S+) \S+:)")
 
 
 def copy_root(src, dst):
@@ -76,14 +95,17 @@ class Root:
     def __init__(self, sweep, path):
         self.sweep, self.path = sweep, pathlib.Path(path)
 
-    def run(self, *args, crash=0):
-        env = {"CFAPKG_ROOT": str(self.path), "CFAPKG_RECIPES": str(self.sweep.recipes)}
+    def run(self, *args, crash=0, env=None):
+        e = {"CFAPKG_ROOT": str(self.path), "CFAPKG_RECIPES": str(self.sweep.recipes),
+             "CFAPKG_MIRRORS": "", **(env or {})}
         if crash:
-            env["CFAPKG_CRASH_AFTER"] = str(crash)
-        return harness.run(self.sweep.bin, *args, env=env)
+            e["CFAPKG_CRASH_AFTER"] = str(crash)
+        return harness.run(self.sweep.bin, *args, env=e)
 
     def must(self, *args):
-        r = self.run(*args)
+        """A setup step; archives are kept, for the roots that start with
+        downloads in the cache."""
+        r = self.run(*args, env={"CFAPKG_KEEP_ARCHIVES": "1"})
         if r.returncode != 0:
             sys.exit(f"setup: cfapkg {' '.join(args)} failed: {r.stderr}")
         return r
@@ -102,7 +124,7 @@ class Root:
         r = self.run("list", "--env", env, "--json")
         if r.returncode != 0:
             return None
-        return (int(gen), {p["name"]: p["version"] for p in json.loads(r.stdout)})
+        return (int(gen), {p["name"]: p["version"] for p in json.loads(r.stdout)["packages"]})
 
     def readers_fail(self, verify=True):
         """Environments whose verify or history fails."""
@@ -114,9 +136,24 @@ class Root:
                     bad.append(f"{cmd} --env {env}: {r.returncode} {r.stderr.strip()}")
         return bad
 
+    def damage(self):
+        """(env, part) pairs verify names, over every environment."""
+        found = set()
+        for env in self.envs():
+            r = self.run("verify", "--env", env, "--json")
+            try:
+                lines = json.loads(r.stdout).get("changed", [])
+            except json.JSONDecodeError:
+                return {(env, f"unreadable verify: {r.stdout} {r.stderr}")}
+            for line in lines:
+                m = DAMAGE_LINE.match(line)
+                found.add((m.group(1), m.group(2) or m.group(3)) if m else (env, line))
+        return found
+
     def leftovers(self):
         found = [str(p.relative_to(self.path)) for p in self.path.rglob("*")
-                 if p.name.startswith((".new-", ".staging-")) or p.name.endswith((".tmp", ".part"))]
+                 if p.name.startswith((".new-", ".old-", ".staging-")) or
+                 p.name.endswith((".tmp", ".part"))]
         return found + [f"trash/{n}" for n in names(self.path / "trash")]
 
     def missing_store(self):
@@ -143,18 +180,20 @@ class Root:
 
 class Scenario:
     """args run on a copy of pristine; env is the environment it changes.
-    damaged: the root starts damaged (work for repair), so verify may fail
-    until a run completes.  gone_ok: the command removes env, and a rerun
-    after a kill that already removed it may say there is no such env."""
+    damaged: the root starts damaged (work for repair), so verify may name
+    what was damaged until a run completes.  gone_ok: the command removes
+    env, and a rerun after a kill that already removed it may say there is
+    no such env.  variables: the environment every run of it gets."""
 
-    def __init__(self, name, pristine, args, env="default", damaged=False, gone_ok=False):
+    def __init__(self, name, pristine, args, env="default", damaged=False, gone_ok=False,
+                 variables=None):
         self.name, self.pristine, self.args, self.env = name, pristine, list(args), env
-        self.damaged, self.gone_ok = damaged, gone_ok
+        self.damaged, self.gone_ok, self.variables = damaged, gone_ok, variables or {}
 
 
 class Sweep:
-    def __init__(self, binary, tmp, recipes):
-        self.bin, self.tmp, self.recipes = binary, tmp, recipes
+    def __init__(self, binary, tmp, recipes, short=False):
+        self.bin, self.tmp, self.recipes, self.short = binary, tmp, recipes, short
         self.check = harness.Checks()
 
     def root(self, name, like=None):
@@ -165,14 +204,32 @@ class Sweep:
             r.path.mkdir(parents=True, exist_ok=True)
         return r
 
-    def after_kill(self, work, sc, before, want):
+    def damage_after_kill(self, work, sc, was):
+        """For a root that started damaged: verify may name only parts that
+        were damaged, and no store folder that was there may be missing.
+        Where two names cannot be swapped at once (Windows), a kill between
+        the two renames leaves the old folder as .old-NAME, whole, which
+        the next writer puts back: the one moment it is not at its name."""
+        renames = sc.variables.get("CFAPKG_TEST_NO_EXCHANGE") == "1"
+        problems = [f"verify names {env}: {part}, which was whole before the run"
+                    for env, part in sorted(work.damage() - was["damage"])]
+        return problems + [f"store folder missing after the kill: {m}"
+                           for m in work.missing_store() if m not in was["missing"] and not
+                           (renames and (work.path / "store" / f".old-{m.split(': ')[1]}"
+                                         / ".cfapkg" / "manifest.json").is_file())]
+
+    def after_kill(self, work, sc, before, want, was):
         """The problems found after a killed run; [] when none."""
         problems = []
         s = work.state(sc.env)
         if s is None or (s != before and s[1] != want["set"]):
             problems.append(f"current is neither old {before} nor new {want['set']}: {s}")
         problems += work.readers_fail(verify=not sc.damaged)
-        again = work.run(*sc.args)
+        if sc.damaged:
+            problems += self.damage_after_kill(work, sc, was)
+        else:
+            problems += [f"missing store folder {m}" for m in work.missing_store()]
+        again = work.run(*sc.args, env=sc.variables)
         gone = (sc.gone_ok and s == (0, {}) and again.returncode == 4 and
                 f'no environment "{sc.env}"' in again.stderr)
         if again.returncode != 0 and not gone:
@@ -193,21 +250,23 @@ class Sweep:
         ref = Root(self, self.tmp / "reference")
         copy_root(sc.pristine.path, ref.path)
         before = ref.state(sc.env)
-        r = ref.run(*sc.args)
+        was = {"damage": ref.damage(), "missing": ref.missing_store()} if sc.damaged else {}
+        r = ref.run(*sc.args, env=sc.variables)
         if r.returncode != 0:
             sys.exit(f"{sc.name}: the uninterrupted run failed: {r.stderr}")
         want = ref.shape(sc.env)
         points = bad = 0
         start = time.monotonic()
-        for n in [only_at] if only_at else range(1, MAX_POINTS + 1):
+        stride = SHORT.get(sc.name, 1) if self.short else 1
+        for n in [only_at] if only_at else range(1, MAX_POINTS + 1, stride):
             copy_root(sc.pristine.path, work.path)
-            r = work.run(*sc.args, crash=n)
+            r = work.run(*sc.args, crash=n, env=sc.variables)
             if r.returncode == 0:
                 break
             points += 1
             problems = ([] if r.returncode in KILLED else
                         [f"exit {r.returncode} instead of the kill: {r.stderr.strip()}"])
-            problems = problems or self.after_kill(work, sc, before, want)
+            problems = problems or self.after_kill(work, sc, before, want, was)
             if problems:
                 bad += 1
                 print(f"FAIL {sc.name}: killed at {n}: cfapkg {' '.join(sc.args)}\n"
@@ -234,12 +293,25 @@ def package(root, env, name):
                 if p["name"] == name)
 
 
-def lose(root, env, name, download=True):
-    """Deletes a package's store folder (and its download): work for repair."""
+def cached(root, sha):
+    """The download cache's files for an archive: SHA, or SHA~BOOT when it
+    was not flushed to the disk in this boot."""
+    return sorted((root.path / "downloads").glob(f"{sha}*"))
+
+
+def lose(root, env, name, download=True, what="folder"):
+    """Deletes a package's store folder, one header of it or its manifest
+    (and its download): work for repair."""
     p = package(root, env, name)
-    shutil.rmtree(root.path / "store" / p["store"])
-    if download:
-        (root.path / "downloads" / p["sha256"]).unlink()
+    folder = root.path / "store" / p["store"]
+    if what == "header":
+        sorted((folder / "include" / "torch").glob("*.h"))[0].unlink()
+    elif what == "manifest":
+        (folder / ".cfapkg" / "manifest.json").unlink()
+    else:
+        shutil.rmtree(folder)
+    for f in cached(root, p["sha256"]) if download else []:
+        f.unlink()
 
 
 def roots(s):
@@ -252,8 +324,8 @@ def roots(s):
     r["cached"] = s.root("cached")  # every download there, nothing unpacked
     shutil.copytree(r["updated"].path / "downloads", r["cached"].path / "downloads")
     r["base+7"] = s.root("base+7", like=r["base"])  # zluda 7 downloaded, not unpacked
-    shutil.copy2(r["updated"].path / "downloads" / package(r["updated"], "default", "zluda")
-                 ["sha256"], r["base+7"].path / "downloads")
+    for f in cached(r["updated"], package(r["updated"], "default", "zluda")["sha256"]):
+        shutil.copy2(f, r["base+7"].path / "downloads")
     r["rolled-back"] = s.root("rolled-back", like=r["updated"])
     r["rolled-back"].must("rollback")
     r["four"] = s.root("four", like=r["updated"])  # generation 3, then 4: zluda alone
@@ -266,11 +338,15 @@ def roots(s):
     r["b"].must("install", "--env", "b", "pytorch-cuda-stack", *CHANGE)
     r["b-removed"] = s.root("b-removed", like=r["b"])
     r["b-removed"].must("env", "remove", "b", "--yes")
-    for name, env, pkg, download in (("lost-libtorch", "default", "libtorch-cuda", True),
-                                     ("lost-libtorch-store", "default", "libtorch-cuda", False),
-                                     ("lost-zluda-b", "b", "zluda", True)):
+    for name, env, pkg, download, what in (
+            ("lost-libtorch", "default", "libtorch-cuda", True, "folder"),
+            ("lost-libtorch-store", "default", "libtorch-cuda", False, "folder"),
+            ("lost-zluda-b", "b", "zluda", True, "folder"),
+            ("header-lost", "default", "libtorch-cuda", True, "header"),
+            ("header-lost-cached", "default", "libtorch-cuda", False, "header"),
+            ("manifest-lost", "default", "libtorch-cuda", True, "manifest")):
         r[name] = s.root(name, like=r["b" if env == "b" else "base"])
-        lose(r[name], env, pkg, download)
+        lose(r[name], env, pkg, download, what)
     r["lost-all"] = s.root("lost-all", like=r["base"])
     shutil.rmtree(r["lost-all"].path / "store")
     shutil.rmtree(r["lost-all"].path / "downloads")
@@ -313,25 +389,45 @@ def scenarios(s, r):
           ["repair", "--env", "b", "--yes"], "b", damaged=True),
         S("repair, store and downloads lost, from nginx", r["lost-all"], ["repair", "--yes"],
           damaged=True),
+        S("repair, a libtorch header lost, download from nginx", r["header-lost"],
+          ["repair", "--yes"], damaged=True),
+        S("repair, a libtorch header lost, download cached", r["header-lost-cached"],
+          ["repair", "--yes"], damaged=True),
+        S("repair, a libtorch header lost, two renames (as on Windows)", r["header-lost"],
+          ["repair", "--yes"], damaged=True, variables={"CFAPKG_TEST_NO_EXCHANGE": "1"}),
+        S("install restores a libtorch header lost, download from nginx", r["header-lost"],
+          ["install", *stack], damaged=True),
+        S("repair, libtorch's manifest lost, download from nginx", r["manifest-lost"],
+          ["repair", "--yes"], damaged=True),
+        S("pin zluda 7", r["updated"], ["pin", "zluda==7-preview.10"]),
+        S("pin zluda 6 (the update goes back)", r["updated"], ["pin", "zluda==6-preview.69"]),
     ]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("cfapkg")
+    ap.add_argument("--short", action="store_true")
     ap.add_argument("--only", default="")
     ap.add_argument("--at", type=int)
     a = ap.parse_args()
     start = time.monotonic()
     total = 0
-    with channel.served("cfapkg-sweep-", headers=HEADERS, big=100_000) as (tmp, _, recipes):
-        s = Sweep(a.cfapkg, tmp, recipes)
-        for sc in scenarios(s, roots(s)):
-            if a.only in sc.name:
-                total += s.sweep(sc, a.at)
-        print(f"total: {total} kill points ({time.monotonic() - start:.0f} s)")
+    headers, least = (SHORT_HEADERS, MIN_SHORT) if a.short else (HEADERS, MIN_TOTAL)
+    with channel.served("cfapkg-sweep-", headers=headers, big=100_000) as (tmp, _, recipes):
+        s = Sweep(a.cfapkg, tmp, recipes, a.short)
+        every = scenarios(s, roots(s))
+        if a.short:
+            s.check("--short names scenarios that exist", set(SHORT) <= {sc.name for sc in every},
+                    sorted(set(SHORT) - {sc.name for sc in every}))
+        chosen = [sc for sc in every if a.only in sc.name and (not a.short or sc.name in SHORT)]
+        for sc in chosen:
+            total += s.sweep(sc, a.at)
+        kinds = sorted({sc.args[0] if sc.args[0] != "env" else "env remove" for sc in chosen})
+        print(f"total: {total} kill points over {len(chosen)} scenarios of {len(kinds)} "
+              f"commands ({', '.join(kinds)}) ({time.monotonic() - start:.0f} s)")
         if not a.only and not a.at:
-            s.check(f"at least {MIN_TOTAL} kill points in all", total >= MIN_TOTAL, total)
+            s.check(f"at least {least} kill points in all", total >= least, total)
         return s.check.report()
 
 

@@ -35,6 +35,11 @@ bool cfa_cache_name_sha(const char *name, char sha[65]);
 bool cfa_safe_entry_path(const char *in, unsigned strip, char *out, size_t len,
                          const char **why);
 
+/* Whether the n bytes at c are a name Windows opens as a device (CON,
+ * PRN, AUX, NUL, COM0-9, LPT0-9, CONIN$, CONOUT$), in any case and with
+ * any extension. */
+bool cfa_device_name(const char *c, size_t n);
+
 /* A wide string (UTF-16 on Windows, UTF-32 elsewhere) as UTF-8 in *out
  * (cfa_free); *out NULL when w is NULL or holds what is not a character.
  * False: out of memory. */
@@ -89,6 +94,9 @@ enum cfapkg_err cfa_tree_write_manifest(struct cfapkg_ctx *ctx, const struct cfa
  * store in one rename (file: the whole archive, verified, which a zip read
  * from src is settled against), or close to discard it. */
 struct unpacker;
+/* A replaced store folder set aside while its replacement takes its name
+ * (ROOT/store/.old-NAME), where the system cannot swap the two at once. */
+#define CFA_STORE_OLD ".old-"
 bool cfa_unpack_streamable(const char *format);
 enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const char *label,
                                 uint64_t archive_size, const struct cfapkg_unpack_opts *opts,
@@ -134,8 +142,11 @@ char *cfa_unpack_label(const struct cfapkg_fetch_item *it);
  * struct: a text that does not fit ends in "..." so that the cut shows. */
 void cfa_item_error(struct cfapkg_fetch_item *it, const char *fmt, ...) CFA_PRINTF(2, 3);
 /* After the transfers: a downloaded item that asked to be unpacked and
- * did not stream is unpacked from its verified file. */
-void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it);
+ * did not stream is unpacked from its verified file.  keep: archives are
+ * kept (cfapkg_fetch_opts.keep_archives); else one this fetch brought that
+ * would have streamed but for a resume goes once unpacked, as it would
+ * have. */
+void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it, bool keep);
 
 /* mirrors.c: the file a file:// URL names (file:///PATH or
  * file://localhost/PATH; %-escapes decoded, a query left out, "/D:/x"

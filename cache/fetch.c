@@ -574,7 +574,7 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 		cfa_free(xs[i].meta_path);
 		cfa_free(xs[i].urls);
 		if (ran) /* else nothing was fetched, and items after a failure not prepared */
-			cfa_unpack_fetched(ctx, &items[i]);
+			cfa_unpack_fetched(ctx, &items[i], o.keep_archives);
 		if (!e && items[i].err)
 			e = fail_item(ctx, &items[i]);
 	}

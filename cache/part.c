@@ -126,7 +126,7 @@ void cfa_part_stream_start(struct xfer *x)
 {
 	const struct cfapkg_fetch_item *it = x->item;
 	uint64_t size = it->size >= 0 ? (uint64_t)it->size : x->opts->max_unknown_size;
-	struct cfapkg_unpack_opts uo = {it->unpack_strip, 0, 0, true, NULL};
+	struct cfapkg_unpack_opts uo = {it->unpack_strip, 0, 0, true, NULL, false};
 	char *label;
 
 	if (x->stream_tried || x->have > 0 || !it->unpack_format || !it->unpack_name || !it->sha256)
@@ -137,6 +137,7 @@ void cfa_part_stream_start(struct xfer *x)
 	if (!(label = cfa_unpack_label(it)))
 		return;
 	uo.label = label; /* copied by the unpacker */
+	uo.replace = it->unpack_replace;
 	cfa_stream_start(x->ctx, it->unpack_format, it->unpack_name, &uo, size, x->part_path,
 	                 &x->stream);
 	cfa_free(label);

@@ -16,7 +16,7 @@
 
 /* Names Windows gives to devices, in any case and with any extension:
  * "nul.dll" opens the null device, "COM1.txt" a serial port. */
-static bool device_name(const char *c, size_t n)
+bool cfa_device_name(const char *c, size_t n)
 {
 	static const char *const names[] = {"con", "prn", "aux", "nul", "conin$", "conout$"};
 	static const char *const numbered[] = {"com", "lpt"};
@@ -65,7 +65,7 @@ static bool bad_component(const char *c, size_t n, const char **why)
 		*why = "a file or folder name longer than 255 bytes (too long for the file system)";
 		return true;
 	}
-	if (device_name(c, n)) {
+	if (cfa_device_name(c, n)) {
 		*why = "a name Windows keeps for a device (CON, PRN, AUX, NUL, COM0-9, LPT0-9)";
 		return true;
 	}

@@ -163,9 +163,9 @@ char *cfa_unpack_label(const struct cfapkg_fetch_item *it)
 }
 
 /* What did not stream is unpacked from the verified file. */
-void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it)
+void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it, bool keep)
 {
-	struct cfapkg_unpack_opts uo = {it->unpack_strip, 0, 0, it->sha256 != NULL, NULL};
+	struct cfapkg_unpack_opts uo = {it->unpack_strip, 0, 0, it->sha256 != NULL, NULL, false};
 	char *label;
 	enum cfapkg_err e;
 
@@ -177,6 +177,7 @@ void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it)
 		return;
 	}
 	uo.label = label;
+	uo.replace = it->unpack_replace;
 	e = cfapkg_unpack(ctx, it->path, it->unpack_format, it->unpack_name, &uo, &it->unpack);
 	cfa_free(label);
 	if (e) {
@@ -185,5 +186,10 @@ void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it)
 		cfapkg_ctx_clear_error(ctx);
 	} else {
 		it->unpacked = true;
+		/* A resumed download (a kill cut the first one short) is not
+		 * streamed; kept only where a streamed one would have been. */
+		if (!keep && !it->from_cache && !it->unpack.existed && it->sha256 &&
+		    cfa_unpack_streamable(it->unpack_format) && cfa_plat_remove(it->path) == 0)
+			it->path[0] = '\0';
 	}
 }

@@ -5,6 +5,10 @@
  * failure and by the next unpack of NAME) -> ROOT/store/NAME (complete:
  * every file written, hashed into .cfapkg/manifest.json, synced, then the
  * folder renamed in one step).  A NAME folder is therefore always whole.
+ * A damaged NAME that is replaced (repair) stays where it is until its
+ * replacement is whole; then the two swap names in one step, or where the
+ * system cannot swap, NAME goes to .old-NAME and the new one takes its
+ * name (recovery puts .old-NAME back when a kill came between the two).
  * Nothing is written outside the staging folder: every entry name goes
  * through cfa_safe_entry_path, device files are refused, and so are
  * duplicates and names that collide when case is ignored.  Links are made
@@ -123,9 +127,12 @@ static enum cfapkg_err write_file(struct unpacker *u, struct archive *a,
 	while ((r = archive_read_data_block(a, &data, &n, &offset)) == ARCHIVE_OK)
 		if ((e = put_block(u, f, te->path, full, data, n, (uint64_t)offset, &size)))
 			break;
-	if (!e && r != ARCHIVE_EOF)
-		e = cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: entry \"%s\": %s", u->label, te->path,
+	if (!e && r != ARCHIVE_EOF) {
+		char shown[200];
+		cfa_unpack_shown(te->path, shown, sizeof(shown));
+		e = cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: entry \"%s\": %s", u->label, shown,
 		             archive_error_string(a));
+	}
 	if (fclose(f) != 0 && !e)
 		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot write: %s", full,
 		             cfa_plat_strerror(cfa_plat_write_errno()));
@@ -250,12 +257,39 @@ static enum cfapkg_err typed_entry(struct unpacker *u, struct archive *a,
 	}
 }
 
+/* Every folder an entry's name goes through must not be something else
+ * already ("def" a file, then "def/foo": a zip made on DOS marks a folder
+ * only in its central directory, which a reader going front to back has
+ * not seen). */
+static enum cfapkg_err inside_folders(struct unpacker *u, const struct cfa_entry_name *n)
+{
+	enum cfapkg_err e = CFAPKG_E_OK;
+	char *path = cfa_strdup(n->name), *slash;
+	struct cfa_tree_entry *te;
+
+	if (!path)
+		return cfa_nomem(u->ctx);
+	for (slash = strchr(path, '/'); slash && !e; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if ((te = cfa_tree_find(&u->tree, path)) && te->kind != CFA_TREE_DIR)
+			e = cfa_unpack_refuse(u, n->raw, te->kind == CFA_TREE_FILE
+			                      ? "it lies inside an entry the archive gave as a file (a "
+			                        "folder marked only in a zip's central directory?)"
+			                      : "it lies inside a link");
+		*slash = '/';
+	}
+	cfa_free(path);
+	return e;
+}
+
 static enum cfapkg_err entry(struct unpacker *u, struct archive *a, struct archive_entry *en)
 {
 	struct cfa_entry_name n;
 	enum cfapkg_err e = cfa_unpack_name(u, en, &n);
 
 	if (!e && n.name[0]) /* "": one of the stripped leading folders */
+		e = inside_folders(u, &n);
+	if (!e && n.name[0])
 		e = typed_entry(u, a, en, &n);
 	cfa_entry_name_fini(&n);
 	return e;
@@ -335,6 +369,20 @@ static enum cfapkg_err result_path(struct unpacker *u, struct cfapkg_unpack_resu
 	           : cfa_fail(u->ctx, CFAPKG_E_IO, "%s: path too long", u->final);
 }
 
+/* Whether the folder at u->final is whole: only one that lacks its
+ * manifest (a kill cannot leave one, a hand or a disk can) is not, and is
+ * then replaced as a damaged one is, never taken as it stands. */
+static enum cfapkg_err has_manifest(struct unpacker *u, bool *whole)
+{
+	char *manifest = cfa_aprintf("%s/.cfapkg/manifest.json", u->final);
+
+	if (!manifest)
+		return cfa_nomem(u->ctx);
+	*whole = cfa_plat_is_file(manifest);
+	cfa_free(manifest);
+	return CFAPKG_E_OK;
+}
+
 enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const char *label,
                                 uint64_t archive_size, const struct cfapkg_unpack_opts *opts,
                                 struct unpacker **out, bool *existed)
@@ -352,8 +400,10 @@ enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const 
 	if ((rc = cfa_plat_mkdir_p(u->store)))
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s", u->store,
 		                cfa_plat_strerror(rc));
-	if (cfa_plat_is_dir(u->final)) {
-		*existed = true; /* a store folder is only ever complete */
+	u->replace = cfa_plat_is_dir(u->final);
+	if (u->replace && !(opts && opts->replace) && (e = has_manifest(u, existed)))
+		return e;
+	if (*existed) { /* a store folder is only ever complete */
 		CFA_FREE(u->staging);
 		return CFAPKG_E_OK;
 	}
@@ -388,6 +438,70 @@ enum cfapkg_err cfa_unpack_extract(struct unpacker *u, archive_read_callback *sr
 	return e;
 }
 
+/* Whichever way a zip was read, its two lists of entries must be one
+ * (zipdir.c): else other tools would see other files than cfapkg put in
+ * place. */
+static enum cfapkg_err zip_lists_agree(struct unpacker *u, const char *file)
+{
+	char *entry = NULL;
+	const char *why = file ? cfa_zip_lists_agree(file, &entry) : NULL;
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	if (why && entry)
+		e = cfa_unpack_refuse(u, entry, why);
+	else if (why)
+		e = cfa_fail(u->ctx, CFAPKG_E_INTEGRITY, "%s: refused: %s; nothing was installed "
+		             "from this archive", u->label, why);
+	cfa_free(entry);
+	return e;
+}
+
+/* A test seam: CFAPKG_TEST_NO_EXCHANGE=1 takes the path of a system that
+ * cannot swap two names (Windows), so that a kill sweep on Linux covers it. */
+static bool may_exchange(void)
+{
+	char buf[4];
+	const char *v = cfa_plat_getenv("CFAPKG_TEST_NO_EXCHANGE", buf, sizeof(buf));
+
+	return !v || strcmp(v, "1") != 0;
+}
+
+/* The whole new folder takes the damaged one's name.  Swapped, the old one
+ * sits at the staging name (recovery removes what a kill leaves there);
+ * renamed, it is set aside first and put back if the new one cannot
+ * follow.  Either way NAME is whole at every step that can fail. */
+static enum cfapkg_err swap_in(struct unpacker *u)
+{
+	char *old;
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	if (may_exchange() && cfa_plat_exchange(u->staging, u->final) == 0) {
+		cfa_plat_sync_dir(u->store);
+		cfa_crash_point();
+		cfa_plat_remove_tree(u->staging);
+		return CFAPKG_E_OK;
+	}
+	if (!(old = cfa_aprintf("%s/%s%s", u->store, CFA_STORE_OLD, strrchr(u->final, '/') + 1)))
+		return cfa_nomem(u->ctx);
+	cfa_plat_remove_tree(old); /* a copy of a replaced folder, whose name stands */
+	if (cfa_plat_rename(u->final, old) != 0)
+		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot move the damaged folder aside to "
+		             "replace it (is a program using it?); it is left as it was", u->final);
+	cfa_plat_sync_dir(u->store);
+	cfa_crash_point();
+	if (!e && cfa_plat_rename(u->staging, u->final) != 0) {
+		cfa_plat_rename(old, u->final);
+		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot move into the store; the damaged "
+		             "folder is left as it was", u->final);
+	}
+	cfa_plat_sync_dir(u->store);
+	cfa_crash_point();
+	if (!e)
+		cfa_plat_remove_tree(old);
+	cfa_free(old);
+	return e;
+}
+
 enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file, bool drop,
                                   struct cfapkg_unpack_result *out)
 {
@@ -397,7 +511,9 @@ enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file, bool dro
 	if (!cfa_hasher_finish(u->hasher))
 		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot read the unpacked files back to hash "
 		                "them (out of memory?)", u->staging);
-	if (u->streamed && strcmp(u->format, "zip") == 0)
+	if (strcmp(u->format, "zip") == 0)
+		e = zip_lists_agree(u, file);
+	if (!e && u->streamed && strcmp(u->format, "zip") == 0)
 		e = cfa_unpack_settle_zip(u, file);
 	if (!e)
 		e = cfa_unpack_links(u);
@@ -413,8 +529,12 @@ enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file, bool dro
 		cfa_plat_remove(file);
 	cfa_plat_sync_fs(u->staging);
 	cfa_crash_point();
-	if (cfa_plat_rename(u->staging, u->final) != 0)
-		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot move into the store", u->final);
+	if (u->replace)
+		e = swap_in(u);
+	else if (cfa_plat_rename(u->staging, u->final) != 0)
+		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot move into the store", u->final);
+	if (e)
+		return e;
 	cfa_plat_sync_dir(u->store);
 	CFA_FREE(u->staging);
 	out->files = u->files;

@@ -27,6 +27,7 @@ struct unpacker {
 	bool front_to_back;        /* a zip file read through its local headers */
 	bool refused;              /* a refusal, not a read error, ended it */
 	bool hash_checked;
+	bool replace;              /* final exists and is swapped out at commit */
 	char format[16];           /* a format's name: "tar.zst", "deb" */
 	unsigned strip;
 	char *store;               /* ROOT/store */
@@ -68,11 +69,20 @@ bool cfa_unpack_safe(const char *text, unsigned strip, char **out, const char **
 /* u->staging/name, or NULL after cfa_nomem. */
 char *cfa_unpack_full(struct unpacker *u, const char *name);
 enum cfapkg_err cfa_unpack_refuse(struct unpacker *u, const char *entry, const char *why);
+/* An entry name as a message shows it: control characters as "?", bytes
+ * that are not UTF-8 as "\xNN", a very long name shortened in the middle
+ * (out of len bytes, at least 8). */
+void cfa_unpack_shown(const char *name, char *out, size_t len);
 /* Creates the folder a file or link at full goes into, if missing. */
 enum cfapkg_err cfa_unpack_make_parent(struct unpacker *u, const char *full);
 enum cfapkg_err cfa_unpack_put(struct unpacker *u, FILE *f, const char *name, const char *full,
                                const void *data, size_t n, uint64_t *size);
 unsigned cfa_unpack_mode(unsigned archive_perm);
+/* zipdir.c: NULL when the zip file's local headers, read front to back,
+ * are exactly its central directory's entries (name, method, sizes,
+ * CRC-32, kind, place); else why not, with the entry's name as the
+ * central directory gives it in *entry (cfa_free; NULL when none). */
+const char *cfa_zip_lists_agree(const char *file, char **entry);
 /* unpack_read.c: a reader for u->format over u->file, or over u->src when
  * file is NULL (NULL with the reason in u->ctx).  unreadable says why an
  * archive cannot be read, in the user's terms. */

@@ -8,6 +8,7 @@
  * they lead to where the system cannot make links (Windows without the
  * privilege).  A copy has the same bytes, so it takes its source's digest.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "cache/unpack_int.h"
@@ -80,26 +81,54 @@ static enum cfapkg_err copy_link(struct unpacker *u, struct cfa_tree_entry *e)
 	return copy_entry(u, e, src);
 }
 
+/* Whether a failed symlink() says the system or its file system makes no
+ * links at all (Windows without the privilege, FAT), rather than that
+ * this one failed. */
+static bool no_links_here(int rc)
+{
+	return rc == ENOSYS || rc == EPERM || rc == ENOTSUP || rc == EOPNOTSUPP;
+}
+
 static enum cfapkg_err make_symlink(struct unpacker *u, struct cfa_tree_entry *e)
 {
 	char *full = cfa_unpack_full(u, e->path);
 	enum cfapkg_err err;
+	int rc = 0;
 
 	if (!full)
 		return CFAPKG_E_NOMEM;
-	if (!(err = cfa_unpack_make_parent(u, full)) && cfa_plat_symlink(e->target, full) != 0)
-		err = copy_link(u, e);
+	if (!(err = cfa_unpack_make_parent(u, full)) && (rc = cfa_plat_symlink(e->target, full)))
+		err = no_links_here(rc) ? copy_link(u, e)
+		                        : cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot make the symbolic "
+		                                   "link: %s", full, cfa_plat_strerror(rc));
 	cfa_free(full);
 	return err;
+}
+
+/* One rule on every system, as for names: no link text longer than the
+ * longest Linux makes (a longer one would be a link here, a copy there). */
+static enum cfapkg_err check_targets(struct unpacker *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->tree.n; i++)
+		if (u->tree.e[i].kind == CFA_TREE_SYMLINK &&
+		    strlen(u->tree.e[i].target) > CFA_ENTRY_NAME_MAX)
+			return cfa_unpack_refuse(u, u->tree.e[i].path, "a symbolic link whose target is "
+			                         "too long (more than " CFA_STR(CFA_ENTRY_NAME_MAX)
+			                         " bytes)");
+	return CFAPKG_E_OK;
 }
 
 enum cfapkg_err cfa_unpack_links(struct unpacker *u)
 {
 	const struct cfa_tree_entry *bad = NULL;
 	const char *why = cfa_tree_check(&u->tree, &bad);
-	enum cfapkg_err e = CFAPKG_E_OK;
+	enum cfapkg_err e = check_targets(u);
 	size_t i;
 
+	if (e)
+		return e;
 	if (why)
 		return cfa_unpack_refuse(u, bad->path, why);
 	/* Hard links first: their sources are plain files, no link made yet. */

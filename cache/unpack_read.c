@@ -105,7 +105,8 @@ struct archive *cfa_unpack_reader(struct unpacker *u, const char *format, struct
 		cfa_unpack_unreadable(u, a, format);
 	} else {
 		/* As bsdtar: the central directory when there is one, the local
-		 * headers of a zip whose end cannot be found (padding, a stub). */
+		 * headers of a zip whose end cannot be found (padding, a stub);
+		 * the commit refuses a zip without one (zipdir.c). */
 		archive_read_support_format_zip_seekable(a);
 		archive_read_support_format_zip_streamable(a);
 		archive_read_support_format_7zip(a);
@@ -121,28 +122,71 @@ struct archive *cfa_unpack_reader(struct unpacker *u, const char *format, struct
 	return NULL;
 }
 
-/* An entry name as a message may show it: control characters (a terminal
- * would act on them) as "?", and a very long name shortened in the middle
- * so that the reason after it is not cut off. */
-static void shown_name(const char *name, char *out, size_t len)
+/* The length of the UTF-8 sequence at s (n bytes left), 0 when it is not
+ * one: a stray byte, an overlong or surrogate form, or one cut short. */
+static size_t utf8_len(const unsigned char *s, size_t n)
 {
-	size_t n = strlen(name), head = n, i, o = 0;
+	size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
+	           : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+	unsigned long c;
+	size_t i;
 
-	if (n > 120) {
-		head = 60;
-		while (head && ((unsigned char)name[head] & 0xC0) == 0x80)
-			head--; /* not inside a UTF-8 sequence */
+	if (!len || len > n)
+		return 0;
+	c = len == 1 ? s[0] : s[0] & (0x7fu >> len);
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3fu);
 	}
-	for (i = 0; i < n && o + 4 < len; i++) {
-		if (i == head) {
-			size_t tail = n - 40;
-			while (tail < n && ((unsigned char)name[tail] & 0xC0) == 0x80)
-				tail++;
-			o += (size_t)snprintf(out + o, len - o, "...");
-			i = tail - 1;
-			continue;
-		}
-		out[o++] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
+	if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
+	    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* One character of name at *i into out: a control character (a terminal
+ * would act on it) as "?", a byte that is not UTF-8 as "\xNN" (a terminal
+ * would show it as something else, a JSON reader refuse it); false when
+ * out has no room left. */
+static bool show_char(const unsigned char *name, size_t n, size_t *i, char *out, size_t len,
+                      size_t *o)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t k = utf8_len(name + *i, n - *i);
+
+	if (*o + 5 > len)
+		return false;
+	if (k == 1 && (name[*i] < 0x20 || name[*i] == 0x7f))
+		out[(*o)++] = '?';
+	else if (k)
+		memcpy(out + *o, name + *i, k), *o += k;
+	else
+		out[(*o)++] = '\\', out[(*o)++] = 'x', out[(*o)++] = hex[name[*i] >> 4],
+		out[(*o)++] = hex[name[*i] & 15];
+	*i += k ? k : 1;
+	return true;
+}
+
+void cfa_unpack_shown(const char *name, char *out, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	size_t n = strlen(name), head = n, tail = n, i = 0, o = 0;
+
+	/* A very long name is shortened in the middle, so that the reason
+	 * after it is not cut off. */
+	if (n > 120) {
+		for (head = 60; head && (s[head] & 0xc0) == 0x80; head--)
+			; /* not inside a UTF-8 sequence */
+		for (tail = n - 40; tail < n && (s[tail] & 0xc0) == 0x80; tail++)
+			;
+	}
+	while (i < head && show_char(s, n, &i, out, len, &o))
+		;
+	if (head < n && o + 4 <= len) {
+		memcpy(out + o, "...", 3), o += 3;
+		for (i = tail; i < n && show_char(s, n, &i, out, len, &o);)
+			;
 	}
 	out[o] = '\0';
 }
@@ -152,7 +196,7 @@ enum cfapkg_err cfa_unpack_refuse(struct unpacker *u, const char *entry, const c
 	char shown[200], length[48] = "";
 
 	u->refused = true;
-	shown_name(entry, shown, sizeof(shown));
+	cfa_unpack_shown(entry, shown, sizeof(shown));
 	/* A number's room: it fits; should it not, the length is left out. */
 	if (strlen(entry) > 120 && !cfa_snprintf(length, sizeof(length), " (a name of %lu bytes)",
 	                                         (unsigned long)strlen(entry)))

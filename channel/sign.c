@@ -125,28 +125,68 @@ enum cfapkg_err cfa_sign(struct cfapkg_ctx *ctx, EVP_PKEY *key, const void *data
 	return ok ? CFAPKG_E_OK : cfa_fail(ctx, CFAPKG_E_NOMEM, "cannot sign (OpenSSL)");
 }
 
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Exactly one key in text: "ed25519 BASE64" or a bare BASE64, with what
+ * an editor adds around it (a UTF-8 byte order mark, blanks, CRLF, empty
+ * lines), nothing else.  False with *why. */
+static bool one_key(const char *text, size_t len, unsigned char pub[CFA_PUBKEY_LEN],
+                    const char **why)
+{
+	const char *end = text + len, *tok;
+	char *b64;
+	bool ok;
+
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		text += 3;
+	while (text < end && blank(*text))
+		text++;
+	if (end - text > 7 && strncmp(text, "ed25519", 7) == 0 && (blank(text[7]) || text[7] == ':'))
+		for (text += 7; text < end && (blank(*text) || *text == ':'); text++)
+			;
+	for (tok = text; text < end && !blank(*text); text++)
+		;
+	if (!(b64 = cfa_strndup(tok, (size_t)(text - tok))))
+		return !(*why = "out of memory");
+	ok = strlen(b64) == (size_t)(text - tok) && cfa_b64_decode(b64, pub, CFA_PUBKEY_LEN);
+	cfa_free(b64);
+	while (text < end && blank(*text))
+		text++;
+	if (!ok)
+		*why = "its text is not the base64 of an ed25519 public key's 32 bytes";
+	else if (text < end)
+		*why = "it holds more after the key (a second key, a stray word): a key file holds "
+		       "one key";
+	return ok && text == end;
+}
+
 /* "ed25519 BASE64", a bare BASE64, or a file holding either. */
 enum cfapkg_err cfa_key_parse_public(struct cfapkg_ctx *ctx, const char *text,
                                      unsigned char pub[CFA_PUBKEY_LEN])
 {
-	const char *arg = text;
-	char *file = NULL, *p;
+	static const char *const how = "give the channel's .pub file or the base64 text in it "
+	                               "('cfapkg channel keygen' makes both)";
+	const char *why = NULL;
+	char *file = NULL;
 	size_t len = 0;
-	bool ok;
+	enum cfapkg_err e;
 
-	if (cfa_plat_is_file(text) && cfa_read_file(ctx, text, &file, &len) == CFAPKG_E_OK)
-		text = file;
-	while (*text == ' ' || *text == '\t')
-		text++;
-	if (strncmp(text, "ed25519", 7) == 0)
-		text += 7 + strspn(text + 7, " \t:");
-	p = cfa_strndup(text, strcspn(text, " \t\r\n"));
-	ok = p && cfa_b64_decode(p, pub, CFA_PUBKEY_LEN);
-	cfa_free(p);
-	cfa_free(file);
-	if (ok)
+	if (!cfa_plat_is_file(text) && one_key(text, strlen(text), pub, &why))
 		return CFAPKG_E_OK;
-	return cfa_fail(ctx, CFAPKG_E_USAGE, "'%s' is not an ed25519 public key: give the "
-	                "channel's .pub file or the base64 text in it ('cfapkg channel keygen' "
-	                "makes both)", arg);
+	if (!cfa_plat_is_file(text) && !cfa_plat_is_dir(text) && !strchr(text, ' '))
+		return cfa_fail(ctx, CFAPKG_E_USAGE, "'%s' is neither a file (there is no such file) "
+		                "nor the text of an ed25519 public key; %s", text, how);
+	if (!cfa_plat_is_file(text))
+		return cfa_fail(ctx, CFAPKG_E_USAGE, "'%s' is not an ed25519 public key: %s; %s",
+		                text, cfa_plat_is_dir(text) ? "it is a folder" : why, how);
+	if ((e = cfa_read_file(ctx, text, &file, &len)))
+		return e; /* names the file and why it cannot be read */
+	if (!one_key(file, len, pub, &why))
+		e = cfa_fail(ctx, CFAPKG_E_USAGE, "%s: not an ed25519 public key file: %s; %s", text,
+		             strlen(file) != len ? "it holds a NUL byte" : why, how);
+	cfa_free(file);
+	return e;
 }

@@ -265,6 +265,10 @@ enum cfapkg_err cfa_index_open(struct cfapkg_ctx *ctx, const char *label, const 
 		           "or forged index, or a key that was rotated without notice)");
 	if (!(out->doc = cJSON_ParseWithLength(payload, len)))
 		return bad(ctx, label, "signed, but not JSON");
+	if ((e = cfa_json_refuse_nul(ctx, label, payload, len, CFAPKG_E_INTEGRITY))) {
+		cfa_index_close(out);
+		return e;
+	}
 	if ((e = read_header(ctx, label, out)))
 		cfa_index_close(out);
 	return e;

@@ -15,12 +15,16 @@
 enum cfapkg_err cfa_read_file(struct cfapkg_ctx *ctx, const char *file, char **out,
                               size_t *outlen)
 {
-	FILE *f = cfa_plat_fopen(file, "rb");
+	FILE *f;
 	char *buf = NULL;
 	long size;
 	size_t got;
 
-	if (!f)
+	/* A folder opens on Linux and reads as of an enormous size. */
+	if (cfa_plat_is_dir(file))
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: is a folder, not a file; name the file in it",
+		                file);
+	if (!(f = cfa_plat_fopen(file, "rb")))
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot open: %s", file,
 		                cfa_plat_strerror(errno));
 	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
@@ -85,6 +89,11 @@ enum cfapkg_err cfa_json_read_file(struct cfapkg_ctx *ctx, const char *file,
 		line_col(buf, off, &line, &col);
 		cfa_free(buf);
 		return cfa_fail(ctx, code, "%s:%u:%u: not valid JSON", file, line, col);
+	}
+	if ((err = cfa_json_refuse_nul(ctx, file, buf, len, code))) {
+		cJSON_Delete(root);
+		cfa_free(buf);
+		return err;
 	}
 	cfa_free(buf);
 	*out = root;

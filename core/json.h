@@ -31,6 +31,12 @@ enum cfapkg_err cfa_read_file(struct cfapkg_ctx *ctx, const char *file, char **o
 enum cfapkg_err cfa_json_read_file(struct cfapkg_ctx *ctx, const char *file,
                                    enum cfapkg_err code, cJSON **out);
 
+/* Refuses (code, naming label and the field's JSON path) a JSON text that
+ * holds a NUL character, escaped or raw: cJSON's C strings would end
+ * there, and the text read would be another (json_nul.c). */
+enum cfapkg_err cfa_json_refuse_nul(struct cfapkg_ctx *ctx, const char *label, const char *text,
+                                    size_t len, enum cfapkg_err code);
+
 /* The strings of array a (other items skipped), NULL-terminated, in one
  * allocation (pointers, then the text) that one cfa_free releases; *n
  * their number.  NULL when out of memory. */

@@ -364,6 +364,11 @@ static enum cfapkg_err parse_reply(struct reader *rd, const char *path)
 	if (e)
 		return e;
 	root = cJSON_ParseWithLength(text, len);
+	if (root && (e = cfa_json_refuse_nul(rd->ctx, rd->url, text, len, CFAPKG_E_IO))) {
+		cJSON_Delete(root);
+		cfa_free(text);
+		return e;
+	}
 	cfa_free(text);
 	if (!cJSON_IsArray(root))
 		e = cfa_fail(rd->ctx, CFAPKG_E_IO, "%s: not a list of releases (GitHub's shape: "

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cache/cache.h"
 #include "core/dep.h"
 #include "core/json_build.h"
 #include "core/layout.h"
@@ -32,6 +33,24 @@ enum cfapkg_err cfapkg_env_check_name(struct cfapkg_ctx *ctx, const char *env)
 		return cfa_fail(ctx, CFAPKG_E_USAGE, "\"%s\" is not an environment name: use up to 64 "
 		                "letters, digits, '.', '_' and '-', starting with a letter or digit",
 		                env ? env : "");
+	return CFAPKG_E_OK;
+}
+
+/* A new environment's name is a folder's that Windows can have: refused
+ * alike on every system, so that a root moves between them (one made
+ * before this rule stays usable, and removable). */
+static enum cfapkg_err check_new_name(struct cfapkg_ctx *ctx, const char *env)
+{
+	size_t n = strlen(env);
+
+	if (cfa_device_name(env, n))
+		return cfa_fail(ctx, CFAPKG_E_USAGE, "\"%s\" cannot be an environment's name: Windows "
+		                "keeps it for a device (CON, PRN, AUX, NUL, COM0-9, LPT0-9, CONIN$, "
+		                "CONOUT$, in any case and with any extension); choose another", env);
+	if (env[n - 1] == '.')
+		return cfa_fail(ctx, CFAPKG_E_USAGE, "\"%s\" cannot be an environment's name: Windows "
+		                "drops a folder name's last dot; choose one that ends in a letter, "
+		                "digit, '_' or '-'", env);
 	return CFAPKG_E_OK;
 }
 
@@ -261,8 +280,10 @@ enum cfapkg_err cfapkg_env_create(struct cfapkg_ctx *ctx, const char *env)
 	char *dir;
 	enum cfapkg_err e = cfa_env_dir(ctx, env, &dir);
 
-	if (e)
+	if (e || (e = check_new_name(ctx, env))) {
+		cfa_free(dir);
 		return e;
+	}
 	if (cfa_plat_is_dir(dir))
 		e = cfa_fail(ctx, CFAPKG_E_USAGE, "environment \"%s\" already exists", env);
 	else

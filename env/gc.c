@@ -71,6 +71,49 @@ static int remove_matching(const char *name, void *arg)
 	return 0;
 }
 
+/* A store folder set aside while its replacement took its name
+ * (unpack.c): back in its place when the kill came before the new one
+ * made it, else no longer needed. */
+static int recover_old(const char *name, void *arg)
+{
+	struct walk *w = arg;
+	char *old, *final;
+
+	if (strncmp(name, CFA_STORE_OLD, strlen(CFA_STORE_OLD)) != 0 ||
+	    !(old = walk_path(w, w->dir, name)))
+		return 0;
+	if ((final = walk_path(w, w->dir, name + strlen(CFA_STORE_OLD)))) {
+		if (cfa_plat_is_dir(final) ? cfa_plat_remove_tree(old) == 0
+		                           : cfa_plat_rename(old, final) == 0)
+			w->count++;
+		cfa_plat_sync_dir(w->dir);
+	}
+	cfa_free(final);
+	cfa_free(old);
+	return 0;
+}
+
+/* A partial download's .meta whose .part is gone: a kill came between
+ * the unpack that took the .part (an archive not kept) and the removal of
+ * its .meta, which no resume can use now. */
+static int recover_meta(const char *name, void *arg)
+{
+	struct walk *w = arg;
+	char *meta, *part;
+
+	if (!ends_with(name, ".part.meta") || !(meta = walk_path(w, w->dir, name)))
+		return 0;
+	if ((part = cfa_strndup(meta, strlen(meta) - strlen(".meta")))) {
+		if (cfa_plat_file_size(part) < 0 && cfa_plat_remove(meta) == 0)
+			w->count++;
+	} else {
+		w->failed = true;
+	}
+	cfa_free(part);
+	cfa_free(meta);
+	return 0;
+}
+
 /* A file being replaced inside a generation (its "good" mark). */
 static int recover_gen(const char *name, void *arg)
 {
@@ -129,7 +172,9 @@ enum cfapkg_err cfapkg_recover(struct cfapkg_ctx *ctx, unsigned *cleaned)
 	if ((e = walk_place(&w, CFA_TRASH, remove_matching)))
 		return e;
 	w.prefix = ".staging-";
-	if ((e = walk_place(&w, CFA_STORE, remove_matching)) ||
+	if ((e = walk_place(&w, CFA_STORE, recover_old)) ||
+	    (e = walk_place(&w, CFA_DOWNLOADS, recover_meta)) ||
+	    (e = walk_place(&w, CFA_STORE, remove_matching)) ||
 	    (e = walk_place(&w, CFA_ENVS, recover_env)))
 		return e;
 	*cleaned = w.count;

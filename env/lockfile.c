@@ -136,6 +136,7 @@ static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock
 	if (!it->installable || !s || (!s->sha256 && !s->nartifacts && !s->apt))
 		return cfa_fail(ctx, CFAPKG_E_UNSUPPORTED, "%s %s cannot be installed: %s", p->name,
 		                p->version, it->why_not ? it->why_not : "no verified source");
+	p->unpacked_size = s->unpacked_size > 0 ? (uint64_t)s->unpacked_size : 0;
 	if (s->nartifacts)
 		return cfa_lock_set_artifacts(ctx, l, p, s->artifacts, s->nartifacts);
 	if (s->apt) {

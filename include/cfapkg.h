@@ -648,6 +648,10 @@ struct cfapkg_unpack_opts {
 	                              nothing and are not computed */
 	const char *label;         /* names the archive in messages ("zluda 7 from
 	                              URL"); NULL: the archive's path */
+	bool replace;              /* a NAME folder there is damaged (repair): the
+	                              new one is built beside it and takes its
+	                              name only once whole; the old one stays
+	                              until then, whatever fails */
 };
 struct cfapkg_unpack_result {
 	char path[4096];           /* ROOT/store/NAME */
@@ -667,6 +671,7 @@ struct cfapkg_fetch_item {
 	                              back (tar.*, zip), else from the file */
 	const char *unpack_name;
 	unsigned unpack_strip;
+	bool unpack_replace;       /* cfapkg_unpack_opts.replace */
 	bool user_urls;            /* the URLs were typed by the user ('prefetch'):
 	                              file:// is read too, as for URLs a mirror rule
 	                              made; other URLs are http(s) only */
@@ -939,6 +944,9 @@ struct cfapkg_locked {         /* one part of a locked set */
 	const char *format;
 	unsigned strip;
 	const char *store;         /* packages: folder under ROOT/store */
+	uint64_t unpacked_size;    /* bytes once unpacked, as the recipe's source
+	                              records them; 0: not known (a lockfile
+	                              does not record it) */
 	/* A package of several archives (a set, or the .debs an APT source's
 	 * index named): all of them, unpacked in order into store; sha256
 	 * then names the set (cfapkg_artifact_set_digest), url is NULL and

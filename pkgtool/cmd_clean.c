@@ -88,13 +88,16 @@ int cmd_env_remove(struct cfapkg_ctx *ctx, const struct cli *cli, const char *en
 		e = cfapkg_env_remove(ctx, env);
 		return e ? report_error(ctx, e) : EXIT_OK;
 	}
+	/* The lock first: its recovery finishes a removal a kill cut short,
+	 * which is also when the environment is already gone. */
+	if ((rc = take_lock(ctx, cli, &lock)))
+		return rc;
 	if (!cfapkg_env_exists(ctx, env)) {
+		cfapkg_root_unlock(lock);
 		cli_error("no environment \"%s\" ('cfapkg env list' shows "
 		        "them)\n", env);
 		return EXIT_NOTFOUND;
 	}
-	if ((rc = take_lock(ctx, cli, &lock)))
-		return rc;
 	/* Names are at most 64 characters: both texts fit. */
 	snprintf(question, sizeof(question), "Remove environment \"%s\"?", env);
 	snprintf(what, sizeof(what), "environment \"%s\"", env);

@@ -230,8 +230,22 @@ static int transact(struct cfapkg_ctx *ctx, const struct cli *cli, enum cfapkg_t
 	return rc;
 }
 
+/* A lockfile is read before the machine is looked at: a file that is not
+ * a lockfile is the first thing to hear about, on a machine without a
+ * GPU too (the file records the facts it was made for). */
+static int lockfile_readable(struct cfapkg_ctx *ctx, const char *file)
+{
+	struct cfapkg_lock *lock = NULL;
+	enum cfapkg_err e = cfapkg_lock_read(ctx, file, &lock);
+
+	cfapkg_lock_free(lock);
+	return e ? report_error(ctx, e) : EXIT_OK;
+}
+
 int cmd_install(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
+	int rc;
+
 	if (cli->nargs == 0 && !cli_value(cli, OPT_LOCKED)) {
 		cli_error("usage: cfapkg install SPEC... (or --locked FILE)\n");
 		return EXIT_USAGE;
@@ -241,6 +255,8 @@ int cmd_install(struct cfapkg_ctx *ctx, const struct cli *cli)
 		        "name no packages with it\n");
 		return EXIT_USAGE;
 	}
+	if (cli_value(cli, OPT_LOCKED) && (rc = lockfile_readable(ctx, cli_value(cli, OPT_LOCKED))))
+		return rc;
 	if ((cli->seen & OPT_BIT(OPT_DRY_RUN)) && cli->json)
 		return cmd_plan(ctx, cli);
 	return transact(ctx, cli, CFAPKG_TRANS_INSTALL);

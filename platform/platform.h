@@ -85,6 +85,10 @@ int cfa_plat_fsync(FILE *f);
 void cfa_plat_start_writeback(FILE *f);
 /* Renames over an existing file atomically.  0 or errno-style. */
 int cfa_plat_rename(const char *from, const char *to);
+/* Swaps two existing names in one step (Linux's RENAME_EXCHANGE), so that
+ * neither stands empty at any moment.  0, or errno-style where the system
+ * or its file system cannot (Windows always): the caller then renames. */
+int cfa_plat_exchange(const char *a, const char *b);
 /* Removes a file; a missing file is not an error, nor a read-only one
  * (Windows: the attribute is cleared for the removal and kept on the
  * file's other hard links).  0 or errno-style. */

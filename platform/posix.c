@@ -202,6 +202,17 @@ int cfa_plat_rename(const char *from, const char *to)
 	return rename(from, to) == 0 ? 0 : errno;
 }
 
+int cfa_plat_exchange(const char *a, const char *b)
+{
+#ifdef RENAME_EXCHANGE
+	return renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0 ? 0 : errno;
+#else
+	(void)a;
+	(void)b;
+	return ENOSYS; /* glibc before 2.28, other systems */
+#endif
+}
+
 int cfa_plat_remove(const char *path)
 {
 	return unlink(path) == 0 || errno == ENOENT ? 0 : errno;

@@ -309,6 +309,13 @@ int cfa_plat_rename(const char *from, const char *to)
 	return ok ? 0 : EACCES;
 }
 
+int cfa_plat_exchange(const char *a, const char *b)
+{
+	(void)a;
+	(void)b;
+	return ENOSYS; /* no call swaps two folders' names; the caller renames */
+}
+
 long long cfa_plat_file_size(const char *path)
 {
 	WIN32_FILE_ATTRIBUTE_DATA d;

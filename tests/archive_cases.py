@@ -8,6 +8,7 @@ import struct
 import subprocess
 import tarfile
 import zipfile
+import zlib
 
 # Regular file, symbolic link: the Unix mode a zip keeps in the high half
 # of an entry's external attributes (when made on Unix, create_system 3).
@@ -99,9 +100,86 @@ def encrypted_zip(tmp):
     return path
 
 
+def _patched_zip(path, members, patch):
+    """A stored zip of members, then patch(raw, local, central) edits its
+    bytes (local, central: each list's offsets of its entries' records)."""
+    raw = bytearray(make_zip(path, members).read_bytes())
+    local = [i for i in range(len(raw)) if raw.startswith(b"PK\x03\x04", i)]
+    central = [i for i in range(len(raw)) if raw.startswith(b"PK\x01\x02", i)]
+    patch(raw, local, central)
+    path.write_bytes(bytes(raw))
+    return path
+
+
+def _unicode_path(name, crc_of):
+    """Info-ZIP's Unicode path field (0x7075): name, standing for the name
+    whose CRC-32 crc_of is."""
+    body = b"\x01" + struct.pack("<I", zlib.crc32(crc_of)) + name
+    return struct.pack("<HH", 0x7075, len(body)) + body
+
+
+def disagreeing_zips(tmp):
+    """Zips whose local headers and central directory name, size or type an
+    entry differently, or whose name a C string would cut: what ->
+    (archive, "zip", text its error must contain)."""
+    out = {}
+    ok = [zip_entry("pkg/ok.txt", b"ok\n", ZIP_FILE | 0o644)]
+
+    def central_name(raw, local, central):  # "cfa-evil-cd-ok.txt" in the local header
+        raw[central[0] + 46:central[0] + 46 + 18] = b"../cfa-evil-cd.txt"
+
+    def central_crc(raw, local, central):
+        raw[central[0] + 16] ^= 0xff
+
+    def central_size(raw, local, central):
+        struct.pack_into("<I", raw, central[0] + 24, 4)
+
+    def central_folder(raw, local, central):  # a folder in Unix mode bits
+        struct.pack_into("<I", raw, central[0] + 38, (0o040755 << 16) | 0x10)
+
+    def nul_name(raw, local, central):  # "ok.txt\0../../x" in both lists
+        for at in (local[0] + 30 + 10, central[0] + 46 + 10):
+            raw[at] = 0
+
+    def unlisted(raw, local, central):  # the first entry left out of the directory
+        cut = central[1] - central[0]
+        del raw[central[0]:central[1]]
+        end = raw.index(b"PK\x05\x06")
+        for at, less in ((8, 1), (10, 1), (12, cut)):
+            struct.pack_into("<H" if at < 12 else "<I", raw, end + at,
+                             struct.unpack_from("<H" if at < 12 else "<I", raw, end + at)[0] - less)
+
+    cases = {"central directory names another file": (
+                 [zip_entry("cfa-evil-cd-ok.txt", b"ok\n")], central_name,
+                 "another name than the central directory"),
+             "central directory gives another CRC-32": (ok, central_crc, "CRC-32"),
+             "central directory gives another size": (ok, central_size, "size"),
+             "central directory says a folder": (ok, central_folder, "kind (folder or file)"),
+             "a local header the central directory leaves out": (
+                 [zip_entry("pkg/hidden.txt", b"h"), *ok], unlisted, "does not list"),
+             "a NUL in the name": ([zip_entry("pkg/ok.txt\x01../../x", b"x")], nul_name,
+                                   "NUL")}
+    for i, (what, (members, patch, text)) in enumerate(cases.items()):
+        out[what] = (_patched_zip(tmp / f"disagree{i}.zip", members, patch), "zip", text)
+    # As libarchive's zip_msdos.zip: a folder made on DOS, marked only by
+    # its attribute in the central directory, and a file in it.
+    folder = zipfile.ZipInfo("def")
+    folder.create_system, folder.external_attr = 0, 0x10
+    out["a DOS folder without its slash, and a file in it"] = (
+        make_zip(tmp / "msdos.zip", [(folder, b""), zip_entry("def/foo", b"x")]), "zip",
+        "inside an entry the archive gave as a file")
+    # libarchive takes a Unicode path field for the name; unzip and Python
+    # only when its CRC-32 is the name's: here they would see two files.
+    info = zipfile.ZipInfo("pkg/ok.txt")
+    info.extra = _unicode_path(b"pkg/evil.txt", b"another name")
+    out["Unicode path naming another file"] = (
+        make_zip(tmp / "unicode-path.zip", [(info, b"x")]), "zip", "Unicode path")
+    return out
+
+
 def refused(tmp):
     """what -> (archive, format, text its error must contain or None)."""
-    out = {}
+    out = disagreeing_zips(tmp)
     for dev in ("bin/CON", "bin/nul.dll", "bin/AUX.txt", "bin/com1", "bin/LPT9.txt",
                 "bin/CONIN$"):
         z = tmp / f"device-{dev[4:].replace('$', '_')}.zip"
@@ -123,6 +201,9 @@ def refused(tmp):
     for i, (what, members) in enumerate(tars.items()):
         out[what] = (make_tar(tmp / f"links{i}.tar", "w", members), "tar", None)
     out["encrypted zip"] = (encrypted_zip(tmp), "zip", "encrypted archives are not supported")
+    out["a link target of 6,000 bytes"] = (make_tar(tmp / "longtarget.tar", "w", [
+        reg("pkg/ok.txt", b"ok", 0o644), symlink("pkg/link", "./" * 2997 + "ok.txt")]),
+        "tar", "target is too long")
     out["4096-byte name (tar)"] = (make_tar(tmp / "longname.tar", "w",
                                             [reg(LONG_NAME, b"x", 0o644)]), "tar", "too long")
     out["4096-byte name (zip)"] = (make_zip(tmp / "longname.zip",

@@ -107,6 +107,33 @@ def test_keys(tmp):
     harness.run(BIN, "channel", "keygen", str(tmp / "evil.key"))
 
 
+def test_key_files(tmp, url, key):
+    """--key takes what a person's editor writes (a byte order mark, CRLF,
+    blank lines), and refuses what is not exactly one key, or no file."""
+    line = pathlib.Path(f"{key}.pub").read_text().strip()
+    other = pathlib.Path(tmp / "new.key.pub").read_text().split()[1]
+    cases = {"a byte order mark, CRLF and blank lines": ("\ufeff" + line + "\r\n\r\n\r\n", None),
+             "the bare base64 and spaces": ("  " + line.split()[1] + "  \n", None),
+             "a stray word after the key": (line + " stray\n", "more after the key"),
+             "two keys": (line + "\n" + f"ed25519 {other}\n", "more after the key"),
+             "a key cut short": (line[:-4] + "\n", "not the base64")}
+    for i, (what, (text, refusal)) in enumerate(cases.items()):
+        f = tmp / f"key{i}.pub"
+        f.write_bytes(text.encode())
+        r = Client(tmp / f"keyroot{i}").run("channel", "add", "lab", url, "--key", str(f))
+        if refusal:
+            check(f"a key file with {what} is refused, naming the file and why",
+                  r.returncode == 2 and f"{f}: not an ed25519 public key file" in r.stderr and
+                  refusal in r.stderr, r.stderr)
+        else:
+            check(f"a key file with {what} is accepted", r.returncode == 0, r.stderr)
+    missing = tmp / "nonexistent.pub"
+    r = Client(tmp / "keyroot-missing").run("channel", "add", "lab", url, "--key", str(missing))
+    check("--key naming no file says there is no such file",
+          r.returncode == 2 and "there is no such file" in r.stderr and str(missing) in r.stderr,
+          r.stderr)
+
+
 def test_add_and_update(client, lab, url, key):
     index1, sig1 = publish(lab, key)
     r = client.run("channel", "add", "lab", url, "--key", str(key) + ".pub")
@@ -252,6 +279,7 @@ def main():
         test_keys(tmp)
         key = tmp / "lab.key"
         old, cur = test_add_and_update(client, www / "lab", srv.url("lab"), key)
+        test_key_files(tmp, srv.url("lab"), key)
         test_attacks(client, www / "lab", tmp, key, old, cur)
         test_local_tamper(client)
         test_artifacts(client, www, www / "lab")

@@ -272,6 +272,21 @@ def test_plan_outputs(tmp):
     check("quiet", r.returncode == 0 and r.stdout == "")
 
 
+def test_locked_file_first(tmp):
+    """install --locked reads the file before it looks at the machine: on
+    this one (no AMD GPU) a bad file is still what the user hears about."""
+    bad = tmp / "bad.lock"
+    bad.write_text("{not json\n")
+    r = run("install", "--locked", str(bad), "--yes", env={"CFAPKG_GPU": ""})
+    check("install --locked BAD on a machine without a GPU names the file, not the GPU",
+          r.returncode == 2 and f"{bad}:1:" in r.stderr and "not valid JSON" in r.stderr and
+          "no AMD GPU" not in r.stderr, r.stderr)
+    r = run("install", "--locked", str(tmp), "--yes", env={"CFAPKG_GPU": ""})
+    check("install --locked FOLDER says it is a folder",
+          r.returncode == 1 and f"{tmp}: is a folder" in r.stderr and "larger than" not in
+          r.stderr, r.stderr)
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         tmp = pathlib.Path(d)
@@ -285,6 +300,7 @@ def main():
         test_unknown_names(tmp)
         test_info_provides_installed(tmp)
         test_plan_outputs(tmp)
+        test_locked_file_first(tmp)
     return check.report()
 
 

@@ -251,6 +251,13 @@ def test_nothing_to_do(root):
     r = root.change("install", "pytorch-cuda-stack")
     check("install of what is there: the newest version", r.returncode == 0 and
           "pytorch-cuda-stack 1 is the newest version" in r.stdout, r.stdout + r.stderr)
+    root.change("install", "zluda==6-preview.69")
+    r = root.change("update")
+    check("update held by the request itself names the request, not a status",
+          r.returncode == 0 and "Nothing to do" in r.stdout and
+          "zluda 6-preview.69 is kept: the request zluda==6-preview.69 holds it" in r.stdout
+          and "validated" not in r.stdout and
+          "'cfapkg install zluda==7-preview.10'" in r.stdout, r.stdout + r.stderr)
 
 
 def test_misspelt(root):

@@ -59,6 +59,11 @@ def test_second_env(root):
     check("env create twice is refused", r.returncode != 0 and "already exists" in r.stderr)
     r = root.run("env", "create", "../x")
     check("a bad env name is refused", r.returncode == 2 and "not an environment name" in r.stderr)
+    for name in ("con", "NUL", "Aux.txt", "com1", "lpt9.log", "prn."):
+        r = root.run("env", "create", name)
+        check(f"env create {name}: refused on every system, saying why",
+              r.returncode == 2 and "Windows" in r.stderr and
+              not (root.path / "envs" / name).exists(), r.stdout + r.stderr)
     r = root.run("pin", "--env", "preview", "zluda==7-preview.10")
     check("pin", r.returncode == 0, r.stderr)
     r = root.run("pins", "--env", "preview", "--json")

@@ -123,6 +123,11 @@ def test_lockfile_checks(tmp):
     check("a version 1 lockfile is read but not installed from",
           "version 1" in out and "re-create it with 'cfapkg lock'" in out, out)
     doc = copy.deepcopy(good)
+    doc["packages"][0]["name"] = "zluda\u0000-evil"
+    out = verify(tmp, doc)
+    check("a NUL in a part's name is refused, naming the file and the field",
+          out.startswith("refused:") and "test.lock: packages[0].name: holds a NUL" in out, out)
+    doc = copy.deepcopy(good)
     del doc["packages"][1]["requires"]
     out = verify(tmp, doc)
     check("a version 2 part without requires is refused at the path",

@@ -164,6 +164,95 @@ def test_no_space(root):
     check("with room it goes through", root.run("repair", "--yes").returncode == 0)
 
 
+def test_unpacked_size(root, recipes):
+    """The free-space check counts what a source says it unpacks to
+    (unpacked_size), not three times its archive."""
+    sized = recipes.parent / "sized-recipes"
+    shutil.copytree(recipes, sized, dirs_exist_ok=True)
+    lt = json.loads((sized / "libtorch-cuda.json").read_text())
+    folder = store(root, "libtorch-cuda")
+    unpacked = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()
+                   and ".cfapkg" not in p.parts)
+    for src in lt["versions"][0]["sources"].values():
+        src["unpacked_size"] = unpacked
+        size = src["size"]
+    (sized / "libtorch-cuda.json").write_text(json.dumps(lt))
+    shutil.rmtree(folder)
+    shutil.rmtree(root.path / "downloads", ignore_errors=True)
+    free = size + unpacked + 100_000  # short of 3 times the archive, plus the archive
+    r = harness.run(BIN, "install", "pytorch-cuda-stack", "zluda==6-preview.69", *channel.FACTS,
+                    "--yes", env={"CFAPKG_ROOT": str(root.path), "CFAPKG_RECIPES": str(sized),
+                                  "CFAPKG_TEST_FREE_BYTES": str(free)})
+    check("a source's unpacked_size is what the free-space check counts",
+          r.returncode == 0 and store(root, "libtorch-cuda") is not None, r.stdout + r.stderr)
+
+
+def lose_a_header(root):
+    """One header of LibTorch's store folder deleted, and no archive in
+    the cache: (the folder, the header, the files left)."""
+    folder = store(root, "libtorch-cuda")
+    header = sorted((folder / "include" / "torch").glob("*.h"))[0]
+    header.unlink()
+    shutil.rmtree(root.path / "downloads", ignore_errors=True)
+    return folder, header, sorted(p.relative_to(folder) for p in folder.rglob("*"))
+
+
+def test_repair_keeps_what_it_cannot_replace(root, srv):
+    """A repair that cannot get the archive (offline, the server down)
+    says so and leaves the damaged folder as it was: one missing header
+    must not cost the other files.  One that can replaces it whole."""
+    gen = root.current()
+    for how, args, stop in (("--offline", ["--offline"], False),
+                            ("with the server down", ["--retries", "0"], True)):
+        folder, header, files = lose_a_header(root)
+        if stop:
+            srv.stop()
+        r = root.run("repair", "--yes", *args)
+        check(f"repair {how} fails and says the damaged folder is left as it was",
+              r.returncode == 8 and f"store/{folder.name} is left as it was" in r.stderr,
+              r.stdout + r.stderr)
+        check(f"and after repair {how} the folder is there, all but the lost header",
+              folder.is_dir() and sorted(p.relative_to(folder) for p in folder.rglob("*"))
+              == files and root.current() == gen, r.stderr)
+        r = root.run("verify")
+        check(f"verify after repair {how} names only the lost header",
+              r.returncode == 9 and header.name in r.stdout + r.stderr and
+              "missing or has no manifest" not in r.stdout + r.stderr, r.stdout + r.stderr)
+        if stop:
+            break
+        r = root.run("repair", "--yes")
+        gen += 1
+        check("online, repair replaces the folder whole, leaving nothing beside it",
+              r.returncode == 0 and header.is_file() and root.run("verify").returncode == 0 and
+              not list((root.path / "store").glob(".*")) and
+              not list((root.path / "trash").glob("*")), r.stdout + r.stderr)
+
+
+def test_lost_manifest(root):
+    """A store folder whose manifest is gone (a hand, a disk) is not taken
+    as whole: install and repair replace it by a new copy, and a repair
+    that cannot get the archive leaves its files as they were."""
+    manifest = store(root, "libtorch-cuda") / ".cfapkg" / "manifest.json"
+    manifest.unlink()
+    r = root.change("install", "pytorch-cuda-stack", "zluda==6-preview.69")
+    check("install restores a store folder that lost its manifest",
+          r.returncode == 0 and "libtorch-cuda 2.3.0+cu118 (store folder restored)" in r.stdout
+          and manifest.is_file() and root.run("verify").returncode == 0, r.stdout + r.stderr)
+    manifest.unlink()
+    shutil.rmtree(root.path / "downloads", ignore_errors=True)
+    files = sorted(p.relative_to(manifest.parent.parent)
+                   for p in manifest.parent.parent.rglob("*"))
+    r = root.run("repair", "--yes", "--offline")
+    check("repair --offline of a folder without its manifest says it is left as it was",
+          r.returncode == 8 and "is left as it was" in r.stderr and
+          sorted(p.relative_to(manifest.parent.parent)
+                 for p in manifest.parent.parent.rglob("*")) == files, r.stdout + r.stderr)
+    r = root.run("repair", "--yes")
+    check("online, repair gives it back its manifest",
+          r.returncode == 0 and manifest.is_file() and root.run("verify").returncode == 0,
+          r.stdout + r.stderr)
+
+
 def test_failure_keeps_env(root, srv):
     lock = json.loads((root.path / "envs" / "default" / str(root.current()) /
                        "lock.json").read_text())
@@ -188,6 +277,9 @@ def main():
         test_repair(root, recipes)
         test_repair_damage(root)
         test_no_space(root)
+        test_unpacked_size(root, recipes)
+        test_lost_manifest(root)
+        test_repair_keeps_what_it_cannot_replace(root, srv)
         test_failure_keeps_env(root, srv)
     return check.report()
 

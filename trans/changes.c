@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/layout.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
+#include "platform/platform.h"
 #include "trans/trans.h"
 
 bool cfa_strv_push(char ***v, size_t *n, size_t *cap, const char *s)
@@ -163,14 +165,28 @@ static bool same_artifact(const struct cfapkg_locked *a, const struct cfapkg_loc
 	       (!b->sha256 || (a->sha256 && strcmp(a->sha256, b->sha256) == 0));
 }
 
+/* Whether p's store folder is there at all (with a manifest or not). */
+static bool folder_there(struct cfapkg_trans *t, const struct cfapkg_locked *p)
+{
+	char *dir = p->store ? cfa_root_path(t->ctx, CFA_STORE, p->store) : NULL;
+	bool there = dir && cfa_plat_is_dir(dir);
+
+	cfapkg_ctx_clear_error(t->ctx);
+	cfa_free(dir);
+	return there;
+}
+
 /* A kept package whose store folder is gone, or no longer as unpacked,
- * is restored: the damaged folder is set aside at commit and unpacked
- * again, and the new generation links the new one. */
+ * is restored: a new copy is unpacked at commit, which replaces a damaged
+ * folder (one without its manifest too) only once whole, and the new
+ * generation links it. */
 static enum cfapkg_err check_store(struct cfapkg_trans *t, const struct cfapkg_locked *p)
 {
-	if (!cfapkg_store_has(t->ctx, p))
+	bool has = cfapkg_store_has(t->ctx, p);
+
+	if (!has && !folder_there(t, p))
 		return add_change(t, CFAPKG_CHANGE_RESTORE, p->name, p->version, p->version);
-	if (cfa_store_intact(t->ctx, p))
+	if (has && cfa_store_intact(t->ctx, p))
 		return CFAPKG_E_OK;
 	if (!cfa_strv_push(&t->damaged, &t->ndamaged, &t->damaged_cap, p->store))
 		return cfa_nomem(t->ctx);

@@ -2,7 +2,9 @@
  * fetchlock.c - a locked set's packages into the store: each package the
  * store lacks becomes one download (its URL, then its mirrors), verified
  * and unpacked into ROOT/store/NAME-VERSION-SHA8.  No caps: as many items
- * and mirrors as the lock has.
+ * and mirrors as the lock has.  A damaged folder named to replace is
+ * fetched and unpacked beside the old one, which keeps its place until
+ * the new one is whole (cfapkg_unpack_opts.replace).
  */
 #include <string.h>
 
@@ -77,11 +79,36 @@ static bool fill_item(struct cfapkg_fetch_item *it, const char *label, const cha
 	return true;
 }
 
+/* What a fetch of a lock works from: the lock, and the store folders
+ * it replaces though they are there. */
+struct fetch_job {
+	struct cfapkg_ctx *ctx;
+	const struct cfapkg_lock *lock;
+	const char *const *replace;
+	size_t nreplace;
+};
+
+static bool replaced(const struct fetch_job *j, const struct cfapkg_locked *p)
+{
+	size_t i;
+
+	for (i = 0; p->store && i < j->nreplace; i++)
+		if (strcmp(j->replace[i], p->store) == 0)
+			return true;
+	return false;
+}
+
+/* Whether p's folder is to be unpacked: missing, or replaced. */
+static bool wanted(const struct fetch_job *j, const struct cfapkg_locked *p)
+{
+	return p->kind == CFAPKG_KIND_PACKAGE && (replaced(j, p) || !cfapkg_store_has(j->ctx, p));
+}
+
 /* One item per archive: a single archive is unpacked as it arrives; the
  * archives of a set are only downloaded here, and unpacked together once
  * all of them are in the cache (unpack_sets). */
 static bool make_items(struct cfapkg_fetch_item *list, const struct cfapkg_locked *p,
-                       size_t *made)
+                       bool replace, size_t *made)
 {
 	size_t i;
 
@@ -92,6 +119,7 @@ static bool make_items(struct cfapkg_fetch_item *list, const struct cfapkg_locke
 		list->unpack_format = p->format;
 		list->unpack_name = p->store;
 		list->unpack_strip = p->strip;
+		list->unpack_replace = replace;
 		*made = 1;
 		return true;
 	}
@@ -140,21 +168,22 @@ void cfapkg_lock_fetch_free(struct cfapkg_fetch_item *items, size_t n)
 }
 
 /* The archives of each set, from the cache into one store folder. */
-static enum cfapkg_err unpack_sets(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
-                                   const struct cfapkg_fetch_opts *opts)
+static enum cfapkg_err unpack_sets(const struct fetch_job *j)
 {
+	struct cfapkg_ctx *ctx = j->ctx;
+	const struct cfapkg_lock *lock = j->lock;
 	struct cfapkg_unpack_opts uo = {0};
 	struct cfapkg_unpack_result r;
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i, k;
 
-	(void)opts;
 	uo.hash_checked = true;
 	for (i = 0; i < lock->nparts && !e; i++) {
 		const struct cfapkg_locked *p = &lock->parts[i];
 		char **files;
-		if (!p->nartifacts || p->kind != CFAPKG_KIND_PACKAGE || cfapkg_store_has(ctx, p))
+		if (!p->nartifacts || !wanted(j, p))
 			continue;
+		uo.replace = replaced(j, p);
 		if (!(files = cfa_calloc(p->nartifacts, sizeof(*files))))
 			return cfa_nomem(ctx);
 		for (k = 0; k < p->nartifacts && !e; k++)
@@ -171,11 +200,13 @@ static enum cfapkg_err unpack_sets(struct cfapkg_ctx *ctx, const struct cfapkg_l
 	return e;
 }
 
-enum cfapkg_err cfapkg_lock_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
-                                  const struct cfapkg_fetch_opts *opts,
-                                  struct cfapkg_fetch_item **items, size_t *n)
+enum cfapkg_err cfa_lock_fetch_replacing(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+                                         const struct cfapkg_fetch_opts *opts,
+                                         const char *const *replace, size_t nreplace,
+                                         struct cfapkg_fetch_item **items, size_t *n)
 {
 	struct cfapkg_fetch_item *list = cfa_calloc(items_needed(lock) + 1, sizeof(*list));
+	const struct fetch_job j = {ctx, lock, replace, nreplace};
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i, k = 0, made;
 
@@ -185,11 +216,11 @@ enum cfapkg_err cfapkg_lock_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_lo
 		return cfa_nomem(ctx);
 	for (i = 0; i < lock->nparts && !e; i++) {
 		const struct cfapkg_locked *p = &lock->parts[i];
-		if (p->kind != CFAPKG_KIND_PACKAGE || cfapkg_store_has(ctx, p))
+		if (!wanted(&j, p))
 			continue;
 		if ((e = check_fetchable(ctx, p)))
 			break;
-		if (!make_items(&list[k], p, &made))
+		if (!make_items(&list[k], p, replaced(&j, p), &made))
 			e = cfa_nomem(ctx);
 		k += made;
 	}
@@ -197,5 +228,12 @@ enum cfapkg_err cfapkg_lock_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_lo
 	*n = k;
 	if (!e && k)
 		e = cfapkg_fetch(ctx, list, k, opts);
-	return e ? e : unpack_sets(ctx, lock, opts);
+	return e ? e : unpack_sets(&j);
+}
+
+enum cfapkg_err cfapkg_lock_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+                                  const struct cfapkg_fetch_opts *opts,
+                                  struct cfapkg_fetch_item **items, size_t *n)
+{
+	return cfa_lock_fetch_replacing(ctx, lock, opts, NULL, 0, items, n);
 }

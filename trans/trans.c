@@ -19,6 +19,7 @@
 
 #include "core/layout.h"
 #include "core/mem.h"
+#include "core/strbuf.h"
 #include "env/env.h"
 #include "platform/platform.h"
 #include "trans/trans.h"
@@ -238,24 +239,9 @@ uint64_t cfapkg_trans_download_bytes(const struct cfapkg_trans *t)
 	return total;
 }
 
-/* A damaged store folder goes to the trash, so that it is unpacked again;
- * the generations that use it are broken already, and the new one will
- * link the new folder. */
-static enum cfapkg_err set_aside_damaged(struct cfapkg_trans *t)
-{
-	enum cfapkg_err e = CFAPKG_E_OK;
-	size_t i;
-
-	for (i = 0; i < t->ndamaged && !e; i++) {
-		char *dir = cfa_root_path(t->ctx, CFA_STORE, t->damaged[i]);
-		e = dir ? cfa_trash(t->ctx, dir) : t->ctx->err_code;
-		cfa_free(dir);
-	}
-	return e;
-}
-
 /* Before any byte is fetched: room for the archives the cache lacks and
- * for what they unpack to. */
+ * for what they unpack to (a damaged folder's copy is built beside it, so
+ * it counts in full). */
 static enum cfapkg_err check_space(struct cfapkg_trans *t)
 {
 	uint64_t download = 0, unpack = 0;
@@ -263,12 +249,61 @@ static enum cfapkg_err check_space(struct cfapkg_trans *t)
 
 	for (i = 0; i < t->new->nparts; i++) {
 		const struct cfapkg_locked *p = &t->new->parts[i];
-		if (p->kind != CFAPKG_KIND_PACKAGE || p->size <= 0 || cfapkg_store_has(t->ctx, p))
+		if (p->size <= 0 || !to_unpack(t, p))
 			continue;
 		download += cfa_bytes_to_fetch(t->ctx, p);
-		unpack += cfapkg_unpacked_estimate(p->format, p->size, -1);
+		unpack += cfapkg_unpacked_estimate(p->format, p->size,
+		                                   p->unpacked_size ? (int64_t)p->unpacked_size : -1);
 	}
 	return download + unpack ? cfapkg_check_space(t->ctx, download, unpack) : CFAPKG_E_OK;
+}
+
+/* The first damaged folder a failed fetch did not replace (a user deciding
+ * what to do next must know nothing was lost). */
+static const char *kept_damaged(const struct cfapkg_trans *t)
+{
+	size_t i, k;
+
+	for (i = 0; i < t->ndamaged; i++) {
+		for (k = 0; k < t->nitems; k++)
+			if (t->items[k].unpacked && t->items[k].unpack_name &&
+			    strcmp(t->items[k].unpack_name, t->damaged[i]) == 0)
+				break;
+		if (k == t->nitems)
+			return t->damaged[i];
+	}
+	return NULL;
+}
+
+/* A fetch that fails before a damaged folder was replaced says that the
+ * folder is left as it was, in the first failed download's message (what
+ * the front end shows) and in the error. */
+static enum cfapkg_err fetch(struct cfapkg_trans *t)
+{
+	enum cfapkg_err e = cfa_lock_fetch_replacing(t->ctx, t->new, &t->o.fetch,
+	                                             (const char *const *)t->damaged, t->ndamaged,
+	                                             &t->items, &t->nitems);
+	const char *kept = e ? kept_damaged(t) : NULL;
+	char note[sizeof(t->items->error)], *why, *said;
+	size_t i;
+
+	if (!kept)
+		return e;
+	if (!(why = cfa_aprintf("store/%s is left as it was (a damaged folder is replaced only "
+	                        "by a whole new copy)", kept)) ||
+	    !(said = cfa_strdup(cfapkg_ctx_error(t->ctx)))) {
+		cfa_free(why);
+		return cfa_nomem(t->ctx);
+	}
+	for (i = 0; i < t->nitems && !t->items[i].err; i++)
+		;
+	if (i < t->nitems && cfa_snprintf(note, sizeof(note), "%s; %s", t->items[i].error, why))
+		memcpy(t->items[i].error, note, sizeof(note));
+	cfapkg_ctx_clear_error(t->ctx);
+	e = cfa_fail(t->ctx, e, "%s; %s", said, why);
+	cfa_free(said);
+	cfa_free(why);
+	return e;
 }
 
 enum cfapkg_err cfapkg_trans_commit(struct cfapkg_trans *t, struct cfapkg_trans_result *out)
@@ -281,9 +316,9 @@ enum cfapkg_err cfapkg_trans_commit(struct cfapkg_trans *t, struct cfapkg_trans_
 	if (!t->prepared || t->nothing)
 		return cfa_fail(t->ctx, CFAPKG_E_USAGE, "a transaction is committed once, after it "
 		                "was prepared and has something to do");
-	if ((e = set_aside_damaged(t)) || (e = check_space(t)))
+	if ((e = check_space(t)))
 		return e;
-	e = cfapkg_lock_fetch(t->ctx, t->new, &t->o.fetch, &t->items, &t->nitems);
+	e = fetch(t);
 	out->items = t->items;
 	out->nitems = t->nitems;
 	if (e)

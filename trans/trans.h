@@ -58,5 +58,11 @@ char *cfa_apt_index_url(const struct cfapkg_apt_source *a);
 bool cfa_in_cache(struct cfapkg_ctx *ctx, const char *sha256);
 /* The bytes of p's archives that the cache lacks. */
 uint64_t cfa_bytes_to_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p);
+/* cfapkg_lock_fetch, also unpacking again the store folders named in
+ * replace (damaged ones), each swapped in only once its new copy is whole. */
+enum cfapkg_err cfa_lock_fetch_replacing(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+                                         const struct cfapkg_fetch_opts *opts,
+                                         const char *const *replace, size_t nreplace,
+                                         struct cfapkg_fetch_item **items, size_t *n);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "cfapkg.h"
 #include "check.h"
+#include "core/json.h"
 #include "core/recipe.h"
 
 static void check_bad_recipes(const char *dir)
@@ -70,6 +71,40 @@ static void check_real_recipes(void)
 	cfapkg_ctx_free(ctx);
 }
 
+/* A NUL in any JSON string is refused at its field's path; text that only
+ * looks like one (an escaped backslash before "u0000") is not. */
+static void check_nul_scan(void)
+{
+	static const struct {
+		const char *text;
+		size_t len;
+		const char *where; /* NULL: accepted */
+	} cases[] = {
+		{"{\"a\": \"x\\\\u0000\"}", 0, NULL},
+		{"{\"a\": [1, {\"b\": \"x\\u0000y\"}]}", 0, ": a[1].b: holds a NUL"},
+		{"{\"a\": 1, \"k\\u0000\": 2}", 0, ": k\\u0000: holds a NUL"},
+		{"[\"ok\", \"x\\u0000\"]", 0, ": [1]: holds a NUL"},
+		{"{\"a\": \"x\0y\"}", 12, ": a: holds a NUL"},
+		{"{\"a\": 1}\0junk", 13, ": the document: holds a NUL"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cfapkg_ctx *ctx = cfapkg_ctx_new();
+		size_t len = cases[i].len ? cases[i].len : strlen(cases[i].text);
+		enum cfapkg_err e = cfa_json_refuse_nul(ctx, "t.json", cases[i].text, len,
+		                                        CFAPKG_E_RECIPE);
+		if (!cases[i].where)
+			CHECK(e == CFAPKG_E_OK, "case %lu accepted: %s", (unsigned long)i,
+			      cfapkg_ctx_error(ctx));
+		else
+			CHECK(e == CFAPKG_E_RECIPE && strstr(cfapkg_ctx_error(ctx), cases[i].where),
+			      "case %lu refused at \"%s\": %s", (unsigned long)i, cases[i].where,
+			      cfapkg_ctx_error(ctx));
+		cfapkg_ctx_free(ctx);
+	}
+}
+
 /* Every key the parser accepts appears as `key` in docs/recipes.md. */
 static void check_docs(const char *docs)
 {
@@ -109,6 +144,7 @@ int main(int argc, char **argv)
 	}
 	check_bad_recipes(argv[1]);
 	check_real_recipes();
+	check_nul_scan();
 	check_docs(argv[2]);
 	return check_report();
 }
