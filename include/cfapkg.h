@@ -1480,6 +1480,9 @@ struct cfapkg_runtime {
 	size_t npath_removed;
 	int gpu_index;             /* HIP_VISIBLE_DEVICES, -1 when left alone */
 	const char *rocblas_overlay; /* the part whose Tensile files rocBLAS reads, or NULL */
+	const char *stable_dir;    /* ROOT/envs/ENV/active when the paths above go through
+	                              it (they then follow the next update or rollback);
+	                              NULL when they name the generation's own folder */
 };
 
 /** Reads a generation's runtime.json (gen 0: the current one) and resolves

@@ -63,6 +63,7 @@ static cJSON *runtime_json(const struct cfapkg_runtime *rt)
 	for (i = 0; i < rt->npath_removed; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(rt->path_removed[i]));
 	json_str(o, "rocm", rt->rocm_prefix);
+	json_str(o, "stable_path", rt->stable_dir);
 	a = cJSON_AddArrayToObject(o, "warnings");
 	for (i = 0; i < rt->nwarnings; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(rt->warnings[i]));
@@ -75,6 +76,13 @@ static void show_text(const struct cfapkg_runtime *rt)
 
 	printf("Environment \"%s\", generation %u (%s, %s)\n", rt->env_name, rt->generation,
 	       rt->os, rt->gfx);
+	if (rt->stable_dir)
+		printf("Paths go through %s, which follows updates, repairs and rollbacks\n",
+		       rt->stable_dir);
+	else
+		printf("Paths name generation %u's own folder (no folder link here): a shell "
+		       "activated now keeps generation %u after an update\n", rt->generation,
+		       rt->generation);
 	printf("PATH%s, first wins:\n", strcmp(rt->os, "windows") ? " and LD_LIBRARY_PATH" : "");
 	for (i = 0; i < rt->npath; i++)
 		printf("  %s\n", rt->path[i]);
