@@ -243,8 +243,11 @@ int cmd_stage(struct cfapkg_ctx *ctx, const struct cli *cli)
 	enum cfapkg_err e;
 	int rc;
 
-	if (cli->nargs != 1) {
-		cli_error("usage: cfapkg stage [--env NAME] DIR\n");
+	if (cli->nargs == 0 && venv_from_cli(cli, true))
+		return stage_venv(ctx, cli, venv_from_cli(cli, true));
+	if (cli->nargs != 1 || venv_from_cli(cli, false)) {
+		cli_error("usage: cfapkg stage [--env NAME] DIR, or stage [--env NAME] --venv DIR "
+		          "(or in an active venv: stage [--env NAME])\n");
 		return EXIT_USAGE;
 	}
 	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL)))
@@ -269,19 +272,22 @@ static void print_note(void *arg, const char *note)
 
 int cmd_unstage(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
+	const char *dir = cli->nargs == 1 ? cli->args[0] : venv_from_cli(cli, true);
 	size_t n;
 	enum cfapkg_err e;
 
-	if (cli->nargs != 1) {
-		cli_error("usage: cfapkg unstage DIR\n");
+	/* A venv's record names its files below the venv: the same undo. */
+	if (!dir || cli->nargs > 1 || (cli->nargs && venv_from_cli(cli, false))) {
+		cli_error("usage: cfapkg unstage DIR, or unstage --venv DIR (or in an active venv: "
+		          "unstage)\n");
 		return EXIT_USAGE;
 	}
-	if ((e = cfapkg_unstage(ctx, cli->args[0], print_note, NULL, &n)))
+	if ((e = cfapkg_unstage(ctx, dir, print_note, NULL, &n)))
 		return report_error(ctx, e);
 	if (cli->json)
-		print_count_json(cli->args[0], "removed", n);
+		print_count_json(dir, "removed", n);
 	else if (!cli->quiet)
 		printf("Removed %zu staged file%s from %s; files that were there before are back\n",
-		       n, n == 1 ? "" : "s", cli->args[0]);
+		       n, n == 1 ? "" : "s", dir);
 	return EXIT_OK;
 }
