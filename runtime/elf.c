@@ -53,7 +53,8 @@ static bool read_at(FILE *f, uint64_t offset, void *buf, size_t n)
 	       fread(buf, 1, n, f) == n;
 }
 
-static bool read_phdrs(FILE *f, const unsigned char *eh, struct phdr *ph, size_t *n, const char **why)
+static bool read_phdrs(FILE *f, const unsigned char *eh, struct phdr *ph, size_t *n,
+                       const char **why)
 {
 	uint64_t off = le(eh + 32, 8);
 	size_t size = (size_t)le(eh + 54, 2), count = (size_t)le(eh + 56, 2), i;
@@ -124,7 +125,8 @@ static void note_tag(struct dyn_tags *t, uint64_t tag, uint64_t val)
 	}
 }
 
-static bool read_tags(FILE *f, const struct phdr *dyn, struct dyn_tags *t, const char **why)
+static bool read_tags(FILE *f, const struct phdr *dyn, struct dyn_tags *t,
+                      const char **why)
 {
 	unsigned char raw[16];
 	uint64_t i, count = dyn->filesz / sizeof(raw);

@@ -250,9 +250,10 @@ static enum cfapkg_err plan(struct stager *s)
 	for (i = 0; i < s->v->nlibs && !s->failed; i++) {
 		const struct cfapkg_torch_lib *l = &s->v->libs[i];
 		const struct source *src = l->dir ? source_of(s, l->name, &from) : NULL;
-		if (strcmp(l->family, "cublas") == 0 && !src)
+		bool is_cublas = strcmp(l->family, "cublas") == 0 && l->dir;
+		if (is_cublas && !src)
 			return refuse(s, l);
-		cublas |= strcmp(l->family, "cublas") == 0;
+		cublas |= is_cublas;
 		if (!src) {
 			if (s->nleft < MAX_PLACED)
 				s->left[s->nleft++] = l->name;

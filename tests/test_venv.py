@@ -411,7 +411,7 @@ def test_switching_windows(root, venv, before):
                  "--yes")
     check("an install stages the venv again, and says so", r.returncode == 0 and
           (lib / "cublas64_11.dll").read_bytes() == b"zluda 6-preview.69 cublas64_11.dll\n" and
-          str(venv) in r.stderr, r.stderr)
+          venv.name in r.stderr, r.stderr)
     r = root.run("rollback", "--env", "win")
     check("a rollback stages it again", r.returncode == 0 and
           (lib / "cublas64_11.dll").read_bytes() == b"zluda 7-preview.10 cublas64_11.dll\n",
@@ -487,7 +487,7 @@ def test_refusals(root, tmp):
           r.returncode == 2 and "Windows build" in r.stderr and tree(venv) == before, r.stderr)
     r = root.run("stage", "--env", "win", env={"VIRTUAL_ENV": str(venv)})
     check("stage in an active venv ($VIRTUAL_ENV) stages that venv",
-          r.returncode == 0 and str(venv) in r.stdout, r.stdout + r.stderr)
+          r.returncode == 0 and venv.name in r.stdout, r.stdout + r.stderr)
     r = root.run("unstage", env={"VIRTUAL_ENV": str(venv)})
     check("... and unstage there undoes it", r.returncode == 0 and tree(venv) == before)
 
@@ -604,6 +604,14 @@ def test_doctor(root, torch, venv):
           "and the stack is not usable",
           c.get("matmul", {}).get("status") == "WRONG RESULT" and
           c.get("matmul", {}).get("library") == "cublas" and r.returncode == 1, c.get("matmul"))
+    active = {"VIRTUAL_ENV": str(venv)}
+    r = root.run("doctor", "--env", "broken", "--json", "--timeout", "60", env=active)
+    got = json.loads(r.stdout or "{}").get("venv") or {}
+    check("doctor in the active venv staged from the environment probes it",
+          got.get("torch") == "2.11.0+cu130", r.stdout[-300:] + r.stderr)
+    r = root.run("doctor", "--env", "lin", "--json", "--timeout", "60", env=active)
+    check("... but not for another environment's doctor",
+          "venv" in r.stdout and json.loads(r.stdout or "{}").get("venv") is None, r.stdout[-300:])
     r = root.run("doctor", "--env", "broken", "--venv", str(venv), "--timeout", "60")
     check("doctor --venv: the text says which library failed",
           "the library that failed: cuBLAS" in r.stdout, r.stdout)
