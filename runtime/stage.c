@@ -129,6 +129,8 @@ static enum cfapkg_err record_one(struct cfapkg_ctx *ctx, struct cfa_json_build 
 		cfa_json_append(jb, files, e);
 	}
 	cfa_json_set_string(jb, e, "sha256", hex);
+	/* Through the environment's stable path when it has one. */
+	cfa_json_set_string(jb, e, "from", s->from);
 	if (!*ours && cfa_plat_is_file(dst) && cfa_plat_is_file(save)) {
 		if (changed == CFA_CHANGED_REFUSE)
 			return cfa_fail(ctx, CFAPKG_E_IO, "%s: a saved copy of it is already there "

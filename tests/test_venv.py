@@ -362,6 +362,12 @@ def test_cu118(root, tmp):
           b"libtorch" not in (lib / "cublas64_11.dll").read_bytes())
     r = root.run("verify", "--env", "win")
     check("verify: a freshly staged venv is whole", r.returncode == 0, r.stderr)
+    record = json.loads((venv / ".cfapkg-staged.json").read_text())
+    froms = {f["name"].split("/")[-1]: f["from"].replace("\\", "/") for f in record["files"]}
+    link = "/envs/win/active/view/zluda/" if not WINDOWS else "/envs/win/1/view/zluda/"
+    check("the record names each source through the environment's stable path",
+          record["env"] == "win" and record["venv"]["torch"] == "2.3.0+cu118" and
+          all(link + n in froms[n] for n in placed), froms)
     (lib / "cusparse64_11.dll").write_bytes(b"changed by hand\n")
     (lib / "cufft64_10.dll").unlink()
     r = root.run("verify", "--env", "win")
