@@ -166,6 +166,9 @@ enum cfapkg_err cfa_stage_file(struct cfapkg_ctx *ctx, const char *dir, struct c
 	cfa_plat_remove(dst);
 	if (cfa_plat_copy_file(s->from, dst) != 0)
 		err = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot copy it to %s", s->from, dst);
+	else /* the store's file is read-only; this copy is the folder's: pip or an
+	        uninstaller must be able to replace it (Windows refuses a read-only one) */
+		cfa_plat_set_mode(dst, 0755);
 out:
 	cfa_free(dst);
 	cfa_free(save);

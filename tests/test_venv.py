@@ -358,6 +358,8 @@ def test_cu118(root, tmp):
     check("cu118: the wheel's file is kept beside it",
           (lib / "cublas64_11.dll.cfapkg-saved").read_bytes() ==
           before[f"lib/{PY}/site-packages/torch/lib/cublas64_11.dll"])
+    check("cu118: a staged file is writable, as the wheel's was (pip can replace it), though "
+          "the store's is read-only", (lib / "cublas64_11.dll").stat().st_mode & 0o200)
     check("cu118: LibTorch's own NVIDIA cuBLAS is never a source",
           b"libtorch" not in (lib / "cublas64_11.dll").read_bytes())
     r = root.run("verify", "--env", "win")
