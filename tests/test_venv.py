@@ -508,8 +508,11 @@ def cu130_venv(tmp):
         "nvidia/cu13/lib": ["libcudart.so.13", "libcublas.so.13", "libcublasLt.so.13",
                             "libcusparse.so.12", "libcufft.so.12"],
         "nvidia/cudnn/lib": ["libcudnn.so.9"], "nvidia/cusparselt/lib": ["libcusparseLt.so.0"]},
-        "$ORIGIN/../../nvidia/cudnn/lib:$ORIGIN/../../nvidia/cusparselt/lib:"
-        "$ORIGIN/../../nvidia/nccl/lib:$ORIGIN/../../nvidia/cu13/lib:$ORIGIN")
+        # The real wheel's DT_RPATH, read on the GPU test machine
+        # (tests/gpu/venv_probe_real.sh).
+        "$ORIGIN/../../nvidia/cudnn/lib:$ORIGIN/../../nvidia/nvshmem/lib:"
+        "$ORIGIN/../../nvidia/nccl/lib:$ORIGIN/../../nvidia/cusparselt/lib:"
+        "$ORIGIN/../../nvidia/cu13/lib:$ORIGIN")
 
 
 def test_rpath(root, tmp):
@@ -637,6 +640,31 @@ def test_doctor(root, torch, venv):
     root.run("unstage", str(venv))
 
 
+def test_doctor_real(root, tmp):
+    """The probe's output on the NVIDIA test machine's real CUDA torch,
+    played back by a venv's python: what passes there reads as passed."""
+    real = pathlib.Path(__file__).parent / "data" / "venv" / "h200-torch-2.11.0+cu130.txt"
+    venv = tmp / "h200"
+    linux_venv(venv, "2.11.0+cu130", "13.0", {"nvidia/cu13/lib": ["libcublas.so.13"]},
+               "$ORIGIN/../../nvidia/cu13/lib")
+    python = venv / "bin" / "python"
+    python.unlink()
+    python.write_text(f"#!/bin/sh\ncat '{real}'\n")
+    python.chmod(0o755)
+    r, doc, c = probe(root, "lin", venv)
+    cublas = [l["path"] for l in doc.get("loaded", []) if l["library"] == "cublas"]
+    check("doctor --venv: the real H200 torch's probe output reads as passed",
+          doc.get("ok") is True and doc.get("torch") == "2.11.0+cu130" and
+          c.get("device", {}).get("detail") == "NVIDIA H200" and
+          c.get("matmul", {}).get("status") == "OK" and
+          cublas == ["/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cu13/lib/"
+                     "libcublas.so.13"], r.stdout + r.stderr)
+    r = root.run("doctor", "--env", "lin", "--venv", str(venv), "--timeout", "60")
+    check("... and its text names the files the process loaded",
+          "NVIDIA H200" in r.stdout and "libcudnn.so.9" in r.stdout and "failed" not in r.stdout,
+          r.stdout)
+
+
 def envs(root):
     for name, os_name, pin in (("win", "windows", "7-preview.10"), ("pinned", "windows", "6-preview.69"),
                                ("old", "windows", "6-preview.30"), ("lsh", "windows", "3.9.5"),
@@ -669,6 +697,7 @@ def main():
         test_cu126(root, tmp)
         if not WINDOWS:  # the venv's python is Linux's: cfapkg.exe cannot start it
             test_doctor(root, torch, v130)
+            test_doctor_real(root, tmp)
     return check.report()
 
 
