@@ -10,6 +10,8 @@
  *   ROOT/envs/NAME             an environment and its generations
  *   ROOT/channels/NAME         a channel: its URL, trusted keys and the
  *                              last index accepted
+ *   ROOT/venvs/ID.json         a Python environment cfapkg staged into:
+ *                              its folder and the environment it follows
  *   ROOT/trash                 what is being removed
  */
 #ifndef CFA_LAYOUT_H
@@ -23,7 +25,8 @@ enum cfa_place {
 	CFA_DOWNLOADS,  /* name NULL: the folder; else one artifact */
 	CFA_ENVS,       /* name NULL: the folder; else one environment */
 	CFA_CHANNELS,   /* name NULL: the folder; else one channel */
-	CFA_TRASH
+	CFA_TRASH,
+	CFA_VENVS       /* name NULL: the folder; else one staged venv's entry */
 };
 
 /* The path of a place, or NULL with the reason in ctx (no root could be

@@ -87,6 +87,20 @@ enum cfapkg_err cfa_store_dir(struct cfapkg_ctx *ctx, const struct cfapkg_locked
 size_t cfa_view_link_many(const char *store, const char *view, const char *const *paths,
                           size_t n, bool *done);
 
+/* active.c: ROOT/envs/ENV/active, the stable path to the current
+ * generation.  link_current points it at generation gen (a file system
+ * without folder links leaves none: not an error); linked is the
+ * generation it names (0: none); relink makes it agree with 'current'
+ * (recovery).  program_dir is the folder programs are given for
+ * generation gen: the stable path when it names gen and gen is current,
+ * else ROOT/envs/ENV/N (*stable says which). */
+#define CFA_ENV_ACTIVE "active"
+void cfa_env_link_current(const char *envdir, unsigned gen);
+unsigned cfa_env_linked(const char *envdir);
+void cfa_env_relink(struct cfapkg_ctx *ctx, const char *env, const char *envdir);
+enum cfapkg_err cfa_env_program_dir(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
+                                    char **out, bool *stable);
+
 /* runtime.json of a generation being written in gendir.  Package paths
  * are relative to the generation ("view/zluda/..."); a system part's
  * values keep "{prefix}", which is where that part is found on the

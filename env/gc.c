@@ -142,6 +142,10 @@ static int recover_env(const char *name, void *arg)
 	inner.dir = dir;
 	cfa_plat_list_dir(dir, remove_matching, &inner);
 	cfa_plat_list_dir(dir, recover_gen, &inner);
+	/* A kill between switching 'current' and the link leaves the link
+	 * behind: it follows 'current' again. */
+	if (name[0] != '.')
+		cfa_env_relink(w->ctx, name, dir);
 	w->count += inner.count;
 	w->failed |= inner.failed;
 	cfa_free(dir);
@@ -318,17 +322,24 @@ static enum cfapkg_err gc_env(struct gc_state *g, const char *env, unsigned keep
 	struct cfapkg_gc_item it = {CFAPKG_GC_GENERATION, NULL, 0, NULL, 0, false};
 	char *dir;
 	size_t n, i, newer = 0;
-	unsigned cur;
+	unsigned cur, linked = 0;
 	enum cfapkg_err e;
 
 	if ((e = cfapkg_env_current(g->ctx, env, &cur)) ||
 	    (e = cfapkg_env_history(g->ctx, env, &h, &n)))
 		return e;
+	/* The generation the stable path names stays too, should it lag
+	 * behind 'current' (a kill between the two switches). */
+	if (!(e = cfa_env_dir(g->ctx, env, &dir))) {
+		linked = cfa_env_linked(dir);
+		cfa_free(dir);
+	}
 	for (i = n; i-- > 0 && !e;) {
 		if (h[i].is_switch)
 			continue;
 		newer++;
-		if (h[i].generation == cur || keep == 0 || newer <= keep) {
+		if (h[i].generation == cur || h[i].generation == linked || keep == 0 ||
+		    newer <= keep) {
 			e = keep_lock(g, env, h[i].generation);
 			continue;
 		}

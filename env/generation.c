@@ -210,6 +210,7 @@ enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char *env,
 	cfa_crash_point();
 	if ((e = set_current(ctx, envdir, gen)))
 		goto out;
+	cfa_env_link_current(envdir, gen);
 	out->generation = gen;
 	out->previous = prev;
 	out->checked = true;
@@ -260,6 +261,7 @@ enum cfapkg_err cfapkg_env_switch(struct cfapkg_ctx *ctx, const char *env, unsig
 	}
 	if ((e = next_seq(ctx, env, &seq)) || (e = set_current(ctx, envdir, gen)))
 		goto out;
+	cfa_env_link_current(envdir, gen);
 	cfa_crash_point();
 	e = log_switch(ctx, envdir, seq, prev, gen, command);
 out:

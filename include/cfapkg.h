@@ -1488,6 +1488,9 @@ struct cfapkg_runtime {
 	size_t npath_removed;
 	int gpu_index;             /* HIP_VISIBLE_DEVICES, -1 when left alone */
 	const char *rocblas_overlay; /* the part whose Tensile files rocBLAS reads, or NULL */
+	const char *stable_dir;    /* ROOT/envs/ENV/active when the paths above go through
+	                              it (they then follow the next update or rollback);
+	                              NULL when they name the generation's own folder */
 };
 
 /** Reads a generation's runtime.json (gen 0: the current one) and resolves
@@ -1577,6 +1580,95 @@ CFAPKG_API enum cfapkg_err cfapkg_run_capture(struct cfapkg_ctx *ctx, const char
                                               unsigned timeout_ms, char *out, size_t len,
                                               int *status, bool *timed_out);
 
+/** @defgroup venv PyTorch in a Python virtual environment
+ * A venv's torch package (ComfyUI's, SD.Next's) loads NVIDIA's CUDA
+ * libraries under versioned names: from torch\lib on Windows
+ * (cublas64_11.dll), from the nvidia-* wheels' folders that
+ * libtorch_cuda.so's DT_RPATH names on Linux (libcublas.so.13).  Staging
+ * puts the environment's ZLUDA files of those names there, keeping the
+ * wheel's own beside them (NAME.cfapkg-saved) for cfapkg_unstage. */
+struct cfapkg_torch_lib {
+	const char *family;        /* "cublas", "cublaslt", "cusparse", "cufft", "cufftw",
+	                              "cudnn", "nvrtc" */
+	const char *name;          /* the name the build loads: "cublas64_11.dll", "libcublas.so.13" */
+	const char *dir;           /* the folder the loader takes it from, relative to the
+	                              venv; NULL when the venv has none (the loader would look
+	                              on the system) */
+	unsigned major;            /* the library's version in its name: 11 */
+};
+
+struct cfapkg_venv {
+	const char *root;          /* the venv, absolute */
+	const char *site;          /* its site-packages, relative to root */
+	const char *python;        /* its interpreter, or NULL when there is none for this host */
+	bool windows;              /* a Windows build (DLLs in torch\lib); else Linux (RPATH) */
+	const char *torch_version; /* "2.11.0+cu130" */
+	const char *cuda;          /* "13.0" */
+	unsigned cuda_major;
+	const char *search_path;   /* Linux: libtorch_cuda.so's DT_RPATH (or DT_RUNPATH) as written */
+	bool runpath;              /* ... and it is a DT_RUNPATH (searched after LD_LIBRARY_PATH) */
+	const struct cfapkg_torch_lib *libs;
+	size_t nlibs;
+	struct cfa_arena *arena;   /* internal */
+};
+/** Finds torch in the venv at dir (Lib\site-packages\torch, or
+ * lib/pythonX.Y/site-packages/torch), reads its CUDA build from
+ * torch/version.py and the CUDA libraries that build loads.  A venv
+ * without torch, a CPU or ROCm build: CFAPKG_E_NOTFOUND or
+ * CFAPKG_E_UNSUPPORTED, saying which.  Owned: cfapkg_venv_free. */
+CFAPKG_API enum cfapkg_err cfapkg_venv_open(struct cfapkg_ctx *ctx, const char *dir,
+                                            struct cfapkg_venv **out);
+CFAPKG_API void cfapkg_venv_free(struct cfapkg_venv *v);
+
+struct cfapkg_venv_placed {
+	const char *path;          /* relative to the venv */
+	const char *part, *version; /* the part it comes from; NULL for nvrtc_cuda.dll, a copy
+	                              of the wheel's own nvrtc that ZLUDA's nvrtc loads */
+	bool saved;                /* the wheel's file is kept as PATH.cfapkg-saved */
+};
+struct cfapkg_venv_staged {
+	const struct cfapkg_venv *venv;
+	const struct cfapkg_venv_placed *placed;
+	size_t nplaced;
+	const char *const *left;   /* libraries the build loads that the environment has
+	                              no file for: left as the wheel's ("cufft64_10.dll") */
+	size_t nleft;
+	size_t restored;           /* files of an earlier staging put back: no longer served */
+	struct cfa_arena *arena;   /* internal */
+};
+/** Stages rt's ZLUDA libraries into the venv at dir under the names its
+ * torch loads (staged again: the record's files follow rt; names rt no
+ * longer serves get the wheel's file back).  The sources are ZLUDA and
+ * the parts that extend it (overlays: a later part wins); a CUDA
+ * program's own copies, LibTorch's, never are.  On Windows a ZLUDA nvrtc
+ * also gets the wheel's nvrtc as nvrtc_cuda.dll, the name it loads the
+ * real one by.  Refused: an environment made for the other OS, and a
+ * torch whose cuBLAS name rt has no file for (saying which ZLUDA versions
+ * provide it, or that none does).  Recorded in dir and in the root's
+ * list of staged venvs (cfapkg_venv_follow, cfapkg_venv_verify).  Owned:
+ * cfapkg_venv_staged_free. */
+CFAPKG_API enum cfapkg_err cfapkg_venv_stage(struct cfapkg_ctx *ctx,
+                                             const struct cfapkg_runtime *rt, const char *dir,
+                                             struct cfapkg_venv_staged **out);
+CFAPKG_API void cfapkg_venv_staged_free(struct cfapkg_venv_staged *s);
+/** Stages again, from env's current generation, every venv staged from
+ * env (after an install, update, repair or rollback); fn hears of each
+ * ("... now has zluda 6-preview.69's libraries") and of what failed.
+ * *count: venvs staged again. */
+CFAPKG_API enum cfapkg_err cfapkg_venv_follow(struct cfapkg_ctx *ctx, const char *env,
+                                              void (*fn)(void *arg, const char *note), void *arg,
+                                              size_t *count);
+/** Checks the files staged into the venvs of env (NULL: all): each must
+ * be there with the hash it was placed with, from the environment's
+ * current generation; fn hears of each problem.  CFAPKG_E_INTEGRITY when
+ * there was one.  *files: files checked. */
+CFAPKG_API enum cfapkg_err cfapkg_venv_verify(struct cfapkg_ctx *ctx, const char *env,
+                                              void (*fn)(void *arg, const char *problem),
+                                              void *arg, size_t *files);
+/** The environment the venv at dir was last staged from (*env, cfapkg_free),
+ * NULL when cfapkg staged nothing there. */
+CFAPKG_API enum cfapkg_err cfapkg_venv_env(struct cfapkg_ctx *ctx, const char *dir, char **env);
+
 /** @defgroup doctor Checking that a stack works */
 enum cfapkg_probe_status {
 	CFAPKG_PROBE_OK,
@@ -1605,6 +1697,38 @@ CFAPKG_API enum cfapkg_err cfapkg_probe(struct cfapkg_ctx *ctx, const char *libr
                                         const char *const *dirs, size_t ndirs,
                                         unsigned timeout_ms, struct cfapkg_probe_result *out);
 CFAPKG_API const char *cfapkg_probe_status_name(enum cfapkg_probe_status s);
+
+/** The PyTorch probe: the venv's own interpreter imports torch, asks
+ * torch.cuda.is_available(), the device's name, and multiplies two
+ * matrices on the GPU against the same product on the CPU, with the
+ * environment currently applied.  Each check names the library it points
+ * at when it fails ("cublas" for a CUBLAS_STATUS error or a missing
+ * libcublas.so.13). */
+struct cfapkg_venv_check {
+	const char *check;         /* "import torch", "CUDA available", "device", "matmul" */
+	enum cfapkg_probe_status status;
+	const char *library;       /* the library it points at, or NULL */
+	const char *detail;
+};
+struct cfapkg_venv_loaded {
+	const char *family;        /* "cublas", ... "cuda" for the driver */
+	const char *path;          /* the file the process loaded */
+};
+struct cfapkg_venv_probe {
+	const char *torch_version, *cuda;
+	const struct cfapkg_venv_check *checks;
+	size_t nchecks;
+	const struct cfapkg_venv_loaded *loaded;
+	size_t nloaded;
+	struct cfa_arena *arena;   /* internal */
+};
+/** Runs the probe with v's interpreter, killed after timeout_ms.  Owned:
+ * cfapkg_venv_probe_free. */
+CFAPKG_API enum cfapkg_err cfapkg_venv_probe(struct cfapkg_ctx *ctx, const struct cfapkg_venv *v,
+                                             unsigned timeout_ms, struct cfapkg_venv_probe **out);
+CFAPKG_API void cfapkg_venv_probe_free(struct cfapkg_venv_probe *p);
+/** Whether every check passed. */
+CFAPKG_API bool cfapkg_venv_probe_ok(const struct cfapkg_venv_probe *p);
 
 /** @defgroup bench Comparing two environments */
 struct cfapkg_bench_run {

@@ -388,7 +388,7 @@ static enum cfapkg_gen_state record_probe(struct doctor *d, const struct probe_s
 }
 
 static void report_result(struct doctor *d, const struct probe_summary *s, cJSON *probes,
-                          enum cfapkg_gen_state state, const char *said)
+                          cJSON *venv, enum cfapkg_gen_state state, const char *said)
 {
 	cJSON *o;
 
@@ -398,6 +398,7 @@ static void report_result(struct doctor *d, const struct probe_summary *s, cJSON
 		cJSON_AddNumberToObject(o, "generation", d->rt->generation);
 		cJSON_AddItemToObject(o, "static", d->checks);
 		cJSON_AddItemToObject(o, "probes", probes);
+		cJSON_AddItemToObject(o, "venv", venv ? venv : cJSON_CreateNull());
 		cJSON_AddBoolToObject(o, "usable", s->usable);
 		json_str(o, "absent", s->absent);
 		json_str(o, "failed", s->failed);
@@ -405,10 +406,37 @@ static void report_result(struct doctor *d, const struct probe_summary *s, cJSON
 		json_str(o, "state", cfapkg_gen_state_name(state));
 		json_print(o);
 		d->checks = NULL;
-	} else if (!d->cli->quiet) {
-		printf("\n%s for dense/GEMM work%s%s%s\n", s->usable ? "Usable" : "NOT usable",
-		       s->absent[0] ? "; absent: " : "", s->absent, said);
+	} else {
+		cJSON_Delete(venv);
+		if (!d->cli->quiet)
+			printf("\n%s for dense/GEMM work%s%s%s\n", s->usable ? "Usable" : "NOT usable",
+			       s->absent[0] ? "; absent: " : "", s->absent, said);
 	}
+}
+
+/* The PyTorch probe of a venv (doctor --venv, or the active venv staged
+ * from this environment): a failing one makes the stack not usable. */
+static int venv_probe(struct doctor *d, struct probe_summary *s, cJSON **json)
+{
+	const char *dir = doctor_venv_dir(d->ctx, d->cli, d->rt->env_name);
+	const char *t = cli_value(d->cli, OPT_TIMEOUT);
+	unsigned long long timeout = DEFAULT_TIMEOUT_S;
+	char failed[400] = "";
+	bool ok = true;
+	int rc;
+
+	*json = NULL;
+	if (!dir)
+		return EXIT_OK;
+	if (t && !cli_number(t, 3600, &timeout))
+		return EXIT_USAGE; /* live_probe said why */
+	rc = doctor_venv(d->ctx, d->cli, dir, (unsigned)timeout, json, &ok, failed, sizeof(failed));
+	if (!rc && !ok) {
+		append(s->failed, sizeof(s->failed), "; ", failed);
+		s->usable = false;
+		s->hard++;
+	}
+	return rc;
 }
 
 int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
@@ -418,6 +446,7 @@ int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 	struct doctor d = {ctx, cli, NULL, NULL, cJSON_CreateArray(), 0};
 	cJSON *probes = cJSON_CreateArray();
 	struct probe_summary s;
+	cJSON *venv = NULL;
 	enum cfapkg_gen_state state;
 	char said[96];
 	int rc, hard;
@@ -441,9 +470,9 @@ int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 	hard = live_probe(&d, probes, &s);
 	if (hard < 0) {
 		rc = -hard;
-	} else {
+	} else if ((rc = venv_probe(&d, &s, &venv)) == EXIT_OK) {
 		state = record_probe(&d, &s, said, sizeof(said));
-		report_result(&d, &s, probes, state, said);
+		report_result(&d, &s, probes, venv, state, said);
 		if (cli->json)
 			probes = NULL;
 		rc = s.usable ? EXIT_OK : EXIT_ERROR;

@@ -384,6 +384,8 @@ int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
 		else if (!cli->quiet)
 			printf("Environment \"%s\" is back at generation %u (was %u)%s%s\n", env, target,
 			       cur, why[0] ? ": the newest earlier known-good one, " : "", why);
+		if (!e)
+			follow_venvs(ctx, cli, env);
 	}
 	cfapkg_root_unlock(lock);
 	return rc;

@@ -189,6 +189,8 @@ static int run_trans(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapk
 		print_tried(r.items, r.nitems);
 		if (!e)
 			print_result(cli, env, &r);
+		if (!e && r.commit.generation)
+			follow_venvs(ctx, cli, env); /* the root's lock is still held */
 	}
 	if (!e && cli->json)
 		json_print(trans_json(env, t, stop ? NULL : &r, stop ? stop : "done"));

@@ -64,8 +64,10 @@ int cmd_verify(struct cfapkg_ctx *ctx, const struct cli *cli)
 	const char *env = cli_value(cli, OPT_ENV);
 	cJSON *doc = cli->json ? cJSON_CreateObject() : NULL;
 	cJSON *changed = doc ? cJSON_AddArrayToObject(doc, "changed") : NULL;
-	size_t files = 0;
-	enum cfapkg_err e;
+	size_t files = 0, staged = 0;
+	char first[1024] = "";
+	enum cfapkg_err e, ev = CFAPKG_E_OK;
+	bool store_bad;
 	int rc;
 
 	if (env && (rc = need_env(ctx, env))) {
@@ -73,6 +75,15 @@ int cmd_verify(struct cfapkg_ctx *ctx, const struct cli *cli)
 		return rc;
 	}
 	e = cfapkg_verify(ctx, env, print_problem, changed, &files);
+	/* Then the files staged into Python environments from it; the
+	 * store's verdict, when it has one, is the one reported. */
+	snprintf(first, sizeof(first), "%s", cfapkg_ctx_error(ctx));
+	if (!e || e == CFAPKG_E_INTEGRITY)
+		ev = cfapkg_venv_verify(ctx, env, print_problem, changed, &staged);
+	files += staged;
+	store_bad = e == CFAPKG_E_INTEGRITY && ev != CFAPKG_E_NOMEM;
+	if (!e || ev == CFAPKG_E_NOMEM)
+		e = ev;
 	if (doc && (!e || e == CFAPKG_E_INTEGRITY)) {
 		/* The document says what changed; the exit status stays 9. */
 		json_str(doc, "env", env);
@@ -82,6 +93,10 @@ int cmd_verify(struct cfapkg_ctx *ctx, const struct cli *cli)
 		doc = NULL;
 	}
 	cJSON_Delete(doc);
+	if (store_bad) {
+		cli_error("%s\n", first);
+		return report_error_code(CFAPKG_E_INTEGRITY);
+	}
 	if (e)
 		return report_error(ctx, e);
 	if (!cli->quiet && !cli->json)

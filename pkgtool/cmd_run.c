@@ -63,6 +63,7 @@ static cJSON *runtime_json(const struct cfapkg_runtime *rt)
 	for (i = 0; i < rt->npath_removed; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(rt->path_removed[i]));
 	json_str(o, "rocm", rt->rocm_prefix);
+	json_str(o, "stable_path", rt->stable_dir);
 	a = cJSON_AddArrayToObject(o, "warnings");
 	for (i = 0; i < rt->nwarnings; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(rt->warnings[i]));
@@ -75,6 +76,13 @@ static void show_text(const struct cfapkg_runtime *rt)
 
 	printf("Environment \"%s\", generation %u (%s, %s)\n", rt->env_name, rt->generation,
 	       rt->os, rt->gfx);
+	if (rt->stable_dir)
+		printf("Paths go through %s, which follows updates, repairs and rollbacks\n",
+		       rt->stable_dir);
+	else
+		printf("Paths name generation %u's own folder (no folder link here): a shell "
+		       "activated now keeps generation %u after an update\n", rt->generation,
+		       rt->generation);
 	printf("PATH%s, first wins:\n", strcmp(rt->os, "windows") ? " and LD_LIBRARY_PATH" : "");
 	for (i = 0; i < rt->npath; i++)
 		printf("  %s\n", rt->path[i]);
@@ -235,8 +243,11 @@ int cmd_stage(struct cfapkg_ctx *ctx, const struct cli *cli)
 	enum cfapkg_err e;
 	int rc;
 
-	if (cli->nargs != 1) {
-		cli_error("usage: cfapkg stage [--env NAME] DIR\n");
+	if (cli->nargs == 0 && venv_from_cli(cli, true))
+		return stage_venv(ctx, cli, venv_from_cli(cli, true));
+	if (cli->nargs != 1 || venv_from_cli(cli, false)) {
+		cli_error("usage: cfapkg stage [--env NAME] DIR, or stage [--env NAME] --venv DIR "
+		          "(or in an active venv: stage [--env NAME])\n");
 		return EXIT_USAGE;
 	}
 	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL)))
@@ -261,19 +272,22 @@ static void print_note(void *arg, const char *note)
 
 int cmd_unstage(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
+	const char *dir = cli->nargs == 1 ? cli->args[0] : venv_from_cli(cli, true);
 	size_t n;
 	enum cfapkg_err e;
 
-	if (cli->nargs != 1) {
-		cli_error("usage: cfapkg unstage DIR\n");
+	/* A venv's record names its files below the venv: the same undo. */
+	if (!dir || cli->nargs > 1 || (cli->nargs && venv_from_cli(cli, false))) {
+		cli_error("usage: cfapkg unstage DIR, or unstage --venv DIR (or in an active venv: "
+		          "unstage)\n");
 		return EXIT_USAGE;
 	}
-	if ((e = cfapkg_unstage(ctx, cli->args[0], print_note, NULL, &n)))
+	if ((e = cfapkg_unstage(ctx, dir, print_note, NULL, &n)))
 		return report_error(ctx, e);
 	if (cli->json)
-		print_count_json(cli->args[0], "removed", n);
+		print_count_json(dir, "removed", n);
 	else if (!cli->quiet)
 		printf("Removed %zu staged file%s from %s; files that were there before are back\n",
-		       n, n == 1 ? "" : "s", cli->args[0]);
+		       n, n == 1 ? "" : "s", dir);
 	return EXIT_OK;
 }

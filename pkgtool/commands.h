@@ -123,6 +123,16 @@ int cmd_env_runtime(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_run(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_stage(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_unstage(struct cfapkg_ctx *ctx, const struct cli *cli);
+/* cmd_venv.c: --venv DIR, else (active) the active venv ($VIRTUAL_ENV). */
+const char *venv_from_cli(const struct cli *cli, bool active);
+int stage_venv(struct cfapkg_ctx *ctx, const struct cli *cli, const char *dir);
+/* After env's generation changed: its staged venvs follow, saying so. */
+void follow_venvs(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env);
+/* doctor's PyTorch probe of the venv doctor_venv_dir picks (--venv, or
+ * the active venv when it was staged from env; NULL: none). */
+const char *doctor_venv_dir(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env);
+int doctor_venv(struct cfapkg_ctx *ctx, const struct cli *cli, const char *dir,
+                unsigned timeout_s, struct cJSON **json, bool *ok, char *failed, size_t len);
 /* The environment's runtime resolved for this machine (--gpu-index). */
 int load_runtime(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env,
                  struct cfapkg_runtime **rt, const struct cfapkg_machine **machine);

@@ -48,8 +48,9 @@ static const struct command commands[] = {
 	{"detect", cmd_detect, OPT_BIT(OPT_GPU_INDEX), "detect",
 	 "show this machine's AMD GPUs, driver, HIP runtimes and SDKs"},
 	{"doctor", cmd_doctor,
-	 OPT_ENV_BIT | OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_LIB_DIR) | OPT_BIT(OPT_TIMEOUT),
-	 "doctor [--env NAME]", "check that the environment's stack works: static checks and a "
+	 OPT_ENV_BIT | OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_LIB_DIR) | OPT_BIT(OPT_TIMEOUT) |
+	 OPT_BIT(OPT_VENV),
+	 "doctor [--env NAME] [--venv DIR]", "check that the environment's stack works: static checks and a "
 	 "live CUDA probe per library"},
 	{"env", cmd_env, OPT_ENV_BIT | OPT_BIT(OPT_SHELL) | OPT_BIT(OPT_GPU_INDEX),
 	 "env create|remove NAME | list | show | activate | deactivate",
@@ -107,13 +108,15 @@ static const struct command commands[] = {
 	 "run [--env NAME] -- PROGRAM ARGS...",
 	 "run a program with the environment's libraries and settings in place"},
 	{"search", cmd_search, 0, "search [PATTERN]", "list recipes whose name or summary matches"},
-	{"stage", cmd_stage, OPT_ENV_BIT | OPT_BIT(OPT_GPU_INDEX), "stage [--env NAME] DIR",
-	 "place the environment's DLLs in a program's folder (run does this on Windows)"},
+	{"stage", cmd_stage, OPT_ENV_BIT | OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_VENV),
+	 "stage [--env NAME] DIR | --venv DIR",
+	 "place the environment's DLLs in a program's folder (run does this on Windows), or its "
+	 "ZLUDA libraries over a venv's torch's CUDA libraries"},
 	{"unmark", cmd_unmark, OPT_ENV_BIT, "unmark [N] [--env NAME]",
 	 "take the known-good mark off generation N (default: the current one)"},
 	{"unpin", cmd_unpin, OPT_ENV_BIT, "unpin NAME... [--env NAME]", "remove pins"},
-	{"unstage", cmd_unstage, 0, "unstage DIR",
-	 "take staged DLLs out of a folder and put back what was there"},
+	{"unstage", cmd_unstage, OPT_BIT(OPT_VENV), "unstage DIR | --venv DIR",
+	 "take staged DLLs out of a folder or venv and put back what was there"},
 	{"update", cmd_update, OPTS_CHANGE, "update [NAME...]",
 	 "move an environment's packages (or the named ones) to the newest versions that fit"},
 	{"verify", cmd_verify, OPT_ENV_BIT, "verify [--env NAME]",

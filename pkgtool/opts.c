@@ -67,6 +67,7 @@ static const struct opt_def defs[] = {
 	{"testcase", OPT_TESTCASE, "DIR", "also write the whole problem as a libsolv testcase"},
 	{"timeout", OPT_TIMEOUT, "SECONDS", "give up a probe or run after this long"},
 	{"to", OPT_TO, "N", "the generation to switch to"},
+	{"venv", OPT_VENV, "DIR", "a Python environment whose torch to stage into or probe (default: the active one, $VIRTUAL_ENV)"},
 	{"version", OPT_VERSION, NULL, "print cfapkg's version"},
 	{"warmup", OPT_WARMUP, "N", "runs per environment to discard first (default 1)"},
 	{"yes", OPT_YES, NULL, "answer yes to questions"},

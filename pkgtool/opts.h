@@ -64,6 +64,7 @@ enum opt_id {
 	OPT_RELEASES_URL,
 	OPT_COMPUTE,
 	OPT_METRIC_NAME,
+	OPT_VENV,
 	OPT__COUNT
 };
 

@@ -100,6 +100,17 @@ void cfa_plat_sync_dir(const char *path);
 
 /* Makes a symbolic link (ENOSYS where links need a privilege: Windows). */
 int cfa_plat_symlink(const char *target, const char *path);
+/* Points link at the folder name beside it (both in one folder), replacing
+ * what link named in one step: a symbolic link to "name" renamed over link
+ * (POSIX), a junction retargeted in place (Windows).  ENOTSUP where the
+ * file system holds no such links (FAT, Wine 8); nothing is left at link
+ * then.  0 or errno-style. */
+int cfa_plat_dir_link(const char *link, const char *name);
+/* The name of the folder link points at (*out, free), ENOENT when link is
+ * no such link. */
+int cfa_plat_dir_link_read(const char *link, char **out);
+/* path made absolute (*out, free); it need not exist.  0 or errno-style. */
+int cfa_plat_abs_path(const char *path, char **out);
 /* Makes a hard link path to the existing file target (no privilege needed
  * on either system).  0 or errno-style (EXDEV across file systems). */
 int cfa_plat_hardlink(const char *target, const char *path);

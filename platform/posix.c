@@ -239,6 +239,60 @@ int cfa_plat_symlink(const char *target, const char *path)
 	return symlink(target, path) == 0 ? 0 : errno;
 }
 
+int cfa_plat_dir_link(const char *link, const char *name)
+{
+	char *tmp = join3(link, ".tmp", "");
+	int rc = 0;
+
+	if (!tmp)
+		return ENOMEM;
+	/* A relative target: the root can move and the link still holds. */
+	unlink(tmp);
+	if (symlink(name, tmp) != 0 || rename(tmp, link) != 0)
+		rc = errno;
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+int cfa_plat_dir_link_read(const char *link, char **out)
+{
+	struct stat st;
+	ssize_t n;
+
+	*out = NULL;
+	if (lstat(link, &st) != 0)
+		return errno;
+	if (!S_ISLNK(st.st_mode))
+		return ENOENT;
+	/* st_size is the text's length; a link rewritten meanwhile is cut. */
+	if (!(*out = malloc((size_t)st.st_size + 2)))
+		return ENOMEM;
+	n = readlink(link, *out, (size_t)st.st_size + 1);
+	if (n < 0 || n > st.st_size) {
+		free(*out);
+		*out = NULL;
+		return n < 0 ? errno : EAGAIN;
+	}
+	(*out)[n] = '\0';
+	return 0;
+}
+
+int cfa_plat_abs_path(const char *path, char **out)
+{
+	char *cwd;
+
+	*out = NULL;
+	if (path[0] == '/')
+		return (*out = strdup(path)) ? 0 : ENOMEM;
+	if (!(cwd = getcwd(NULL, 0)))
+		return errno;
+	*out = strcmp(path, ".") == 0 ? strdup(cwd) : join3(cwd, "/", path);
+	free(cwd);
+	return *out ? 0 : ENOMEM;
+}
+
 int cfa_plat_hardlink(const char *target, const char *path)
 {
 	return link(target, path) == 0 ? 0 : errno;

@@ -267,6 +267,16 @@ static enum cfapkg_err resolve_parts(struct resolver *r, const cJSON *doc)
 	return CFAPKG_E_OK;
 }
 
+/* A path kept in the arena with the host's separators; NULL when out of
+ * memory. */
+static const char *keep_host(struct resolver *r, const char *path)
+{
+	char *copy = keep(r, path);
+
+	host_separators(copy);
+	return copy;
+}
+
 static const char *keep_path(struct resolver *r, const char *fmt, ...) CFA_PRINTF(2, 3);
 
 /* gendir/ + the formatted rest, kept in the arena; NULL when out of memory. */
@@ -353,9 +363,12 @@ static enum cfapkg_err resolve(struct resolver *r, const cJSON *doc, const char 
 	return CFAPKG_E_OK;
 }
 
-/* The generation's runtime.json, parsed, and its folder (*dir, owned). */
+/* The generation's runtime.json, parsed, and the folder programs are
+ * given for it (*dir, owned): the environment's stable path when it names
+ * this generation (*stable), so what a shell or launcher keeps follows
+ * the next update or rollback. */
 static enum cfapkg_err read_runtime(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
-                                    char **dir, cJSON **doc)
+                                    char **dir, bool *stable, cJSON **doc)
 {
 	enum cfapkg_err e;
 	char *path = NULL;
@@ -363,7 +376,7 @@ static enum cfapkg_err read_runtime(struct cfapkg_ctx *ctx, const char *env, uns
 	if (gen == 0)
 		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "environment \"%s\" has nothing installed "
 		                "yet: run 'cfapkg install --env %s NAME'", env, env);
-	if ((e = cfa_gen_dir(ctx, env, gen, dir)))
+	if ((e = cfa_env_program_dir(ctx, env, gen, dir, stable)))
 		return e;
 	if (!(e = cfa_path(ctx, &path, "%s/runtime.json", *dir)))
 		e = cfa_json_read_file(ctx, path, CFAPKG_E_LOCKFILE, doc);
@@ -379,11 +392,12 @@ enum cfapkg_err cfapkg_runtime_load(struct cfapkg_ctx *ctx, const char *env, uns
 {
 	struct resolver r = {ctx, NULL, m, NULL, NULL, 0, 0};
 	cJSON *doc = NULL;
+	bool stable = false;
 	enum cfapkg_err e;
 
 	if (gen == 0 && (e = cfapkg_env_current(ctx, env, &gen)))
 		return e;
-	if ((e = read_runtime(ctx, env, gen, &r.gendir, &doc)))
+	if ((e = read_runtime(ctx, env, gen, &r.gendir, &stable, &doc)))
 		return e;
 	if (!(r.rt = cfa_calloc(1, sizeof(*r.rt))) ||
 	    !(r.rt->arena = cfa_calloc(1, sizeof(*r.rt->arena)))) {
@@ -391,7 +405,10 @@ enum cfapkg_err cfapkg_runtime_load(struct cfapkg_ctx *ctx, const char *env, uns
 	} else {
 		cfa_arena_init(r.rt->arena);
 		r.rt->generation = gen;
-		e = resolve(&r, doc, env, gpu_index);
+		if (stable && !(r.rt->stable_dir = keep_host(&r, r.gendir)))
+			e = cfa_nomem(ctx);
+		else
+			e = resolve(&r, doc, env, gpu_index);
 	}
 	cJSON_Delete(doc);
 	cfa_free(r.gendir);

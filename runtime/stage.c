@@ -3,7 +3,10 @@
  * a program's own folder first) and undoing it exactly.  DIR/.cfapkg-
  * staged.json lists each file placed, its SHA-256 and the name a user's
  * own file of that name was saved under; it is written before each file
- * is touched, so an interrupted staging can still be undone.
+ * is touched, so an interrupted staging can still be undone.  A Python
+ * environment's record (venv_stage.c) sits in the venv's folder and names
+ * files below it ("lib/python3.12/site-packages/torch/lib/..."); any
+ * other record names files of its own folder only.
  */
 #include <string.h>
 
@@ -11,13 +14,14 @@
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "env/env.h"
+#include "core/recipe.h"
 #include "platform/platform.h"
+#include "runtime/stage.h"
 
-#define RECORD ".cfapkg-staged.json"
-#define SAVED ".cfapkg-saved"
+#define RECORD CFA_STAGE_RECORD
+#define SAVED CFA_STAGE_SAVED
 
-/* The record in dir, or NULL when there is none that reads. */
-static enum cfapkg_err read_record(struct cfapkg_ctx *ctx, const char *dir, cJSON **doc)
+enum cfapkg_err cfa_stage_record_read(struct cfapkg_ctx *ctx, const char *dir, cJSON **doc)
 {
 	char *path = NULL;
 	enum cfapkg_err e = cfa_path(ctx, &path, "%s/%s", dir, RECORD);
@@ -36,10 +40,9 @@ static enum cfapkg_err read_record(struct cfapkg_ctx *ctx, const char *dir, cJSO
 	return e;
 }
 
-/* Writes a copy of the record (doc stays the caller's); a record whose
- * build failed is never written. */
-static enum cfapkg_err write_record(struct cfapkg_ctx *ctx, const char *dir,
-                                   struct cfa_json_build *jb, const cJSON *doc)
+/* A record whose build failed is never written. */
+enum cfapkg_err cfa_stage_record_write(struct cfapkg_ctx *ctx, const char *dir,
+                                       struct cfa_json_build *jb, const cJSON *doc)
 {
 	char *path = NULL;
 	enum cfapkg_err e;
@@ -52,7 +55,7 @@ static enum cfapkg_err write_record(struct cfapkg_ctx *ctx, const char *dir,
 	return e;
 }
 
-static cJSON *entry_named(cJSON *files, const char *name)
+static cJSON *entry_named(const cJSON *files, const char *name)
 {
 	cJSON *f;
 
@@ -65,7 +68,17 @@ static cJSON *entry_named(cJSON *files, const char *name)
 	return NULL;
 }
 
-static bool same_hash(struct cfapkg_ctx *ctx, const char *path, const char *hex)
+cJSON *cfa_stage_entry(const cJSON *doc, const char *name)
+{
+	return entry_named(cJSON_GetObjectItemCaseSensitive(doc, "files"), name);
+}
+
+bool cfa_stage_nested(const cJSON *doc)
+{
+	return cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(doc, "venv"));
+}
+
+bool cfa_stage_same_hash(struct cfapkg_ctx *ctx, const char *path, const char *hex)
 {
 	char got[65];
 
@@ -97,45 +110,52 @@ static enum cfapkg_err placed_paths(struct cfapkg_ctx *ctx, const char *dir, con
 }
 
 /* Records one file in doc: its hash, and the saved name when a user's
- * file is there to keep aside.  *ours: the file there is the one staged. */
+ * file is there to keep aside.  *ours: the file there is the one staged,
+ * or one to be written over (changed: what to do with a staged file that
+ * changed since while a saved copy is there). */
 static enum cfapkg_err record_one(struct cfapkg_ctx *ctx, struct cfa_json_build *jb, cJSON *doc,
                                   const char *dir, const struct cfapkg_stage_file *s,
                                   const char *dst, const char *save, const char *hex,
-                                  bool *ours)
+                                  enum cfa_stage_changed changed, bool *ours, cJSON **entry)
 {
 	cJSON *files = cJSON_GetObjectItemCaseSensitive(doc, "files"), *e;
 
 	*ours = false;
 	if ((e = entry_named(files, s->as)))
-		*ours = same_hash(ctx, dst, entry_str(e, "sha256")) || !cfa_plat_is_file(dst);
+		*ours = cfa_stage_same_hash(ctx, dst, entry_str(e, "sha256")) || !cfa_plat_is_file(dst);
 	if (!e) {
 		e = cfa_json_new_object(jb);
 		cfa_json_add_string(jb, e, "name", s->as);
 		cfa_json_append(jb, files, e);
 	}
 	cfa_json_set_string(jb, e, "sha256", hex);
-	if (!*ours && cfa_plat_is_file(dst)) {
-		if (cfa_plat_is_file(save))
+	/* Through the environment's stable path when it has one. */
+	cfa_json_set_string(jb, e, "from", s->from);
+	if (!*ours && cfa_plat_is_file(dst) && cfa_plat_is_file(save)) {
+		if (changed == CFA_CHANGED_REFUSE)
 			return cfa_fail(ctx, CFAPKG_E_IO, "%s: a saved copy of it is already there "
 			                "(%s); run 'cfapkg unstage %s' first", dst, save, dir);
-		cfa_json_set_string(jb, e, "saved", s->as);
+		*ours = changed == CFA_CHANGED_REPLACE;
 	}
+	if (!*ours && cfa_plat_is_file(dst))
+		cfa_json_set_string(jb, e, "saved", s->as);
+	*entry = e;
 	return CFAPKG_E_OK;
 }
 
-/* One file: record it, keep a user's file aside, copy ours in. */
-static enum cfapkg_err stage_one(struct cfapkg_ctx *ctx, const char *dir,
-                                 struct cfa_json_build *jb, cJSON *doc,
-                                 const struct cfapkg_stage_file *s)
+enum cfapkg_err cfa_stage_file(struct cfapkg_ctx *ctx, const char *dir, struct cfa_json_build *jb,
+                               cJSON *doc, const struct cfapkg_stage_file *s,
+                               enum cfa_stage_changed changed, cJSON **entry)
 {
 	char *dst = NULL, *save = NULL, hex[65];
 	bool ours = false;
 	enum cfapkg_err err;
 
+	*entry = NULL;
 	if ((err = cfapkg_sha256_file(ctx, s->from, hex, NULL)) ||
 	    (err = placed_paths(ctx, dir, s->as, &dst, &save)) ||
-	    (err = record_one(ctx, jb, doc, dir, s, dst, save, hex, &ours)) ||
-	    (err = write_record(ctx, dir, jb, doc)))
+	    (err = record_one(ctx, jb, doc, dir, s, dst, save, hex, changed, &ours, entry)) ||
+	    (err = cfa_stage_record_write(ctx, dir, jb, doc)))
 		goto out;
 	cfa_crash_point();
 	if (!ours && cfa_plat_is_file(dst) && cfa_plat_rename(dst, save) != 0) {
@@ -146,15 +166,17 @@ static enum cfapkg_err stage_one(struct cfapkg_ctx *ctx, const char *dir,
 	cfa_plat_remove(dst);
 	if (cfa_plat_copy_file(s->from, dst) != 0)
 		err = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot copy it to %s", s->from, dst);
+	else /* the store's file is read-only; this copy is the folder's: pip or an
+	        uninstaller must be able to replace it (Windows refuses a read-only one) */
+		cfa_plat_set_mode(dst, 0755);
 out:
 	cfa_free(dst);
 	cfa_free(save);
 	return err;
 }
 
-/* The record to add to: the one in dir, else a new one. */
-static cJSON *start_record(struct cfa_json_build *jb, cJSON *doc,
-                           const struct cfapkg_runtime *rt)
+cJSON *cfa_stage_record_start(struct cfa_json_build *jb, cJSON *doc,
+                              const struct cfapkg_runtime *rt)
 {
 	if (!doc) {
 		doc = cfa_json_new_object(jb);
@@ -171,18 +193,23 @@ enum cfapkg_err cfapkg_stage(struct cfapkg_ctx *ctx, const struct cfapkg_runtime
                              const char *dir, size_t *count)
 {
 	struct cfa_json_build jb = {false};
-	cJSON *doc = NULL;
+	cJSON *doc = NULL, *entry;
 	enum cfapkg_err e;
 	size_t i;
 
 	*count = 0;
 	if (!cfa_plat_is_dir(dir))
 		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "%s: no such folder", dir);
-	if ((e = read_record(ctx, dir, &doc)))
+	if ((e = cfa_stage_record_read(ctx, dir, &doc)))
 		return e;
-	doc = start_record(&jb, doc, rt);
+	if (cfa_stage_nested(doc)) {
+		cJSON_Delete(doc);
+		return cfa_fail(ctx, CFAPKG_E_USAGE, "%s is a Python environment cfapkg staged into: "
+		                "use 'cfapkg stage --venv %s'", dir, dir);
+	}
+	doc = cfa_stage_record_start(&jb, doc, rt);
 	for (i = 0; i < rt->nstage && !e; i++)
-		if (!(e = stage_one(ctx, dir, &jb, doc, &rt->stage[i])))
+		if (!(e = cfa_stage_file(ctx, dir, &jb, doc, &rt->stage[i], CFA_CHANGED_REFUSE, &entry)))
 			(*count)++;
 	if (!e && jb.failed)
 		e = cfa_nomem(ctx); /* nothing to stage, and the record could not be built */
@@ -190,21 +217,23 @@ enum cfapkg_err cfapkg_stage(struct cfapkg_ctx *ctx, const struct cfapkg_runtime
 	return e;
 }
 
-/* One recorded file: ours goes, a saved one comes back. */
-static enum cfapkg_err unstage_one(struct cfapkg_ctx *ctx, const char *dir, const cJSON *e,
-                                   void (*fn)(void *, const char *), void *arg, size_t *count)
+/* One recorded file: ours goes, a saved one comes back.  A name that could
+ * leave dir (a record edited by hand) is passed over. */
+enum cfapkg_err cfa_unstage_entry(struct cfapkg_ctx *ctx, const char *dir, const cJSON *e,
+                                  bool nested, void (*fn)(void *, const char *), void *arg,
+                                  size_t *count)
 {
 	const char *name = entry_str(e, "name"), *saved = entry_str(e, "saved");
 	char *dst = NULL, *save = NULL, *note = NULL;
 	bool kept;
 	enum cfapkg_err err;
 
-	if (!name || strpbrk(name, "/\\:"))
+	if (!name || !name[0] || (nested ? !cfa_safe_relative(name) : strpbrk(name, "/\\:") != NULL))
 		return CFAPKG_E_OK;
 	if ((err = placed_paths(ctx, dir, name, &dst, &save)))
 		return err;
 	kept = saved && cfa_plat_is_file(save);
-	if (cfa_plat_is_file(dst) && !same_hash(ctx, dst, entry_str(e, "sha256"))) {
+	if (cfa_plat_is_file(dst) && !cfa_stage_same_hash(ctx, dst, entry_str(e, "sha256"))) {
 		err = cfa_path(ctx, &note, "%s changed since it was staged: left as it is%s%s", dst,
 		               kept ? "; your original is " : "", kept ? save : "");
 	} else {
@@ -228,21 +257,25 @@ enum cfapkg_err cfapkg_unstage(struct cfapkg_ctx *ctx, const char *dir,
 	cJSON *doc = NULL;
 	const cJSON *e;
 	char *path = NULL;
+	bool nested;
 	enum cfapkg_err err;
 
 	*count = 0;
-	if ((err = read_record(ctx, dir, &doc)))
+	if ((err = cfa_stage_record_read(ctx, dir, &doc)))
 		return err;
 	if (!doc)
 		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "%s: cfapkg staged nothing here (no %s)", dir,
 		                RECORD);
+	nested = cfa_stage_nested(doc);
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "files"))
-		if ((err = unstage_one(ctx, dir, e, fn, arg, count)))
+		if ((err = cfa_unstage_entry(ctx, dir, e, nested, fn, arg, count)))
 			break;
 	cJSON_Delete(doc);
 	/* The record goes only once every file it lists was dealt with. */
 	if (!err && !(err = cfa_path(ctx, &path, "%s/%s", dir, RECORD)))
 		cfa_plat_remove(path);
+	if (!err && nested)
+		cfa_venv_forget(ctx, dir);
 	cfa_free(path);
 	return err;
 }

@@ -163,3 +163,9 @@ class Root:
 
     def view(self, env, part, gen=None):
         return self.path / "envs" / env / str(gen or self.current(env)) / "view" / part
+
+    def programs(self, env="default"):
+        """The folder cfapkg gives programs for env's current generation:
+        its stable path, where the file system keeps that link."""
+        link = self.path / "envs" / env / "active"
+        return link if os.path.lexists(link) else self.path / "envs" / env / str(self.current(env))

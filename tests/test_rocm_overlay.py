@@ -74,6 +74,7 @@ def test_install(root, version):
           (view / "rocblas.dll").is_file() and (view / "library" / TENSILE).is_file() and
           (view / "rocblas.dll").resolve().is_relative_to(root.path.resolve()), view)
     shown = env_show(root, "lab")
+    view = root.programs("lab") / "view" / "rocblas-overlay"  # what programs are given
     want = version["runtime"]["env"]["ROCBLAS_TENSILE_LIBPATH"].replace("{prefix}", str(view))
     got = shown.get("variables", {}).get("ROCBLAS_TENSILE_LIBPATH")
     check("rocBLAS reads the overlay's Tensile files", got and same(got, want), (got, want))
@@ -100,7 +101,8 @@ def test_first_before_own_rocm(root):
     (gen / "runtime.json").write_text(json.dumps(doc))
     shown = env_show(root, "lab")
     path = shown.get("path", [])
-    view = root.view("lab", "rocblas-overlay")
+    view = root.programs("lab") / "view" / "rocblas-overlay"
+    rocm = root.programs("lab") / "view" / "myrocm"
     check("with a ROCm of its own, the overlay still comes first",
           len(path) >= 2 and same(path[0], view) and same(path[1], rocm / "bin"), path)
     got = shown.get("variables", {}).get("ROCBLAS_TENSILE_LIBPATH", "")
