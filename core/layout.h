@@ -10,6 +10,10 @@
  *   ROOT/envs/NAME             an environment and its generations
  *   ROOT/channels/NAME         a channel: its URL, trusted keys and the
  *                              last index accepted
+ *   ROOT/apt/keys/FPR.gpg      an APT repository's key, accepted by its
+ *                              fingerprint
+ *   ROOT/apt/releases/ID       the last InRelease accepted per repository
+ *                              and suite (replay protection)
  *   ROOT/trash                 what is being removed
  */
 #ifndef CFA_LAYOUT_H
@@ -23,6 +27,7 @@ enum cfa_place {
 	CFA_DOWNLOADS,  /* name NULL: the folder; else one artifact */
 	CFA_ENVS,       /* name NULL: the folder; else one environment */
 	CFA_CHANNELS,   /* name NULL: the folder; else one channel */
+	CFA_APT,        /* APT trust: keys/, releases/ (name: a path below) */
 	CFA_TRASH
 };
 
