@@ -144,7 +144,7 @@ static enum cfapkg_err system_keyring(struct cfapkg_ctx *ctx, const struct cfapk
 
 	if (e) {
 		cfapkg_ctx_clear_error(ctx);
-		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "%s: the APT source's keyring cannot be read "
+		return cfa_fail(ctx, CFAPKG_E_UNSUPPORTED, "%s: the APT source's keyring cannot be read "
 		                "(install the package that provides it, e.g. debian-archive-keyring)",
 		                a->keyring);
 	}
