@@ -93,28 +93,43 @@ static enum cfapkg_err not_replayed(struct cfapkg_ctx *ctx, const struct cfapkg_
 	                "would hide later fixes); nothing was changed", url, got, had);
 }
 
-/* The index's path relative to dists/SUITE/ and its SHA256 entry. */
+/* path, when the InRelease lists it, as the index (ix->path owns it). */
+static bool listed(struct cfa_apt_pinned_index *ix, char *path, uint64_t *size)
+{
+	if (path && cfa_release_find(&ix->release.rel, path, ix->sha256, size)) {
+		ix->path = path;
+		return true;
+	}
+	cfa_free(path);
+	return false;
+}
+
+/* The recipe's index (a path under dists/SUITE/), else the first of
+ * COMPONENT/binary-ARCH/Packages.xz, .gz, .bz2 and Packages listed. */
+static void choose(const struct cfapkg_apt_source *a, struct cfa_apt_pinned_index *ix,
+                   uint64_t *size)
+{
+	static const char *const suffixes[] = {".xz", ".gz", ".bz2", ""};
+	size_t n = strlen("dists/") + strlen(a->suite) + 1, i;
+
+	if (a->index) {
+		if (strncmp(a->index, "dists/", 6) == 0 && strncmp(a->index + 6, a->suite,
+		                                                   strlen(a->suite)) == 0 &&
+		    a->index[n - 1] == '/')
+			listed(ix, cfa_strdup(a->index + n), size);
+		return;
+	}
+	for (i = 0; i < 4 && !ix->path; i++)
+		listed(ix, cfa_aprintf("%s/binary-%s/Packages%s", a->component, a->arch, suffixes[i]),
+		       size);
+}
+
 static enum cfapkg_err pick(struct cfapkg_ctx *ctx, const struct cfapkg_apt_source *a,
                             const char *url, struct cfa_apt_pinned_index *ix)
 {
-	static const char *const suffixes[] = {".xz", ".gz", ".bz2", ""};
-	char *prefix = cfa_aprintf("dists/%s/", a->suite);
 	uint64_t size = 0;
-	size_t i;
 
-	if (!prefix)
-		return cfa_nomem(ctx);
-	for (i = 0; i < 4 && !ix->path; i++) {
-		if (a->index)
-			ix->path = strncmp(a->index, prefix, strlen(prefix)) == 0 && i == 0
-			                   ? cfa_strdup(a->index + strlen(prefix)) : NULL;
-		else
-			ix->path = cfa_aprintf("%s/binary-%s/Packages%s", a->component, a->arch,
-			                       suffixes[i]);
-		if (ix->path && !cfa_release_find(&ix->release.rel, ix->path, ix->sha256, &size))
-			CFA_FREE(ix->path);
-	}
-	cfa_free(prefix);
+	choose(a, ix, &size);
 	if (!ix->path)
 		return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s lists no %s%s%s%s index (nor a .xz, .gz "
 		                "or .bz2 of it): check the recipe's component, arch and index", url,
