@@ -18,19 +18,34 @@ the same keyring pinned; refused with one byte of the signed text changed,
 and with one byte of the signature changed; refused after Valid-Until;
 and the index refused with one byte changed.
 
-    test_debian_releases.py INRELEASE_TOOL RELEASES_FOLDER
+And through cfapkg itself, a recipe following the suite by
+debian-archive-keyring, with the real InRelease and index served by nginx
+on 127.0.0.1: one byte changed, or another key of the keyring pinned, is
+refused (the signature is judged before Valid-Until, so this holds any
+day); the real file as it is is refused for its Valid-Until once that has
+passed on this machine's clock, and before that is accepted with its
+index, the install then stopping only at the .deb, which is not served.
+
+    test_debian_releases.py INRELEASE_TOOL CFAPKG RELEASES_FOLDER
 """
 import email.utils
+import json
+import os
 import pathlib
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import harness
 
-TOOL, DIR = sys.argv[1], pathlib.Path(sys.argv[2])
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "servers"))
+from nginx import Nginx  # noqa: E402
+
+TOOL, BIN, DIR = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3])
+FACTS = ["--os", "linux", "--arch", "x86_64", "--gpu", "gfx1100"]
 KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
 INDEX = "main/binary-amd64/Packages"
 check = harness.Checks()
@@ -110,6 +125,70 @@ def test_suite(tmp, suite, others):
           rc == 9 and "the InRelease lists" in out, out)
 
 
+def first_package(packages):
+    """The first package of the index built for amd64 or all."""
+    name = None
+    with open(packages, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if line.startswith("Package: "):
+                name = line.split()[1]
+            elif line.startswith("Architecture: ") and line.split()[1] in ("amd64", "all"):
+                return name
+    return None
+
+
+def serve(www, name, suite, inrelease):
+    """www/name laid out as Debian's archive, the real index linked."""
+    dists = www / name / "dists" / suite
+    (dists / "main" / "binary-amd64").mkdir(parents=True)
+    shutil.copyfile(inrelease, dists / "InRelease")
+    os.symlink(DIR / suite / "Packages", dists / "main" / "binary-amd64" / "Packages")
+
+
+def follow(tmp, srv, name, suite, package, signed_by):
+    recipes = tmp / f"recipes-{name}"
+    recipes.mkdir()
+    (recipes / "debian-follow.json").write_text(json.dumps({
+        "format": 1, "name": "debian-follow", "summary": "a package of Debian " + suite,
+        "versions": [{"version": "1", "os": ["linux"], "sources": {"linux-x86_64": {"apt": {
+            "repository": srv.url(name), "suite": suite, "component": "main",
+            "signed_by": signed_by, "packages": [package]}}}}]}))
+    root = tmp / f"root-{name}"
+    r = harness.run(BIN, "install", "debian-follow", *FACTS, "--yes", "--retries", "0",
+                    env={"CFAPKG_ROOT": str(root), "CFAPKG_RECIPES": str(recipes),
+                         "CFAPKG_MIRRORS": ""})
+    return r, root
+
+
+def test_cfapkg(tmp, srv, suite, others):
+    inrelease = DIR / suite / "InRelease"
+    text = inrelease.read_text()
+    until, good = field(text, "Valid-Until"), signers(inrelease)
+    package = first_package(DIR / suite / "Packages")
+    serve(srv.www, f"{suite}-bad", suite, changed(inrelease, tmp / f"{suite}-bad",
+                                                  text.index("\nDate: ") + 9))
+    r, root = follow(tmp, srv, f"{suite}-bad", suite, package, {"keyring": KEYRING})
+    check(f"{suite}, cfapkg: one byte of the real InRelease changed is refused, nothing kept",
+          r.returncode == 9 and "a signature on it is bad" in r.stderr and
+          not (root / "store").exists(), (r.returncode, r.stderr))
+    serve(srv.www, suite, suite, inrelease)
+    other = next((k for k in others if k not in good), "0" * 40)
+    os.symlink(srv.www / suite, srv.www / f"{suite}-other")
+    r, root = follow(tmp, srv, f"{suite}-other", suite, package,
+                     {"keyring": KEYRING, "fingerprint": other})
+    check(f"{suite}, cfapkg: refused with another key of debian-archive-keyring pinned",
+          r.returncode == 9 and f"not by the pinned {other}" in r.stderr, r.stderr)
+    r, root = follow(tmp, srv, suite, suite, package, {"keyring": KEYRING})
+    if time.time() > until:
+        check(f"{suite}, cfapkg: the real InRelease past its Valid-Until on this clock is "
+              "refused for it", r.returncode == 9 and "(Valid-Until)" in r.stderr, r.stderr)
+    else:
+        check(f"{suite}, cfapkg: the real InRelease and index are accepted; only the .deb "
+              "(not served) is missing", r.returncode == 8 and "/pool/" in r.stderr, r.stderr)
+    check(f"{suite}, cfapkg: nothing installed", not (root / "store").exists() or
+          not any((root / "store").iterdir()))
+
+
 def main():
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="cfapkg-debian-releases-"))
     try:
@@ -120,6 +199,15 @@ def main():
         print("fetched", (DIR / "fetched").read_text().strip())
         for suite in ("sid", "experimental"):
             test_suite(tmp, suite, others)
+        www = tmp / "www"
+        www.mkdir()
+        srv = Nginx(www, tmp / "nginx")
+        srv.www = www
+        try:
+            for suite in ("sid", "experimental"):
+                test_cfapkg(tmp, srv, suite, others)
+        finally:
+            srv.stop()
     finally:
         subprocess.run(["gpgconf", "--homedir", str(tmp / "gnupg"), "--kill", "all"],
                        capture_output=True, timeout=harness.TIMEOUT)

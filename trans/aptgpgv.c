@@ -9,6 +9,7 @@
  * (core/gpgstatus.c).  The home folder is an empty one of cfapkg's, so
  * that no gpg.conf of the user's changes what gpgv accepts.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "core/layout.h"
@@ -52,12 +53,14 @@ static enum cfapkg_err run(struct cfapkg_ctx *ctx, const char *const *argv, char
 {
 	int status = 0, rc = cfa_plat_run_capture(argv, GPGV_TIMEOUT_MS, out, STATUS_MAX, &status);
 
-	if (rc == 0 && status == 127 && !strstr(out, "[GNUPG:]"))
-		rc = -1; /* the child could not start gpgv */
-	if (rc)
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: gpgv %s on %s; nothing was changed", argv[0],
-		                rc > 0 && rc != -1 ? cfa_plat_strerror(rc) : "could not be started",
-		                signed_file);
+	if (rc == ETIMEDOUT)
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s did not finish checking %s within %u s; nothing "
+		                "was changed", argv[0], signed_file, GPGV_TIMEOUT_MS / 1000);
+	/* 127: the child could not start the program. */
+	if (rc || (status == 127 && !strstr(out, "[GNUPG:]")))
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot run it to check %s: %s; nothing was "
+		                "changed", argv[0], signed_file,
+		                rc ? cfa_plat_strerror(rc) : "it could not be started");
 	if (strlen(out) + 1 >= STATUS_MAX)
 		return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: gpgv wrote more status than a signed "
 		                "file gives; refused, nothing was changed", signed_file);

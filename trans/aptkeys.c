@@ -97,7 +97,7 @@ static enum cfapkg_err fetch_key(struct cfapkg_ctx *ctx, const struct cfapkg_apt
                                  const struct cfapkg_fetch_opts *opts, const char *path)
 {
 	struct keyfile kf = {0};
-	const struct cfa_pgp_key *k;
+	const struct cfa_pgp_key *k = NULL;
 	char *data = NULL, held[400];
 	size_t len = 0;
 	enum cfapkg_err e = cfa_apt_fetch_small(ctx, a->key_url, KEY_FILE_MAX, opts, &data, &len);

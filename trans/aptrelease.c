@@ -137,8 +137,11 @@ static enum cfapkg_err verify(struct cfapkg_ctx *ctx, const struct cfa_apt_check
 	    !(e = cfa_gpgv_verify(ctx, c->keyring, in, text, &st))) {
 		*verdict = cfa_gpg_judge(&st, c->fingerprint, &which);
 		e = judge(ctx, c, &st, *verdict, which);
-		if (!e && cfa_snprintf(out->signer, sizeof(out->signer), "%s", key_of(&st, which)))
-			e = cfa_read_file(ctx, text, &out->text, &out->len);
+		/* Only the text gpgv verified is read, never the file's own bytes. */
+		if (!e)
+			e = cfa_snprintf(out->signer, sizeof(out->signer), "%s", key_of(&st, which))
+			            ? cfa_read_file(ctx, text, &out->text, &out->len)
+			            : cfa_nomem(ctx);
 	}
 	if (in)
 		cfa_plat_remove(in);

@@ -2,9 +2,9 @@
  * aptsigned.c - the index an APT source followed by its key reads: the
  * InRelease fetched (or, offline, the one accepted last) and checked
  * (aptrelease.c), refused when older than the one accepted before, and
- * the index picked from its SHA256 list.  apt prefers a compressed index
- * and so does cfapkg: .xz, then .gz, then .bz2, then the plain file, the
- * first the InRelease lists.  Where the InRelease says Acquire-By-Hash,
+ * the index's files taken from its SHA256 list.  apt prefers a compressed
+ * index and so does cfapkg: .xz, then .gz, then .bz2, then the plain
+ * file, each the InRelease lists tried in turn until one is served.  Where the InRelease says Acquire-By-Hash,
  * the index is fetched first under its hash (dists/.../by-hash/SHA256/
  * HEX), which a mirror never replaces while it updates, then by name.
  */
@@ -93,76 +93,77 @@ static enum cfapkg_err not_replayed(struct cfapkg_ctx *ctx, const struct cfapkg_
 	                "would hide later fixes); nothing was changed", url, got, had);
 }
 
-/* path, when the InRelease lists it, as the index (ix->path owns it). */
-static bool listed(struct cfa_apt_pinned_index *ix, char *path, uint64_t *size)
+/* path, when the InRelease lists it, as the next file to try (which owns
+ * path then). */
+static void listed(struct cfa_apt_pinned_index *ix, char *path)
 {
-	if (path && cfa_release_find(&ix->release.rel, path, ix->sha256, size)) {
-		ix->path = path;
-		return true;
+	struct cfa_apt_index_file *f = &ix->file[ix->nfiles];
+	uint64_t size = 0;
+
+	if (path && cfa_release_find(&ix->release.rel, path, f->sha256, &size)) {
+		f->path = path;
+		f->size = size > INDEX_MAX ? -1 : (int64_t)size;
+		ix->nfiles++;
+		return;
 	}
 	cfa_free(path);
-	return false;
 }
 
-/* The recipe's index (a path under dists/SUITE/), else the first of
+/* The recipe's index (a path under dists/SUITE/), else those of
  * COMPONENT/binary-ARCH/Packages.xz, .gz, .bz2 and Packages listed. */
-static void choose(const struct cfapkg_apt_source *a, struct cfa_apt_pinned_index *ix,
-                   uint64_t *size)
+static void choose(const struct cfapkg_apt_source *a, struct cfa_apt_pinned_index *ix)
 {
-	static const char *const suffixes[] = {".xz", ".gz", ".bz2", ""};
+	static const char *const suffixes[CFA_APT_INDEX_FILES] = {".xz", ".gz", ".bz2", ""};
 	size_t n = strlen("dists/") + strlen(a->suite) + 1, i;
 
 	if (a->index) {
 		if (strncmp(a->index, "dists/", 6) == 0 && strncmp(a->index + 6, a->suite,
 		                                                   strlen(a->suite)) == 0 &&
 		    a->index[n - 1] == '/')
-			listed(ix, cfa_strdup(a->index + n), size);
+			listed(ix, cfa_strdup(a->index + n));
 		return;
 	}
-	for (i = 0; i < 4 && !ix->path; i++)
-		listed(ix, cfa_aprintf("%s/binary-%s/Packages%s", a->component, a->arch, suffixes[i]),
-		       size);
+	for (i = 0; i < CFA_APT_INDEX_FILES; i++)
+		listed(ix, cfa_aprintf("%s/binary-%s/Packages%s", a->component, a->arch, suffixes[i]));
+}
+
+/* A file's URLs: under its hash first when the InRelease offers that. */
+static enum cfapkg_err file_urls(struct cfapkg_ctx *ctx, const struct cfapkg_apt_source *a,
+                                 bool by_hash, struct cfa_apt_index_file *f)
+{
+	const char *slash = strrchr(f->path, '/');
+	char *hashed = by_hash && slash ? cfa_aprintf("%.*s/by-hash/SHA256/%s",
+	                                              (int)(slash - f->path), f->path, f->sha256)
+	                                : NULL;
+
+	if (hashed && (f->urls[f->nurls] = dists_url(a, hashed)) != NULL)
+		f->nurls++;
+	cfa_free(hashed);
+	if (!(f->urls[f->nurls] = dists_url(a, f->path)))
+		return cfa_nomem(ctx);
+	f->nurls++;
+	return CFAPKG_E_OK;
 }
 
 static enum cfapkg_err pick(struct cfapkg_ctx *ctx, const struct cfapkg_apt_source *a,
                             const char *url, struct cfa_apt_pinned_index *ix)
 {
-	uint64_t size = 0;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i;
 
-	choose(a, ix, &size);
-	if (!ix->path)
+	choose(a, ix);
+	if (!ix->nfiles)
 		return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s lists no %s%s%s%s index (nor a .xz, .gz "
 		                "or .bz2 of it): check the recipe's component, arch and index", url,
 		                a->index ? a->index : a->component, a->index ? "" : "/binary-",
 		                a->index ? "" : a->arch, a->index ? "" : "/Packages");
-	if (size > INDEX_MAX)
-		return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: its %s is listed with %llu bytes, more "
-		                "than cfapkg reads as an index; refused", url, ix->path,
-		                (unsigned long long)size);
-	ix->size = (int64_t)size;
-	return CFAPKG_E_OK;
-}
-
-/* The index's URLs: under its hash first when the InRelease offers that. */
-static enum cfapkg_err index_urls(struct cfapkg_ctx *ctx, const struct cfapkg_apt_source *a,
-                                  struct cfa_apt_pinned_index *ix)
-{
-	const char *slash = strrchr(ix->path, '/');
-	char *by_hash = NULL;
-
-	if (ix->release.rel.by_hash && slash)
-		by_hash = cfa_aprintf("%.*s/by-hash/SHA256/%s", (int)(slash - ix->path), ix->path,
-		                      ix->sha256);
-	if (by_hash) {
-		ix->urls[ix->nurls] = dists_url(a, by_hash);
-		if (ix->urls[ix->nurls])
-			ix->nurls++;
-		cfa_free(by_hash);
+	for (i = 0; i < ix->nfiles && !e; i++) {
+		if (ix->file[i].size < 0)
+			return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: its %s is listed bigger than "
+			                "cfapkg reads as an index; refused", url, ix->file[i].path);
+		e = file_urls(ctx, a, ix->release.rel.by_hash, &ix->file[i]);
 	}
-	if (!(ix->urls[ix->nurls] = dists_url(a, ix->path)))
-		return cfa_nomem(ctx);
-	ix->nurls++;
-	return CFAPKG_E_OK;
+	return e;
 }
 
 enum cfapkg_err cfa_apt_trusted_index(struct cfapkg_ctx *ctx, const struct cfapkg_apt_source *a,
@@ -178,8 +179,8 @@ enum cfapkg_err cfa_apt_trusted_index(struct cfapkg_ctx *ctx, const struct cfapk
 		return cfa_nomem(ctx);
 	if (!(e = inrelease_bytes(ctx, a, url, opts, &data, &len)) &&
 	    !(e = check(ctx, a, url, opts, data, len, &out->release)) &&
-	    !(e = not_replayed(ctx, a, url, &out->release.rel)) && !(e = pick(ctx, a, url, out)))
-		e = index_urls(ctx, a, out);
+	    !(e = not_replayed(ctx, a, url, &out->release.rel)))
+		e = pick(ctx, a, url, out);
 	if (e)
 		cfa_apt_pinned_index_free(out);
 	cfa_free(data);
@@ -189,11 +190,13 @@ enum cfapkg_err cfa_apt_trusted_index(struct cfapkg_ctx *ctx, const struct cfapk
 
 void cfa_apt_pinned_index_free(struct cfa_apt_pinned_index *ix)
 {
-	size_t i;
+	size_t i, k;
 
-	for (i = 0; i < ix->nurls; i++)
-		CFA_FREE(ix->urls[i]);
-	ix->nurls = 0;
-	CFA_FREE(ix->path);
+	for (i = 0; i < ix->nfiles; i++) {
+		for (k = 0; k < ix->file[i].nurls; k++)
+			CFA_FREE(ix->file[i].urls[k]);
+		CFA_FREE(ix->file[i].path);
+	}
+	ix->nfiles = 0;
 	cfa_apt_release_free(&ix->release);
 }

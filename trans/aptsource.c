@@ -127,7 +127,7 @@ static enum cfapkg_err resolve_pinned(struct cfapkg_ctx *ctx, struct cfapkg_lock
 
 /* A mismatch names the InRelease it was judged by. */
 static enum cfapkg_err index_refused(struct cfapkg_ctx *ctx, enum cfapkg_err e,
-                                     const struct cfa_apt_pinned_index *ix)
+                                     const struct cfa_apt_index_file *f)
 {
 	char *detail = cfa_strdup(cfapkg_ctx_error(ctx));
 
@@ -137,8 +137,29 @@ static enum cfapkg_err index_refused(struct cfapkg_ctx *ctx, enum cfapkg_err e,
 	}
 	cfapkg_ctx_clear_error(ctx);
 	e = cfa_fail(ctx, e, "%s: refused: it is not the index the signed InRelease pins (%s); "
-	             "nothing was changed", ix->path, detail);
+	             "nothing was changed", f->path, detail);
 	cfa_free(detail);
+	return e;
+}
+
+/* The first file of the index the repository serves; one that is served
+ * but does not match its pin is refused, not passed over. */
+static enum cfapkg_err fetch_listed(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p,
+                                    const struct cfa_apt_pinned_index *ix,
+                                    const struct cfapkg_fetch_opts *opts, struct index_pin *pin)
+{
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i;
+
+	for (i = 0; i < ix->nfiles; i++) {
+		const struct cfa_apt_index_file *f = &ix->file[i];
+		*pin = (struct index_pin){(const char *const *)f->urls, f->nurls, f->sha256, f->size};
+		if (!(e = fetch_index(ctx, p, pin, opts)))
+			return CFAPKG_E_OK;
+		if (e == CFAPKG_E_INTEGRITY || i + 1 == ix->nfiles)
+			return index_refused(ctx, e, f);
+		cfapkg_ctx_clear_error(ctx);
+	}
 	return e;
 }
 
@@ -155,10 +176,7 @@ static enum cfapkg_err resolve_signed(struct cfapkg_ctx *ctx, struct cfapkg_lock
 
 	if (e)
 		return e;
-	pin = (struct index_pin){(const char *const *)ix.urls, ix.nurls, ix.sha256, ix.size};
-	if ((e = fetch_index(ctx, p, &pin, opts)))
-		e = index_refused(ctx, e, &ix);
-	if (!e)
+	if (!(e = fetch_listed(ctx, p, &ix, opts, &pin)))
 		e = read_index(ctx, lock, p, &pin);
 	if (!e)
 		e = cfa_apt_release_accept(ctx, p->apt, &ix.release);

@@ -65,20 +65,29 @@ enum cfapkg_err cfa_apt_release_check(struct cfapkg_ctx *ctx, const struct cfa_a
                                       enum cfa_gpg_verdict *verdict);
 void cfa_apt_release_free(struct cfa_apt_release *r);
 
-/* The index an APT source followed by its key reads, as its accepted
- * InRelease pins it. */
-struct cfa_apt_pinned_index {
+/* One index file an accepted InRelease lists, as it pins it. */
+struct cfa_apt_index_file {
 	char *urls[2];             /* by-hash (when offered), then by name; cfa_free */
 	size_t nurls;
 	char *path;                /* "main/binary-amd64/Packages.xz"; cfa_free */
 	char sha256[65];
 	int64_t size;
+};
+
+#define CFA_APT_INDEX_FILES 4      /* .xz, .gz, .bz2, plain */
+
+/* The index an APT source followed by its key reads: the files of it the
+ * InRelease lists, in the order to try (a repository need not serve
+ * every compression it lists; one that does not is passed over). */
+struct cfa_apt_pinned_index {
+	struct cfa_apt_index_file file[CFA_APT_INDEX_FILES];
+	size_t nfiles;
 	struct cfa_apt_release release;
 };
 
 /* Fetches and checks dists/SUITE/InRelease of a (with --offline: the
  * copy accepted last), refuses one older than accepted before, and picks
- * the index (compressed first, as apt does).  Nothing is recorded yet:
+ * the index's files (compressed first, as apt does).  Nothing is recorded yet:
  * cfa_apt_release_accept does that once the index matched. */
 enum cfapkg_err cfa_apt_trusted_index(struct cfapkg_ctx *ctx, const struct cfapkg_apt_source *a,
                                       const struct cfapkg_fetch_opts *opts,
