@@ -88,8 +88,10 @@ static void take_line(struct stanza *st, const char *line, size_t len)
 static enum cfapkg_err bad_entry(struct finder *fd, const struct cfa_deb_want *w,
                                  const char *what)
 {
-	return cfa_fail(fd->ctx, CFAPKG_E_INTEGRITY, "%s: %s %s: %s; the index is not what the "
-	                "recipe was written against", fd->index_name, w->name, w->version, what);
+	/* A package named alone has no version to name. */
+	return cfa_fail(fd->ctx, CFAPKG_E_INTEGRITY, "%s: %s%s%s: %s; the index is not what the "
+	                "recipe was written against", fd->index_name, w->name, w->version ? " " : "",
+	                w->version ? w->version : "", what);
 }
 
 static enum cfapkg_err record(struct finder *fd, const struct stanza *st,

@@ -359,6 +359,40 @@ def pgpkey_seeds():
                        timeout=60)
 
 
+def debindex_seeds():
+    """Packages indexes: stanzas as Debian and AMD write them, several
+    versions of one name (the newest taken by name alone), and broken
+    entries."""
+    def stanza(name, version, arch="amd64", extra="", sha=None, filename=None):
+        sha = sha or hashlib.sha256(f"{name} {version}".encode()).hexdigest()
+        filename = filename or f"pool/main/{name[0]}/{name}/{name}_{version}_{arch}.deb"
+        return (f"Package: {name}\nVersion: {version}\nArchitecture: {arch}\n"
+                f"Depends: libc6 (>= 2.38), libstdc++6\nFilename: {filename}\nSize: 4321\n"
+                f"SHA256: {sha}\nDescription: a package\n continued here\n{extra}")
+    newest = [stanza("cfa-data", v) for v in
+              ("1.0-1", "1.10-1", "1.9-1", "1:0.1-1", "1.10-1+b1", "1.0~rc1-1", "1.10-1")]
+    put("debindex", "newest", "\n".join(newest))
+    put("debindex", "amd", "\n".join([
+        stanza("hip-runtime-amd", "6.4.43484.60402-120~24.04"),
+        stanza("rocm-core", "6.4.2.60402-120~24.04"),
+        stanza("rocm-core", "7.2.4.70204-9~24.04"),
+        stanza("rocblas", "4.4.1.60402-120~24.04", arch="all")]))
+    put("debindex", "long-runs", "\n".join([
+        stanza("cfa-git", "0.0+git20240101123456-1"), stanza("cfa-git", "0.0+git20231231235959-1"),
+        stanza("cfa-git", "0.0+git020240101123457-1")]) +
+        "\n0.0+git20240101123456\n0.0+git9\n1.4294967301-1\n1.9-1\n1:2\n"
+        "99999999999999999999:1\n")
+    put("debindex", "crlf", "\n".join(newest[:2]).replace("\n", "\r\n"))
+    put("debindex", "case", stanza("cfa-x", "1-1").replace("Filename:", "filename:")
+        .replace("SHA256:", "sha256:"))
+    put("debindex", "other-arch", stanza("cfa-x", "2-1", arch="arm64") + "\n" +
+        stanza("cfa-x", "1-1"))
+    put("debindex", "bad-filename", stanza("cfa-x", "1-1", filename="../../etc/passwd"))
+    put("debindex", "bad-sha", stanza("cfa-x", "1-1", sha="xyz"))
+    put("debindex", "no-size", stanza("cfa-x", "1-1").replace("Size: 4321\n", ""))
+    put("debindex", "no-version", stanza("cfa-x", "1-1").replace("Version: 1-1\n", ""))
+
+
 def main():
     if OUT.exists():
         shutil.rmtree(OUT)
@@ -374,6 +408,7 @@ def main():
     inrelease_seeds()
     gpgstatus_seeds()
     pgpkey_seeds()
+    debindex_seeds()
     for folder in sorted(OUT.iterdir()):
         files = list(folder.iterdir())
         print(f"{folder.name}: {len(files)} seeds, {sum(f.stat().st_size for f in files)} bytes")

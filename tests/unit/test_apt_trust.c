@@ -3,7 +3,8 @@
  * exact answers: Release dates to the second, the clearsigned shape, the
  * Release fields, gpgv's status lines to each verdict, a key file's
  * fingerprints (a fixture key that gpg made, with a signing subkey, whose
- * fingerprints gpg printed), and dpkg's order for "the newest version".
+ * fingerprints gpg printed), and dpkg's order for "the newest version"
+ * (digit runs longer than any integer type included).
  *
  *   test_apt_trust FIXTURE_KEY.gpg FIXTURE_KEY.asc
  */
@@ -200,7 +201,8 @@ static void check_key_file(const char *path, const char *label)
 static void check_deb_order(void)
 {
 	static const char *const ordered[] = {"1.0~rc1-1", "1.0-1", "1.0-1.1", "1.9-1",
-	                                      "1.10-1", "1.10-1+b1", "1:0.1-1"};
+	                                      "1.10-1", "1.10-1+b1", "1.4294967301-1",
+	                                      "1.20240101123456789012-1", "1:0.1-1"};
 	size_t i;
 
 	for (i = 0; i + 1 < sizeof(ordered) / sizeof(ordered[0]); i++)
