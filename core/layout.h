@@ -14,6 +14,9 @@
  *                              fingerprint
  *   ROOT/apt/releases/ID       the last InRelease accepted per repository
  *                              and suite (replay protection)
+ *   ROOT/apt/gnupg             gpgv's home folder, kept empty
+ *   ROOT/apt/check-*           gpgv's input and output while it checks an
+ *                              InRelease (recovery removes what is left)
  *   ROOT/trash                 what is being removed
  */
 #ifndef CFA_LAYOUT_H

@@ -264,6 +264,15 @@ def test_good(w):
     r = install(root, recipes, "signed-test", "--offline")
     check("offline, the InRelease accepted last is checked again and nothing is to do",
           r.returncode == 0 and "Nothing to do" in r.stdout, r.stdout + r.stderr)
+    apt, kept = root / "apt", records(root)
+    left = [apt / "check-1-0.asc", apt / "check-1-1.out", apt / "keys" / "x.gpg.tmp",
+            next((apt / "releases").glob("*/")) / "state.json.tmp"]
+    for f in left:
+        f.write_bytes(b"left by a kill")
+    r = install(root, recipes, "signed-test", "--offline")
+    check("the next command removes what a killed InRelease check left and keeps the records",
+          r.returncode == 0 and not any(f.exists() for f in left) and records(root) == kept and
+          key.is_file(), (r.stdout + r.stderr, sorted(map(str, apt.rglob("*")))))
     return root, recipes
 
 
