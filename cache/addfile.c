@@ -87,13 +87,8 @@ static bool deb_in_index(struct cfapkg_ctx *ctx, const struct cfapkg_version *v,
 	cfa_arena_init(&arena);
 	want = cfa_arena_alloc(&arena, a->npackages * sizeof(*want));
 	found = cfa_arena_alloc(&arena, a->npackages * sizeof(*found));
-	for (i = 0; want && i < a->npackages; i++) {
-		const char *eq = strchr(a->packages[i], '='); /* the parser checked it */
-		want[i].name = cfa_arena_strndup(&arena, a->packages[i], (size_t)(eq - a->packages[i]));
-		want[i].version = eq + 1;
-		if (!want[i].name)
-			want = NULL; /* out of memory: nothing expected */
-	}
+	if (want && !cfa_deb_wants(&arena, a->packages, a->npackages, want))
+		want = NULL; /* out of memory: nothing expected */
 	if (file && want && found && cfa_plat_is_file(file) &&
 	    !cfa_read_decompressed(ctx, file, file, INDEX_MAX, &text, &len) &&
 	    !cfa_deb_index_find(ctx, file, text, len, a->arch, want, a->npackages, &arena, found))

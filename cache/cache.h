@@ -14,6 +14,8 @@
 
 /* A 32-byte digest as 64 lower-case hex digits and a terminator. */
 void cfa_sha256_hex(const unsigned char *md, char hex[65]);
+/* The SHA-256 of len bytes in memory; false when OpenSSL fails. */
+bool cfa_sha256_buf(const void *data, size_t len, char hex[65]);
 
 /* cachefile.c: the cache's file for an artifact (SHA, or SHA~BOOT when it
  * was not flushed to the disk in this boot; one of a past boot is hashed

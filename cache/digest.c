@@ -1,6 +1,7 @@
 /*
  * digest.c - SHA-256 of files, streamed through OpenSSL's EVP interface in
- * fixed-size blocks (never the whole file in memory).
+ * fixed-size blocks (never the whole file in memory), and of small texts
+ * already in memory.
  */
 #include <errno.h>
 #include <openssl/evp.h>
@@ -25,6 +26,17 @@ void cfa_sha256_hex(const unsigned char *md, char hex[65])
 		hex[2 * i + 1] = digits[md[i] & 15];
 	}
 	hex[64] = '\0';
+}
+
+bool cfa_sha256_buf(const void *data, size_t len, char hex[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+
+	if (EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != 32)
+		return false;
+	cfa_sha256_hex(md, hex);
+	return true;
 }
 
 enum cfapkg_err cfapkg_sha256_file(struct cfapkg_ctx *ctx, const char *path, char hex[65],

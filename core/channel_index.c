@@ -101,7 +101,7 @@ bool cfa_keys_add(struct cfa_keys *k, const unsigned char pub[CFA_PUBKEY_LEN])
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's
  * algorithm), so no time zone or C library quirk is involved. */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+int64_t cfa_days_from_civil(int64_t y, unsigned m, unsigned d)
 {
 	int64_t era;
 	unsigned yoe, doy, doe;
@@ -139,7 +139,7 @@ bool cfa_utc_parse(const char *s, int64_t *t)
 	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 ||
 	    mi > 59 || sec < 0 || sec > 60)
 		return false;
-	*t = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec;
+	*t = cfa_days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec;
 	return true;
 }
 

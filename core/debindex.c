@@ -12,6 +12,7 @@
 
 #include "core/recipe.h"
 #include "core/strbuf.h"
+#include "core/version.h"
 
 struct span {
 	const char *s;
@@ -43,7 +44,7 @@ static bool span_is(struct span sp, const char *s)
 	return sp.n == strlen(s) && memcmp(sp.s, s, sp.n) == 0;
 }
 
-static bool same_field(const char *a, size_t n, const char *name)
+bool cfa_deb_field_is(const char *a, size_t n, const char *name)
 {
 	size_t i;
 
@@ -71,7 +72,7 @@ static void take_line(struct stanza *st, const char *line, size_t len)
 		return;
 	name_len = (size_t)(colon - line);
 	for (k = 0; k < F_COUNT; k++) {
-		if (same_field(line, name_len, field_names[k])) {
+		if (cfa_deb_field_is(line, name_len, field_names[k])) {
 			const char *v = colon + 1, *end = line + len;
 			while (v < end && (*v == ' ' || *v == '\t'))
 				v++;
@@ -87,8 +88,10 @@ static void take_line(struct stanza *st, const char *line, size_t len)
 static enum cfapkg_err bad_entry(struct finder *fd, const struct cfa_deb_want *w,
                                  const char *what)
 {
-	return cfa_fail(fd->ctx, CFAPKG_E_INTEGRITY, "%s: %s %s: %s; the index is not what the "
-	                "recipe was written against", fd->index_name, w->name, w->version, what);
+	/* A package named alone has no version to name. */
+	return cfa_fail(fd->ctx, CFAPKG_E_INTEGRITY, "%s: %s%s%s: %s; the index is not what the "
+	                "recipe was written against", fd->index_name, w->name, w->version ? " " : "",
+	                w->version ? w->version : "", what);
 }
 
 static enum cfapkg_err record(struct finder *fd, const struct stanza *st,
@@ -109,6 +112,9 @@ static enum cfapkg_err record(struct finder *fd, const struct stanza *st,
 		return bad_entry(fd, w, "its Filename is not a path inside the repository");
 	if (!cfa_valid_sha256(sha))
 		return bad_entry(fd, w, "its SHA256 is not 64 hex digits");
+	out->version = cfa_arena_strndup(fd->arena, st->f[F_VERSION].s, st->f[F_VERSION].n);
+	if (!out->version)
+		return cfa_nomem(fd->ctx);
 	out->filename = file;
 	out->size = (int64_t)size;
 	out->sha256 = sha;
@@ -118,8 +124,22 @@ static enum cfapkg_err record(struct finder *fd, const struct stanza *st,
 	return CFAPKG_E_OK;
 }
 
-/* The first stanza of a wanted name, version and architecture wins, as
- * apt takes the first of identical entries. */
+/* Whether the stanza is the one to take for want w, given what was found
+ * so far: the first of a wanted version (apt takes the first of identical
+ * entries), or for a name alone a newer version than found. */
+static bool takes(const struct stanza *st, const struct cfa_deb_want *w,
+                  const struct cfa_deb_found *found)
+{
+	if (!span_is(st->f[F_PACKAGE], w->name))
+		return false;
+	if (w->version)
+		return !found->filename && span_is(st->f[F_VERSION], w->version);
+	return st->f[F_VERSION].n &&
+	       (!found->filename || cfa_deb_version_cmp(st->f[F_VERSION].s, st->f[F_VERSION].n,
+	                                                found->version,
+	                                                strlen(found->version)) > 0);
+}
+
 static void end_stanza(struct finder *fd, const struct stanza *st)
 {
 	size_t i;
@@ -129,8 +149,7 @@ static void end_stanza(struct finder *fd, const struct stanza *st)
 	if (!span_is(st->f[F_ARCH], fd->arch) && !span_is(st->f[F_ARCH], "all"))
 		return;
 	for (i = 0; i < fd->n && !fd->err; i++)
-		if (!fd->found[i].filename && span_is(st->f[F_PACKAGE], fd->want[i].name) &&
-		    span_is(st->f[F_VERSION], fd->want[i].version))
+		if (takes(st, &fd->want[i], &fd->found[i]))
 			fd->err = record(fd, st, &fd->want[i], &fd->found[i]);
 }
 
@@ -170,11 +189,79 @@ enum cfapkg_err cfa_deb_index_find(struct cfapkg_ctx *ctx, const char *index_nam
 		return fd.err;
 	for (i = 0; i < n; i++)
 		if (!found[i].filename)
-			return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "%s does not list %s %s for %s; check the "
+			return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "%s does not list %s%s%s for %s; check the "
 			                "package's name and version in the recipe (apt-cache policy %s "
 			                "shows what a repository has)", index_name, want[i].name,
-			                want[i].version, arch, want[i].name);
+			                want[i].version ? " " : "", want[i].version ? want[i].version : "",
+			                arch, want[i].name);
 	return CFAPKG_E_OK;
+}
+
+bool cfa_deb_wants(struct cfa_arena *arena, const char *const *packages, size_t n,
+                   struct cfa_deb_want *want)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const char *eq = strchr(packages[i], '='); /* the recipe parser checked them */
+		size_t len = eq ? (size_t)(eq - packages[i]) : strlen(packages[i]);
+		want[i].name = cfa_arena_strndup(arena, packages[i], len);
+		want[i].version = eq ? eq + 1 : NULL;
+		if (!want[i].name)
+			return false;
+	}
+	return true;
+}
+
+bool cfa_deb_name_valid(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n < 2 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
+		return false;
+	for (i = 1; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '+' ||
+		      s[i] == '-' || s[i] == '.'))
+			return false;
+	return true;
+}
+
+/* A version's three parts: the epoch's digits (none: 0), the upstream
+ * part, the revision after the last hyphen ("" when none). */
+struct deb_parts {
+	uint64_t epoch;
+	const char *up, *rev;
+	size_t nup, nrev;
+};
+
+static void deb_split(const char *s, size_t n, struct deb_parts *p)
+{
+	const char *colon = memchr(s, ':', n), *dash = NULL, *c;
+
+	p->epoch = 0;
+	if (colon && !cfa_parse_u64(s, (size_t)(colon - s), UINT64_MAX, &p->epoch))
+		p->epoch = 0;
+	p->up = colon ? colon + 1 : s;
+	for (c = p->up; c < s + n; c++)
+		if (*c == '-')
+			dash = c;
+	p->nup = (size_t)((dash ? dash : s + n) - p->up);
+	p->rev = dash ? dash + 1 : s + n;
+	p->nrev = (size_t)(s + n - p->rev);
+}
+
+int cfa_deb_version_cmp(const char *a, size_t na, const char *b, size_t nb)
+{
+	struct deb_parts x, y;
+	int r;
+
+	deb_split(a, na, &x);
+	deb_split(b, nb, &y);
+	if (x.epoch != y.epoch)
+		return x.epoch < y.epoch ? -1 : 1;
+	if ((r = cfa_ver_rev_cmp(x.up, x.nup, y.up, y.nup)) != 0)
+		return r;
+	return cfa_ver_rev_cmp(x.rev, x.nrev, y.rev, y.nrev);
 }
 
 static bool deb_char(char c, const char *extra)

@@ -22,6 +22,8 @@ static const char *folder(enum cfa_place place)
 		return "channels";
 	case CFA_VENVS:
 		return "venvs";
+	case CFA_APT:
+		return "apt";
 	default:
 		return "trash";
 	}

@@ -12,6 +12,13 @@
  *                              last index accepted
  *   ROOT/venvs/ID.json         a Python environment cfapkg staged into:
  *                              its folder and the environment it follows
+ *   ROOT/apt/keys/FPR.gpg      an APT repository's key, accepted by its
+ *                              fingerprint
+ *   ROOT/apt/releases/ID       the last InRelease accepted per repository
+ *                              and suite (replay protection)
+ *   ROOT/apt/gnupg             gpgv's home folder, kept empty
+ *   ROOT/apt/check-*           gpgv's input and output while it checks an
+ *                              InRelease (recovery removes what is left)
  *   ROOT/trash                 what is being removed
  */
 #ifndef CFA_LAYOUT_H
@@ -25,8 +32,9 @@ enum cfa_place {
 	CFA_DOWNLOADS,  /* name NULL: the folder; else one artifact */
 	CFA_ENVS,       /* name NULL: the folder; else one environment */
 	CFA_CHANNELS,   /* name NULL: the folder; else one channel */
-	CFA_TRASH,
-	CFA_VENVS       /* name NULL: the folder; else one staged venv's entry */
+	CFA_VENVS,      /* name NULL: the folder; else one staged venv's entry */
+	CFA_APT,        /* APT trust: keys/, releases/ (name: a path below) */
+	CFA_TRASH
 };
 
 /* The path of a place, or NULL with the reason in ctx (no root could be

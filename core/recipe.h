@@ -15,6 +15,7 @@ extern const char *const cfa_version_keys[];
 extern const char *const cfa_source_keys[];
 extern const char *const cfa_artifact_keys[];
 extern const char *const cfa_apt_keys[];
+extern const char *const cfa_apt_signed_by_keys[];
 extern const char *const cfa_upstream_keys[];
 
 enum cfapkg_err cfa_recipe_parse(struct cfapkg_ctx *ctx, const char *file,

@@ -7,15 +7,19 @@
  *                    unpacked in order into one prefix (TheRock's tarballs)
  *   an APT source    {"apt": {"repository", "suite", "component", "arch",
  *                    "index_sha256", "index_size", "packages": ["NAME=VER"]}}
- *                    whose .debs are found in the pinned index at install
+ *                    whose .debs are found in the pinned index at install,
+ *                    or, with "signed_by" instead of the index's pins, in
+ *                    the index that the repository's signed InRelease pins
  *
  * A source that cannot be fetched yet says why in "unavailable".
  */
 #include <string.h>
 
 #include "core/debindex.h"
+#include "core/pgpkey.h"
 #include "core/recipe.h"
 #include "core/strbuf.h"
+#include "platform/platform.h"
 
 static const char *const formats[] = {"zip", "7z", "tar.gz", "tar.xz", "tar.zst",
                                       "tar.bz2", "tar", "deb", NULL};
@@ -25,7 +29,9 @@ const char *const cfa_source_keys[] = {"url", "mirrors", "sha256", "size", "form
 const char *const cfa_artifact_keys[] = {"url", "mirrors", "sha256", "size", "format",
                                          "strip", NULL};
 const char *const cfa_apt_keys[] = {"repository", "suite", "component", "arch", "index",
-                                    "index_sha256", "index_size", "packages", NULL};
+                                    "index_sha256", "index_size", "packages", "signed_by",
+                                    NULL};
+const char *const cfa_apt_signed_by_keys[] = {"fingerprint", "url", "keyring", NULL};
 
 static bool in_list(const char *s, const char *const *list)
 {
@@ -53,12 +59,16 @@ static enum cfapkg_err check_mirrors(struct cfa_jr *jr, const char *const *mirro
 	return CFAPKG_E_OK;
 }
 
-static void lower_hex(const char *s)
+/* SHA-256s are kept in lower case (the cache's file names), fingerprints
+ * in upper case (as gpg prints them, so that messages match). */
+static void hex_case(const char *s, bool upper)
 {
 	char *c = (char *)s; /* arena text the parser owns */
 
 	for (; *c; c++)
-		if (*c >= 'A' && *c <= 'F')
+		if (upper && *c >= 'a' && *c <= 'f')
+			*c = (char)(*c - 'a' + 'A');
+		else if (!upper && *c >= 'A' && *c <= 'F')
 			*c = (char)(*c - 'A' + 'a');
 }
 
@@ -75,7 +85,7 @@ static enum cfapkg_err check_sha(struct cfa_jr *jr, const char *key, const char 
 	if (sha && !cfa_valid_sha256(sha))
 		return cfa_jr_fail(jr, "%s must be 64 hex digits", key);
 	if (sha)
-		lower_hex(sha);
+		hex_case(sha, false);
 	return CFAPKG_E_OK;
 }
 
@@ -140,7 +150,9 @@ static enum cfapkg_err parse_artifacts(struct cfa_jr *jr, const cJSON *o, struct
 	return CFAPKG_E_OK;
 }
 
-/* "NAME=VERSION", as apt-get install spells a pinned package. */
+/* "NAME=VERSION", as apt-get install spells a pinned package; a bare
+ * "NAME" takes the newest version the index lists (an index that is
+ * itself pinned or signed decides which .deb that is). */
 static enum cfapkg_err check_packages(struct cfa_jr *jr, const struct cfapkg_apt_source *a)
 {
 	size_t i;
@@ -149,13 +161,54 @@ static enum cfapkg_err check_packages(struct cfa_jr *jr, const struct cfapkg_apt
 		return cfa_jr_fail(jr, "packages must list at least one \"NAME=VERSION\"");
 	for (i = 0; i < a->npackages; i++) {
 		const char *eq = strchr(a->packages[i], '=');
-		if (!eq || eq == a->packages[i] || !cfa_deb_version_valid(eq + 1))
+		if (!eq && cfa_deb_name_valid(a->packages[i], strlen(a->packages[i])))
+			continue;
+		if (!eq || !cfa_deb_name_valid(a->packages[i], (size_t)(eq - a->packages[i])) ||
+		    !cfa_deb_version_valid(eq + 1))
 			return cfa_jr_fail(jr, "packages[%lu] \"%s\" is not NAME=VERSION with a version "
-			                   "as Debian spells it (5.3.0+dfsg-2, 1:2.3-1)", (unsigned long)i,
-			                   a->packages[i]);
+			                   "as Debian spells it (5.3.0+dfsg-2, 1:2.3-1), nor a package "
+			                   "name alone", (unsigned long)i, a->packages[i]);
 	}
 	return CFAPKG_E_OK;
 }
+
+/* The repository's key, as apt's signed-by names it: a fingerprint with
+ * the URL it is fetched from, or a keyring file of the system's (with a
+ * fingerprint: only that key of it). */
+static enum cfapkg_err parse_signed_by(struct cfa_jr *jr, const cJSON *apt,
+                                       struct cfapkg_apt_source *a)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(apt, "signed_by");
+	size_t mark = cfa_jr_push_key(jr, "signed_by");
+	enum cfapkg_err e;
+
+	if ((e = cfa_jr_object(jr, o)) || (e = cfa_jr_keys(jr, o, cfa_apt_signed_by_keys)) ||
+	    (e = cfa_jr_string(jr, o, "fingerprint", false, &a->key_fingerprint)) ||
+	    (e = cfa_jr_string(jr, o, "url", false, &a->key_url)) ||
+	    (e = cfa_jr_string(jr, o, "keyring", false, &a->keyring)))
+		return e;
+	if (a->key_fingerprint && !cfa_pgp_fpr_valid(a->key_fingerprint))
+		return cfa_jr_fail(jr, "fingerprint must be 40 or 64 hex digits, without spaces "
+		                   "(gpg --show-keys KEYFILE prints it)");
+	if (!a->key_url == !a->keyring)
+		return cfa_jr_fail(jr, "needs either url (with fingerprint) or keyring");
+	if (a->key_url && (!a->key_fingerprint || !web_url(a->key_url)))
+		return cfa_jr_fail(jr, "url must start with https:// or http:// and needs "
+		                   "fingerprint: the key is accepted only with that fingerprint");
+	if (a->keyring && a->keyring[0] != '/')
+		return cfa_jr_fail(jr, "keyring must be an absolute path (as apt's signed-by: "
+		                   "/usr/share/keyrings/debian-archive-keyring.gpg)");
+	if (a->key_fingerprint)
+		hex_case(a->key_fingerprint, true);
+	cfa_jr_pop(jr, mark);
+	return CFAPKG_E_OK;
+}
+
+/* A signed index needs a host that can check the signature and unpack
+ * the .debs: on another system the source is planned, not installed. */
+#define APT_LINUX_ONLY                                                                      \
+	"APT sources are installed on Linux only (cfapkg checks the repository with gpgv and "   \
+	"unpacks its .debs there); plan on Linux, or install this part on a Linux machine"
 
 static enum cfapkg_err parse_apt(struct cfa_jr *jr, const cJSON *src, struct cfapkg_source *s)
 {
@@ -184,12 +237,22 @@ static enum cfapkg_err parse_apt(struct cfa_jr *jr, const cJSON *src, struct cfa
 		return cfa_jr_fail(jr, "repository must start with https:// or http://");
 	if (a->index && !cfa_safe_relative(a->index))
 		return cfa_jr_fail(jr, "index must be a path inside the repository");
+	if (cJSON_HasObjectItem(o, "signed_by") &&
+	    ((e = parse_signed_by(jr, o, a)) ||
+	     ((a->index_sha256 || a->index_size >= 0) &&
+	      (e = cfa_jr_fail(jr, "pin the index (index_sha256, index_size) or name the key "
+	                       "(signed_by), not both")))))
+		return e;
 	cfa_jr_pop(jr, mark);
 	s->apt = a;
 	s->format = "deb";
-	if ((!a->index_sha256 || a->index_size < 0) && !s->unavailable)
-		return cfa_jr_fail(jr, "an APT source without index_sha256 and index_size needs "
-		                   "\"unavailable\": the reason (and the command that records them)");
+	if ((!a->index_sha256 || a->index_size < 0) && !a->key_fingerprint && !a->keyring &&
+	    !s->unavailable)
+		return cfa_jr_fail(jr, "an APT source without index_sha256 and index_size (or "
+		                   "signed_by) needs \"unavailable\": the reason (and the command "
+		                   "that records them)");
+	if (strcmp(cfa_plat_os(), "linux") != 0 && !s->unavailable)
+		s->unavailable = APT_LINUX_ONLY;
 	return CFAPKG_E_OK;
 }
 

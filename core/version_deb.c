@@ -55,6 +55,50 @@ static int weight(const char *s, size_t i, size_t n)
 	return is_alpha(s[i]) ? (unsigned char)s[i] : (unsigned char)s[i] + 256;
 }
 
+/* The digit runs at *i and *j compared as numbers, each of any length
+ * (a Packages index's versions are not checked revisions: "0+git
+ * 20240101123456" has a run no integer type holds); both step past them. */
+static int run_cmp(const char *a, size_t *i, size_t na, const char *b, size_t *j, size_t nb)
+{
+	size_t si, sj;
+
+	while (*i < na && a[*i] == '0')
+		(*i)++;
+	while (*j < nb && b[*j] == '0')
+		(*j)++;
+	for (si = *i; *i < na && is_digit(a[*i]); (*i)++)
+		;
+	for (sj = *j; *j < nb && is_digit(b[*j]); (*j)++)
+		;
+	/* Without leading zeros the longer run is the larger number. */
+	if (*i - si != *j - sj)
+		return *i - si < *j - sj ? -1 : 1;
+	for (; si < *i; si++, sj++)
+		if (a[si] != b[sj])
+			return a[si] < b[sj] ? -1 : 1;
+	return 0;
+}
+
+int cfa_ver_rev_cmp(const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t i = 0, j = 0;
+	int r;
+
+	while (i < na || j < nb) {
+		/* Equal weights are two real characters: both step on. */
+		while ((i < na && !is_digit(a[i])) || (j < nb && !is_digit(b[j]))) {
+			int wa = weight(a, i, na), wb = weight(b, j, nb);
+			if (wa != wb)
+				return wa < wb ? -1 : 1;
+			i++;
+			j++;
+		}
+		if ((r = run_cmp(a, &i, na, b, &j, nb)) != 0)
+			return r;
+	}
+	return 0;
+}
+
 /* The digit run at *i as a number (0 when empty); a checked revision's
  * runs fit in 999999999. */
 static uint32_t run_value(const char *s, size_t *i, size_t n)
@@ -64,28 +108,6 @@ static uint32_t run_value(const char *s, size_t *i, size_t n)
 	for (; *i < n && is_digit(s[*i]); (*i)++)
 		v = v * 10 + (uint32_t)(s[*i] - '0');
 	return v;
-}
-
-int cfa_ver_rev_cmp(const char *a, size_t na, const char *b, size_t nb)
-{
-	size_t i = 0, j = 0;
-
-	while (i < na || j < nb) {
-		uint32_t x, y;
-		/* Equal weights are two real characters: both step on. */
-		while ((i < na && !is_digit(a[i])) || (j < nb && !is_digit(b[j]))) {
-			int wa = weight(a, i, na), wb = weight(b, j, nb);
-			if (wa != wb)
-				return wa < wb ? -1 : 1;
-			i++;
-			j++;
-		}
-		x = run_value(a, &i, na);
-		y = run_value(b, &j, nb);
-		if (x != y)
-			return x < y ? -1 : 1;
-	}
-	return 0;
 }
 
 /* Per non-digit run, each character's weight + 2 ('~' 1, a letter 2 + c,

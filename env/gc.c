@@ -152,6 +152,53 @@ static int recover_env(const char *name, void *arg)
 	return 0;
 }
 
+/* dir's entries starting with prefix, or ending with ".tmp" (a file
+ * cfa_write_atomic had not renamed yet). */
+static void remove_in(struct walk *w, const char *dir, const char *prefix)
+{
+	struct walk inner = {w->ctx, dir, prefix, ".tmp", 0, false};
+
+	cfa_plat_list_dir(dir, remove_matching, &inner);
+	w->count += inner.count;
+	w->failed |= inner.failed;
+}
+
+/* One repository's record in ROOT/apt/releases. */
+static int recover_release(const char *name, void *arg)
+{
+	struct walk *w = arg;
+	char *dir = walk_path(w, w->dir, name);
+
+	if (dir && cfa_plat_is_dir(dir))
+		remove_in(w, dir, "\x01");
+	cfa_free(dir);
+	return 0;
+}
+
+/* ROOT/apt: the scratch files of an InRelease check (check-*, gpgv's
+ * input and output) and the files being replaced in keys/ and in each
+ * record of releases/.  The records themselves stay: an older one is
+ * what refuses a replayed InRelease. */
+static enum cfapkg_err recover_apt(struct walk *w)
+{
+	char *apt = cfa_root_path(w->ctx, CFA_APT, NULL), *keys = NULL, *releases = NULL;
+
+	if (apt && (keys = cfa_root_path(w->ctx, CFA_APT, "keys")) != NULL &&
+	    (releases = cfa_root_path(w->ctx, CFA_APT, "releases")) != NULL) {
+		remove_in(w, apt, "check-");
+		remove_in(w, keys, "\x01");
+		w->dir = releases;
+		cfa_plat_list_dir(releases, recover_release, w);
+		w->dir = NULL;
+	}
+	cfa_free(apt);
+	cfa_free(keys);
+	cfa_free(releases);
+	if (!releases)
+		return w->ctx->err_code;
+	return w->failed ? cfa_nomem(w->ctx) : CFAPKG_E_OK;
+}
+
 /* Lists one of the root's folders with fn. */
 static enum cfapkg_err walk_place(struct walk *w, enum cfa_place place,
                                   int (*fn)(const char *name, void *arg))
@@ -179,7 +226,8 @@ enum cfapkg_err cfapkg_recover(struct cfapkg_ctx *ctx, unsigned *cleaned)
 	if ((e = walk_place(&w, CFA_STORE, recover_old)) ||
 	    (e = walk_place(&w, CFA_DOWNLOADS, recover_meta)) ||
 	    (e = walk_place(&w, CFA_STORE, remove_matching)) ||
-	    (e = walk_place(&w, CFA_ENVS, recover_env)))
+	    (e = walk_place(&w, CFA_ENVS, recover_env)) ||
+	    (e = recover_apt(&w)))
 		return e;
 	*cleaned = w.count;
 	return CFAPKG_E_OK;

@@ -161,8 +161,15 @@ struct cfapkg_apt_source {     /* packages of a repository in Debian's layout */
 	                              uncompressed dists/SUITE/COMPONENT/binary-ARCH/Packages */
 	const char *index_sha256;  /* the index the recipe was written against */
 	int64_t index_size;        /* -1 when not recorded */
-	const char *const *packages; /* "NAME=VERSION", versions as Debian spells them */
+	const char *const *packages; /* "NAME=VERSION", versions as Debian spells them;
+	                              "NAME": the newest the index lists */
 	size_t npackages;
+	/* Trusted by the repository's OpenPGP key instead of a pinned index
+	 * (recipe key "signed_by"): dists/SUITE/InRelease is verified with gpgv
+	 * and the index's SHA-256 and size are taken from it.  Linux only. */
+	const char *key_fingerprint; /* the pinned key (upper-case hex), or NULL */
+	const char *key_url;       /* where that key is fetched the first time */
+	const char *keyring;       /* a keyring file of the system's, or NULL */
 };
 
 struct cfapkg_source {

@@ -80,6 +80,34 @@ static cJSON *deps_json(const struct cfapkg_dep *d, size_t n)
 	return a;
 }
 
+/* Where an APT source's trust comes from: its pinned index, or its key. */
+static cJSON *apt_json(const struct cfapkg_apt_source *a)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	json_str(o, "repository", a->repository);
+	json_str(o, "suite", a->suite);
+	json_str(o, "component", a->component);
+	json_str(o, "index_sha256", a->index_sha256);
+	json_str(o, "key_fingerprint", a->key_fingerprint);
+	json_str(o, "key_url", a->key_url);
+	json_str(o, "keyring", a->keyring);
+	return o;
+}
+
+static void print_apt(const struct cfapkg_apt_source *a)
+{
+	printf(" - APT %s %s/%s, ", a->repository, a->suite, a->component);
+	if (a->key_fingerprint)
+		printf("signed by key %s", a->key_fingerprint);
+	else if (a->keyring)
+		printf("signed by a key of %s", a->keyring);
+	else
+		printf("index pinned");
+	if (a->keyring && a->key_fingerprint)
+		printf(" of %s", a->keyring);
+}
+
 static cJSON *version_json(struct cfapkg_ctx *ctx, const struct cfapkg_version *v,
                            const char *gfx, bool installed)
 {
@@ -107,6 +135,8 @@ static cJSON *version_json(struct cfapkg_ctx *ctx, const struct cfapkg_version *
 			cJSON_AddNullToObject(j, "size");
 		json_str(j, "format", s->format);
 		json_str(j, "unavailable", s->unavailable);
+		if (s->apt)
+			cJSON_AddItemToObject(j, "apt", apt_json(s->apt));
 		cJSON_AddItemToArray(src, j);
 	}
 	json_str(o, "note", v->note);
@@ -151,6 +181,8 @@ static void print_version(struct cfapkg_ctx *ctx, const struct cfapkg_version *v
 	for (i = 0; i < v->nsources; i++) {
 		const struct cfapkg_source *s = &v->sources[i];
 		printf("    %s: %s, %s", s->platform, s->format, human_size(s->size, size, sizeof(size)));
+		if (s->apt)
+			print_apt(s->apt);
 		if (s->unavailable)
 			printf(" - not installable: %s", s->unavailable);
 		printf("\n");

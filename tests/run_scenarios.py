@@ -10,8 +10,12 @@ A scenario is a small text file:
     absent: zluda 7-preview.10       ... and not this one
     problem: gpu-unsupported hip-sdk a problem record of this kind for this part
     says: does not support gfx1030   the text output contains this phrase
+    host: linux                      only where cfapkg itself runs on this OS
 
 Each scenario runs twice, as text and with --json; both must exit as told.
+A plan is for the machine the facts name, but what this cfapkg can install
+depends on the system it runs on too (APT sources are installed on Linux
+only): such a scenario names its host.
 """
 import json
 import pathlib
@@ -30,6 +34,8 @@ def parse(path):
         value = value.strip()
         if key == "args":
             spec["args"] = value.split()
+        elif key == "host":
+            spec["host"] = value
         elif key == "exit":
             spec["exit"] = int(value)
         elif key in ("package", "absent", "problem", "says"):
@@ -80,8 +86,12 @@ def check(binary, path):
 
 def main():
     binary, folder = sys.argv[1], pathlib.Path(sys.argv[2])
+    host = "windows" if binary.lower().endswith(".exe") else "linux"
     passed = failed = 0
     for path in sorted(folder.glob("*.test")):
+        if parse(path).get("host", host) != host:
+            print(f"skip {path.name} (for a {parse(path)['host']} host)")
+            continue
         errors = check(binary, path)
         if errors:
             failed += 1

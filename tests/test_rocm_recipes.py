@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The ROCm half of the stack as packages: the shipped recipes load, each
-source that cannot be fetched yet says how to record what it lacks, the
-plan picks the installed ROCm first and a packaged one otherwise, one HIP
-runtime major holds across a set, and plan exits 6 when a part of the
-answer cannot be installed."""
+source that cannot be fetched yet says how to record what it lacks, AMD's
+APT repositories are trusted by AMD's signing key, the plan picks the
+installed ROCm first and an installable packaged one otherwise (AMD's
+repository, over TheRock's unpinned tarballs), one HIP runtime major
+holds across a set, and plan exits 6 when a part of the answer cannot be
+installed."""
 import json
 import pathlib
 import sys
@@ -12,6 +14,11 @@ import harness
 
 BIN = sys.argv[1]
 RECIPES = pathlib.Path(sys.argv[2])
+# cfapkg on Windows installs no APT source: its Linux plans take TheRock's.
+WINDOWS_HOST = BIN.lower().endswith(".exe")
+PACKAGED = {"gfx120X_all": ("rocm-therock", "7.10.0+gfx120X_all"),
+            "gfx110X_all": ("rocm-therock", "7.10.0+gfx110X_all"),
+            "gfx103X_dgpu": ("rocm-therock", "7.10.0+gfx103X_dgpu")}
 NEW = ("rocm-apt", "rocm-therock", "hip-sdk-therock", "rocblas-overlay")
 check = harness.Checks()
 
@@ -38,7 +45,8 @@ def test_recipes_load():
             for platform, src in v.get("sources", {}).items():
                 why = src.get("unavailable", "")
                 if "apt" in src:
-                    ok = "index_sha256" in src["apt"] or (
+                    ok = "index_sha256" in src["apt"] or "fingerprint" in src["apt"].get(
+                        "signed_by", {}) or (
                         "sha256sum Packages" in why and "stat -c %s Packages" in why
                         and src["apt"]["repository"] in why)
                 else:
@@ -59,9 +67,18 @@ def test_apt_spelling():
         check(f"{ver}: AMD's layout", apt["repository"] ==
               f"https://repo.radeon.com/rocm/apt/{ver}" and apt["suite"] == "noble"
               and apt["component"] == "main", apt)
-        check(f"{ver}: Debian spellings", len(hip) == 1 and hip[0].startswith(
-            f"hip-runtime-amd={major}.") and hip[0].endswith("~24.04") and
-            any(p.startswith("rocblas=") for p in apt["packages"]), apt["packages"])
+        # A version AMD's listings give is pinned as Debian spells it; a
+        # package they do not list is taken by name from the signed index.
+        pinned = [p for p in apt["packages"] if "=" in p]
+        check(f"{ver}: Debian spellings", (hip == [] and "hip-runtime-amd" in apt["packages"] or
+              len(hip) == 1 and hip[0].startswith(f"hip-runtime-amd={major}.")) and
+              all(p.endswith("~24.04") and f".{major}0{ver.split('.')[1]}0{ver.split('.')[2]}-"
+                  in p for p in pinned) and
+              any(p.startswith("rocblas=") for p in apt["packages"]), apt["packages"])
+        check(f"{ver}: trusted by AMD's ROCm signing key", apt.get("signed_by") == {
+            "fingerprint": "CA8BB4727A47B4D09B4EE8969386B48A1A693C5C",
+            "url": "https://repo.radeon.com/rocm/rocm.gpg.key"} and "index_sha256" not in apt,
+            apt.get("signed_by"))
         check(f"{ver}: provides its HIP runtime major", f"amdhip64 = {major}" in provided,
               provided)
         check(f"{ver}: runtime paths into the prefix", v["runtime"]["env"]["ROCM_PATH"] ==
@@ -81,12 +98,18 @@ def test_provider_choice():
               and not any(n.startswith("rocm-") for n, _ in have), have)
         r, doc, have = plan("rocblas", "miopen", *linux, "--gpu", gfx, "--hip-sdk", "none",
                             "--hip-runtime", "none", *extra)
-        check(f"{gfx}: packaged ROCm without one", r.returncode == 6
-              and ("rocm-therock", "7.10.0+" + family) in have and doc["installable"] is False,
+        if WINDOWS_HOST:
+            check(f"{gfx}: on a Windows host, TheRock's {family} (no APT source there)",
+                  r.returncode == 6 and PACKAGED[family] in have, (r.returncode, have))
+            continue
+        check(f"{gfx}: an installable packaged ROCm without one (AMD's signed repository, "
+              f"not TheRock's unpinned {family})", r.returncode == 0
+              and ("rocm-apt", "7.2.4") in have and doc["installable"] is True,
               (r.returncode, have))
     r, doc, have = plan("rocblas", *linux, "--gpu", "gfx1200", "--hip-sdk", "6.3.4",
                         "--hip-runtime", "6")
-    check("installed ROCm without the GPU: packaged one", ("rocm-therock", "7.10.0+gfx120X_all")
+    check("installed ROCm without the GPU: packaged one",
+          (PACKAGED["gfx120X_all"] if WINDOWS_HOST else ("rocm-apt", "7.2.4"))
           in have and ("rocm", "6.3.4") not in have, have)
 
 
@@ -101,11 +124,12 @@ def test_one_runtime_major():
           in r.stderr and "one process loads one HIP runtime" in r.stderr, r.stderr)
     r, doc, have = plan("zluda", "--os", "linux", "--gpu", "gfx1100", "--hip-runtime", "none")
     check("Linux runtime from a package", doc.get("solved") and
-          ("rocm-therock", "7.10.0+gfx110X_all") in have, (r.stdout, r.stderr))
+          (PACKAGED["gfx110X_all"] if WINDOWS_HOST else ("rocm-apt", "7.2.4")) in have,
+          (r.stdout, r.stderr))
 
 
 def test_plan_exit_uninstallable():
-    args = ["plan", "rocblas", "--os", "linux", "--gpu", "gfx1200", "--hip-sdk", "none",
+    args = ["plan", "rocm-therock", "--os", "linux", "--gpu", "gfx1200", "--hip-sdk", "none",
             "--hip-runtime", "none"]
     r = run(*args)
     check("plan exits 6 and names the part", r.returncode == 6 and

@@ -216,8 +216,10 @@ def test_bench(root, tmp):
     out = tmp / "bench-out"
     out.mkdir()
     root.run("env", "create", "six")
+    # The installed ROCm named, as for rt-linux: unknown, the plan would take
+    # AMD's APT repository, which only the real network serves.
     root.run("install", "--env", "six", "pytorch-cuda-stack", "zluda==6-preview.69",
-             *channel.FACTS, "--yes")
+             *channel.FACTS, "--hip-sdk", "6.4.2", "--yes")
     r = root.run("bench", "--env", "six", "--env", "rt-linux", "-n", "3", "--warmup", "0",
                  "--metric", r"score: (\d+)", "-o", str(out), "--json", "--", SCORE,
                  env={"COUNTER": str(counter)})

@@ -1,7 +1,8 @@
 /*
  * aptsource.c - an APT source's packages, turned into the archives a lock
- * records.  The index the recipe pins (its SHA-256 and size) is fetched
- * into the download cache like any artifact, so a second install reads it
+ * records.  The index the recipe pins (its SHA-256 and size), or the one
+ * the repository's signed InRelease pins (aptsigned.c), is fetched into
+ * the download cache like any artifact, so a second install reads it
  * from there; each wanted "NAME=VERSION" is looked up in it, and the .deb
  * it names becomes one archive of the part's set, fetched in parallel with
  * the rest and unpacked with the others into one store folder.
@@ -14,6 +15,7 @@
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "env/env.h"
+#include "trans/apttrust.h"
 #include "trans/trans.h"
 
 /* An uncompressed index of all of Debian main is about 50 MB. */
@@ -30,35 +32,28 @@ char *cfa_apt_index_url(const struct cfapkg_apt_source *a)
 	                   a->component, a->arch);
 }
 
+/* Where an index comes from and what it must hash to: the recipe's pin,
+ * or the one a signed InRelease gives. */
+struct index_pin {
+	const char *const *urls;
+	size_t nurls;
+	const char *sha256;
+	int64_t size;
+};
+
 static enum cfapkg_err fetch_index(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p,
-                                   const char *url, const struct cfapkg_fetch_opts *opts)
+                                   const struct index_pin *pin,
+                                   const struct cfapkg_fetch_opts *opts)
 {
-	const char *urls[1] = {url};
 	struct cfapkg_fetch_item it;
 
 	memset(&it, 0, sizeof(it));
 	it.label = p->name;
-	it.urls = urls;
-	it.nurls = 1;
-	it.sha256 = p->apt->index_sha256;
-	it.size = p->apt->index_size;
+	it.urls = pin->urls;
+	it.nurls = pin->nurls;
+	it.sha256 = pin->sha256;
+	it.size = pin->size;
 	return cfapkg_fetch(ctx, &it, 1, opts);
-}
-
-/* "NAME=VERSION" split in the arena. */
-static bool split_wants(struct cfa_arena *arena, const struct cfapkg_apt_source *a,
-                        struct cfa_deb_want *want)
-{
-	size_t i;
-
-	for (i = 0; i < a->npackages; i++) {
-		const char *eq = strchr(a->packages[i], '=');
-		want[i].name = cfa_arena_strndup(arena, a->packages[i], (size_t)(eq - a->packages[i]));
-		want[i].version = eq + 1;
-		if (!want[i].name)
-			return false;
-	}
-	return true;
 }
 
 static enum cfapkg_err to_artifacts(struct cfapkg_ctx *ctx, struct cfa_arena *arena,
@@ -84,17 +79,18 @@ static enum cfapkg_err to_artifacts(struct cfapkg_ctx *ctx, struct cfa_arena *ar
 }
 
 static enum cfapkg_err read_index(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
-                                  struct cfapkg_locked *p, const char *url)
+                                  struct cfapkg_locked *p, const struct index_pin *pin)
 {
+	const char *url = pin->urls[pin->nurls - 1];
 	const struct cfapkg_apt_source *a = p->apt;
 	struct cfa_deb_want *want = cfa_arena_alloc(lock->arena, a->npackages * sizeof(*want));
 	struct cfa_deb_found *found = cfa_arena_alloc(lock->arena, a->npackages * sizeof(*found));
 	struct cfapkg_artifact *arts = cfa_arena_alloc(lock->arena, a->npackages * sizeof(*arts));
-	char *file = cfa_cache_path(ctx, a->index_sha256), *text = NULL;
+	char *file = cfa_cache_path(ctx, pin->sha256), *text = NULL;
 	enum cfapkg_err e;
 	size_t len;
 
-	if (!want || !found || !arts || !file || !split_wants(lock->arena, a, want)) {
+	if (!want || !found || !arts || !file || !cfa_deb_wants(lock->arena, a->packages, a->npackages, want)) {
 		cfa_free(file);
 		return file ? cfa_nomem(ctx) : ctx->err_code;
 	}
@@ -111,6 +107,83 @@ static enum cfapkg_err read_index(struct cfapkg_ctx *ctx, struct cfapkg_lock *lo
 	return e;
 }
 
+static enum cfapkg_err resolve_pinned(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
+                                      struct cfapkg_locked *p,
+                                      const struct cfapkg_fetch_opts *opts)
+{
+	char *url = cfa_apt_index_url(p->apt);
+	const char *urls[1] = {url};
+	struct index_pin pin = {urls, 1, p->apt->index_sha256, p->apt->index_size};
+	enum cfapkg_err e;
+
+	if (!url)
+		return cfa_nomem(ctx);
+	e = fetch_index(ctx, p, &pin, opts);
+	if (!e)
+		e = read_index(ctx, lock, p, &pin);
+	cfa_free(url);
+	return e;
+}
+
+/* A mismatch names the InRelease it was judged by. */
+static enum cfapkg_err index_refused(struct cfapkg_ctx *ctx, enum cfapkg_err e,
+                                     const struct cfa_apt_index_file *f)
+{
+	char *detail = cfa_strdup(cfapkg_ctx_error(ctx));
+
+	if (e != CFAPKG_E_INTEGRITY || !detail) {
+		cfa_free(detail);
+		return e;
+	}
+	cfapkg_ctx_clear_error(ctx);
+	e = cfa_fail(ctx, e, "%s: refused: it is not the index the signed InRelease pins (%s); "
+	             "nothing was changed", f->path, detail);
+	cfa_free(detail);
+	return e;
+}
+
+/* The first file of the index the repository serves; one that is served
+ * but does not match its pin is refused, not passed over. */
+static enum cfapkg_err fetch_listed(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p,
+                                    const struct cfa_apt_pinned_index *ix,
+                                    const struct cfapkg_fetch_opts *opts, struct index_pin *pin)
+{
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i;
+
+	for (i = 0; i < ix->nfiles; i++) {
+		const struct cfa_apt_index_file *f = &ix->file[i];
+		*pin = (struct index_pin){(const char *const *)f->urls, f->nurls, f->sha256, f->size};
+		if (!(e = fetch_index(ctx, p, pin, opts)))
+			return CFAPKG_E_OK;
+		if (e == CFAPKG_E_INTEGRITY || i + 1 == ix->nfiles)
+			return index_refused(ctx, e, f);
+		cfapkg_ctx_clear_error(ctx);
+	}
+	return e;
+}
+
+/* An APT source followed by its key: the index the verified InRelease
+ * pins, and the InRelease recorded once its index matched and listed
+ * every package. */
+static enum cfapkg_err resolve_signed(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
+                                      struct cfapkg_locked *p,
+                                      const struct cfapkg_fetch_opts *opts)
+{
+	struct cfa_apt_pinned_index ix;
+	struct index_pin pin;
+	enum cfapkg_err e = cfa_apt_trusted_index(ctx, p->apt, opts, &ix);
+
+	if (e)
+		return e;
+	if (!(e = fetch_listed(ctx, p, &ix, opts, &pin)))
+		e = read_index(ctx, lock, p, &pin);
+	if (!e)
+		e = cfa_apt_release_accept(ctx, p->apt, &ix.release);
+	cfa_apt_pinned_index_free(&ix);
+	return e;
+}
+
 enum cfapkg_err cfapkg_lock_resolve(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
                                     const struct cfapkg_fetch_opts *opts)
 {
@@ -120,15 +193,12 @@ enum cfapkg_err cfapkg_lock_resolve(struct cfapkg_ctx *ctx, struct cfapkg_lock *
 	for (i = 0; i < lock->nparts && !e; i++) {
 		/* The lock owns its parts; the public view of them is read-only. */
 		struct cfapkg_locked *p = (struct cfapkg_locked *)&lock->parts[i];
-		char *url;
 		if (!p->apt || p->nartifacts)
 			continue;
-		if (!(url = cfa_apt_index_url(p->apt)))
-			return cfa_nomem(ctx);
-		e = fetch_index(ctx, p, url, opts);
-		if (!e)
-			e = read_index(ctx, lock, p, url);
-		cfa_free(url);
+		if (p->apt->key_fingerprint || p->apt->keyring)
+			e = resolve_signed(ctx, lock, p, opts);
+		else
+			e = resolve_pinned(ctx, lock, p, opts);
 	}
 	return e;
 }

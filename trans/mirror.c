@@ -206,7 +206,10 @@ static enum cfapkg_err add_part(struct job *j, const struct cfapkg_lock *lock,
 		const struct cfapkg_artifact *a = &p->artifacts[i];
 		e = add_file(j, p, a->url, a->mirrors, a->nmirrors, a->sha256, a->size, false);
 	}
-	if (!e && apt) {
+	/* An index pinned by the recipe is mirrored with the .debs; one a
+	 * signed InRelease pins is the repository's to serve (a lockfile
+	 * records the .debs it named). */
+	if (!e && apt && apt->index_sha256) {
 		char *url = cfa_apt_index_url(apt);
 		const char *kept = url ? cfa_arena_strdup(j->r->arena, url) : NULL;
 		cfa_free(url);

@@ -264,6 +264,135 @@ def unpack_seeds():
         print(f"make_seeds: the unpack tests' cases were left out: {e}", file=sys.stderr)
 
 
+SIGNATURE = """-----BEGIN PGP SIGNATURE-----
+
+iHUEARYIAB0WIQSRSJXmBIL1EupTV8c0eI1FVcsquQUCZ0yDCwAKCRA0eI1FVcsq
+uS1xAP9zZXRlZCBzaWduYXR1cmUgYnl0ZXMsIG5vdCBhIHJlYWwgb25lAP4=
+=abcd
+-----END PGP SIGNATURE-----
+"""
+
+
+def release_text(extra=""):
+    plain = b"Package: cfa-hello\nVersion: 1.0-1\n"
+    lines = ["Origin: cfapkg-test", "Suite: testing", "Codename: testing",
+             "Date: Fri, 30 Oct 2026 08:08:01 UTC", "Valid-Until: Fri, 06 Nov 2026 08:08:01 UTC",
+             "Acquire-By-Hash: yes", "Architectures: amd64", "Components: main", "SHA256:",
+             f" {hashlib.sha256(plain).hexdigest()} {len(plain):>8} main/binary-amd64/Packages",
+             f" {'ab' * 32} {1234:>8} main/binary-amd64/Packages.xz"]
+    return "\n".join(lines) + "\n" + extra
+
+
+def inrelease_seeds():
+    """InRelease files (the signature block's bytes are not a real
+    signature: the reader checks the shape, gpgv the signature)."""
+    body = release_text()
+    signed = "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA512\n\n" + body + SIGNATURE
+    put("inrelease", "inrelease.txt", signed)
+    put("inrelease", "release.txt", body)
+    put("inrelease", "crlf.txt", signed.replace("\n", "\r\n"))
+    put("inrelease", "dash-escaped.txt", signed.replace("Origin:", "- -Origin:"))
+    put("inrelease", "two-messages.txt", signed + signed)
+    put("inrelease", "after.txt", signed + "\nSHA256:\n evil\n")
+    put("inrelease", "no-date.txt", body.replace("Date: Fri, 30 Oct 2026 08:08:01 UTC\n", ""))
+    put("inrelease", "twice.txt", body + "Date: Sat, 31 Oct 2026 08:08:01 UTC\n")
+    put("inrelease", "dates.txt", "\n".join([
+        "Fri, 30 Oct 2026 08:08:01 UTC", "30 Oct 2026 08:08:01 +0100", "1 Jan 1970 00:00:00 Z",
+        "Mon, 29 Feb 2028 23:59:60 GMT", "31 Apr 2026 00:00:00 UTC", "Tue, 1 Jan 2030 01:02:03 -0930"]))
+
+
+def gpgstatus_seeds():
+    """gpgv --status-fd output of the cases the verdict tells apart, with
+    made-up fingerprints and key IDs."""
+    a, b = "3E915D75C15C2DF47469BFD55645FEAC878326F8", "B8E5F13176D2A7A75220028078DBA3BC47EF2265"
+
+    def sig(result, fpr, hash_algo=8, primary=None, valid=True):
+        lines = ["[GNUPG:] NEWSIG", f"[GNUPG:] KEY_CONSIDERED {fpr} 0",
+                 f"[GNUPG:] {result} {fpr[-16:]} cfapkg test <a@example.org>"]
+        if valid:
+            lines.append(f"[GNUPG:] VALIDSIG {fpr} 2026-10-30 1793347767 0 4 0 22 {hash_algo} 01 "
+                         f"{primary or fpr}")
+        return lines
+
+    cases = {
+        "good": sig("GOODSIG", a), "two": sig("GOODSIG", a) + sig("GOODSIG", b, primary=a),
+        "expkeysig": ["[GNUPG:] KEYEXPIRED 1577923200"] + sig("EXPKEYSIG", a),
+        "expsig": sig("EXPSIG", a), "revkeysig": sig("REVKEYSIG", a),
+        "badsig": sig("BADSIG", a, valid=False), "sha1": sig("GOODSIG", a, hash_algo=2),
+        "no-pubkey": ["[GNUPG:] NEWSIG", f"[GNUPG:] ERRSIG {a[-16:]} 22 8 01 1796154908 9 {a}",
+                      f"[GNUPG:] NO_PUBKEY {a[-16:]}"],
+        "good-and-unknown": sig("GOODSIG", b) + ["[GNUPG:] NEWSIG",
+                                                 f"[GNUPG:] ERRSIG {a[-16:]} 1 8 01 1 9"],
+        "no-newsig": [f"[GNUPG:] GOODSIG {a[-16:]} x", f"[GNUPG:] VALIDSIG {a} d 1 0 4 0 1 10 01"],
+    }
+    for name, lines in cases.items():
+        put("gpgstatus", name, "\n".join(["[GNUPG:] PLAINTEXT 74 0 "] + lines) + "\n")
+    put("gpgstatus", "two-plaintexts", "[GNUPG:] PLAINTEXT 74 0 \n" * 2 + "\n".join(sig("GOODSIG", a)))
+
+
+def pgpkey_seeds():
+    """Keys made by gpg in a home folder of its own, binary and armored,
+    and packets written here in both header formats."""
+    import subprocess
+    import tempfile
+    old = bytes([0x99, 0x00, 0x04]) + bytes([4, 0, 0, 0, 0])  # old format, 2-byte length
+    new = bytes([0xC6, 0xFF, 0, 0, 0, 5]) + bytes([4, 0, 0, 0, 0])  # new format, 5-byte length
+    put("pgpkey", "old-format.bin", old)
+    put("pgpkey", "new-format.bin", new + bytes([0xCD, 0x01, 0x41]))
+    put("pgpkey", "partial.bin", bytes([0xC6, 0xE1]) + b"xx")
+    put("pgpkey", "not-armor.txt", "hello\n")
+    with tempfile.TemporaryDirectory() as home:
+        def gpg(*args):
+            return subprocess.run(["gpg", "--homedir", home, "--batch", "--yes", "--pinentry-mode",
+                                   "loopback", "--passphrase", "", *args], check=True,
+                                  capture_output=True, timeout=60).stdout
+        try:
+            gpg("--quick-gen-key", "seed a <a@example.org>", "ed25519", "sign", "never")
+            gpg("--quick-gen-key", "seed b <b@example.org>", "rsa2048", "sign", "never")
+        except (OSError, subprocess.SubprocessError) as e:
+            print(f"make_seeds: the pgpkey seeds made by gpg were left out: {e}", file=sys.stderr)
+            return
+        put("pgpkey", "ed25519.gpg", gpg("--export", "a@example.org"))
+        put("pgpkey", "rsa.asc", gpg("--armor", "--export", "b@example.org"))
+        put("pgpkey", "two.asc", gpg("--armor", "--export"))
+        subprocess.run(["gpgconf", "--homedir", home, "--kill", "all"], capture_output=True,
+                       timeout=60)
+
+
+def debindex_seeds():
+    """Packages indexes: stanzas as Debian and AMD write them, several
+    versions of one name (the newest taken by name alone), and broken
+    entries."""
+    def stanza(name, version, arch="amd64", extra="", sha=None, filename=None):
+        sha = sha or hashlib.sha256(f"{name} {version}".encode()).hexdigest()
+        filename = filename or f"pool/main/{name[0]}/{name}/{name}_{version}_{arch}.deb"
+        return (f"Package: {name}\nVersion: {version}\nArchitecture: {arch}\n"
+                f"Depends: libc6 (>= 2.38), libstdc++6\nFilename: {filename}\nSize: 4321\n"
+                f"SHA256: {sha}\nDescription: a package\n continued here\n{extra}")
+    newest = [stanza("cfa-data", v) for v in
+              ("1.0-1", "1.10-1", "1.9-1", "1:0.1-1", "1.10-1+b1", "1.0~rc1-1", "1.10-1")]
+    put("debindex", "newest", "\n".join(newest))
+    put("debindex", "amd", "\n".join([
+        stanza("hip-runtime-amd", "6.4.43484.60402-120~24.04"),
+        stanza("rocm-core", "6.4.2.60402-120~24.04"),
+        stanza("rocm-core", "7.2.4.70204-9~24.04"),
+        stanza("rocblas", "4.4.1.60402-120~24.04", arch="all")]))
+    put("debindex", "long-runs", "\n".join([
+        stanza("cfa-git", "0.0+git20240101123456-1"), stanza("cfa-git", "0.0+git20231231235959-1"),
+        stanza("cfa-git", "0.0+git020240101123457-1")]) +
+        "\n0.0+git20240101123456\n0.0+git9\n1.4294967301-1\n1.9-1\n1:2\n"
+        "99999999999999999999:1\n")
+    put("debindex", "crlf", "\n".join(newest[:2]).replace("\n", "\r\n"))
+    put("debindex", "case", stanza("cfa-x", "1-1").replace("Filename:", "filename:")
+        .replace("SHA256:", "sha256:"))
+    put("debindex", "other-arch", stanza("cfa-x", "2-1", arch="arm64") + "\n" +
+        stanza("cfa-x", "1-1"))
+    put("debindex", "bad-filename", stanza("cfa-x", "1-1", filename="../../etc/passwd"))
+    put("debindex", "bad-sha", stanza("cfa-x", "1-1", sha="xyz"))
+    put("debindex", "no-size", stanza("cfa-x", "1-1").replace("Size: 4321\n", ""))
+    put("debindex", "no-version", stanza("cfa-x", "1-1").replace("Version: 1-1\n", ""))
+
+
 def main():
     if OUT.exists():
         shutil.rmtree(OUT)
@@ -276,6 +405,10 @@ def main():
     sysfs_seeds()
     hipinfo_seeds()
     unpack_seeds()
+    inrelease_seeds()
+    gpgstatus_seeds()
+    pgpkey_seeds()
+    debindex_seeds()
     for folder in sorted(OUT.iterdir()):
         files = list(folder.iterdir())
         print(f"{folder.name}: {len(files)} seeds, {sum(f.stat().st_size for f in files)} bytes")
