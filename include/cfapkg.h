@@ -182,6 +182,14 @@ struct cfapkg_source {
 	unsigned strip;            /* leading folders to drop when unpacking */
 	const char *unavailable;   /* why this cannot be installed, or NULL */
 	int64_t unpacked_size;     /* bytes once unpacked, -1 when not recorded */
+	/* A download without a size is bounded by this cap (-1: the fetch's
+	 * default, CFAPKG_MAX_UNKNOWN_SIZE or --max-size). */
+	int64_t max_size;
+	const char *provenance;    /* where its SHA-256 (and size) were seen, or NULL */
+	/* Pinned on this machine by trusting its first download (the root's
+	 * first-use file): when it was recorded, "YYYY-MM-DDTHH:MM:SSZ";
+	 * NULL for a pin the recipe itself carries. */
+	const char *first_use;
 };
 
 struct cfapkg_file_rule {      /* layout: expose/rename a file of the package */
@@ -622,6 +630,19 @@ CFAPKG_API size_t cfapkg_plan_count(const struct cfapkg_plan *plan);
 CFAPKG_API const struct cfapkg_plan_item *cfapkg_plan_item(const struct cfapkg_plan *plan, size_t i);
 CFAPKG_API size_t cfapkg_plan_problem_count(const struct cfapkg_plan *plan);
 CFAPKG_API const struct cfapkg_problem *cfapkg_plan_problem(const struct cfapkg_plan *plan, size_t i);
+/** A version newer than the one the plan chose that fits this machine
+ * but cannot be installed here (its source for this OS is "unavailable":
+ * no pinned download), so the installable one was taken instead. */
+struct cfapkg_passed_over {
+	const struct cfapkg_version *version;  /* "zluda 7-preview.10" */
+	const struct cfapkg_version *chosen;   /* "zluda 7-preview.9" */
+	const char *platform;                  /* "linux-x86_64" */
+	const char *why;                       /* its source's "unavailable"; borrowed */
+};
+/** Newest first within each part.  Borrowed from plan. */
+CFAPKG_API size_t cfapkg_plan_passed_over_count(const struct cfapkg_plan *plan);
+CFAPKG_API const struct cfapkg_passed_over *cfapkg_plan_passed_over(const struct cfapkg_plan *plan,
+                                                                    size_t i);
 /** Facts the plan could not check ("driver", "hip_runtime", "hip_sdk").
  * Borrowed. */
 CFAPKG_API size_t cfapkg_plan_unchecked_count(const struct cfapkg_plan *plan);
@@ -670,6 +691,11 @@ struct cfapkg_fetch_item {
 	bool user_urls;            /* the URLs were typed by the user ('prefetch'):
 	                              file:// is read too, as for URLs a mirror rule
 	                              made; other URLs are http(s) only */
+	uint64_t max_size;         /* the cap without a size, from the recipe; 0:
+	                              the opts' (an explicit opts cap wins) */
+	bool https_only;           /* only https:// URLs (http:// to the loopback
+	                              host too, which no network carries), each
+	                              redirect too: for trusting a first download */
 	/* results */
 	enum cfapkg_err err;       /* CFAPKG_E_INTEGRITY when any URL served other
 	                              bytes than pinned, else the last URL's */
@@ -968,6 +994,8 @@ struct cfapkg_locked {         /* one part of a locked set */
 	const char *const *provides; /* "cublas=11", "cuda-driver-api" */
 	size_t nprovides;
 	int status;                /* enum cfapkg_status on the lock's GPU, -1: not known */
+	int64_t max_size;          /* the cap of a download whose size is not known
+	                              (the recipe's max_size), -1: the default */
 };
 
 struct cfapkg_lock {

@@ -116,18 +116,12 @@ static int fetch_sources(struct cfapkg_ctx *ctx, const struct cli *cli,
 {
 	static struct progress p;
 	struct cfapkg_fetch_opts o;
-	const char *s = cli_value(cli, OPT_MAX_SIZE);
 	enum cfapkg_err e;
 	size_t i;
 	int rc;
 
 	if ((rc = fetch_opts_from_cli(cli, &o)))
 		return rc;
-	if (s && !parse_size(s, &o.max_unknown_size)) {
-		cli_error("bad value \"%s\": --max-size takes a number of bytes, "
-		                "optionally with K, M or G (4G)\n", s);
-		return EXIT_USAGE;
-	}
 	progress_init(&p, cli);
 	o.progress = progress_update;
 	o.progress_arg = &p;

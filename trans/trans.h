@@ -58,5 +58,11 @@ char *cfa_apt_index_url(const struct cfapkg_apt_source *a);
 bool cfa_in_cache(struct cfapkg_ctx *ctx, const char *sha256);
 /* The bytes of p's archives that the cache lacks. */
 uint64_t cfa_bytes_to_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p);
+/* Records in lock the size of each download its recipe gave none for, as
+ * learnt by the fetch (items), from the set before, or from the cache, so
+ * that the generation's lock holds it. */
+void cfa_lock_learn_sizes(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
+                          const struct cfapkg_lock *before, const struct cfapkg_fetch_item *items,
+                          size_t n);
 
 #endif

@@ -13,6 +13,8 @@ Paths (SIZE in bytes, KEY any word naming the per-test state):
                          times, in seconds, the last byte was sent and the
                          client hung up)
   /endless               bytes without end (no Content-Length)
+  /huge/SIZE             announces SIZE bytes (Content-Length) and sends bytes
+                         until the client hangs up: a file too large to make
   /norange/SIZE          always the whole file with 200, whatever the Range
   /dropevery/STEP/SIZE   the file, with Range and If-Range, but every response
                          closes after STEP bytes of its body (0: after the
@@ -175,6 +177,16 @@ class Handler(BaseHTTPRequestHandler):
             self.send_file(content(int(p[1])), half_then=self.watch_close)
         elif kind == "endless":
             self.send_response(200)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            block = content(65536)
+            deadline = time.time() + 20
+            while time.time() < deadline:
+                self.wfile.write(block)
+            self.close_connection = True
+        elif kind == "huge":
+            self.send_response(200)
+            self.send_header("Content-Length", p[1])
             self.send_header("Connection", "close")
             self.end_headers()
             block = content(65536)
