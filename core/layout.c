@@ -20,6 +20,8 @@ static const char *folder(enum cfa_place place)
 		return "envs";
 	case CFA_CHANNELS:
 		return "channels";
+	case CFA_FIRST_USE:
+		return "first-use.json";
 	default:
 		return "trash";
 	}

@@ -10,6 +10,7 @@
  *   ROOT/envs/NAME             an environment and its generations
  *   ROOT/channels/NAME         a channel: its URL, trusted keys and the
  *                              last index accepted
+ *   ROOT/first-use.json        pins recorded by trusting a first download
  *   ROOT/trash                 what is being removed
  */
 #ifndef CFA_LAYOUT_H
@@ -23,6 +24,7 @@ enum cfa_place {
 	CFA_DOWNLOADS,  /* name NULL: the folder; else one artifact */
 	CFA_ENVS,       /* name NULL: the folder; else one environment */
 	CFA_CHANNELS,   /* name NULL: the folder; else one channel */
+	CFA_FIRST_USE,  /* the file of pins trusted on first use */
 	CFA_TRASH
 };
 

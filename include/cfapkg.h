@@ -795,6 +795,63 @@ struct cfapkg_added_file {
 CFAPKG_API enum cfapkg_err cfapkg_add_file(struct cfapkg_ctx *ctx, const char *path,
                                            struct cfapkg_added_file *out);
 
+/** @defgroup first_use Trust on first use ('cfapkg recipe trust')
+ * For a download nobody has pinned (LibTorch's Linux zip, TheRock's
+ * Windows tarballs), the user may choose to trust what the server sends
+ * the first time: it is fetched over HTTPS and its SHA-256 and size are
+ * recorded in ROOT/first-use.json, with the URL, the date and a warning
+ * that it was not checked against anyone else's pin.  Every recipe load
+ * then lays the pin over that source (first_use set, "unavailable"
+ * cleared), so plan and info mark it and each later download is verified
+ * against it.  A recipe that pins the source itself wins. */
+struct cfapkg_first_use_pin {
+	const char *recipe, *version, *platform; /* the source, as the recipe names it */
+	const char *url;           /* the source's URL when it was trusted */
+	const char *sha256;
+	int64_t size;
+	const char *format;        /* the source's format then (NULL: not recorded) */
+	const char *recorded;      /* "YYYY-MM-DDTHH:MM:SSZ" */
+	const char *status;        /* "applied", or why the loaded recipes do not use it */
+};
+struct cfapkg_first_use {
+	const struct cfapkg_first_use_pin *pins; /* in the order they were recorded */
+	size_t npins;
+	const char *file;          /* ROOT/first-use.json */
+	struct cfa_arena *arena;   /* internal */
+};
+/** The root's pins trusted on first use, each judged against the loaded
+ * recipes.  Owned: cfapkg_first_use_free. */
+CFAPKG_API enum cfapkg_err cfapkg_first_use_list(struct cfapkg_ctx *ctx,
+                                                 struct cfapkg_first_use **out);
+CFAPKG_API void cfapkg_first_use_free(struct cfapkg_first_use *fu);
+/** Downloads the source of recipe name, version (as spelt) and platform
+ * ("linux-x86_64") and records its SHA-256 and size as trusted on first
+ * use.  Refused before any download (CFAPKG_E_USAGE) when the recipe pins
+ * the source already or it was trusted before (untrust it first), and
+ * (CFAPKG_E_UNSUPPORTED) when the source is a set, an APT source, has no
+ * URL, or its URL is not https:// (http:// to this machine itself, which
+ * no network carries, is accepted: 127.0.0.1, [::1], localhost).  Mirror
+ * rules' plain http:// and file:// rewrites are left out, redirects
+ * follow https only, and the archive stays in the download cache.  item
+ * gets the download's result.  The caller holds the root's lock. */
+CFAPKG_API enum cfapkg_err cfapkg_recipe_trust(struct cfapkg_ctx *ctx, const char *name,
+                                               const char *version, const char *platform,
+                                               const struct cfapkg_fetch_opts *opts,
+                                               struct cfapkg_fetch_item *item);
+/** Forgets a pin trusted on first use (CFAPKG_E_NOTFOUND when there is
+ * none for that source).  The caller holds the root's lock. */
+CFAPKG_API enum cfapkg_err cfapkg_recipe_untrust(struct cfapkg_ctx *ctx, const char *name,
+                                                 const char *version, const char *platform);
+/** The pins trusted on first use (of the named recipes; all: n 0) as
+ * recipe fragments for a channel maintainer: {"format": 1, "warning",
+ * "recipes": [{"name", "versions": [{"version", "sources": {PLATFORM:
+ * SOURCE}}]}]}, each SOURCE the recipe's own source with the pin put in
+ * (url, sha256, size, provenance; no "unavailable"), which a recipe takes
+ * as it is.  Owned: cfapkg_free. */
+CFAPKG_API enum cfapkg_err cfapkg_first_use_export(struct cfapkg_ctx *ctx,
+                                                   const char *const *names, size_t n,
+                                                   char **json);
+
 /** @defgroup mirrors Mirror rules
  * URL rewrite rules, one "PREFIX REPLACEMENT" a line ('#' starts a comment
  * line; blank lines are skipped): a download whose URL starts with PREFIX

@@ -64,6 +64,31 @@ static void print_passed_over(const struct cfapkg_plan *plan)
 	}
 }
 
+/* Parts whose pin is only what this machine received the first time. */
+static void print_first_use(const struct cfapkg_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < cfapkg_plan_count(plan); i++) {
+		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
+		if (it->source && it->source->first_use)
+			printf("note: %s %s: its %s download is trusted on first use (recorded %s), not "
+			       "checked against anyone else's pin\n", it->version->recipe->name,
+			       it->version->version, it->source->platform, it->source->first_use);
+	}
+}
+
+/* Who vouches for a part's download: its recipe's pin, or this machine's
+ * first download (NULL: no download, or none pinned). */
+static const char *trust_name(const struct cfapkg_source *s)
+{
+	if (s && s->first_use)
+		return "first-use";
+	if (s && (s->sha256 || s->nartifacts || (s->apt && s->apt->index_sha256)))
+		return "recipe";
+	return NULL;
+}
+
 static cJSON *passed_over_json(const struct cfapkg_plan *plan)
 {
 	cJSON *a = cJSON_CreateArray();
@@ -157,6 +182,7 @@ void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 		printf("warning: this plan uses %zu experimental part%s (--allow-experimental)\n", nexp,
 		       nexp == 1 ? "" : "s");
 	print_passed_over(plan);
+	print_first_use(plan);
 	print_unchecked(plan);
 	print_detection_notes(stdout, detected_machine());
 }
@@ -244,6 +270,8 @@ cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 		json_str(p, "reason", it->why_not);
 		json_str(p, "url", it->source ? it->source->url : NULL);
 		json_str(p, "sha256", it->source ? it->source->sha256 : NULL);
+		json_str(p, "trust", trust_name(it->source));
+		json_str(p, "first_use", it->source ? it->source->first_use : NULL);
 		if (it->source && it->source->size >= 0)
 			cJSON_AddNumberToObject(p, "size", (double)it->source->size);
 		else

@@ -3,7 +3,8 @@
  * downloads a new upstream build, hashes it and writes it into the recipe
  * file as text; 'cfapkg recipe outdated' lists upstream releases newer
  * than each recipe's newest version, with the add-version line that
- * records one.
+ * records one.  Trust on first use (trust, untrust, trusted,
+ * export-trusted) is cmd_trust.c's.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,7 +26,9 @@ static int usage(void)
 {
 	cli_error("usage: cfapkg recipe add-version NAME VERSION --source "
 	                "OS-ARCH=URL... [--format FMT] [--strip N] [--recipes DIR]\n"
-	                "       cfapkg recipe outdated [NAME...] [--releases-url URL]\n");
+	                "       cfapkg recipe outdated [NAME...] [--releases-url URL]\n"
+	                "       cfapkg recipe trust|untrust NAME VERSION [OS-ARCH]\n"
+	                "       cfapkg recipe trusted | export-trusted [NAME...]\n");
 	return EXIT_USAGE;
 }
 
@@ -588,5 +591,10 @@ int cmd_recipe(struct cfapkg_ctx *ctx, const struct cli *cli)
 		return add_version(ctx, cli);
 	if (cli->nargs >= 1 && strcmp(cli->args[0], "outdated") == 0)
 		return outdated(ctx, cli);
+	if (cli->nargs >= 1 && (strcmp(cli->args[0], "trust") == 0 ||
+	                        strcmp(cli->args[0], "untrust") == 0 ||
+	                        strcmp(cli->args[0], "trusted") == 0 ||
+	                        strcmp(cli->args[0], "export-trusted") == 0))
+		return cmd_recipe_trust(ctx, cli);
 	return usage();
 }

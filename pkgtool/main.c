@@ -93,8 +93,10 @@ static const struct command commands[] = {
 	{"recipe", cmd_recipe,
 	 OPTS_FETCH | OPT_BIT(OPT_MAX_SIZE) | OPT_BIT(OPT_SOURCE) | OPT_BIT(OPT_FORMAT) |
 	 OPT_BIT(OPT_STRIP) | OPT_BIT(OPT_RELEASES_URL),
-	 "recipe add-version NAME VERSION --source OS-ARCH=URL... | outdated [NAME...]",
-	 "add a version to a recipe file (downloads hashed), or list newer upstream releases"},
+	 "recipe add-version NAME VERSION --source OS-ARCH=URL... | outdated [NAME...] | "
+	 "trust|untrust NAME VERSION [OS-ARCH] | trusted | export-trusted [NAME...]",
+	 "add a version to a recipe file (downloads hashed), list newer upstream releases, or "
+	 "trust a download nobody has pinned on first use"},
 	{"remove", cmd_remove, OPTS_CHANGE, "remove NAME...",
 	 "take requested packages out of an environment (a new generation)"},
 	{"repair", cmd_repair, OPTS_FETCH | OPT_ENV_BIT | OPT_BIT(OPT_DRY_RUN) | OPT_BIT(OPT_MAX_SIZE),
