@@ -35,15 +35,18 @@ static bool admitted(const struct cfa_range *r, size_t n, const struct cfapkg_ve
 	return true;
 }
 
-/* Passed over for want of a pin: newer than what was chosen, a candidate
- * on every other count, and its source here marked "unavailable" (a
- * version with no source at all for this OS is ruled out by a fact). */
+/* Passed over for want of a pin: newer than what was chosen, validated
+ * here at least as well (else the chosen one wins its tier anyway), a
+ * candidate on every other count, and its source here marked
+ * "unavailable" (a version with no source at all for this OS is ruled out
+ * by a fact). */
 static const char *passed_why(const struct cfapkg_plan *plan, const struct cfapkg_version *v,
-                              const struct cfapkg_version *chosen)
+                              const struct cfapkg_plan_item *chosen)
 {
 	const struct cfapkg_source *s = cfapkg_version_source(v, plan->facts.os, plan->facts.arch);
 
-	if (!s || !s->unavailable || cfa_ver_cmp(v->parsed, chosen->parsed) <= 0 ||
+	if (!s || !s->unavailable || cfa_ver_cmp(v->parsed, chosen->version->parsed) <= 0 ||
+	    cfapkg_version_status(plan->ctx, v, plan->facts.gfx) > chosen->status ||
 	    ruled_out(plan, v) || !admitted(plan->specs, plan->nspecs, v) ||
 	    !admitted(plan->pins, plan->npins, v))
 		return NULL;
@@ -77,7 +80,7 @@ enum cfapkg_err cfa_passed_over(struct cfapkg_plan *plan)
 			continue;
 		/* Versions are newest first: the ones before the chosen one. */
 		for (k = 0; k < r->nversions && &r->versions[k] != it->version && !e; k++) {
-			const char *why = passed_why(plan, &r->versions[k], it->version);
+			const char *why = passed_why(plan, &r->versions[k], it);
 			if (why)
 				e = note(plan, &r->versions[k], it->version, why, &cap);
 		}
