@@ -723,8 +723,9 @@ struct cfapkg_fetch_progress {
 };
 
 /** The most a download without a declared size may bring (4 GiB), unless
- * cfapkg_fetch_opts.max_unknown_size says otherwise: an endless body is
- * cut there and deleted instead of filling the disk. */
+ * cfapkg_fetch_opts.max_unknown_size (the user's cap, first) or the item's
+ * max_size (the recipe's) says otherwise: an endless body is cut there and
+ * deleted instead of filling the disk. */
 #define CFAPKG_MAX_UNKNOWN_SIZE (4ull << 30)
 
 struct cfapkg_fetch_opts {

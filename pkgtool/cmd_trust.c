@@ -15,16 +15,32 @@
 #define TRUST_OPTS (OPTS_GLOBAL | OPT_BIT(OPT_JSON) | OPTS_FETCH | OPT_BIT(OPT_MAX_SIZE))
 #define LIST_OPTS (OPTS_GLOBAL | OPT_BIT(OPT_JSON))
 
-/* OS-ARCH as given, else this machine's: into buf. */
+/* OS-ARCH as given, else this machine's: into buf (room for both of the
+ * facts' fields, so it always fits). */
 static const char *platform_arg(const struct cli *cli, char *buf, size_t len)
 {
 	struct cfapkg_facts f;
+	int n;
 
 	if (cli->nargs > 3)
 		return cli->args[3];
 	cfapkg_facts_init_host(&f);
-	snprintf(buf, len, "%s-%s", f.os, f.arch);
-	return buf;
+	n = snprintf(buf, len, "%s-%s", f.os, f.arch);
+	return n > 0 && (size_t)n < len ? buf : "";
+}
+
+/* NAME VERSION [OS-ARCH] of trust and untrust (sub), and their options. */
+static int source_args(const struct cli *cli, const char *sub, unsigned long long allowed,
+                       char *host, size_t len, const char **platform)
+{
+	if (cli->nargs < 3 || cli->nargs > 4) {
+		cli_error("usage: cfapkg recipe %s NAME VERSION [OS-ARCH]\n", sub);
+		return EXIT_USAGE;
+	}
+	if (!cli_check_allowed(cli, allowed))
+		return EXIT_USAGE;
+	*platform = platform_arg(cli, host, len);
+	return EXIT_OK;
 }
 
 static void print_trusted(const struct cfapkg_fetch_item *it, const char *name,
@@ -64,14 +80,8 @@ static int trust(struct cfapkg_ctx *ctx, const struct cli *cli)
 	enum cfapkg_err e;
 	int rc;
 
-	if (cli->nargs < 3 || cli->nargs > 4) {
-		cli_error("usage: cfapkg recipe trust NAME VERSION [OS-ARCH] [--max-size SIZE]\n");
-		return EXIT_USAGE;
-	}
-	if (!cli_check_allowed(cli, TRUST_OPTS))
-		return EXIT_USAGE;
-	platform = platform_arg(cli, host, sizeof(host));
-	if ((rc = fetch_opts_from_cli(cli, &o)) || (rc = take_lock(ctx, cli, &lock)))
+	if ((rc = source_args(cli, "trust", TRUST_OPTS, host, sizeof(host), &platform)) ||
+	    (rc = fetch_opts_from_cli(cli, &o)) || (rc = take_lock(ctx, cli, &lock)))
 		return rc;
 	progress_init(&p, cli);
 	o.progress = progress_update;
@@ -93,14 +103,8 @@ static int untrust(struct cfapkg_ctx *ctx, const struct cli *cli)
 	enum cfapkg_err e;
 	int rc;
 
-	if (cli->nargs < 3 || cli->nargs > 4) {
-		cli_error("usage: cfapkg recipe untrust NAME VERSION [OS-ARCH]\n");
-		return EXIT_USAGE;
-	}
-	if (!cli_check_allowed(cli, LIST_OPTS))
-		return EXIT_USAGE;
-	platform = platform_arg(cli, host, sizeof(host));
-	if ((rc = take_lock(ctx, cli, &lock)))
+	if ((rc = source_args(cli, "untrust", LIST_OPTS, host, sizeof(host), &platform)) ||
+	    (rc = take_lock(ctx, cli, &lock)))
 		return rc;
 	e = cfapkg_recipe_untrust(ctx, cli->args[1], cli->args[2], platform);
 	cfapkg_root_unlock(lock);
