@@ -242,7 +242,7 @@ static void print_unpacked(const struct cfapkg_fetch_item *items, size_t n,
 }
 
 /* Before any download: a plan with a package that cannot be fetched (no
- * hash, no size, "unavailable") is refused whole, as install refuses it,
+ * hash, "unavailable") is refused whole, as install refuses it,
  * naming each such package and why. */
 int refuse_unfetchable(const struct cfapkg_plan *plan)
 {

@@ -210,8 +210,10 @@ def test_bench(root, tmp):
     out = tmp / "bench-out"
     out.mkdir()
     root.run("env", "create", "six")
+    # The installed ROCm, as for the other environments: without it a
+    # packaged ROCm of the built-in recipes would be planned (a real URL).
     root.run("install", "--env", "six", "pytorch-cuda-stack", "zluda==6-preview.69",
-             *channel.FACTS, "--yes")
+             *channel.FACTS, "--hip-sdk", "6.4.2", "--yes")
     r = root.run("bench", "--env", "six", "--env", "rt-linux", "-n", "3", "--warmup", "0",
                  "--metric", r"score: (\d+)", "-o", str(out), "--json", "--", SCORE,
                  env={"COUNTER": str(counter)})
