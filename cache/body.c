@@ -85,7 +85,7 @@ size_t cfa_fetch_on_body(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct xfer *x = arg;
 	size_t n = size * nmemb;
-	uint64_t cap = x->item->size >= 0 ? (uint64_t)x->item->size : x->opts->max_unknown_size;
+	uint64_t cap = x->cap;
 
 	x->last_byte_at = cfa_plat_now();
 	if (!x->body_started) {

@@ -155,6 +155,10 @@ void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it, bo
  * read as "D:/x"), or NULL when it names none or out of memory.  Owned:
  * cfa_free. */
 char *cfa_file_url_path(const char *url);
+/* mirrors.c: https://, or http:// to this machine itself (127.0.0.1,
+ * [::1], localhost), which no network carries: what a first download
+ * that will be trusted may come over. */
+bool cfa_url_secure(const char *url);
 
 /* rawread.c: a whole file, decompressed when it is gzip, xz, bzip2, lzma
  * or zstd, into *text (NUL-terminated, cfa_free); more than max bytes is

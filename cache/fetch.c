@@ -87,15 +87,19 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
 }
 
 /* libcurl speaks http(s) only, redirects included: a file:// URL is read
- * by body.c, where a rule or the command line named it. */
+ * by body.c, where a rule or the command line named it.  A download to be
+ * trusted on first use is redirected over https only (its own URL passed
+ * cfa_url_secure: https, or http to this machine). */
 static void set_protocols(struct xfer *x)
 {
+	bool tls = x->item->https_only;
 #if LIBCURL_VERSION_NUM >= 0x075500
 	curl_easy_setopt(x->h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(x->h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(x->h, CURLOPT_REDIR_PROTOCOLS_STR, tls ? "https" : "http,https");
 #else
 	curl_easy_setopt(x->h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-	curl_easy_setopt(x->h, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+	curl_easy_setopt(x->h, CURLOPT_REDIR_PROTOCOLS,
+	                 tls ? (long)CURLPROTO_HTTPS : (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
 }
 
@@ -400,6 +404,12 @@ static enum cfapkg_err prepare(struct cfapkg_ctx *ctx, struct xfer *x, const cha
 	}
 	if ((e = cfa_fetch_urls(ctx, x, m)))
 		return e;
+	if (x->nurls == 0) { /* https_only left none */
+		item_fail(x, CFAPKG_E_UNSUPPORTED, "%s: %s is not an https:// URL, and a first "
+		          "download is trusted only over HTTPS (or http:// to this machine: 127.0.0.1, "
+		          "[::1], localhost)", it->label, it->urls[0]);
+		return CFAPKG_E_OK;
+	}
 	if (!cfa_part_name(x, dir))
 		return cfa_nomem(ctx);
 	x->md = EVP_MD_CTX_new();
@@ -531,6 +541,28 @@ static enum cfapkg_err fail_item(struct cfapkg_ctx *ctx, const struct cfapkg_fet
 	return cfa_fail(ctx, it->err, "%s; tried before it: %s", it->error, tried);
 }
 
+/* What bounds a body: its declared size, else a cap the caller chose (the
+ * user's --max-size), the recipe's own max_size, or the default, in that
+ * order: a user who raises the cap means it for every download. */
+static void set_cap(struct xfer *x, const struct cfapkg_fetch_opts *given)
+{
+	const struct cfapkg_fetch_item *it = x->item;
+
+	x->cap_from = NULL;
+	if (it->size >= 0) {
+		x->cap = (uint64_t)it->size;
+	} else if (given && given->max_unknown_size) {
+		x->cap = given->max_unknown_size;
+		x->cap_from = "the cap given (--max-size)";
+	} else if (it->max_size) {
+		x->cap = it->max_size;
+		x->cap_from = "the recipe's max_size";
+	} else {
+		x->cap = x->opts->max_unknown_size;
+		x->cap_from = "the default cap";
+	}
+}
+
 enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items, size_t n,
                              const struct cfapkg_fetch_opts *opts)
 {
@@ -553,6 +585,7 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 	for (i = 0; i < n && !e; i++) {
 		xs[i].item = &items[i];
 		xs[i].opts = &o;
+		set_cap(&xs[i], opts);
 		e = prepare(ctx, &xs[i], dir, &mirrors);
 	}
 	if (!e && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) /* before any thread */

@@ -55,6 +55,11 @@ struct xfer {
 	 * validator a download starts over rather than resume. */
 	char validator[256], new_validator[256];
 	char want[65];                   /* the expected SHA-256 in lower case, "" if any */
+	/* The most bytes the body may bring: the declared size, else the cap
+	 * (an explicit --max-size, else the recipe's max_size, else the
+	 * default), and what set it, for the message that says how to raise it. */
+	uint64_t cap;
+	const char *cap_from;
 	char curl_err[CURL_ERROR_SIZE];
 };
 

@@ -382,6 +382,48 @@ enum cfapkg_err cfapkg_mirrors_expand(struct cfapkg_ctx *ctx, const struct cfapk
 	return mirror_list(ctx, m, &url, 1, out, n, nrule);
 }
 
+/* Case-insensitive, as URL schemes and host names are. */
+static bool starts_nocase(const char *s, const char *prefix)
+{
+	for (; *prefix; s++, prefix++)
+		if ((*s | 0x20) != (*prefix | 0x20))
+			return false;
+	return true;
+}
+
+bool cfa_url_secure(const char *url)
+{
+	static const char *const loopback[] = {"http://127.0.0.1", "http://[::1]",
+	                                       "http://localhost"};
+	size_t i, n;
+
+	if (starts_nocase(url, "https://"))
+		return url[8] && url[8] != '/';
+	for (i = 0; i < sizeof(loopback) / sizeof(loopback[0]); i++) {
+		n = strlen(loopback[i]);
+		/* The host ends there: "http://localhost.example" is not it. */
+		if (starts_nocase(url, loopback[i]) &&
+		    (url[n] == ':' || url[n] == '/' || url[n] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+/* A download that will be trusted on its first arrival takes only the
+ * URLs no one on the way could alter: a mirror rule's plain http:// or
+ * file:// rewrite is left out (the list's strings stay in its one block). */
+static void keep_secure(struct xfer *x)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < x->nurls; i++)
+		if (cfa_url_secure(x->urls[i]))
+			x->urls[k++] = x->urls[i];
+	x->urls[k] = NULL;
+	x->nurls = k;
+	x->nlocal = 0;
+}
+
 enum cfapkg_err cfa_fetch_urls(struct cfapkg_ctx *ctx, struct xfer *x, struct cfapkg_mirrors **m)
 {
 	const struct cfapkg_fetch_item *it = x->item;
@@ -393,5 +435,7 @@ enum cfapkg_err cfa_fetch_urls(struct cfapkg_ctx *ctx, struct xfer *x, struct cf
 		return e;
 	if (it->user_urls)
 		x->nlocal = x->nurls;
+	if (it->https_only)
+		keep_secure(x);
 	return CFAPKG_E_OK;
 }

@@ -125,7 +125,7 @@ void cfa_part_discard(struct xfer *x)
 void cfa_part_stream_start(struct xfer *x)
 {
 	const struct cfapkg_fetch_item *it = x->item;
-	uint64_t size = it->size >= 0 ? (uint64_t)it->size : x->opts->max_unknown_size;
+	uint64_t size = x->cap;
 	struct cfapkg_unpack_opts uo = {it->unpack_strip, 0, 0, true, NULL, false};
 	char *label;
 

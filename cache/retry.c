@@ -82,9 +82,9 @@ static bool describe(const struct xfer *x, CURLcode rc, long code, char *why, si
 		return cfa_snprintf(why, len, "the server sent more than the declared %lld bytes",
 		                    (long long)x->item->size);
 	if (x->stop == STOP_OVERFLOW)
-		return size_text(x->opts->max_unknown_size, cap, sizeof(cap)) &&
+		return size_text(x->cap, cap, sizeof(cap)) &&
 		       cfa_snprintf(why, len, "more than the %s allowed for a download of unknown "
-		                    "size", cap);
+		                    "size (%s)", cap, x->cap_from);
 	if (x->stop == STOP_STALL)
 		return cfa_snprintf(why, len, "nothing arrived for %u s (--stall-timeout)",
 		                    x->opts->stall_secs);
@@ -98,8 +98,8 @@ static const char *advise(const struct xfer *x, long code, char *buf, size_t len
 	if (x->stop == STOP_OVERFLOW && x->item->size >= 0)
 		return "the download was deleted; check the declared size";
 	if (x->stop == STOP_OVERFLOW)
-		return "the download was deleted: give its size with --size BYTES, or allow more "
-		       "with --max-size SIZE";
+		return "the download was deleted: allow more with --max-size SIZE (or, in a "
+		       "recipe, a larger \"max_size\" or its \"size\")";
 	if (x->have > 0)
 		return cfa_snprintf(buf, len, "the %llu bytes received are kept: run the command again "
 		                    "to resume", (unsigned long long)x->have)

@@ -24,6 +24,8 @@ static const char *folder(enum cfa_place place)
 		return "venvs";
 	case CFA_APT:
 		return "apt";
+	case CFA_FIRST_USE:
+		return "first-use.json";
 	default:
 		return "trash";
 	}

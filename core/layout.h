@@ -19,6 +19,7 @@
  *   ROOT/apt/gnupg             gpgv's home folder, kept empty
  *   ROOT/apt/check-*           gpgv's input and output while it checks an
  *                              InRelease (recovery removes what is left)
+ *   ROOT/first-use.json        pins recorded by trusting a first download
  *   ROOT/trash                 what is being removed
  */
 #ifndef CFA_LAYOUT_H
@@ -34,6 +35,7 @@ enum cfa_place {
 	CFA_CHANNELS,   /* name NULL: the folder; else one channel */
 	CFA_VENVS,      /* name NULL: the folder; else one staged venv's entry */
 	CFA_APT,        /* APT trust: keys/, releases/ (name: a path below) */
+	CFA_FIRST_USE,  /* the file of pins trusted on first use */
 	CFA_TRASH
 };
 

@@ -11,7 +11,8 @@
  *                    or, with "signed_by" instead of the index's pins, in
  *                    the index that the repository's signed InRelease pins
  *
- * A source that cannot be fetched yet says why in "unavailable".
+ * A source that cannot be fetched yet says why in "unavailable"; one that
+ * can says in "provenance" where its pin was seen.
  */
 #include <string.h>
 
@@ -25,7 +26,7 @@ static const char *const formats[] = {"zip", "7z", "tar.gz", "tar.xz", "tar.zst"
                                       "tar.bz2", "tar", "deb", NULL};
 const char *const cfa_source_keys[] = {"url", "mirrors", "sha256", "size", "format",
                                        "strip", "unavailable", "unpacked_size",
-                                       "artifacts", "apt", NULL};
+                                       "max_size", "provenance", "artifacts", "apt", NULL};
 const char *const cfa_artifact_keys[] = {"url", "mirrors", "sha256", "size", "format",
                                          "strip", NULL};
 const char *const cfa_apt_keys[] = {"repository", "suite", "component", "arch", "index",
@@ -86,25 +87,6 @@ static enum cfapkg_err check_sha(struct cfa_jr *jr, const char *key, const char 
 		return cfa_jr_fail(jr, "%s must be 64 hex digits", key);
 	if (sha)
 		hex_case(sha, false);
-	return CFAPKG_E_OK;
-}
-
-/* The size is what bounds a download (the server cannot send more): a
- * source without one is planned but not fetched, as if "unavailable". */
-#define UNSIZED_WHY                                                                        \
-	"the %s download has a SHA-256 but no size, and a download is fetched only when both " \
-	"are recorded: add \"size\" to the recipe (the size and SHA-256 that 'cfapkg prefetch " \
-	"URL' prints)"
-
-static enum cfapkg_err refuse_unsized(struct cfa_jr *jr, struct cfapkg_source *s)
-{
-	size_t len = sizeof(UNSIZED_WHY) + strlen(s->platform);
-	char *why = cfa_arena_alloc(jr->arena, len);
-
-	/* Sized for the text, so it always fits; checked all the same. */
-	if (!why || !cfa_snprintf(why, len, UNSIZED_WHY, s->platform))
-		return cfa_nomem(jr->ctx);
-	s->unavailable = why;
 	return CFAPKG_E_OK;
 }
 
@@ -272,11 +254,22 @@ static enum cfapkg_err parse_single(struct cfa_jr *jr, const cJSON *o, struct cf
 		                   "the reason it cannot be installed yet");
 	if (s->url && !web_url(s->url))
 		return cfa_jr_fail(jr, "url must start with https:// or http://");
-	if ((e = check_mirrors(jr, s->mirrors, s->nmirrors)))
-		return e;
-	if (s->sha256 && s->size < 0 && !s->unavailable)
-		return refuse_unsized(jr, s);
-	return CFAPKG_E_OK;
+	return check_mirrors(jr, s->mirrors, s->nmirrors);
+}
+
+/* As Nix's fetchurl: the SHA-256 decides what is accepted, and a download
+ * without a recorded size is bounded by a cap instead (max_size, else the
+ * default), its size learned when it arrives.  A cap beside a size would
+ * never bind. */
+static enum cfapkg_err parse_cap(struct cfa_jr *jr, const cJSON *o, struct cfapkg_source *s)
+{
+	enum cfapkg_err e = cfa_jr_int(jr, o, "max_size", 1, INT64_MAX, false, &s->max_size);
+
+	if (!e && s->max_size > 0 && (s->size >= 0 || s->nartifacts || s->apt))
+		return cfa_jr_fail(jr, "max_size bounds a download whose size is not recorded: "
+		                   "leave it out where \"size\" is given (or for a set or an APT "
+		                   "source, whose sizes are known)");
+	return e;
 }
 
 /* One shape only: a download, a set of them, or an APT source. */
@@ -299,16 +292,20 @@ enum cfapkg_err cfa_parse_source(struct cfa_jr *jr, const cJSON *o, struct cfapk
 
 	s->size = -1;
 	s->unpacked_size = -1;
+	s->max_size = -1;
 	if ((e = cfa_jr_object(jr, o)) || (e = cfa_jr_keys(jr, o, cfa_source_keys)) ||
 	    (e = check_shape(jr, o)) ||
 	    (e = cfa_jr_string(jr, o, "unavailable", false, &s->unavailable)) ||
+	    (e = cfa_jr_string(jr, o, "provenance", false, &s->provenance)) ||
 	    (e = cfa_jr_int(jr, o, "strip", 0, 16, false, &strip)) ||
 	    (e = cfa_jr_int(jr, o, "unpacked_size", 0, INT64_MAX, false, &s->unpacked_size)))
 		return e;
 	s->strip = (unsigned)strip;
 	if (cJSON_HasObjectItem(o, "artifacts"))
-		return parse_artifacts(jr, o, s);
-	if (cJSON_HasObjectItem(o, "apt"))
-		return parse_apt(jr, o, s);
-	return parse_single(jr, o, s);
+		e = parse_artifacts(jr, o, s);
+	else if (cJSON_HasObjectItem(o, "apt"))
+		e = parse_apt(jr, o, s);
+	else
+		e = parse_single(jr, o, s);
+	return e ? e : parse_cap(jr, o, s);
 }

@@ -10,6 +10,7 @@
 #include "core/channel.h"
 #include "core/ctx.h"
 #include "core/dep.h"
+#include "core/firstuse.h"
 #include "core/gpus.h"
 #include "core/mem.h"
 #include "core/recipe.h"
@@ -260,6 +261,9 @@ enum cfapkg_err cfapkg_recipes_load(struct cfapkg_ctx *ctx)
 		return e; /* detail set by the failing load */
 	if (ctx->nrecipes)
 		qsort(ctx->recipes, ctx->nrecipes, sizeof(*ctx->recipes), cmp_recipe);
+	/* Last: what this machine trusted applies to whichever recipe won. */
+	if ((e = cfa_first_use_apply(ctx)))
+		return e;
 	ctx->loaded = true;
 	return CFAPKG_E_OK;
 }

@@ -116,6 +116,7 @@ static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock
 	p->kind = v->recipe->kind;
 	p->requested = it->requested;
 	p->size = -1;
+	p->max_size = -1;
 	p->gfx = v->gfx;
 	p->ngfx = v->ngfx;
 	p->layout = v->layout;
@@ -149,6 +150,7 @@ static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock
 	p->nmirrors = s->nmirrors;
 	p->sha256 = s->sha256;
 	p->size = s->size;
+	p->max_size = s->max_size;
 	p->format = s->format;
 	p->strip = s->strip;
 	char *store = cfa_store_name(p->name, p->version, p->sha256);
@@ -238,6 +240,8 @@ static void source_json(struct cfa_json_build *jb, cJSON *o, const struct cfapkg
 	cfa_json_add_string(jb, o, "sha256", p->sha256);
 	if (p->size >= 0)
 		cfa_json_add_number(jb, o, "size", (double)p->size);
+	else if (p->max_size > 0) /* the recipe's cap, until the size is learned */
+		cfa_json_add_number(jb, o, "max_size", (double)p->max_size);
 	cfa_json_add_string(jb, o, "format", p->format);
 	cfa_json_add_number(jb, o, "strip", p->strip);
 	cfa_json_add_string(jb, o, "store", p->store);
@@ -338,8 +342,9 @@ static const char *const part_keys_v1[] = {"name", "version", "kind", "requested
                                            "user_files", NULL};
 static const char *const part_keys[] = {"name", "version", "kind", "requested", "requires",
                                         "provides", "status", "url", "mirrors", "sha256",
-                                        "size", "format", "strip", "store", "artifacts", "gfx",
-                                        "layout", "launcher", "runtime", "user_files", NULL};
+                                        "size", "max_size", "format", "strip", "store",
+                                        "artifacts", "gfx", "layout", "launcher", "runtime",
+                                        "user_files", NULL};
 
 static enum cfapkg_err read_kind(struct cfa_jr *jr, const char *s, enum cfapkg_kind *out)
 {
@@ -368,6 +373,7 @@ static enum cfapkg_err read_source(struct cfa_jr *jr, const cJSON *o, struct cfa
 	    (e = cfa_jr_strings(jr, o, "mirrors", &p->mirrors, &p->nmirrors)) ||
 	    (e = cfa_jr_string(jr, o, "sha256", true, &p->sha256)) ||
 	    (e = cfa_jr_int(jr, o, "size", 0, INT64_MAX, false, &size)) ||
+	    (e = cfa_jr_int(jr, o, "max_size", 1, INT64_MAX, false, &p->max_size)) ||
 	    (e = cfa_jr_string(jr, o, "format", true, &p->format)) ||
 	    (e = cfa_jr_int(jr, o, "strip", 0, 16, false, &strip)) ||
 	    (e = cfa_jr_string(jr, o, "store", true, &p->store)))
@@ -451,6 +457,7 @@ static enum cfapkg_err part_item(struct cfa_jr *jr, const cJSON *o, void *elem, 
 
 	memset(&v, 0, sizeof(v));
 	p->size = -1;
+	p->max_size = -1;
 	p->status = -1;
 	if ((e = cfa_jr_object(jr, o)) ||
 	    (e = cfa_jr_keys(jr, o, format >= 2 ? part_keys : part_keys_v1)) ||

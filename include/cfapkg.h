@@ -189,6 +189,14 @@ struct cfapkg_source {
 	unsigned strip;            /* leading folders to drop when unpacking */
 	const char *unavailable;   /* why this cannot be installed, or NULL */
 	int64_t unpacked_size;     /* bytes once unpacked, -1 when not recorded */
+	/* A download without a size is bounded by this cap (-1: the fetch's
+	 * default, CFAPKG_MAX_UNKNOWN_SIZE or --max-size). */
+	int64_t max_size;
+	const char *provenance;    /* where its SHA-256 (and size) were seen, or NULL */
+	/* Pinned on this machine by trusting its first download (the root's
+	 * first-use file): when it was recorded, "YYYY-MM-DDTHH:MM:SSZ";
+	 * NULL for a pin the recipe itself carries. */
+	const char *first_use;
 };
 
 struct cfapkg_file_rule {      /* layout: expose/rename a file of the package */
@@ -629,6 +637,19 @@ CFAPKG_API size_t cfapkg_plan_count(const struct cfapkg_plan *plan);
 CFAPKG_API const struct cfapkg_plan_item *cfapkg_plan_item(const struct cfapkg_plan *plan, size_t i);
 CFAPKG_API size_t cfapkg_plan_problem_count(const struct cfapkg_plan *plan);
 CFAPKG_API const struct cfapkg_problem *cfapkg_plan_problem(const struct cfapkg_plan *plan, size_t i);
+/** A version newer than the one the plan chose that fits this machine
+ * but cannot be installed here (its source for this OS is "unavailable":
+ * no pinned download), so the installable one was taken instead. */
+struct cfapkg_passed_over {
+	const struct cfapkg_version *version;  /* "zluda 7-preview.10" */
+	const struct cfapkg_version *chosen;   /* "zluda 7-preview.9" */
+	const char *platform;                  /* "linux-x86_64" */
+	const char *why;                       /* its source's "unavailable"; borrowed */
+};
+/** Newest first within each part.  Borrowed from plan. */
+CFAPKG_API size_t cfapkg_plan_passed_over_count(const struct cfapkg_plan *plan);
+CFAPKG_API const struct cfapkg_passed_over *cfapkg_plan_passed_over(const struct cfapkg_plan *plan,
+                                                                    size_t i);
 /** Facts the plan could not check ("driver", "hip_runtime", "hip_sdk").
  * Borrowed. */
 CFAPKG_API size_t cfapkg_plan_unchecked_count(const struct cfapkg_plan *plan);
@@ -682,6 +703,11 @@ struct cfapkg_fetch_item {
 	bool user_urls;            /* the URLs were typed by the user ('prefetch'):
 	                              file:// is read too, as for URLs a mirror rule
 	                              made; other URLs are http(s) only */
+	uint64_t max_size;         /* the cap without a size, from the recipe; 0:
+	                              the opts' (an explicit opts cap wins) */
+	bool https_only;           /* only https:// URLs (http:// to the loopback
+	                              host too, which no network carries), each
+	                              redirect too: for trusting a first download */
 	/* results */
 	enum cfapkg_err err;       /* CFAPKG_E_INTEGRITY when any URL served other
 	                              bytes than pinned, else the last URL's */
@@ -709,8 +735,9 @@ struct cfapkg_fetch_progress {
 };
 
 /** The most a download without a declared size may bring (4 GiB), unless
- * cfapkg_fetch_opts.max_unknown_size says otherwise: an endless body is
- * cut there and deleted instead of filling the disk. */
+ * cfapkg_fetch_opts.max_unknown_size (the user's cap, first) or the item's
+ * max_size (the recipe's) says otherwise: an endless body is cut there and
+ * deleted instead of filling the disk. */
 #define CFAPKG_MAX_UNKNOWN_SIZE (4ull << 30)
 
 struct cfapkg_fetch_opts {
@@ -780,6 +807,63 @@ struct cfapkg_added_file {
  * an install finds it in the cache, with --offline too. */
 CFAPKG_API enum cfapkg_err cfapkg_add_file(struct cfapkg_ctx *ctx, const char *path,
                                            struct cfapkg_added_file *out);
+
+/** @defgroup first_use Trust on first use ('cfapkg recipe trust')
+ * For a download nobody has pinned (LibTorch's Linux zip, TheRock's
+ * Windows tarballs), the user may choose to trust what the server sends
+ * the first time: it is fetched over HTTPS and its SHA-256 and size are
+ * recorded in ROOT/first-use.json, with the URL, the date and a warning
+ * that it was not checked against anyone else's pin.  Every recipe load
+ * then lays the pin over that source (first_use set, "unavailable"
+ * cleared), so plan and info mark it and each later download is verified
+ * against it.  A recipe that pins the source itself wins. */
+struct cfapkg_first_use_pin {
+	const char *recipe, *version, *platform; /* the source, as the recipe names it */
+	const char *url;           /* the source's URL when it was trusted */
+	const char *sha256;
+	int64_t size;
+	const char *format;        /* the source's format then (NULL: not recorded) */
+	const char *recorded;      /* "YYYY-MM-DDTHH:MM:SSZ" */
+	const char *status;        /* "applied", or why the loaded recipes do not use it */
+};
+struct cfapkg_first_use {
+	const struct cfapkg_first_use_pin *pins; /* in the order they were recorded */
+	size_t npins;
+	const char *file;          /* ROOT/first-use.json */
+	struct cfa_arena *arena;   /* internal */
+};
+/** The root's pins trusted on first use, each judged against the loaded
+ * recipes.  Owned: cfapkg_first_use_free. */
+CFAPKG_API enum cfapkg_err cfapkg_first_use_list(struct cfapkg_ctx *ctx,
+                                                 struct cfapkg_first_use **out);
+CFAPKG_API void cfapkg_first_use_free(struct cfapkg_first_use *fu);
+/** Downloads the source of recipe name, version (as spelt) and platform
+ * ("linux-x86_64") and records its SHA-256 and size as trusted on first
+ * use.  Refused before any download (CFAPKG_E_USAGE) when the recipe pins
+ * the source already or it was trusted before (untrust it first), and
+ * (CFAPKG_E_UNSUPPORTED) when the source is a set, an APT source, has no
+ * URL, or its URL is not https:// (http:// to this machine itself, which
+ * no network carries, is accepted: 127.0.0.1, [::1], localhost).  Mirror
+ * rules' plain http:// and file:// rewrites are left out, redirects
+ * follow https only, and the archive stays in the download cache.  item
+ * gets the download's result.  The caller holds the root's lock. */
+CFAPKG_API enum cfapkg_err cfapkg_recipe_trust(struct cfapkg_ctx *ctx, const char *name,
+                                               const char *version, const char *platform,
+                                               const struct cfapkg_fetch_opts *opts,
+                                               struct cfapkg_fetch_item *item);
+/** Forgets a pin trusted on first use (CFAPKG_E_NOTFOUND when there is
+ * none for that source).  The caller holds the root's lock. */
+CFAPKG_API enum cfapkg_err cfapkg_recipe_untrust(struct cfapkg_ctx *ctx, const char *name,
+                                                 const char *version, const char *platform);
+/** The pins trusted on first use (of the named recipes; all: n 0) as
+ * recipe fragments for a channel maintainer: {"format": 1, "warning",
+ * "recipes": [{"name", "versions": [{"version", "sources": {PLATFORM:
+ * SOURCE}}]}]}, each SOURCE the recipe's own source with the pin put in
+ * (url, sha256, size, provenance; no "unavailable"), which a recipe takes
+ * as it is.  Owned: cfapkg_free. */
+CFAPKG_API enum cfapkg_err cfapkg_first_use_export(struct cfapkg_ctx *ctx,
+                                                   const char *const *names, size_t n,
+                                                   char **json);
 
 /** @defgroup mirrors Mirror rules
  * URL rewrite rules, one "PREFIX REPLACEMENT" a line ('#' starts a comment
@@ -983,6 +1067,8 @@ struct cfapkg_locked {         /* one part of a locked set */
 	const char *const *provides; /* "cublas=11", "cuda-driver-api" */
 	size_t nprovides;
 	int status;                /* enum cfapkg_status on the lock's GPU, -1: not known */
+	int64_t max_size;          /* the cap of a download whose size is not known
+	                              (the recipe's max_size), -1: the default */
 };
 
 struct cfapkg_lock {

@@ -28,6 +28,11 @@ int fetch_opts_from_cli(const struct cli *cli, struct cfapkg_fetch_opts *o)
 	if ((s = cli_value(cli, OPT_STALL_TIMEOUT)) && (!cli_number(s, 3600, &v) || v == 0))
 		goto bad;
 	o->stall_secs = s ? (unsigned)v : 0;
+	if ((s = cli_value(cli, OPT_MAX_SIZE)) && !parse_size(s, &o->max_unknown_size)) {
+		cli_error("bad value \"%s\": --max-size takes a number of bytes, "
+		          "optionally with K, M or G (4G)\n", s);
+		return EXIT_USAGE;
+	}
 	return EXIT_OK;
 bad:
 	cli_error("bad value \"%s\": --parallel takes 1..16, --retries "
@@ -203,7 +208,7 @@ int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *mirrors[CLI_MAX_ARGS + 1];
 	struct cfapkg_fetch_opts o;
-	const char *s, *sha = cli_value(cli, OPT_SHA256);
+	const char *sha = cli_value(cli, OPT_SHA256);
 	size_t i, nmirrors = 0;
 	int rc;
 
@@ -216,11 +221,6 @@ int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 	}
 	if ((rc = fetch_opts_from_cli(cli, &o)))
 		return rc;
-	if ((s = cli_value(cli, OPT_MAX_SIZE)) && !parse_size(s, &o.max_unknown_size)) {
-		cli_error("bad value \"%s\": --max-size takes a number of bytes, "
-		                "optionally with K, M or G (4G)\n", s);
-		return EXIT_USAGE;
-	}
 	mirrors[nmirrors++] = cli->args[0];
 	for (i = 0; i < cli->nopts; i++)
 		if (cli->opts[i].id == OPT_MIRROR && nmirrors < CLI_MAX_ARGS)
@@ -242,7 +242,7 @@ static void print_unpacked(const struct cfapkg_fetch_item *items, size_t n,
 }
 
 /* Before any download: a plan with a package that cannot be fetched (no
- * hash, no size, "unavailable") is refused whole, as install refuses it,
+ * hash, "unavailable") is refused whole, as install refuses it,
  * naming each such package and why. */
 int refuse_unfetchable(const struct cfapkg_plan *plan)
 {

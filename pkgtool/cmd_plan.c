@@ -50,6 +50,63 @@ static void print_unchecked(const struct cfapkg_plan *plan)
 				printf("note: not checked, not known: %s\n", what[k].text);
 }
 
+/* The newer versions the plan left aside for want of a pinned download:
+ * a user who expected the newest one learns why it is not there. */
+static void print_passed_over(const struct cfapkg_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < cfapkg_plan_passed_over_count(plan); i++) {
+		const struct cfapkg_passed_over *p = cfapkg_plan_passed_over(plan, i);
+		printf("note: %s %s passed over: no pinned download for %s (%s); %s %s is planned\n",
+		       p->version->recipe->name, p->version->version, p->platform, p->why,
+		       p->chosen->recipe->name, p->chosen->version);
+	}
+}
+
+/* Parts whose pin is only what this machine received the first time. */
+static void print_first_use(const struct cfapkg_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < cfapkg_plan_count(plan); i++) {
+		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
+		if (it->source && it->source->first_use)
+			printf("note: %s %s: its %s download is trusted on first use (recorded %s), not "
+			       "checked against anyone else's pin\n", it->version->recipe->name,
+			       it->version->version, it->source->platform, it->source->first_use);
+	}
+}
+
+/* Who vouches for a part's download: its recipe's pin, or this machine's
+ * first download (NULL: no download, or none pinned). */
+static const char *trust_name(const struct cfapkg_source *s)
+{
+	if (s && s->first_use)
+		return "first-use";
+	if (s && (s->sha256 || s->nartifacts || (s->apt && s->apt->index_sha256)))
+		return "recipe";
+	return NULL;
+}
+
+static cJSON *passed_over_json(const struct cfapkg_plan *plan)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; i < cfapkg_plan_passed_over_count(plan); i++) {
+		const struct cfapkg_passed_over *p = cfapkg_plan_passed_over(plan, i);
+		cJSON *j = cJSON_CreateObject();
+		json_str(j, "name", p->version->recipe->name);
+		json_str(j, "version", p->version->version);
+		json_str(j, "chosen", p->chosen->version);
+		json_str(j, "platform", p->platform);
+		json_str(j, "reason", p->why);
+		cJSON_AddItemToArray(a, j);
+	}
+	return a;
+}
+
 /* The parts of the plan the store or the download cache already holds
  * (their bytes are not downloaded again) and the bytes that are. */
 static size_t already_here(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan,
@@ -106,11 +163,16 @@ void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	table_print(&t);
 	if (!nunknown && nfetch && (here = already_here(ctx, plan, &total)) > nfetch)
 		here = nfetch;
-	printf("\nDownload: %s%s in %zu package%s", nunknown ? "at least " : "",
-	       human_size(total, size, sizeof(size)), nfetch - here, nfetch - here == 1 ? "" : "s");
+	if (nunknown && nunknown == nfetch) /* no byte count to give at all */
+		printf("\nDownload: %zu package%s of unrecorded size", nunknown,
+		       nunknown == 1 ? "" : "s");
+	else
+		printf("\nDownload: %s%s in %zu package%s", nunknown ? "at least " : "",
+		       human_size(total, size, sizeof(size)), nfetch - here,
+		       nfetch - here == 1 ? "" : "s");
 	if (here)
 		printf(" (%lu already in the store or the download cache)", (unsigned long)here);
-	if (nunknown)
+	if (nunknown && nunknown < nfetch)
 		printf(" (%zu of unrecorded size)", nunknown);
 	if (nfetch < nparts)
 		printf("; %lu part%s cannot be installed yet (below)", (unsigned long)(nparts - nfetch),
@@ -119,6 +181,8 @@ void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	if (nexp)
 		printf("warning: this plan uses %zu experimental part%s (--allow-experimental)\n", nexp,
 		       nexp == 1 ? "" : "s");
+	print_passed_over(plan);
+	print_first_use(plan);
 	print_unchecked(plan);
 	print_detection_notes(stdout, detected_machine());
 }
@@ -206,6 +270,8 @@ cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 		json_str(p, "reason", it->why_not);
 		json_str(p, "url", it->source ? it->source->url : NULL);
 		json_str(p, "sha256", it->source ? it->source->sha256 : NULL);
+		json_str(p, "trust", trust_name(it->source));
+		json_str(p, "first_use", it->source ? it->source->first_use : NULL);
 		if (it->source && it->source->size >= 0)
 			cJSON_AddNumberToObject(p, "size", (double)it->source->size);
 		else
@@ -229,6 +295,7 @@ cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 		json_str(j, "message", problem_text(p, f, line, sizeof(line)));
 		cJSON_AddItemToArray(pr, j);
 	}
+	cJSON_AddItemToObject(o, "passed_over", passed_over_json(plan));
 	un = cJSON_AddArrayToObject(o, "unchecked");
 	for (i = 0; i < cfapkg_plan_unchecked_count(plan); i++)
 		cJSON_AddItemToArray(un, cJSON_CreateString(cfapkg_plan_unchecked(plan, i)));

@@ -137,6 +137,11 @@ static cJSON *version_json(struct cfapkg_ctx *ctx, const struct cfapkg_version *
 		json_str(j, "unavailable", s->unavailable);
 		if (s->apt)
 			cJSON_AddItemToObject(j, "apt", apt_json(s->apt));
+		if (s->max_size > 0)
+			cJSON_AddNumberToObject(j, "max_size", (double)s->max_size);
+		json_str(j, "provenance", s->provenance);
+		json_str(j, "trust", s->first_use ? "first-use" : s->sha256 ? "recipe" : NULL);
+		json_str(j, "first_use", s->first_use);
 		cJSON_AddItemToArray(src, j);
 	}
 	json_str(o, "note", v->note);
@@ -186,6 +191,11 @@ static void print_version(struct cfapkg_ctx *ctx, const struct cfapkg_version *v
 		if (s->unavailable)
 			printf(" - not installable: %s", s->unavailable);
 		printf("\n");
+		if (s->first_use)
+			printf("      trusted on first use here (%s): not checked against anyone else's "
+			       "pin\n", s->first_use);
+		else if (s->provenance)
+			printf("      pin seen in: %s\n", s->provenance);
 	}
 	if (v->nuser_files)
 		printf("    %zu user-supplied file%s, known by SHA-256\n", v->nuser_files,

@@ -3,7 +3,8 @@
  * downloads a new upstream build, hashes it and writes it into the recipe
  * file as text; 'cfapkg recipe outdated' lists upstream releases newer
  * than each recipe's newest version, with the add-version line that
- * records one.
+ * records one.  Trust on first use (trust, untrust, trusted,
+ * export-trusted) is cmd_trust.c's.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,7 +26,9 @@ static int usage(void)
 {
 	cli_error("usage: cfapkg recipe add-version NAME VERSION --source "
 	                "OS-ARCH=URL... [--format FMT] [--strip N] [--recipes DIR]\n"
-	                "       cfapkg recipe outdated [NAME...] [--releases-url URL]\n");
+	                "       cfapkg recipe outdated [NAME...] [--releases-url URL]\n"
+	                "       cfapkg recipe trust|untrust NAME VERSION [OS-ARCH]\n"
+	                "       cfapkg recipe trusted | export-trusted [NAME...]\n");
 	return EXIT_USAGE;
 }
 
@@ -116,18 +119,12 @@ static int fetch_sources(struct cfapkg_ctx *ctx, const struct cli *cli,
 {
 	static struct progress p;
 	struct cfapkg_fetch_opts o;
-	const char *s = cli_value(cli, OPT_MAX_SIZE);
 	enum cfapkg_err e;
 	size_t i;
 	int rc;
 
 	if ((rc = fetch_opts_from_cli(cli, &o)))
 		return rc;
-	if (s && !parse_size(s, &o.max_unknown_size)) {
-		cli_error("bad value \"%s\": --max-size takes a number of bytes, "
-		                "optionally with K, M or G (4G)\n", s);
-		return EXIT_USAGE;
-	}
 	progress_init(&p, cli);
 	o.progress = progress_update;
 	o.progress_arg = &p;
@@ -594,5 +591,10 @@ int cmd_recipe(struct cfapkg_ctx *ctx, const struct cli *cli)
 		return add_version(ctx, cli);
 	if (cli->nargs >= 1 && strcmp(cli->args[0], "outdated") == 0)
 		return outdated(ctx, cli);
+	if (cli->nargs >= 1 && (strcmp(cli->args[0], "trust") == 0 ||
+	                        strcmp(cli->args[0], "untrust") == 0 ||
+	                        strcmp(cli->args[0], "trusted") == 0 ||
+	                        strcmp(cli->args[0], "export-trusted") == 0))
+		return cmd_recipe_trust(ctx, cli);
 	return usage();
 }

@@ -86,6 +86,8 @@ bool parse_size(const char *s, uint64_t *out);
 
 /* cmd_recipe.c: recipe add-version, recipe outdated */
 int cmd_recipe(struct cfapkg_ctx *ctx, const struct cli *cli);
+/* cmd_trust.c: recipe trust, untrust, trusted, export-trusted (args[0]) */
+int cmd_recipe_trust(struct cfapkg_ctx *ctx, const struct cli *cli);
 
 /* cmd_install.c */
 int cmd_remove(struct cfapkg_ctx *ctx, const struct cli *cli);

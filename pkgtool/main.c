@@ -23,7 +23,7 @@ _Static_assert(OPT__COUNT < 63, "the option bits reach TEXT_ONLY");
 
 #define OPT_ENV_BIT OPT_BIT(OPT_ENV)
 #define OPTS_CHANGE (OPTS_FACTS | OPTS_FETCH | OPT_ENV_BIT | OPT_BIT(OPT_DRY_RUN) | \
-                     OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN))
+                     OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN) | OPT_BIT(OPT_MAX_SIZE))
 
 static const struct command commands[] = {
 	{"add-file", cmd_add_file, 0, "add-file PATH...",
@@ -56,7 +56,8 @@ static const struct command commands[] = {
 	 "env create|remove NAME | list | show | activate | deactivate",
 	 "manage environments; show one's runtime settings or a shell snippet"},
 	{"fetch", cmd_fetch,
-	 OPTS_FACTS | OPTS_FETCH | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN), "fetch SPEC...",
+	 OPTS_FACTS | OPTS_FETCH | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN) |
+	 OPT_BIT(OPT_MAX_SIZE), "fetch SPEC...",
 	 "plan, then download, verify and unpack the plan's packages into the store"},
 	{"gc", cmd_gc, OPT_BIT(OPT_KEEP) | OPT_BIT(OPT_DRY_RUN), "gc [--keep N] [--dry-run]",
 	 "remove old generations, and store prefixes and downloads nothing kept uses"},
@@ -74,7 +75,7 @@ static const struct command commands[] = {
 	{"mark-good", cmd_mark_good, OPT_ENV_BIT, "mark-good [N] [--env NAME]",
 	 "record, on your word, that generation N (default: the current one) works here"},
 	{"mirror", cmd_mirror,
-	 OPTS_FACTS | OPTS_FETCH | OPT_ENV_BIT | OPT_BIT(OPT_LOCKED) |
+	 OPTS_FACTS | OPTS_FETCH | OPT_ENV_BIT | OPT_BIT(OPT_LOCKED) | OPT_BIT(OPT_MAX_SIZE) |
 	 OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN) | OPT_BIT(OPT_KEY) | OPT_BIT(OPT_NAME),
 	 "mirror create DIR [SPEC... | --env NAME | --locked FILE] [--key FILE [--name NAME]]",
 	 "copy the archives a set needs into DIR, laid out by URL for a web server, with the "
@@ -93,11 +94,14 @@ static const struct command commands[] = {
 	{"recipe", cmd_recipe,
 	 OPTS_FETCH | OPT_BIT(OPT_MAX_SIZE) | OPT_BIT(OPT_SOURCE) | OPT_BIT(OPT_FORMAT) |
 	 OPT_BIT(OPT_STRIP) | OPT_BIT(OPT_RELEASES_URL),
-	 "recipe add-version NAME VERSION --source OS-ARCH=URL... | outdated [NAME...]",
-	 "add a version to a recipe file (downloads hashed), or list newer upstream releases"},
+	 "recipe add-version NAME VERSION --source OS-ARCH=URL... | outdated [NAME...] | "
+	 "trust|untrust NAME VERSION [OS-ARCH] | trusted | export-trusted [NAME...]",
+	 "add a version to a recipe file (downloads hashed), list newer upstream releases, or "
+	 "trust a download nobody has pinned on first use"},
 	{"remove", cmd_remove, OPTS_CHANGE, "remove NAME...",
 	 "take requested packages out of an environment (a new generation)"},
-	{"repair", cmd_repair, OPTS_FETCH | OPT_ENV_BIT | OPT_BIT(OPT_DRY_RUN), "repair [--env NAME]",
+	{"repair", cmd_repair, OPTS_FETCH | OPT_ENV_BIT | OPT_BIT(OPT_DRY_RUN) | OPT_BIT(OPT_MAX_SIZE),
+	 "repair [--env NAME]",
 	 "fetch again what an environment's store folders lack, and re-link it (a new generation)"},
 	{"report", cmd_report, OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_OUTPUT), "report [-o FILE]",
 	 "write what detect found as JSON for a compatibility report"},

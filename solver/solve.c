@@ -11,6 +11,13 @@
  * Experimental versions are never chosen unless allowed (a marker in the
  * pool, so a refusal explains itself).  Within a tier libsolv picks the
  * highest version.
+ *
+ * Installability is more than a preference: the first solve forbids every
+ * package version that cannot be installed here (LOCK jobs), so while an
+ * installable set fits none of them is chosen; only when that fails is
+ * the request solved again with them allowed (and disfavoured), so that
+ * the plan still shows the answer and what stands in its way.  The newer
+ * versions left aside are the plan's "passed over" (passed.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -252,26 +259,64 @@ static enum cfapkg_err collect_items(struct cfapkg_plan *plan)
 	return CFAPKG_E_OK;
 }
 
-static enum cfapkg_err run_solver(struct cfapkg_plan *plan)
+/* Every package version that cannot be installed here stays out. */
+static void add_installable_job(struct cfapkg_plan *plan)
+{
+	const char *why;
+	Queue q;
+	Id p;
+
+	queue_init(&q);
+	for (p = plan->repo->start; p < plan->repo->end; p++) {
+		const struct cfapkg_version *v = cfa_solvable_version(plan, p);
+		if (v && v->recipe->kind == CFAPKG_KIND_PACKAGE && !cfa_installable(plan, v, &why))
+			queue_push(&q, p);
+	}
+	if (q.count)
+		queue_push2(&plan->job, SOLVER_LOCK | SOLVER_SOLVABLE_ONE_OF,
+		            pool_queuetowhatprovides(plan->pool, &q));
+	queue_free(&q);
+}
+
+/* One solve; true when it found a set.  only_installable: with the
+ * versions that cannot be installed forbidden. */
+static enum cfapkg_err try_solve(struct cfapkg_plan *plan, bool only_installable, bool *solved)
 {
 	size_t i;
 
-	queue_init(&plan->job);
+	queue_empty(&plan->job);
 	for (i = 0; i < plan->nspecs; i++)
 		queue_push2(&plan->job, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES,
 		            cfa_range_id(plan, &plan->specs[i]));
 	add_pin_jobs(plan);
+	if (only_installable)
+		add_installable_job(plan);
 	if (!getenv("CFA_NOFAVOR"))
 		add_favor_jobs(plan);
 	add_prefer_job(plan);
+	if (plan->solv)
+		solver_free(plan->solv);
 	plan->solv = solver_create(plan->pool);
 	if (!plan->solv)
 		return cfa_nomem(plan->ctx);
-	if (solver_solve(plan->solv, &plan->job) == 0) {
-		plan->solved = true;
-		return collect_items(plan);
-	}
-	return cfa_explain(plan);
+	*solved = solver_solve(plan->solv, &plan->job) == 0;
+	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err run_solver(struct cfapkg_plan *plan)
+{
+	enum cfapkg_err e;
+	bool solved = false;
+
+	queue_init(&plan->job);
+	if ((e = try_solve(plan, true, &solved)) || (!solved && (e = try_solve(plan, false, &solved))))
+		return e;
+	if (!solved)
+		return cfa_explain(plan);
+	plan->solved = true;
+	if ((e = collect_items(plan)))
+		return e;
+	return cfa_passed_over(plan);
 }
 
 static bool blocked_by_experimental(const struct cfapkg_plan *plan)
@@ -397,6 +442,7 @@ void cfapkg_plan_free(struct cfapkg_plan *plan)
 	if (plan->pool)
 		pool_free(plan->pool);
 	cfa_free(plan->vers);
+	cfa_free(plan->passed);
 	cfa_free(plan->unchecked_mask);
 	cfa_free(plan->status);
 	cfa_free(plan->rel_text);

@@ -70,6 +70,8 @@ struct cfapkg_plan {
 	size_t nitems;
 	struct cfapkg_problem *problems;
 	size_t nproblems, problems_cap;
+	struct cfapkg_passed_over *passed;    /* newer versions left aside (passed.c) */
+	size_t npassed;
 	const char *unchecked[3];
 	size_t nunchecked;
 	bool solved;
@@ -108,5 +110,9 @@ bool cfa_hip_packaged_provider(const struct cfapkg_plan *plan, const struct cfa_
 
 /* explain.c */
 enum cfapkg_err cfa_explain(struct cfapkg_plan *plan);
+
+/* passed.c: the versions newer than a chosen, installable part that fit
+ * this machine but cannot be installed here (plan->passed). */
+enum cfapkg_err cfa_passed_over(struct cfapkg_plan *plan);
 
 #endif

@@ -86,16 +86,16 @@ def test_recipe_folders(tmp):
     extra.mkdir()
     zluda = json.loads((pathlib.Path(__file__).parent.parent / "recipes/zluda.json").read_text())
     newer = json.loads(json.dumps(zluda["versions"][0]))
-    newer["version"] = "7-preview.11"
+    newer["version"] = "7-preview.12"
     zluda["versions"].insert(0, newer)
     (extra / "zluda.json").write_text(json.dumps(zluda))
     r = run("search", "zluda", "--recipes", str(extra))
-    check("--recipes overrides", r.returncode == 0 and "7-preview.11" in r.stdout, r.stdout)
+    check("--recipes overrides", r.returncode == 0 and "7-preview.12" in r.stdout, r.stdout)
     r = run("search", "zluda", env={"CFAPKG_RECIPES": str(extra)})
-    check("CFAPKG_RECIPES", r.returncode == 0 and "7-preview.11" in r.stdout, r.stdout)
-    r = run("plan", "zluda==7-preview.11", *WIN, "--recipes", str(extra))
-    # Exit 6: the copied version, like 7-preview.10, has no recorded size.
-    check("plan from an extra folder", r.returncode == 6 and "7-preview.11" in r.stdout)
+    check("CFAPKG_RECIPES", r.returncode == 0 and "7-preview.12" in r.stdout, r.stdout)
+    r = run("plan", "zluda==7-preview.12", *WIN, "--recipes", str(extra))
+    # The copied version carries 7-preview.11's Windows pin: installable.
+    check("plan from an extra folder", r.returncode == 0 and "7-preview.12" in r.stdout)
     broken = tmp / "broken"
     broken.mkdir()
     shutil.copy(DATA / "bad" / "badhash.json", broken)
@@ -199,7 +199,7 @@ def test_unknown_names(tmp):
           r.stderr)
     r = run("pin", "zluda==9", *root)
     check("pin no version", r.returncode == 4 and
-          "no version of zluda matches ==9; versions: 7-preview.10, " in r.stderr
+          "no version of zluda matches ==9; versions: 7-preview.11, 7-preview.10, " in r.stderr
           and "6-preview.69" in r.stderr, r.stderr)
     r = run("pins", "--json", *root)
     check("refused pins write nothing", r.returncode == 0 and json.loads(r.stdout)["pins"] == [],

@@ -296,63 +296,114 @@ def test_progress_retries(tmp, f):
           and "kept" in r.stderr, r.stderr)
 
 
-def unsized_recipe(folder, url, data):
+def unsized_recipe(folder, name, url, data, fmt="tar.gz", **extra):
+    """A recipe pinning url by its SHA-256 alone, as the AUR and community
+    scripts do (no size), with extra source keys (max_size)."""
     folder.mkdir(exist_ok=True)
-    src = {"url": url, "sha256": sha(data), "format": "zip"}
-    (folder / "nosize.json").write_text(json.dumps({
-        "format": 1, "name": "nosize", "summary": "test", "versions": [{
+    src = {"url": url, "sha256": sha(data), "format": fmt, "strip": 1,
+           "provenance": "a test", **extra}
+    (folder / f"{name}.json").write_text(json.dumps({
+        "format": 1, "name": name, "summary": "test", "versions": [{
             "version": "1", "sources": {"windows-x86_64": src, "linux-x86_64": src}}]}))
 
 
+def store_and_cache(root, name):
+    """The store folders and finished or partial downloads left for name."""
+    store = [x.name for x in (root / "store").glob(f"{name}-*")] + \
+        [x.name for x in (root / "store").glob(".staging*")]
+    return store + [n for n in leftovers(root) if n != "tmp"]
+
+
+def lock_part(root, name):
+    locks = sorted((root / "envs" / "default").glob("*/lock.json"))
+    doc = json.loads(locks[-1].read_text()) if locks else {}
+    return next((x for x in doc.get("packages", []) if x["name"] == name), {})
+
+
 def test_unsized_sources(tmp, f):
-    """A source with a SHA-256 but no size is planned, not fetched: plan,
-    fetch and install say which one and how to record the size, and no
-    byte is downloaded."""
+    """A SHA-256 without a recorded size is enough, as for Nix's fetchurl:
+    the plan is installable, the install verifies by the hash, and the size
+    learned is recorded in the generation's lock; a cap bounds the body."""
+    data = faultserver.archive()
     recipes = tmp / "nosize-recipes"
-    path = "ok/4321"
-    unsized_recipe(recipes, f.url(path), faultserver.content(4321))
+    unsized_recipe(recipes, "nosize", f.url("tar"), data)
     root = tmp / "r-nosize"
-    args = ["nosize", "--recipes", str(recipes), "--root", str(root), "--gpu", "gfx1200",
-            "--os", "windows"]
-    r = harness.run(BIN, "plan", *args)
-    check("plan: an unsized source cannot be installed", r.returncode == 6
-          and "nosize 1 cannot be installed yet" in r.stderr and "windows-x86_64" in r.stderr
-          and "no size" in r.stderr and "cfapkg prefetch URL" in r.stderr, r.stdout + r.stderr)
-    r = harness.run(BIN, "fetch", *args)
-    check("fetch refuses an unsized source", r.returncode == 6
-          and "nosize 1 cannot be fetched" in r.stderr and "windows-x86_64" in r.stderr
-          and "size" in r.stderr, r.stdout + r.stderr)
+    args = ["--recipes", str(recipes), "--root", str(root), "--gpu", "gfx1200", "--os", "linux"]
+    r = harness.run(BIN, "plan", "nosize", *args)
+    check("plan: a source pinned by SHA-256 alone is installable", r.returncode == 0
+          and "Download: 1 package of unrecorded size" in r.stdout, r.stdout + r.stderr)
     harness.run(BIN, "env", "create", "default", "--root", str(root))
-    r = harness.run(BIN, "install", *args, "--yes")
-    check("install refuses an unsized source", r.returncode == 6
-          and "nosize 1 cannot be installed" in r.stderr and "windows-x86_64" in r.stderr,
-          r.stdout + r.stderr)
-    check("nothing was downloaded", not [x for x in f.log() if x["path"] == "/" + path]
-          and leftovers(root) == [], leftovers(root))
-    # A lockfile entry without a size (written by hand) is refused the same way.
-    sized = tmp / "sized-recipes"
-    stream_recipe(sized, "sized", f.url("tar"), faultserver.archive())
-    facts = ["--recipes", str(sized), "--gpu", "gfx1200", "--os", "windows"]
-    first, second = tmp / "r-lock1", tmp / "r-lock2"
-    for root in (first, second):
-        harness.run(BIN, "env", "create", "default", "--root", str(root))
-    harness.run(BIN, "install", "sized", *facts, "--root", str(first), "--yes")
-    lockfile = tmp / "sized-lock.json"
-    harness.run(BIN, "lock", "--root", str(first), "-o", str(lockfile))
+    r = harness.run(BIN, "install", "nosize", *args, "--yes")
+    part = lock_part(root, "nosize")
+    check("install: verified by the hash, unpacked", r.returncode == 0
+          and list((root / "store").glob("nosize-1-*/lib/f19.bin")), r.stdout + r.stderr)
+    check("the lock records the size learned", part.get("size") == len(data)
+          and part.get("sha256") == sha(data), part)
+    lockfile = tmp / "nosize-lock.json"
+    harness.run(BIN, "lock", "--root", str(root), "-o", str(lockfile))
     doc = json.loads(lockfile.read_text() if lockfile.exists() else "{}")
-    for part in doc.get("packages", []):
-        part.pop("size", None)
+    check("cfapkg lock carries it", [x.get("size") for x in doc.get("packages", [])] ==
+          [len(data)], doc)
+    # A lockfile entry without a size (an older lock, or one written by
+    # hand) installs the same way.
+    for x in doc.get("packages", []):
+        x.pop("size", None)
     lockfile.write_text(json.dumps(doc))
-    r = harness.run(BIN, "install", "--locked", str(lockfile), *facts, "--root", str(second),
-                    "--yes")
-    check("install --locked refuses an entry without a size", r.returncode == 6
-          and "sized 1 cannot be installed" in r.stderr and "no size" in r.stderr
-          and leftovers(second) == [], r.stdout + r.stderr)
+    second = tmp / "r-nosize-locked"
+    harness.run(BIN, "env", "create", "default", "--root", str(second))
+    r = harness.run(BIN, "install", "--locked", str(lockfile), *args[:2], "--root", str(second),
+                    "--gpu", "gfx1200", "--os", "linux", "--yes")
+    check("install --locked without a size: the hash decides, the size is learned",
+          r.returncode == 0 and lock_part(second, "nosize").get("size") == len(data),
+          r.stdout + r.stderr)
+    # A served file that is not the pinned one is refused by its hash.
+    unsized_recipe(recipes, "otherbytes", f.url("ok/4321"), data)
+    root = tmp / "r-nosize-other"
+    harness.run(BIN, "env", "create", "default", "--root", str(root))
+    r = harness.run(BIN, "install", "otherbytes", *args[:2], "--root", str(root), "--gpu",
+                    "gfx1200", "--os", "linux", "--yes")
+    check("other bytes than pinned are refused (exit 9), nothing kept", r.returncode == 9
+          and "SHA-256" in r.stderr and store_and_cache(root, "otherbytes") == [], r.stderr)
+
+
+def test_unsized_cap(tmp, f):
+    """A download without a size is cut at its cap and refused, naming the
+    URL, the cap and how to raise it; nothing is left in the download cache
+    or the store: the recipe's max_size, --max-size over it, the default."""
+    recipes = tmp / "cap-recipes"
+    data = faultserver.archive()
+    unsized_recipe(recipes, "capped", f.url("endless"), data, max_size=1 << 20)
+    unsized_recipe(recipes, "defaultcap", f.url("huge/5368709120"), data)
+    unsized_recipe(recipes, "fits", f.url("tar"), data, max_size=1 << 20)
+    root = tmp / "r-cap-install"
+    harness.run(BIN, "env", "create", "default", "--root", str(root))
+    args = ["--recipes", str(recipes), "--root", str(root), "--gpu", "gfx1200", "--os", "linux",
+            "--yes"]
+    start = time.time()
+    r = harness.run(BIN, "install", "capped", *args)
+    check("an endless body stops at the recipe's max_size", r.returncode == 9
+          and f.url("endless") in r.stderr and "1 MiB" in r.stderr
+          and "the recipe's max_size" in r.stderr and "--max-size SIZE" in r.stderr
+          and time.time() - start < 20, r.stderr)
+    check("nothing of it in the cache or the store", store_and_cache(root, "capped") == [],
+          store_and_cache(root, "capped"))
+    r = harness.run(BIN, "install", "capped", *args, "--max-size", "2M")
+    check("--max-size wins over the recipe's max_size", r.returncode == 9
+          and "2 MiB" in r.stderr and "the cap given (--max-size)" in r.stderr, r.stderr)
+    r = harness.run(BIN, "install", "defaultcap", *args)
+    check("the default cap: 4 GiB, refused from the announced length", r.returncode == 9
+          and "4 GiB" in r.stderr and "the default cap" in r.stderr
+          and f.url("huge/5368709120") in r.stderr
+          and store_and_cache(root, "defaultcap") == [], r.stderr)
+    r = harness.run(BIN, "install", "fits", *args)
+    check("a body under its cap installs", r.returncode == 0
+          and lock_part(root, "fits").get("size") == len(data), r.stdout + r.stderr)
+    r = harness.run(BIN, "install", "--help")
+    check("install --help shows --max-size", "--max-size SIZE" in r.stdout, r.stdout)
     r = harness.run(BIN, "plan", "zluda==7-preview.10", "--os", "windows", "--gpu", "gfx1200",
                     "--hip-sdk", "6.4.2")
-    check("the shipped ZLUDA preview without a size is not installable",
-          r.returncode == 6 and "7-preview.10 cannot be installed yet" in r.stderr
-          and "windows-x86_64 download has a SHA-256 but no size" in r.stderr, r.stdout + r.stderr)
+    check("the shipped ZLUDA preview pinned without a size is installable",
+          r.returncode == 0 and "zluda" in r.stdout, r.stdout + r.stderr)
 
 
 def test_proxy(tmp, f):
@@ -459,6 +510,7 @@ def main():
             test_stall(tmp, f)
             test_progress_retries(tmp, f)
             test_unsized_sources(tmp, f)
+            test_unsized_cap(tmp, f)
             test_streaming(tmp, f)
             test_proxy(tmp, f)
             if not harness.EMULATOR:

@@ -89,8 +89,11 @@ def test_apt_spelling():
 
 def test_provider_choice():
     linux = ["--os", "linux"]
-    for gfx, family in (("gfx1200", "gfx120X_all"), ("gfx1100", "gfx110X_all"),
-                        ("gfx1030", "gfx103X_dgpu")):
+    # TheRock's gfx120X-all 10.0.0 tarball has a pin: installable; the
+    # 7.10.0 families have none.
+    for gfx, family in (("gfx1200", "10.0.0+gfx120X_all"), ("gfx1100", "7.10.0+gfx110X_all"),
+                        ("gfx1030", "7.10.0+gfx103X_dgpu")):
+        pinned = family.startswith("10.")
         extra = ["--allow-experimental"] if gfx == "gfx1030" else []
         r, doc, have = plan("rocblas", "miopen", *linux, "--gpu", gfx, "--hip-sdk", "6.4.2",
                             "--hip-runtime", "6", *extra)
@@ -98,9 +101,14 @@ def test_provider_choice():
               and not any(n.startswith("rocm-") for n, _ in have), have)
         r, doc, have = plan("rocblas", "miopen", *linux, "--gpu", gfx, "--hip-sdk", "none",
                             "--hip-runtime", "none", *extra)
+        if pinned:
+            check(f"{gfx}: TheRock's pinned {family} without an installed ROCm",
+                  r.returncode == 0 and ("rocm-therock", family) in have
+                  and doc["installable"] is True, (r.returncode, have))
+            continue
         if WINDOWS_HOST:
-            check(f"{gfx}: on a Windows host, TheRock's {family} (no APT source there)",
-                  r.returncode == 6 and PACKAGED[family] in have, (r.returncode, have))
+            check(f"{gfx}: on a Windows host, TheRock's unpinned {family} (no APT source there)",
+                  r.returncode == 6 and ("rocm-therock", family) in have, (r.returncode, have))
             continue
         check(f"{gfx}: an installable packaged ROCm without one (AMD's signed repository, "
               f"not TheRock's unpinned {family})", r.returncode == 0
@@ -108,8 +116,7 @@ def test_provider_choice():
               (r.returncode, have))
     r, doc, have = plan("rocblas", *linux, "--gpu", "gfx1200", "--hip-sdk", "6.3.4",
                         "--hip-runtime", "6")
-    check("installed ROCm without the GPU: packaged one",
-          (PACKAGED["gfx120X_all"] if WINDOWS_HOST else ("rocm-apt", "7.2.4"))
+    check("installed ROCm without the GPU: packaged one", ("rocm-therock", "10.0.0+gfx120X_all")
           in have and ("rocm", "6.3.4") not in have, have)
 
 
@@ -129,11 +136,11 @@ def test_one_runtime_major():
 
 
 def test_plan_exit_uninstallable():
-    args = ["plan", "rocm-therock", "--os", "linux", "--gpu", "gfx1200", "--hip-sdk", "none",
+    args = ["plan", "rocm-therock", "--os", "linux", "--gpu", "gfx1100", "--hip-sdk", "none",
             "--hip-runtime", "none"]
     r = run(*args)
     check("plan exits 6 and names the part", r.returncode == 6 and
-          "rocm-therock 7.10.0+gfx120X_all cannot be installed yet on linux-x86_64" in r.stderr
+          "rocm-therock 7.10.0+gfx110X_all cannot be installed yet on linux-x86_64" in r.stderr
           and "cfapkg prefetch https://" in r.stderr, (r.returncode, r.stderr))
     check("the download line is honest", "cannot be installed yet (below)" in r.stdout, r.stdout)
     r, doc, _ = plan("rocblas", "--os", "linux", "--gpu", "gfx1100", "--hip-sdk", "6.4.2",

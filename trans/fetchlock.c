@@ -44,19 +44,19 @@ bool cfa_in_cache(struct cfapkg_ctx *ctx, const char *sha256)
 	return in;
 }
 
-/* A size is what bounds a download: only a lockfile written by hand
- * lacks one.  An APT source must have been resolved (its index read). */
+/* The SHA-256 decides what is accepted: a download needs its URL and
+ * hash (a size, when known, bounds it; else a cap does).  An APT source
+ * must have been resolved (its index read). */
 static enum cfapkg_err check_fetchable(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p)
 {
 	if (p->apt && !p->nartifacts)
 		return cfa_fail(ctx, CFAPKG_E_USAGE, "%s %s: its APT index was not read "
 		                "(cfapkg_lock_resolve)", p->name, p->version);
-	if (p->nartifacts || (p->size >= 0 && p->sha256 && p->url))
+	if (p->nartifacts || (p->sha256 && p->url))
 		return CFAPKG_E_OK;
 	return cfa_fail(ctx, CFAPKG_E_UNSUPPORTED, "%s %s cannot be installed: the lockfile gives "
-	                "its download %s; a download is fetched only when its URL, SHA-256 and "
-	                "size are recorded (the size that 'cfapkg prefetch URL' prints)", p->name,
-	                p->version, !p->url ? "no URL" : !p->sha256 ? "no SHA-256" : "no size");
+	                "its download %s; a download is fetched only when its URL and SHA-256 are "
+	                "recorded", p->name, p->version, !p->url ? "no URL" : "no SHA-256");
 }
 
 static bool fill_item(struct cfapkg_fetch_item *it, const char *label, const char *url,
@@ -116,6 +116,7 @@ static bool make_items(struct cfapkg_fetch_item *list, const struct cfapkg_locke
 	if (!p->nartifacts) {
 		if (!fill_item(list, p->name, p->url, p->mirrors, p->nmirrors, p->sha256, p->size))
 			return false;
+		list->max_size = p->size < 0 && p->max_size > 0 ? (uint64_t)p->max_size : 0;
 		list->unpack_format = p->format;
 		list->unpack_name = p->store;
 		list->unpack_strip = p->strip;
@@ -165,6 +166,45 @@ void cfapkg_lock_fetch_free(struct cfapkg_fetch_item *items, size_t n)
 	for (i = 0; items && i < n; i++)
 		cfa_free((void *)items[i].urls);
 	cfa_free(items);
+}
+
+/* The size of a download the recipe gave no size for, once it is known:
+ * the download just made, else the same archive in the set before, else
+ * the file in the download cache; -1 when none knows it. */
+static int64_t learnt_size(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p,
+                           const struct cfapkg_lock *before,
+                           const struct cfapkg_fetch_item *items, size_t n)
+{
+	const struct cfapkg_locked *q = before ? cfapkg_lock_find(before, p->name) : NULL;
+	char *path = NULL;
+	int64_t size = -1;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!items[i].err && items[i].unpack_name && strcmp(items[i].unpack_name, p->store) == 0)
+			return (int64_t)items[i].size_out;
+	if (q && q->size >= 0 && q->sha256 && strcmp(q->sha256, p->sha256) == 0)
+		return q->size;
+	if (!cfa_cache_find(ctx, p->sha256, -1, &path) && path)
+		size = cfa_plat_file_size(path);
+	cfapkg_ctx_clear_error(ctx);
+	cfa_free(path);
+	return size;
+}
+
+void cfa_lock_learn_sizes(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
+                          const struct cfapkg_lock *before, const struct cfapkg_fetch_item *items,
+                          size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < lock->nparts; i++) {
+		/* The lock's parts are its own (arena), read-only only to callers. */
+		struct cfapkg_locked *p = (struct cfapkg_locked *)&lock->parts[i];
+		if (p->kind == CFAPKG_KIND_PACKAGE && !p->nartifacts && p->size < 0 && p->sha256 &&
+		    p->store)
+			p->size = learnt_size(ctx, p, before, items, n);
+	}
 }
 
 /* The archives of each set, from the cache into one store folder. */

@@ -196,10 +196,10 @@ static enum cfapkg_err add_part(struct job *j, const struct cfapkg_lock *lock,
 	}
 	if (p->kind != CFAPKG_KIND_PACKAGE)
 		return CFAPKG_E_OK;
-	if (!p->nartifacts && (!p->url || !p->sha256 || p->size < 0))
+	/* The SHA-256 decides; a size not recorded is learnt when it is copied. */
+	if (!p->nartifacts && (!p->url || !p->sha256))
 		return cfa_fail(j->ctx, CFAPKG_E_UNSUPPORTED, "%s %s cannot be mirrored: its download "
-		                "has no %s", p->name, p->version,
-		                !p->url ? "URL" : !p->sha256 ? "SHA-256" : "size");
+		                "has no %s", p->name, p->version, !p->url ? "URL" : "SHA-256");
 	if (!p->nartifacts)
 		return add_file(j, p, p->url, p->mirrors, p->nmirrors, p->sha256, p->size, false);
 	for (i = 0; i < p->nartifacts && !e; i++) {
@@ -300,6 +300,8 @@ static enum cfapkg_err from_cache(struct job *j, size_t k, bool *fetch)
 		cfa_plat_remove(src); /* named by a hash it does not have: fetched again */
 	*fetch = e || bad;
 	f->how = CFAPKG_MIRROR_FROM_CACHE;
+	if (!*fetch && f->size < 0)
+		f->size = cfa_plat_file_size(dest);
 out:
 	cfa_free(dest);
 	cfa_free(src);
@@ -335,6 +337,8 @@ static enum cfapkg_err fetch_rest(struct job *j, const bool *fetch,
 		char *dest = NULL;
 		if (!fetch[k])
 			continue;
+		if (j->files[k].size < 0)
+			j->files[k].size = (int64_t)r->items[n].size_out;
 		if (!(e = dest_path(j, k, &dest)))
 			e = copy_checked(j->ctx, r->items[n++].path, dest, j->files[k].sha256, &bad);
 		if (!e && bad)

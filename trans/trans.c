@@ -239,23 +239,49 @@ uint64_t cfapkg_trans_download_bytes(const struct cfapkg_trans *t)
 	return total;
 }
 
+/* A refusal for the sizes that are known says what it could not count:
+ * a download without a recorded size is bounded only by its cap, and
+ * counting every cap would refuse a disk that has room. */
+static enum cfapkg_err space_refused(struct cfapkg_trans *t, enum cfapkg_err e, size_t unknown)
+{
+	char *why;
+
+	if (!unknown)
+		return e;
+	if (!(why = cfa_strdup(cfapkg_ctx_error(t->ctx))))
+		return cfa_nomem(t->ctx);
+	cfapkg_ctx_clear_error(t->ctx);
+	e = cfa_fail(t->ctx, e, "%s (not counted: %lu download%s whose size no recipe records)",
+	             why, (unsigned long)unknown, unknown == 1 ? "" : "s");
+	cfa_free(why);
+	return e;
+}
+
 /* Before any byte is fetched: room for the archives the cache lacks and
  * for what they unpack to (a damaged folder's copy is built beside it, so
  * it counts in full). */
 static enum cfapkg_err check_space(struct cfapkg_trans *t)
 {
 	uint64_t download = 0, unpack = 0;
-	size_t i;
+	size_t i, unknown = 0;
+	enum cfapkg_err e;
 
 	for (i = 0; i < t->new->nparts; i++) {
 		const struct cfapkg_locked *p = &t->new->parts[i];
-		if (p->size <= 0 || !to_unpack(t, p))
+		if (p->size == 0 || !to_unpack(t, p))
 			continue;
+		if (p->size < 0) {
+			unknown += !cfa_in_cache(t->ctx, p->sha256);
+			continue;
+		}
 		download += cfa_bytes_to_fetch(t->ctx, p);
 		unpack += cfapkg_unpacked_estimate(p->format, p->size,
 		                                   p->unpacked_size ? (int64_t)p->unpacked_size : -1);
 	}
-	return download + unpack ? cfapkg_check_space(t->ctx, download, unpack) : CFAPKG_E_OK;
+	if (!download && !unpack)
+		return CFAPKG_E_OK;
+	e = cfapkg_check_space(t->ctx, download, unpack);
+	return e ? space_refused(t, e, unknown) : CFAPKG_E_OK;
 }
 
 /* The first damaged folder a failed fetch did not replace (a user deciding
@@ -323,6 +349,7 @@ enum cfapkg_err cfapkg_trans_commit(struct cfapkg_trans *t, struct cfapkg_trans_
 	out->nitems = t->nitems;
 	if (e)
 		return e;
+	cfa_lock_learn_sizes(t->ctx, t->new, t->old, t->items, t->nitems);
 	if (!(texts = cfa_calloc(t->nchanges + 1, sizeof(*texts))))
 		return cfa_nomem(t->ctx);
 	for (i = 0; i < t->nchanges; i++)

@@ -64,5 +64,11 @@ enum cfapkg_err cfa_lock_fetch_replacing(struct cfapkg_ctx *ctx, const struct cf
                                          const struct cfapkg_fetch_opts *opts,
                                          const char *const *replace, size_t nreplace,
                                          struct cfapkg_fetch_item **items, size_t *n);
+/* Records in lock the size of each download its recipe gave none for, as
+ * learnt by the fetch (items), from the set before, or from the cache, so
+ * that the generation's lock holds it. */
+void cfa_lock_learn_sizes(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
+                          const struct cfapkg_lock *before, const struct cfapkg_fetch_item *items,
+                          size_t n);
 
 #endif

@@ -13,6 +13,8 @@ Paths (SIZE in bytes, KEY any word naming the per-test state):
                          times, in seconds, the last byte was sent and the
                          client hung up)
   /endless               bytes without end (no Content-Length)
+  /huge/SIZE             announces SIZE bytes (Content-Length) and sends bytes
+                         until the client hangs up: a file too large to make
   /norange/SIZE          always the whole file with 200, whatever the Range
   /dropevery/STEP/SIZE   the file, with Range and If-Range, but every response
                          closes after STEP bytes of its body (0: after the
@@ -122,6 +124,20 @@ class Handler(BaseHTTPRequestHandler):
             return
         self.wfile.write(body)
 
+    def send_endless(self, length=None):
+        """Bytes for 20 seconds or until the client hangs up, announcing
+        length (a Content-Length it never reaches) when given."""
+        self.send_response(200)
+        if length is not None:
+            self.send_header("Content-Length", length)
+        self.send_header("Connection", "close")
+        self.end_headers()
+        block = content(65536)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            self.wfile.write(block)
+        self.close_connection = True
+
     def close_now(self):
         self.close_connection = True
 
@@ -174,14 +190,9 @@ class Handler(BaseHTTPRequestHandler):
         elif kind == "stall":
             self.send_file(content(int(p[1])), half_then=self.watch_close)
         elif kind == "endless":
-            self.send_response(200)
-            self.send_header("Connection", "close")
-            self.end_headers()
-            block = content(65536)
-            deadline = time.time() + 20
-            while time.time() < deadline:
-                self.wfile.write(block)
-            self.close_connection = True
+            self.send_endless()
+        elif kind == "huge":
+            self.send_endless(length=p[1])
         elif kind == "dropevery":
             self.send_file(content(int(p[2])), limit=int(p[1]))
         elif kind == "norange":

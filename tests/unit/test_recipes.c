@@ -43,6 +43,27 @@ static void check_bad_recipes(const char *dir)
 	fclose(f);
 }
 
+/* The project's rule: every pin a built-in recipe carries (a download's
+ * SHA-256, a set's, an APT index's) says where it was seen. */
+static void check_provenance(const struct cfapkg_ctx *ctx)
+{
+	size_t i, j, k, pins = 0;
+
+	for (i = 0; i < cfapkg_recipe_count(ctx); i++) {
+		const struct cfapkg_recipe *r = cfapkg_recipe_at(ctx, i);
+		for (j = 0; j < r->nversions; j++)
+			for (k = 0; k < r->versions[j].nsources; k++) {
+				const struct cfapkg_source *s = &r->versions[j].sources[k];
+				if (!s->sha256 && !s->nartifacts && !(s->apt && s->apt->index_sha256))
+					continue;
+				pins++;
+				CHECK(s->provenance && *s->provenance, "%s %s %s: a pin says where it was "
+				      "seen (\"provenance\")", r->name, r->versions[j].version, s->platform);
+			}
+	}
+	CHECK(pins >= 12, "the built-in recipes carry their pins (%lu)", (unsigned long)pins);
+}
+
 static void check_real_recipes(void)
 {
 	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
@@ -53,9 +74,10 @@ static void check_real_recipes(void)
 	CHECK(e == CFAPKG_E_OK, "built-in recipes load: %s", cfapkg_ctx_error(ctx));
 	z = cfapkg_recipe_find(ctx, "zluda");
 	CHECK(z && z->nversions >= 3, "zluda has its versions");
-	CHECK(z && strcmp(z->versions[0].version, "7-preview.10") == 0, "newest first");
-	CHECK(z && strcmp(z->versions[z->nversions - 1].version, "6-preview.69") == 0,
+	CHECK(z && strcmp(z->versions[0].version, "7-preview.11") == 0, "newest first");
+	CHECK(z && strcmp(z->versions[z->nversions - 1].version, "6-preview.63") == 0,
 	      "oldest last");
+	check_provenance(ctx);
 	CHECK(cfapkg_recipe_find(ctx, "pytorch-cuda-stack") != NULL, "the meta recipe exists");
 	d = cfapkg_gpu_device_find(ctx, 0x1002, 0x7590, 0xc0);
 	CHECK(d && strcmp(d->gfx, "gfx1200") == 0 && strstr(d->name, "RX 9060 XT"),
