@@ -33,6 +33,80 @@ enum cfapkg_err cfa_deb_index_find(struct cfapkg_ctx *ctx, const char *index_nam
                                    const struct cfa_deb_want *want, size_t n,
                                    struct cfa_arena *arena, struct cfa_deb_found *found);
 
+/* Every package of one architecture (or "all") in an index, sorted by
+ * name, newest version first among equal names. */
+struct cfa_deb_index;
+struct cfa_deb_pkg {
+	const char *name, *version;
+	const char *filename;    /* relative to the repository */
+	int64_t size;
+	const char *sha256;
+	const char *depends, *pre_depends, *provides; /* as written, or NULL */
+	const char *gpu_arch;    /* X-Rocm-Gpu-Architecture, or NULL */
+	const struct cfa_deb_index *index;
+};
+struct cfa_deb_index {
+	const char *label;       /* the suite, for messages: "sid" */
+	const char *arch;
+	struct cfa_deb_pkg *pkgs;
+	size_t n;
+};
+enum cfapkg_err cfa_deb_index_read(struct cfapkg_ctx *ctx, const char *label, const char *text,
+                                   size_t len, const char *arch, struct cfa_arena *arena,
+                                   struct cfa_deb_index *out);
+/* The versions of name in idx (newest first) and how many, or NULL. */
+const struct cfa_deb_pkg *cfa_deb_index_first(const struct cfa_deb_index *idx, const char *name,
+                                              size_t *count);
+
+/* The packages roots ("NAME" or "NAME=VERSION") need, through Depends and
+ * Pre-Depends, each met from the first of idx that can (debclosure.c),
+ * sorted by name.  Requirements on the package floor (the C library,
+ * "libc6") are not followed: the highest version they ask for is floor,
+ * with the package asking for it. */
+struct cfa_deb_closure {
+	const struct cfa_deb_pkg **pkgs;
+	size_t n;
+	const char *floor;               /* "2.38", or NULL when nothing asked */
+	const struct cfa_deb_pkg *floor_by;
+};
+enum cfapkg_err cfa_deb_closure(struct cfapkg_ctx *ctx, const struct cfa_deb_index *const *idx,
+                                size_t nidx, const char *const *roots, size_t nroots,
+                                const char *floor, struct cfa_arena *arena,
+                                struct cfa_deb_closure *out);
+
+/* The stanza scanner both readers use, and the InRelease reader: field
+ * gets each "Field: value" (continuation lines joined into the value,
+ * ends trimmed), end each stanza's end; either returns false to stop. */
+struct cfa_deb_scan_fns {
+	bool (*field)(void *arg, const char *name, size_t nlen, const char *v, size_t vlen);
+	bool (*end)(void *arg);
+	void *arg;
+};
+void cfa_deb_scan(const char *text, size_t len, const struct cfa_deb_scan_fns *fns);
+/* Field names compare without case. */
+bool cfa_deb_field_is(const char *name, size_t n, const char *want);
+
+/* What an InRelease or Release says (debrelease.c): strings in the
+ * arena, NULL when a field is absent. */
+struct cfa_deb_release_file {
+	const char *path;        /* "main/binary-amd64/Packages" */
+	int64_t size;
+	const char *sha256;
+};
+struct cfa_deb_release {
+	const char *suite, *codename, *date, *valid_until;
+	struct cfa_deb_release_file *files;   /* its SHA256 list */
+	size_t nfiles;
+	bool clearsigned;        /* an InRelease: the signed text was read */
+};
+/* Reads text (label names it in errors); one without a Date or a SHA256
+ * list is refused. */
+enum cfapkg_err cfa_deb_release_read(struct cfapkg_ctx *ctx, const char *label, const char *text,
+                                     size_t len, struct cfa_arena *arena,
+                                     struct cfa_deb_release *out);
+const struct cfa_deb_release_file *cfa_deb_release_find(const struct cfa_deb_release *r,
+                                                        const char *path);
+
 /* Whether s is a version as Debian spells one: [epoch:]upstream[-revision],
  * upstream starting with a digit. */
 bool cfa_deb_version_valid(const char *s);

@@ -89,6 +89,9 @@ bool cfa_ver_rev_check(const char *s, size_t n, const char **why);
 int cfa_ver_rev_cmp(const char *a, size_t na, const char *b, size_t nb);
 /* A checked revision as the numbers its EVR spelling lists; returns how
  * many (at most CFA_VER_REV_CODES). */
+/* dpkg's order of two whole Debian versions, [epoch:]upstream[-revision]
+ * (dpkg --compare-versions): <0, 0, >0. */
+int cfa_deb_ver_cmp(const char *a, const char *b);
 #define CFA_VER_REV_CODES (CFA_VER_REV_MAX * 3 + 1)
 size_t cfa_ver_rev_codes(const char *s, size_t n, uint32_t codes[CFA_VER_REV_CODES]);
 

@@ -1,8 +1,13 @@
 /*
  * version_deb.c - the Debian revision ("2", "83~24.04", "0ubuntu1"):
- * checking it, dpkg's order, and the numbers its EVR spelling lists.
+ * checking it, dpkg's order, and the numbers its EVR spelling lists; and
+ * dpkg's order of whole Debian versions, as a Packages index's Depends
+ * compares them ("1:1.3.dfsg+really1.3.2-4", which cfapkg's own versions
+ * need not parse).
  */
 #include "core/version.h"
+
+#include <string.h>
 
 #include "core/strbuf.h"
 
@@ -66,12 +71,37 @@ static uint32_t run_value(const char *s, size_t *i, size_t n)
 	return v;
 }
 
+/* Compares the digit runs at *i and *j by value, however long (a
+ * Debian upstream version's runs are not bounded), and steps past them. */
+static int run_cmp(const char *a, size_t *i, size_t na, const char *b, size_t *j, size_t nb)
+{
+	size_t sa, sb, la, lb;
+
+	for (; *i < na && a[*i] == '0'; (*i)++)
+		;
+	for (; *j < nb && b[*j] == '0'; (*j)++)
+		;
+	for (sa = *i; *i < na && is_digit(a[*i]); (*i)++)
+		;
+	for (sb = *j; *j < nb && is_digit(b[*j]); (*j)++)
+		;
+	la = *i - sa;
+	lb = *j - sb;
+	/* Without leading zeros a longer run is the larger number. */
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	for (; la; la--, sa++, sb++)
+		if (a[sa] != b[sb])
+			return a[sa] < b[sb] ? -1 : 1;
+	return 0;
+}
+
 int cfa_ver_rev_cmp(const char *a, size_t na, const char *b, size_t nb)
 {
 	size_t i = 0, j = 0;
 
 	while (i < na || j < nb) {
-		uint32_t x, y;
+		int c;
 		/* Equal weights are two real characters: both step on. */
 		while ((i < na && !is_digit(a[i])) || (j < nb && !is_digit(b[j]))) {
 			int wa = weight(a, i, na), wb = weight(b, j, nb);
@@ -80,12 +110,47 @@ int cfa_ver_rev_cmp(const char *a, size_t na, const char *b, size_t nb)
 			i++;
 			j++;
 		}
-		x = run_value(a, &i, na);
-		y = run_value(b, &j, nb);
-		if (x != y)
-			return x < y ? -1 : 1;
+		if ((c = run_cmp(a, &i, na, b, &j, nb)) != 0)
+			return c;
 	}
 	return 0;
+}
+
+/* [epoch:]upstream[-revision] split as dpkg splits it: the epoch before
+ * the first ':', the revision after the last '-'. */
+struct deb_parts {
+	const char *epoch, *up, *rev;
+	size_t nepoch, nup, nrev;
+};
+
+static void deb_split(const char *s, struct deb_parts *p)
+{
+	const char *colon = strchr(s, ':'), *dash = strrchr(s, '-');
+
+	p->epoch = s;
+	p->nepoch = colon ? (size_t)(colon - s) : 0;
+	p->up = colon ? colon + 1 : s;
+	if (dash && dash < p->up)
+		dash = NULL;
+	p->nup = dash ? (size_t)(dash - p->up) : strlen(p->up);
+	p->rev = dash ? dash + 1 : "";
+	p->nrev = dash ? strlen(dash + 1) : 0;
+}
+
+int cfa_deb_ver_cmp(const char *a, const char *b)
+{
+	struct deb_parts x, y;
+	size_t i = 0, j = 0;
+	int c;
+
+	deb_split(a, &x);
+	deb_split(b, &y);
+	/* No epoch is epoch 0; no revision compares as an empty one. */
+	if ((c = run_cmp(x.epoch, &i, x.nepoch, y.epoch, &j, y.nepoch)) != 0)
+		return c;
+	if ((c = cfa_ver_rev_cmp(x.up, x.nup, y.up, y.nup)) != 0)
+		return c;
+	return cfa_ver_rev_cmp(x.rev, x.nrev, y.rev, y.nrev);
 }
 
 /* Per non-digit run, each character's weight + 2 ('~' 1, a letter 2 + c,

@@ -396,6 +396,52 @@ CFAPKG_API enum cfapkg_err cfapkg_releases_read(struct cfapkg_ctx *ctx,
                                                 const char *url, struct cfapkg_releases **out);
 CFAPKG_API void cfapkg_releases_free(struct cfapkg_releases *rel);
 
+/** A set of Debian packages read from a repository folder in Debian's
+ * layout (dists/SUITE/InRelease or Release, dists/SUITE/COMPONENT/binary-
+ * ARCH/Packages, .xz or .gz), for pinning them in a recipe ('cfapkg recipe
+ * deb-set').  Each suite's index must be the one its InRelease lists (by
+ * SHA-256 and size); the InRelease's signature is not checked here (apt
+ * checked it when it fetched the lists).  The closure of the roots
+ * ("NAME" or "NAME=VERSION") is read from Depends and Pre-Depends, each
+ * requirement met from the first suite that can; it stops at the C library
+ * (libc6), whose highest floor becomes glibc. */
+struct cfapkg_deb_suite_info {
+	const char *suite;         /* as asked: "sid" */
+	const char *archive_suite; /* the Release's Suite: "unstable" */
+	const char *codename;
+	const char *date;          /* the Release's Date: "Fri, 30 Oct 2026 08:08:01 UTC" */
+	const char *valid_until;   /* NULL when none */
+	bool clearsigned;          /* read from an InRelease */
+	const char *index_path;    /* "main/binary-amd64/Packages", as the Release lists it */
+	const char *index_sha256;
+	int64_t index_size;
+};
+struct cfapkg_deb_member {
+	const char *name, *version;
+	const char *suite;         /* the suite whose index it came from */
+	const char *filename;      /* "pool/main/..." */
+	const char *sha256;
+	int64_t size;
+	const char *depends;       /* Pre-Depends and Depends as written ("" when none) */
+	const char *provides;      /* NULL when none */
+	const char *gpu_arch;      /* X-Rocm-Gpu-Architecture, NULL when absent */
+};
+struct cfapkg_deb_set {
+	const struct cfapkg_deb_suite_info *suites;
+	size_t nsuites;
+	const struct cfapkg_deb_member *members;   /* sorted by name */
+	size_t nmembers;
+	const char *glibc;         /* the highest libc6 floor's upstream part: "2.42"; NULL: none */
+	const char *glibc_by;      /* the package asking for it: "libedit2 3.1-20260512-1" */
+	struct cfa_arena *arena;   /* internal */
+};
+CFAPKG_API enum cfapkg_err cfapkg_deb_set_read(struct cfapkg_ctx *ctx, const char *repo_dir,
+                                               const char *component, const char *arch,
+                                               const char *const *suites, size_t nsuites,
+                                               const char *const *roots, size_t nroots,
+                                               struct cfapkg_deb_set **out);
+CFAPKG_API void cfapkg_deb_set_free(struct cfapkg_deb_set *set);
+
 /** @defgroup gpus GPU table (recipes/gpus.json) */
 struct cfapkg_gpu_target {
 	const char *gfx;           /* "gfx1200" */
