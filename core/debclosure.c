@@ -339,3 +339,67 @@ enum cfapkg_err cfa_deb_closure(struct cfapkg_ctx *ctx, const struct cfa_deb_ind
 	qsort(out->pkgs, out->n, sizeof(*out->pkgs), by_name);
 	return CFAPKG_E_OK;
 }
+
+/* A pin as the walker's package, for meets(). */
+static void pin_pkg(const struct cfapkg_deb_pin *pin, struct cfa_deb_pkg *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->name = pin->name;
+	p->version = pin->version;
+	p->provides = pin->provides;
+}
+
+/* Whether one clause is met by the set or is on the floor package (whose
+ * highest version asked lands in floor). */
+static bool pins_meet(const struct cfapkg_deb_pin *pins, size_t n, const char *floor_pkg,
+                      const char *s, const char *end, char *floor, size_t flen)
+{
+	const char *bar;
+	struct cfa_deb_pkg p;
+	struct rel r;
+	size_t i;
+
+	for (; s < end; s = bar + 1) {
+		if (!(bar = memchr(s, '|', (size_t)(end - s))))
+			bar = end;
+		if (!parse_rel(s, bar, &r))
+			return false;
+		if (strcmp(r.name, floor_pkg) == 0) {
+			if (r.op != OP_ANY && (!floor[0] || cfa_deb_ver_cmp(r.version, floor) > 0) &&
+			    !cfa_snprintf(floor, flen, "%s", r.version))
+				return false;
+			return true;
+		}
+		for (i = 0; i < n; i++) {
+			pin_pkg(&pins[i], &p);
+			if (meets(&p, &r))
+				return true;
+		}
+		if (bar == end)
+			break;
+	}
+	return false;
+}
+
+bool cfa_deb_pins_closed(const struct cfapkg_deb_pin *pins, size_t n, const char *floor_pkg,
+                         char *floor, size_t flen, char *why, size_t wlen)
+{
+	size_t i;
+
+	floor[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const char *s = pins[i].depends, *end, *comma;
+		for (end = s ? s + strlen(s) : s; s && s < end; s = comma + 1) {
+			if (!(comma = memchr(s, ',', (size_t)(end - s))))
+				comma = end;
+			s = skip_space(s, comma);
+			if (s == comma || pins_meet(pins, n, floor_pkg, s, comma, floor, flen))
+				continue;
+			/* Only a message: cut, it still names the package. */
+			cfa_fit_text(why, wlen, "%s %s depends on \"%.*s\", which no package of the "
+			             "set meets", pins[i].name, pins[i].version, (int)(comma - s), s);
+			return false;
+		}
+	}
+	return true;
+}

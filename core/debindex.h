@@ -74,6 +74,13 @@ enum cfapkg_err cfa_deb_closure(struct cfapkg_ctx *ctx, const struct cfa_deb_ind
                                 const char *floor, struct cfa_arena *arena,
                                 struct cfa_deb_closure *out);
 
+/* Whether every Depends clause of pins (those that carry one) is met by a
+ * pin of the set, or is on floor_pkg (the C library), whose highest
+ * version asked goes to floor ("" when none); else why names the first
+ * clause that is not. */
+bool cfa_deb_pins_closed(const struct cfapkg_deb_pin *pins, size_t n, const char *floor_pkg,
+                         char *floor, size_t flen, char *why, size_t wlen);
+
 /* The stanza scanner both readers use, and the InRelease reader: field
  * gets each "Field: value" (continuation lines joined into the value,
  * ends trimmed), end each stanza's end; either returns false to stop. */

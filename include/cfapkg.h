@@ -152,6 +152,16 @@ struct cfapkg_artifact {       /* one archive of a source that has several */
 	unsigned strip;
 };
 
+struct cfapkg_deb_pin {        /* one .deb of an APT source, pinned by the recipe itself */
+	const char *name, *version;
+	const char *file;          /* under the repository: "pool/main/r/rocblas/..." */
+	const char *sha256;
+	int64_t size;
+	const char *suite;         /* the suite whose index listed it, or NULL */
+	const char *depends;       /* its Pre-Depends and Depends as the index wrote them, or NULL */
+	const char *provides;      /* its Provides, or NULL */
+};
+
 struct cfapkg_apt_source {     /* packages of a repository in Debian's layout */
 	const char *repository;    /* base URL: "https://repo.radeon.com/rocm/apt/6.4.1" */
 	const char *suite;         /* "noble" */
@@ -163,6 +173,12 @@ struct cfapkg_apt_source {     /* packages of a repository in Debian's layout */
 	int64_t index_size;        /* -1 when not recorded */
 	const char *const *packages; /* "NAME=VERSION", versions as Debian spells them */
 	size_t npackages;
+	/* The pinned form: each .deb with its own pin (no index is read; the
+	 * source's artifacts are these .debs), NULL for the index form. */
+	const struct cfapkg_deb_pin *pins;
+	const char *const *mirrors;  /* more base URLs of the same repository */
+	size_t nmirrors;
+	const char *seen;          /* where the pins were read: suites and InRelease Dates */
 };
 
 struct cfapkg_source {

@@ -264,6 +264,42 @@ def unpack_seeds():
         print(f"make_seeds: the unpack tests' cases were left out: {e}", file=sys.stderr)
 
 
+ELF_SOURCE = """#include <math.h>
+double f(double x) { return sin(x); }
+int g(void) { return 1; }
+"""
+ELF_VERSIONS = "GLIBC_2.2.5 { global: f; local: *; };\nGLIBC_2.41 { global: g; } GLIBC_2.2.5;\n"
+
+
+def elf_seeds():
+    """A small shared library built here (DT_NEEDED, SONAME, RUNPATH and
+    version definitions, as a libc.so.6 has), cut short and with its
+    dynamic section's offset broken."""
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        t = pathlib.Path(tmp)
+        (t / "a.c").write_text(ELF_SOURCE)
+        (t / "v.map").write_text(ELF_VERSIONS)
+        try:
+            subprocess.run(["cc", "-shared", "-fPIC", "-o", str(t / "lib.so"),
+                            "-Wl,-soname,libseed.so.1", f"-Wl,--version-script={t / 'v.map'}",
+                            "-Wl,-rpath,$ORIGIN/../lib", "-Wl,-z,noseparate-code",
+                            "-Wl,-z,max-page-size=4096", "-Wl,--build-id=none",
+                            str(t / "a.c"), "-lm"], check=True)
+            subprocess.run(["strip", "-s", str(t / "lib.so")], check=True)
+        except (OSError, subprocess.CalledProcessError) as e:
+            print(f"make_seeds: the ELF seeds were left out: {e}", file=sys.stderr)
+            return
+        data = (t / "lib.so").read_bytes()
+    put("elf", "shared-library.so", data)
+    put("elf", "cut-short.so", data[:len(data) // 3])
+    broken = bytearray(data)
+    broken[32:40] = (len(data) - 8).to_bytes(8, "little")  # e_phoff near the end
+    put("elf", "program-headers-past-end.so", bytes(broken))
+    put("elf", "not-elf.txt", "not an ELF file\n")
+
+
 def main():
     if OUT.exists():
         shutil.rmtree(OUT)
@@ -276,6 +312,7 @@ def main():
     sysfs_seeds()
     hipinfo_seeds()
     unpack_seeds()
+    elf_seeds()
     for folder in sorted(OUT.iterdir()):
         files = list(folder.iterdir())
         print(f"{folder.name}: {len(files)} seeds, {sum(f.stat().st_size for f in files)} bytes")
