@@ -24,7 +24,7 @@ const char *const cfa_version_keys[] = {"version", "requires", "conflicts", "pro
                                         "arch", "gfx", "status", "sources", "user_files",
                                         "layout", "launcher", "runtime", "note", NULL};
 static const char *const note_keys[] = {"name", "os", "text", NULL};
-static const char *const facts_kinds[] = {"driver", "hip_runtime", "hip_sdk", NULL};
+static const char *const facts_kinds[] = {"driver", "hip_runtime", "hip_sdk", "glibc", NULL};
 
 static bool kind_parse(const char *s, enum cfapkg_kind *k)
 {
@@ -290,7 +290,7 @@ static enum cfapkg_err parse_header(struct cfa_jr *jr, const cJSON *root, struct
 	for (fk = facts_kinds; r->fact && *fk && strcmp(*fk, r->fact) != 0; fk++)
 		;
 	if (r->fact && !*fk)
-		return cfa_jr_fail(jr, "fact \"%s\" is not driver, hip_runtime or hip_sdk", r->fact);
+		return cfa_jr_fail(jr, "fact \"%s\" is not driver, hip_runtime, hip_sdk or glibc", r->fact);
 	return CFAPKG_E_OK;
 }
 
