@@ -535,17 +535,18 @@ struct cfapkg_facts {
 	bool hip_sdks_known;
 	unsigned nhip_sdks;
 	char hip_sdks[CFAPKG_FACTS_MAX][32];       /* installed HIP SDK / ROCm versions */
+	char glibc[16];            /* the C library (Linux): "2.36"; "" when not known */
 };
 /** Host OS and architecture; everything else unknown. */
 CFAPKG_API void cfapkg_facts_init_host(struct cfapkg_facts *f);
-/** Sets one fact from text: key is os, arch, gpu, driver, hip-runtime
+/** Sets one fact from text: key is os, arch, gpu, driver, glibc, hip-runtime
  * (adds one; "none" empties the list and marks it known) or hip-sdk (the
  * same).  gpu takes what cfapkg_gpu_lookup resolves to one known target,
  * and keeps that target. */
 CFAPKG_API enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
                                             const char *key, const char *value);
-/** Reads a facts JSON file ({"os","arch","gpu","driver","hip_runtimes":[6],
- * "hip_sdks":["6.4.2"]}) over f. */
+/** Reads a facts JSON file ({"os","arch","gpu","driver","glibc",
+ * "hip_runtimes":[6], "hip_sdks":["6.4.2"]}) over f. */
 CFAPKG_API enum cfapkg_err cfapkg_facts_load(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
                                              const char *path);
 
@@ -597,6 +598,8 @@ struct cfapkg_machine {
 	unsigned nhip_sdks;
 	char warnings[CFAPKG_MAX_WARNINGS][512]; /* files that could not be read, and the like */
 	unsigned nwarnings;
+	char glibc[16];            /* the C library's version (Linux): "2.36"; "" when unknown */
+	char glibc_source[256];    /* where it was read: "gnu_get_libc_version", a libc.so.6 */
 };
 /** Detects this machine.  gpu_index < 0 picks the discrete GPU with the
  * most memory (else the first), preferring GPUs that could be read;
@@ -605,7 +608,7 @@ struct cfapkg_machine {
 CFAPKG_API enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index,
                                          struct cfapkg_machine *m);
 /** The detected facts, for planning: OS, architecture, the selected GPU's
- * target (the override when set), driver, HIP runtimes, HIP SDKs. */
+ * target (the override when set), driver, glibc, HIP runtimes, HIP SDKs. */
 CFAPKG_API void cfapkg_machine_facts(const struct cfapkg_machine *m, struct cfapkg_facts *f);
 
 /** @defgroup plan Planning */
@@ -635,7 +638,10 @@ enum cfapkg_problem_kind {
 	CFAPKG_PROBLEM_SAME_NAME,       /* two versions of one package asked for */
 	CFAPKG_PROBLEM_PINNED,          /* a pin excludes what is needed */
 	CFAPKG_PROBLEM_REQUIRES,        /* context: a package needs a name */
-	CFAPKG_PROBLEM_OTHER
+	CFAPKG_PROBLEM_OTHER,
+	CFAPKG_PROBLEM_GLIBC_TOO_OLD,   /* the machine's C library is below a floor */
+	CFAPKG_PROBLEM_NOT_HERE,        /* passed over: does not provide dep on this GPU */
+	CFAPKG_PROBLEM_NOT_INSTALLABLE  /* passed over: cannot be installed (hint: why) */
 };
 
 /** One reason a request cannot be met.  Strings are borrowed from the
@@ -684,7 +690,15 @@ CFAPKG_API size_t cfapkg_plan_count(const struct cfapkg_plan *plan);
 CFAPKG_API const struct cfapkg_plan_item *cfapkg_plan_item(const struct cfapkg_plan *plan, size_t i);
 CFAPKG_API size_t cfapkg_plan_problem_count(const struct cfapkg_plan *plan);
 CFAPKG_API const struct cfapkg_problem *cfapkg_plan_problem(const struct cfapkg_plan *plan, size_t i);
-/** Facts the plan could not check ("driver", "hip_runtime", "hip_sdk").
+/** A solved plan's passed-over versions: the other versions of each part
+ * chosen, and the parts that provide what the set needs, each with why it
+ * was not taken (the fact that rules it out, a name it does not provide on
+ * this GPU, or that it cannot be installed while the chosen one can).
+ * Records of one reason are merged ("6.4.2, 6.2.4"); group is 0. */
+CFAPKG_API size_t cfapkg_plan_passed_count(const struct cfapkg_plan *plan);
+CFAPKG_API const struct cfapkg_problem *cfapkg_plan_passed(const struct cfapkg_plan *plan,
+                                                           size_t i);
+/** Facts the plan could not check ("driver", "hip_runtime", "hip_sdk", "glibc").
  * Borrowed. */
 CFAPKG_API size_t cfapkg_plan_unchecked_count(const struct cfapkg_plan *plan);
 CFAPKG_API const char *cfapkg_plan_unchecked(const struct cfapkg_plan *plan, size_t i);

@@ -41,11 +41,12 @@ static void print_unchecked(const struct cfapkg_plan *plan)
 		const char *fact, *text;
 	} what[] = {{"driver", "AMD driver version (pass --driver)"},
 	            {"hip_runtime", "HIP runtimes in the driver (pass --hip-runtime)"},
-	            {"hip_sdk", "installed HIP SDKs (pass --hip-sdk)"}};
+	            {"hip_sdk", "installed HIP SDKs (pass --hip-sdk)"},
+	            {"glibc", "the C library's version (pass --glibc)"}};
 	size_t i, k;
 
 	for (i = 0; i < cfapkg_plan_unchecked_count(plan); i++)
-		for (k = 0; k < 3; k++)
+		for (k = 0; k < 4; k++)
 			if (strcmp(cfapkg_plan_unchecked(plan, i), what[k].fact) == 0)
 				printf("note: not checked, not known: %s\n", what[k].text);
 }
@@ -73,6 +74,19 @@ static size_t already_here(struct cfapkg_ctx *ctx, const struct cfapkg_plan *pla
 	}
 	cfapkg_lock_free(lock);
 	return n;
+}
+
+/* Why the other candidates were not taken. */
+static void print_passed(const struct cfapkg_plan *plan)
+{
+	char line[2048];
+	size_t i;
+
+	if (cfapkg_plan_passed_count(plan))
+		printf("Passed over:\n");
+	for (i = 0; i < cfapkg_plan_passed_count(plan); i++)
+		printf("  - %s\n", problem_text(cfapkg_plan_passed(plan, i), cfapkg_plan_facts(plan),
+		                                 line, sizeof(line)));
 }
 
 void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
@@ -119,6 +133,7 @@ void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	if (nexp)
 		printf("warning: this plan uses %zu experimental part%s (--allow-experimental)\n", nexp,
 		       nexp == 1 ? "" : "s");
+	print_passed(plan);
 	print_unchecked(plan);
 	print_detection_notes(stdout, detected_machine());
 }
@@ -176,12 +191,30 @@ void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
 	print_detection_notes(stderr, detected_machine());
 }
 
+static cJSON *problem_json(const struct cfapkg_problem *p, const struct cfapkg_facts *f)
+{
+	cJSON *j = cJSON_CreateObject();
+	char line[2048];
+
+	json_str(j, "kind", problem_kind_name(p->kind));
+	cJSON_AddNumberToObject(j, "group", p->group);
+	json_str(j, "package", p->package);
+	json_str(j, "versions", p->versions);
+	json_str(j, "constraint", p->dep);
+	json_str(j, "fact", p->fact);
+	json_str(j, "have", p->have);
+	json_str(j, "alternatives", p->alternatives);
+	json_str(j, "hint", p->hint);
+	cJSON_AddBoolToObject(j, "beyond_experimental", p->beyond_experimental);
+	json_str(j, "message", problem_text(p, f, line, sizeof(line)));
+	return j;
+}
+
 cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 {
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
 	const struct cfapkg_gpu_target *t = cfapkg_gpu_target_find(ctx, f->gfx);
 	cJSON *o = cJSON_CreateObject(), *pk, *pr, *un, *gpu;
-	char line[2048];
 	size_t i;
 
 	gpu = cJSON_AddObjectToObject(o, "gpu");
@@ -213,22 +246,11 @@ cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 		cJSON_AddItemToArray(pk, p);
 	}
 	pr = cJSON_AddArrayToObject(o, "problems");
-	for (i = 0; i < cfapkg_plan_problem_count(plan); i++) {
-		const struct cfapkg_problem *p = cfapkg_plan_problem(plan, i);
-		cJSON *j = cJSON_CreateObject();
-		json_str(j, "kind", problem_kind_name(p->kind));
-		cJSON_AddNumberToObject(j, "group", p->group);
-		json_str(j, "package", p->package);
-		json_str(j, "versions", p->versions);
-		json_str(j, "constraint", p->dep);
-		json_str(j, "fact", p->fact);
-		json_str(j, "have", p->have);
-		json_str(j, "alternatives", p->alternatives);
-		json_str(j, "hint", p->hint);
-		cJSON_AddBoolToObject(j, "beyond_experimental", p->beyond_experimental);
-		json_str(j, "message", problem_text(p, f, line, sizeof(line)));
-		cJSON_AddItemToArray(pr, j);
-	}
+	for (i = 0; i < cfapkg_plan_problem_count(plan); i++)
+		cJSON_AddItemToArray(pr, problem_json(cfapkg_plan_problem(plan, i), f));
+	pr = cJSON_AddArrayToObject(o, "passed_over");
+	for (i = 0; i < cfapkg_plan_passed_count(plan); i++)
+		cJSON_AddItemToArray(pr, problem_json(cfapkg_plan_passed(plan, i), f));
 	un = cJSON_AddArrayToObject(o, "unchecked");
 	for (i = 0; i < cfapkg_plan_unchecked_count(plan); i++)
 		cJSON_AddItemToArray(un, cJSON_CreateString(cfapkg_plan_unchecked(plan, i)));

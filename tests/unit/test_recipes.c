@@ -74,7 +74,8 @@ static void check_real_recipes(void)
 static void check_docs(const char *docs)
 {
 	const char *const *lists[] = {cfa_recipe_keys, cfa_version_keys, cfa_source_keys,
-	                              cfa_artifact_keys, cfa_apt_keys, cfa_upstream_keys};
+	                              cfa_artifact_keys, cfa_apt_keys, cfa_deb_pin_keys,
+	                              cfa_upstream_keys};
 	char *text;
 	long n;
 	size_t i;
