@@ -403,3 +403,18 @@ bool cfa_deb_pins_closed(const struct cfapkg_deb_pin *pins, size_t n, const char
 	}
 	return true;
 }
+
+bool cfa_deb_depends_each(const char *depends, bool (*fn)(const char *name, void *arg), void *arg)
+{
+	const char *s = depends, *end, *sep;
+	struct rel r;
+
+	for (end = s ? s + strlen(s) : s; s && s < end; s = sep + 1) {
+		sep = s + strcspn(s, ",|");
+		if (parse_rel(s, sep, &r) && !fn(r.name, arg))
+			return false;
+		if (sep >= end)
+			break;
+	}
+	return true;
+}

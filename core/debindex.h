@@ -81,6 +81,10 @@ enum cfapkg_err cfa_deb_closure(struct cfapkg_ctx *ctx, const struct cfa_deb_ind
 bool cfa_deb_pins_closed(const struct cfapkg_deb_pin *pins, size_t n, const char *floor_pkg,
                          char *floor, size_t flen, char *why, size_t wlen);
 
+/* Calls fn with the package name of every alternative of every clause of
+ * a Depends text, in order, until fn returns false (then false). */
+bool cfa_deb_depends_each(const char *depends, bool (*fn)(const char *name, void *arg), void *arg);
+
 /* The stanza scanner both readers use, and the InRelease reader: field
  * gets each "Field: value" (continuation lines joined into the value,
  * ends trimmed), end each stanza's end; either returns false to stop. */

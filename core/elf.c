@@ -252,6 +252,29 @@ static bool dynamic(struct parse *p)
 	return !d.has_verdef || verdefs(p, d.verdef, d.verdefnum);
 }
 
+const char *const cfa_elf_system_dirs[] = {
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
+	"/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+};
+const size_t cfa_elf_nsystem_dirs = sizeof(cfa_elf_system_dirs) / sizeof(cfa_elf_system_dirs[0]);
+
+bool cfa_elf_glibc_name(const char *name)
+{
+	/* What the libc6 package ships as libraries others link against. */
+	static const char *const names[] = {
+		"libc.so.6", "libm.so.6", "libmvec.so.1", "libpthread.so.0", "libdl.so.2",
+		"librt.so.1", "libresolv.so.2", "libutil.so.1", "libanl.so.1", "libnsl.so.1",
+		"libBrokenLocale.so.1", "libthread_db.so.1", "libc_malloc_debug.so.0",
+		"libnss_files.so.2", "libnss_dns.so.2", "ld-linux-x86-64.so.2",
+		"ld-linux-aarch64.so.1"};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
 enum cfa_elf_kind cfa_elf_parse(cfa_elf_read_fn rd, void *arg, uint64_t size,
                                 struct cfa_arena *arena, struct cfa_elf *out, const char **why)
 {

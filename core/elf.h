@@ -32,6 +32,16 @@ struct cfa_elf {
 	size_t nverdefs;
 };
 
+/* The folders Linux distributions keep their shared libraries in (Debian
+ * and Ubuntu's multiarch ones first, then Fedora's and Arch's), for
+ * finding the C library and what a system's loader would find. */
+extern const char *const cfa_elf_system_dirs[];
+extern const size_t cfa_elf_nsystem_dirs;
+
+/* Whether name is a library of the GNU C library itself (libc.so.6,
+ * libm.so.6, ld-linux-x86-64.so.2, ...): the machine's, never a part's. */
+bool cfa_elf_glibc_name(const char *name);
+
 /* Reads len bytes at off into buf; false when it cannot. */
 typedef bool (*cfa_elf_read_fn)(void *arg, uint64_t off, void *buf, size_t len);
 

@@ -16,12 +16,6 @@
 #include "detect/sysfs.h"
 #include "platform/platform.h"
 
-/* Where Debian, Ubuntu, Fedora and Arch keep libc.so.6. */
-static const char *const libc_dirs[] = {
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
-	"/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib",
-};
-
 /* The newest "GLIBC_X.Y[.Z]" of a version list, into out. */
 static bool newest_glibc(const struct cfa_elf *e, char *out, size_t len)
 {
@@ -73,8 +67,8 @@ void cfa_sys_detect_glibc(struct cfa_sys *s)
 		return;
 	}
 	m->glibc[0] = '\0';
-	for (i = 0; i < sizeof(libc_dirs) / sizeof(libc_dirs[0]) && !s->nomem; i++) {
-		char *path = cfa_sys_path(s, "%s/libc.so.6", libc_dirs[i]);
+	for (i = 0; i < cfa_elf_nsystem_dirs && !s->nomem; i++) {
+		char *path = cfa_sys_path(s, "%s/libc.so.6", cfa_elf_system_dirs[i]);
 		bool found = path && cfa_plat_is_file(path) && from_file(s, path);
 		cfa_free(path);
 		if (found)

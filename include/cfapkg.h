@@ -1143,6 +1143,9 @@ struct cfapkg_commit_result {
 	size_t hardlinks, symlinks, copies;
 	bool checked;              /* its static checks passed and are recorded: it is
 	                              CFAPKG_GEN_CHECKED, not known-good */
+	size_t load_host;          /* libraries' needs met only by this system's own
+	                              libraries (cfapkg_load_check): works here only */
+	char load_note[512];       /* the first of them, in words ("" when none) */
 };
 /** Writes a new generation from a lock whose packages are in the store,
  * runs its static checks (every file the parts promise is there), records
@@ -1558,6 +1561,31 @@ struct cfapkg_runtime {
 	const char *rocblas_overlay; /* the part whose Tensile files rocBLAS reads, or NULL */
 };
 
+/** What a library of an environment needs that the environment does not
+ * hold (cfapkg_load_check). */
+struct cfapkg_load_issue {
+	const char *part, *version; /* the part holding the library */
+	const char *file;          /* the library or program */
+	const char *needed;        /* its DT_NEEDED name that was not found */
+	const char *host;          /* this system's own copy, NULL when it has none */
+	const char *carrier;       /* a Debian set's: the package that should carry it, or NULL */
+	const char *carrier_why;   /* "named in libamd-comgr3's Depends", or Debian's naming */
+};
+typedef void (*cfapkg_load_issue_fn)(void *arg, const struct cfapkg_load_issue *issue);
+/** Reads the DT_NEEDED names of every ELF library and program directly in
+ * the environment's folders on rt's library path (Linux; a Windows
+ * runtime has none to read) and reports each name found neither in a
+ * folder of the path, nor through the library's $ORIGIN RUNPATH, nor
+ * among the C library's own (libc.so.6, libm.so.6, ld-linux-x86-64.so.2,
+ * ...: the machine's).  *missing counts names this system lacks too (the
+ * library cannot load), *host those only this system's libraries (below
+ * CFAPKG_SYSROOT when set) provide.  Installing refuses a generation with
+ * a missing name, naming the library, the name and the package that
+ * should carry it, and warns about the others. */
+CFAPKG_API enum cfapkg_err cfapkg_load_check(struct cfapkg_ctx *ctx, const struct cfapkg_runtime *rt,
+                                             cfapkg_load_issue_fn fn, void *arg, size_t *missing,
+                                             size_t *host);
+
 /** Reads a generation's runtime.json (gen 0: the current one) and resolves
  * it for this machine: a package's {prefix} is its view folder, a system
  * part's the folder where m found it (m may be NULL: then it stays
@@ -1590,7 +1618,12 @@ struct cfapkg_rocm_report {
 	const char *tensile_dir;   /* the folder rocBLAS reads, NULL when unknown */
 	const char *tensile_file;  /* the index file found there, NULL when none */
 	const char *rocblas_overlay; /* the overlay part providing them, or NULL */
-	bool hipblaslt;            /* gpus.json: hipBLASLt has kernels for the target */
+	bool hipblaslt;            /* hipBLASLt has kernels for the target: its files
+	                              say (hipblaslt_dir), else gpus.json */
+	const char *hipblaslt_dir; /* the folder of hipBLASLt's kernels read, NULL: none */
+	const char *hipblaslt_file; /* a kernel file there for the target, NULL: none */
+	const char *rocm_part;     /* the environment's part that brings the ROCm in use
+	                              ("rocm-debian 6.4.3-5"), NULL when the system's */
 	bool addmm_lt_disabled;    /* DISABLE_ADDMM_CUDA_LT=1 is in effect */
 	const char *miopen;        /* the MIOpen library found, NULL when none */
 	struct cfa_arena *arena;   /* internal */
