@@ -300,6 +300,50 @@ def elf_seeds():
     put("elf", "not-elf.txt", "not an ELF file\n")
 
 
+def deb_stanza(name, version, depends="", extra=""):
+    digest = hashlib.sha256(f"{name} {version}".encode()).hexdigest()
+    text = (f"Package: {name}\nVersion: {version}\nArchitecture: amd64\n"
+            f"Filename: pool/main/{name[0]}/{name}/{name}_{version.split(':')[-1]}_amd64.deb\n"
+            f"Size: {len(name) * 1000}\nSHA256: {digest}\n")
+    if depends:
+        text += f"Depends: {depends}\n"
+    return text + extra
+
+
+def debindex_seeds():
+    """Packages indexes shaped like Debian's ROCm set (epochs, versioned
+    constraints, alternatives, Provides, the C library floor, continuation
+    lines), one whose closure cannot be met, and an InRelease."""
+    comgr = deb_stanza("libamd-comgr3", "7.0.2+dfsg-3", "libc6 (>= 2.38), libgcc-s1 (>= 3.0), "
+                       "libllvm21 (>= 1:21.1.0), libstdc++6 (>= 13.1), libzstd1 (>= 1.5.5), "
+                       "zlib1g (>= 1:1.2.2), libclang-common-21-dev")
+    rest = [deb_stanza("libllvm21", "1:21.1.8-14", "libc6 (>= 2.42), libedit2 (>= 2.11-20080614-4), "
+                       "libffi8 (>= 3.4), libtinfo6 (>= 6) | libncurses6"),
+            deb_stanza("libedit2", "3.1-20260512-1", "libc6 (>= 2.42), libbsd0 (>= 0.1.3)"),
+            deb_stanza("libbsd0", "0.12.2-3", "libc6 (>= 2.38), libmd0 (>= 1.0.3-2)"),
+            deb_stanza("libmd0", "1.3.0-1", "libc6 (>= 2.33)"),
+            deb_stanza("libffi8", "3.8.0-2", "libc6 (>= 2.38)"),
+            deb_stanza("libtinfo6", "6.6+20260608-2", "libc6 (>= 2.42)"),
+            deb_stanza("libgcc-s1", "16.2.0-4", "gcc-16-base (= 16.2.0-4), libc6 (>= 2.35)"),
+            deb_stanza("gcc-16-base", "16.2.0-4"),
+            deb_stanza("libstdc++6", "16.2.0-4", "gcc-16-base (= 16.2.0-4), libc6 (>= 2.38), "
+                       "libgcc-s1 (>= 4.3)"),
+            deb_stanza("libzstd1", "1.5.7+dfsg-4", "libc6 (>= 2.34)"),
+            deb_stanza("zlib1g", "1:1.3.dfsg+really1.3.2-4", "libc6 (>= 2.14)",
+                       "Provides: libz1\nDescription: compression\n continued line\n"),
+            deb_stanza("libclang-common-21-dev", "1:21.1.8-14", "libllvm21 (= 1:21.1.8-14)"),
+            deb_stanza("libc6", "2.43-7", "libgcc-s1")]
+    put("debindex", "closure", "\n".join([comgr] + rest))
+    put("debindex", "closure-unmet", "\n".join([comgr] + rest[1:]))
+    put("debindex", "inrelease",
+        "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nOrigin: Debian\nSuite: unstable\n"
+        "Codename: sid\nDate: Fri, 30 Oct 2026 08:08:01 UTC\nSHA256:\n"
+        f" {sha('packages')} 64988655 main/binary-amd64/Packages\n"
+        f" {sha('packages.xz')}  10824484 main/binary-amd64/Packages.xz\n"
+        "- -----dash-escaped: no field\n"
+        "-----BEGIN PGP SIGNATURE-----\n\nAAAA\n-----END PGP SIGNATURE-----\n")
+
+
 def main():
     if OUT.exists():
         shutil.rmtree(OUT)
@@ -313,6 +357,7 @@ def main():
     hipinfo_seeds()
     unpack_seeds()
     elf_seeds()
+    debindex_seeds()
     for folder in sorted(OUT.iterdir()):
         files = list(folder.iterdir())
         print(f"{folder.name}: {len(files)} seeds, {sum(f.stat().st_size for f in files)} bytes")
