@@ -19,7 +19,7 @@ libc.so.6, which detection reads).  For each:
   - 'cfapkg install pytorch-cuda-stack' takes Debian's set for the GPU
     (6.4 for gfx1100, 7.2.4 for gfx1201), ZLUDA and LibTorch;
   - under 'cfapkg run', the loader of that newer glibc traces every ZLUDA
-    and LibTorch library (ld.so --list, with every symbol bound): every
+    and LibTorch library as 'ldd -r' has it do (every symbol bound): every
     dependency resolves inside the environment, the C library to the
     machine's, nothing from this host, no symbol or version missing;
   - 'cfapkg doctor' names the ROCm in use and finds rocBLAS's Tensile and
@@ -293,8 +293,10 @@ def loader_trace(root, env, lib, glibc):
     """Under cfapkg run: the newer glibc's loader traces lib with every
     symbol bound, the machine's C library after the environment's path."""
     loader = glibc / LIBDIR / "ld-linux-x86-64.so.2"
-    script = (f'exec env LD_BIND_NOW=1 LD_WARN=1 "{loader}" --inhibit-cache --library-path '
-              f'"$LD_LIBRARY_PATH:{glibc / LIBDIR}" --list "{lib}"')
+    # What 'ldd -r' asks of the loader: trace, bind every symbol, warn of
+    # each one missing (--list alone does not relocate).
+    script = (f'exec env LD_TRACE_LOADED_OBJECTS=1 LD_BIND_NOW=1 LD_WARN=1 "{loader}" '
+              f'--inhibit-cache --library-path "$LD_LIBRARY_PATH:{glibc / LIBDIR}" "{lib}"')
     return root.run("run", "--env", env, "--", "sh", "-c", script, timeout=300)
 
 
