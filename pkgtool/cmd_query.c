@@ -107,6 +107,10 @@ static cJSON *version_json(struct cfapkg_ctx *ctx, const struct cfapkg_version *
 			cJSON_AddNullToObject(j, "size");
 		json_str(j, "format", s->format);
 		json_str(j, "unavailable", s->unavailable);
+		if (s->apt && s->apt->pins) {
+			cJSON_AddNumberToObject(j, "debs", (double)s->apt->npackages);
+			json_str(j, "seen", s->apt->seen);
+		}
 		cJSON_AddItemToArray(src, j);
 	}
 	json_str(o, "note", v->note);
@@ -153,6 +157,11 @@ static void print_version(struct cfapkg_ctx *ctx, const struct cfapkg_version *v
 		printf("    %s: %s, %s", s->platform, s->format, human_size(s->size, size, sizeof(size)));
 		if (s->unavailable)
 			printf(" - not installable: %s", s->unavailable);
+		/* Debian's packages one by one: how many, and where they were seen. */
+		if (s->apt && s->apt->pins)
+			printf(", %zu .debs from %s%s%s", s->apt->npackages, s->apt->repository,
+			       s->apt->seen ? "\n      pins seen in: " : "",
+			       s->apt->seen ? s->apt->seen : "");
 		printf("\n");
 	}
 	if (v->nuser_files)
