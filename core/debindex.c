@@ -5,9 +5,13 @@
  * and the like use that, and none of the fields read here).  Field names
  * are case-insensitive.  libsolv's Debian reader was the first choice, but
  * it does not keep the Size field, which is what bounds each download.
+ * Two readers share the pass: one finding a few wanted packages (an APT
+ * source at install), one keeping every package of an architecture (the
+ * closure walker, debclosure.c).
  */
 #include "core/debindex.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/recipe.h"
@@ -19,10 +23,12 @@ struct span {
 	size_t n;
 };
 
-enum field { F_PACKAGE, F_VERSION, F_ARCH, F_FILENAME, F_SIZE, F_SHA256, F_DEPENDS, F_COUNT };
+enum field { F_PACKAGE, F_VERSION, F_ARCH, F_FILENAME, F_SIZE, F_SHA256, F_DEPENDS, F_PREDEPENDS,
+	     F_PROVIDES, F_GPU_ARCH, F_COUNT };
 
 static const char *const field_names[F_COUNT] = {
 	"Package", "Version", "Architecture", "Filename", "Size", "SHA256", "Depends",
+	"Pre-Depends", "Provides", "X-Rocm-Gpu-Architecture",
 };
 
 struct stanza {
@@ -62,66 +68,118 @@ bool cfa_deb_field_is(const char *a, size_t n, const char *name)
 	return true;
 }
 
-/* "Field: value" into the stanza when the field is one we read. */
-static void take_line(struct stanza *st, const char *line, size_t len)
+static bool blank(char c)
 {
-	const char *colon = memchr(line, ':', len);
-	size_t k, name_len;
-
-	if (!colon)
-		return;
-	name_len = (size_t)(colon - line);
-	for (k = 0; k < F_COUNT; k++) {
-		if (cfa_deb_field_is(line, name_len, field_names[k])) {
-			const char *v = colon + 1, *end = line + len;
-			while (v < end && (*v == ' ' || *v == '\t'))
-				v++;
-			while (end > v && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-				end--;
-			st->f[k].s = v;
-			st->f[k].n = (size_t)(end - v);
-			return;
-		}
-	}
+	return c == ' ' || c == '\t' || c == '\r';
 }
 
-static enum cfapkg_err bad_entry(struct finder *fd, const struct cfa_deb_want *w,
-                                 const char *what)
+static bool flush_field(const struct cfa_deb_scan_fns *fns, const char *line, const char *colon,
+                        const char *end)
+{
+	const char *v = colon + 1;
+
+	while (v < end && blank(*v))
+		v++;
+	while (end > v && (blank(end[-1]) || end[-1] == '\n'))
+		end--;
+	return fns->field(fns->arg, line, (size_t)(colon - line), v, (size_t)(end - v));
+}
+
+void cfa_deb_scan(const char *text, size_t len, const struct cfa_deb_scan_fns *fns)
+{
+	const char *line = NULL, *colon = NULL, *vend = NULL;
+	size_t pos = 0;
+	bool go = true;
+
+	while (pos < len && go) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - text) : len, n = end - pos;
+		const char *at = text + pos;
+		if (n && at[n - 1] == '\r')
+			n--;
+		if (n && blank(at[0]) && colon) {
+			vend = at + n; /* a continuation line */
+		} else {
+			if (colon)
+				go = flush_field(fns, line, colon, vend);
+			colon = NULL;
+			if (go && n == 0)
+				go = fns->end(fns->arg);
+			else if (go && !blank(at[0]) && (colon = memchr(at, ':', n)) != NULL) {
+				line = at;
+				vend = at + n;
+			}
+		}
+		pos = end + 1;
+	}
+	if (go && colon)
+		go = flush_field(fns, line, colon, vend);
+	if (go)
+		fns->end(fns->arg);
+}
+
+/* "Field: value" into the stanza when the field is one we read. */
+static bool take_field(struct stanza *st, const char *name, size_t nlen, const char *v,
+                       size_t vlen)
+{
+	size_t k;
+
+	for (k = 0; k < F_COUNT; k++)
+		if (cfa_deb_field_is(name, nlen, field_names[k])) {
+			st->f[k].s = v;
+			st->f[k].n = vlen;
+			break;
+		}
+	return true;
+}
+
+static enum cfapkg_err bad_entry(struct cfapkg_ctx *ctx, const char *index_name,
+                                 const char *name, const char *version, const char *what)
 {
 	/* A package named alone has no version to name. */
-	return cfa_fail(fd->ctx, CFAPKG_E_INTEGRITY, "%s: %s%s%s: %s; the index is not what the "
-	                "recipe was written against", fd->index_name, w->name, w->version ? " " : "",
-	                w->version ? w->version : "", what);
+	return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: %s%s%s: %s; the index is not what the "
+	                "recipe was written against", index_name, name, version ? " " : "",
+	                version ? version : "", what);
 }
 
-static enum cfapkg_err record(struct finder *fd, const struct stanza *st,
-                              const struct cfa_deb_want *w, struct cfa_deb_found *out)
+/* The download of a stanza: Filename, Size and SHA256, checked. */
+static enum cfapkg_err take_download(struct cfapkg_ctx *ctx, const char *index_name,
+                                     const struct stanza *st, const char *name,
+                                     const char *version, struct cfa_arena *arena,
+                                     struct cfa_deb_found *out)
 {
 	uint64_t size;
 	char *file, *sha;
 
 	if (!st->f[F_FILENAME].n || !st->f[F_SIZE].n || !st->f[F_SHA256].n)
-		return bad_entry(fd, w, "listed without a Filename, a Size or a SHA256");
+		return bad_entry(ctx, index_name, name, version,
+		                 "listed without a Filename, a Size or a SHA256");
 	if (!cfa_parse_u64(st->f[F_SIZE].s, st->f[F_SIZE].n, (uint64_t)INT64_MAX, &size))
-		return bad_entry(fd, w, "its Size is not a number");
-	file = cfa_arena_strndup(fd->arena, st->f[F_FILENAME].s, st->f[F_FILENAME].n);
-	sha = cfa_arena_strndup(fd->arena, st->f[F_SHA256].s, st->f[F_SHA256].n);
+		return bad_entry(ctx, index_name, name, version, "its Size is not a number");
+	file = cfa_arena_strndup(arena, st->f[F_FILENAME].s, st->f[F_FILENAME].n);
+	sha = cfa_arena_strndup(arena, st->f[F_SHA256].s, st->f[F_SHA256].n);
 	if (!file || !sha)
-		return cfa_nomem(fd->ctx);
+		return cfa_nomem(ctx);
 	if (!cfa_safe_relative(file))
-		return bad_entry(fd, w, "its Filename is not a path inside the repository");
+		return bad_entry(ctx, index_name, name, version,
+		                 "its Filename is not a path inside the repository");
 	if (!cfa_valid_sha256(sha))
-		return bad_entry(fd, w, "its SHA256 is not 64 hex digits");
-	out->version = cfa_arena_strndup(fd->arena, st->f[F_VERSION].s, st->f[F_VERSION].n);
+		return bad_entry(ctx, index_name, name, version, "its SHA256 is not 64 hex digits");
+	out->version = cfa_arena_strndup(arena, st->f[F_VERSION].s, st->f[F_VERSION].n);
 	if (!out->version)
-		return cfa_nomem(fd->ctx);
+		return cfa_nomem(ctx);
 	out->filename = file;
 	out->size = (int64_t)size;
 	out->sha256 = sha;
 	out->depends = st->f[F_DEPENDS].n
-	                       ? cfa_arena_strndup(fd->arena, st->f[F_DEPENDS].s, st->f[F_DEPENDS].n)
+	                       ? cfa_arena_strndup(arena, st->f[F_DEPENDS].s, st->f[F_DEPENDS].n)
 	                       : NULL;
 	return CFAPKG_E_OK;
+}
+
+static bool arch_fits(const struct stanza *st, const char *arch)
+{
+	return span_is(st->f[F_ARCH], arch) || span_is(st->f[F_ARCH], "all");
 }
 
 /* Whether the stanza is the one to take for want w, given what was found
@@ -140,39 +198,35 @@ static bool takes(const struct stanza *st, const struct cfa_deb_want *w,
 	                                                strlen(found->version)) > 0);
 }
 
-static void end_stanza(struct finder *fd, const struct stanza *st)
+static void find_in_stanza(struct finder *fd, const struct stanza *st)
 {
 	size_t i;
 
-	if (fd->err || !st->f[F_PACKAGE].n)
-		return;
-	if (!span_is(st->f[F_ARCH], fd->arch) && !span_is(st->f[F_ARCH], "all"))
+	if (fd->err || !st->f[F_PACKAGE].n || !arch_fits(st, fd->arch))
 		return;
 	for (i = 0; i < fd->n && !fd->err; i++)
 		if (takes(st, &fd->want[i], &fd->found[i]))
-			fd->err = record(fd, st, &fd->want[i], &fd->found[i]);
+			fd->err = take_download(fd->ctx, fd->index_name, st, fd->want[i].name,
+			                        fd->want[i].version, fd->arena, &fd->found[i]);
 }
 
-static void scan(struct finder *fd, const char *text, size_t len)
-{
+struct find_scan {
+	struct finder *fd;
 	struct stanza st;
-	size_t pos = 0;
+};
 
-	memset(&st, 0, sizeof(st));
-	while (pos < len && !fd->err) {
-		const char *nl = memchr(text + pos, '\n', len - pos);
-		size_t end = nl ? (size_t)(nl - text) : len, n = end - pos;
-		if (n && text[pos + n - 1] == '\r')
-			n--;
-		if (n == 0) {
-			end_stanza(fd, &st);
-			memset(&st, 0, sizeof(st));
-		} else if (text[pos] != ' ' && text[pos] != '\t') {
-			take_line(&st, text + pos, n);
-		}
-		pos = end + 1;
-	}
-	end_stanza(fd, &st);
+static bool find_field(void *arg, const char *name, size_t nlen, const char *v, size_t vlen)
+{
+	return take_field(&((struct find_scan *)arg)->st, name, nlen, v, vlen);
+}
+
+static bool find_end(void *arg)
+{
+	struct find_scan *fs = arg;
+
+	find_in_stanza(fs->fd, &fs->st);
+	memset(&fs->st, 0, sizeof(fs->st));
+	return !fs->fd->err;
 }
 
 enum cfapkg_err cfa_deb_index_find(struct cfapkg_ctx *ctx, const char *index_name,
@@ -181,10 +235,12 @@ enum cfapkg_err cfa_deb_index_find(struct cfapkg_ctx *ctx, const char *index_nam
                                    struct cfa_arena *arena, struct cfa_deb_found *found)
 {
 	struct finder fd = {ctx, index_name, arch, want, n, arena, found, CFAPKG_E_OK};
+	struct find_scan fs = {&fd, {{{NULL, 0}}}};
+	const struct cfa_deb_scan_fns fns = {find_field, find_end, &fs};
 	size_t i;
 
 	memset(found, 0, n * sizeof(*found));
-	scan(&fd, text, len);
+	cfa_deb_scan(text, len, &fns);
 	if (fd.err)
 		return fd.err;
 	for (i = 0; i < n; i++)
@@ -226,42 +282,138 @@ bool cfa_deb_name_valid(const char *s, size_t n)
 	return true;
 }
 
-/* A version's three parts: the epoch's digits (none: 0), the upstream
- * part, the revision after the last hyphen ("" when none). */
-struct deb_parts {
-	uint64_t epoch;
-	const char *up, *rev;
-	size_t nup, nrev;
+/* The whole index: every package of the architecture (or "all"), its
+ * fields copied, sorted by name for lookups. */
+struct reader {
+	struct cfapkg_ctx *ctx;
+	struct cfa_deb_index *idx;
+	struct cfa_arena *arena;
+	size_t cap;
+	struct stanza st;
+	enum cfapkg_err err;
 };
 
-static void deb_split(const char *s, size_t n, struct deb_parts *p)
+static const char *copy_span(struct reader *r, struct span sp)
 {
-	const char *colon = memchr(s, ':', n), *dash = NULL, *c;
+	const char *c;
 
-	p->epoch = 0;
-	if (colon && !cfa_parse_u64(s, (size_t)(colon - s), UINT64_MAX, &p->epoch))
-		p->epoch = 0;
-	p->up = colon ? colon + 1 : s;
-	for (c = p->up; c < s + n; c++)
-		if (*c == '-')
-			dash = c;
-	p->nup = (size_t)((dash ? dash : s + n) - p->up);
-	p->rev = dash ? dash + 1 : s + n;
-	p->nrev = (size_t)(s + n - p->rev);
+	if (!sp.n)
+		return NULL;
+	if (!(c = cfa_arena_strndup(r->arena, sp.s, sp.n)))
+		r->err = cfa_nomem(r->ctx);
+	return c;
 }
 
-int cfa_deb_version_cmp(const char *a, size_t na, const char *b, size_t nb)
+static bool grow_pkgs(struct reader *r)
 {
-	struct deb_parts x, y;
-	int r;
+	struct cfa_deb_pkg *more;
+	size_t cap = r->cap ? r->cap * 2 : 1024;
 
-	deb_split(a, na, &x);
-	deb_split(b, nb, &y);
-	if (x.epoch != y.epoch)
-		return x.epoch < y.epoch ? -1 : 1;
-	if ((r = cfa_ver_rev_cmp(x.up, x.nup, y.up, y.nup)) != 0)
-		return r;
-	return cfa_ver_rev_cmp(x.rev, x.nrev, y.rev, y.nrev);
+	if (r->idx->n < r->cap)
+		return true;
+	if (!(more = cfa_arena_alloc(r->arena, cap * sizeof(*more)))) {
+		r->err = cfa_nomem(r->ctx);
+		return false;
+	}
+	if (r->idx->n)
+		memcpy(more, r->idx->pkgs, r->idx->n * sizeof(*more));
+	r->idx->pkgs = more;
+	r->cap = cap;
+	return true;
+}
+
+static void read_stanza(struct reader *r)
+{
+	const struct stanza *st = &r->st;
+	struct cfa_deb_pkg *p;
+	struct cfa_deb_found dl;
+	const char *name, *version;
+
+	if (!st->f[F_PACKAGE].n || !st->f[F_VERSION].n || !arch_fits(st, r->idx->arch) ||
+	    !grow_pkgs(r))
+		return;
+	p = &r->idx->pkgs[r->idx->n];
+	if (!(name = copy_span(r, st->f[F_PACKAGE])) || !(version = copy_span(r, st->f[F_VERSION])))
+		return;
+	r->err = take_download(r->ctx, r->idx->label, st, name, version, r->arena, &dl);
+	if (r->err)
+		return;
+	p->name = name;
+	p->version = version;
+	p->filename = dl.filename;
+	p->size = dl.size;
+	p->sha256 = dl.sha256;
+	p->depends = dl.depends;
+	p->pre_depends = copy_span(r, st->f[F_PREDEPENDS]);
+	p->provides = copy_span(r, st->f[F_PROVIDES]);
+	p->gpu_arch = copy_span(r, st->f[F_GPU_ARCH]);
+	p->index = r->idx;
+	r->idx->n++;
+}
+
+static bool read_field(void *arg, const char *name, size_t nlen, const char *v, size_t vlen)
+{
+	return take_field(&((struct reader *)arg)->st, name, nlen, v, vlen);
+}
+
+static bool read_end(void *arg)
+{
+	struct reader *r = arg;
+
+	if (!r->err)
+		read_stanza(r);
+	memset(&r->st, 0, sizeof(r->st));
+	return !r->err;
+}
+
+static int pkg_cmp(const void *a, const void *b)
+{
+	const struct cfa_deb_pkg *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	/* Newest first among versions of one name. */
+	return c ? c : -cfa_deb_version_cmp(x->version, strlen(x->version), y->version,
+	                                   strlen(y->version));
+}
+
+enum cfapkg_err cfa_deb_index_read(struct cfapkg_ctx *ctx, const char *label, const char *text,
+                                   size_t len, const char *arch, struct cfa_arena *arena,
+                                   struct cfa_deb_index *out)
+{
+	struct reader r;
+	const struct cfa_deb_scan_fns fns = {read_field, read_end, &r};
+
+	memset(out, 0, sizeof(*out));
+	memset(&r, 0, sizeof(r));
+	out->label = label;
+	out->arch = arch;
+	r.ctx = ctx;
+	r.idx = out;
+	r.arena = arena;
+	cfa_deb_scan(text, len, &fns);
+	if (r.err)
+		return r.err;
+	if (out->n)
+		qsort(out->pkgs, out->n, sizeof(*out->pkgs), pkg_cmp);
+	return CFAPKG_E_OK;
+}
+
+const struct cfa_deb_pkg *cfa_deb_index_first(const struct cfa_deb_index *idx, const char *name,
+                                              size_t *count)
+{
+	size_t lo = 0, hi = idx->n, end;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(idx->pkgs[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < idx->n && strcmp(idx->pkgs[end].name, name) == 0; end++)
+		;
+	*count = end - lo;
+	return *count ? &idx->pkgs[lo] : NULL;
 }
 
 static bool deb_char(char c, const char *extra)

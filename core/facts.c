@@ -127,6 +127,14 @@ enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
 			return cfa_fail(ctx, CFAPKG_E_FACTS, "driver \"%s\": %s", value, why);
 		return set_copy(ctx, f->driver, sizeof(f->driver), key, value);
 	}
+	if (strcmp(key, "glibc") == 0) {
+		/* Plain release numbers: glibc spells its versions 2.36, 2.41. */
+		if (!cfa_ver_parse(value, strlen(value), &v, &why) || v.labellen || v.revlen ||
+		    v.rank != CFA_RANK_FINAL)
+			return cfa_fail(ctx, CFAPKG_E_FACTS, "glibc \"%s\": give the C library's "
+			                "version as ldd --version prints it (2.36)", value);
+		return set_copy(ctx, f->glibc, sizeof(f->glibc), key, value);
+	}
 	if (strcmp(key, "hip-runtime") == 0)
 		return add_runtime(ctx, f, value);
 	if (strcmp(key, "hip-sdk") == 0)
@@ -148,8 +156,8 @@ static enum cfapkg_err name_file(struct cfapkg_ctx *ctx, const char *path)
 	return e;
 }
 
-static const char *const facts_keys[] = {"os", "arch", "gpu", "driver", "hip_runtimes",
-                                         "hip_sdks", NULL};
+static const char *const facts_keys[] = {"os", "arch", "gpu", "driver", "glibc",
+                                         "hip_runtimes", "hip_sdks", NULL};
 
 /* A JSON array of numbers or strings, each passed to cfapkg_facts_set. */
 static enum cfapkg_err load_list(struct cfa_jr *jr, const cJSON *root, const char *key,
@@ -187,7 +195,7 @@ static enum cfapkg_err load_list(struct cfa_jr *jr, const cJSON *root, const cha
 static enum cfapkg_err parse_facts(struct cfa_jr *jr, const cJSON *obj, struct cfapkg_facts *f,
                                    bool lookup)
 {
-	static const char *const scalar[] = {"os", "arch", "gpu", "driver"};
+	static const char *const scalar[] = {"os", "arch", "gpu", "driver", "glibc"};
 	enum cfapkg_err e;
 	size_t i;
 
@@ -226,6 +234,8 @@ cJSON *cfa_facts_json(const struct cfapkg_facts *f)
 	cfa_json_add_string(&jb, o, "arch", f->arch);
 	cfa_json_add_string(&jb, o, "gpu", f->gfx);
 	cfa_json_add_string(&jb, o, "driver", f->driver);
+	if (f->glibc[0])
+		cfa_json_add_string(&jb, o, "glibc", f->glibc);
 	if (f->hip_runtimes_known) {
 		a = cfa_json_add_array(&jb, o, "hip_runtimes");
 		for (i = 0; i < f->nhip_runtimes; i++)

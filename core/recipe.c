@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/debindex.h"
 #include "core/dep.h"
 #include "core/mem.h"
 #include "core/version.h"
@@ -23,7 +24,7 @@ const char *const cfa_version_keys[] = {"version", "requires", "conflicts", "pro
                                         "arch", "gfx", "status", "sources", "user_files",
                                         "layout", "launcher", "runtime", "note", NULL};
 static const char *const note_keys[] = {"name", "os", "text", NULL};
-static const char *const facts_kinds[] = {"driver", "hip_runtime", "hip_sdk", NULL};
+static const char *const facts_kinds[] = {"driver", "hip_runtime", "hip_sdk", "glibc", NULL};
 
 static bool kind_parse(const char *s, enum cfapkg_kind *k)
 {
@@ -75,6 +76,49 @@ static enum cfapkg_err check_lists(struct cfa_jr *jr, struct cfapkg_version *v)
 	return CFAPKG_E_OK;
 }
 
+/* Whether v requires of the machine's C library at least floor. */
+static bool asks_glibc(const struct cfapkg_version *v, const struct cfa_ver *floor)
+{
+	size_t i;
+	unsigned k;
+
+	for (i = 0; i < v->nrequires; i++) {
+		const struct cfa_range *r = v->requires[i].range;
+		if (strcmp(v->requires[i].name, "glibc") != 0)
+			continue;
+		for (k = 0; k < r->nclauses; k++)
+			if ((r->clauses[k].op == CFA_OP_GE || r->clauses[k].op == CFA_OP_GT ||
+			     r->clauses[k].op == CFA_OP_EQ) &&
+			    cfa_ver_cmp(&r->clauses[k].ver, floor) >= 0)
+				return true;
+	}
+	return false;
+}
+
+/* Debian packages pinned with their Depends say what they need of the C
+ * library (libc6 (>= 2.38)); the machine's glibc must be asked for as
+ * much, or the plan would not check it. */
+static enum cfapkg_err check_glibc_floor(struct cfa_jr *jr, const struct cfapkg_version *v)
+{
+	char floor[128], why[512];
+	struct cfa_ver need;
+	size_t i, n;
+
+	for (i = 0; i < v->nsources; i++) {
+		const struct cfapkg_apt_source *a = v->sources[i].apt;
+		if (!a || !a->pins ||
+		    !cfa_deb_pins_closed(a->pins, a->npackages, "libc6", floor, sizeof(floor), why,
+		                         sizeof(why)) || !floor[0])
+			continue;
+		n = strspn(floor, "0123456789.");
+		if (cfa_ver_parse(floor, n, &need, NULL) && !asks_glibc(v, &need))
+			return cfa_jr_fail(jr, "its Debian packages need libc6 (>= %s): add \"glibc >= "
+			                   "%.*s\" to requires (the C library is the machine's, and "
+			                   "the plan checks it)", floor, (int)n, floor);
+	}
+	return CFAPKG_E_OK;
+}
+
 static enum cfapkg_err parse_version(struct cfa_jr *jr, const cJSON *o,
                                      struct cfapkg_recipe *r, struct cfapkg_version *v)
 {
@@ -112,6 +156,8 @@ static enum cfapkg_err parse_version(struct cfa_jr *jr, const cJSON *o,
 		cfa_jr_pop(jr, mark);
 		return e;
 	}
+	if ((e = check_glibc_floor(jr, v)))
+		return e;
 	return check_kind_shape(jr, r, v);
 }
 
@@ -244,7 +290,7 @@ static enum cfapkg_err parse_header(struct cfa_jr *jr, const cJSON *root, struct
 	for (fk = facts_kinds; r->fact && *fk && strcmp(*fk, r->fact) != 0; fk++)
 		;
 	if (r->fact && !*fk)
-		return cfa_jr_fail(jr, "fact \"%s\" is not driver, hip_runtime or hip_sdk", r->fact);
+		return cfa_jr_fail(jr, "fact \"%s\" is not driver, hip_runtime, hip_sdk or glibc", r->fact);
 	return CFAPKG_E_OK;
 }
 

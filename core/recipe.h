@@ -16,6 +16,7 @@ extern const char *const cfa_source_keys[];
 extern const char *const cfa_artifact_keys[];
 extern const char *const cfa_apt_keys[];
 extern const char *const cfa_apt_signed_by_keys[];
+extern const char *const cfa_deb_pin_keys[];
 extern const char *const cfa_upstream_keys[];
 
 enum cfapkg_err cfa_recipe_parse(struct cfapkg_ctx *ctx, const char *file,
@@ -71,5 +72,8 @@ bool cfa_valid_arch(const char *s);
 bool cfa_valid_gfx(const char *s);
 bool cfa_valid_sha256(const char *s);
 bool cfa_status_parse(const char *s, enum cfapkg_status *out);
+/* A version's own status on gfx (registry.c): what its recipe says,
+ * before an experimental GPU target makes every part experimental. */
+enum cfapkg_status cfa_version_own_status(const struct cfapkg_version *v, const char *gfx);
 
 #endif

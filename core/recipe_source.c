@@ -9,7 +9,12 @@
  *                    "index_sha256", "index_size", "packages": ["NAME=VER"]}}
  *                    whose .debs are found in the pinned index at install,
  *                    or, with "signed_by" instead of the index's pins, in
- *                    the index that the repository's signed InRelease pins
+ *                    the index that the repository's signed InRelease pins;
+ *                    or whose "packages" pin each .deb themselves
+ *                    ([{"name", "version", "file", "sha256", "size"}]):
+ *                    then the .debs are the source's set of archives, and
+ *                    a set whose members carry their Depends must be
+ *                    closed (debclosure.c's cfa_deb_unmet)
  *
  * A source that cannot be fetched yet says why in "unavailable"; one that
  * can says in "provenance" where its pin was seen.
@@ -17,6 +22,7 @@
 #include <string.h>
 
 #include "core/debindex.h"
+#include "core/mem.h"
 #include "core/pgpkey.h"
 #include "core/recipe.h"
 #include "core/strbuf.h"
@@ -31,8 +37,10 @@ const char *const cfa_artifact_keys[] = {"url", "mirrors", "sha256", "size", "fo
                                          "strip", NULL};
 const char *const cfa_apt_keys[] = {"repository", "suite", "component", "arch", "index",
                                     "index_sha256", "index_size", "packages", "signed_by",
-                                    NULL};
+                                    "mirrors", "seen", NULL};
 const char *const cfa_apt_signed_by_keys[] = {"fingerprint", "url", "keyring", NULL};
+const char *const cfa_deb_pin_keys[] = {"name", "version", "file", "sha256", "size", "suite",
+                                        "depends", "provides", NULL};
 
 static bool in_list(const char *s, const char *const *list)
 {
@@ -192,6 +200,110 @@ static enum cfapkg_err parse_signed_by(struct cfa_jr *jr, const cJSON *apt,
 	"APT sources are installed on Linux only (cfapkg checks the repository with gpgv and "   \
 	"unpacks its .debs there); plan on Linux, or install this part on a Linux machine"
 
+/* One pinned .deb: {"name", "version", "file", "sha256", "size", ...}. */
+static enum cfapkg_err parse_pin(struct cfa_jr *jr, const cJSON *o, void *elem, void *arg)
+{
+	struct cfapkg_deb_pin *p = elem;
+	enum cfapkg_err e;
+
+	(void)arg;
+	p->size = -1;
+	if ((e = cfa_jr_object(jr, o)) || (e = cfa_jr_keys(jr, o, cfa_deb_pin_keys)) ||
+	    (e = cfa_jr_string(jr, o, "name", true, &p->name)) ||
+	    (e = cfa_jr_string(jr, o, "version", true, &p->version)) ||
+	    (e = cfa_jr_string(jr, o, "file", true, &p->file)) ||
+	    (e = cfa_jr_string(jr, o, "sha256", true, &p->sha256)) ||
+	    (e = cfa_jr_int(jr, o, "size", 0, INT64_MAX, true, &p->size)) ||
+	    (e = cfa_jr_string(jr, o, "suite", false, &p->suite)) ||
+	    (e = cfa_jr_string(jr, o, "depends", false, &p->depends)) ||
+	    (e = cfa_jr_string(jr, o, "provides", false, &p->provides)) ||
+	    (e = check_sha(jr, "sha256", p->sha256)))
+		return e;
+	if (!cfa_deb_version_valid(p->version))
+		return cfa_jr_fail(jr, "version \"%s\" is not a version as Debian spells it "
+		                   "(5.3.0+dfsg-2, 1:2.3-1)", p->version);
+	if (!cfa_safe_relative(p->file))
+		return cfa_jr_fail(jr, "file must be a path inside the repository (pool/main/...)");
+	return CFAPKG_E_OK;
+}
+
+/* URL = base + "/" + file, in the arena. */
+static const char *join_url(struct cfa_jr *jr, const char *base, const char *file)
+{
+	size_t n = strlen(base);
+	char *url = cfa_aprintf("%s%s%s", base, n && base[n - 1] == '/' ? "" : "/", file);
+	const char *kept = url ? cfa_arena_strdup(jr->arena, url) : NULL;
+
+	cfa_free(url);
+	return kept;
+}
+
+/* The pinned .debs as the source's set of archives: each from the
+ * repository, then from each mirror, in that order. */
+static enum cfapkg_err pins_to_artifacts(struct cfa_jr *jr, struct cfapkg_apt_source *a,
+                                         struct cfapkg_source *s)
+{
+	struct cfapkg_artifact *arts = cfa_arena_alloc(jr->arena, a->npackages * sizeof(*arts));
+	const char **names = cfa_arena_alloc(jr->arena, a->npackages * sizeof(*names));
+	size_t i, k;
+
+	if (!arts || !names)
+		return cfa_nomem(jr->ctx);
+	s->size = 0;
+	for (i = 0; i < a->npackages; i++) {
+		const struct cfapkg_deb_pin *p = &a->pins[i];
+		const char **mirrors = cfa_arena_alloc(jr->arena, (a->nmirrors + 1) * sizeof(*mirrors));
+		char *nv = cfa_aprintf("%s=%s", p->name, p->version);
+		names[i] = nv ? cfa_arena_strdup(jr->arena, nv) : NULL;
+		cfa_free(nv);
+		arts[i].url = join_url(jr, a->repository, p->file);
+		for (k = 0; mirrors && k < a->nmirrors; k++)
+			if (!(mirrors[k] = join_url(jr, a->mirrors[k], p->file)))
+				mirrors = NULL;
+		if (!names[i] || !arts[i].url || !mirrors)
+			return cfa_nomem(jr->ctx);
+		arts[i].mirrors = mirrors;
+		arts[i].nmirrors = a->nmirrors;
+		arts[i].sha256 = p->sha256;
+		arts[i].size = p->size;
+		arts[i].format = "deb";
+		s->size += p->size;
+	}
+	a->packages = names;
+	s->artifacts = arts;
+	s->nartifacts = a->npackages;
+	return CFAPKG_E_OK;
+}
+
+/* A set whose members carry their Depends must hold what they name. */
+static enum cfapkg_err check_closed(struct cfa_jr *jr, const struct cfapkg_apt_source *a)
+{
+	char why[512], floor[128];
+
+	if (cfa_deb_pins_closed(a->pins, a->npackages, "libc6", floor, sizeof(floor), why,
+	                        sizeof(why)))
+		return CFAPKG_E_OK;
+	return cfa_jr_fail(jr, "%s: add the package to \"packages\" (cfapkg recipe deb-set "
+	                   "reads the whole closure from the index)", why);
+}
+
+/* "packages": strings (the index form) or pins (the pinned form). */
+static enum cfapkg_err parse_packages(struct cfa_jr *jr, const cJSON *o,
+                                      struct cfapkg_apt_source *a, struct cfapkg_source *s)
+{
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(o, "packages");
+	enum cfapkg_err e;
+
+	if (!cJSON_IsArray(list) || !cJSON_IsObject(cJSON_GetArrayItem(list, 0)))
+		return cfa_jr_strings(jr, o, "packages", &a->packages, &a->npackages);
+	if ((e = cfa_jr_array(jr, o, "packages", sizeof(*a->pins), true, parse_pin, NULL,
+	                      (void **)&a->pins, &a->npackages)) ||
+	    (e = cfa_jr_strings(jr, o, "mirrors", &a->mirrors, &a->nmirrors)) ||
+	    (e = check_mirrors(jr, a->mirrors, a->nmirrors)) || (e = check_closed(jr, a)))
+		return e;
+	return pins_to_artifacts(jr, a, s);
+}
+
 static enum cfapkg_err parse_apt(struct cfa_jr *jr, const cJSON *src, struct cfapkg_source *s)
 {
 	struct cfapkg_apt_source *a = cfa_arena_alloc(jr->arena, sizeof(*a));
@@ -212,9 +324,13 @@ static enum cfapkg_err parse_apt(struct cfa_jr *jr, const cJSON *src, struct cfa
 	    (e = cfa_jr_string(jr, o, "index", false, &a->index)) ||
 	    (e = cfa_jr_string(jr, o, "index_sha256", false, &a->index_sha256)) ||
 	    (e = cfa_jr_int(jr, o, "index_size", 0, INT64_MAX, false, &a->index_size)) ||
-	    (e = cfa_jr_strings(jr, o, "packages", &a->packages, &a->npackages)) ||
+	    (e = cfa_jr_string(jr, o, "seen", false, &a->seen)) ||
+	    (e = parse_packages(jr, o, a, s)) ||
 	    (e = check_sha(jr, "index_sha256", a->index_sha256)) || (e = check_packages(jr, a)))
 		return e;
+	if (!a->pins && (cJSON_HasObjectItem(o, "mirrors") || cJSON_HasObjectItem(o, "seen")))
+		return cfa_jr_fail(jr, "mirrors and seen belong to packages pinned one by one; an "
+		                   "index pin names the repository alone");
 	if (!web_url(a->repository))
 		return cfa_jr_fail(jr, "repository must start with https:// or http://");
 	if (a->index && !cfa_safe_relative(a->index))
@@ -228,11 +344,11 @@ static enum cfapkg_err parse_apt(struct cfa_jr *jr, const cJSON *src, struct cfa
 	cfa_jr_pop(jr, mark);
 	s->apt = a;
 	s->format = "deb";
-	if ((!a->index_sha256 || a->index_size < 0) && !a->key_fingerprint && !a->keyring &&
-	    !s->unavailable)
+	if (!a->pins && (!a->index_sha256 || a->index_size < 0) && !a->key_fingerprint &&
+	    !a->keyring && !s->unavailable)
 		return cfa_jr_fail(jr, "an APT source without index_sha256 and index_size (or "
-		                   "signed_by) needs \"unavailable\": the reason (and the command "
-		                   "that records them)");
+		                   "signed_by, or its packages pinned one by one) needs "
+		                   "\"unavailable\": the reason (and the command that records them)");
 	if (strcmp(cfa_plat_os(), "linux") != 0 && !s->unavailable)
 		s->unavailable = APT_LINUX_ONLY;
 	return CFAPKG_E_OK;

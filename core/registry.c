@@ -340,11 +340,17 @@ enum cfapkg_status cfapkg_version_status(const struct cfapkg_ctx *ctx,
                                          const struct cfapkg_version *v, const char *gfx)
 {
 	const struct cfapkg_gpu_target *t = gfx && *gfx ? cfa_gpus_target(ctx, gfx) : NULL;
-	const struct cfapkg_gpu_status *star = NULL;
-	size_t i;
 
 	if (t && t->status == CFAPKG_STATUS_EXPERIMENTAL)
 		return CFAPKG_STATUS_EXPERIMENTAL;
+	return cfa_version_own_status(v, gfx);
+}
+
+enum cfapkg_status cfa_version_own_status(const struct cfapkg_version *v, const char *gfx)
+{
+	const struct cfapkg_gpu_status *star = NULL;
+	size_t i;
+
 	for (i = 0; i < v->nstatus; i++) {
 		if (gfx && strcmp(v->status[i].gfx, gfx) == 0)
 			return v->status[i].status;

@@ -87,6 +87,11 @@ bool cfa_ver_evr(const struct cfa_ver *v, char *buf, size_t len);
 bool cfa_ver_rev_check(const char *s, size_t n, const char **why);
 /* dpkg's comparison of two revisions. */
 int cfa_ver_rev_cmp(const char *a, size_t na, const char *b, size_t nb);
+/* dpkg's order of two whole Debian versions, [epoch:]upstream[-revision]
+ * (dpkg --compare-versions): <0, 0, >0; the first of n bytes each, the
+ * second of C strings. */
+int cfa_deb_version_cmp(const char *a, size_t na, const char *b, size_t nb);
+int cfa_deb_ver_cmp(const char *a, const char *b);
 /* A checked revision as the numbers its EVR spelling lists; returns how
  * many (at most CFA_VER_REV_CODES). */
 #define CFA_VER_REV_CODES (CFA_VER_REV_MAX * 3 + 1)

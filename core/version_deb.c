@@ -1,8 +1,13 @@
 /*
  * version_deb.c - the Debian revision ("2", "83~24.04", "0ubuntu1"):
- * checking it, dpkg's order, and the numbers its EVR spelling lists.
+ * checking it, dpkg's order, and the numbers its EVR spelling lists; and
+ * dpkg's order of whole Debian versions, as a Packages index's Depends
+ * compares them ("1:1.3.dfsg+really1.3.2-4", which cfapkg's own versions
+ * need not parse).
  */
 #include "core/version.h"
+
+#include <string.h>
 
 #include "core/strbuf.h"
 
@@ -108,6 +113,49 @@ static uint32_t run_value(const char *s, size_t *i, size_t n)
 	for (; *i < n && is_digit(s[*i]); (*i)++)
 		v = v * 10 + (uint32_t)(s[*i] - '0');
 	return v;
+}
+
+/* [epoch:]upstream[-revision] split as dpkg splits it: the epoch before
+ * the first ':', the revision after the last '-' ("" when none). */
+struct deb_parts {
+	const char *epoch, *up, *rev;
+	size_t nepoch, nup, nrev;
+};
+
+static void deb_split(const char *s, size_t n, struct deb_parts *p)
+{
+	const char *colon = memchr(s, ':', n), *dash = NULL, *c;
+
+	p->epoch = s;
+	p->nepoch = colon ? (size_t)(colon - s) : 0;
+	p->up = colon ? colon + 1 : s;
+	for (c = p->up; c < s + n; c++)
+		if (*c == '-')
+			dash = c;
+	p->nup = (size_t)((dash ? dash : s + n) - p->up);
+	p->rev = dash ? dash + 1 : s + n;
+	p->nrev = (size_t)(s + n - p->rev);
+}
+
+int cfa_deb_version_cmp(const char *a, size_t na, const char *b, size_t nb)
+{
+	struct deb_parts x, y;
+	size_t i = 0, j = 0;
+	int c;
+
+	deb_split(a, na, &x);
+	deb_split(b, nb, &y);
+	/* No epoch is epoch 0; no revision compares as an empty one. */
+	if ((c = run_cmp(x.epoch, &i, x.nepoch, y.epoch, &j, y.nepoch)) != 0)
+		return c;
+	if ((c = cfa_ver_rev_cmp(x.up, x.nup, y.up, y.nup)) != 0)
+		return c;
+	return cfa_ver_rev_cmp(x.rev, x.nrev, y.rev, y.nrev);
+}
+
+int cfa_deb_ver_cmp(const char *a, const char *b)
+{
+	return cfa_deb_version_cmp(a, strlen(a), b, strlen(b));
 }
 
 /* Per non-digit run, each character's weight + 2 ('~' 1, a letter 2 + c,

@@ -292,6 +292,7 @@ void cfapkg_machine_facts(const struct cfapkg_machine *m, struct cfapkg_facts *f
 	/* Only a driver version that compares (not "6.1.0-18-amd64"). */
 	if (m->driver[0] && cfa_ver_parse(m->driver, strlen(m->driver), &v, NULL))
 		copy_fact(f->driver, sizeof(f->driver), m->driver);
+	copy_fact(f->glibc, sizeof(f->glibc), m->glibc);
 	f->hip_runtimes_known = true;
 	f->nhip_runtimes = 0;
 	for (i = 0; i < m->nhip_runtimes && i < CFAPKG_FACTS_MAX; i++)

@@ -483,5 +483,7 @@ enum cfapkg_err cfa_detect_sysfs(struct cfapkg_ctx *ctx, const char *root,
 		cfa_sys_detect_driver(&s);
 	if (!s.nomem)
 		cfa_sys_detect_rocm(&s);
+	if (!s.nomem)
+		cfa_sys_detect_glibc(&s);
 	return s.nomem ? cfa_nomem(ctx) : CFAPKG_E_OK;
 }

@@ -58,5 +58,7 @@ void cfa_sys_detect_gpus(struct cfa_sys *s);
 void cfa_sys_detect_os(struct cfa_sys *s);
 void cfa_sys_detect_driver(struct cfa_sys *s);
 void cfa_sys_detect_rocm(struct cfa_sys *s);
+/* sysfs_libc.c: the C library's version. */
+void cfa_sys_detect_glibc(struct cfa_sys *s);
 
 #endif

@@ -76,6 +76,11 @@ enum cfapkg_err cfa_gen_state_of(struct cfapkg_ctx *ctx, const char *gendir,
  * names) under dir/view/PART, then checks what the parts promise.  The
  * entries that had to be copies are listed in dir/copies.json. */
 #define CFA_VIEW_COPIES "copies.json"
+/* loadcheck.c: the load check of a generation at gendir, its view built
+ * (cfapkg_load_check's, on the lock's runtime folders). */
+enum cfapkg_err cfa_load_check_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+                                   const char *gendir, cfapkg_load_issue_fn fn, void *arg,
+                                   size_t *missing, size_t *host);
 enum cfapkg_err cfa_view_build(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
                                const char *gendir, struct cfapkg_commit_result *r);
 /* The store folder of a part (ROOT/store/NAME). */

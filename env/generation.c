@@ -125,6 +125,60 @@ static enum cfapkg_err write_doc(struct cfapkg_ctx *ctx, const char *dir, const 
 	return e;
 }
 
+/* What the load check found: the first library that cannot load (the
+ * generation is refused) and the first that loads only from this system. */
+struct load_findings {
+	char *refusal;
+	struct cfapkg_commit_result *r;
+};
+
+static void issue_text(const struct cfapkg_load_issue *is, char *buf, size_t len)
+{
+	/* Only words for a person: a cut one still names the library. */
+	cfa_fit_text(buf, len, "%s %s: %s needs %s, which %s%s%s%s%s%s", is->part, is->version,
+	             is->file, is->needed,
+	             is->host ? "only this system provides (" : "neither the environment nor the "
+	                        "C library provides, and this system has none",
+	             is->host ? is->host : "", is->host ? ")" : "",
+	             is->carrier ? "; the package that should carry it: " : "",
+	             is->carrier ? is->carrier : "", is->carrier ? "" : "");
+	if (is->carrier && strlen(buf) + 4 < len) {
+		size_t n = strlen(buf);
+		cfa_fit_text(buf + n, len - n, " (%s)", is->carrier_why);
+	}
+}
+
+static void on_issue(void *arg, const struct cfapkg_load_issue *is)
+{
+	struct load_findings *f = arg;
+	char text[1024];
+
+	if (is->host ? f->r->load_note[0] != '\0' : f->refusal != NULL)
+		return;
+	issue_text(is, text, sizeof(text));
+	if (is->host)
+		cfa_fit_text(f->r->load_note, sizeof(f->r->load_note), "%s", text);
+	else
+		f->refusal = cfa_strdup(text);
+}
+
+/* A library of the set that cannot load refuses the generation. */
+static enum cfapkg_err load_check(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+                                  const char *dir, struct cfapkg_commit_result *r)
+{
+	struct load_findings f = {NULL, r};
+	size_t missing = 0;
+	enum cfapkg_err e = cfa_load_check_gen(ctx, lock, dir, on_issue, &f, &missing,
+	                                       &r->load_host);
+
+	if (!e && missing)
+		e = cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s%s; add what carries it to the recipe, or "
+		             "install on a system that has it", f.refusal ? f.refusal : "a library "
+		             "cannot load", missing > 1 ? " (and more names like it)" : "");
+	cfa_free(f.refusal);
+	return e;
+}
+
 /* Everything of the new generation, under its hidden name. */
 static enum cfapkg_err write_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
                                  const char *dir, cJSON *meta, struct cfapkg_commit_result *r)
@@ -138,7 +192,7 @@ static enum cfapkg_err write_gen(struct cfapkg_ctx *ctx, const struct cfapkg_loc
 	}
 	if ((e = write_doc(ctx, dir, "meta.json", meta)) ||
 	    (e = write_doc(ctx, dir, "lock.json", cfa_lock_json(lock))) ||
-	    (e = cfa_view_build(ctx, lock, dir, r)) ||
+	    (e = cfa_view_build(ctx, lock, dir, r)) || (e = load_check(ctx, lock, dir, r)) ||
 	    (e = write_doc(ctx, dir, "runtime.json", cfa_runtime_json(ctx, lock, dir))))
 		return e;
 	/* The view's checks passed: recorded inside the generation before it

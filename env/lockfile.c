@@ -53,14 +53,15 @@ void cfapkg_free(void *p)
 	cfa_free(p);
 }
 
-/* Requirements on the driver and the HIP runtime are decided by machine
+/* Requirements on the driver, the HIP runtime and glibc are decided by machine
  * facts, not by parts of the set (solver/pool.c). */
 static bool fact_backed(struct cfapkg_ctx *ctx, const char *name)
 {
 	const struct cfapkg_recipe *r = cfapkg_recipe_find(ctx, name);
 
 	return r && r->kind == CFAPKG_KIND_SYSTEM && r->fact &&
-	       (strcmp(r->fact, "driver") == 0 || strcmp(r->fact, "hip_runtime") == 0);
+	       (strcmp(r->fact, "driver") == 0 || strcmp(r->fact, "hip_runtime") == 0 ||
+	        strcmp(r->fact, "glibc") == 0);
 }
 
 /* The texts of the deps that apply on f, copied into the lock. */

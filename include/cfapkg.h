@@ -152,6 +152,16 @@ struct cfapkg_artifact {       /* one archive of a source that has several */
 	unsigned strip;
 };
 
+struct cfapkg_deb_pin {        /* one .deb of an APT source, pinned by the recipe itself */
+	const char *name, *version;
+	const char *file;          /* under the repository: "pool/main/r/rocblas/..." */
+	const char *sha256;
+	int64_t size;
+	const char *suite;         /* the suite whose index listed it, or NULL */
+	const char *depends;       /* its Pre-Depends and Depends as the index wrote them, or NULL */
+	const char *provides;      /* its Provides, or NULL */
+};
+
 struct cfapkg_apt_source {     /* packages of a repository in Debian's layout */
 	const char *repository;    /* base URL: "https://repo.radeon.com/rocm/apt/6.4.1" */
 	const char *suite;         /* "noble" */
@@ -170,6 +180,12 @@ struct cfapkg_apt_source {     /* packages of a repository in Debian's layout */
 	const char *key_fingerprint; /* the pinned key (upper-case hex), or NULL */
 	const char *key_url;       /* where that key is fetched the first time */
 	const char *keyring;       /* a keyring file of the system's, or NULL */
+	/* The pinned form: each .deb with its own pin (no index is read; the
+	 * source's artifacts are these .debs), NULL for the index form. */
+	const struct cfapkg_deb_pin *pins;
+	const char *const *mirrors;  /* more base URLs of the same repository */
+	size_t nmirrors;
+	const char *seen;          /* where the pins were read: suites and InRelease Dates */
 };
 
 struct cfapkg_source {
@@ -411,6 +427,52 @@ CFAPKG_API enum cfapkg_err cfapkg_releases_read(struct cfapkg_ctx *ctx,
                                                 const char *url, struct cfapkg_releases **out);
 CFAPKG_API void cfapkg_releases_free(struct cfapkg_releases *rel);
 
+/** A set of Debian packages read from a repository folder in Debian's
+ * layout (dists/SUITE/InRelease or Release, dists/SUITE/COMPONENT/binary-
+ * ARCH/Packages, .xz or .gz), for pinning them in a recipe ('cfapkg recipe
+ * deb-set').  Each suite's index must be the one its InRelease lists (by
+ * SHA-256 and size); the InRelease's signature is not checked here (apt
+ * checked it when it fetched the lists).  The closure of the roots
+ * ("NAME" or "NAME=VERSION") is read from Depends and Pre-Depends, each
+ * requirement met from the first suite that can; it stops at the C library
+ * (libc6), whose highest floor becomes glibc. */
+struct cfapkg_deb_suite_info {
+	const char *suite;         /* as asked: "sid" */
+	const char *archive_suite; /* the Release's Suite: "unstable" */
+	const char *codename;
+	const char *date;          /* the Release's Date: "Fri, 30 Oct 2026 08:08:01 UTC" */
+	const char *valid_until;   /* NULL when none */
+	bool clearsigned;          /* read from an InRelease */
+	const char *index_path;    /* "main/binary-amd64/Packages", as the Release lists it */
+	const char *index_sha256;
+	int64_t index_size;
+};
+struct cfapkg_deb_member {
+	const char *name, *version;
+	const char *suite;         /* the suite whose index it came from */
+	const char *filename;      /* "pool/main/..." */
+	const char *sha256;
+	int64_t size;
+	const char *depends;       /* Pre-Depends and Depends as written ("" when none) */
+	const char *provides;      /* NULL when none */
+	const char *gpu_arch;      /* X-Rocm-Gpu-Architecture, NULL when absent */
+};
+struct cfapkg_deb_set {
+	const struct cfapkg_deb_suite_info *suites;
+	size_t nsuites;
+	const struct cfapkg_deb_member *members;   /* sorted by name */
+	size_t nmembers;
+	const char *glibc;         /* the highest libc6 floor's upstream part: "2.42"; NULL: none */
+	const char *glibc_by;      /* the package asking for it: "libedit2 3.1-20260512-1" */
+	struct cfa_arena *arena;   /* internal */
+};
+CFAPKG_API enum cfapkg_err cfapkg_deb_set_read(struct cfapkg_ctx *ctx, const char *repo_dir,
+                                               const char *component, const char *arch,
+                                               const char *const *suites, size_t nsuites,
+                                               const char *const *roots, size_t nroots,
+                                               struct cfapkg_deb_set **out);
+CFAPKG_API void cfapkg_deb_set_free(struct cfapkg_deb_set *set);
+
 /** @defgroup gpus GPU table (recipes/gpus.json) */
 struct cfapkg_gpu_target {
 	const char *gfx;           /* "gfx1200" */
@@ -488,17 +550,18 @@ struct cfapkg_facts {
 	bool hip_sdks_known;
 	unsigned nhip_sdks;
 	char hip_sdks[CFAPKG_FACTS_MAX][32];       /* installed HIP SDK / ROCm versions */
+	char glibc[16];            /* the C library (Linux): "2.36"; "" when not known */
 };
 /** Host OS and architecture; everything else unknown. */
 CFAPKG_API void cfapkg_facts_init_host(struct cfapkg_facts *f);
-/** Sets one fact from text: key is os, arch, gpu, driver, hip-runtime
+/** Sets one fact from text: key is os, arch, gpu, driver, glibc, hip-runtime
  * (adds one; "none" empties the list and marks it known) or hip-sdk (the
  * same).  gpu takes what cfapkg_gpu_lookup resolves to one known target,
  * and keeps that target. */
 CFAPKG_API enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
                                             const char *key, const char *value);
-/** Reads a facts JSON file ({"os","arch","gpu","driver","hip_runtimes":[6],
- * "hip_sdks":["6.4.2"]}) over f. */
+/** Reads a facts JSON file ({"os","arch","gpu","driver","glibc",
+ * "hip_runtimes":[6], "hip_sdks":["6.4.2"]}) over f. */
 CFAPKG_API enum cfapkg_err cfapkg_facts_load(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
                                              const char *path);
 
@@ -550,6 +613,8 @@ struct cfapkg_machine {
 	unsigned nhip_sdks;
 	char warnings[CFAPKG_MAX_WARNINGS][512]; /* files that could not be read, and the like */
 	unsigned nwarnings;
+	char glibc[16];            /* the C library's version (Linux): "2.36"; "" when unknown */
+	char glibc_source[256];    /* where it was read: "gnu_get_libc_version", a libc.so.6 */
 };
 /** Detects this machine.  gpu_index < 0 picks the discrete GPU with the
  * most memory (else the first), preferring GPUs that could be read;
@@ -558,7 +623,7 @@ struct cfapkg_machine {
 CFAPKG_API enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index,
                                          struct cfapkg_machine *m);
 /** The detected facts, for planning: OS, architecture, the selected GPU's
- * target (the override when set), driver, HIP runtimes, HIP SDKs. */
+ * target (the override when set), driver, glibc, HIP runtimes, HIP SDKs. */
 CFAPKG_API void cfapkg_machine_facts(const struct cfapkg_machine *m, struct cfapkg_facts *f);
 
 /** @defgroup plan Planning */
@@ -588,7 +653,10 @@ enum cfapkg_problem_kind {
 	CFAPKG_PROBLEM_SAME_NAME,       /* two versions of one package asked for */
 	CFAPKG_PROBLEM_PINNED,          /* a pin excludes what is needed */
 	CFAPKG_PROBLEM_REQUIRES,        /* context: a package needs a name */
-	CFAPKG_PROBLEM_OTHER
+	CFAPKG_PROBLEM_OTHER,
+	CFAPKG_PROBLEM_GLIBC_TOO_OLD,   /* the machine's C library is below a floor */
+	CFAPKG_PROBLEM_NOT_HERE,        /* passed over: does not provide dep on this GPU */
+	CFAPKG_PROBLEM_NOT_INSTALLABLE  /* passed over: cannot be installed (hint: why) */
 };
 
 /** One reason a request cannot be met.  Strings are borrowed from the
@@ -637,20 +705,15 @@ CFAPKG_API size_t cfapkg_plan_count(const struct cfapkg_plan *plan);
 CFAPKG_API const struct cfapkg_plan_item *cfapkg_plan_item(const struct cfapkg_plan *plan, size_t i);
 CFAPKG_API size_t cfapkg_plan_problem_count(const struct cfapkg_plan *plan);
 CFAPKG_API const struct cfapkg_problem *cfapkg_plan_problem(const struct cfapkg_plan *plan, size_t i);
-/** A version newer than the one the plan chose that fits this machine
- * but cannot be installed here (its source for this OS is "unavailable":
- * no pinned download), so the installable one was taken instead. */
-struct cfapkg_passed_over {
-	const struct cfapkg_version *version;  /* "zluda 7-preview.10" */
-	const struct cfapkg_version *chosen;   /* "zluda 7-preview.9" */
-	const char *platform;                  /* "linux-x86_64" */
-	const char *why;                       /* its source's "unavailable"; borrowed */
-};
-/** Newest first within each part.  Borrowed from plan. */
-CFAPKG_API size_t cfapkg_plan_passed_over_count(const struct cfapkg_plan *plan);
-CFAPKG_API const struct cfapkg_passed_over *cfapkg_plan_passed_over(const struct cfapkg_plan *plan,
-                                                                    size_t i);
-/** Facts the plan could not check ("driver", "hip_runtime", "hip_sdk").
+/** A solved plan's passed-over versions: the other versions of each part
+ * chosen, and the parts that provide what the set needs, each with why it
+ * was not taken (the fact that rules it out, a name it does not provide on
+ * this GPU, or that it cannot be installed while the chosen one can).
+ * Records of one reason are merged ("6.4.2, 6.2.4"); group is 0. */
+CFAPKG_API size_t cfapkg_plan_passed_count(const struct cfapkg_plan *plan);
+CFAPKG_API const struct cfapkg_problem *cfapkg_plan_passed(const struct cfapkg_plan *plan,
+                                                           size_t i);
+/** Facts the plan could not check ("driver", "hip_runtime", "hip_sdk", "glibc").
  * Borrowed. */
 CFAPKG_API size_t cfapkg_plan_unchecked_count(const struct cfapkg_plan *plan);
 CFAPKG_API const char *cfapkg_plan_unchecked(const struct cfapkg_plan *plan, size_t i);
@@ -1168,6 +1231,9 @@ struct cfapkg_commit_result {
 	size_t hardlinks, symlinks, copies;
 	bool checked;              /* its static checks passed and are recorded: it is
 	                              CFAPKG_GEN_CHECKED, not known-good */
+	size_t load_host;          /* libraries' needs met only by this system's own
+	                              libraries (cfapkg_load_check): works here only */
+	char load_note[512];       /* the first of them, in words ("" when none) */
 };
 /** Writes a new generation from a lock whose packages are in the store,
  * runs its static checks (every file the parts promise is there), records
@@ -1586,6 +1652,31 @@ struct cfapkg_runtime {
 	                              NULL when they name the generation's own folder */
 };
 
+/** What a library of an environment needs that the environment does not
+ * hold (cfapkg_load_check). */
+struct cfapkg_load_issue {
+	const char *part, *version; /* the part holding the library */
+	const char *file;          /* the library or program */
+	const char *needed;        /* its DT_NEEDED name that was not found */
+	const char *host;          /* this system's own copy, NULL when it has none */
+	const char *carrier;       /* a Debian set's: the package that should carry it, or NULL */
+	const char *carrier_why;   /* "named in libamd-comgr3's Depends", or Debian's naming */
+};
+typedef void (*cfapkg_load_issue_fn)(void *arg, const struct cfapkg_load_issue *issue);
+/** Reads the DT_NEEDED names of every ELF library and program directly in
+ * the environment's folders on rt's library path (Linux; a Windows
+ * runtime has none to read) and reports each name found neither in a
+ * folder of the path, nor through the library's $ORIGIN RUNPATH, nor
+ * among the C library's own (libc.so.6, libm.so.6, ld-linux-x86-64.so.2,
+ * ...: the machine's).  *missing counts names this system lacks too (the
+ * library cannot load), *host those only this system's libraries (below
+ * CFAPKG_SYSROOT when set) provide.  Installing refuses a generation with
+ * a missing name, naming the library, the name and the package that
+ * should carry it, and warns about the others. */
+CFAPKG_API enum cfapkg_err cfapkg_load_check(struct cfapkg_ctx *ctx, const struct cfapkg_runtime *rt,
+                                             cfapkg_load_issue_fn fn, void *arg, size_t *missing,
+                                             size_t *host);
+
 /** Reads a generation's runtime.json (gen 0: the current one) and resolves
  * it for this machine: a package's {prefix} is its view folder, a system
  * part's the folder where m found it (m may be NULL: then it stays
@@ -1618,7 +1709,12 @@ struct cfapkg_rocm_report {
 	const char *tensile_dir;   /* the folder rocBLAS reads, NULL when unknown */
 	const char *tensile_file;  /* the index file found there, NULL when none */
 	const char *rocblas_overlay; /* the overlay part providing them, or NULL */
-	bool hipblaslt;            /* gpus.json: hipBLASLt has kernels for the target */
+	bool hipblaslt;            /* hipBLASLt has kernels for the target: its files
+	                              say (hipblaslt_dir), else gpus.json */
+	const char *hipblaslt_dir; /* the folder of hipBLASLt's kernels read, NULL: none */
+	const char *hipblaslt_file; /* a kernel file there for the target, NULL: none */
+	const char *rocm_part;     /* the environment's part that brings the ROCm in use
+	                              ("rocm-debian 6.4.3-5"), NULL when the system's */
 	bool addmm_lt_disabled;    /* DISABLE_ADDMM_CUDA_LT=1 is in effect */
 	const char *miopen;        /* the MIOpen library found, NULL when none */
 	struct cfa_arena *arena;   /* internal */

@@ -101,6 +101,11 @@ static cJSON *machine_json(const struct cfapkg_machine *m)
 	json_str(drv, "version", m->driver[0] ? m->driver : NULL);
 	json_str(drv, "source", m->driver_source[0] ? m->driver_source : NULL);
 	json_str(drv, "detail", m->driver_detail[0] ? m->driver_detail : NULL);
+	if (strcmp(m->os, "linux") == 0) {
+		cJSON *libc = cJSON_AddObjectToObject(o, "glibc");
+		json_str(libc, "version", m->glibc[0] ? m->glibc : NULL);
+		json_str(libc, "source", m->glibc_source[0] ? m->glibc_source : NULL);
+	}
 	rts = cJSON_AddArrayToObject(o, "hip_runtimes");
 	for (i = 0; i < m->nhip_runtimes; i++) {
 		cJSON *j = cJSON_CreateObject();
@@ -148,6 +153,9 @@ static void print_machine(const struct cfapkg_machine *m)
 	       "");
 	if (m->driver_detail[0])
 		printf("        %s\n", m->driver_detail);
+	if (strcmp(m->os, "linux") == 0)
+		printf("glibc: %s%s%s%s\n", m->glibc[0] ? m->glibc : "unknown",
+		       m->glibc_source[0] ? " (" : "", m->glibc_source, m->glibc_source[0] ? ")" : "");
 	printf("HIP runtimes:%s\n", m->nhip_runtimes ? "" : " none");
 	for (i = 0; i < m->nhip_runtimes; i++)
 		printf("  %u: %s\n", m->hip_runtimes[i], m->hip_runtime_files[i]);

@@ -162,8 +162,9 @@ static void rocm_checks(struct doctor *d)
 		return;
 	}
 	if (r->prefix)
-		row(d, "ROCm in use", "OK", "%s: %s", r->from_env ? "the environment's" : "the system's",
-		    r->prefix);
+		row(d, "ROCm in use", "OK", "%s%s%s%s: %s",
+		    r->from_env ? "the environment's" : "the system's", r->rocm_part ? " (" : "",
+		    r->rocm_part ? r->rocm_part : "", r->rocm_part ? ")" : "", r->prefix);
 	else
 		row(d, "ROCm in use", "MISSING", "no ROCm or HIP SDK found: install one, or a package "
 		    "that brings it");
@@ -177,14 +178,57 @@ static void rocm_checks(struct doctor *d)
 		    r->tensile_dir ? r->tensile_dir : "(no rocBLAS folder)", r->gfx);
 	lt = r->addmm_lt_disabled ? "DISABLE_ADDMM_CUDA_LT=1 is set, so PyTorch uses rocBLAS"
 	                          : "set DISABLE_ADDMM_CUDA_LT=1 so PyTorch uses rocBLAS";
-	if (r->hipblaslt)
-		row(d, "hipBLASLt kernels", "OK", "hipBLASLt has kernels for %s", d->rt->gfx);
+	if (r->hipblaslt_file)
+		row(d, "hipBLASLt kernels", "OK", "%s", r->hipblaslt_file);
+	else if (r->hipblaslt)
+		row(d, "hipBLASLt kernels", "OK", "hipBLASLt has kernels for %s (gpus.json; no "
+		    "hipBLASLt folder to read)", d->rt->gfx);
 	else
 		row(d, "hipBLASLt kernels", r->addmm_lt_disabled ? "OK" : "MISSING",
-		    "none for %s; %s", d->rt->gfx, lt);
+		    "none for %s%s%s; %s", d->rt->gfx, r->hipblaslt_dir ? " in " : "",
+		    r->hipblaslt_dir ? r->hipblaslt_dir : "", lt);
 	row(d, "MIOpen", r->miopen ? "OK" : "MISSING", "%s", r->miopen ? r->miopen :
 	    "not found: cuDNN calls will fail (convolutions); dense and GEMM work runs without it");
 	cfapkg_rocm_report_free(r);
+}
+
+/* At most this many libraries that cannot load are listed one by one. */
+#define LOAD_ROWS 8
+
+struct load_rows {
+	struct doctor *d;
+	size_t shown;
+};
+
+static void load_row(void *arg, const struct cfapkg_load_issue *is)
+{
+	struct load_rows *l = arg;
+
+	if (l->shown++ >= LOAD_ROWS)
+		return;
+	row(l->d, "library loads", is->host ? "OK" : "MISSING", "%s needs %s: %s%s%s%s%s%s",
+	    is->file, is->needed, is->host ? "only this system has it, " : "found nowhere",
+	    is->host ? is->host : "", is->carrier ? "; the package that should carry it: " : "",
+	    is->carrier ? is->carrier : "", is->carrier ? ", " : "",
+	    is->carrier ? is->carrier_why : "");
+}
+
+/* Every library of the environment finds what it loads. */
+static void load_checks(struct doctor *d)
+{
+	struct load_rows l = {d, 0};
+	size_t missing = 0, host = 0;
+
+	if (cfapkg_load_check(d->ctx, d->rt, load_row, &l, &missing, &host)) {
+		row(d, "libraries load", "FAILED", "%s", cfapkg_ctx_error(d->ctx));
+		return;
+	}
+	if (l.shown > LOAD_ROWS)
+		row(d, "library loads", missing ? "MISSING" : "OK", "and %zu more like it",
+		    l.shown - LOAD_ROWS);
+	if (!missing && !host && strcmp(d->rt->os, "linux") == 0)
+		row(d, "libraries load", "OK", "every library's DT_NEEDED is in the environment "
+		    "or the C library");
 }
 
 /* The CUDA name a probe library stands for, in recipes' provides. */
@@ -465,6 +509,7 @@ int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 		       rt->env_name, rt->generation, rt->gfx, rt->os);
 	static_checks(&d);
 	rocm_checks(&d);
+	load_checks(&d);
 	if (!cli->json && !cli->quiet)
 		printf("\nCUDA probe:\n");
 	hard = live_probe(&d, probes, &s);

@@ -106,6 +106,10 @@ static void print_result(const struct cli *cli, const char *env,
 {
 	size_t i;
 
+	/* Works here, not on a machine without those libraries: always said. */
+	if (r->commit.load_host)
+		fprintf(stderr, "cfapkg: warning: %s%s\n", r->commit.load_note,
+		        r->commit.load_host > 1 ? " (and more found only on this system)" : "");
 	if (cli->quiet || cli->json)
 		return;
 	for (i = 0; i < r->nitems; i++)

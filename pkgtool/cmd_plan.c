@@ -41,27 +41,14 @@ static void print_unchecked(const struct cfapkg_plan *plan)
 		const char *fact, *text;
 	} what[] = {{"driver", "AMD driver version (pass --driver)"},
 	            {"hip_runtime", "HIP runtimes in the driver (pass --hip-runtime)"},
-	            {"hip_sdk", "installed HIP SDKs (pass --hip-sdk)"}};
+	            {"hip_sdk", "installed HIP SDKs (pass --hip-sdk)"},
+	            {"glibc", "the C library's version (pass --glibc)"}};
 	size_t i, k;
 
 	for (i = 0; i < cfapkg_plan_unchecked_count(plan); i++)
-		for (k = 0; k < 3; k++)
+		for (k = 0; k < 4; k++)
 			if (strcmp(cfapkg_plan_unchecked(plan, i), what[k].fact) == 0)
 				printf("note: not checked, not known: %s\n", what[k].text);
-}
-
-/* The newer versions the plan left aside for want of a pinned download:
- * a user who expected the newest one learns why it is not there. */
-static void print_passed_over(const struct cfapkg_plan *plan)
-{
-	size_t i;
-
-	for (i = 0; i < cfapkg_plan_passed_over_count(plan); i++) {
-		const struct cfapkg_passed_over *p = cfapkg_plan_passed_over(plan, i);
-		printf("note: %s %s passed over: no pinned download for %s (%s); %s %s is planned\n",
-		       p->version->recipe->name, p->version->version, p->platform, p->why,
-		       p->chosen->recipe->name, p->chosen->version);
-	}
 }
 
 /* Parts whose pin is only what this machine received the first time. */
@@ -89,24 +76,6 @@ static const char *trust_name(const struct cfapkg_source *s)
 	return NULL;
 }
 
-static cJSON *passed_over_json(const struct cfapkg_plan *plan)
-{
-	cJSON *a = cJSON_CreateArray();
-	size_t i;
-
-	for (i = 0; i < cfapkg_plan_passed_over_count(plan); i++) {
-		const struct cfapkg_passed_over *p = cfapkg_plan_passed_over(plan, i);
-		cJSON *j = cJSON_CreateObject();
-		json_str(j, "name", p->version->recipe->name);
-		json_str(j, "version", p->version->version);
-		json_str(j, "chosen", p->chosen->version);
-		json_str(j, "platform", p->platform);
-		json_str(j, "reason", p->why);
-		cJSON_AddItemToArray(a, j);
-	}
-	return a;
-}
-
 /* The parts of the plan the store or the download cache already holds
  * (their bytes are not downloaded again) and the bytes that are. */
 static size_t already_here(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan,
@@ -130,6 +99,19 @@ static size_t already_here(struct cfapkg_ctx *ctx, const struct cfapkg_plan *pla
 	}
 	cfapkg_lock_free(lock);
 	return n;
+}
+
+/* Why the other candidates were not taken. */
+static void print_passed(const struct cfapkg_plan *plan)
+{
+	char line[2048];
+	size_t i;
+
+	if (cfapkg_plan_passed_count(plan))
+		printf("Passed over:\n");
+	for (i = 0; i < cfapkg_plan_passed_count(plan); i++)
+		printf("  - %s\n", problem_text(cfapkg_plan_passed(plan, i), cfapkg_plan_facts(plan),
+		                                 line, sizeof(line)));
 }
 
 void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
@@ -181,7 +163,7 @@ void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	if (nexp)
 		printf("warning: this plan uses %zu experimental part%s (--allow-experimental)\n", nexp,
 		       nexp == 1 ? "" : "s");
-	print_passed_over(plan);
+	print_passed(plan);
 	print_first_use(plan);
 	print_unchecked(plan);
 	print_detection_notes(stdout, detected_machine());
@@ -240,12 +222,30 @@ void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
 	print_detection_notes(stderr, detected_machine());
 }
 
+static cJSON *problem_json(const struct cfapkg_problem *p, const struct cfapkg_facts *f)
+{
+	cJSON *j = cJSON_CreateObject();
+	char line[2048];
+
+	json_str(j, "kind", problem_kind_name(p->kind));
+	cJSON_AddNumberToObject(j, "group", p->group);
+	json_str(j, "package", p->package);
+	json_str(j, "versions", p->versions);
+	json_str(j, "constraint", p->dep);
+	json_str(j, "fact", p->fact);
+	json_str(j, "have", p->have);
+	json_str(j, "alternatives", p->alternatives);
+	json_str(j, "hint", p->hint);
+	cJSON_AddBoolToObject(j, "beyond_experimental", p->beyond_experimental);
+	json_str(j, "message", problem_text(p, f, line, sizeof(line)));
+	return j;
+}
+
 cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 {
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
 	const struct cfapkg_gpu_target *t = cfapkg_gpu_target_find(ctx, f->gfx);
 	cJSON *o = cJSON_CreateObject(), *pk, *pr, *un, *gpu;
-	char line[2048];
 	size_t i;
 
 	gpu = cJSON_AddObjectToObject(o, "gpu");
@@ -279,23 +279,11 @@ cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 		cJSON_AddItemToArray(pk, p);
 	}
 	pr = cJSON_AddArrayToObject(o, "problems");
-	for (i = 0; i < cfapkg_plan_problem_count(plan); i++) {
-		const struct cfapkg_problem *p = cfapkg_plan_problem(plan, i);
-		cJSON *j = cJSON_CreateObject();
-		json_str(j, "kind", problem_kind_name(p->kind));
-		cJSON_AddNumberToObject(j, "group", p->group);
-		json_str(j, "package", p->package);
-		json_str(j, "versions", p->versions);
-		json_str(j, "constraint", p->dep);
-		json_str(j, "fact", p->fact);
-		json_str(j, "have", p->have);
-		json_str(j, "alternatives", p->alternatives);
-		json_str(j, "hint", p->hint);
-		cJSON_AddBoolToObject(j, "beyond_experimental", p->beyond_experimental);
-		json_str(j, "message", problem_text(p, f, line, sizeof(line)));
-		cJSON_AddItemToArray(pr, j);
-	}
-	cJSON_AddItemToObject(o, "passed_over", passed_over_json(plan));
+	for (i = 0; i < cfapkg_plan_problem_count(plan); i++)
+		cJSON_AddItemToArray(pr, problem_json(cfapkg_plan_problem(plan, i), f));
+	pr = cJSON_AddArrayToObject(o, "passed_over");
+	for (i = 0; i < cfapkg_plan_passed_count(plan); i++)
+		cJSON_AddItemToArray(pr, problem_json(cfapkg_plan_passed(plan, i), f));
 	un = cJSON_AddArrayToObject(o, "unchecked");
 	for (i = 0; i < cfapkg_plan_unchecked_count(plan); i++)
 		cJSON_AddItemToArray(un, cJSON_CreateString(cfapkg_plan_unchecked(plan, i)));

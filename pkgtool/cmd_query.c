@@ -142,6 +142,10 @@ static cJSON *version_json(struct cfapkg_ctx *ctx, const struct cfapkg_version *
 		json_str(j, "provenance", s->provenance);
 		json_str(j, "trust", s->first_use ? "first-use" : s->sha256 ? "recipe" : NULL);
 		json_str(j, "first_use", s->first_use);
+		if (s->apt && s->apt->pins) {
+			cJSON_AddNumberToObject(j, "debs", (double)s->apt->npackages);
+			json_str(j, "seen", s->apt->seen);
+		}
 		cJSON_AddItemToArray(src, j);
 	}
 	json_str(o, "note", v->note);
@@ -190,6 +194,11 @@ static void print_version(struct cfapkg_ctx *ctx, const struct cfapkg_version *v
 			print_apt(s->apt);
 		if (s->unavailable)
 			printf(" - not installable: %s", s->unavailable);
+		/* Debian's packages one by one: how many, and where they were seen. */
+		if (s->apt && s->apt->pins)
+			printf(", %zu .debs from %s%s%s", s->apt->npackages, s->apt->repository,
+			       s->apt->seen ? "\n      pins seen in: " : "",
+			       s->apt->seen ? s->apt->seen : "");
 		printf("\n");
 		if (s->first_use)
 			printf("      trusted on first use here (%s): not checked against anyone else's "

@@ -3,8 +3,9 @@
  * downloads a new upstream build, hashes it and writes it into the recipe
  * file as text; 'cfapkg recipe outdated' lists upstream releases newer
  * than each recipe's newest version, with the add-version line that
- * records one.  Trust on first use (trust, untrust, trusted,
- * export-trusted) is cmd_trust.c's.
+ * records one; 'cfapkg recipe deb-set' reads a Debian package set's
+ * closure from a repository folder and prints each .deb's pin.  Trust on
+ * first use (trust, untrust, trusted, export-trusted) is cmd_trust.c's.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 	(OPTS_GLOBAL | OPT_BIT(OPT_JSON) | OPTS_FETCH | OPT_BIT(OPT_MAX_SIZE) |              \
 	 OPT_BIT(OPT_SOURCE) | OPT_BIT(OPT_FORMAT) | OPT_BIT(OPT_STRIP))
 #define OUTDATED_OPTS (OPTS_GLOBAL | OPT_BIT(OPT_JSON) | OPTS_FETCH | OPT_BIT(OPT_RELEASES_URL))
+#define DEBSET_OPTS (OPTS_GLOBAL | OPT_BIT(OPT_JSON) | OPT_BIT(OPT_SUITE))
 
 static int usage(void)
 {
@@ -28,7 +30,8 @@ static int usage(void)
 	                "OS-ARCH=URL... [--format FMT] [--strip N] [--recipes DIR]\n"
 	                "       cfapkg recipe outdated [NAME...] [--releases-url URL]\n"
 	                "       cfapkg recipe trust|untrust NAME VERSION [OS-ARCH]\n"
-	                "       cfapkg recipe trusted | export-trusted [NAME...]\n");
+	                "       cfapkg recipe trusted | export-trusted [NAME...]\n"
+	                "       cfapkg recipe deb-set DIR --suite SUITE... PACKAGE[=VERSION]...\n");
 	return EXIT_USAGE;
 }
 
@@ -585,8 +588,112 @@ static int outdated(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return rc;
 }
 
+static cJSON *suite_json(const struct cfapkg_deb_suite_info *s)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	json_str(o, "suite", s->suite);
+	json_str(o, "archive_suite", s->archive_suite);
+	json_str(o, "codename", s->codename);
+	json_str(o, "date", s->date);
+	json_str(o, "valid_until", s->valid_until);
+	cJSON_AddBoolToObject(o, "clearsigned", s->clearsigned);
+	json_str(o, "index", s->index_path);
+	json_str(o, "index_sha256", s->index_sha256);
+	cJSON_AddNumberToObject(o, "index_size", (double)s->index_size);
+	return o;
+}
+
+static cJSON *member_json(const struct cfapkg_deb_member *m)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	json_str(o, "name", m->name);
+	json_str(o, "version", m->version);
+	json_str(o, "suite", m->suite);
+	json_str(o, "file", m->filename);
+	json_str(o, "sha256", m->sha256);
+	cJSON_AddNumberToObject(o, "size", (double)m->size);
+	json_str(o, "depends", m->depends);
+	json_str(o, "provides", m->provides);
+	json_str(o, "gpu_architecture", m->gpu_arch);
+	return o;
+}
+
+static void print_set_json(const struct cfapkg_deb_set *set)
+{
+	cJSON *doc = cJSON_CreateObject(), *a, *g;
+	size_t i;
+
+	a = cJSON_AddArrayToObject(doc, "suites");
+	for (i = 0; i < set->nsuites; i++)
+		cJSON_AddItemToArray(a, suite_json(&set->suites[i]));
+	a = cJSON_AddArrayToObject(doc, "packages");
+	for (i = 0; i < set->nmembers; i++)
+		cJSON_AddItemToArray(a, member_json(&set->members[i]));
+	g = set->glibc ? cJSON_AddObjectToObject(doc, "glibc") : NULL;
+	json_str(g, "version", set->glibc);
+	json_str(g, "needed_by", set->glibc_by);
+	json_print(doc);
+}
+
+static void print_set_text(const struct cfapkg_deb_set *set)
+{
+	struct table t;
+	int64_t total = 0;
+	char size[32];
+	size_t i;
+
+	for (i = 0; i < set->nsuites; i++)
+		printf("%s: InRelease Date %s, %s %s\n", set->suites[i].suite, set->suites[i].date,
+		       set->suites[i].index_path, set->suites[i].index_sha256);
+	table_init(&t, 4);
+	table_row(&t, (const char *[]){"PACKAGE", "VERSION", "SUITE", "SIZE"});
+	for (i = 0; i < set->nmembers; i++) {
+		const struct cfapkg_deb_member *m = &set->members[i];
+		total += m->size;
+		table_row(&t, (const char *[]){m->name, m->version, m->suite,
+		                               human_size(m->size, size, sizeof(size))});
+	}
+	table_print(&t);
+	printf("%zu packages, %s", set->nmembers, human_size(total, size, sizeof(size)));
+	if (set->glibc)
+		printf("; the C library is the machine's: glibc >= %s (for %s)", set->glibc,
+		       set->glibc_by);
+	printf("\n");
+}
+
+/* deb-set DIR --suite S... ROOT...: the closure and its pins. */
+static int deb_set(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	const char *suites[CLI_MAX_ARGS];
+	struct cfapkg_deb_set *set = NULL;
+	size_t i, n = 0;
+	enum cfapkg_err e;
+
+	if (!cli_check_allowed(cli, DEBSET_OPTS))
+		return EXIT_USAGE;
+	for (i = 0; i < cli->nopts; i++)
+		if (cli->opts[i].id == OPT_SUITE)
+			suites[n++] = cli->opts[i].value;
+	if (cli->nargs < 3 || n == 0)
+		return usage();
+	e = cfapkg_deb_set_read(ctx, cli->args[1], "main", "amd64", suites, n, cli->args + 2,
+	                        cli->nargs - 2, &set);
+	if (e)
+		return report_error(ctx, e);
+	if (cli->json)
+		print_set_json(set);
+	else
+		print_set_text(set);
+	cfapkg_deb_set_free(set);
+	return EXIT_OK;
+}
+
 int cmd_recipe(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
+	if (cli->nargs >= 1 && strcmp(cli->args[0], "deb-set") == 0)
+		return deb_set(ctx, cli);
 	if (cli->nargs >= 1 && strcmp(cli->args[0], "add-version") == 0)
 		return add_version(ctx, cli);
 	if (cli->nargs >= 1 && strcmp(cli->args[0], "outdated") == 0)

@@ -13,7 +13,8 @@ const char *problem_kind_name(enum cfapkg_problem_kind k)
 		"unknown-name", "no-version",   "gpu-unsupported", "os-unsupported",
 		"system-missing", "driver-too-old", "hip-runtime",  "experimental",
 		"missing-dependency", "conflict", "same-name",     "pinned",
-		"requires",     "other"};
+		"requires",     "other",        "glibc-too-old",   "not-here",
+		"not-installable"};
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "other";
 }
 
@@ -90,6 +91,21 @@ const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_fac
 		break;
 	case CFAPKG_PROBLEM_SYSTEM_MISSING:
 		system_text(p, who, many, buf, len);
+		break;
+	case CFAPKG_PROBLEM_NOT_HERE:
+		snprintf(buf, len, "%s %s not provide %s on %s%s%s%s%s%s%s", who,
+		         VERB(many, "does", "do"), p->dep, p->fact, p->have ? " (" : "",
+		         p->have ? p->have : "", p->have ? ")" : "",
+		         p->alternatives ? "; only on " : "", p->alternatives ? p->alternatives : "",
+		         "");
+		break;
+	case CFAPKG_PROBLEM_NOT_INSTALLABLE:
+		snprintf(buf, len, "%s cannot be installed: %s", who, or_none(p->hint));
+		break;
+	case CFAPKG_PROBLEM_GLIBC_TOO_OLD:
+		snprintf(buf, len, "%s %s %s; this machine has %s: %s", who,
+		         VERB(many, "needs", "need"), p->dep, or_none(p->have),
+		         p->hint ? p->hint : "plan for a newer system");
 		break;
 	case CFAPKG_PROBLEM_DRIVER_TOO_OLD:
 		snprintf(buf, len, "%s %s %s, but the driver is %s: %s", who, VERB(many, "needs", "need"),

@@ -20,6 +20,7 @@ static const struct {
 } fact_flags[] = {
 	{OPT_OS, "os"},         {OPT_ARCH, "arch"},       {OPT_GPU, "gpu"},
 	{OPT_DRIVER, "driver"}, {OPT_HIP_RUNTIME, "hip-runtime"}, {OPT_HIP_SDK, "hip-sdk"},
+	{OPT_GLIBC, "glibc"},
 };
 
 int gpu_index_from_cli(const struct cli *cli, int *index)

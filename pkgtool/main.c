@@ -93,11 +93,13 @@ static const struct command commands[] = {
 	 "prefetch URL...", "download into the cache and print each SHA-256 and size"},
 	{"recipe", cmd_recipe,
 	 OPTS_FETCH | OPT_BIT(OPT_MAX_SIZE) | OPT_BIT(OPT_SOURCE) | OPT_BIT(OPT_FORMAT) |
-	 OPT_BIT(OPT_STRIP) | OPT_BIT(OPT_RELEASES_URL),
+	 OPT_BIT(OPT_STRIP) | OPT_BIT(OPT_RELEASES_URL) | OPT_BIT(OPT_SUITE),
 	 "recipe add-version NAME VERSION --source OS-ARCH=URL... | outdated [NAME...] | "
-	 "trust|untrust NAME VERSION [OS-ARCH] | trusted | export-trusted [NAME...]",
-	 "add a version to a recipe file (downloads hashed), list newer upstream releases, or "
-	 "trust a download nobody has pinned on first use"},
+	 "trust|untrust NAME VERSION [OS-ARCH] | trusted | export-trusted [NAME...] | "
+	 "deb-set DIR --suite SUITE... PACKAGE...",
+	 "add a version to a recipe file (downloads hashed), list newer upstream releases, "
+	 "trust a download nobody has pinned on first use, or pin a Debian package set's "
+	 "closure"},
 	{"remove", cmd_remove, OPTS_CHANGE, "remove NAME...",
 	 "take requested packages out of an environment (a new generation)"},
 	{"repair", cmd_repair, OPTS_FETCH | OPT_ENV_BIT | OPT_BIT(OPT_DRY_RUN) | OPT_BIT(OPT_MAX_SIZE),

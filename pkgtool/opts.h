@@ -65,6 +65,8 @@ enum opt_id {
 	OPT_COMPUTE,
 	OPT_METRIC_NAME,
 	OPT_VENV,
+	OPT_GLIBC,
+	OPT_SUITE,
 	OPT__COUNT
 };
 
@@ -78,7 +80,7 @@ enum opt_id {
 #define OPTS_FACTS                                                                         \
 	(OPT_BIT(OPT_ARCH) | OPT_BIT(OPT_DRIVER) | OPT_BIT(OPT_FACTS) | OPT_BIT(OPT_GPU) |   \
 	 OPT_BIT(OPT_HIP_RUNTIME) | OPT_BIT(OPT_HIP_SDK) | OPT_BIT(OPT_OS) |                \
-	 OPT_BIT(OPT_GPU_INDEX))
+	 OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_GLIBC))
 /* Options of the commands that download. */
 #define OPTS_FETCH                                                                         \
 	(OPT_BIT(OPT_CA_BUNDLE) | OPT_BIT(OPT_OFFLINE) | OPT_BIT(OPT_PARALLEL) |              \

@@ -253,6 +253,10 @@ int cfa_plat_getenv_dup(const char *name, char **out);
 /* The OS and its build ("Windows 10.0.26100"), "" when unknown. */
 void cfa_plat_os_build(char *buf, size_t len);
 
+/* The version of the GNU C library this process runs on ("2.36"); false
+ * where it is not glibc (Windows, musl) or the text does not fit. */
+bool cfa_plat_glibc_version(char *buf, size_t len);
+
 /* Windows only (ENOSYS or 0 results elsewhere): */
 /* A string value under HKEY_LOCAL_MACHINE\key.  0 or errno-style. */
 int cfa_plat_reg_string(const char *key, const char *value, char **out);

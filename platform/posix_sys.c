@@ -17,6 +17,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <gnu/libc-version.h>
+#endif
 
 #include "platform/platform.h"
 
@@ -222,6 +225,23 @@ void cfa_plat_os_build(char *buf, size_t len)
 {
 	if (len)
 		buf[0] = '\0';
+}
+
+bool cfa_plat_glibc_version(char *buf, size_t len)
+{
+#if defined(__GLIBC__)
+	/* The running C library, not the one built against: the machine's. */
+	const char *v = gnu_get_libc_version();
+	size_t n = strlen(v);
+
+	if (n >= len)
+		return false;
+	memcpy(buf, v, n + 1);
+	return true;
+#else
+	(void)buf, (void)len;
+	return false;
+#endif
 }
 
 int cfa_plat_reg_string(const char *key, const char *value, char **out)

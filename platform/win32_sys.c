@@ -260,6 +260,12 @@ int cfa_plat_user_name(char **out)
 	return first_env(names, sizeof(names) / sizeof(names[0]), false, out);
 }
 
+bool cfa_plat_glibc_version(char *buf, size_t len)
+{
+	(void)buf, (void)len;
+	return false; /* Windows has no glibc */
+}
+
 void cfa_plat_os_build(char *buf, size_t len)
 {
 	typedef LONG(WINAPI * rtl_get_version)(OSVERSIONINFOW *);

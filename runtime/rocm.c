@@ -4,7 +4,9 @@
  * brings (HIP_PATH, ROCM_PATH, its library folder first, other ROCm
  * folders off the path so two HIP runtimes never mix), the GPU the plan
  * was made for (HIP_VISIBLE_DEVICES: never an iGPU by accident), and the
- * target's HSA_OVERRIDE_GFX_VERSION and DISABLE_ADDMM_CUDA_LT.
+ * target's HSA_OVERRIDE_GFX_VERSION and DISABLE_ADDMM_CUDA_LT (set when
+ * the environment's hipBLASLt has no kernel files for the target, or,
+ * without a hipBLASLt folder to read, when gpus.json says none has).
  */
 #include "runtime/rocm.h"
 
@@ -340,6 +342,79 @@ static enum cfapkg_err set_gpu(struct cfapkg_ctx *ctx, struct cfapkg_runtime *rt
 	return set_var(ctx, rt, "HIP_VISIBLE_DEVICES", idx);
 }
 
+/* Whether name is a hipBLASLt kernel file for gfx: the target as a whole
+ * word of the name ("TensileLibrary_lazy_gfx1100.dat", "Kernels.so-000-
+ * gfx1100.hsaco", "extop_gfx1100.co"; not the start of a longer target). */
+static bool kernel_for(const char *name, const char *gfx)
+{
+	size_t n = strlen(gfx);
+	const char *at = name;
+
+	while ((at = strstr(at, gfx)) != NULL) {
+		char before = at == name ? '_' : at[-1], after = at[n];
+		if ((before == '_' || before == '-') && (after == '.' || after == '_' || after == '-'))
+			return true;
+		at += n;
+	}
+	return false;
+}
+
+struct kernel_find {
+	const char *gfx;
+	char *found;
+	bool failed;
+};
+
+static int match_kernel(const char *name, void *arg)
+{
+	struct kernel_find *k = arg;
+
+	if (!kernel_for(name, k->gfx))
+		return 0;
+	k->found = cfa_strdup(name);
+	k->failed = !k->found;
+	return 1;
+}
+
+char *cfa_rocm_hipblaslt_dir(const struct cfapkg_runtime *rt, const char *prefix)
+{
+	const char *own = cfa_rocm_var(rt, "HIPBLASLT_TENSILE_LIBPATH");
+	char sep = cfa_rocm_sep();
+
+	if (own && own[0])
+		return cfa_strdup(own);
+	if (!prefix)
+		return NULL;
+	return cfa_aprintf("%s%c%s%chipblaslt%clibrary", prefix, sep,
+	                   strcmp(rt->os, "windows") == 0 ? "bin" : "lib", sep, sep);
+}
+
+int cfa_rocm_hipblaslt_kernel(const char *dir, const char *gfx, char **file)
+{
+	struct kernel_find k = {gfx, NULL, false};
+
+	*file = NULL;
+	if (!dir || !cfa_plat_is_dir(dir))
+		return -1;
+	cfa_plat_list_dir(dir, match_kernel, &k);
+	if (k.found)
+		*file = cfa_aprintf("%s%c%s", dir, cfa_rocm_sep(), k.found);
+	cfa_free(k.found);
+	return *file ? 1 : 0;
+}
+
+/* Whether the environment's hipBLASLt lacks kernels for the target: its
+ * own files say, where it has a folder of them; else gpus.json. */
+static bool hipblaslt_lacks(const struct cfapkg_runtime *rt, const struct cfapkg_gpu_target *t)
+{
+	char *dir = cfa_rocm_hipblaslt_dir(rt, rt->rocm_prefix), *file = NULL;
+	int has = cfa_rocm_hipblaslt_kernel(dir, rt->gfx, &file);
+
+	cfa_free(dir);
+	cfa_free(file);
+	return has < 0 ? !t->hipblaslt : has == 0;
+}
+
 /* The target's own needs: a variable the user or a part already set stays. */
 static enum cfapkg_err target_vars(struct cfapkg_ctx *ctx, struct cfapkg_runtime *rt)
 {
@@ -354,7 +429,7 @@ static enum cfapkg_err target_vars(struct cfapkg_ctx *ctx, struct cfapkg_runtime
 	    !cfa_rocm_var(rt, "HSA_OVERRIDE_GFX_VERSION") &&
 	    (e = set_var(ctx, rt, "HSA_OVERRIDE_GFX_VERSION", t->hsa_override)))
 		return e;
-	if (!t->hipblaslt && !cfa_rocm_user_set("DISABLE_ADDMM_CUDA_LT") &&
+	if (hipblaslt_lacks(rt, t) && !cfa_rocm_user_set("DISABLE_ADDMM_CUDA_LT") &&
 	    !cfa_rocm_var(rt, "DISABLE_ADDMM_CUDA_LT") &&
 	    (e = set_var(ctx, rt, "DISABLE_ADDMM_CUDA_LT", "1")))
 		return e;

@@ -31,6 +31,14 @@ bool cfa_rocm_dir_has(const char *dir, const char *head, const char *tail);
  * case), or NULL: owned, cfa_free. */
 char *cfa_rocm_dir_find(const char *dir, const char *head, const char *tail);
 
+/* hipBLASLt's kernel folder for rt: its HIPBLASLT_TENSILE_LIBPATH, else
+ * prefix's lib/hipblaslt/library (bin/ on Windows); NULL without either.
+ * Owned: cfa_free. */
+char *cfa_rocm_hipblaslt_dir(const struct cfapkg_runtime *rt, const char *prefix);
+/* 1 with *file (cfa_free) a kernel file for gfx in dir, 0 when dir has
+ * none, -1 when there is no such folder. */
+int cfa_rocm_hipblaslt_kernel(const char *dir, const char *gfx, char **file);
+
 /* The separator of folders in the paths of this host. */
 char cfa_rocm_sep(void);
 

@@ -2,7 +2,8 @@
  * rocm_check.c - what 'cfapkg doctor' says about ROCm: which one a runtime
  * uses (the environment's or the system's), whether rocBLAS finds Tensile
  * files for the GPU where rocBLAS itself looks, whether hipBLASLt has
- * kernels for it, and whether MIOpen is there.
+ * kernels for it (its own kernel files, where it has a folder of them;
+ * else gpus.json), and whether MIOpen is there.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,34 @@ static void miopen(struct checker *c)
 	cfa_free(lib);
 }
 
+/* hipBLASLt's kernel files for the target, where there is a folder. */
+static void hipblaslt(struct checker *c, const struct cfapkg_gpu_target *t)
+{
+	char *dir = cfa_rocm_hipblaslt_dir(c->rt, c->r->prefix), *file = NULL;
+	int has = cfa_rocm_hipblaslt_kernel(dir, c->r->gfx, &file);
+
+	c->r->hipblaslt = has < 0 ? !t || t->hipblaslt : has == 1;
+	if (has >= 0)
+		c->r->hipblaslt_dir = keep(c, cfa_strdup(dir));
+	c->r->hipblaslt_file = keep(c, file);
+	cfa_free(dir);
+}
+
+/* The part of the environment whose folder holds the ROCm in use. */
+static void rocm_part(struct checker *c)
+{
+	size_t i, n;
+
+	for (i = 0; c->r->from_env && i < c->rt->nparts; i++) {
+		const struct cfapkg_runtime_part *p = &c->rt->parts[i];
+		if (!p->prefix || strncmp(c->r->prefix, p->prefix, n = strlen(p->prefix)) != 0 ||
+		    (c->r->prefix[n] && c->r->prefix[n] != '/' && c->r->prefix[n] != '\\'))
+			continue;
+		c->r->rocm_part = keep(c, cfa_aprintf("%s %s", p->name, p->version));
+		return;
+	}
+}
+
 void cfapkg_rocm_report_free(struct cfapkg_rocm_report *r)
 {
 	if (!r)
@@ -151,14 +180,16 @@ enum cfapkg_err cfapkg_rocm_check(struct cfapkg_ctx *ctx, const struct cfapkg_ru
 	c.r->rocblas_overlay = rt->rocblas_overlay;
 	t = c.r->gfx ? cfapkg_gpu_target_find(ctx, rt->gfx) : NULL;
 	cfapkg_ctx_clear_error(ctx); /* an unknown target: kernels assumed */
-	c.r->hipblaslt = !t || t->hipblaslt;
 	lt = effective(rt, "DISABLE_ADDMM_CUDA_LT");
 	c.r->addmm_lt_disabled = lt && strcmp(lt, "1") == 0;
 	cfa_free(lt);
 	if (c.r->gfx) {
 		tensile(&c);
+		hipblaslt(&c, t);
 		miopen(&c);
 	}
+	if (c.r->prefix)
+		rocm_part(&c);
 	if (c.failed || !c.r->gfx) {
 		cfapkg_rocm_report_free(c.r);
 		return cfa_nomem(ctx);

@@ -35,15 +35,20 @@ static bool same(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-/* Merges into an equal record of the same group, or appends. */
-static enum cfapkg_err emit(struct cfapkg_plan *plan, unsigned group, const struct rec *r)
+/* Merges into an equal record of the same group, or appends: to the
+ * problems, or with passed to the versions a solved plan passed over. */
+static enum cfapkg_err emit_to(struct cfapkg_plan *plan, bool passed, unsigned group,
+                               const struct rec *r)
 {
 	const char *ver = r->v ? r->v->version : NULL;
+	struct cfapkg_problem **list = passed ? &plan->passed : &plan->problems;
+	size_t *n = passed ? &plan->npassed : &plan->nproblems;
+	size_t *cap = passed ? &plan->passed_cap : &plan->problems_cap;
 	struct cfapkg_problem *p;
 	size_t i;
 
-	for (i = 0; i < plan->nproblems; i++) {
-		p = &plan->problems[i];
+	for (i = 0; i < *n; i++) {
+		p = &(*list)[i];
 		if (p->group != group || p->kind != r->kind || !same(p->package, r->package) ||
 		    !same(p->dep, r->dep) || !same(p->other, r->other) || !same(p->fact, r->fact))
 			continue;
@@ -56,10 +61,9 @@ static enum cfapkg_err emit(struct cfapkg_plan *plan, unsigned group, const stru
 		}
 		return CFAPKG_E_OK;
 	}
-	if (cfa_grow((void **)&plan->problems, &plan->problems_cap, plan->nproblems + 1,
-	             sizeof(*plan->problems)) != 0)
+	if (cfa_grow((void **)list, cap, *n + 1, sizeof(**list)) != 0)
 		return cfa_nomem(plan->ctx);
-	p = &plan->problems[plan->nproblems++];
+	p = &(*list)[(*n)++];
 	memset(p, 0, sizeof(*p));
 	p->kind = r->kind;
 	p->group = group;
@@ -73,6 +77,11 @@ static enum cfapkg_err emit(struct cfapkg_plan *plan, unsigned group, const stru
 	p->hint = dup(plan, r->hint);
 	p->raw = dup(plan, r->raw);
 	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err emit(struct cfapkg_plan *plan, unsigned group, const struct rec *r)
+{
+	return emit_to(plan, false, group, r);
 }
 
 /* Versions of a recipe that pass a test, newest first, comma-separated. */
@@ -152,7 +161,8 @@ static void marker_rec(struct cfapkg_plan *plan, const struct cfa_marker *m, str
 	static const enum cfapkg_problem_kind kinds[] = {
 		CFAPKG_PROBLEM_GPU_UNSUPPORTED, CFAPKG_PROBLEM_OS_UNSUPPORTED,
 		CFAPKG_PROBLEM_SYSTEM_MISSING, CFAPKG_PROBLEM_DRIVER_TOO_OLD,
-		CFAPKG_PROBLEM_HIP_RUNTIME, CFAPKG_PROBLEM_EXPERIMENTAL};
+		CFAPKG_PROBLEM_HIP_RUNTIME, CFAPKG_PROBLEM_EXPERIMENTAL,
+		CFAPKG_PROBLEM_GLIBC_TOO_OLD};
 	const struct cfapkg_recipe *recipe = m->version->recipe;
 
 	r->kind = kinds[m->kind];
@@ -187,11 +197,41 @@ static void marker_rec(struct cfapkg_plan *plan, const struct cfa_marker *m, str
 		r->fact = plan->facts.gfx;
 		r->have = generation(plan);
 		break;
+	case CFA_MK_GLIBC:
+		r->fact = "glibc";
+		r->have = plan->facts.glibc;
+		r->hint = fact_hint(plan, "glibc");
+		break;
 	}
 }
 
-/* A recipe note about a name, for this OS ("no stable Windows HIP SDK ships
- * MIOpen"). */
+enum cfapkg_err cfa_passed_marker(struct cfapkg_plan *plan, const struct cfa_marker *m)
+{
+	struct rec r;
+
+	memset(&r, 0, sizeof(r));
+	marker_rec(plan, m, &r);
+	return emit_to(plan, true, 0, &r);
+}
+
+enum cfapkg_err cfa_passed_record(struct cfapkg_plan *plan, enum cfapkg_problem_kind kind,
+                                  const struct cfapkg_version *v, const char *dep,
+                                  const char *alternatives, const char *hint)
+{
+	struct rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = kind;
+	r.v = v;
+	r.package = v->recipe->name;
+	r.dep = dep;
+	r.fact = plan->facts.gfx;
+	r.have = generation(plan);
+	r.alternatives = alternatives;
+	r.hint = hint;
+	return emit_to(plan, true, 0, &r);
+}
+
 /* recipe's note about name that applies on the planned OS, or NULL. */
 static const char *recipe_note(const struct cfapkg_plan *plan, const struct cfapkg_recipe *r,
                                const char *name)

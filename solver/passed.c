@@ -1,99 +1,220 @@
 /*
- * passed.c - what a solved plan left aside because it cannot be installed
- * here: for each installable part it chose, the newer versions of the
- * same recipe that the machine's facts and the request allow but whose
- * source for this OS is "unavailable" (no pinned download).  The first
- * solve forbids those versions while an installable set fits (solve.c);
- * this says which ones, so that a user who expected the newest version
- * learns why it is not in the plan.
+ * passed.c - why a solved plan did not take the other candidates: for
+ * each version that competed with what was chosen (another version of a
+ * chosen part, or a part providing a name the set needs) the reason it
+ * lost, as a record of the same type as a problem:
+ *
+ *   a fact rules it out     its marker (GPU, glibc, driver, HIP runtime,
+ *                           not installed, experimental here)
+ *   it cannot be installed  no hash or no download recorded, while the
+ *                           chosen one can (only versions newer than the
+ *                           chosen one of the same part and in its tier:
+ *                           the others lose anyway)
+ *   it lacks a needed name  on this GPU it does not provide what the
+ *                           chosen version does and the set needs (sid's
+ *                           rocBLAS stops at gfx1102)
+ *   it is experimental      here, where the chosen one is not
+ *
+ * A version for another OS is no competitor and is left out, as is one
+ * that only lost on being older.
  */
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/strbuf.h"
 #include "solver/solver.h"
 
-/* A fact rules v out (another GPU, OS, driver, experimental here): then it
- * was never a candidate, pinned or not. */
-static bool ruled_out(const struct cfapkg_plan *plan, const struct cfapkg_version *v)
+static const struct cfapkg_version *chosen_of(const struct cfapkg_plan *plan,
+                                              const struct cfapkg_recipe *r)
 {
 	size_t i;
 
-	for (i = 0; i < plan->nmarkers; i++)
-		if (plan->markers[i].version == v)
+	for (i = 0; i < plan->nitems; i++)
+		if (plan->items[i].version->recipe == r)
+			return plan->items[i].version;
+	return NULL;
+}
+
+/* Whether v offers name on the plan's machine (its own name, or a
+ * provides that applies here). */
+static bool offers(const struct cfapkg_plan *plan, const struct cfapkg_version *v,
+                   const char *name)
+{
+	size_t i;
+
+	if (strcmp(v->recipe->name, name) == 0)
+		return true;
+	for (i = 0; i < v->nprovides; i++)
+		if (strcmp(v->provides[i].name, name) == 0 &&
+		    cfa_dep_applies(&plan->facts, &v->provides[i]))
 			return true;
 	return false;
 }
 
-/* Every request and pin on the version's name admits it. */
-static bool admitted(const struct cfa_range *r, size_t n, const struct cfapkg_version *v)
+/* Whether the chosen set or the request asks for name. */
+static bool needed(const struct cfapkg_plan *plan, const char *name)
+{
+	size_t i, j;
+
+	for (i = 0; i < plan->nspecs; i++)
+		if (strcmp(plan->specs[i].name, name) == 0)
+			return true;
+	for (i = 0; i < plan->nitems; i++) {
+		const struct cfapkg_version *v = plan->items[i].version;
+		for (j = 0; j < v->nrequires; j++)
+			if (strcmp(v->requires[j].name, name) == 0 &&
+			    cfa_dep_applies(&plan->facts, &v->requires[j]))
+				return true;
+	}
+	return false;
+}
+
+/* Whether v offers anything the set needs. */
+static bool competes(const struct cfapkg_plan *plan, const struct cfapkg_version *v)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		if (strcmp(r[i].name, v->recipe->name) == 0 && !cfa_range_match(&r[i], v->parsed))
-			return false;
-	return true;
+	if (needed(plan, v->recipe->name))
+		return true;
+	for (i = 0; i < v->nprovides; i++)
+		if (cfa_dep_applies(&plan->facts, &v->provides[i]) &&
+		    needed(plan, v->provides[i].name))
+			return true;
+	return false;
 }
 
-/* Passed over for want of a pin: newer than what was chosen, validated
- * here at least as well (else the chosen one wins its tier anyway), a
- * candidate on every other count, and its source here marked
- * "unavailable" (a version with no source at all for this OS is ruled out
- * by a fact). */
-static const char *passed_why(const struct cfapkg_plan *plan, const struct cfapkg_version *v,
-                              const struct cfapkg_plan_item *chosen)
+/* Which fact to name when several rule a version out: the one the user
+ * can least change first (a system part that is not there at all before
+ * the runtime it would need). */
+static int weight(enum cfa_marker_kind k)
 {
-	const struct cfapkg_source *s = cfapkg_version_source(v, plan->facts.os, plan->facts.arch);
+	static const enum cfa_marker_kind order[] = {CFA_MK_SYSTEM, CFA_MK_GPU, CFA_MK_GLIBC,
+	                                             CFA_MK_DRIVER, CFA_MK_HIP_RUNTIME,
+	                                             CFA_MK_EXPERIMENTAL};
+	int i;
 
-	if (!s || !s->unavailable || cfa_ver_cmp(v->parsed, chosen->version->parsed) <= 0 ||
-	    cfapkg_version_status(plan->ctx, v, plan->facts.gfx) > chosen->status ||
-	    ruled_out(plan, v) || !admitted(plan->specs, plan->nspecs, v) ||
-	    !admitted(plan->pins, plan->npins, v))
-		return NULL;
-	return s->unavailable;
+	for (i = 0; i < (int)(sizeof(order) / sizeof(order[0])); i++)
+		if (order[i] == k)
+			return i;
+	return i;
 }
 
-static enum cfapkg_err note(struct cfapkg_plan *plan, const struct cfapkg_version *v,
-                            const struct cfapkg_version *chosen, const char *why, size_t *cap)
+/* The fact that rules v out, if any; *other_os when it is for another
+ * platform (then it did not compete at all). */
+static const struct cfa_marker *ruled_out(const struct cfapkg_plan *plan,
+                                          const struct cfapkg_version *v, bool *other_os)
 {
-	struct cfapkg_passed_over *p;
+	const struct cfa_marker *best = NULL;
+	size_t i;
 
-	if (cfa_grow((void **)&plan->passed, cap, plan->npassed + 1, sizeof(*plan->passed)) != 0)
-		return cfa_nomem(plan->ctx);
-	p = &plan->passed[plan->npassed++];
-	p->version = v;
-	p->chosen = chosen;
-	p->why = why;
-	p->platform = cfapkg_version_source(v, plan->facts.os, plan->facts.arch)->platform;
+	*other_os = false;
+	for (i = 0; i < plan->nmarkers; i++) {
+		const struct cfa_marker *m = &plan->markers[i];
+		if (m->version != v)
+			continue;
+		if (m->kind == CFA_MK_OS)
+			*other_os = true;
+		else if (!best || weight(m->kind) < weight(best->kind))
+			best = m;
+	}
+	return best;
+}
+
+/* The GPU targets v provides name on ("gfx803, ..., gfx1102"), or NULL. */
+static const char *targets_of(struct cfapkg_plan *plan, const struct cfapkg_version *v,
+                              const char *name)
+{
+	struct cfa_buf b;
+	const char *out = NULL;
+	size_t i, k;
+
+	cfa_buf_init(&b, 4096);
+	for (i = 0; i < v->nprovides && !b.len; i++)
+		if (strcmp(v->provides[i].name, name) == 0)
+			for (k = 0; k < v->provides[i].ngfx; k++)
+				cfa_buf_printf(&b, "%s%s", k ? ", " : "", v->provides[i].gfx[k]);
+	if (b.len && !b.failed)
+		out = cfa_arena_strdup(&plan->arena, cfa_buf_str(&b));
+	cfa_buf_fini(&b);
+	return out;
+}
+
+/* What the chosen version c provides here, the set needs, and v lacks
+ * here: "rocblas, rocsparse" (NULL when nothing); *first the first. */
+static const char *lacking(struct cfapkg_plan *plan, const struct cfapkg_version *c,
+                           const struct cfapkg_version *v, const char **first)
+{
+	struct cfa_buf b;
+	const char *out = NULL;
+	size_t i;
+
+	*first = NULL;
+	cfa_buf_init(&b, 4096);
+	for (i = 0; i < c->nprovides; i++) {
+		const char *name = c->provides[i].name;
+		if (!offers(plan, c, name) || offers(plan, v, name) || !needed(plan, name) ||
+		    (b.len && strstr(cfa_buf_str(&b), name)))
+			continue;
+		cfa_buf_printf(&b, "%s%s", b.len ? ", " : "", name);
+		if (!*first)
+			*first = name;
+	}
+	if (b.len && !b.failed)
+		out = cfa_arena_strdup(&plan->arena, cfa_buf_str(&b));
+	cfa_buf_fini(&b);
+	return out;
+}
+
+static enum cfapkg_err judge(struct cfapkg_plan *plan, Id p, const struct cfapkg_version *v)
+{
+	const struct cfapkg_version *c = chosen_of(plan, v->recipe);
+	const struct cfa_marker *m;
+	const char *why = NULL, *names, *first;
+	bool other_os;
+
+	if (c == v || v->recipe->kind == CFAPKG_KIND_META || (!c && !competes(plan, v)))
+		return CFAPKG_E_OK;
+	m = ruled_out(plan, v, &other_os);
+	if (other_os)
+		return CFAPKG_E_OK;
+	if (m)
+		return cfa_passed_marker(plan, m);
+	if (!cfa_installable(plan, v, &why)) {
+		/* Older, or in a lower tier than the chosen one: it lost on that
+		 * alone, pinned or not. */
+		if (c && (cfa_ver_cmp(v->parsed, c->parsed) < 0 ||
+		          cfapkg_version_status(plan->ctx, v, plan->facts.gfx) >
+		                  cfapkg_version_status(plan->ctx, c, plan->facts.gfx)))
+			return CFAPKG_E_OK;
+		return cfa_passed_record(plan, CFAPKG_PROBLEM_NOT_INSTALLABLE, v, NULL, NULL, why);
+	}
+	if (c && (names = lacking(plan, c, v, &first)) != NULL)
+		return cfa_passed_record(plan, CFAPKG_PROBLEM_NOT_HERE, v, names,
+		                         targets_of(plan, v, first), NULL);
+	if (cfa_solvable_status(plan, p) == CFAPKG_STATUS_EXPERIMENTAL)
+		return cfa_passed_record(plan, CFAPKG_PROBLEM_EXPERIMENTAL, v, NULL, NULL, NULL);
 	return CFAPKG_E_OK;
 }
 
 enum cfapkg_err cfa_passed_over(struct cfapkg_plan *plan)
 {
 	enum cfapkg_err e = CFAPKG_E_OK;
-	size_t i, k, cap = 0;
+	Id p;
 
-	for (i = 0; i < plan->nitems && !e; i++) {
-		const struct cfapkg_plan_item *it = &plan->items[i];
-		const struct cfapkg_recipe *r = it->version->recipe;
-		if (r->kind != CFAPKG_KIND_PACKAGE || !it->installable)
-			continue;
-		/* Versions are newest first: the ones before the chosen one. */
-		for (k = 0; k < r->nversions && &r->versions[k] != it->version && !e; k++) {
-			const char *why = passed_why(plan, &r->versions[k], it);
-			if (why)
-				e = note(plan, &r->versions[k], it->version, why, &cap);
-		}
+	for (p = plan->repo->start; p < plan->repo->end && !e; p++) {
+		const struct cfapkg_version *v = cfa_solvable_version(plan, p);
+		if (v && !cfa_is_hip_runtime(plan, v))
+			e = judge(plan, p, v);
 	}
 	return e;
 }
 
-size_t cfapkg_plan_passed_over_count(const struct cfapkg_plan *plan)
+size_t cfapkg_plan_passed_count(const struct cfapkg_plan *plan)
 {
 	return plan->npassed;
 }
 
-const struct cfapkg_passed_over *cfapkg_plan_passed_over(const struct cfapkg_plan *plan, size_t i)
+const struct cfapkg_problem *cfapkg_plan_passed(const struct cfapkg_plan *plan, size_t i)
 {
 	return i < plan->npassed ? &plan->passed[i] : NULL;
 }

@@ -27,6 +27,8 @@ struct builder {
 	size_t nsynths, cap;
 	struct cfa_ver driver;       /* parsed facts.driver when known */
 	bool driver_known;
+	struct cfa_ver glibc;        /* parsed facts.glibc when known */
+	bool glibc_known;
 };
 
 static int synth_cmp(const void *a, const void *b)
@@ -44,6 +46,8 @@ static const char *fact_of_name(const struct cfapkg_plan *plan, const char *name
 		return "driver";
 	if (plan->hip_runtime_name && strcmp(name, plan->hip_runtime_name) == 0)
 		return "hip_runtime";
+	if (plan->glibc_name && strcmp(name, plan->glibc_name) == 0)
+		return "glibc";
 	return NULL;
 }
 
@@ -60,6 +64,8 @@ static void find_fact_names(struct cfapkg_plan *plan)
 			plan->driver_name = r->name;
 		else if (strcmp(r->fact, "hip_runtime") == 0 && !plan->hip_runtime_name)
 			plan->hip_runtime_name = r->name;
+		else if (strcmp(r->fact, "glibc") == 0 && !plan->glibc_name)
+			plan->glibc_name = r->name;
 	}
 }
 
@@ -141,8 +147,8 @@ static enum cfapkg_err add_synth(struct builder *b, const struct cfa_range *r)
 {
 	const char *fact = fact_of_name(b->plan, r->name);
 
-	if (r->nclauses == 0 || native_range(b->pool, r) || (fact && strcmp(fact, "driver") == 0))
-		return CFAPKG_E_OK;
+	if (r->nclauses == 0 || native_range(b->pool, r) || (fact && strcmp(fact, "hip_runtime")))
+		return CFAPKG_E_OK; /* the driver and glibc are facts, checked in add_requires */
 	if (cfa_grow((void **)&b->synths, &b->cap, b->nsynths + 1, sizeof(*b->synths)) != 0)
 		return cfa_nomem(b->plan->ctx);
 	b->synths[b->nsynths].name = pool_str2id(b->pool, r->name, 1);
@@ -299,6 +305,14 @@ static bool fact_satisfies(struct builder *b, const char *fact, const struct cfa
 		}
 		return cfa_range_match(r, &b->driver);
 	}
+	if (strcmp(fact, "glibc") == 0) {
+		/* Only Linux has one: a Windows plan never meets a glibc floor. */
+		if (!b->glibc_known) {
+			*unchecked |= CFA_UNCHECKED_GLIBC;
+			return true;
+		}
+		return cfa_range_match(r, &b->glibc);
+	}
 	if (!f->hip_runtimes_known) {
 		*unchecked |= CFA_UNCHECKED_HIP_RUNTIME;
 		return true;
@@ -334,9 +348,10 @@ static enum cfapkg_err add_requires(struct builder *b, Solvable *s,
 		const char *fact = fact_of_name(b->plan, d->name);
 		if (!cfa_dep_applies(&b->plan->facts, d))
 			continue;
-		if (fact && strcmp(fact, "driver") == 0) {
+		if (fact && strcmp(fact, "hip_runtime") != 0) {
 			if (!fact_satisfies(b, fact, d->range, unchecked))
-				e = add_marker(b, s, CFA_MK_DRIVER, v, d);
+				e = add_marker(b, s, strcmp(fact, "driver") == 0 ? CFA_MK_DRIVER
+				                                                 : CFA_MK_GLIBC, v, d);
 			continue;
 		}
 		/* An installed part uses the machine's runtime: the fact decides, and
@@ -495,6 +510,9 @@ enum cfapkg_err cfa_pool_build(struct cfapkg_plan *plan)
 	if (plan->facts.driver[0])
 		b.driver_known = cfa_ver_parse(plan->facts.driver, strlen(plan->facts.driver),
 		                               &b.driver, NULL);
+	if (plan->facts.glibc[0])
+		b.glibc_known = cfa_ver_parse(plan->facts.glibc, strlen(plan->facts.glibc),
+		                              &b.glibc, NULL);
 	e = collect_synths(&b);
 	for (i = 0; i < ctx->nrecipes && !e; i++) {
 		/* The driver is a fact, checked in add_requires; the HIP runtime's

@@ -141,6 +141,7 @@ static void add_favor_jobs(struct cfapkg_plan *plan)
 {
 	Pool *pool = plan->pool;
 	Queue tier[3];
+	enum cfapkg_status own;
 	const char *why;
 	int t;
 	Id p;
@@ -152,11 +153,16 @@ static void add_favor_jobs(struct cfapkg_plan *plan)
 		const struct cfapkg_version *v = cfa_solvable_version(plan, p);
 		if (!v)
 			continue;
+		/* The recipe's own status orders the tiers: on a target that is
+		 * experimental as a whole (allowed, or nothing is chosen there),
+		 * a part the recipe calls a candidate still beats one it calls
+		 * experimental (Debian's sid set before its experimental one). */
+		own = cfa_version_own_status(v, plan->facts.gfx);
 		if (!cfa_installable(plan, v, &why))
 			queue_push(&tier[2], p);
-		else if (cfa_solvable_status(plan, p) == CFAPKG_STATUS_VALIDATED)
+		else if (own == CFAPKG_STATUS_VALIDATED)
 			queue_push(&tier[1], p);
-		else if (cfa_solvable_status(plan, p) == CFAPKG_STATUS_CANDIDATE)
+		else if (own == CFAPKG_STATUS_CANDIDATE)
 			queue_push(&tier[0], p);
 	}
 	if (tier[2].count)
@@ -173,10 +179,10 @@ static void add_favor_jobs(struct cfapkg_plan *plan)
 
 static void note_unchecked(struct cfapkg_plan *plan, unsigned mask)
 {
-	static const char *const names[] = {"driver", "hip_runtime", "hip_sdk"};
+	static const char *const names[] = {"driver", "hip_runtime", "hip_sdk", "glibc"};
 	unsigned i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 4; i++) {
 		size_t k;
 		if (!(mask & (1u << i)))
 			continue;
@@ -442,7 +448,6 @@ void cfapkg_plan_free(struct cfapkg_plan *plan)
 	if (plan->pool)
 		pool_free(plan->pool);
 	cfa_free(plan->vers);
-	cfa_free(plan->passed);
 	cfa_free(plan->unchecked_mask);
 	cfa_free(plan->status);
 	cfa_free(plan->rel_text);
@@ -450,6 +455,7 @@ void cfapkg_plan_free(struct cfapkg_plan *plan)
 	cfa_free(plan->marker_of);
 	cfa_free(plan->items);
 	cfa_free(plan->problems);
+	cfa_free(plan->passed);
 	cfa_arena_fini(&plan->arena);
 	cfa_free(plan);
 }

@@ -30,7 +30,8 @@ enum cfa_marker_kind {
 	CFA_MK_SYSTEM,       /* system part version not installed */
 	CFA_MK_DRIVER,       /* driver fact fails a floor */
 	CFA_MK_HIP_RUNTIME,  /* no matching HIP runtime in the driver */
-	CFA_MK_EXPERIMENTAL  /* experimental here and not allowed */
+	CFA_MK_EXPERIMENTAL, /* experimental here and not allowed */
+	CFA_MK_GLIBC         /* the machine's C library is older than a floor */
 };
 
 struct cfa_marker {
@@ -40,7 +41,8 @@ struct cfa_marker {
 };
 
 /* Facts a version's constraints needed but the plan did not know. */
-enum { CFA_UNCHECKED_DRIVER = 1, CFA_UNCHECKED_HIP_RUNTIME = 2, CFA_UNCHECKED_HIP_SDK = 4 };
+enum { CFA_UNCHECKED_DRIVER = 1, CFA_UNCHECKED_HIP_RUNTIME = 2, CFA_UNCHECKED_HIP_SDK = 4,
+       CFA_UNCHECKED_GLIBC = 8 };
 
 struct cfapkg_plan {
 	struct cfapkg_ctx *ctx;
@@ -58,6 +60,7 @@ struct cfapkg_plan {
 	size_t rel_text_cap;
 	const char *driver_name;              /* the recipe names decided by facts */
 	const char *hip_runtime_name;
+	const char *glibc_name;
 	size_t nvers;
 	struct cfa_marker *markers;
 	size_t nmarkers, markers_cap;
@@ -70,9 +73,9 @@ struct cfapkg_plan {
 	size_t nitems;
 	struct cfapkg_problem *problems;
 	size_t nproblems, problems_cap;
-	struct cfapkg_passed_over *passed;    /* newer versions left aside (passed.c) */
-	size_t npassed;
-	const char *unchecked[3];
+	struct cfapkg_problem *passed;        /* a solved plan: versions not taken, and why */
+	size_t npassed, passed_cap;
+	const char *unchecked[4];
 	size_t nunchecked;
 	bool solved;
 };
@@ -110,6 +113,17 @@ bool cfa_hip_packaged_provider(const struct cfapkg_plan *plan, const struct cfa_
 
 /* explain.c */
 enum cfapkg_err cfa_explain(struct cfapkg_plan *plan);
+/* A passed-over version's record: from the marker that ruled it out, or
+ * of kind with its dependency text, alternatives and hint (copied). */
+enum cfapkg_err cfa_passed_marker(struct cfapkg_plan *plan, const struct cfa_marker *m);
+enum cfapkg_err cfa_passed_record(struct cfapkg_plan *plan, enum cfapkg_problem_kind kind,
+                                  const struct cfapkg_version *v, const char *dep,
+                                  const char *alternatives, const char *hint);
+
+/* passed.c: after a solve, the versions that competed with the chosen
+ * ones (of the same recipes, or providing what the set needs) and why
+ * each was not taken. */
+enum cfapkg_err cfa_passed_over(struct cfapkg_plan *plan);
 
 /* passed.c: the versions newer than a chosen, installable part that fit
  * this machine but cannot be installed here (plan->passed). */

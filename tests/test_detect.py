@@ -324,6 +324,54 @@ def test_sizes_and_ids(tmp):
           .get("gpu", {}).get("gfx") == "gfx1200", r.stdout + r.stderr)
 
 
+def libc_stand_in(path, newest):
+    """A shared library defining glibc's version nodes up to newest, as a
+    libc.so.6 does (built here with the host's compiler)."""
+    import subprocess
+    path.parent.mkdir(parents=True, exist_ok=True)
+    src, script = path.parent / "libc.c", path.parent / "libc.map"
+    src.write_text("int gnu_get_libc_version_stand_in(void) { return 0; }\n")
+    nodes = ["2.2.5", "2.17", "2.34", newest]
+    text, parent = "", ""
+    for n in nodes:
+        body = "global: gnu_get_libc_version_stand_in; local: *;" if not parent else ""
+        text += f"GLIBC_{n} {{ {body} }} {parent};\n"
+        parent = f"GLIBC_{n}"
+    script.write_text(text + "GLIBC_PRIVATE { } GLIBC_2.2.5;\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(path), "-Wl,-soname,libc.so.6",
+                    f"-Wl,--version-script={script}", str(src)], check=True)
+    src.unlink()
+    script.unlink()
+
+
+def test_glibc(tmp):
+    """The machine's C library: below a detection root, read from its
+    libc.so.6 (the newest GLIBC_X.Y it defines); planning uses it, so a
+    package needing a newer one is refused with both versions."""
+    root = variant(tmp, "rx7900xtx", "glibc", {})
+    libc = root / "usr/lib/x86_64-linux-gnu/libc.so.6"
+    libc_stand_in(libc, "2.41")
+    r, d = detect_at(root)
+    check("detect reads glibc from the machine's libc.so.6",
+          (d.get("glibc") or {}).get("version") == "2.41" and
+          str(libc) in (d.get("glibc") or {}).get("source", ""), d.get("glibc"))
+    r = run("plan", "rocm-debian", "--json", env={"CFAPKG_SYSROOT": str(root)})
+    doc = json.loads(r.stdout or "{}")
+    why = [p for p in doc.get("problems", []) if p["kind"] == "glibc-too-old"]
+    check("a plan on that machine refuses a set that needs a newer glibc, saying both",
+          r.returncode == 3 and why and why[0]["have"] == "2.41" and
+          "glibc>=2.42" in why[0]["constraint"], r.stdout[-1500:])
+    r = run("plan", "rocm-debian", "--json", "--glibc", "2.43",
+            env={"CFAPKG_SYSROOT": str(root)})
+    check("--glibc plans for another C library", json.loads(r.stdout or "{}").get("solved"),
+          r.stdout[-800:])
+    libc.write_text("not a library\n")
+    r, d = detect_at(root)
+    check("a libc.so.6 that is not one: glibc unknown, and a warning naming it",
+          (d.get("glibc") or {}).get("version") is None and
+          any(str(libc) in w for w in d.get("warnings", [])), d)
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         tmp = pathlib.Path(d)
@@ -336,6 +384,7 @@ def main():
         test_unreadable_topology(tmp)
         test_sizes_and_ids(tmp)
         test_report_privacy(tmp)
+        test_glibc(tmp)
     return check.report()
 
 

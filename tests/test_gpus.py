@@ -185,6 +185,27 @@ def test_list():
     check("gpus with no match", r.returncode == 4 and "no GPU" in r.stderr, r.stderr)
 
 
+def test_rocm_facts():
+    """gpus.json's hipBLASLt fact agrees with the packaged ROCm builds that
+    say per target where their hipBLASLt has kernels (Debian's, from the
+    index): a target one of them covers has hipblaslt true, and one marked
+    false is covered by none."""
+    recipes = pathlib.Path(sys.argv[2]).parent
+    covered = {}
+    for name in ("rocm-debian", "rocm-apt", "rocm-therock"):
+        for v in json.loads((recipes / f"{name}.json").read_text())["versions"]:
+            for p in v.get("provides", []):
+                if isinstance(p, dict) and p["dep"] == "hipblaslt":
+                    for g in p.get("gfx", []):
+                        covered.setdefault(g, []).append(f"{name} {v['version']}")
+    for gfx, t in TARGETS.items():
+        flag = t.get("hipblaslt", True)
+        check(f"{gfx}: hipblaslt {flag} agrees with {covered.get(gfx, 'no build')}",
+              flag or gfx not in covered)
+        if any(c.startswith("rocm-debian") for c in covered.get(gfx, [])):
+            check(f"{gfx}: Debian's hipBLASLt has its kernels, gpus.json says so", flag)
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         test_spellings()
@@ -193,6 +214,7 @@ def main():
         test_unknown(pathlib.Path(d))
         test_info()
         test_list()
+    test_rocm_facts()
     return check.report()
 
 

@@ -5,7 +5,10 @@ APT repositories are trusted by AMD's signing key, the plan picks the
 installed ROCm first and an installable packaged one otherwise (AMD's
 repository, over TheRock's unpinned tarballs), one HIP runtime major
 holds across a set, and plan exits 6 when a part of the answer cannot be
-installed."""
+installed.  Debian's own sets (rocm-debian) are pinned .deb by .deb with
+their provenance, chosen per GPU from the index's coverage, and refused on
+a C library older than their Depends ask for; the other checks plan for
+glibc 2.36 (Debian 12), where Debian's sets do not fit."""
 import json
 import pathlib
 import sys
@@ -88,7 +91,7 @@ def test_apt_spelling():
 
 
 def test_provider_choice():
-    linux = ["--os", "linux"]
+    linux = ["--os", "linux", "--glibc", "2.36"]
     # TheRock's gfx120X-all 10.0.0 tarball has a pin: installable; the
     # 7.10.0 families have none.
     for gfx, family in (("gfx1200", "10.0.0+gfx120X_all"), ("gfx1100", "7.10.0+gfx110X_all"),
@@ -129,7 +132,8 @@ def test_one_runtime_major():
             "--hip-sdk", "6.4.2", "--hip-runtime", "6")
     check("explained in words", r.returncode == 3 and "use different HIP runtime majors (6 and 7)"
           in r.stderr and "one process loads one HIP runtime" in r.stderr, r.stderr)
-    r, doc, have = plan("zluda", "--os", "linux", "--gpu", "gfx1100", "--hip-runtime", "none")
+    r, doc, have = plan("zluda", "--os", "linux", "--gpu", "gfx1100", "--hip-runtime", "none",
+                        "--glibc", "2.36")
     check("Linux runtime from a package", doc.get("solved") and
           (PACKAGED["gfx110X_all"] if WINDOWS_HOST else ("rocm-apt", "7.2.4")) in have,
           (r.stdout, r.stderr))
@@ -137,7 +141,7 @@ def test_one_runtime_major():
 
 def test_plan_exit_uninstallable():
     args = ["plan", "rocm-therock", "--os", "linux", "--gpu", "gfx1100", "--hip-sdk", "none",
-            "--hip-runtime", "none"]
+            "--hip-runtime", "none", "--glibc", "2.36"]
     r = run(*args)
     check("plan exits 6 and names the part", r.returncode == 6 and
           "rocm-therock 7.10.0+gfx110X_all cannot be installed yet on linux-x86_64" in r.stderr
@@ -148,10 +152,63 @@ def test_plan_exit_uninstallable():
     check("installable plan exits 0", r.returncode == 0 and doc["installable"] is True, r.stdout)
 
 
+def test_debian_pins():
+    """Each .deb pinned by pool path, SHA-256 and size, with where it was
+    seen and snapshot.debian.org as a mirror; the C library floor from the
+    closure is a requirement on glibc; the unversioned names ZLUDA links
+    against are layout links to the libraries' own files."""
+    doc = json.loads((RECIPES / "rocm-debian.json").read_text())
+    want = {"6": ("libamdhip64-6", "librocblas4"), "7": ("libamdhip64-7", "librocblas5")}
+    for v in doc["versions"]:
+        apt = v["sources"]["linux-x86_64"]["apt"]
+        names = {p["name"] for p in apt["packages"]}
+        major = [p for p in v["provides"] if isinstance(p, str) and p.startswith("amdhip64")]
+        m = major[0].split("= ")[1] if major else "?"
+        check(f"{v['version']}: HIP {m}'s set", set(want.get(m, ("?",))) <= names and
+              {"libamd-comgr3", "libhsa-runtime64-1", "librocsparse1", "libhipblaslt1",
+               "libmiopen1", "librocfft0", "librocm-smi64-1"} <= names, sorted(names))
+        check(f"{v['version']}: comgr's LLVM is in the closure",
+              any(n.startswith("libllvm") for n in names), sorted(names))
+        check(f"{v['version']}: the C library is the machine's", "libc6" not in names and
+              any(r.startswith("glibc >= ") for r in v["requires"]), v["requires"])
+        pinned = all(p["file"].startswith("pool/main/") and len(p["sha256"]) == 64 and
+                     p["size"] > 0 and p["suite"] in ("sid", "experimental")
+                     for p in apt["packages"])
+        check(f"{v['version']}: every .deb pinned", pinned, apt["packages"][:2])
+        check(f"{v['version']}: where the pins were seen", "InRelease Date" in apt["seen"] and
+              all(m.startswith("https://snapshot.debian.org/archive/debian/2")
+                  for m in apt["mirrors"]) and apt["mirrors"], (apt.get("seen"),
+                                                                 apt.get("mirrors")))
+        links = {r["as"].rsplit("/", 1)[1] for r in v["layout"]}
+        check(f"{v['version']}: the names ZLUDA links against", {
+            "libamdhip64.so", "librocblas.so", "librocsparse.so", "libhipblaslt.so",
+            "librocm_smi64.so"} <= links, links)
+
+
+def test_debian_choice():
+    base = ["--os", "linux", "--hip-sdk", "none", "--hip-runtime", "none"]
+    for gfx, want, other in (("gfx1100", "6.4.3-5", "7.2.4-1~exp2"),
+                             ("gfx1201", "7.2.4-1~exp2", "6.4.3-5")):
+        # Asked for by name: otherwise AMD's repository, the newer ROCm, is taken.
+        r, doc, have = plan("pytorch-cuda-stack", "rocm-debian", *base, "--gpu", gfx,
+                            "--glibc", "2.43")
+        passed = [p for p in doc.get("passed_over", []) if p["package"] == "rocm-debian"]
+        check(f"{gfx}: Debian's {want}", ("rocm-debian", want) in have, have)
+        check(f"{gfx}: the JSON says why not {other}", passed and
+              other in passed[0]["versions"], passed)
+    r, doc, have = plan("pytorch-cuda-stack", *base, "--gpu", "gfx1100", "--glibc", "2.36")
+    why = [p for p in doc.get("passed_over", []) if p["kind"] == "glibc-too-old"]
+    check("glibc 2.36: Debian's sets passed over, the reason given",
+          not any(n == "rocm-debian" for n, _ in have) and why and why[0]["have"] == "2.36",
+          doc.get("passed_over"))
+
+
 if __name__ == "__main__":
     test_recipes_load()
     test_apt_spelling()
     test_provider_choice()
     test_one_runtime_major()
     test_plan_exit_uninstallable()
+    test_debian_pins()
+    test_debian_choice()
     sys.exit(check.report())

@@ -348,7 +348,8 @@ def test_doctor(m, root, rocm, tmp):
     lib = rocm + m.sep + m.lib
     row = rows.get("ROCm in use", {})
     check("doctor names the environment's ROCm", row.get("status") == "OK" and
-          row.get("detail") == f"the environment's: {rocm}", r.stdout[-2000:] + r.stderr)
+          row.get("detail") == f"the environment's (myrocm 6.4.2): {rocm}",
+          r.stdout[-2000:] + r.stderr)
     tensile = m.sep.join([lib, "rocblas", "library", f"TensileLibrary_lazy_{m.kernel_gfx}.dat"])
     row = rows.get("rocBLAS Tensile files", {})
     check(f"doctor finds the Tensile files rocBLAS would read ({m.kernel_gfx})",

@@ -216,11 +216,10 @@ def test_bench(root, tmp):
     out = tmp / "bench-out"
     out.mkdir()
     root.run("env", "create", "six")
-    # The installed ROCm named, as for the other environments: unknown, the
-    # plan would take AMD's APT repository or a packaged ROCm, which only the
-    # real network serves.
+    # The machine rt-linux was planned for (ROCm 6.4.2 installed), so that
+    # no packaged ROCm is fetched from outside.
     root.run("install", "--env", "six", "pytorch-cuda-stack", "zluda==6-preview.69",
-             *channel.FACTS, "--hip-sdk", "6.4.2", "--yes")
+             *channel.FACTS, "--os", "linux", "--hip-sdk", "6.4.2", "--yes")
     r = root.run("bench", "--env", "six", "--env", "rt-linux", "-n", "3", "--warmup", "0",
                  "--metric", r"score: (\d+)", "-o", str(out), "--json", "--", SCORE,
                  env={"COUNTER": str(counter)})

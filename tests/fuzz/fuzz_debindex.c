@@ -1,17 +1,16 @@
 /*
- * fuzz_debindex.c - a Debian Packages index (core/debindex.c): the input
- * as the index, the packages wanted being the first few names its
- * "Package:" lines give, each by name alone (the newest version).
- * Properties beyond not crashing:
- *   - a refusal names the index;
- *   - every entry found has a Filename inside the repository, a SHA256
- *     of 64 hex digits, a Size and a version;
- *   - asked again for NAME=VERSION with the versions found, the index
- *     gives the same entries (the first stanza of the newest version is
- *     the first of that version: the order never went back);
- *   - dpkg's order on the versions found and on each line read as a
- *     version is the one a second, plainer reading of Debian Policy's
- *     rules gives, antisymmetric and reflexive.
+ * fuzz_debindex.c - Debian's index files as cfapkg reads them: a Packages
+ * index (core/debindex.c), the closure walked over it (core/debclosure.c)
+ * and an InRelease (core/debrelease.c).  The input is read two ways:
+ * whole as a Packages index, whose first stanza's package is the root of a
+ * closure walked over it, and whole as an InRelease.  Properties, beyond not crashing:
+ *   - every package read has a name, a version, a Filename inside the
+ *     repository, a 64-hex SHA256 and a size, and the index is sorted by
+ *     name, newest version first;
+ *   - a closure holds only packages of the index, one version per name,
+ *     sorted by name, its roots included, and every Depends clause of every
+ *     member is met inside it or by the floor package;
+ *   - an InRelease read has a Date and only 64-hex SHA-256s.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,206 +19,125 @@
 #include "core/arena.h"
 #include "core/debindex.h"
 #include "core/recipe.h"
+#include "core/version.h"
 #include "tests/fuzz/fuzz.h"
 
-#define WANTS_MAX 4
-#define INDEX_NAME "fuzz/Packages"
-
-/* The first distinct names of "Package: NAME" lines, in the arena. */
-static size_t wanted_names(struct cfa_arena *arena, const char *text, struct cfa_deb_want *w)
-{
-	const char *p = text;
-	size_t n = 0, i, len;
-
-	for (; p && n < WANTS_MAX; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		if (strncmp(p, "Package: ", 9) != 0)
-			continue;
-		len = strcspn(p + 9, " \t\r\n");
-		if (!len)
-			continue;
-		for (i = 0; i < n && !(strlen(w[i].name) == len && !memcmp(w[i].name, p + 9, len));
-		     i++)
-			;
-		if (i == n && (w[n].name = cfa_arena_strndup(arena, p + 9, len)) != NULL)
-			w[n++].version = NULL;
-	}
-	return n;
-}
-
-/* Policy's order of two non-digit runs' characters: '~' before anything,
- * even the end; then the end; letters; everything else. */
-static int policy_char(const char *s, size_t i, size_t n)
-{
-	unsigned char c = i < n ? (unsigned char)s[i] : 0;
-
-	if (i >= n || (c >= '0' && c <= '9'))
-		return 0;
-	if (c == '~')
-		return -1;
-	return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ? c : c + 256;
-}
-
-/* One part (upstream or revision) by Policy: alternately the non-digit
- * prefixes, character by character, and the digit prefixes as numbers. */
-static int policy_part(const char *a, size_t na, const char *b, size_t nb)
-{
-	size_t i = 0, j = 0, da, db;
-
-	while (i < na || j < nb) {
-		while ((i < na && (a[i] < '0' || a[i] > '9')) || (j < nb && (b[j] < '0' || b[j] > '9'))) {
-			int x = policy_char(a, i, na), y = policy_char(b, j, nb);
-			if (x != y)
-				return x < y ? -1 : 1;
-			i += i < na, j += j < nb;
-		}
-		for (; i < na && a[i] == '0'; i++)
-			;
-		for (; j < nb && b[j] == '0'; j++)
-			;
-		for (da = 0; i + da < na && a[i + da] >= '0' && a[i + da] <= '9'; da++)
-			;
-		for (db = 0; j + db < nb && b[j + db] >= '0' && b[j + db] <= '9'; db++)
-			;
-		if (da != db)
-			return da < db ? -1 : 1;
-		if (da && memcmp(a + i, b + j, da))
-			return memcmp(a + i, b + j, da) < 0 ? -1 : 1;
-		i += da, j += db;
-	}
-	return 0;
-}
-
-/* The epoch as a number part, then upstream, then revision. */
-static int policy_cmp(const char *a, const char *b)
-{
-	const char *ca = strchr(a, ':'), *cb = strchr(b, ':');
-	const char *ua = ca ? ca + 1 : a, *ub = cb ? cb + 1 : b;
-	const char *ra = strrchr(ua, '-'), *rb = strrchr(ub, '-');
-	int r;
-
-	if ((r = policy_part(ca ? a : "0", ca ? (size_t)(ca - a) : 1, cb ? b : "0",
-	                     cb ? (size_t)(cb - b) : 1)) != 0)
-		return r;
-	if ((r = policy_part(ua, ra ? (size_t)(ra - ua) : strlen(ua), ub,
-	                     rb ? (size_t)(rb - ub) : strlen(ub))) != 0)
-		return r;
-	return policy_part(ra ? ra + 1 : "", ra ? strlen(ra + 1) : 0, rb ? rb + 1 : "",
-	                   rb ? strlen(rb + 1) : 0);
-}
-
-static int sign(int x)
-{
-	return (x > 0) - (x < 0);
-}
-
-/* Only versions whose epoch is digits: cfapkg reads another as 0, and
- * dpkg refuses it, so there is no order to agree on. */
-static bool plain_epoch(const char *v)
-{
-	const char *c = strchr(v, ':'), *p;
-
-	if (!c)
-		return true;
-	for (p = v; p < c; p++)
-		if (*p < '0' || *p > '9')
-			return false;
-	return c - v > 0 && c - v < 19;
-}
-
-static void check_order(const char *a, const char *b)
-{
-	int r = cfa_deb_version_cmp(a, strlen(a), b, strlen(b));
-
-	FUZZ_CHECK(r == -cfa_deb_version_cmp(b, strlen(b), a, strlen(a)), "%s vs %s: not "
-	           "antisymmetric", a, b);
-	FUZZ_CHECK(cfa_deb_version_cmp(a, strlen(a), a, strlen(a)) == 0, "%s vs itself", a);
-	if (plain_epoch(a) && plain_epoch(b))
-		FUZZ_CHECK(sign(r) == policy_cmp(a, b), "%s vs %s: cfapkg says %d, Policy %d", a, b,
-		           r, policy_cmp(a, b));
-}
-
-static void check_found(const struct cfa_deb_want *w, const struct cfa_deb_found *f, size_t n)
-{
-	size_t i, k;
-
-	for (i = 0; i < n; i++) {
-		FUZZ_CHECK(f[i].filename && cfa_safe_relative(f[i].filename), "%s: Filename %s",
-		           w[i].name, f[i].filename ? f[i].filename : "(none)");
-		FUZZ_CHECK(f[i].sha256 && cfa_valid_sha256(f[i].sha256) && f[i].size >= 0,
-		           "%s: SHA256 %s, Size %lld", w[i].name, f[i].sha256 ? f[i].sha256 : "-",
-		           (long long)f[i].size);
-		FUZZ_CHECK(f[i].version && f[i].version[0], "%s: found without a version",
-		           w[i].name);
-		for (k = 0; k <= i; k++)
-			check_order(f[i].version, f[k].version);
-	}
-}
-
-/* NAME=VERSION for what was found: the same entries again. */
-static void check_again(struct cfapkg_ctx *ctx, struct cfa_arena *arena, const char *text,
-                        const struct cfa_deb_want *w, const struct cfa_deb_found *f, size_t n)
-{
-	struct cfa_deb_want exact[WANTS_MAX];
-	struct cfa_deb_found again[WANTS_MAX];
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		exact[i] = (struct cfa_deb_want){w[i].name, f[i].version};
-	FUZZ_CHECK(cfa_deb_index_find(ctx, INDEX_NAME, text, strlen(text), "amd64", exact, n,
-	                              arena, again) == CFAPKG_E_OK,
-	           "the newest versions found are not found by version: %s", cfapkg_ctx_error(ctx));
-	for (i = 0; i < n; i++)
-		FUZZ_CHECK(strcmp(again[i].filename, f[i].filename) == 0 &&
-		                   strcmp(again[i].sha256, f[i].sha256) == 0 && again[i].size == f[i].size,
-		           "%s %s: %s by version, %s as the newest", w[i].name, f[i].version,
-		           again[i].filename, f[i].filename);
-}
-
-/* Each line also read as a version, against the one before (text is
- * cut into its lines). */
-static void check_lines(char *text)
-{
-	char *line, *eol, *prev = NULL;
-
-	for (line = text; line; line = eol ? eol + 1 : NULL) {
-		if ((eol = strchr(line, '\n')) != NULL)
-			*eol = '\0';
-		if (prev)
-			check_order(prev, line);
-		prev = line;
-	}
-}
+static struct cfapkg_ctx *ctx;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	return 0;
+	ctx = cfapkg_ctx_new();
+	return ctx ? 0 : 1;
+}
+
+static void check_index(const struct cfa_deb_index *idx)
+{
+	for (size_t i = 0; i < idx->n; i++) {
+		const struct cfa_deb_pkg *p = &idx->pkgs[i];
+		FUZZ_CHECK(p->name && *p->name && p->version && *p->version, "package %zu", i);
+		FUZZ_CHECK(cfa_safe_relative(p->filename), "%s: Filename %s", p->name, p->filename);
+		FUZZ_CHECK(cfa_valid_sha256(p->sha256) && p->size >= 0, "%s: pin", p->name);
+		if (i)
+			FUZZ_CHECK(strcmp(idx->pkgs[i - 1].name, p->name) < 0 ||
+			           (strcmp(idx->pkgs[i - 1].name, p->name) == 0 &&
+			            cfa_deb_ver_cmp(idx->pkgs[i - 1].version, p->version) >= 0),
+			           "order at %zu", i);
+	}
+}
+
+/* "Pre-Depends, Depends" in one string, as a recipe keeps them (malloc). */
+static char *joined(const char *pre, const char *dep)
+{
+	size_t a = pre ? strlen(pre) : 0, b = dep ? strlen(dep) : 0;
+	char *out = malloc(a + b + 3);
+
+	FUZZ_CHECK(out != NULL, "out of memory");
+	memcpy(out, pre ? pre : "", a);
+	if (a && b)
+		memcpy(out + a, ", ", 2), a += 2;
+	memcpy(out + a, dep ? dep : "", b);
+	out[a + b] = '\0';
+	return out;
+}
+
+/* The closure as pins, so the recipe's own closedness check judges it. */
+static void check_closure(const struct cfa_deb_index *idx, const struct cfa_deb_closure *c,
+                          const char *root)
+{
+	struct cfapkg_deb_pin *pins = calloc(c->n + 1, sizeof(*pins));
+	char floor[128], why[512];
+	bool has_root = false;
+
+	FUZZ_CHECK(pins != NULL, "out of memory");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cfa_deb_pkg *p = c->pkgs[i];
+		FUZZ_CHECK(p >= idx->pkgs && p < idx->pkgs + idx->n, "member %zu not of the index", i);
+		if (i)
+			FUZZ_CHECK(strcmp(c->pkgs[i - 1]->name, p->name) < 0, "two %s", p->name);
+		has_root |= strcmp(p->name, root) == 0;
+		pins[i] = (struct cfapkg_deb_pin){p->name, p->version, p->filename, p->sha256, p->size,
+		                                  NULL, NULL, p->provides};
+		pins[i].depends = joined(p->pre_depends, p->depends);
+	}
+	FUZZ_CHECK(has_root, "the root %s is not in its closure", root);
+	FUZZ_CHECK(cfa_deb_pins_closed(pins, c->n, "libc6", floor, sizeof(floor), why, sizeof(why)),
+	           "not closed: %s", why);
+	for (size_t i = 0; i < c->n; i++)
+		free((char *)pins[i].depends);
+	free(pins);
+}
+
+static void check_release(const struct cfa_deb_release *r)
+{
+	FUZZ_CHECK(r->date != NULL, "a Release without a Date accepted");
+	for (size_t i = 0; i < r->nfiles; i++)
+		FUZZ_CHECK(cfa_valid_sha256(r->files[i].sha256) && r->files[i].size >= 0 &&
+		           r->files[i].path, "file %zu", i);
+}
+
+/* Whether name is the package of the text's first "Package:" line. */
+static bool root_of(const char *text, const char *name)
+{
+	const char *at = strstr(text, "Package:");
+	size_t n = strlen(name);
+
+	if (!at || (at != text && at[-1] != '\n'))
+		return false;
+	at += 8;
+	while (*at == ' ' || *at == '\t')
+		at++;
+	return strncmp(at, name, n) == 0 && (at[n] == '\n' || at[n] == '\r' || at[n] == ' ' ||
+	                                     at[n] == '\0');
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
 	char *text = fuzz_text(data, size);
-	struct cfa_arena arena;
-	struct cfa_deb_want want[WANTS_MAX];
-	struct cfa_deb_found found[WANTS_MAX];
-	size_t n;
+	struct cfa_arena a;
+	struct cfa_deb_index idx;
+	struct cfa_deb_closure c;
+	struct cfa_deb_release rel;
 
-	cfa_arena_init(&arena);
-	if ((n = wanted_names(&arena, text, want)) > 0) {
-		if (cfa_deb_index_find(ctx, INDEX_NAME, text, strlen(text), "amd64", want, n, &arena,
-		                       found)) {
-			FUZZ_CHECK(strstr(cfapkg_ctx_error(ctx), INDEX_NAME), "a refusal without the "
-			           "index's name: %s", cfapkg_ctx_error(ctx));
-		} else {
-			check_found(want, found, n);
-			check_again(ctx, &arena, text, want, found, n);
+	cfa_arena_init(&a);
+	if (cfa_deb_index_read(ctx, "fuzz", text, strlen(text), "amd64", &a, &idx) == CFAPKG_E_OK) {
+		check_index(&idx);
+		size_t k = 0;
+		while (k < idx.n && !root_of(text, idx.pkgs[k].name))
+			k++;
+		if (k < idx.n) {
+			const struct cfa_deb_index *order[1] = {&idx};
+			const char *root = idx.pkgs[k].name;
+			if (cfa_deb_closure(ctx, order, 1, &root, 1, "libc6", &a, &c) == CFAPKG_E_OK)
+				check_closure(&idx, &c, root);
 		}
 	}
-	check_lines(text); /* last: it cuts the text */
-	cfa_arena_fini(&arena);
+	cfapkg_ctx_clear_error(ctx);
+	if (cfa_deb_release_read(ctx, "fuzz", text, strlen(text), &a, &rel) == CFAPKG_E_OK)
+		check_release(&rel);
+	cfapkg_ctx_clear_error(ctx);
+	cfa_arena_fini(&a);
 	free(text);
-	cfapkg_ctx_free(ctx);
 	return 0;
 }

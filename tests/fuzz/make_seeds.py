@@ -359,7 +359,7 @@ def pgpkey_seeds():
                        timeout=60)
 
 
-def debindex_seeds():
+def debfind_seeds():
     """Packages indexes: stanzas as Debian and AMD write them, several
     versions of one name (the newest taken by name alone), and broken
     entries."""
@@ -371,26 +371,104 @@ def debindex_seeds():
                 f"SHA256: {sha}\nDescription: a package\n continued here\n{extra}")
     newest = [stanza("cfa-data", v) for v in
               ("1.0-1", "1.10-1", "1.9-1", "1:0.1-1", "1.10-1+b1", "1.0~rc1-1", "1.10-1")]
-    put("debindex", "newest", "\n".join(newest))
-    put("debindex", "amd", "\n".join([
+    put("debfind", "newest", "\n".join(newest))
+    put("debfind", "amd", "\n".join([
         stanza("hip-runtime-amd", "6.4.43484.60402-120~24.04"),
         stanza("rocm-core", "6.4.2.60402-120~24.04"),
         stanza("rocm-core", "7.2.4.70204-9~24.04"),
         stanza("rocblas", "4.4.1.60402-120~24.04", arch="all")]))
-    put("debindex", "long-runs", "\n".join([
+    put("debfind", "long-runs", "\n".join([
         stanza("cfa-git", "0.0+git20240101123456-1"), stanza("cfa-git", "0.0+git20231231235959-1"),
         stanza("cfa-git", "0.0+git020240101123457-1")]) +
         "\n0.0+git20240101123456\n0.0+git9\n1.4294967301-1\n1.9-1\n1:2\n"
         "99999999999999999999:1\n")
-    put("debindex", "crlf", "\n".join(newest[:2]).replace("\n", "\r\n"))
-    put("debindex", "case", stanza("cfa-x", "1-1").replace("Filename:", "filename:")
+    put("debfind", "crlf", "\n".join(newest[:2]).replace("\n", "\r\n"))
+    put("debfind", "case", stanza("cfa-x", "1-1").replace("Filename:", "filename:")
         .replace("SHA256:", "sha256:"))
-    put("debindex", "other-arch", stanza("cfa-x", "2-1", arch="arm64") + "\n" +
+    put("debfind", "other-arch", stanza("cfa-x", "2-1", arch="arm64") + "\n" +
         stanza("cfa-x", "1-1"))
-    put("debindex", "bad-filename", stanza("cfa-x", "1-1", filename="../../etc/passwd"))
-    put("debindex", "bad-sha", stanza("cfa-x", "1-1", sha="xyz"))
-    put("debindex", "no-size", stanza("cfa-x", "1-1").replace("Size: 4321\n", ""))
-    put("debindex", "no-version", stanza("cfa-x", "1-1").replace("Version: 1-1\n", ""))
+    put("debfind", "bad-filename", stanza("cfa-x", "1-1", filename="../../etc/passwd"))
+    put("debfind", "bad-sha", stanza("cfa-x", "1-1", sha="xyz"))
+    put("debfind", "no-size", stanza("cfa-x", "1-1").replace("Size: 4321\n", ""))
+    put("debfind", "no-version", stanza("cfa-x", "1-1").replace("Version: 1-1\n", ""))
+ELF_SOURCE = """#include <math.h>
+double f(double x) { return sin(x); }
+int g(void) { return 1; }
+"""
+ELF_VERSIONS = "GLIBC_2.2.5 { global: f; local: *; };\nGLIBC_2.41 { global: g; } GLIBC_2.2.5;\n"
+
+
+def elf_seeds():
+    """A small shared library built here (DT_NEEDED, SONAME, RUNPATH and
+    version definitions, as a libc.so.6 has), cut short and with its
+    dynamic section's offset broken."""
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        t = pathlib.Path(tmp)
+        (t / "a.c").write_text(ELF_SOURCE)
+        (t / "v.map").write_text(ELF_VERSIONS)
+        try:
+            subprocess.run(["cc", "-shared", "-fPIC", "-o", str(t / "lib.so"),
+                            "-Wl,-soname,libseed.so.1", f"-Wl,--version-script={t / 'v.map'}",
+                            "-Wl,-rpath,$ORIGIN/../lib", "-Wl,-z,noseparate-code",
+                            "-Wl,-z,max-page-size=4096", "-Wl,--build-id=none",
+                            str(t / "a.c"), "-lm"], check=True)
+            subprocess.run(["strip", "-s", str(t / "lib.so")], check=True)
+        except (OSError, subprocess.CalledProcessError) as e:
+            print(f"make_seeds: the ELF seeds were left out: {e}", file=sys.stderr)
+            return
+        data = (t / "lib.so").read_bytes()
+    put("elf", "shared-library.so", data)
+    put("elf", "cut-short.so", data[:len(data) // 3])
+    broken = bytearray(data)
+    broken[32:40] = (len(data) - 8).to_bytes(8, "little")  # e_phoff near the end
+    put("elf", "program-headers-past-end.so", bytes(broken))
+    put("elf", "not-elf.txt", "not an ELF file\n")
+
+
+def deb_stanza(name, version, depends="", extra=""):
+    digest = hashlib.sha256(f"{name} {version}".encode()).hexdigest()
+    text = (f"Package: {name}\nVersion: {version}\nArchitecture: amd64\n"
+            f"Filename: pool/main/{name[0]}/{name}/{name}_{version.split(':')[-1]}_amd64.deb\n"
+            f"Size: {len(name) * 1000}\nSHA256: {digest}\n")
+    if depends:
+        text += f"Depends: {depends}\n"
+    return text + extra
+
+
+def debindex_seeds():
+    """Packages indexes shaped like Debian's ROCm set (epochs, versioned
+    constraints, alternatives, Provides, the C library floor, continuation
+    lines), one whose closure cannot be met, and an InRelease."""
+    comgr = deb_stanza("libamd-comgr3", "7.0.2+dfsg-3", "libc6 (>= 2.38), libgcc-s1 (>= 3.0), "
+                       "libllvm21 (>= 1:21.1.0), libstdc++6 (>= 13.1), libzstd1 (>= 1.5.5), "
+                       "zlib1g (>= 1:1.2.2), libclang-common-21-dev")
+    rest = [deb_stanza("libllvm21", "1:21.1.8-14", "libc6 (>= 2.42), libedit2 (>= 2.11-20080614-4), "
+                       "libffi8 (>= 3.4), libtinfo6 (>= 6) | libncurses6"),
+            deb_stanza("libedit2", "3.1-20260512-1", "libc6 (>= 2.42), libbsd0 (>= 0.1.3)"),
+            deb_stanza("libbsd0", "0.12.2-3", "libc6 (>= 2.38), libmd0 (>= 1.0.3-2)"),
+            deb_stanza("libmd0", "1.3.0-1", "libc6 (>= 2.33)"),
+            deb_stanza("libffi8", "3.8.0-2", "libc6 (>= 2.38)"),
+            deb_stanza("libtinfo6", "6.6+20260608-2", "libc6 (>= 2.42)"),
+            deb_stanza("libgcc-s1", "16.2.0-4", "gcc-16-base (= 16.2.0-4), libc6 (>= 2.35)"),
+            deb_stanza("gcc-16-base", "16.2.0-4"),
+            deb_stanza("libstdc++6", "16.2.0-4", "gcc-16-base (= 16.2.0-4), libc6 (>= 2.38), "
+                       "libgcc-s1 (>= 4.3)"),
+            deb_stanza("libzstd1", "1.5.7+dfsg-4", "libc6 (>= 2.34)"),
+            deb_stanza("zlib1g", "1:1.3.dfsg+really1.3.2-4", "libc6 (>= 2.14)",
+                       "Provides: libz1\nDescription: compression\n continued line\n"),
+            deb_stanza("libclang-common-21-dev", "1:21.1.8-14", "libllvm21 (= 1:21.1.8-14)"),
+            deb_stanza("libc6", "2.43-7", "libgcc-s1")]
+    put("debindex", "closure", "\n".join([comgr] + rest))
+    put("debindex", "closure-unmet", "\n".join([comgr] + rest[1:]))
+    put("debindex", "inrelease",
+        "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nOrigin: Debian\nSuite: unstable\n"
+        "Codename: sid\nDate: Fri, 30 Oct 2026 08:08:01 UTC\nSHA256:\n"
+        f" {sha('packages')} 64988655 main/binary-amd64/Packages\n"
+        f" {sha('packages.xz')}  10824484 main/binary-amd64/Packages.xz\n"
+        "- -----dash-escaped: no field\n"
+        "-----BEGIN PGP SIGNATURE-----\n\nAAAA\n-----END PGP SIGNATURE-----\n")
 
 
 def main():
@@ -408,6 +486,8 @@ def main():
     inrelease_seeds()
     gpgstatus_seeds()
     pgpkey_seeds()
+    elf_seeds()
+    debfind_seeds()
     debindex_seeds()
     for folder in sorted(OUT.iterdir()):
         files = list(folder.iterdir())

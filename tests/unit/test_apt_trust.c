@@ -17,6 +17,7 @@
 #include "core/inrelease.h"
 #include "core/mem.h"
 #include "core/pgpkey.h"
+#include "core/version.h"
 
 #define FIXTURE_FPR "BAD029A5A4B8D6EFF824DB8936F040286435E1CE"
 #define FPR_A "3E915D75C15C2DF47469BFD55645FEAC878326F8"

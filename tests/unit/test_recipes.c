@@ -57,8 +57,10 @@ static void check_provenance(const struct cfapkg_ctx *ctx)
 				if (!s->sha256 && !s->nartifacts && !(s->apt && s->apt->index_sha256))
 					continue;
 				pins++;
-				CHECK(s->provenance && *s->provenance, "%s %s %s: a pin says where it was "
-				      "seen (\"provenance\")", r->name, r->versions[j].version, s->platform);
+				/* A set of pinned .debs says it in the APT source's "seen". */
+				CHECK((s->provenance && *s->provenance) || (s->apt && s->apt->seen),
+				      "%s %s %s: a pin says where it was seen (\"provenance\")", r->name,
+				      r->versions[j].version, s->platform);
 			}
 	}
 	CHECK(pins >= 12, "the built-in recipes carry their pins (%lu)", (unsigned long)pins);
@@ -131,8 +133,8 @@ static void check_nul_scan(void)
 static void check_docs(const char *docs)
 {
 	const char *const *lists[] = {cfa_recipe_keys, cfa_version_keys, cfa_source_keys,
-	                              cfa_artifact_keys, cfa_apt_keys, cfa_upstream_keys,
-	                              cfa_apt_signed_by_keys};
+	                              cfa_artifact_keys, cfa_apt_keys, cfa_deb_pin_keys,
+	                              cfa_upstream_keys, cfa_apt_signed_by_keys};
 	char *text;
 	long n;
 	size_t i;
