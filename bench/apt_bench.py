@@ -9,8 +9,8 @@ repository layout, with a Packages index:
       for each .deb in turn curl it, check its SHA-256 with sha256sum and
       dpkg-deb -x it into one folder; then sync
   (b) cfapkg install of a recipe whose APT source pins that index: fetch the
-      index, the .debs in parallel, verify, unpack into one store folder,
-      sync, write a generation; a fresh root every run
+      index, the .debs in parallel, each unpacked as it arrives into one
+      store folder, verify, sync, write a generation; a fresh root every run
 ROUNDS rounds, the order rotated each round, the page cache dropped before
 every run where allowed.  Goals, on the medians: (b) <= 0.5 x (a), peak
 memory of (b) <= 64 MiB.

@@ -106,19 +106,38 @@ enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const 
 enum cfapkg_err cfa_unpack_extract(struct unpacker *u, archive_read_callback *src, void *src_arg,
                                    const char *file, const char *format, unsigned strip);
 /* drop: file (the archive) is deleted before the tree is flushed to the
- * disk, so that its pages not yet written never are. */
+ * disk, so that its pages not yet written never are.  commit is seal
+ * (digests, links, manifest: whatever can refuse the tree), then move
+ * (flushed, renamed into the store), for a caller with files to drop
+ * between the two. */
 enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file, bool drop,
                                   struct cfapkg_unpack_result *out);
+enum cfapkg_err cfa_unpack_seal(struct unpacker *u, const char *file);
+enum cfapkg_err cfa_unpack_move(struct unpacker *u, struct cfapkg_unpack_result *out);
 void cfa_unpack_close(struct unpacker *u);
+/* The bytes an archive of archive_size may unpack to (opts' caps). */
+uint64_t cfa_unpack_cap(uint64_t archive_size, const struct cfapkg_unpack_opts *opts);
+/* unpack_member.c: one archive of a set, unpacked by its own thread (with
+ * its own ctx) into the set's staging folder while others are: its files
+ * go to the set's hasher, its entries into a tree of its own, joined to
+ * the set's once it is whole (join: in the set's order, a path two
+ * archives hold refused as a duplicate in one archive is).  Closing a
+ * member leaves the folder and the hasher to the set. */
+enum cfapkg_err cfa_unpack_open_member(struct cfapkg_ctx *ctx, struct unpacker *set,
+                                       const char *label, uint64_t archive_size,
+                                       const struct cfapkg_unpack_opts *opts,
+                                       struct unpacker **out);
+enum cfapkg_err cfa_unpack_join(struct unpacker *member);
 
 /* hasher.c: the SHA-256 of each file an unpack writes, computed on another
- * thread: add_file names a file once it is written and closed (the k-th
- * call is file k), finish waits for the digests, hex gives file k's.  new
+ * thread: add_file names a file once it is written and closed (*k: its
+ * number, k-th call file k; threads may call it at once), finish waits
+ * for the digests, hex gives file k's.  new
  * returns NULL when out of memory; false from the others: out of memory or
  * a file that could not be read back. */
 struct cfa_hasher;
 struct cfa_hasher *cfa_hasher_new(void);
-bool cfa_hasher_add_file(struct cfa_hasher *h, const char *path);
+bool cfa_hasher_add_file(struct cfa_hasher *h, const char *path, size_t *k);
 bool cfa_hasher_finish(struct cfa_hasher *h);
 const char *cfa_hasher_hex(const struct cfa_hasher *h, size_t k);
 void cfa_hasher_free(struct cfa_hasher *h);
@@ -137,6 +156,42 @@ enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, con
 void cfa_stream_feed(struct cfa_stream *s, uint64_t readable, bool complete);
 enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep, const char *file,
                                   bool drop, struct cfapkg_unpack_result *out);
+/* stream_set.c: the archives of a set (as cfapkg_unpack_set), each a
+ * stream that unpacks it while it downloads, all into the set's one
+ * staging folder, run by a few workers of the set: each decoder holds its
+ * window (8 MiB for the xz of a .deb), so the workers bound memory, and
+ * one more than the processors keeps them busy while one waits for bytes.
+ * open: *out NULL when the store folder is there already.  start: archive
+ * k's stream over the file part (NULL when it cannot stream: the set then
+ * cannot either).  drop: archive k gave up, and with it the set.  seal:
+ * waits for every archive, joins them in order, judges the set's tree and
+ * writes its manifest; an error means the set is not committed from the
+ * streams.  move: flushed and into the store.  close: stops what runs and
+ * removes what was not committed.  start and drop may be called from the
+ * download threads, for archives of their own. */
+struct cfa_stream_set;
+enum cfapkg_err cfa_stream_set_open(struct cfapkg_ctx *ctx, const char *name, const char *label,
+                                    uint64_t total, size_t n, struct cfa_stream_set **out);
+struct cfa_stream *cfa_stream_set_start(struct cfa_stream_set *set, size_t k, const char *format,
+                                        unsigned strip, const char *label, uint64_t size,
+                                        const char *part);
+void cfa_stream_set_drop(struct cfa_stream_set *set, size_t k);
+enum cfapkg_err cfa_stream_set_seal(struct cfa_stream_set *set);
+enum cfapkg_err cfa_stream_set_move(struct cfa_stream_set *set, struct cfapkg_unpack_result *out);
+const char *cfa_stream_set_error(struct cfa_stream_set *set);
+void cfa_stream_set_close(struct cfa_stream_set *set);
+/* stream.c, for a set: archive k's stream, without a thread (NULL when
+ * it cannot stream); run by a worker of the set (feed works as for any
+ * stream); cancel makes it stop at its next read; end joins its tree to
+ * the set's (keep: it ran, whole, and its download was verified) and
+ * frees it. */
+struct cfa_stream *cfa_stream_member_new(struct cfapkg_ctx *ctx, struct unpacker *into,
+                                         const char *format,
+                                         const struct cfapkg_unpack_opts *opts, uint64_t size,
+                                         const char *part);
+void cfa_stream_member_run(struct cfa_stream *s);
+void cfa_stream_cancel(struct cfa_stream *s);
+enum cfapkg_err cfa_stream_member_end(struct cfa_stream *s, bool keep);
 /* The words that name a fetched archive in messages: "zluda 7 from URL",
  * or NULL when out of memory.  Owned: cfa_free. */
 char *cfa_unpack_label(const struct cfapkg_fetch_item *it);

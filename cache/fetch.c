@@ -570,6 +570,8 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 	struct cfapkg_mirrors *mirrors = NULL;
 	struct xfer *xs;
 	struct cfa_mutex *progress_lock = NULL;
+	struct cfa_stream_set **sets = NULL;
+	size_t nsets = 0;
 	char *dir;
 	enum cfapkg_err e;
 	size_t i;
@@ -594,12 +596,18 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 		e = cfa_nomem(ctx);
 	for (i = 0; i < n && !e; i++)
 		xs[i].progress_lock = progress_lock;
+	if (!e && !(sets = cfa_calloc(n ? n : 1, sizeof(*sets))))
+		e = cfa_nomem(ctx);
+	if (!e)
+		cfa_fetch_sets_open(ctx, xs, n, sets, &nsets);
 	if ((ran = !e))
 		run_groups(xs, n, o.parallel);
 	/* Every stream ends (its archive published or dropped) before any
 	 * item is unpacked: xs is in the threads' order, not the items'. */
 	for (i = 0; i < n; i++)
 		cfa_part_stream_end(&xs[i]);
+	cfa_fetch_sets_end(xs, n, sets, nsets);
+	cfa_free(sets);
 	for (i = 0; i < n; i++) {
 		EVP_MD_CTX_free(xs[i].md);
 		cfa_free(xs[i].iobuf);

@@ -17,6 +17,8 @@ struct xfer {
 	struct cfapkg_ctx *ctx;
 	struct cfapkg_fetch_item *item;
 	struct cfa_stream *stream;       /* unpacking while downloading, or NULL */
+	struct cfa_stream_set *set;      /* the set the archive is one of (fetch_set.c), or NULL */
+	size_t member;                   /* which of the set's archives */
 	bool stream_tried;               /* one chance: the first body only */
 	uint64_t streamed_upto;          /* the bytes the stream was told of */
 	const struct cfapkg_fetch_opts *opts;
@@ -101,6 +103,16 @@ void cfa_fetch_mismatch(struct xfer *x, const char *hex);
 /* fetch.c: a verified .part made durable and moved into the cache under
  * its hash (the item's path); false when that failed (the item says why). */
 bool cfa_fetch_publish(struct xfer *x);
+
+/* fetch_set.c: the items that are archives of one set (unpack_set, one
+ * unpack_name) each given the set's stream before the transfers, when
+ * their store folder is absent (sets: one to close per item at most,
+ * *nsets of them); after them, a set every archive of which streamed is
+ * committed, its archives' .parts dropped unless kept, and any other
+ * given up, its archives published in the cache for cfapkg_unpack_set. */
+void cfa_fetch_sets_open(struct cfapkg_ctx *ctx, struct xfer *xs, size_t n,
+                         struct cfa_stream_set **sets, size_t *nsets);
+void cfa_fetch_sets_end(struct xfer *xs, size_t n, struct cfa_stream_set **sets, size_t nsets);
 
 /* part.c: the .part file of a transfer and its validator (.part.meta). */
 /* Writes the validator of the response now being saved. */

@@ -3,7 +3,8 @@
  * own: the unpack names each file once it is closed and goes on; the
  * thread reads it back while its pages are still in memory.  The unpack
  * never waits for hashing, and hashing costs it nothing.  Where no thread
- * can be started each file is hashed when it is named.
+ * can be started each file is hashed when it is named.  Several unpacks
+ * (the archives of a set, each on its thread) may share one hasher.
  */
 #include <openssl/evp.h>
 #include <string.h>
@@ -13,7 +14,8 @@
 #include "platform/platform.h"
 
 #define READ_SIZE (1u << 20)
-#define WINDOW (128u * CFA_MAP_ALIGN) /* 8 MiB mapped at a time */
+/* 2 MiB mapped at a time: mapped pages count in the resident memory. */
+#define WINDOW (32u * CFA_MAP_ALIGN)
 
 struct cfa_hasher {
 	struct cfa_mutex *m;
@@ -104,21 +106,28 @@ struct cfa_hasher *cfa_hasher_new(void)
 	return h;
 }
 
-bool cfa_hasher_add_file(struct cfa_hasher *h, const char *path)
+bool cfa_hasher_add_file(struct cfa_hasher *h, const char *path, size_t *k)
 {
 	char *copy;
 	bool ok;
 
+	/* Under the lock in both ways: the unpacks of a set's archives name
+	 * their files to one hasher from several threads. */
 	if (!h->thread) {
+		cfa_plat_mutex_lock(h->m);
+		*k = h->nhex;
 		if (!h->failed && !hash_file(h, path))
 			h->failed = true;
-		return !h->failed;
+		ok = !h->failed;
+		cfa_plat_mutex_unlock(h->m);
+		return ok;
 	}
 	if (!(copy = cfa_strdup(path)))
 		return false;
 	cfa_plat_mutex_lock(h->m);
 	ok = cfa_grow((void **)&h->paths, &h->paths_cap, h->npaths + 1, sizeof(*h->paths)) == 0;
 	if (ok) {
+		*k = h->npaths;
 		h->paths[h->npaths++] = copy;
 		cfa_plat_cond_broadcast(h->changed);
 	}

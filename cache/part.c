@@ -3,7 +3,8 @@
  * artifact, NAME.part.meta the validator (ETag or Last-Modified) of the
  * response it came from, so that a resume asks for the rest of the same
  * bytes (If-Range) and anything else starts over.  And the unpack that
- * reads the part while it grows (stream.c).
+ * reads the part while it grows (stream.c; stream_set.c for one archive
+ * of a set).
  */
 #include <string.h>
 
@@ -129,6 +130,12 @@ void cfa_part_stream_start(struct xfer *x)
 	struct cfapkg_unpack_opts uo = {it->unpack_strip, 0, 0, true, NULL, false};
 	char *label;
 
+	/* A set's archive that cannot stream from its first byte gives the
+	 * set up at once: the others stop, and it is unpacked from the cache. */
+	if (x->set && (x->stream_tried || x->have > 0)) {
+		cfa_stream_set_drop(x->set, x->member);
+		return;
+	}
 	if (x->stream_tried || x->have > 0 || !it->unpack_format || !it->unpack_name || !it->sha256)
 		return;
 	x->stream_tried = true;
@@ -138,8 +145,12 @@ void cfa_part_stream_start(struct xfer *x)
 		return;
 	uo.label = label; /* copied by the unpacker */
 	uo.replace = it->unpack_replace;
-	cfa_stream_start(x->ctx, it->unpack_format, it->unpack_name, &uo, size, x->part_path,
-	                 &x->stream);
+	if (x->set)
+		x->stream = cfa_stream_set_start(x->set, x->member, it->unpack_format, it->unpack_strip,
+		                                 label, size, x->part_path);
+	else
+		cfa_stream_start(x->ctx, it->unpack_format, it->unpack_name, &uo, size, x->part_path,
+		                 &x->stream);
 	cfa_free(label);
 }
 
@@ -161,7 +172,9 @@ void cfa_part_stream_drop(struct xfer *x)
 {
 	struct cfapkg_unpack_result ignored;
 
-	if (x->stream)
+	if (x->stream && x->set)
+		cfa_stream_set_drop(x->set, x->member); /* the set's stream, and the set with it */
+	else if (x->stream)
 		cfa_stream_finish(x->stream, false, NULL, false, &ignored);
 	x->stream = NULL;
 }
@@ -172,6 +185,11 @@ void cfa_part_stream_end(struct xfer *x)
 {
 	struct cfapkg_fetch_item *it = x->item;
 
+	if (x->set) { /* committed with its set, or not (cfa_fetch_sets_end) */
+		if (!x->done || it->err)
+			cfa_part_stream_drop(x);
+		return;
+	}
 	if (!x->stream || !x->done || it->err)
 		cfa_part_stream_drop(x);
 	else if (cfa_stream_finish(x->stream, true, x->deferred ? x->part_path : it->path,

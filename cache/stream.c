@@ -8,7 +8,9 @@
  * verified: finish(keep) commits the staging folder only then.  Any
  * trouble (a format that cannot be read front to back, a restarted
  * transfer) makes the stream give up quietly; the caller then unpacks the
- * verified file as before.
+ * verified file as before.  A stream may also be one archive of a set
+ * (stream_set.c): it has no thread of its own then but is run by one of
+ * the set's few workers, and its tree joins the set's, not the store.
  */
 #include <string.h>
 
@@ -61,13 +63,22 @@ static la_ssize_t read_part(struct archive *a, void *arg, const void **out)
 	return (la_ssize_t)n;
 }
 
-static void stream_main(void *arg)
+/* The unpack, in the stream's thread or in a worker of its set. */
+static void stream_body(struct cfa_stream *s)
 {
-	struct cfa_stream *s = arg;
-
-	s->result = cfa_unpack_extract(s->u, read_part, s, NULL, s->format, s->strip);
+	/* The buffer only while unpacking: a set's archives wait their turn. */
+	if (!(s->buf = cfa_malloc(READ_SIZE)))
+		s->result = CFAPKG_E_NOMEM;
+	else
+		s->result = cfa_unpack_extract(s->u, read_part, s, NULL, s->format, s->strip);
 	fclose(s->in);
 	s->in = NULL;
+	CFA_FREE(s->buf);
+}
+
+static void stream_main(void *arg)
+{
+	stream_body(arg);
 }
 
 static void stream_free(struct cfa_stream *s)
@@ -82,30 +93,29 @@ static void stream_free(struct cfa_stream *s)
 	cfa_free(s);
 }
 
-enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, const char *name,
-                                 const struct cfapkg_unpack_opts *opts, uint64_t size,
-                                 const char *part, struct cfa_stream **out)
+/* A stream of format over the file part, its unpacker not yet open. */
+static struct cfa_stream *stream_new(struct cfapkg_ctx *ctx, const char *format,
+                                     const struct cfapkg_unpack_opts *opts, const char *part)
 {
-	struct cfapkg_unpack_opts uo = *opts;
 	struct cfa_stream *s;
-	const char *label = opts->label ? opts->label : "the download";
-	bool existed = false;
 
-	*out = NULL;
 	if (!cfa_unpack_streamable(format) || strlen(format) >= sizeof(s->format) ||
 	    !(s = cfa_calloc(1, sizeof(*s))))
-		return CFAPKG_E_UNSUPPORTED;
+		return NULL;
 	memcpy(s->format, format, strlen(format) + 1); /* fits: checked above */
 	s->strip = opts->strip;
-	uo.hash_checked = true; /* committed only once its hash is verified */
 	if (!(s->ctx = cfapkg_ctx_new()) || cfapkg_ctx_set_root(s->ctx, cfapkg_ctx_root(ctx)) ||
 	    !(s->m = cfa_plat_mutex_new()) || !(s->more = cfa_plat_cond_new()) ||
-	    !(s->buf = cfa_malloc(READ_SIZE)) || !(s->in = cfa_plat_fopen_shared(part)) ||
-	    cfa_unpack_open(s->ctx, name, label, size, &uo, &s->u, &existed) || existed) {
+	    !(s->in = cfa_plat_fopen_shared(part))) {
 		stream_free(s);
-		return CFAPKG_E_UNSUPPORTED;
+		return NULL;
 	}
 	setvbuf(s->in, NULL, _IONBF, 0); /* reads go straight to the file */
+	return s;
+}
+
+static enum cfapkg_err stream_run(struct cfa_stream *s, struct cfa_stream **out)
+{
 	if (cfa_plat_thread_start(stream_main, s, &s->thread) != 0) {
 		stream_free(s);
 		return CFAPKG_E_UNSUPPORTED;
@@ -114,11 +124,75 @@ enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, con
 	return CFAPKG_E_OK;
 }
 
+enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, const char *name,
+                                 const struct cfapkg_unpack_opts *opts, uint64_t size,
+                                 const char *part, struct cfa_stream **out)
+{
+	struct cfapkg_unpack_opts uo = *opts;
+	struct cfa_stream *s = stream_new(ctx, format, opts, part);
+	const char *label = opts->label ? opts->label : "the download";
+	bool existed = false;
+
+	*out = NULL;
+	uo.hash_checked = true; /* committed only once its hash is verified */
+	if (!s)
+		return CFAPKG_E_UNSUPPORTED;
+	if (cfa_unpack_open(s->ctx, name, label, size, &uo, &s->u, &existed) || existed) {
+		stream_free(s);
+		return CFAPKG_E_UNSUPPORTED;
+	}
+	return stream_run(s, out);
+}
+
+struct cfa_stream *cfa_stream_member_new(struct cfapkg_ctx *ctx, struct unpacker *into,
+                                         const char *format,
+                                         const struct cfapkg_unpack_opts *opts, uint64_t size,
+                                         const char *part)
+{
+	struct cfapkg_unpack_opts uo = *opts;
+	struct cfa_stream *s = stream_new(ctx, format, opts, part);
+
+	uo.hash_checked = true; /* joined only once its hash is verified */
+	if (!s)
+		return NULL;
+	s->result = CFAPKG_E_UNSUPPORTED; /* until it runs */
+	if (cfa_unpack_open_member(s->ctx, into, opts->label ? opts->label : part, size, &uo,
+	                           &s->u)) {
+		stream_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void cfa_stream_member_run(struct cfa_stream *s)
+{
+	stream_body(s);
+}
+
+enum cfapkg_err cfa_stream_member_end(struct cfa_stream *s, bool keep)
+{
+	enum cfapkg_err e = s->result;
+
+	if (!e && keep)
+		e = cfa_unpack_join(s->u);
+	stream_free(s);
+	return e;
+}
+
 void cfa_stream_feed(struct cfa_stream *s, uint64_t readable, bool complete)
 {
 	cfa_plat_mutex_lock(s->m);
 	s->readable = readable;
 	s->ended = complete;
+	cfa_plat_cond_broadcast(s->more);
+	cfa_plat_mutex_unlock(s->m);
+}
+
+void cfa_stream_cancel(struct cfa_stream *s)
+{
+	cfa_plat_mutex_lock(s->m);
+	s->cancelled = true;
+	s->ended = true;
 	cfa_plat_cond_broadcast(s->more);
 	cfa_plat_mutex_unlock(s->m);
 }
@@ -169,8 +243,8 @@ void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it, bo
 	char *label;
 	enum cfapkg_err e;
 
-	if (it->err || it->unpacked || !it->unpack_format || !it->unpack_name)
-		return;
+	if (it->err || it->unpacked || it->unpack_set || !it->unpack_format || !it->unpack_name)
+		return; /* a set's archives are cfapkg_unpack_set's */
 	if (!(label = cfa_unpack_label(it))) {
 		it->err = CFAPKG_E_NOMEM;
 		cfa_item_error(it, "%s: out of memory", it->label ? it->label : it->path);

@@ -141,9 +141,8 @@ static enum cfapkg_err write_file(struct unpacker *u, struct archive *a,
 	te->mode = cfa_unpack_mode(perm);
 	te->size = size;
 	cfa_plat_set_mode(full, te->mode);
-	if (!cfa_hasher_add_file(u->hasher, full))
+	if (!cfa_hasher_add_file(u->hasher, full, &te->hash))
 		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot hash (out of memory?)", full);
-	te->hash = u->nhashed++;
 	return CFAPKG_E_OK;
 }
 
@@ -334,7 +333,16 @@ static const char *digest_of(void *arg, size_t k)
 
 bool cfa_unpack_streamable(const char *format)
 {
-	return strncmp(format, "tar", 3) == 0 || strcmp(format, "zip") == 0;
+	return strncmp(format, "tar", 3) == 0 || strcmp(format, "zip") == 0 ||
+	       strcmp(format, "deb") == 0;
+}
+
+uint64_t cfa_unpack_cap(uint64_t archive_size, const struct cfapkg_unpack_opts *opts)
+{
+	uint64_t max_bytes = opts && opts->max_bytes ? opts->max_bytes : 64ull << 30;
+	unsigned ratio = opts && opts->max_ratio ? opts->max_ratio : 1000;
+
+	return archive_size * ratio < max_bytes ? archive_size * ratio : max_bytes;
 }
 
 static enum cfapkg_err unpacker_new(struct cfapkg_ctx *ctx, const char *name, const char *label,
@@ -387,8 +395,6 @@ enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const 
                                 uint64_t archive_size, const struct cfapkg_unpack_opts *opts,
                                 struct unpacker **out, bool *existed)
 {
-	uint64_t max_bytes = opts && opts->max_bytes ? opts->max_bytes : 64ull << 30;
-	unsigned ratio = opts && opts->max_ratio ? opts->max_ratio : 1000;
 	struct unpacker *u;
 	enum cfapkg_err e;
 	int rc;
@@ -407,7 +413,7 @@ enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const 
 		CFA_FREE(u->staging);
 		return CFAPKG_E_OK;
 	}
-	u->cap = archive_size * ratio < max_bytes ? archive_size * ratio : max_bytes;
+	u->cap = cfa_unpack_cap(archive_size, opts);
 	if (!(u->hasher = cfa_hasher_new()))
 		return cfa_nomem(ctx);
 	cfa_plat_remove_tree(u->staging); /* left by an interrupted unpack */
@@ -502,8 +508,7 @@ static enum cfapkg_err swap_in(struct unpacker *u)
 	return e;
 }
 
-enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file, bool drop,
-                                  struct cfapkg_unpack_result *out)
+enum cfapkg_err cfa_unpack_seal(struct unpacker *u, const char *file)
 {
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i;
@@ -523,10 +528,13 @@ enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file, bool dro
 		return e;
 	for (i = 0; i < u->tree.n; i++)
 		u->files += u->tree.e[i].kind != CFA_TREE_DIR;
-	/* An archive that is not kept goes before the sync: the file system
-	 * then drops its pages instead of writing them. */
-	if (drop && file)
-		cfa_plat_remove(file);
+	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_unpack_move(struct unpacker *u, struct cfapkg_unpack_result *out)
+{
+	enum cfapkg_err e = CFAPKG_E_OK;
+
 	cfa_plat_sync_fs(u->staging);
 	cfa_crash_point();
 	if (u->replace)
@@ -542,15 +550,32 @@ enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file, bool dro
 	return result_path(u, out);
 }
 
+enum cfapkg_err cfa_unpack_commit(struct unpacker *u, const char *file, bool drop,
+                                  struct cfapkg_unpack_result *out)
+{
+	enum cfapkg_err e = cfa_unpack_seal(u, file);
+
+	if (e)
+		return e;
+	/* An archive that is not kept goes before the sync: the file system
+	 * then drops its pages instead of writing them. */
+	if (drop && file)
+		cfa_plat_remove(file);
+	return cfa_unpack_move(u, out);
+}
+
 void cfa_unpack_close(struct unpacker *u)
 {
 	if (!u)
 		return;
-	cfa_hasher_finish(u->hasher); /* its files are closed (Windows keeps open files) */
-	if (u->staging)
-		cfa_plat_remove_tree(u->staging);
+	/* A member's folder and hasher are its set's, closed with the set. */
+	if (!u->set) {
+		cfa_hasher_finish(u->hasher); /* its files are closed (Windows keeps open files) */
+		if (u->staging)
+			cfa_plat_remove_tree(u->staging);
+		cfa_hasher_free(u->hasher);
+	}
 	cfa_tree_fini(&u->tree);
-	cfa_hasher_free(u->hasher);
 	cfa_free(u->label);
 	cfa_free(u->store);
 	cfa_free(u->final);

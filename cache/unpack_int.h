@@ -37,7 +37,9 @@ struct unpacker {
 	uint64_t cap, total, files;
 	struct cfa_tree tree;
 	struct cfa_hasher *hasher;
-	size_t nhashed;            /* files named to the hasher so far */
+	struct unpacker *set;      /* a member: one archive of this set, written
+	                              into its staging folder, hashed by its
+	                              hasher, its tree joined to the set's */
 };
 
 /* An entry's path, symbolic link text or hard link target in UTF-8 into

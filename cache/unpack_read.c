@@ -2,7 +2,7 @@
  * unpack_read.c - reading an archive for the unpacker: opening it (the
  * formats and compressions cfapkg names, read from a file or from a
  * download as it arrives, a .deb's payload straight out of its outer ar
- * archive), and its entries' names, made safe or refused.
+ * archive, either way), and its entries' names, made safe or refused.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -55,7 +55,9 @@ static struct archive *open_deb(struct unpacker *u, struct archive *a, struct ar
 	if (!(*outer = archive_read_new()))
 		return NULL;
 	archive_read_support_format_ar(*outer);
-	if (archive_read_open_filename(*outer, u->file, BLOCK) != ARCHIVE_OK) {
+	/* From the file, or front to back as it downloads: ar reads so. */
+	if ((u->file ? archive_read_open_filename(*outer, u->file, BLOCK)
+	             : archive_read_open(*outer, u->src_arg, NULL, u->src, NULL)) != ARCHIVE_OK) {
 		cfa_unpack_unreadable(u, *outer, "deb");
 		return NULL;
 	}

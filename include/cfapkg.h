@@ -763,6 +763,14 @@ struct cfapkg_fetch_item {
 	const char *unpack_name;
 	unsigned unpack_strip;
 	bool unpack_replace;       /* cfapkg_unpack_opts.replace */
+	bool unpack_set;           /* with unpack_format and unpack_name: one archive
+	                              of a set (tar.* or deb; the items of one
+	                              unpack_name, in order): all are unpacked while
+	                              they arrive, several at once, into that one
+	                              store folder, committed once every one is
+	                              verified; if that cannot be done they stay in
+	                              the cache, unpacked false, for
+	                              cfapkg_unpack_set */
 	bool user_urls;            /* the URLs were typed by the user ('prefetch'):
 	                              file:// is read too, as for URLs a mirror rule
 	                              made; other URLs are http(s) only */

@@ -112,8 +112,11 @@ static void print_result(const struct cli *cli, const char *env,
 		        r->commit.load_host > 1 ? " (and more found only on this system)" : "");
 	if (cli->quiet || cli->json)
 		return;
+	/* The archives of a set share one store folder: named once. */
 	for (i = 0; i < r->nitems; i++)
-		if (r->items[i].unpacked)
+		if (r->items[i].unpacked &&
+		    (i == 0 || !r->items[i].unpack_set || !r->items[i - 1].unpack_set ||
+		     strcmp(r->items[i - 1].unpack_name, r->items[i].unpack_name) != 0))
 			printf("Unpacked %s (%llu files%s)\n", r->items[i].unpack_name,
 			       (unsigned long long)r->items[i].unpack.files,
 			       r->items[i].streamed ? ", while downloading" : "");

@@ -8,9 +8,12 @@ every file, link and mode equals what `dpkg-deb -x` gives (the store drops
 write bits); under `cfapkg run` the libraries' own dependencies among them
 resolve inside the environment (`readelf -d` names them, `ldd` finds
 them); a tampered .deb, a changed index and a package the index lacks are
-refused with nothing installed.  And a set of archives (TheRock ships
-ROCm per GPU family in several tarballs) unpacks into one prefix, a path
-two of them hold is refused.
+refused with nothing installed.  The .debs are unpacked while they
+download, several at once; when one of them cannot be (its download
+resumes a part left from before) the set is unpacked from the cache
+instead, to the same tree.  And a set of archives (TheRock ships ROCm
+per GPU family in several tarballs) unpacks into one prefix, a path two of
+them hold is refused.
 
     test_apt.py CFAPKG DEBIAN_REPO_FOLDER
 """
@@ -22,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import urllib.request
 
 import harness
 
@@ -121,16 +125,74 @@ def test_install(tmp, srv, www):
     check("into one store folder", len(stores) == 1, stores)
     if not stores:
         return root, recipes
-    debs = sorted(REPO.glob("pool/**/*.deb"))
-    want = dpkg_tree(debs, tmp / "dpkg")
-    got = tree(stores[0])
-    diff = [k for k in sorted(set(want) | set(got)) if want.get(k) != got.get(k)]
-    check(f"every file, link and mode equals dpkg-deb -x ({len(want)} entries)",
-          want and not diff, [(k, want.get(k), got.get(k)) for k in diff[:5]])
+    check("unpacked while the .debs downloaded, named once",
+          r.stdout.count(f"Unpacked {stores[0].name} (") == 1 and "while downloading" in r.stdout,
+          r.stdout)
+    kept = [p.name for p in (root / "downloads").iterdir()]
+    check("the streamed .debs are not kept, and nothing is left half done",
+          not [n for n in kept if n.startswith(tuple(deb_shas())) or n.endswith(".part")] and
+          not leftovers(root), (kept, leftovers(root)))
+    same_as_dpkg(tmp, stores[0], "streamed")
     r = install(root, recipes)
     check("a second install has nothing to do", r.returncode == 0 and
           "Nothing to do" in r.stdout, r.stdout + r.stderr)
     return root, recipes
+
+
+def deb_shas():
+    return [sha256(d) for d in sorted(REPO.glob("pool/**/*.deb"))]
+
+
+def leftovers(root):
+    return [p.name for p in root.rglob("*") if p.name.startswith((".staging-", ".new-"))]
+
+
+def same_as_dpkg(tmp, store, how):
+    if not (tmp / "dpkg").exists():
+        dpkg_tree(sorted(REPO.glob("pool/**/*.deb")), tmp / "dpkg")
+    want, got = tree(tmp / "dpkg"), tree(store)
+    diff = [k for k in sorted(set(want) | set(got)) if want.get(k) != got.get(k)]
+    check(f"{how}: every file, link and mode equals dpkg-deb -x ({len(want)} entries)",
+          want and not diff, [(k, want.get(k), got.get(k)) for k in diff[:5]])
+
+
+def test_resumed(tmp, srv):
+    """One .deb's download was cut before (its .part and validator left in
+    the cache): it resumes, so it cannot be unpacked as it arrives, and the
+    set is unpacked from the cache once all are there."""
+    root, recipes = tmp / "root-resumed", tmp / "recipes-good"
+    deb = sorted(REPO.glob("pool/**/libhsakmt1_*.deb"))[0]
+    url = srv.url("debian/" + deb.relative_to(REPO).as_posix())
+    with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=30) as resp:
+        etag = resp.headers["ETag"]
+    (root / "downloads").mkdir(parents=True)
+    part = root / "downloads" / f"{sha256(deb)}.part"
+    part.write_bytes(deb.read_bytes()[:deb.stat().st_size // 2])
+    pathlib.Path(f"{part}.meta").write_text(etag)
+    r = install(root, recipes)
+    stores = list((root / "store").glob("debian-rocm-5.2.3-*"))
+    check("a set with a resumed .deb installs", r.returncode == 0 and len(stores) == 1 and
+          "while downloading" not in r.stdout, r.stdout + r.stderr)
+    if stores:
+        same_as_dpkg(tmp, stores[0], "unpacked from the cache")
+    check("and nothing is left half done", not leftovers(root) and
+          not list((root / "downloads").glob("*.part")), leftovers(root))
+
+
+def test_cached(tmp):
+    """The .debs in the cache already (fetched before): unpacked from their
+    files, several at once, and kept."""
+    root = tmp / "root-cached"
+    (root / "downloads").mkdir(parents=True)
+    for deb in sorted(REPO.glob("pool/**/*.deb")):
+        shutil.copyfile(deb, root / "downloads" / sha256(deb))
+    r = install(root, tmp / "recipes-good")
+    stores = list((root / "store").glob("debian-rocm-5.2.3-*"))
+    check("a set whose .debs are in the cache installs from them", r.returncode == 0 and
+          len(stores) == 1, r.stdout + r.stderr)
+    if stores:
+        same_as_dpkg(tmp, stores[0], "from the cache")
+    check("and keeps them there", all((root / "downloads" / h).is_file() for h in deb_shas()))
 
 
 def needed(lib):
@@ -181,8 +243,9 @@ def test_tampered(tmp, srv, www):
     root, r = install_tampered(tmp, srv, www, "tampered-deb", flip_deb)
     check("a tampered .deb is refused, naming its URL", r.returncode != 0 and
           "libhsakmt1_" in r.stderr, r.stdout + r.stderr)
-    check("and nothing is installed", nothing_installed(root) and
-          not (root / "envs" / "default" / "current").exists())
+    check("and nothing is installed, nothing of the unpack is left (the others streamed)",
+          nothing_installed(root) and not (root / "envs" / "default" / "current").exists() and
+          not leftovers(root), leftovers(root))
 
     def change_index(dst):
         f = index_file(dst)
@@ -268,6 +331,8 @@ def main():
         root, recipes = test_install(tmp, srv, www)
         if (root / "envs" / "default" / "current").exists():
             test_run_resolves(root, recipes)
+        test_resumed(tmp, srv)
+        test_cached(tmp)
         test_tampered(tmp, srv, www)
         test_set(tmp, srv, www)
     finally:

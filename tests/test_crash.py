@@ -1,16 +1,27 @@
 #!/usr/bin/env python3
 """Crash safety: cfapkg is killed (as by SIGKILL: CFAPKG_CRASH_AFTER=N makes
 the Nth step of a change kill the process on the spot) at every step of an
-update, an install into a second environment, a rollback, a pin and a gc.
-After each kill the environment is on the old or the new generation,
-never between, verify passes, and the same command then completes."""
+update, an install into a second environment, a rollback, a pin, a gc and
+the install of a set of archives (unpacked while they download, into one
+store folder).  After each kill the environment is on the old or the new
+generation, never between, verify passes, and the same command then
+completes.  And a set's install killed while its archives are being
+unpacked, as they arrive from a slow server, completes when run again,
+nothing left behind."""
+import hashlib
 import json
 import os
+import pathlib
 import shutil
+import subprocess
 import sys
+import time
 
 import channel
 import harness
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "servers"))
+from nginx import Nginx  # noqa: E402
 
 
 BIN = sys.argv[1]
@@ -96,9 +107,78 @@ def crash_every_step(name, pristine, recipes, env, args, expect_after):
     return runs
 
 
+SET_PARTS = ("core", "blas", "sparse")
+
+
+def write_set(www, recipes, url):
+    """rock 7.10.0: three tar.gz archives of one prefix (as TheRock ships
+    ROCm), each a library of 1 MB of incompressible bytes and a few small
+    files."""
+    arts = []
+    for part in SET_PARTS:
+        files = {f"lib/lib{part}.so": os.urandom(1 << 20)}
+        files.update({f"share/{part}/k{j}.dat": f"{part} kernel {j}\n".encode() for j in range(4)})
+        data = channel._targz(files, "rock")
+        (www / f"rock-{part}.tar.gz").write_bytes(data)
+        arts.append({"url": url(f"rock-{part}.tar.gz"), "sha256": hashlib.sha256(data).hexdigest(),
+                     "size": len(data), "format": "tar.gz", "strip": 1})
+    recipe = {"format": 1, "name": "rock", "summary": "a ROCm split in archives",
+              "versions": [{"version": "7.10.0", "sources": {
+                  "linux-x86_64": {"artifacts": arts}, "windows-x86_64": {"artifacts": arts}},
+                  "runtime": {"path": ["lib"]}}]}
+    (recipes / "rock.json").write_text(json.dumps(recipe, indent=1))
+
+
+def part_files(root):
+    return [p.name for p in (root / "downloads").glob("*.part")] if (root / "downloads").exists() \
+        else []
+
+
+def kill_while_unpacking(tmp, base, recipes, facts, want):
+    """The install killed once the set's staging folder holds files, then
+    run again."""
+    work = tmp / "killed-set"
+    copy_root(base, work)
+    env = dict(os.environ, CFAPKG_ROOT=str(work), CFAPKG_RECIPES=str(recipes), CFAPKG_MIRRORS="")
+    proc = subprocess.Popen([*harness.EMULATOR, BIN, "install", "rock", *facts], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline, staged = time.monotonic() + 60, False
+    while time.monotonic() < deadline and proc.poll() is None and not staged:
+        staged = any(any(d.rglob("*.so")) for d in (work / "store").glob(".staging-rock-*"))
+        time.sleep(0.02)
+    proc.kill()
+    proc.wait(timeout=60)
+    check("a set's install is killed while its archives are being unpacked", staged)
+    again = run(work, recipes, "install", "rock", *facts)
+    s = state(work, recipes, "default")
+    check("run again, it completes: the set installed, verify passes, nothing left behind",
+          again.returncode == 0 and s and s[1] == want and
+          run(work, recipes, "verify").returncode == 0 and not leftovers(work) and
+          not part_files(work), (again.stderr, s, leftovers(work), part_files(work)))
+
+
+def crash_set(tmp, srv, base, recipes, facts):
+    """A set of archives: killed at every step of its install, and while
+    its archives stream in."""
+    before = state(base, recipes, "default")[1]
+    want = dict(before, rock="7.10.0")
+    write_set(tmp / "www", recipes, srv.url)
+    runs = crash_every_step("install a set of archives (unpacked as they arrive)", base,
+                            recipes, "default", ["install", "rock", *facts], want)
+    if harness.EMULATOR:
+        return runs  # a kill at a moment of the test's choosing needs a native process
+    slow = Nginx(tmp / "www", tmp / "nginx-slow", extra="limit_rate 256k;")
+    try:
+        write_set(tmp / "www", recipes, slow.url)
+        kill_while_unpacking(tmp, base, recipes, facts, want)
+    finally:
+        slow.stop()
+    return runs
+
+
 def main():
     total = 0
-    with channel.served("cfapkg-crash-", headers=35, big=100_000) as (tmp, _, recipes):
+    with channel.served("cfapkg-crash-", headers=35, big=100_000) as (tmp, srv, recipes):
         base = tmp / "base"
         facts = [*channel.FACTS, "--yes"]
         r = run(base, recipes, "install", "pytorch-cuda-stack", "zluda==6-preview.69", *facts)
@@ -123,6 +203,7 @@ def main():
         run(updated, recipes, "rollback", *facts[-1:])
         total += crash_every_step("gc after a rollback", updated, recipes, "default",
                                   ["gc", "--keep", "1"], six)
+        total += crash_set(tmp, srv, base, recipes, facts)
         check(f"at least 100 killed runs in all ({total})", total >= 100)
     return check.report()
 

@@ -394,8 +394,10 @@ def install_stack(tmp, name, fixture, gfx, rocm, other, recipes, glibc, zluda_li
         zluda_lib = build_zluda(tmp, rocm_lib)
         libtorch = build_libtorch(tmp, zluda_lib)
         stand_in_recipes(recipes, SRV, WWW, zluda_lib, libtorch)
+    # rocm-debian named: otherwise the built-in recipes' AMD repository, the
+    # newer ROCm, would be planned, and it is not on 127.0.0.1.
     r = timed(f"{name}: install pytorch-cuda-stack", lambda: root.run(
-        "install", "--env", name, "pytorch-cuda-stack", "--yes"))
+        "install", "--env", name, "pytorch-cuda-stack", "rocm-debian", "--yes"))
     have = root.listing(name)
     check(f"{name}: cfapkg install pytorch-cuda-stack succeeds", r.returncode == 0,
           r.stdout[-1500:] + r.stderr[-2000:])

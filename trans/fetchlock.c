@@ -104,9 +104,10 @@ static bool wanted(const struct fetch_job *j, const struct cfapkg_locked *p)
 	return p->kind == CFAPKG_KIND_PACKAGE && (replaced(j, p) || !cfapkg_store_has(j->ctx, p));
 }
 
-/* One item per archive: a single archive is unpacked as it arrives; the
- * archives of a set are only downloaded here, and unpacked together once
- * all of them are in the cache (unpack_sets). */
+/* One item per archive, each unpacked as it arrives: a single archive
+ * into its store folder, the archives of a set together into theirs; a
+ * set that could not be unpacked so is unpacked from the cache
+ * (unpack_sets). */
 static bool make_items(struct cfapkg_fetch_item *list, const struct cfapkg_locked *p,
                        bool replace, size_t *made)
 {
@@ -128,6 +129,10 @@ static bool make_items(struct cfapkg_fetch_item *list, const struct cfapkg_locke
 		const struct cfapkg_artifact *a = &p->artifacts[i];
 		if (!fill_item(&list[i], p->name, a->url, a->mirrors, a->nmirrors, a->sha256, a->size))
 			return false;
+		list[i].unpack_format = a->format;
+		list[i].unpack_name = p->store;
+		list[i].unpack_strip = a->strip;
+		list[i].unpack_set = true;
 	}
 	return true;
 }

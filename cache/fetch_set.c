@@ -1,0 +1,146 @@
+/*
+ * fetch_set.c - downloads that are the archives of one set (the .debs of
+ * an APT source), each unpacked as it arrives into the set's one store
+ * folder (stream_set.c).  An archive already in the cache streams from
+ * its file at once.  A set is committed only when every archive of it was
+ * verified and unpacked whole; its .parts, which nothing else needs once
+ * the store folder is there, are deleted before the folder is flushed, so
+ * their pages are never written.  Any other outcome publishes them in the
+ * cache like any download, and cfapkg_unpack_set unpacks them from there.
+ */
+#include <string.h>
+
+#include "cache/fetch.h"
+#include "core/mem.h"
+#include "core/strbuf.h"
+
+static bool set_item(const struct cfapkg_fetch_item *it)
+{
+	return it->unpack_set && it->unpack_name && it->unpack_format && it->sha256 &&
+	       it->size >= 0;
+}
+
+static bool same_set(const struct cfapkg_fetch_item *a, const struct cfapkg_fetch_item *b)
+{
+	return set_item(b) && strcmp(a->unpack_name, b->unpack_name) == 0;
+}
+
+/* An archive in the cache already: its stream reads the whole file now. */
+static void start_cached(struct xfer *x)
+{
+	struct cfapkg_fetch_item *it = x->item;
+	char *label = cfa_unpack_label(it);
+
+	x->stream_tried = true;
+	if (label)
+		x->stream = cfa_stream_set_start(x->set, x->member, it->unpack_format,
+		                                 it->unpack_strip, label, it->size_out, it->path);
+	if (x->stream)
+		cfa_stream_feed(x->stream, it->size_out, true);
+	cfa_free(label);
+}
+
+/* The first item of a set opens it for all of them. */
+static struct cfa_stream_set *open_set(struct cfapkg_ctx *ctx, struct xfer *xs, size_t n,
+                                       size_t first)
+{
+	const struct cfapkg_fetch_item *it = xs[first].item;
+	struct cfa_stream_set *set = NULL;
+	uint64_t total = 0;
+	size_t count = 0, j, k = 0;
+
+	for (j = 0; j < first; j++)
+		if (same_set(it, xs[j].item))
+			return NULL; /* not its first item: tried already */
+	for (j = first; j < n; j++)
+		if (same_set(it, xs[j].item)) {
+			total += (uint64_t)xs[j].item->size;
+			count++;
+		}
+	if (cfa_stream_set_open(ctx, it->unpack_name, it->label ? it->label : it->unpack_name,
+	                        total, count, &set) || !set)
+		return NULL;
+	for (j = first; j < n; j++)
+		if (same_set(it, xs[j].item)) {
+			xs[j].set = set;
+			xs[j].member = k++;
+			if (xs[j].done && xs[j].item->from_cache)
+				start_cached(&xs[j]);
+		}
+	return set;
+}
+
+void cfa_fetch_sets_open(struct cfapkg_ctx *ctx, struct xfer *xs, size_t n,
+                         struct cfa_stream_set **sets, size_t *nsets)
+{
+	size_t i;
+
+	*nsets = 0;
+	for (i = 0; i < n; i++)
+		if (set_item(xs[i].item) && !xs[i].set && (sets[*nsets] = open_set(ctx, xs, n, i)))
+			(*nsets)++;
+}
+
+/* After the commit (r: what it made, or NULL when there was none): each
+ * archive is in the store, or keeps the error of the commit. */
+static void settle(struct xfer *xs, size_t n, struct cfa_stream_set *set,
+                   const struct cfapkg_unpack_result *r, enum cfapkg_err e, const char *why)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct cfapkg_fetch_item *it = xs[i].item;
+		if (xs[i].set != set)
+			continue;
+		xs[i].stream = NULL; /* the set's, closed with it */
+		xs[i].set = NULL;
+		if (!r)
+			continue;
+		if (e && !it->err) {
+			it->err = e;
+			cfa_item_error(it, "%s", why);
+		} else if (!e) {
+			it->unpacked = true;
+			it->streamed = !it->from_cache;
+			it->unpack = *r;
+		}
+	}
+}
+
+/* Before the flush, or, when the set is given up, into the cache (a
+ * stream still reading one follows the rename). */
+static void drop_or_publish(struct xfer *xs, size_t n, struct cfa_stream_set *set, bool drop)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (xs[i].set != set || !xs[i].deferred)
+			continue;
+		if (drop) {
+			cfa_part_discard(&xs[i]);
+			xs[i].item->path[0] = '\0';
+			xs[i].deferred = false;
+		} else {
+			cfa_fetch_publish(&xs[i]);
+		}
+	}
+}
+
+void cfa_fetch_sets_end(struct xfer *xs, size_t n, struct cfa_stream_set **sets, size_t nsets)
+{
+	size_t s;
+
+	for (s = 0; s < nsets; s++) {
+		struct cfapkg_unpack_result r;
+		enum cfapkg_err e = cfa_stream_set_seal(sets[s]);
+
+		drop_or_publish(xs, n, sets[s], !e);
+		if (!e) {
+			e = cfa_stream_set_move(sets[s], &r);
+			settle(xs, n, sets[s], &r, e, cfa_stream_set_error(sets[s]));
+		} else {
+			settle(xs, n, sets[s], NULL, e, NULL);
+		}
+		cfa_stream_set_close(sets[s]);
+	}
+}
