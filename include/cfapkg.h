@@ -283,6 +283,8 @@ CFAPKG_API const struct cfapkg_recipe *cfapkg_recipe_find(const struct cfapkg_ct
  * they are a typo or two apart.  Comma-separated, in name order; NULL when
  * none is (or out of memory).  Owned: cfapkg_free. */
 CFAPKG_API char *cfapkg_recipe_suggest(const struct cfapkg_ctx *ctx, const char *name);
+/** The same rule over any list of names (commands, options). */
+CFAPKG_API char *cfapkg_names_suggest(const char *name, const char *const *names, size_t n);
 /** Status of a version on a GPU target, after the GPU's own project status
  * (an experimental GPU makes every part experimental). */
 CFAPKG_API enum cfapkg_status cfapkg_version_status(const struct cfapkg_ctx *ctx,

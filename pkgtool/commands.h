@@ -156,6 +156,8 @@ struct cJSON *detection_json(const struct cfapkg_machine *m);
  * OPTS_GLOBAL; false past its end. */
 bool command_at(size_t i, const char **name, unsigned long long *opts, const char **usage,
                 const char **summary);
+/* Whether command i's first argument is a program whose arguments follow. */
+bool command_takes_program(size_t i);
 /* cmd_completion.c: completion scripts made from the command and option
  * tables. */
 int cmd_completion(struct cfapkg_ctx *ctx, const struct cli *cli);
