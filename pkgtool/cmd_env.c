@@ -102,7 +102,7 @@ int cmd_env(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if (strcmp(sub, "show") == 0 || strcmp(sub, "activate") == 0)
 		return cmd_env_runtime(ctx, cli);
 	if (strcmp(sub, "deactivate") == 0 && cli->nargs == 1)
-		return shell_deactivate(cli_value(cli, OPT_SHELL));
+		return shell_from_cli(cli) ? shell_deactivate(shell_from_cli(cli)) : EXIT_USAGE;
 	if (name && cli->nargs == 2 && strcmp(sub, "create") == 0) {
 		int rc = locked_call(ctx, cli, cfapkg_env_create, name);
 		if (!rc && cli->json)

@@ -294,6 +294,20 @@ int unsolved_exit(const struct cfapkg_plan *plan)
 	return EXIT_UNSOLVABLE;
 }
 
+static void decision_line(void *arg, const char *text)
+{
+	(void)arg;
+	fprintf(stderr, "  %s\n", text);
+}
+
+void print_decisions(const struct cfapkg_plan *plan, const struct cli *cli)
+{
+	if (!cli->verbose || cli->quiet || !cfapkg_plan_solved(plan))
+		return;
+	fprintf(stderr, "The solver decided:\n");
+	cfapkg_plan_decisions(plan, decision_line, NULL);
+}
+
 int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *testcase = cli_value(cli, OPT_TESTCASE);
@@ -319,6 +333,7 @@ int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli)
 			print_plan_text(ctx, plan);
 		print_uninstallable(plan);
 	}
+	print_decisions(plan, cli);
 	cfapkg_plan_free(plan);
 	return rc;
 }

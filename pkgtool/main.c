@@ -294,9 +294,19 @@ int report_error_code(enum cfapkg_err err)
 		return EXIT_BUSY;
 	case CFAPKG_E_UNSOLVABLE:
 		return EXIT_UNSOLVABLE;
+	case CFAPKG_E_INTERRUPTED:
+		return EXIT_INTERRUPTED;
 	default:
 		return EXIT_ERROR;
 	}
+}
+
+/* cfapkg.conf's settings, read once the root is known. */
+static struct cfapkg_settings *settings;
+
+const struct cfapkg_settings *cli_settings(void)
+{
+	return settings;
 }
 
 static int setup_context(struct cfapkg_ctx *ctx, const struct cli *cli, bool recipes)
@@ -304,7 +314,8 @@ static int setup_context(struct cfapkg_ctx *ctx, const struct cli *cli, bool rec
 	enum cfapkg_err e;
 	size_t i;
 
-	if ((e = cfapkg_ctx_set_root(ctx, cli_value(cli, OPT_ROOT))))
+	if ((e = cfapkg_ctx_set_root(ctx, cli_value(cli, OPT_ROOT))) ||
+	    (e = cfapkg_settings_load(ctx, &settings)))
 		return report_error(ctx, e);
 	for (i = 0; i < cli->nopts; i++)
 		if (cli->opts[i].id == OPT_RECIPES &&
@@ -359,6 +370,8 @@ static int dispatch(const struct cli *cli)
 	rc = setup_context(ctx, cli, c->run != cmd_channel && c->run != cmd_completion);
 	if (rc == EXIT_OK)
 		rc = c->run(ctx, cli);
+	cfapkg_settings_free(settings);
+	settings = NULL;
 	cfapkg_ctx_free(ctx);
 	return rc;
 }

@@ -416,7 +416,7 @@ def test_no_color(tmp):
         rc, out = on_pty(args, env)
         check(f"progress on {name}: {'escapes' if escapes else 'no escape'}",
               rc == 0 and (b"\x1b" in out) == escapes and
-              (escapes or re.search(rb"prefetch +2\.9 MiB done", out)), out[:300])
+              (escapes or re.search(rb"big\.bin: 2\.9 MiB, done in", out)), out[:300])
     r = subprocess.run([BIN, *args], capture_output=True, env=dict(
         os.environ, TERM="xterm", CFAPKG_ROOT=str(tmp / "pipe")), timeout=harness.TIMEOUT)
     check("nothing writes escapes when standard error is no terminal",
