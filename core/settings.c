@@ -153,14 +153,22 @@ static const char *trim(const char *p, const char **end)
 static enum cfapkg_err unknown_key(struct cfapkg_ctx *ctx, const char *where, const char *key,
                                    size_t len)
 {
-	char list[256] = "";
+	const char *names[NKEYS];
+	char list[256] = "", typed[64], *like;
+	enum cfapkg_err e;
 	size_t i;
 
-	for (i = 0; i < NKEYS; i++)
+	for (i = 0; i < NKEYS; i++) {
+		names[i] = keys[i].name;
 		cfa_fit_text(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
 		             keys[i].name);
-	return cfa_fail(ctx, CFAPKG_E_USAGE, "%s: unknown setting \"%.*s\"; the settings are: %s",
-	                where, (int)len, key, list);
+	}
+	cfa_fit_text(typed, sizeof(typed), "%.*s", (int)len, key);
+	like = cfapkg_names_suggest(typed, names, NKEYS);
+	e = cfa_fail(ctx, CFAPKG_E_USAGE, "%s: unknown setting \"%.*s\"%s%s; the settings are: %s",
+	             where, (int)len, key, like ? "; did you mean: " : "", like ? like : "", list);
+	cfa_free(like);
+	return e;
 }
 
 /* One line: blank, a comment, or "key = value". */

@@ -676,6 +676,27 @@ CFAPKG_API enum cfapkg_err cfapkg_plan_decisions(const struct cfapkg_plan *plan,
                                                  void (*line)(void *arg, const char *text),
                                                  void *arg);
 
+/** For a plan that did not solve: the fewest changes that make the same
+ * request solve, found by solving again with them (a few dozen solves at
+ * most), so that a message can lead with the way out.  NULL when the plan
+ * solved, or no such change was found (a GPU no version supports, a name
+ * misspelt). */
+#define CFAPKG_FIX_STEPS 4
+struct cfapkg_plan_fix_step {
+	const char *fact;          /* the fact it changes: "hip-sdk", "driver",
+	                              "hip-runtime" (cfapkg_facts_set's keys) */
+	const char *value;         /* "6.2.4" */
+	const char *part;          /* what to get, in words: "hip-sdk 6.2.4" */
+	const char *hint;          /* how to get it (the recipe's), or NULL */
+};
+struct cfapkg_plan_fix {
+	bool found;
+	bool allow_experimental;   /* and pass --allow-experimental */
+	size_t nsteps;
+	struct cfapkg_plan_fix_step steps[CFAPKG_FIX_STEPS];
+};
+CFAPKG_API const struct cfapkg_plan_fix *cfapkg_plan_fix(const struct cfapkg_plan *plan);
+
 /** Writes the solved problem as a libsolv testcase folder (for testsolv). */
 CFAPKG_API enum cfapkg_err cfapkg_plan_write_testcase(struct cfapkg_ctx *ctx,
                                                       const struct cfapkg_plan *plan,

@@ -275,6 +275,8 @@ bool cli_parse(int argc, char **argv, struct cli *cli, const struct cli_commands
 	bool rest = false;
 
 	memset(cli, 0, sizeof(*cli));
+	cli->argc = argc;
+	cli->argv = argv;
 	letters(0, shorts, sizeof(shorts));
 	opterr = 0;
 	optind = 0; /* glibc and mingw-w64 alike: start over, state and all */

@@ -103,6 +103,8 @@ struct cli {
 	unsigned verbose;                             /* how many times -v was given */
 	bool takes_program;                           /* the command runs a program: the
 	                                                 arguments after its name are its own */
+	int argc;                                     /* the command line as typed */
+	char **argv;
 };
 
 /* What the parser asks of the command table once it has read the

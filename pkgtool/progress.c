@@ -416,8 +416,8 @@ static void on_event(void *arg, const struct cfapkg_fetch_event *ev)
 		snprintf(line, sizeof(line), "  %s: trying %s (attempt %u%s)", label, ev->url,
 		         ev->attempt, size);
 	} else if (ev->kind == CFAPKG_FETCH_VERIFIED) {
-		snprintf(line, sizeof(line), "  %s: %s served it; SHA-256 and size match", label,
-		         ev->url);
+		snprintf(line, sizeof(line), "  %s: %s served it%s", label, ev->url,
+		         ev->item->sha256 ? "; its SHA-256 is the pinned one" : "");
 	} else {
 		next_step(ev, then, sizeof(then));
 		snprintf(line, sizeof(line), "  %s: %s failed: %s; %s", label, ev->url,
