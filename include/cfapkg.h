@@ -490,7 +490,10 @@ CFAPKG_API void cfapkg_facts_init_host(struct cfapkg_facts *f);
 CFAPKG_API enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
                                             const char *key, const char *value);
 /** Reads a facts JSON file ({"os","arch","gpu","driver","hip_runtimes":[6],
- * "hip_sdks":["6.4.2"]}) over f. */
+ * "hip_sdks":["6.4.2"]}) over f, or the file 'cfapkg report' writes (told
+ * by its "report_format"): that machine's OS, architecture, GPU (its
+ * override, else the selected GPU's target), driver, HIP runtimes and
+ * SDKs. */
 CFAPKG_API enum cfapkg_err cfapkg_facts_load(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
                                              const char *path);
 
@@ -1326,6 +1329,15 @@ struct cfapkg_downloads_info {
 };
 CFAPKG_API enum cfapkg_err cfapkg_downloads_info(struct cfapkg_ctx *ctx,
                                                  struct cfapkg_downloads_info *out);
+
+/** What ROOT/store holds: its folders (one per unpacked package), their
+ * regular files and bytes (a file's bytes once: the views are hard links
+ * to them). */
+struct cfapkg_store_info {
+	uint64_t folders, files, bytes;
+};
+CFAPKG_API enum cfapkg_err cfapkg_store_info(struct cfapkg_ctx *ctx,
+                                             struct cfapkg_store_info *out);
 
 /** A cache the stack's programs write outside ROOT (compiled kernels of
  * ZLUDA, MIOpen, Triton, TorchInductor, ROCm's comgr): safe to delete,

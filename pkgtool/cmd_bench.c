@@ -201,6 +201,26 @@ static int env_names(const struct cli *cli, const char **names)
 	return EXIT_OK;
 }
 
+/* With --metric, each environment needs a measured run that printed it:
+ * else there is nothing to compare, and the bench says so and fails. */
+static bool measured(const struct bench *b, const struct cfapkg_bench_run *runs, size_t n)
+{
+	struct cfapkg_bench_stats s;
+	unsigned k;
+	bool ok = true;
+
+	for (k = 0; k < 2 && b->metric; k++) {
+		cfapkg_bench_stats(runs, n, k, true, &s);
+		if (s.n)
+			continue;
+		cli_error("no measured run under %s printed the metric: the regex '%s' found no "
+		          "number in its output; check the program's output and the regex (its first "
+		          "group is the number)\n", b->names[k], b->metric);
+		ok = false;
+	}
+	return ok;
+}
+
 static int report(struct cfapkg_ctx *ctx, const struct bench *b,
                   const struct cfapkg_bench_run *runs, size_t n)
 {
@@ -239,7 +259,7 @@ static int report(struct cfapkg_ctx *ctx, const struct bench *b,
 	if (failed)
 		cli_error("%lu run%s did not exit with 0 (left out of the "
 		        "statistics)\n", (unsigned long)failed, failed == 1 ? "" : "s");
-	return bad || failed ? EXIT_ERROR : EXIT_OK;
+	return bad || failed || !measured(b, runs, n) ? EXIT_ERROR : EXIT_OK;
 }
 
 int cmd_bench(struct cfapkg_ctx *ctx, const struct cli *cli)

@@ -382,8 +382,9 @@ int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
 		else if (cli->json)
 			json_print(switch_json(env, cur, target, why));
 		else if (!cli->quiet)
-			printf("Environment \"%s\" is back at generation %u (was %u)%s%s\n", env, target,
-			       cur, why[0] ? ": the newest earlier known-good one, " : "", why);
+			printf("Environment \"%s\" is %s generation %u (was %u)%s%s\n", env,
+			       target < cur ? "back at" : "now at the later", target, cur,
+			       why[0] ? ": the newest earlier known-good one, " : "", why);
 	}
 	cfapkg_root_unlock(lock);
 	return rc;
