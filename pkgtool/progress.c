@@ -239,15 +239,20 @@ static void clear_drawn(struct progress *p)
 	p->lines = 0;
 }
 
-static void draw(struct progress *p)
+/* The columns a line may take on the terminal now: the last one is left
+ * free, as writing there wraps on some terminals and not on others. */
+static size_t line_room(void)
 {
 	unsigned width = cfapkg_terminal_columns(stderr);
-	double now = cfapkg_monotonic_seconds();
-	size_t i;
 
-	/* The last column is left free: writing there wraps on some
-	 * terminals and not on others. */
-	width = width > 1 ? width - 1 : 1;
+	return width > 10 ? width - 1 : 9;
+}
+
+static void draw(struct progress *p)
+{
+	size_t i, width = line_room();
+	double now = cfapkg_monotonic_seconds();
+
 	clear_drawn(p);
 	for (i = 0; i < p->n; i++) {
 		if (!p->rows[i].active)
@@ -259,14 +264,48 @@ static void draw(struct progress *p)
 	fflush(stderr);
 }
 
+/* Where to end a line of text that goes on past n bytes: after the last
+ * ", " or "; " before n, else before " in " or " (", else at a space (a
+ * word longer than the line, a URL, is cut into pieces). */
+static size_t line_break(const char *text, size_t n)
+{
+	size_t i, clause = 0, phrase = 0, space = 0;
+
+	for (i = 1; i <= n && text[i]; i++) {
+		if (text[i] != ' ')
+			continue;
+		if (text[i - 1] == ',' || text[i - 1] == ';')
+			clause = i;
+		else if (strncmp(text + i, " in ", 4) == 0 || strncmp(text + i, " (", 2) == 0)
+			phrase = i;
+		else
+			space = i;
+	}
+	return clause ? clause : phrase ? phrase : space ? space : n;
+}
+
+/* text on lines of at most width columns, later ones indented. */
+static void print_fitted(const char *text, size_t width)
+{
+	bool first = true;
+
+	while (*text) {
+		size_t room = first ? width : width - 4, n = bytes_of(text, room);
+		size_t cut = text[n] ? line_break(text, n) : n;
+		fprintf(stderr, "%s%.*s\n", first ? "" : "    ", (int)cut, text);
+		text += cut;
+		text += strspn(text, " ");
+		first = false;
+	}
+}
+
 /* A line that stays (a finished download, a verbose note): above the
  * bars, which are drawn again below it. */
 static void say(struct progress *p, const char *text)
 {
 	if (p->tty) {
-		unsigned width = cfapkg_terminal_columns(stderr);
 		clear_drawn(p);
-		fprintf(stderr, "%.*s\n", (int)bytes_of(text, width > 1 ? width - 1 : 1), text);
+		print_fitted(text, line_room());
 		draw(p);
 	} else {
 		fprintf(stderr, "%s\n", text);
@@ -278,9 +317,13 @@ static void say(struct progress *p, const char *text)
 static void plain_row(const struct progress_row *r, double now, char *buf, size_t len)
 {
 	struct fields f;
+	char *of, bytes[sizeof(f.bytes) + 4];
 
 	fill_fields(r, now, &f);
-	snprintf(buf, len, "  %s: %s%s%s%s%s%s%s", f.name, f.bytes, f.pct[0] ? " (" : "",
+	snprintf(bytes, sizeof(bytes), "%s", f.bytes);
+	if ((of = strstr(f.bytes, " / ")) != NULL) /* "12.0 MiB of 31.4 MiB" */
+		snprintf(bytes, sizeof(bytes), "%.*s of %s", (int)(of - f.bytes), f.bytes, of + 3);
+	snprintf(buf, len, "  %s: %s%s%s%s%s%s%s", f.name, bytes, f.pct[0] ? " (" : "",
 	         f.pct[0] ? f.pct + strspn(f.pct, " ") : "", f.pct[0] ? ")" : "",
 	         f.speed[0] ? ", " : "", f.speed, f.eta[0] ? ", " : "");
 	if (f.eta[0])
@@ -452,7 +495,10 @@ static void summary(struct progress *p)
 	if (resumed)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), "; %lu resumed",
 		         (unsigned long)resumed);
-	fprintf(stderr, "%s\n", line);
+	if (p->tty)
+		print_fitted(line, line_room());
+	else
+		fprintf(stderr, "%s\n", line);
 }
 
 void progress_end(struct progress *p)
