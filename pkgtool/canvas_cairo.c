@@ -54,6 +54,18 @@ static void stroke_with(cairo_t *cr, const struct stroke *s)
 	cairo_set_dash(cr, dash, 0, 0);
 }
 
+/* The path drawn: filled (fill not NULL), then outlined (s). */
+static void paint(cairo_t *cr, const char *fill, const struct stroke *s)
+{
+	if (fill) {
+		colour(cr, fill);
+		cairo_fill_preserve(cr);
+	}
+	if (s && s->colour)
+		stroke_with(cr, s);
+	cairo_new_path(cr);
+}
+
 static void group(struct canvas *c, const char *cls, const char *tooltip)
 {
 	(void)c, (void)cls, (void)tooltip;
@@ -81,13 +93,7 @@ static void rect(struct canvas *c, const char *fill, const struct stroke *s, dou
 	cairo_t *cr = cr_of(c);
 
 	cairo_rectangle(cr, x, y, w, h);
-	if (fill) {
-		colour(cr, fill);
-		cairo_fill_preserve(cr);
-	}
-	if (s && s->colour)
-		stroke_with(cr, s);
-	cairo_new_path(cr);
+	paint(cr, fill, s);
 }
 
 static void circle(struct canvas *c, const char *fill, const struct stroke *s, double cx,
@@ -97,13 +103,7 @@ static void circle(struct canvas *c, const char *fill, const struct stroke *s, d
 
 	cairo_new_sub_path(cr);
 	cairo_arc(cr, cx, cy, r, 0, 6.283185307179586);
-	if (fill) {
-		colour(cr, fill);
-		cairo_fill_preserve(cr);
-	}
-	if (s && s->colour)
-		stroke_with(cr, s);
-	cairo_new_path(cr);
+	paint(cr, fill, s);
 }
 
 static void cross(struct canvas *c, const char *col, double cx, double cy)

@@ -77,37 +77,12 @@ def screen(data, cols):
     return [ln.rstrip() for ln in lines], widest
 
 
-def on_pty(cols, args, env):
-    import fcntl
-    import pty
-    import struct
-    import termios
-    main, sub = pty.openpty()
-    fcntl.ioctl(sub, termios.TIOCSWINSZ, struct.pack("HHHH", 24, cols, 0, 0))
-    p = subprocess.Popen([BIN, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=sub, env=env)
-    os.close(sub)
-    out = b""
-    deadline = time.monotonic() + harness.TIMEOUT
-    while time.monotonic() < deadline:
-        try:
-            chunk = os.read(main, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    p.wait(timeout=harness.TIMEOUT)
-    os.close(main)
-    return p.returncode, out
-
-
 def test_terminal(f, tmp):
     for cols in (50, 120):
         env = dict(os.environ, CFAPKG_ROOT=str(tmp / f"pty{cols}"), TERM="xterm")
         env.pop("COLUMNS", None)
         urls = [f.slow(700_000), f.slow(300_000)]
-        rc, out = on_pty(cols, ["prefetch", *urls], env)
+        rc, out = harness.on_pty(BIN, ["prefetch", *urls], env, cols)
         shown, widest = screen(out, cols)
         lines = []
         for ln in (x for x in shown if x):  # a line continued at 50 columns is indented

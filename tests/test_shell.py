@@ -383,22 +383,7 @@ def test_man_pages(cmds):
 
 def on_pty(args, env):
     """Standard error of cfapkg on a terminal (standard output a pipe)."""
-    main, sub = pty.openpty()
-    p = subprocess.Popen([BIN, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=sub, env=env)
-    os.close(sub)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(main, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    p.wait(timeout=harness.TIMEOUT)
-    os.close(main)
-    return p.returncode, out
+    return harness.on_pty(BIN, args, env)
 
 
 def test_no_color(tmp):
