@@ -64,6 +64,8 @@ bool cfa_fetch_start_body(struct xfer *x)
 	cfa_part_stream_drop(x); /* a second body: the file is unpacked afterwards */
 	if (code != 206 && x->have > 0 && !cfa_part_restart(x))
 		return false;
+	if (code != 206)
+		x->attempt_base = 0; /* the part started over: every byte is this attempt's */
 	cfa_part_write_meta(x);
 	cfa_part_stream_start(x);
 	return true;
@@ -137,9 +139,36 @@ void cfa_fetch_progress(struct xfer *x, bool finished, uint64_t announced)
 	p.done = x->have;
 	p.total = x->item->size > 0 ? (uint64_t)x->item->size : announced;
 	p.finished = finished;
+	p.attempt = x->item->attempts;
+	p.resumed = x->attempt_base <= x->have ? x->attempt_base : 0;
 	cfa_plat_mutex_lock(x->progress_lock);
 	x->opts->progress(x->opts->progress_arg, &p);
 	cfa_plat_mutex_unlock(x->progress_lock);
+}
+
+void cfa_fetch_event(struct xfer *x, enum cfapkg_fetch_event_kind kind, const char *why,
+                     double retry_in, bool next_url)
+{
+	struct cfapkg_fetch_event ev;
+
+	if (!x->opts->event)
+		return;
+	ev.item = x->item;
+	ev.kind = kind;
+	ev.url = x->urls && x->url < x->nurls ? x->urls[x->url]
+	         : x->item->nurls             ? x->item->urls[0]
+	                                      : "";
+	ev.attempt = x->url_attempts + (kind == CFAPKG_FETCH_TRYING);
+	ev.from = x->have;
+	ev.why = why;
+	ev.retry_in = retry_in;
+	ev.next_url = next_url;
+	/* Before the transfers start (the cache) there is one thread and no lock. */
+	if (x->progress_lock)
+		cfa_plat_mutex_lock(x->progress_lock);
+	x->opts->event(x->opts->progress_arg, &ev);
+	if (x->progress_lock)
+		cfa_plat_mutex_unlock(x->progress_lock);
 }
 
 /* Why a file:// URL was not read, in curl's error field (text shown to

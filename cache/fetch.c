@@ -136,6 +136,10 @@ static bool setup_handle(struct xfer *x)
 	curl_easy_setopt(x->h, CURLOPT_USERAGENT, "cfapkg/" CFAPKG_VERSION);
 	if (o->ca_bundle)
 		curl_easy_setopt(x->h, CURLOPT_CAINFO, o->ca_bundle);
+	if (o->proxy) /* else libcurl reads https_proxy and the others itself */
+		curl_easy_setopt(x->h, CURLOPT_PROXY, o->proxy);
+	if (o->no_proxy)
+		curl_easy_setopt(x->h, CURLOPT_NOPROXY, o->no_proxy);
 	if (x->have > 0) {
 		/* The rest of the same file, or all of a changed one.  Both fit:
 		 * a number, and a validator of at most 255 bytes. */
@@ -198,9 +202,11 @@ static bool start_attempt(struct xfer *x, CURLM *multi)
 		write_failed(x, "write");
 		return false;
 	}
-	x->have_at_start = x->have;
+	x->have_at_start = x->attempt_base = x->have;
 	x->last_byte_at = cfa_plat_now();
 	x->active = true;
+	if (!whole)
+		cfa_fetch_event(x, CFAPKG_FETCH_TRYING, NULL, 0, false);
 	if (whole) {
 		/* All the bytes were there already (a run stopped before the
 		 * store folder they were waiting for was committed): checked as
@@ -312,6 +318,7 @@ static void finish(struct xfer *x)
 	it->size_out = x->have;
 	it->err = CFAPKG_E_OK;
 	x->done = true;
+	cfa_fetch_event(x, CFAPKG_FETCH_VERIFIED, NULL, 0, false);
 }
 
 static void on_done(struct xfer *x, CURLM *multi, CURLcode rc)
@@ -366,6 +373,7 @@ static bool cached(struct xfer *x)
 	it->from_cache = true;
 	it->err = CFAPKG_E_OK;
 	x->done = true;
+	cfa_fetch_event(x, CFAPKG_FETCH_CACHED, NULL, 0, false);
 	return true;
 }
 
@@ -416,6 +424,31 @@ static enum cfapkg_err prepare(struct cfapkg_ctx *ctx, struct xfer *x, const cha
 	return x->md ? CFAPKG_E_OK : cfa_nomem(ctx);
 }
 
+static bool interrupted(const struct cfapkg_fetch_opts *o)
+{
+	return o->interrupt && *o->interrupt;
+}
+
+/* Every transfer not done stops where it is: its .part keeps what came
+ * (one that kept nothing is removed), and it fails as interrupted. */
+static void stop_all(struct xfer *xs, size_t n, CURLM *multi)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct xfer *x = &xs[i];
+		if (x->done)
+			continue;
+		close_attempt(x, multi);
+		cfa_part_stream_drop(x);
+		item_fail(x, CFAPKG_E_INTERRUPTED, "%s: interrupted%s", x->item->label,
+		          x->have ? "; the bytes received are kept: run the command again to resume"
+		                  : "");
+		if (x->have == 0 && x->part_path)
+			cfa_part_discard(x);
+	}
+}
+
 static void run_transfers(struct xfer *xs, size_t n, CURLM *multi, unsigned parallel)
 {
 	for (;;) {
@@ -423,6 +456,10 @@ static void run_transfers(struct xfer *xs, size_t n, CURLM *multi, unsigned para
 		CURLMsg *msg;
 		int left, running = 0;
 
+		if (interrupted(xs[0].opts)) {
+			stop_all(xs, n, multi);
+			return;
+		}
 		for (i = 0; i < n; i++) {
 			active += xs[i].active;
 			pending += !xs[i].done && !xs[i].active;
@@ -609,6 +646,10 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 	cfa_fetch_sets_end(xs, n, sets, nsets);
 	cfa_free(sets);
 	for (i = 0; i < n; i++) {
+		/* What a failed download leaves for the next run to resume. */
+		long long kept = items[i].err && xs[i].part_path ? cfa_plat_file_size(xs[i].part_path)
+		                                                 : 0;
+		items[i].kept = kept > 0 ? (uint64_t)kept : 0;
 		EVP_MD_CTX_free(xs[i].md);
 		cfa_free(xs[i].iobuf);
 		cfa_free(xs[i].part_path);

@@ -34,6 +34,8 @@ struct xfer {
 	unsigned url_attempts;           /* attempts at this URL in all */
 	unsigned no_progress;            /* failed attempts in a row that added no bytes */
 	uint64_t have_at_start;          /* the part's bytes when this attempt began */
+	uint64_t attempt_base;           /* of have, the bytes this attempt did not bring
+	                                    (0 once a 200 started the part over) */
 	double last_byte_at;             /* when this attempt last received anything */
 	FILE *part;
 	char *iobuf;                     /* the part's stdio buffer: large writes */
@@ -83,6 +85,9 @@ size_t cfa_fetch_on_header(char *data, size_t size, size_t nmemb, void *arg);
 size_t cfa_fetch_on_body(char *data, size_t size, size_t nmemb, void *arg);
 bool cfa_fetch_start_body(struct xfer *x);
 void cfa_fetch_progress(struct xfer *x, bool finished, uint64_t announced);
+/* An event for a verbose front end (opts->event), about x's current URL. */
+void cfa_fetch_event(struct xfer *x, enum cfapkg_fetch_event_kind kind, const char *why,
+                     double retry_in, bool next_url);
 /* The file a file:// URL names, read through the body callback as a
  * download's bytes are; refused unless x->url < x->nlocal.  How it ended,
  * as libcurl would say (curl_err holds the words). */

@@ -163,6 +163,7 @@ void cfa_fetch_mismatch(struct xfer *x, const char *hex)
 	if (!fits || !cfa_snprintf(why, sizeof(why), "SHA-256 %s expected, %s received (%s); the "
 	                           "download was deleted", x->want[0] ? x->want : "(any)", hex, size))
 		memcpy(why, "other bytes than pinned", sizeof("other bytes than pinned"));
+	cfa_fetch_event(x, CFAPKG_FETCH_FAILED, why, 0, x->url + 1 < x->nurls);
 	if (next_url(x, why))
 		return;
 	it->err = CFAPKG_E_INTEGRITY;
@@ -186,9 +187,11 @@ void cfa_fetch_failed(struct xfer *x, CURLcode rc, long code)
 		x->have = 0;
 	}
 	if (may_retry(x, rc, code)) {
+		cfa_fetch_event(x, CFAPKG_FETCH_FAILED, why, backoff(x->no_progress), false);
 		x->not_before = cfa_plat_now() + backoff(x->no_progress);
 		return;
 	}
+	cfa_fetch_event(x, CFAPKG_FETCH_FAILED, why, 0, x->url + 1 < x->nurls);
 	if (!next_url(x, why))
 		give_up(x, why, code);
 }

@@ -42,6 +42,19 @@ bool cfapkg_is_terminal(FILE *f)
 	return cfa_plat_isatty(f);
 }
 
+unsigned cfapkg_terminal_columns(FILE *f)
+{
+	char buf[16];
+	const char *v = cfa_plat_getenv("COLUMNS", buf, sizeof(buf));
+	uint64_t n = 0;
+	unsigned cols = cfa_plat_term_columns(f);
+
+	/* A terminal that does not say (a serial line): COLUMNS, else 80. */
+	if (!cols && v && cfa_parse_u64(v, strlen(v), 10000, &n) && n >= 10)
+		cols = (unsigned)n;
+	return cols ? cols : 80;
+}
+
 double cfapkg_monotonic_seconds(void)
 {
 	return cfa_plat_now();

@@ -249,6 +249,86 @@ cJSON *cfa_facts_json(const struct cfapkg_facts *f)
 	return cfa_json_finish(&jb, o);
 }
 
+/* The GPU a report planned for: the override when one was in effect (as
+ * detection plans), else the selected GPU's target; NULL when none. */
+static const char *report_gpu(const cJSON *root)
+{
+	const cJSON *over = cJSON_GetObjectItemCaseSensitive(root, "gfx_override");
+	const cJSON *sel = cJSON_GetObjectItemCaseSensitive(root, "selected");
+	const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(root, "gpus"), *g;
+
+	if (cJSON_IsString(over) && over->valuestring[0])
+		return over->valuestring;
+	if (!cJSON_IsNumber(sel) || sel->valuedouble < 0 || !cJSON_IsArray(gpus) ||
+	    !(g = cJSON_GetArrayItem(gpus, (int)sel->valuedouble)))
+		return NULL;
+	g = cJSON_GetObjectItemCaseSensitive(g, "gfx");
+	return cJSON_IsString(g) ? g->valuestring : NULL;
+}
+
+/* Each item's key of a report's list ("hip_sdks": [{"version": ...}])
+ * as a fact; the list is known (empty: none). */
+static enum cfapkg_err report_list(struct cfa_jr *jr, const cJSON *root, const char *list,
+                                   const char *key, const char *fact, struct cfapkg_facts *f)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, list), *item;
+	enum cfapkg_err e;
+	char num[32];
+
+	if (!cJSON_IsArray(a))
+		return cfa_jr_fail(jr, "%s: expected an array (is this a cfapkg report?)", list);
+	if ((e = cfapkg_facts_set(jr->ctx, f, fact, "none")))
+		return e;
+	cJSON_ArrayForEach(item, a)
+	{
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, key);
+		const char *s = cJSON_IsString(v) ? v->valuestring : NULL;
+		if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e6 &&
+		    cfa_snprintf(num, sizeof(num), "%u", (unsigned)v->valuedouble))
+			s = num;
+		if (!s)
+			return cfa_jr_fail(jr, "%s: each item needs \"%s\"", list, key);
+		if (cfapkg_facts_set(jr->ctx, f, fact, s))
+			return name_file(jr->ctx, jr->file);
+	}
+	return CFAPKG_E_OK;
+}
+
+/* What 'cfapkg report' wrote on someone's machine, as that machine's
+ * facts: its OS, GPU (as detection chose it), driver, HIP runtimes and
+ * SDKs.  Its other members (GPU names, paths, warnings) are not facts. */
+static enum cfapkg_err parse_report(struct cfa_jr *jr, const cJSON *root, struct cfapkg_facts *f)
+{
+	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "report_format");
+	const cJSON *drv = cJSON_GetObjectItemCaseSensitive(root, "driver");
+	static const char *const scalar[] = {"os", "arch"};
+	const char *gpu = report_gpu(root), *version = NULL;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	struct cfa_ver v;
+	size_t i;
+
+	if (!cJSON_IsNumber(fmt) || fmt->valuedouble != 1)
+		return cfa_jr_fail(jr, "report_format: this cfapkg reads reports of format 1");
+	for (i = 0; i < 2 && !e; i++) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, scalar[i]);
+		if (cJSON_IsString(s) && s->valuestring[0])
+			e = cfapkg_facts_set(jr->ctx, f, scalar[i], s->valuestring);
+	}
+	if (!e && gpu)
+		e = set_gfx_as_written(jr->ctx, f, gpu);
+	if (!e && cJSON_IsObject(drv) &&
+	    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(drv, "version")))
+		version = cJSON_GetObjectItemCaseSensitive(drv, "version")->valuestring;
+	/* Only a driver version that compares, as detection keeps it. */
+	if (!e && version && cfa_ver_parse(version, strlen(version), &v, NULL))
+		e = cfapkg_facts_set(jr->ctx, f, "driver", version);
+	if (e)
+		return e == CFAPKG_E_FACTS ? name_file(jr->ctx, jr->file) : e;
+	if (!(e = report_list(jr, root, "hip_runtimes", "major", "hip-runtime", f)))
+		e = report_list(jr, root, "hip_sdks", "version", "hip-sdk", f);
+	return e;
+}
+
 enum cfapkg_err cfapkg_facts_load(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
                                   const char *path)
 {
@@ -262,7 +342,11 @@ enum cfapkg_err cfapkg_facts_load(struct cfapkg_ctx *ctx, struct cfapkg_facts *f
 		return e; /* detail set by the reader */
 	cfa_arena_init(&a);
 	cfa_jr_init(&jr, ctx, &a, path, CFAPKG_E_FACTS);
-	e = parse_facts(&jr, root, f, true);
+	/* A report is told by its format member; anything else is a facts file. */
+	if (cJSON_IsObject(root) && cJSON_GetObjectItemCaseSensitive(root, "report_format"))
+		e = parse_report(&jr, root, f);
+	else
+		e = parse_facts(&jr, root, f, true);
 	cJSON_Delete(root);
 	cfa_arena_fini(&a);
 	return e;

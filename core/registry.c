@@ -409,7 +409,9 @@ static bool similar_name(const char *a, const char *b)
 	return strstr(a, b) || strstr(b, a) || cfa_edit_distance(a, b) <= most;
 }
 
-char *cfapkg_recipe_suggest(const struct cfapkg_ctx *ctx, const char *name)
+/* The names among n (name_at gives each) like name, comma-separated. */
+static char *names_like(const char *name, const char *(*name_at)(const void *, size_t),
+                        const void *arg, size_t n)
 {
 	struct cfa_buf b;
 	char *out = NULL;
@@ -418,13 +420,33 @@ char *cfapkg_recipe_suggest(const struct cfapkg_ctx *ctx, const char *name)
 	if (!name || !*name)
 		return NULL;
 	cfa_buf_init(&b, 4096);
-	for (i = 0; i < ctx->nrecipes; i++) {
-		const char *n = ctx->recipes[i]->name;
-		if (strcmp(n, name) != 0 && similar_name(n, name))
-			cfa_buf_printf(&b, "%s%s", b.len ? ", " : "", n);
+	for (i = 0; i < n; i++) {
+		const char *other = name_at(arg, i);
+		if (strcmp(other, name) != 0 && similar_name(other, name))
+			cfa_buf_printf(&b, "%s%s", b.len ? ", " : "", other);
 	}
 	if (b.len && !b.failed)
 		out = cfa_strdup(cfa_buf_str(&b));
 	cfa_buf_fini(&b);
 	return out;
+}
+
+static const char *recipe_name_at(const void *arg, size_t i)
+{
+	return ((const struct cfapkg_ctx *)arg)->recipes[i]->name;
+}
+
+static const char *listed_name_at(const void *arg, size_t i)
+{
+	return ((const char *const *)arg)[i];
+}
+
+char *cfapkg_recipe_suggest(const struct cfapkg_ctx *ctx, const char *name)
+{
+	return names_like(name, recipe_name_at, ctx, ctx->nrecipes);
+}
+
+char *cfapkg_names_suggest(const char *name, const char *const *names, size_t n)
+{
+	return names_like(name, listed_name_at, names, n);
 }

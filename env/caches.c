@@ -97,6 +97,7 @@ struct tally {
 	unsigned depth;
 	uint64_t files, bytes;
 	bool failed;
+	uint64_t folders;          /* the store's: folders counted at the top */
 };
 
 static int tally_entry(const char *name, void *arg)
@@ -114,7 +115,7 @@ static int tally_entry(const char *name, void *arg)
 		t->files++;
 		t->bytes += size > 0 ? (uint64_t)size : 0;
 	} else if (t->depth < MAX_DEPTH && cfa_plat_is_real_dir(path)) {
-		inner = (struct tally){path, t->depth + 1, 0, 0, false};
+		inner = (struct tally){path, t->depth + 1, 0, 0, false, 0};
 		cfa_plat_list_dir(path, tally_entry, &inner);
 		t->files += inner.files;
 		t->bytes += inner.bytes;
@@ -152,7 +153,7 @@ static enum cfapkg_err locate(struct cfapkg_ctx *ctx, const struct cache_def *d,
 static enum cfapkg_err look(struct cfapkg_ctx *ctx, const struct cache_def *d,
                             struct cfapkg_stack_cache *c)
 {
-	struct tally t = {NULL, 0, 0, 0, false};
+	struct tally t = {NULL, 0, 0, 0, false, 0};
 	enum cfapkg_err e;
 
 	c->name = d->name;
@@ -284,4 +285,37 @@ enum cfapkg_err cfapkg_downloads_info(struct cfapkg_ctx *ctx, struct cfapkg_down
 	cfa_plat_list_dir(dir, count_download, &d);
 	cfa_free(dir);
 	return d.failed ? cfa_nomem(ctx) : CFAPKG_E_OK;
+}
+
+/* A store folder: one more, and its files ("." names are staging). */
+static int count_store_folder(const char *name, void *arg)
+{
+	struct tally *t = arg;
+	char *path;
+
+	if (name[0] == '.')
+		return 0;
+	if (!(path = cfa_aprintf("%s%c%s", t->dir, sep(), name))) {
+		t->failed = true;
+		return 0;
+	}
+	t->folders += cfa_plat_is_real_dir(path);
+	cfa_free(path);
+	return tally_entry(name, t);
+}
+
+enum cfapkg_err cfapkg_store_info(struct cfapkg_ctx *ctx, struct cfapkg_store_info *out)
+{
+	char *dir = cfa_root_path(ctx, CFA_STORE, NULL);
+	struct tally t = {dir, 0, 0, 0, false, 0};
+
+	memset(out, 0, sizeof(*out));
+	if (!dir)
+		return ctx->err_code;
+	cfa_plat_list_dir(dir, count_store_folder, &t);
+	cfa_free(dir);
+	out->folders = t.folders;
+	out->files = t.files;
+	out->bytes = t.bytes;
+	return t.failed ? cfa_nomem(ctx) : CFAPKG_E_OK;
 }

@@ -507,9 +507,17 @@ enum cfapkg_err cfapkg_verify(struct cfapkg_ctx *ctx, const char *env,
 	verifier_fini(&v);
 	if (files)
 		*files = v.files;
-	if (!e && v.problems)
-		e = cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%lu installed file%s changed or went missing",
-		             (unsigned long)v.problems, v.problems == 1 ? "" : "s");
+	/* The way back: repair unpacks the damaged folders again and links
+	 * the view afresh. */
+	if (!e && v.problems && env)
+		e = cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%lu installed file%s changed or went missing; "
+		             "'cfapkg repair --env %s' puts them back as they were unpacked",
+		             (unsigned long)v.problems, v.problems == 1 ? "" : "s", env);
+	else if (!e && v.problems)
+		e = cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%lu installed file%s changed or went missing; "
+		             "'cfapkg repair --env ENV' for each environment named above puts them back "
+		             "as they were unpacked", (unsigned long)v.problems,
+		             v.problems == 1 ? "" : "s");
 	return e;
 }
 

@@ -13,6 +13,7 @@
 #ifndef CFAPKG_H
 #define CFAPKG_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,7 +49,8 @@ extern "C" {
 	X(OFFLINE, 12, "offline: the network may not be used")            \
 	X(BUSY, 13, "another cfapkg is changing this root")                \
 	X(LOCKFILE, 14, "invalid lockfile or generation record")           \
-	X(UNSOLVABLE, 15, "no set of versions fits this machine")
+	X(UNSOLVABLE, 15, "no set of versions fits this machine")          \
+	X(INTERRUPTED, 16, "interrupted")
 
 enum cfapkg_err {
 #define CFAPKG_ERR_ENUM(name, num, text) CFAPKG_E_##name = num,
@@ -92,6 +94,9 @@ CFAPKG_API const char *cfapkg_version_string(void);
 CFAPKG_API void cfapkg_utf8_args(int *argc, char ***argv);
 /** For front ends: whether f is a terminal (for progress drawing). */
 CFAPKG_API bool cfapkg_is_terminal(FILE *f);
+/** For front ends: a terminal's width in columns (its own word, else
+ * COLUMNS, else 80). */
+CFAPKG_API unsigned cfapkg_terminal_columns(FILE *f);
 /** For front ends: seconds on a monotonic clock. */
 CFAPKG_API double cfapkg_monotonic_seconds(void);
 /** A library cfapkg runs with, and its version as the library reports it
@@ -314,6 +319,8 @@ CFAPKG_API const struct cfapkg_recipe *cfapkg_recipe_find(const struct cfapkg_ct
  * they are a typo or two apart.  Comma-separated, in name order; NULL when
  * none is (or out of memory).  Owned: cfapkg_free. */
 CFAPKG_API char *cfapkg_recipe_suggest(const struct cfapkg_ctx *ctx, const char *name);
+/** The same rule over any list of names (commands, options). */
+CFAPKG_API char *cfapkg_names_suggest(const char *name, const char *const *names, size_t n);
 /** Status of a version on a GPU target, after the GPU's own project status
  * (an experimental GPU makes every part experimental). */
 CFAPKG_API enum cfapkg_status cfapkg_version_status(const struct cfapkg_ctx *ctx,
@@ -561,9 +568,43 @@ CFAPKG_API void cfapkg_facts_init_host(struct cfapkg_facts *f);
 CFAPKG_API enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
                                             const char *key, const char *value);
 /** Reads a facts JSON file ({"os","arch","gpu","driver","glibc",
- * "hip_runtimes":[6], "hip_sdks":["6.4.2"]}) over f. */
+ * "hip_runtimes":[6], "hip_sdks":["6.4.2"]}) over f, or the file 'cfapkg report' writes (told
+ * by its "report_format"): that machine's OS, architecture, GPU (its
+ * override, else the selected GPU's target), driver, HIP runtimes and
+ * SDKs. */
 CFAPKG_API enum cfapkg_err cfapkg_facts_load(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
                                              const char *path);
+
+/** @defgroup settings Defaults from cfapkg.conf
+ * Settings ("key = value" lines, "#" comments) from the system's file
+ * (/etc/cfapkg/cfapkg.conf, %ProgramData%\cfapkg\cfapkg.conf;
+ * CFAPKG_SYSTEM_CONFIG=FILE names another, empty for none), the user's
+ * ($XDG_CONFIG_HOME/cfapkg/cfapkg.conf, ~/.config/cfapkg/cfapkg.conf,
+ * %APPDATA%\cfapkg\cfapkg.conf; CFAPKG_CONFIG=FILE), then the root's
+ * (ROOT/cfapkg.conf), a later one winning; then the environment
+ * (CFAPKG_PARALLEL, CFAPKG_RETRIES, CFAPKG_STALL_TIMEOUT, CFAPKG_OFFLINE,
+ * CFAPKG_CA_BUNDLE, CFAPKG_ENV; libcurl's https_proxy, http_proxy,
+ * ALL_PROXY and no_proxy beat proxy and no-proxy lines).  Keys: parallel,
+ * retries, stall-timeout, offline, proxy, no-proxy, ca-bundle, env.  An
+ * unknown key or a bad value is CFAPKG_E_USAGE naming the file and line
+ * (or the variable).  Options on a command line beat every setting. */
+struct cfapkg_settings;
+CFAPKG_API enum cfapkg_err cfapkg_settings_load(struct cfapkg_ctx *ctx,
+                                                struct cfapkg_settings **out);
+CFAPKG_API void cfapkg_settings_free(struct cfapkg_settings *s);
+/** A setting's value (NULL: not set) and where it came from ("FILE:LINE",
+ * a variable's name; NULL when not set).  s may be NULL. */
+CFAPKG_API const char *cfapkg_setting(const struct cfapkg_settings *s, const char *key,
+                                      const char **from);
+/** A true/false setting: true only when set and true. */
+CFAPKG_API bool cfapkg_setting_switch(const struct cfapkg_settings *s, const char *key);
+/** Setting i of the known keys, in name order; false past the last. */
+CFAPKG_API bool cfapkg_setting_at(const struct cfapkg_settings *s, size_t i, const char **key,
+                                  const char **value, const char **from);
+/** File i (0 system, 1 user, 2 root): its role, its path (NULL when there
+ * is none), whether it was there and read; false past the last. */
+CFAPKG_API bool cfapkg_settings_file(const struct cfapkg_settings *s, size_t i,
+                                     const char **role, const char **path, bool *found);
 
 /** @defgroup detect Machine detection
  * Linux reads the KFD topology, PCI sysfs, the amdgpu module and ROCm
@@ -719,6 +760,37 @@ CFAPKG_API size_t cfapkg_plan_unchecked_count(const struct cfapkg_plan *plan);
 CFAPKG_API const char *cfapkg_plan_unchecked(const struct cfapkg_plan *plan, size_t i);
 CFAPKG_API const struct cfapkg_facts *cfapkg_plan_facts(const struct cfapkg_plan *plan);
 
+/** What the solver decided, one line per part of a solved plan (for
+ * --verbose): why it is in the plan (the request, or the part whose
+ * requirement it meets), how it ranked (installed, validated, candidate on
+ * the GPU), and why each other version of its recipe was passed over (a
+ * fact rules it out, experimental, a pin, cannot be fetched, ranked
+ * lower, older).  Nothing for a plan that did not solve. */
+CFAPKG_API enum cfapkg_err cfapkg_plan_decisions(const struct cfapkg_plan *plan,
+                                                 void (*line)(void *arg, const char *text),
+                                                 void *arg);
+
+/** For a plan that did not solve: the fewest changes that make the same
+ * request solve, found by solving again with them (a few dozen solves at
+ * most), so that a message can lead with the way out.  NULL when the plan
+ * solved, or no such change was found (a GPU no version supports, a name
+ * misspelt). */
+#define CFAPKG_FIX_STEPS 4
+struct cfapkg_plan_fix_step {
+	const char *fact;          /* the fact it changes: "hip-sdk", "driver",
+	                              "hip-runtime" (cfapkg_facts_set's keys) */
+	const char *value;         /* "6.2.4" */
+	const char *part;          /* what to get, in words: "hip-sdk 6.2.4" */
+	const char *hint;          /* how to get it (the recipe's), or NULL */
+};
+struct cfapkg_plan_fix {
+	bool found;
+	bool allow_experimental;   /* and pass --allow-experimental */
+	size_t nsteps;
+	struct cfapkg_plan_fix_step steps[CFAPKG_FIX_STEPS];
+};
+CFAPKG_API const struct cfapkg_plan_fix *cfapkg_plan_fix(const struct cfapkg_plan *plan);
+
 /** Writes the solved problem as a libsolv testcase folder (for testsolv). */
 CFAPKG_API enum cfapkg_err cfapkg_plan_write_testcase(struct cfapkg_ctx *ctx,
                                                       const struct cfapkg_plan *plan,
@@ -797,12 +869,39 @@ struct cfapkg_fetch_item {
 	bool unpacked;             /* in the store (unpacked now or before) */
 	bool streamed;             /* unpacked while it downloaded */
 	struct cfapkg_unpack_result unpack;
+	uint64_t kept;             /* after a failure: the bytes its .part keeps in
+	                              ROOT/downloads for the next run to resume */
 };
 
 struct cfapkg_fetch_progress {
 	const struct cfapkg_fetch_item *item;
 	uint64_t done, total;      /* total 0 when not known */
 	bool finished;
+	unsigned attempt;          /* the item's attempts so far (a new one: a retry) */
+	uint64_t resumed;          /* of done, the bytes this attempt started with
+	                              (kept from before): not this attempt's work */
+};
+
+/** What a download is doing, for a front end that says more (--verbose):
+ * each URL tried and why it failed.  Called on the fetch's threads, one
+ * call at a time, like the progress callback. */
+enum cfapkg_fetch_event_kind {
+	CFAPKG_FETCH_CACHED,       /* in the download cache: no network */
+	CFAPKG_FETCH_TRYING,       /* an attempt at url starts (from: a resume) */
+	CFAPKG_FETCH_FAILED,       /* it failed (why); retry_in > 0: that URL again
+	                              after so many seconds; next_url: the next URL
+	                              is tried; neither: the download gives up */
+	CFAPKG_FETCH_VERIFIED      /* url served the file, and it matched */
+};
+struct cfapkg_fetch_event {
+	const struct cfapkg_fetch_item *item;
+	enum cfapkg_fetch_event_kind kind;
+	const char *url;
+	unsigned attempt;          /* at this URL, from 1 */
+	uint64_t from;             /* TRYING: bytes already in the .part */
+	const char *why;           /* FAILED */
+	double retry_in;
+	bool next_url;
 };
 
 /** The most a download without a declared size may bring (4 GiB), unless
@@ -833,6 +932,14 @@ struct cfapkg_fetch_opts {
 	                              the store folder is the copy that lasts */
 	void (*progress)(void *arg, const struct cfapkg_fetch_progress *p);
 	void *progress_arg;
+	const char *proxy;         /* CURLOPT_PROXY (NULL: libcurl's variables) */
+	const char *no_proxy;      /* hosts reached directly (NULL: no_proxy's) */
+	/* Each attempt and its outcome (arg: progress_arg); NULL: not asked. */
+	void (*event)(void *arg, const struct cfapkg_fetch_event *ev);
+	/* Set (to nonzero, by a signal handler) to stop every transfer as soon
+	 * as it can: the .part files keep what arrived (the items' kept), the
+	 * downloads fail with CFAPKG_E_INTERRUPTED, nothing is committed. */
+	const volatile sig_atomic_t *interrupt;
 };
 
 /** Fetches items into the download cache, several at once.  Each item
@@ -1397,6 +1504,15 @@ struct cfapkg_downloads_info {
 };
 CFAPKG_API enum cfapkg_err cfapkg_downloads_info(struct cfapkg_ctx *ctx,
                                                  struct cfapkg_downloads_info *out);
+
+/** What ROOT/store holds: its folders (one per unpacked package), their
+ * regular files and bytes (a file's bytes once: the views are hard links
+ * to them). */
+struct cfapkg_store_info {
+	uint64_t folders, files, bytes;
+};
+CFAPKG_API enum cfapkg_err cfapkg_store_info(struct cfapkg_ctx *ctx,
+                                             struct cfapkg_store_info *out);
 
 /** A cache the stack's programs write outside ROOT (compiled kernels of
  * ZLUDA, MIOpen, Triton, TorchInductor, ROCm's comgr): safe to delete,

@@ -1,14 +1,27 @@
 /*
  * cmd_bench.c - 'cfapkg bench --env A --env B -- PROGRAM ARGS': runs the
  * program under each environment in turn and compares wall time, or the
- * number --metric captures, by median; writes CSV, JSON and an SVG plot.
+ * number --metric captures, by median; writes CSV, JSON and the figure
+ * (SVG, and PNG where the build has cairo), each saying what was
+ * compared: the environments' parts, the GPU, the OS, the date and
+ * cfapkg's version.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "canvas.h"
 #include "commands.h"
 #include "render.h"
+
+/* What was compared, for the figure's foot and the JSON's "about". */
+struct compared {
+	char own[2][1024], shared[1024];
+	char gpu[256], os[256], date[40];
+	unsigned generation[2];
+	struct cfapkg_lock *lock[2];
+};
 
 struct bench {
 	const struct cli *cli;
@@ -16,6 +29,7 @@ struct bench {
 	const char *metric;
 	const char *metric_name;    /* --metric-name, else from the regex */
 	char derived[64];
+	struct compared what;
 };
 
 static void on_run(void *arg, const struct cfapkg_bench_run *r)
@@ -87,6 +101,111 @@ static void ratio_json(cJSON *which, const struct bench *b, bool metric,
 	cJSON_AddNumberToObject(o, "rounds", (double)r.rounds);
 }
 
+static void add_part(char *buf, size_t len, const struct cfapkg_locked *p)
+{
+	snprintf(buf + strlen(buf), len - strlen(buf), "%s%s %s", buf[0] ? ", " : "", p->name,
+	         p->version);
+}
+
+/* The version of name in lock, or NULL. */
+static const char *version_in(const struct cfapkg_lock *lock, const char *name)
+{
+	size_t i;
+
+	for (i = 0; lock && i < lock->nparts; i++)
+		if (strcmp(lock->parts[i].name, name) == 0)
+			return lock->parts[i].version;
+	return NULL;
+}
+
+/* Each environment's parts that the other lacks or has at another
+ * version, and those both have alike. */
+static void compare_sets(struct compared *w)
+{
+	unsigned k;
+	size_t i;
+
+	for (k = 0; k < 2; k++)
+		for (i = 0; w->lock[k] && i < w->lock[k]->nparts; i++) {
+			const struct cfapkg_locked *p = &w->lock[k]->parts[i];
+			const char *other = version_in(w->lock[!k], p->name);
+			if (other && strcmp(other, p->version) == 0) {
+				if (k == 0)
+					add_part(w->shared, sizeof(w->shared), p);
+			} else {
+				add_part(w->own[k], sizeof(w->own[k]), p);
+			}
+		}
+}
+
+/* The date, in UTC; SOURCE_DATE_EPOCH (the reproducible-builds variable)
+ * fixes it, so that the same runs give the same files. */
+static void today(char *buf, size_t len)
+{
+	const char *fixed = getenv("SOURCE_DATE_EPOCH");
+	unsigned long long secs;
+	time_t t = fixed && cli_number(fixed, 1ull << 40, &secs) ? (time_t)secs : time(NULL);
+	struct tm *tm = gmtime(&t);
+
+	if (!tm || !strftime(buf, len, "%Y-%m-%d %H:%M UTC", tm))
+		snprintf(buf, len, "date unknown");
+}
+
+static void look_at(struct cfapkg_ctx *ctx, struct bench *b, const struct cfapkg_runtime *rt,
+                    const struct cfapkg_machine *m)
+{
+	struct compared *w = &b->what;
+	const struct cfapkg_gpu *g = m && m->selected >= 0 ? &m->gpus[m->selected] : NULL;
+	unsigned k;
+
+	for (k = 0; k < 2; k++) {
+		if (cfapkg_env_current(ctx, b->names[k], &w->generation[k]) ||
+		    cfapkg_env_lock(ctx, b->names[k], 0, &w->lock[k]))
+			cfapkg_ctx_clear_error(ctx); /* an empty environment: no parts to name */
+	}
+	compare_sets(w);
+	if (g)
+		snprintf(w->gpu, sizeof(w->gpu), "%s (%s)", g->name, g->gfx);
+	else
+		snprintf(w->gpu, sizeof(w->gpu), "%s (planned for; no AMD GPU detected)", rt->gfx);
+	snprintf(w->os, sizeof(w->os), "%s-%s%s%s", m ? m->os : cfapkg_host_os(), m ? m->arch : "",
+	         m && m->os_build[0] ? ", " : "", m ? m->os_build : "");
+	today(w->date, sizeof(w->date));
+}
+
+static cJSON *env_about(const struct bench *b, unsigned k)
+{
+	const struct cfapkg_lock *lock = b->what.lock[k];
+	cJSON *o = cJSON_CreateObject(), *a;
+	size_t i;
+
+	json_str(o, "name", b->names[k]);
+	cJSON_AddNumberToObject(o, "generation", b->what.generation[k]);
+	a = cJSON_AddArrayToObject(o, "packages");
+	for (i = 0; lock && i < lock->nparts; i++) {
+		cJSON *p = cJSON_CreateObject();
+		json_str(p, "name", lock->parts[i].name);
+		json_str(p, "version", lock->parts[i].version);
+		cJSON_AddItemToArray(a, p);
+	}
+	return o;
+}
+
+static cJSON *about_json(const struct bench *b)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+	unsigned k;
+
+	json_str(o, "cfapkg_version", cfapkg_version_string());
+	json_str(o, "date", b->what.date);
+	json_str(o, "gpu", b->what.gpu);
+	json_str(o, "os", b->what.os);
+	a = cJSON_AddArrayToObject(o, "envs");
+	for (k = 0; k < 2; k++)
+		cJSON_AddItemToArray(a, env_about(b, k));
+	return o;
+}
+
 static cJSON *result_json(const struct bench *b, const struct cfapkg_bench_run *runs, size_t n)
 {
 	cJSON *o = cJSON_CreateObject(), *a, *st;
@@ -111,6 +230,7 @@ static cJSON *result_json(const struct bench *b, const struct cfapkg_bench_run *
 		}
 		ratio_json(which, b, m, runs, n);
 	}
+	cJSON_AddItemToObject(o, "about", about_json(b));
 	a = cJSON_AddArrayToObject(o, "runs");
 	for (i = 0; i < n; i++) {
 		cJSON *r = cJSON_CreateObject();
@@ -201,36 +321,58 @@ static int env_names(const struct cli *cli, const char **names)
 	return EXIT_OK;
 }
 
+/* With --metric, each environment needs a measured run that printed it:
+ * else there is nothing to compare, and the bench says so and fails. */
+static bool measured(const struct bench *b, const struct cfapkg_bench_run *runs, size_t n)
+{
+	struct cfapkg_bench_stats s;
+	unsigned k;
+	bool ok = true;
+
+	for (k = 0; k < 2 && b->metric; k++) {
+		cfapkg_bench_stats(runs, n, k, true, &s);
+		if (s.n)
+			continue;
+		cli_error("no measured run under %s printed the metric: the regex '%s' found no "
+		          "number in its output; check the program's output and the regex (its first "
+		          "group is the number)\n", b->names[k], b->metric);
+		ok = false;
+	}
+	return ok;
+}
+
 static int report(struct cfapkg_ctx *ctx, const struct bench *b,
                   const struct cfapkg_bench_run *runs, size_t n)
 {
 	const char *dir = cli_value(b->cli, OPT_OUTPUT);
-	char path[3][4096];
-	const char *ext[3] = {"csv", "json", "svg"};
+	char path[4][4096];
+	const char *ext[4] = {"csv", "json", "svg", "png"};
 	cJSON *doc = result_json(b, runs, n);
-	struct bench_plot plot;
+	struct bench_plot plot = {{b->names[0], b->names[1]}, b->metric_name, b->cli->args,
+	                          b->cli->nargs, {b->what.own[0], b->what.own[1]}, b->what.shared,
+	                          b->what.gpu, b->what.os, b->what.date, cfapkg_version_string()};
 	size_t i, failed = 0;
 	int bad = 0;
 
 	(void)ctx;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 4; i++)
 		snprintf(path[i], sizeof(path[i]), "%s/bench-%s-vs-%s.%s", dir ? dir : ".", b->names[0],
 		         b->names[1], ext[i]);
 	bad |= write_csv(path[0], b, runs, n) != 0;
 	bad |= write_json(path[1], doc) != 0;
-	plot.names[0] = b->names[0];
-	plot.names[1] = b->names[1];
-	plot.metric_name = b->metric_name;
-	plot.args = b->cli->args;
-	plot.nargs = b->cli->nargs;
-	bad |= write_svg(path[2], &plot, runs, n) != 0;
+	bad |= write_plots(path[2], png_available() ? path[3] : NULL, &plot, runs, n) != 0;
 	if (b->cli->json)
 		json_print(doc);
 	else
 		cJSON_Delete(doc);
 	if (!b->cli->json && !b->cli->quiet) {
 		print_summary(b, runs, n);
-		printf("Wrote %s, %s and %s\n", path[0], path[1], path[2]);
+		if (png_available())
+			printf("Wrote %s, %s, %s and %s\n", path[0], path[1], path[2], path[3]);
+		else
+			printf("Wrote %s, %s and %s (this build writes the figure as SVG only: a browser "
+			       "opens it, and its screenshot pastes where an SVG is refused)\n", path[0],
+			       path[1], path[2]);
 	}
 	for (i = 0; i < n; i++)
 		failed += runs[i].status != 0;
@@ -239,12 +381,13 @@ static int report(struct cfapkg_ctx *ctx, const struct bench *b,
 	if (failed)
 		cli_error("%lu run%s did not exit with 0 (left out of the "
 		        "statistics)\n", (unsigned long)failed, failed == 1 ? "" : "s");
-	return bad || failed ? EXIT_ERROR : EXIT_OK;
+	return bad || failed || !measured(b, runs, n) ? EXIT_ERROR : EXIT_OK;
 }
 
 int cmd_bench(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
-	struct bench b = {cli, {NULL, NULL}, cli_value(cli, OPT_METRIC), NULL, ""};
+	static struct bench b;
+	const struct cfapkg_machine *machine = NULL;
 	struct cfapkg_bench_opts o;
 	struct cfapkg_runtime *rt[2] = {NULL, NULL};
 	struct cfapkg_bench_run *runs = NULL;
@@ -256,6 +399,9 @@ int cmd_bench(struct cfapkg_ctx *ctx, const struct cli *cli)
 	int rc;
 
 	memset(&o, 0, sizeof(o));
+	memset(&b, 0, sizeof(b));
+	b.cli = cli;
+	b.metric = cli_value(cli, OPT_METRIC);
 	if ((rc = env_names(cli, b.names)) || (rc = parse_counts(cli, &o.runs, &o.warmup, &timeout)))
 		return rc;
 	if ((b.metric_name = cli_value(cli, OPT_METRIC_NAME)) && !b.metric) {
@@ -267,8 +413,9 @@ int cmd_bench(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if ((e = cfapkg_find_program(ctx, cli->args[0], program, sizeof(program))))
 		return report_error(ctx, e);
 	for (i = 0; i < 2 && !rc; i++)
-		rc = load_runtime(ctx, cli, b.names[i], &rt[i], NULL);
+		rc = load_runtime(ctx, cli, b.names[i], &rt[i], &machine);
 	if (!rc) {
+		look_at(ctx, &b, rt[0], machine);
 		argv[0] = program;
 		for (i = 1; i < cli->nargs; i++)
 			argv[i] = cli->args[i];
@@ -286,5 +433,7 @@ int cmd_bench(struct cfapkg_ctx *ctx, const struct cli *cli)
 	cfapkg_free(runs);
 	cfapkg_runtime_free(rt[0]);
 	cfapkg_runtime_free(rt[1]);
+	cfapkg_lock_free(b.what.lock[0]);
+	cfapkg_lock_free(b.what.lock[1]);
 	return rc;
 }

@@ -253,24 +253,33 @@ static void print_stack_cache(const struct cfapkg_stack_cache *c)
 static int cache_info(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_downloads_info d;
+	struct cfapkg_store_info st;
 	struct cfapkg_stack_cache *c = NULL;
 	char size[32], parts[32];
 	size_t i, n = 0;
 	enum cfapkg_err e;
 
-	if ((e = cfapkg_downloads_info(ctx, &d)) || (e = cfapkg_stack_caches(ctx, &c, &n)))
+	if ((e = cfapkg_downloads_info(ctx, &d)) || (e = cfapkg_store_info(ctx, &st)) ||
+	    (e = cfapkg_stack_caches(ctx, &c, &n)))
 		return report_error(ctx, e);
 	if (cli->json) {
 		cJSON *o = cJSON_CreateObject(), *dl = cJSON_AddObjectToObject(o, "downloads"),
-		      *a = cJSON_AddArrayToObject(o, "compute");
+		      *so = cJSON_AddObjectToObject(o, "store"), *a = cJSON_AddArrayToObject(o, "compute");
 		cJSON_AddNumberToObject(dl, "files", (double)d.files);
 		cJSON_AddNumberToObject(dl, "bytes", (double)d.bytes);
 		cJSON_AddNumberToObject(dl, "partial", (double)d.parts);
 		cJSON_AddNumberToObject(dl, "partial_bytes", (double)d.part_bytes);
+		cJSON_AddNumberToObject(so, "folders", (double)st.folders);
+		cJSON_AddNumberToObject(so, "files", (double)st.files);
+		cJSON_AddNumberToObject(so, "bytes", (double)st.bytes);
 		for (i = 0; i < n; i++)
 			cJSON_AddItemToArray(a, stack_cache_json(&c[i]));
 		json_print(o);
 	} else {
+		printf("cfapkg's store (%s/store): %lu unpacked %s, %lu %s, %s ('cfapkg gc' removes "
+		       "what no generation uses)\n", cfapkg_ctx_root(ctx), (unsigned long)st.folders,
+		       plural(st.folders, "package", "packages"), (unsigned long)st.files,
+		       plural(st.files, "file", "files"), human_size((int64_t)st.bytes, size, sizeof(size)));
 		printf("cfapkg's downloads (%s/downloads): %lu %s, %s; %lu partial, %s\n",
 		       cfapkg_ctx_root(ctx), (unsigned long)d.files, plural(d.files, "file", "files"),
 		       human_size((int64_t)d.bytes, size, sizeof(size)), (unsigned long)d.parts,

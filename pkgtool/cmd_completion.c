@@ -104,6 +104,7 @@ void comp_model_build(struct comp_model *m)
 	unsigned long long opts;
 
 	m->ncmd = 0;
+	m->programs[0] = '\0';
 	while (m->ncmd < COMP_MAX_COMMANDS &&
 	       command_at(m->ncmd, &name, &opts, &usage, &summary)) {
 		struct comp_command *c = &m->cmd[m->ncmd++];
@@ -112,6 +113,11 @@ void comp_model_build(struct comp_model *m)
 		c->opts = opts | OPTS_GLOBAL;
 		usage_subs(usage, c->subs, sizeof(c->subs));
 		c->args = usage_args(name, usage);
+		if (command_takes_program(m->ncmd - 1) &&
+		    strlen(m->programs) + strlen(name) + 2 < sizeof(m->programs))
+			snprintf(m->programs + strlen(m->programs),
+			         sizeof(m->programs) - strlen(m->programs), "%s%s",
+			         m->programs[0] ? " " : "", name);
 	}
 }
 
@@ -231,10 +237,82 @@ static void sh_dispatch(const char *files, const char *commands)
 	       "}\n");
 }
 
+/* The option a command's short letter stands for, and whether it takes
+ * a value there; false when the command has no such letter. */
+static bool letter_in(const struct comp_command *c, char letter, bool *valued)
+{
+	const char *name, *arg, *help;
+	enum opt_id id;
+	size_t i;
+
+	for (i = 0; cli_option_at(i, &name, &id, &arg, &help); i++)
+		if ((c->opts & OPT_BIT(id)) && cli_opt_letter(id, c->opts) == letter) {
+			*valued = arg != NULL;
+			return true;
+		}
+	return false;
+}
+
+void comp_letters(const struct comp_model *m, char *all, size_t len)
+{
+	const char *name, *arg, *help;
+	enum opt_id id;
+	size_t i, n = 0;
+
+	for (i = 0; cli_option_at(i, &name, &id, &arg, &help) && n + 1 < len; i++) {
+		char l = cli_opt_letter(id, OPT_BIT(id));
+		if (l && !memchr(all, l, n))
+			all[n++] = l;
+	}
+	all[n] = '\0';
+	(void)m;
+}
+
+void comp_letter_valued(const struct comp_model *m, char letter, char *cmds, size_t len,
+                        bool *everywhere)
+{
+	size_t i;
+	bool valued, any = false;
+
+	cmds[0] = '\0';
+	*everywhere = true;
+	for (i = 0; i < m->ncmd; i++) {
+		if (!letter_in(&m->cmd[i], letter, &valued))
+			continue;
+		any = true;
+		*everywhere = *everywhere && valued;
+		if (valued && strlen(cmds) + strlen(m->cmd[i].name) + 2 < len)
+			snprintf(cmds + strlen(cmds), len - strlen(cmds), "%s%s", cmds[0] ? " " : "",
+			         m->cmd[i].name);
+	}
+	*everywhere = *everywhere && any;
+}
+
+/* The scan's arms for the short letters whose option takes a value (the
+ * next word is the value): everywhere, or in the commands that say so
+ * (-n is bench's --runs, elsewhere --dry-run). */
+static void sh_letter_arms(const struct comp_model *m)
+{
+	char letters[32], cmds[512];
+	bool everywhere;
+	size_t i;
+
+	comp_letters(m, letters, sizeof(letters));
+	for (i = 0; letters[i]; i++) {
+		comp_letter_valued(m, letters[i], cmds, sizeof(cmds), &everywhere);
+		if (everywhere)
+			printf("\t\t-%c) (( i++ )) ;;\n", letters[i]);
+		else if (cmds[0])
+			printf("\t\t-%c) [[ \" %s \" == *\" $cmd \"* ]] && (( i++ )) ;;\n", letters[i],
+			       cmds);
+	}
+}
+
 /* The scan of the words before the cursor, the same in bash and zsh:
  * the command, its subcommand, and --root/--recipes to pass on when
- * cfapkg is asked for names.  $1 is the first word after the program. */
-static void sh_scan(void)
+ * cfapkg is asked for names.  $1 is the first word after the program.
+ * After run's or bench's program, the words are the program's. */
+static void sh_scan(const struct comp_model *m)
 {
 	printf("\tfor (( i = $1; i < _cfapkg_end; i++ )); do\n"
 	       "\t\tw=${_cfapkg_words[i]}\n"
@@ -246,12 +324,13 @@ static void sh_scan(void)
 	       "\t\t\t\t(( i++ ))\n"
 	       "\t\t\t\t[[ ${_cfapkg_words[i]} == = ]] && (( i + 1 < _cfapkg_end )) && (( i++ ))\n"
 	       "\t\t\t\t[[ $w == --root || $w == --recipes ]] && where+=(\"$w\" \"${_cfapkg_words[i]}\")\n"
-	       "\t\t\tfi ;;\n"
-	       "\t\t-o|-n) (( i++ )) ;;\n"
-	       "\t\t-*) ;;\n"
-	       "\t\t*) if [[ -z $cmd ]]; then cmd=$w; elif [[ -z $sub ]]; then sub=$w; fi ;;\n"
+	       "\t\t\tfi ;;\n");
+	sh_letter_arms(m);
+	printf("\t\t-*) ;;\n"
+	       "\t\t*) if [[ -z $cmd ]]; then cmd=$w; elif [[ -z $sub ]]; then sub=$w\n"
+	       "\t\t\t[[ \" %s \" == *\" $cmd \"* ]] && _cfapkg_rest=1; fi ;;\n"
 	       "\t\tesac\n"
-	       "\tdone\n");
+	       "\tdone\n", m->programs);
 }
 
 void comp_bash(const struct comp_model *m)
@@ -279,7 +358,7 @@ void comp_bash(const struct comp_model *m)
 	       "\tif [[ $cur == = ]]; then cur=''\n"
 	       "\telif [[ $prev == = ]] && (( COMP_CWORD > 1 )); then prev=${COMP_WORDS[COMP_CWORD-2]}; fi\n"
 	       "\tset -- 1\n");
-	sh_scan();
+	sh_scan(m);
 	printf("\tCOMPREPLY=()\n");
 	sh_dispatch("_cfapkg_put @files", "_cfapkg_put \"$_cfapkg_cmds\"");
 	printf("complete -F _cfapkg cfapkg\n");
@@ -322,7 +401,7 @@ void comp_zsh(const struct comp_model *m)
 	       "\t_cfapkg_words=(\"${words[@]}\")\n"
 	       "\tif [[ $cur == --*=* ]]; then prev=${cur%%%%=*}; cur=${cur#*=}; compset -P '*='; fi\n"
 	       "\tset -- 2\n");
-	sh_scan();
+	sh_scan(m);
 	sh_dispatch("_files", "_cfapkg_describe");
 	printf("if [[ ${zsh_eval_context[-1]} == loadautofunc ]]; then\n"
 	       "\t_cfapkg \"$@\"\n"

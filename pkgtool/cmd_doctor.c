@@ -23,7 +23,13 @@ struct doctor {
 	const struct cfapkg_machine *m;
 	cJSON *checks;           /* [{check, status, detail}] */
 	unsigned problems;
+	bool elsewhere;          /* made for another OS than this machine's: only
+	                            the environment's own files can be checked */
 };
+
+/* What a check of the machine says when the environment is for another
+ * OS: not missing here, but for that OS to answer. */
+#define NOT_HERE "NOT CHECKED"
 
 static void row(struct doctor *d, const char *check, const char *status, const char *fmt, ...)
 	PRINTF_LIKE(4, 5);
@@ -118,12 +124,35 @@ static void check_system_part(struct doctor *d, const struct cfapkg_runtime_part
 		check_libraries(d, p, v);
 }
 
+/* The environment's parts, each in its store folder. */
+static void part_checks(struct doctor *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->rt->nparts; i++) {
+		const struct cfapkg_runtime_part *p = &d->rt->parts[i];
+		char label[160];
+		snprintf(label, sizeof(label), "%s %s", p->name, p->version);
+		if (p->kind == CFAPKG_KIND_SYSTEM && d->elsewhere)
+			row(d, label, NOT_HERE, "a system part of %s: installed there, not here",
+			    d->rt->os);
+		else if (p->kind == CFAPKG_KIND_SYSTEM)
+			check_system_part(d, p);
+		else if (p->kind != CFAPKG_KIND_META)
+			row(d, label, p->prefix ? "OK" : "MISSING", "%s", p->prefix ? p->prefix : "");
+	}
+}
+
 static void static_checks(struct doctor *d)
 {
 	const struct cfapkg_machine *m = d->m;
 	char list[64] = "";
 	size_t i;
 
+	if (d->elsewhere) {
+		part_checks(d);
+		return;
+	}
 	if (!m || m->selected < 0)
 		row(d, "GPU", "MISSING", "no AMD GPU found (the environment was made for %s)",
 		    d->rt->gfx);
@@ -140,15 +169,45 @@ static void static_checks(struct doctor *d)
 	else
 		row(d, "HIP runtime (driver)", "MISSING", "no amdhip64 library from the AMD driver: "
 		    "install a current AMD driver (Windows) or ROCm (Linux)");
-	for (i = 0; i < d->rt->nparts; i++) {
-		const struct cfapkg_runtime_part *p = &d->rt->parts[i];
-		char label[160];
-		snprintf(label, sizeof(label), "%s %s", p->name, p->version);
-		if (p->kind == CFAPKG_KIND_SYSTEM)
-			check_system_part(d, p);
-		else if (p->kind != CFAPKG_KIND_META)
-			row(d, label, p->prefix ? "OK" : "MISSING", "%s", p->prefix ? p->prefix : "");
-	}
+	part_checks(d);
+}
+
+/* Another OS's environment: what the environment brings is looked at,
+ * what the system there would bring is not missing here. */
+static bool not_here(struct doctor *d, const char *check, bool found_in_env)
+{
+	if (!d->elsewhere || found_in_env)
+		return false;
+	row(d, check, NOT_HERE, "the %s machine's to say: run 'cfapkg doctor' there", d->rt->os);
+	return true;
+}
+
+static void rocm_in_use(struct doctor *d, const struct cfapkg_rocm_report *r)
+{
+	if (not_here(d, "ROCm in use", r->prefix && r->from_env))
+		return; /* the other OS's SDK */
+	if (r->prefix)
+		row(d, "ROCm in use", "OK", "%s%s%s%s: %s",
+		    r->from_env ? "the environment's" : "the system's", r->rocm_part ? " (" : "",
+		    r->rocm_part ? r->rocm_part : "", r->rocm_part ? ")" : "", r->prefix);
+	else
+		row(d, "ROCm in use", "MISSING", "no ROCm or HIP SDK found: install one, or a package "
+		    "that brings it");
+}
+
+static void tensile_files(struct doctor *d, const struct cfapkg_rocm_report *r)
+{
+	if (not_here(d, "rocBLAS Tensile files", r->tensile_file && (r->from_env ||
+	                                                              r->rocblas_overlay)))
+		return; /* the other OS's rocBLAS */
+	if (r->tensile_file)
+		row(d, "rocBLAS Tensile files", "OK", "%s%s%s%s", r->tensile_file,
+		    r->rocblas_overlay ? " (from " : "", r->rocblas_overlay ? r->rocblas_overlay : "",
+		    r->rocblas_overlay ? ")" : "");
+	else
+		row(d, "rocBLAS Tensile files", "MISSING", "none for %s in %s: rocBLAS will stop at its "
+		    "first call; install a rocBLAS overlay for %s", r->gfx,
+		    r->tensile_dir ? r->tensile_dir : "(no rocBLAS folder)", r->gfx);
 }
 
 /* Which ROCm programs use and whether its kernels cover the GPU. */
@@ -161,21 +220,8 @@ static void rocm_checks(struct doctor *d)
 		row(d, "ROCm in use", "FAILED", "%s", cfapkg_ctx_error(d->ctx));
 		return;
 	}
-	if (r->prefix)
-		row(d, "ROCm in use", "OK", "%s%s%s%s: %s",
-		    r->from_env ? "the environment's" : "the system's", r->rocm_part ? " (" : "",
-		    r->rocm_part ? r->rocm_part : "", r->rocm_part ? ")" : "", r->prefix);
-	else
-		row(d, "ROCm in use", "MISSING", "no ROCm or HIP SDK found: install one, or a package "
-		    "that brings it");
-	if (r->tensile_file)
-		row(d, "rocBLAS Tensile files", "OK", "%s%s%s%s", r->tensile_file,
-		    r->rocblas_overlay ? " (from " : "", r->rocblas_overlay ? r->rocblas_overlay : "",
-		    r->rocblas_overlay ? ")" : "");
-	else
-		row(d, "rocBLAS Tensile files", "MISSING", "none for %s in %s: rocBLAS will stop at its "
-		    "first call; install a rocBLAS overlay for %s", r->gfx,
-		    r->tensile_dir ? r->tensile_dir : "(no rocBLAS folder)", r->gfx);
+	rocm_in_use(d, r);
+	tensile_files(d, r);
 	lt = r->addmm_lt_disabled ? "DISABLE_ADDMM_CUDA_LT=1 is set, so PyTorch uses rocBLAS"
 	                          : "set DISABLE_ADDMM_CUDA_LT=1 so PyTorch uses rocBLAS";
 	if (r->hipblaslt_file)
@@ -187,8 +233,10 @@ static void rocm_checks(struct doctor *d)
 		row(d, "hipBLASLt kernels", r->addmm_lt_disabled ? "OK" : "MISSING",
 		    "none for %s%s%s; %s", d->rt->gfx, r->hipblaslt_dir ? " in " : "",
 		    r->hipblaslt_dir ? r->hipblaslt_dir : "", lt);
-	row(d, "MIOpen", r->miopen ? "OK" : "MISSING", "%s", r->miopen ? r->miopen :
-	    "not found: cuDNN calls will fail (convolutions); dense and GEMM work runs without it");
+	if (!not_here(d, "MIOpen", r->miopen && r->from_env))
+		row(d, "MIOpen", r->miopen ? "OK" : "MISSING", "%s", r->miopen ? r->miopen :
+		    "not found: cuDNN calls will fail (convolutions); dense and GEMM work runs "
+		    "without it");
 	cfapkg_rocm_report_free(r);
 }
 
@@ -483,11 +531,42 @@ static int venv_probe(struct doctor *d, struct probe_summary *s, cJSON **json)
 	return rc;
 }
 
+/* An environment for another OS: its files were checked; the driver,
+ * its ROCm and the live probe are for a machine of that OS.  Nothing is
+ * marked; exit 6 (not on this platform). */
+static int report_elsewhere(struct doctor *d, cJSON *probes)
+{
+	const char *host = cfapkg_host_os();
+	cJSON *o;
+
+	if (d->cli->json) {
+		o = cJSON_CreateObject();
+		json_str(o, "env", d->rt->env_name);
+		cJSON_AddNumberToObject(o, "generation", d->rt->generation);
+		json_str(o, "os", d->rt->os);
+		json_str(o, "host_os", host);
+		cJSON_AddItemToObject(o, "static", d->checks);
+		cJSON_AddItemToObject(o, "probes", probes);
+		cJSON_AddBoolToObject(o, "usable", false);
+		cJSON_AddBoolToObject(o, "checked_here", false);
+		json_print(o);
+	} else {
+		cJSON_Delete(d->checks);
+		cJSON_Delete(probes);
+		if (!d->cli->quiet)
+			printf("\nThis environment is for %s and this machine runs %s: its files were "
+			       "checked, the rest is for a %s machine to say (its driver, HIP SDK and the "
+			       "CUDA probe): run 'cfapkg doctor' there. Nothing was marked.\n",
+			       d->rt->os, host, d->rt->os);
+	}
+	return EXIT_UNSUPPORTED;
+}
+
 int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_runtime *rt = NULL;
 	const struct cfapkg_machine *m = NULL;
-	struct doctor d = {ctx, cli, NULL, NULL, cJSON_CreateArray(), 0};
+	struct doctor d = {ctx, cli, NULL, NULL, cJSON_CreateArray(), 0, false};
 	cJSON *probes = cJSON_CreateArray();
 	struct probe_summary s;
 	cJSON *venv = NULL;
@@ -504,12 +583,18 @@ int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 	}
 	d.rt = rt;
 	d.m = m;
+	d.elsewhere = strcmp(rt->os, cfapkg_host_os()) != 0;
 	if (!cli->json && !cli->quiet)
 		printf("Environment \"%s\", generation %u, made for %s on %s\n\nStatic checks:\n",
 		       rt->env_name, rt->generation, rt->gfx, rt->os);
 	static_checks(&d);
 	rocm_checks(&d);
 	load_checks(&d);
+	if (d.elsewhere) {
+		rc = report_elsewhere(&d, probes);
+		cfapkg_runtime_free(rt);
+		return rc;
+	}
 	if (!cli->json && !cli->quiet)
 		printf("\nCUDA probe:\n");
 	hard = live_probe(&d, probes, &s);

@@ -88,6 +88,14 @@ static int env_list(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return EXIT_OK;
 }
 
+/* env deactivate: the shell --shell names, else the user's. */
+static int deactivate(const struct cli *cli)
+{
+	const char *shell = shell_from_cli(cli);
+
+	return shell ? shell_deactivate(shell) : EXIT_USAGE;
+}
+
 int cmd_env(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *sub = cli->nargs ? cli->args[0] : "";
@@ -102,7 +110,7 @@ int cmd_env(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if (strcmp(sub, "show") == 0 || strcmp(sub, "activate") == 0)
 		return cmd_env_runtime(ctx, cli);
 	if (strcmp(sub, "deactivate") == 0 && cli->nargs == 1)
-		return shell_deactivate(cli_value(cli, OPT_SHELL));
+		return deactivate(cli);
 	if (name && cli->nargs == 2 && strcmp(sub, "create") == 0) {
 		int rc = locked_call(ctx, cli, cfapkg_env_create, name);
 		if (!rc && cli->json)
@@ -382,8 +390,9 @@ int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
 		else if (cli->json)
 			json_print(switch_json(env, cur, target, why));
 		else if (!cli->quiet)
-			printf("Environment \"%s\" is back at generation %u (was %u)%s%s\n", env, target,
-			       cur, why[0] ? ": the newest earlier known-good one, " : "", why);
+			printf("Environment \"%s\" is %s generation %u (was %u)%s%s\n", env,
+			       target < cur ? "back at" : "now at the later", target, cur,
+			       why[0] ? ": the newest earlier known-good one, " : "", why);
 		if (!e)
 			follow_venvs(ctx, cli, env);
 	}

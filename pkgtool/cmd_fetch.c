@@ -11,21 +11,35 @@
 #include "progress.h"
 #include "render.h"
 
+/* The option's value, else the setting's (cfapkg.conf, the environment:
+ * the library checked those). */
+static const char *option_or_setting(const struct cli *cli, enum opt_id id, const char *key)
+{
+	const char *v = cli_value(cli, id);
+
+	return v ? v : cfapkg_setting(cli_settings(), key, NULL);
+}
+
 int fetch_opts_from_cli(const struct cli *cli, struct cfapkg_fetch_opts *o)
 {
 	unsigned long long v;
 	const char *s;
 
 	memset(o, 0, sizeof(*o));
-	o->offline = cli->seen & OPT_BIT(OPT_OFFLINE);
-	o->ca_bundle = cli_value(cli, OPT_CA_BUNDLE);
-	if ((s = cli_value(cli, OPT_PARALLEL)) && (!cli_number(s, 16, &v) || v == 0))
+	o->offline = (cli->seen & OPT_BIT(OPT_OFFLINE)) ||
+	             cfapkg_setting_switch(cli_settings(), "offline");
+	o->ca_bundle = option_or_setting(cli, OPT_CA_BUNDLE, "ca-bundle");
+	o->proxy = cfapkg_setting(cli_settings(), "proxy", NULL);
+	o->no_proxy = cfapkg_setting(cli_settings(), "no-proxy", NULL);
+	if ((s = option_or_setting(cli, OPT_PARALLEL, "parallel")) &&
+	    (!cli_number(s, 16, &v) || v == 0))
 		goto bad;
 	o->parallel = s ? (unsigned)v : 0;
-	if ((s = cli_value(cli, OPT_RETRIES)) && !cli_number(s, 20, &v))
+	if ((s = option_or_setting(cli, OPT_RETRIES, "retries")) && !cli_number(s, 20, &v))
 		goto bad;
 	o->attempts = s ? (unsigned)v + 1 : 0;
-	if ((s = cli_value(cli, OPT_STALL_TIMEOUT)) && (!cli_number(s, 3600, &v) || v == 0))
+	if ((s = option_or_setting(cli, OPT_STALL_TIMEOUT, "stall-timeout")) &&
+	    (!cli_number(s, 3600, &v) || v == 0))
 		goto bad;
 	o->stall_secs = s ? (unsigned)v : 0;
 	if ((s = cli_value(cli, OPT_MAX_SIZE)) && !parse_size(s, &o->max_unknown_size)) {
@@ -92,6 +106,8 @@ static int report_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
 	bool named = false;
 	size_t i;
 
+	if (e == CFAPKG_E_INTERRUPTED && !cli->json)
+		return report_interrupted(ctx, items, n);
 	if (cli->json) {
 		cJSON *a = cJSON_CreateArray();
 		for (i = 0; i < n; i++)
@@ -137,9 +153,8 @@ static int fetch_with_progress(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item 
 
 	if ((rc = take_lock(ctx, cli, &lock)))
 		return rc;
-	progress_init(&p, cli);
-	o->progress = progress_update;
-	o->progress_arg = &p;
+	progress_init(&p, cli, o);
+	progress_catch_interrupt();
 	e = cfapkg_fetch(ctx, items, n, o);
 	progress_end(&p);
 	cfapkg_root_unlock(lock);
@@ -171,21 +186,55 @@ bool parse_size(const char *s, uint64_t *out)
 	return true;
 }
 
+/* The last part of a URL's path ("zluda.zip"), without a query. */
+static size_t url_base(const char *url, const char **base)
+{
+	size_t end = strcspn(url, "?#"), start = end;
+
+	while (start > 0 && url[start - 1] != '/')
+		start--;
+	*base = url + start;
+	return end - start;
+}
+
+/* Each URL's file name, so that two downloads are told apart; one named
+ * like an earlier one gets its place on the command line ("x.zip (2)"). */
+static const char *url_label(const char *const *urls, size_t i, char *buf, size_t len)
+{
+	const char *base, *other;
+	size_t n = url_base(urls[i], &base), k;
+	bool twice = false;
+
+	for (k = 0; k < i && !twice; k++)
+		twice = url_base(urls[k], &other) == n && strncmp(other, base, n) == 0;
+	if (n == 0) /* "https://host/": the URL itself */
+		snprintf(buf, len, "%s", urls[i]);
+	else if (twice)
+		snprintf(buf, len, "%.*s (%lu)", (int)n, base, (unsigned long)i + 1);
+	else
+		snprintf(buf, len, "%.*s", (int)n, base);
+	return buf;
+}
+
 /* The items of prefetch's URLs (each several KiB: on the heap, however
  * many are named). */
 static int prefetch_items(struct cfapkg_ctx *ctx, const struct cli *cli, const char **mirrors,
                           size_t nmirrors, struct cfapkg_fetch_opts *o)
 {
 	struct cfapkg_fetch_item *items = calloc(cli->nargs, sizeof(*items));
+	char (*labels)[256] = calloc(cli->nargs, sizeof(*labels));
 	const char *sha = cli_value(cli, OPT_SHA256), *s;
 	unsigned long long size;
 	size_t i;
 	int rc;
 
-	if (!items)
+	if (!items || !labels) {
+		free(items);
+		free(labels);
 		return report_error(ctx, CFAPKG_E_NOMEM);
+	}
 	for (i = 0; i < cli->nargs; i++) {
-		items[i].label = "prefetch";
+		items[i].label = url_label(cli->args, i, labels[i], sizeof(labels[i]));
 		items[i].urls = i == 0 ? mirrors : &cli->args[i];
 		items[i].nurls = i == 0 ? nmirrors : 1;
 		items[i].size = -1;
@@ -195,12 +244,14 @@ static int prefetch_items(struct cfapkg_ctx *ctx, const struct cli *cli, const c
 	if ((s = cli_value(cli, OPT_SIZE)) && !cli_number(s, (1ull << 62), &size)) {
 		cli_error("--size takes a number of bytes\n");
 		free(items);
+		free(labels);
 		return EXIT_USAGE;
 	}
 	if (s)
 		items[0].size = (int64_t)size;
 	rc = fetch_with_progress(ctx, items, cli->nargs, o, cli);
 	free(items);
+	free(labels);
 	return rc;
 }
 
@@ -278,9 +329,8 @@ static int fetch_plan(struct cfapkg_ctx *ctx, const struct cli *cli,
 		cfapkg_lock_free(set);
 		return rc;
 	}
-	progress_init(&p, cli);
-	o->progress = progress_update;
-	o->progress_arg = &p;
+	progress_init(&p, cli, o);
+	progress_catch_interrupt();
 	e = cfapkg_lock_resolve(ctx, set, o);
 	if (!e)
 		e = cfapkg_lock_fetch(ctx, set, o, &items, &n);

@@ -16,6 +16,9 @@
 const char *env_from_cli(const struct cli *cli)
 {
 	const char *env = cli_value(cli, OPT_ENV);
+
+	if (!env)
+		env = cfapkg_setting(cli_settings(), "env", NULL);
 	return env ? env : CFAPKG_DEFAULT_ENV;
 }
 
@@ -135,6 +138,8 @@ static int report_failure(struct cfapkg_ctx *ctx, struct cfapkg_trans *t,
 	bool named = false;
 	size_t i;
 
+	if (e == CFAPKG_E_INTERRUPTED)
+		return report_interrupted(ctx, r->items, r->nitems);
 	if (e == CFAPKG_E_UNSOLVABLE && t && cfapkg_trans_plan(t)) {
 		print_problems_text(cfapkg_trans_plan(t), cli);
 		return unsolved_exit(cfapkg_trans_plan(t));
@@ -160,6 +165,8 @@ static const char *show_and_ask(struct cfapkg_ctx *ctx, struct cfapkg_trans *t,
 		}
 		return "nothing-to-do";
 	}
+	if (cfapkg_trans_plan(t))
+		print_decisions(cfapkg_trans_plan(t), cli);
 	if (!cli->quiet && !cli->json && cfapkg_trans_plan(t)) {
 		print_plan_text(ctx, cfapkg_trans_plan(t));
 		printf("\n");
@@ -186,11 +193,11 @@ static int run_trans(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapk
 	enum cfapkg_err e;
 	int rc = EXIT_OK;
 
-	progress_init(&p, cli);
-	o->fetch.progress = progress_update;
-	o->fetch.progress_arg = &p;
+	progress_init(&p, cli, &o->fetch);
 	if (!(e = cfapkg_trans_begin(ctx, o, &t)) && !(e = cfapkg_trans_prepare(t)) &&
 	    !(stop = show_and_ask(ctx, t, cli, env))) {
+		/* Only now: a Ctrl-C at the question above ends cfapkg at once. */
+		progress_catch_interrupt();
 		e = cfapkg_trans_commit(t, &r);
 		progress_end(&p);
 		print_tried(r.items, r.nitems);
@@ -198,6 +205,8 @@ static int run_trans(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapk
 			print_result(cli, env, &r);
 		if (!e && r.commit.generation)
 			follow_venvs(ctx, cli, env); /* the root's lock is still held */
+	} else {
+		progress_end(&p);
 	}
 	if (!e && cli->json)
 		json_print(trans_json(env, t, stop ? NULL : &r, stop ? stop : "done"));

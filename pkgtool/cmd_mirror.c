@@ -195,9 +195,8 @@ static int create(struct cfapkg_ctx *ctx, const struct cli *cli, const char *dir
 		cfapkg_lock_free(set);
 		return rc;
 	}
-	progress_init(&p, cli);
-	o.progress = progress_update;
-	o.progress_arg = &p;
+	progress_init(&p, cli, &o);
+	progress_catch_interrupt();
 	e = cfapkg_mirror_create(ctx, set, dir, &o, &r);
 	progress_end(&p);
 	cfapkg_root_unlock(lock);

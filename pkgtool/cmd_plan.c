@@ -194,6 +194,70 @@ static void print_uninstallable(const struct cfapkg_plan *plan)
 	}
 }
 
+/* An argument as a shell reads it back: quoted when it holds anything
+ * but letters, digits and a few safe marks. */
+static void put_arg(char *buf, size_t len, const char *a)
+{
+	bool plain = *a != '\0';
+	const char *p;
+
+	for (p = a; *p && plain; p++)
+		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+		               "-_./:=+,@%", *p) != NULL;
+	snprintf(buf + strlen(buf), len - strlen(buf), plain ? " %s" : " \"%s\"", a);
+}
+
+/* The command as typed, with the fix's flags: a fact given by a flag or
+ * a file needs its new value too; a detected one is seen again once the
+ * part is installed. */
+static void fixed_command(const struct cfapkg_plan_fix *fix, const struct cli *cli, char *buf,
+                          size_t len)
+{
+	int i;
+	size_t k;
+
+	snprintf(buf, len, "cfapkg");
+	for (i = 1; i < cli->argc; i++)
+		put_arg(buf, len, cli->argv[i]);
+	for (k = 0; k < fix->nsteps && !detected_machine(); k++)
+		snprintf(buf + strlen(buf), len - strlen(buf), " --%s %s", fix->steps[k].fact,
+		         fix->steps[k].value);
+	if (fix->allow_experimental && !(cli->seen & OPT_BIT(OPT_ALLOW_EXPERIMENTAL)))
+		snprintf(buf + strlen(buf), len - strlen(buf), " --allow-experimental");
+}
+
+/* "install hip-sdk 6.2.4 and allow experimental parts". */
+static void fix_text(const struct cfapkg_plan_fix *fix, char *buf, size_t len)
+{
+	size_t k;
+
+	buf[0] = '\0';
+	for (k = 0; k < fix->nsteps; k++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", k ? " and " : "install ",
+		         fix->steps[k].part);
+	if (fix->allow_experimental)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%sallow experimental parts",
+		         fix->nsteps ? ", then " : "");
+}
+
+/* The way out first, so that it is not lost below the reasons. */
+static void print_fix(const struct cfapkg_plan *plan, const struct cli *cli)
+{
+	const struct cfapkg_plan_fix *fix = cfapkg_plan_fix(plan);
+	char what[1024], command[4096];
+	size_t k;
+
+	if (!fix)
+		return;
+	fix_text(fix, what, sizeof(what));
+	fixed_command(fix, cli, command, sizeof(command));
+	fprintf(stderr, "To fix it, %s:\n  %s\n", what, command);
+	for (k = 0; k < fix->nsteps; k++)
+		if (fix->steps[k].hint)
+			fprintf(stderr, "  (%s: %s)\n", fix->steps[k].part, fix->steps[k].hint);
+	fprintf(stderr, "Why it does not plan as asked:\n");
+}
+
 void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
 {
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
@@ -204,7 +268,9 @@ void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
 	cli_error("cannot plan");
 	for (i = 0; i < cli->nargs; i++)
 		fprintf(stderr, " %s", cli->args[i]);
-	fprintf(stderr, " for %s on %s-%s:\n", f->gfx, f->os, f->arch);
+	fprintf(stderr, " for %s on %s-%s%s\n", f->gfx, f->os, f->arch,
+	        cfapkg_plan_fix(plan) ? "" : ":");
+	print_fix(plan, cli);
 	for (i = 0; i < cfapkg_plan_problem_count(plan); i++) {
 		const struct cfapkg_problem *p = cfapkg_plan_problem(plan, i);
 		if (p->beyond_experimental && !beyond) {
@@ -239,6 +305,28 @@ static cJSON *problem_json(const struct cfapkg_problem *p, const struct cfapkg_f
 	cJSON_AddBoolToObject(j, "beyond_experimental", p->beyond_experimental);
 	json_str(j, "message", problem_text(p, f, line, sizeof(line)));
 	return j;
+}
+
+/* {"allow_experimental", "steps": [{"fact", "value", "part", "hint"}]}, or null. */
+static cJSON *fix_json(const struct cfapkg_plan_fix *fix)
+{
+	cJSON *o, *a;
+	size_t k;
+
+	if (!fix)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "allow_experimental", fix->allow_experimental);
+	a = cJSON_AddArrayToObject(o, "steps");
+	for (k = 0; k < fix->nsteps; k++) {
+		cJSON *s = cJSON_CreateObject();
+		json_str(s, "fact", fix->steps[k].fact);
+		json_str(s, "value", fix->steps[k].value);
+		json_str(s, "part", fix->steps[k].part);
+		json_str(s, "hint", fix->steps[k].hint);
+		cJSON_AddItemToArray(a, s);
+	}
+	return o;
 }
 
 cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
@@ -284,6 +372,7 @@ cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	pr = cJSON_AddArrayToObject(o, "passed_over");
 	for (i = 0; i < cfapkg_plan_passed_count(plan); i++)
 		cJSON_AddItemToArray(pr, problem_json(cfapkg_plan_passed(plan, i), f));
+	cJSON_AddItemToObject(o, "fix", fix_json(cfapkg_plan_fix(plan)));
 	un = cJSON_AddArrayToObject(o, "unchecked");
 	for (i = 0; i < cfapkg_plan_unchecked_count(plan); i++)
 		cJSON_AddItemToArray(un, cJSON_CreateString(cfapkg_plan_unchecked(plan, i)));
@@ -349,6 +438,20 @@ int unsolved_exit(const struct cfapkg_plan *plan)
 	return EXIT_UNSOLVABLE;
 }
 
+static void decision_line(void *arg, const char *text)
+{
+	(void)arg;
+	fprintf(stderr, "  %s\n", text);
+}
+
+void print_decisions(const struct cfapkg_plan *plan, const struct cli *cli)
+{
+	if (!cli->verbose || cli->quiet || !cfapkg_plan_solved(plan))
+		return;
+	fprintf(stderr, "The solver decided:\n");
+	cfapkg_plan_decisions(plan, decision_line, NULL);
+}
+
 int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *testcase = cli_value(cli, OPT_TESTCASE);
@@ -374,6 +477,7 @@ int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli)
 			print_plan_text(ctx, plan);
 		print_uninstallable(plan);
 	}
+	print_decisions(plan, cli);
 	cfapkg_plan_free(plan);
 	return rc;
 }

@@ -507,6 +507,40 @@ static void config_mirrors(const struct cfapkg_mirrors *m, cJSON *o, bool json)
 	}
 }
 
+/* The settings files and each setting with where it came from (JSON
+ * into o, or text). */
+static void config_settings(cJSON *o, bool json)
+{
+	const struct cfapkg_settings *s = cli_settings();
+	const char *role, *path, *key, *value, *from;
+	cJSON *files = json ? cJSON_AddArrayToObject(o, "settings_files") : NULL;
+	cJSON *set = json ? cJSON_AddObjectToObject(o, "settings") : NULL;
+	bool found;
+	size_t i;
+
+	for (i = 0; cfapkg_settings_file(s, i, &role, &path, &found); i++) {
+		cJSON *f = files ? cJSON_CreateObject() : NULL;
+		if (!json) {
+			printf("%-17s %s%s\n", i ? "" : "settings files:", path ? path : "(none)",
+			       path ? (found ? "" : " (not there)") : "");
+			continue;
+		}
+		json_str(f, "role", role);
+		json_str(f, "path", path);
+		cJSON_AddBoolToObject(f, "found", found);
+		cJSON_AddItemToArray(files, f);
+	}
+	for (i = 0; cfapkg_setting_at(s, i, &key, &value, &from); i++) {
+		cJSON *v = set ? cJSON_AddObjectToObject(set, key) : NULL;
+		if (json) {
+			json_str(v, "value", value);
+			json_str(v, "from", from);
+		} else if (value || from) {
+			printf("  %-15s %s  (%s)\n", key, value ? value : "(libcurl's own)", from);
+		}
+	}
+}
+
 int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *env = getenv("CFAPKG_RECIPES");
@@ -534,6 +568,7 @@ int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli)
 	cJSON_AddNumberToObject(o, "recipes", (double)cfapkg_recipe_count(ctx));
 	if (cli->json) {
 		config_mirrors(mirrors, o, true);
+		config_settings(o, true);
 		cfapkg_mirrors_free(mirrors);
 		json_print(o);
 		return EXIT_OK;
@@ -548,6 +583,7 @@ int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli)
 	for (i = 0; i < (size_t)cJSON_GetArraySize(dirs); i++)
 		printf("--recipes:        %s\n", cJSON_GetArrayItem(dirs, (int)i)->valuestring);
 	printf("recipes loaded:   %zu\n", cfapkg_recipe_count(ctx));
+	config_settings(o, false);
 	config_mirrors(mirrors, o, false);
 	cfapkg_mirrors_free(mirrors);
 	cJSON_Delete(o);

@@ -128,9 +128,8 @@ static int fetch_sources(struct cfapkg_ctx *ctx, const struct cli *cli,
 
 	if ((rc = fetch_opts_from_cli(cli, &o)))
 		return rc;
-	progress_init(&p, cli);
-	o.progress = progress_update;
-	o.progress_arg = &p;
+	progress_init(&p, cli, &o);
+	progress_catch_interrupt();
 	e = cfapkg_fetch(ctx, items, n, &o);
 	progress_end(&p);
 	for (i = 0; e && i < n; i++)
@@ -415,9 +414,8 @@ static int fetch_lists(struct cfapkg_ctx *ctx, const struct cli *cli, struct che
 	}
 	if ((rc = take_lock(ctx, cli, &lock)))
 		return rc;
-	progress_init(&p, cli);
-	o.progress = progress_update;
-	o.progress_arg = &p;
+	progress_init(&p, cli, &o);
+	progress_catch_interrupt();
 	cfapkg_fetch(ctx, items, *nitems, &o); /* each item says how it went */
 	progress_end(&p);
 	cfapkg_root_unlock(lock);

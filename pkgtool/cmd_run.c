@@ -107,13 +107,15 @@ static void show_text(const struct cfapkg_runtime *rt)
 int cmd_env_runtime(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_runtime *rt = NULL;
+	bool activate = cli->nargs == 1 && strcmp(cli->args[0], "activate") == 0;
+	const char *shell = activate ? shell_from_cli(cli) : NULL;
 	int rc;
 
 	if (cli->nargs != 1) {
 		cli_error("usage: cfapkg env show|activate [--env NAME]\n");
 		return EXIT_USAGE;
 	}
-	if (strcmp(cli->args[0], "activate") == 0 && !shell_known(cli_value(cli, OPT_SHELL)))
+	if (activate && !shell)
 		return EXIT_USAGE;
 	/* In an activated shell, what the paths keep and which variables
 	 * are the user's own is judged on the environment from before the
@@ -122,8 +124,8 @@ int cmd_env_runtime(struct cfapkg_ctx *ctx, const struct cli *cli)
 	shell_undo_here();
 	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL)))
 		return rc;
-	if (strcmp(cli->args[0], "activate") == 0)
-		rc = shell_activate(ctx, rt, cli_value(cli, OPT_SHELL));
+	if (activate)
+		rc = shell_activate(ctx, rt, shell);
 	else if (cli->json)
 		json_print(runtime_json(rt));
 	else

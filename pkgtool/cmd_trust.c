@@ -83,9 +83,8 @@ static int trust(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if ((rc = source_args(cli, "trust", TRUST_OPTS, host, sizeof(host), &platform)) ||
 	    (rc = fetch_opts_from_cli(cli, &o)) || (rc = take_lock(ctx, cli, &lock)))
 		return rc;
-	progress_init(&p, cli);
-	o.progress = progress_update;
-	o.progress_arg = &p;
+	progress_init(&p, cli, &o);
+	progress_catch_interrupt();
 	e = cfapkg_recipe_trust(ctx, cli->args[1], cli->args[2], platform, &o, &it);
 	progress_end(&p);
 	cfapkg_root_unlock(lock);

@@ -23,6 +23,7 @@ enum exit_code {
 	EXIT_NETWORK = 8,      /* a download failed */
 	EXIT_INTEGRITY = 9,    /* a download did not match its SHA-256 or size */
 	EXIT_BUSY = 10,        /* another cfapkg kept the root's lock too long */
+	EXIT_INTERRUPTED = 130, /* Ctrl-C (SIGINT) stopped it: 128 + the signal, as shells say */
 	/* run: the program, not cfapkg, is missing or cannot be started (the
 	 * shell's codes, so they never mix with cfapkg's own). */
 	EXIT_NOT_EXECUTABLE = 126,
@@ -39,6 +40,8 @@ void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli);
  * request names no package, else EXIT_UNSOLVABLE. */
 int unsolved_exit(const struct cfapkg_plan *plan);
 void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan);
+/* --verbose: what the solver decided, on standard error. */
+void print_decisions(const struct cfapkg_plan *plan, const struct cli *cli);
 /* The plan as JSON (for --json).  Owned by the caller. */
 struct cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan);
 int cmd_install(struct cfapkg_ctx *ctx, const struct cli *cli);
@@ -145,6 +148,9 @@ int shell_activate(struct cfapkg_ctx *ctx, const struct cfapkg_runtime *rt, cons
 int shell_deactivate(const char *shell);
 /* Whether --shell names a shell the snippets know; prints why not. */
 bool shell_known(const char *shell);
+/* --shell, else the user's shell: $SHELL's (bash, zsh, fish, pwsh), or
+ * PowerShell on Windows; NULL (said why) when none is known. */
+const char *shell_from_cli(const struct cli *cli);
 /* Puts back, in this process, what an earlier activation saved. */
 void shell_undo_here(void);
 
@@ -168,9 +174,15 @@ struct cJSON *detection_json(const struct cfapkg_machine *m);
  * OPTS_GLOBAL; false past its end. */
 bool command_at(size_t i, const char **name, unsigned long long *opts, const char **usage,
                 const char **summary);
+/* Whether command i's first argument is a program whose arguments follow. */
+bool command_takes_program(size_t i);
 /* cmd_completion.c: completion scripts made from the command and option
  * tables. */
 int cmd_completion(struct cfapkg_ctx *ctx, const struct cli *cli);
+
+/* main.c: the settings of cfapkg.conf and the environment (NULL before
+ * they are read); an option given beats each. */
+const struct cfapkg_settings *cli_settings(void);
 
 /* Reports the context's error as "cfapkg: error: ..." and maps the code. */
 int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err);

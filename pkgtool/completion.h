@@ -26,11 +26,19 @@ struct comp_command {
 struct comp_model {
 	struct comp_command cmd[COMP_MAX_COMMANDS];
 	size_t ncmd;
+	char programs[128];        /* the commands whose first argument is a program
+	                              (run, bench), space-separated */
 };
 
 void comp_model_build(struct comp_model *m);
 /* An option's value: its kind, and for COMP_WORDS the words. */
 enum comp_kind comp_option_value(enum opt_id id, const char *arg, const char **words);
+/* The short letters of the option table, each once. */
+void comp_letters(const struct comp_model *m, char *all, size_t len);
+/* The commands in which letter's option takes a value (space-separated),
+ * and whether it does in every command that has the letter. */
+void comp_letter_valued(const struct comp_model *m, char letter, char *cmds, size_t len,
+                        bool *everywhere);
 /* Whether a command (NULL: none yet) takes option id. */
 bool comp_takes(const struct comp_model *m, const char *cmd, enum opt_id id);
 

@@ -19,10 +19,33 @@ static void valued_list(const char *sep, const char *quote)
 			printf("%s%s--%s%s", n++ ? sep : "", quote, name, quote);
 }
 
-/* __cfapkg_scan sets the command, the subcommand, whether "--" came (a
- * program's arguments follow), and the --root/--recipes to pass on. */
-static void fish_functions(void)
+/* __cfapkg_letter_valued WORD CMD: whether the short option WORD takes
+ * the next word as its value in command CMD. */
+static void fish_letters(const struct comp_model *m)
 {
+	char letters[32], cmds[512];
+	bool everywhere;
+	size_t i;
+
+	comp_letters(m, letters, sizeof(letters));
+	printf("function __cfapkg_letter_valued\n\tswitch $argv[1]\n");
+	for (i = 0; letters[i]; i++) {
+		comp_letter_valued(m, letters[i], cmds, sizeof(cmds), &everywhere);
+		if (everywhere)
+			printf("\t\tcase -%c\n\t\t\treturn 0\n", letters[i]);
+		else if (cmds[0])
+			printf("\t\tcase -%c\n\t\t\tcontains -- \"$argv[2]\" %s; return\n", letters[i],
+			       cmds);
+	}
+	printf("\tend\n\treturn 1\nend\n");
+}
+
+/* __cfapkg_scan sets the command, the subcommand, whether "--" came (a
+ * program's arguments follow, as they do after run's program), and the
+ * --root/--recipes to pass on. */
+static void fish_functions(const struct comp_model *m)
+{
+	fish_letters(m);
 	printf("function __cfapkg_scan\n"
 	       "\tset -g __cfapkg_c ''; set -g __cfapkg_s ''; set -g __cfapkg_r ''\n"
 	       "\tset -g __cfapkg_where\n"
@@ -36,13 +59,16 @@ static void fish_functions(void)
 	       "\t\t\tcase '--root=*' '--recipes=*'\n"
 	       "\t\t\t\tset -a __cfapkg_where $w\n"
 	       "\t\t\tcase '--*=*' '-?*'\n"
-	       "\t\t\t\tif contains -- $w $__cfapkg_valued -o -n; and test $i -lt (count $toks)\n"
+	       "\t\t\t\tif contains -- $w $__cfapkg_valued; or __cfapkg_letter_valued $w \"$__cfapkg_c\"\n"
+	       "\t\t\t\tand test $i -lt (count $toks)\n"
 	       "\t\t\t\t\tset i (math $i + 1)\n"
 	       "\t\t\t\t\tcontains -- $w --root --recipes; and set -a __cfapkg_where $w $toks[$i]\n"
 	       "\t\t\t\tend\n"
 	       "\t\t\tcase '*'\n"
 	       "\t\t\t\tif test -z \"$__cfapkg_c\"; set __cfapkg_c $w\n"
-	       "\t\t\t\telse if test -z \"$__cfapkg_s\"; set __cfapkg_s $w; end\n"
+	       "\t\t\t\telse if test -z \"$__cfapkg_s\"; set __cfapkg_s $w\n"
+	       "\t\t\t\t\tcontains -- $__cfapkg_c %s; and set __cfapkg_r 1\n"
+	       "\t\t\t\tend\n"
 	       "\t\tend\n"
 	       "\t\tset i (math $i + 1)\n"
 	       "\tend\n"
@@ -69,7 +95,7 @@ static void fish_functions(void)
 	       "function __cfapkg_packages\n"
 	       "\t__cfapkg_scan; set -l prog (commandline -opc)[1]\n"
 	       "\t$prog $__cfapkg_where search --quiet 2>/dev/null\n"
-	       "end\n");
+	       "end\n", m->programs);
 }
 
 /* The commands that take option id, for a -n condition. */
@@ -97,6 +123,8 @@ static void fish_options(const struct comp_model *m)
 			printf("'");
 		}
 		printf(" -l %s", name);
+		if (cli_opt_letter(id, OPT_BIT(id)))
+			printf(" -s %c", cli_opt_letter(id, OPT_BIT(id)));
 		if (k == COMP_FILES)
 			printf(" -r -F");
 		else if (k == COMP_ENVS)
@@ -119,7 +147,7 @@ void comp_fish(const struct comp_model *m)
 	       "# command and option tables.\nset -g __cfapkg_valued ");
 	valued_list(" ", "");
 	printf("\n");
-	fish_functions();
+	fish_functions(m);
 	printf("complete -c cfapkg -f\n"
 	       "complete -c cfapkg -n __cfapkg_rest -F\n");
 	for (i = 0; i < m->ncmd; i++) {
@@ -169,6 +197,31 @@ static void ps_words(const char *words)
 	printf(")");
 }
 
+/* $letters: each short letter that takes a value, '*' where it always
+ * does, else the commands where it does; $programs: run and bench. */
+static void ps_letters(const struct comp_model *m)
+{
+	char letters[32], cmds[512];
+	bool everywhere;
+	size_t i;
+
+	comp_letters(m, letters, sizeof(letters));
+	printf("\t$letters = @{\n");
+	for (i = 0; letters[i]; i++) {
+		comp_letter_valued(m, letters[i], cmds, sizeof(cmds), &everywhere);
+		if (everywhere)
+			printf("\t\t'-%c' = '*'\n", letters[i]);
+		else if (cmds[0]) {
+			printf("\t\t'-%c' = ", letters[i]);
+			ps_words(cmds);
+			printf("\n");
+		}
+	}
+	printf("\t}\n\t$programs = ");
+	ps_words(m->programs);
+	printf("\n");
+}
+
 static void ps_tables(const struct comp_model *m)
 {
 	const char *name, *arg, *help, *words;
@@ -216,6 +269,7 @@ static void ps_tables(const struct comp_model *m)
 		printf("\n");
 	}
 	printf("\t}\n");
+	ps_letters(m);
 }
 
 void comp_powershell(const struct comp_model *m)
@@ -235,14 +289,15 @@ void comp_powershell(const struct comp_model *m)
 	       "\t\tif ($w -eq '--') { $rest = $true }\n"
 	       "\t\telseif ($w -like '--root=*' -or $w -like '--recipes=*') { $where += $w }\n"
 	       "\t\telseif ($w -like '--*=*') { }\n"
-	       "\t\telseif (($values.ContainsKey($w) -or $w -eq '-o' -or $w -eq '-n') -and\n"
+	       "\t\telseif (($values.ContainsKey($w) -or ($letters.ContainsKey($w) -and\n"
+	       "\t\t         ($letters[$w] -eq '*' -or $letters[$w] -contains $cmd))) -and\n"
 	       "\t\t        $i + 1 -lt $before.Count) {\n"
 	       "\t\t\t$i++\n"
 	       "\t\t\tif ($w -eq '--root' -or $w -eq '--recipes') { $where += $w, $before[$i] }\n"
 	       "\t\t}\n"
 	       "\t\telseif ($w -like '-*') { }\n"
 	       "\t\telseif (-not $cmd) { $cmd = $w }\n"
-	       "\t\telseif (-not $sub) { $sub = $w }\n"
+	       "\t\telseif (-not $sub) { $sub = $w; if ($programs -contains $cmd) { $rest = $true } }\n"
 	       "\t}\n"
 	       "\t$prev = if ($before.Count -gt 1) { $before[-1] } else { '' }\n"
 	       "\t$prog = $before[0]\n"

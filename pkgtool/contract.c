@@ -86,6 +86,8 @@ static const char *status_name(int status)
 
 	if (status >= 0 && status < (int)(sizeof(names) / sizeof(names[0])))
 		return names[status];
+	if (status == EXIT_INTERRUPTED)
+		return "interrupted";
 	return status == EXIT_NO_PROGRAM ? "no-program" : "error";
 }
 

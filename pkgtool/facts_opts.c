@@ -157,6 +157,30 @@ static int set_fact(struct cfapkg_ctx *ctx, struct cfapkg_facts *f, const char *
 	return EXIT_OK;
 }
 
+/* --os naming another OS than the detected machine's: the GPU is the one
+ * found here, but its driver, HIP runtimes and SDKs are this OS's, so
+ * they are not checked (facts not known), unless a flag gives them. */
+static void other_os(const struct cli *cli, struct cfapkg_facts *f)
+{
+	bool driver = !(cli->seen & OPT_BIT(OPT_DRIVER)) && f->driver[0];
+	bool runtimes = !(cli->seen & OPT_BIT(OPT_HIP_RUNTIME)) && f->hip_runtimes_known;
+	bool sdks = !(cli->seen & OPT_BIT(OPT_HIP_SDK)) && f->hip_sdks_known;
+
+	if (!machine_detected || strcmp(f->os, machine.os) == 0 || !(driver || runtimes || sdks))
+		return;
+	if (driver)
+		f->driver[0] = '\0';
+	if (runtimes)
+		f->hip_runtimes_known = false, f->nhip_runtimes = 0;
+	if (sdks)
+		f->hip_sdks_known = false, f->nhip_sdks = 0;
+	if (!cli->quiet)
+		fprintf(stderr, "Planning for %s on this %s machine: its GPU is used, but its driver, "
+		        "HIP runtimes and ROCm are %s's, so they are not checked (pass --driver, "
+		        "--hip-runtime and --hip-sdk for the %s side)\n", f->os, machine.os,
+		        machine.os, f->os);
+}
+
 int facts_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_facts *f)
 {
 	const char *file = cli_value(cli, OPT_FACTS);
@@ -182,5 +206,6 @@ int facts_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_
 			if (cli->opts[i].id == fact_flags[k].id &&
 			    (rc = set_fact(ctx, f, fact_flags[k].key, cli->opts[i].value)))
 				return rc;
+	other_os(cli, f);
 	return EXIT_OK;
 }

@@ -19,7 +19,11 @@ struct command {
 /* In a command's opts: its output is not cfapkg's (a program's, a
  * shell's), so --json is refused rather than ignored. */
 #define TEXT_ONLY (1ull << 63)
-_Static_assert(OPT__COUNT < 63, "the option bits reach TEXT_ONLY");
+/* Its first argument is a program: every argument after the program's
+ * name is the program's, options or not. */
+#define TAKES_PROGRAM (1ull << 62)
+#define NOT_OPTIONS (TEXT_ONLY | TAKES_PROGRAM)
+_Static_assert(OPT__COUNT < 62, "the option bits reach TAKES_PROGRAM");
 
 #define OPT_ENV_BIT OPT_BIT(OPT_ENV)
 #define OPTS_CHANGE (OPTS_FACTS | OPTS_FETCH | OPT_ENV_BIT | OPT_BIT(OPT_DRY_RUN) | \
@@ -31,8 +35,8 @@ static const struct command commands[] = {
 	{"bench", cmd_bench,
 	 OPT_ENV_BIT | OPT_BIT(OPT_RUNS) | OPT_BIT(OPT_WARMUP) | OPT_BIT(OPT_METRIC) |
 	 OPT_BIT(OPT_METRIC_NAME) | OPT_BIT(OPT_OUTPUT) | OPT_BIT(OPT_TIMEOUT) |
-	 OPT_BIT(OPT_GPU_INDEX),
-	 "bench --env A --env B [-n 10] -- PROGRAM ARGS...",
+	 OPT_BIT(OPT_GPU_INDEX) | TAKES_PROGRAM,
+	 "bench --env A --env B [-n 10] [--] PROGRAM ARGS...",
 	 "run a program under two environments in turn and compare the times or a metric"},
 	{"cache", cmd_cache, OPT_BIT(OPT_COMPUTE) | OPT_BIT(OPT_DRY_RUN),
 	 "cache info | clean [--compute] [--dry-run]",
@@ -63,6 +67,8 @@ static const struct command commands[] = {
 	 "remove old generations, and store prefixes and downloads nothing kept uses"},
 	{"gpus", cmd_gpus, 0, "gpus [PATTERN]",
 	 "list the GPUs cfapkg knows: name, target, generation, status, PCI id"},
+	{"help", NULL, TEXT_ONLY, "help [COMMAND]",
+	 "show the commands, or one command's options (as 'cfapkg COMMAND --help')"},
 	{"history", cmd_history, OPT_ENV_BIT, "history [--env NAME]",
 	 "list an environment's generations and switches"},
 	{"info", cmd_info, OPT_BIT(OPT_GPU) | OPT_ENV_BIT, "info NAME [--env NAME]",
@@ -110,8 +116,9 @@ static const struct command commands[] = {
 	{"rollback", cmd_rollback, OPT_ENV_BIT | OPT_BIT(OPT_TO) | OPT_BIT(OPT_KNOWN_GOOD),
 	 "rollback [--to N | --known-good]",
 	 "make an earlier generation current again (no network, no unpacking)"},
-	{"run", cmd_run, OPT_ENV_BIT | OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_NO_STAGE) | TEXT_ONLY,
-	 "run [--env NAME] -- PROGRAM ARGS...",
+	{"run", cmd_run,
+	 OPT_ENV_BIT | OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_NO_STAGE) | TEXT_ONLY | TAKES_PROGRAM,
+	 "run [--env NAME] [--] PROGRAM ARGS...",
 	 "run a program with the environment's libraries and settings in place"},
 	{"search", cmd_search, 0, "search [PATTERN]", "list recipes whose name or summary matches"},
 	{"stage", cmd_stage, OPT_ENV_BIT | OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_VENV),
@@ -144,10 +151,15 @@ bool command_at(size_t i, const char **name, unsigned long long *opts, const cha
 	if (i >= sizeof(commands) / sizeof(commands[0]))
 		return false;
 	*name = commands[i].name;
-	*opts = (commands[i].opts & ~TEXT_ONLY) | json_bit(&commands[i]);
+	*opts = (commands[i].opts & ~NOT_OPTIONS) | json_bit(&commands[i]);
 	*usage = commands[i].usage;
 	*summary = commands[i].summary;
 	return true;
+}
+
+bool command_takes_program(size_t i)
+{
+	return i < sizeof(commands) / sizeof(commands[0]) && (commands[i].opts & TAKES_PROGRAM);
 }
 
 static const struct command *find_command(const char *name)
@@ -160,13 +172,72 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+/* For the parser: the options a command takes, with the global ones. */
+static bool lookup_command(const char *name, unsigned long long *opts, bool *program)
+{
+	const struct command *c = find_command(name);
+
+	if (!c)
+		return false;
+	*opts = OPTS_GLOBAL | (c->opts & ~NOT_OPTIONS) | json_bit(c);
+	*program = c->opts & TAKES_PROGRAM;
+	return true;
+}
+
+/* Words people type from other package managers, and what cfapkg calls
+ * them (only suggested: an unknown command never runs another). */
+static const struct {
+	const char *typed, *meant;
+} other_words[] = {
+	{"activate", "env activate"}, {"add", "install"},      {"deactivate", "env deactivate"},
+	{"erase", "remove"},          {"find", "search"},      {"ls", "list"},
+	{"purge", "remove"},          {"rm", "remove"},        {"show", "info"},
+	{"uninstall", "remove"},      {"upgrade", "update"},
+};
+
+/* The other word for name ("update" for "upgrade"), or NULL. */
+static const char *meant_by(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(other_words) / sizeof(other_words[0]); i++)
+		if (strcmp(other_words[i].typed, name) == 0)
+			return other_words[i].meant;
+	return NULL;
+}
+
+/* "unknown command "upgrade"; did you mean: cfapkg update": the other
+ * word, then the commands spelt like it. */
+static void unknown_command(const char *name)
+{
+	const char *names[sizeof(commands) / sizeof(commands[0])], *meant = meant_by(name), *p;
+	char like[512] = "", *similar;
+	size_t i;
+
+	if (meant)
+		snprintf(like, sizeof(like), "cfapkg %s", meant);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		names[i] = commands[i].name;
+	similar = cfapkg_names_suggest(name, names, i);
+	for (p = similar; p && *p; p += strspn(p, ", ")) {
+		size_t len = strcspn(p, ",");
+		if (!meant || strlen(meant) != len || strncmp(meant, p, len) != 0)
+			snprintf(like + strlen(like), sizeof(like) - strlen(like), "%scfapkg %.*s",
+			         like[0] ? ", " : "", (int)len, p);
+		p += len;
+	}
+	cfapkg_free(similar);
+	cli_error("unknown command \"%s\"%s%s; 'cfapkg help' lists the commands\n", name,
+	          like[0] ? "; did you mean: " : "", like);
+}
+
 static void print_help(const struct command *c)
 {
 	size_t i;
 
 	if (c) {
 		printf("usage: cfapkg %s [OPTIONS]\n%s\n\noptions:\n", c->usage, c->summary);
-		cli_print_options(OPTS_GLOBAL | c->opts | json_bit(c));
+		cli_print_options(OPTS_GLOBAL | (c->opts & ~NOT_OPTIONS) | json_bit(c));
 		return;
 	}
 	printf("usage: cfapkg COMMAND [OPTIONS] [ARGS]\n\n"
@@ -180,7 +251,25 @@ static void print_help(const struct command *c)
 	printf("\nglobal options:\n");
 	cli_print_options(OPTS_GLOBAL);
 	printf("\nA SPEC is a name with optional constraints: zluda, zluda==7-preview.10,\n"
-	       "'libtorch-cuda>=2.3,<2.4'.  'cfapkg COMMAND --help' shows a command's options.\n");
+	       "'libtorch-cuda>=2.3,<2.4'.  'cfapkg help COMMAND' (or 'cfapkg COMMAND --help')\n"
+	       "shows a command's options.\n");
+}
+
+/* "cfapkg help [COMMAND]": what --help prints. */
+static int help_command(const struct cli *cli)
+{
+	const struct command *c = cli->nargs ? find_command(cli->args[0]) : NULL;
+
+	if (cli->nargs > 1) {
+		cli_error("usage: cfapkg help [COMMAND]\n");
+		return EXIT_USAGE;
+	}
+	if (cli->nargs && !c) {
+		unknown_command(cli->args[0]);
+		return EXIT_USAGE;
+	}
+	print_help(c);
+	return EXIT_OK;
 }
 
 int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err)
@@ -214,9 +303,19 @@ int report_error_code(enum cfapkg_err err)
 		return EXIT_BUSY;
 	case CFAPKG_E_UNSOLVABLE:
 		return EXIT_UNSOLVABLE;
+	case CFAPKG_E_INTERRUPTED:
+		return EXIT_INTERRUPTED;
 	default:
 		return EXIT_ERROR;
 	}
+}
+
+/* cfapkg.conf's settings, read once the root is known. */
+static struct cfapkg_settings *settings;
+
+const struct cfapkg_settings *cli_settings(void)
+{
+	return settings;
 }
 
 static int setup_context(struct cfapkg_ctx *ctx, const struct cli *cli, bool recipes)
@@ -224,7 +323,8 @@ static int setup_context(struct cfapkg_ctx *ctx, const struct cli *cli, bool rec
 	enum cfapkg_err e;
 	size_t i;
 
-	if ((e = cfapkg_ctx_set_root(ctx, cli_value(cli, OPT_ROOT))))
+	if ((e = cfapkg_ctx_set_root(ctx, cli_value(cli, OPT_ROOT))) ||
+	    (e = cfapkg_settings_load(ctx, &settings)))
 		return report_error(ctx, e);
 	for (i = 0; i < cli->nopts; i++)
 		if (cli->opts[i].id == OPT_RECIPES &&
@@ -255,7 +355,7 @@ static int dispatch(const struct cli *cli)
 	int rc;
 
 	if (cli->command && !(c = find_command(cli->command))) {
-		cli_error("unknown command \"%s\"; try 'cfapkg --help'\n", cli->command);
+		unknown_command(cli->command);
 		return EXIT_USAGE;
 	}
 	if (!c || (cli->seen & OPT_BIT(OPT_HELP))) {
@@ -266,8 +366,10 @@ static int dispatch(const struct cli *cli)
 		cli_error("'%s' does not take --json: its output is the program's\n", c->name);
 		return EXIT_USAGE;
 	}
-	if (!cli_check_allowed(cli, OPTS_GLOBAL | c->opts | json_bit(c)))
+	if (!cli_check_allowed(cli, OPTS_GLOBAL | (c->opts & ~NOT_OPTIONS) | json_bit(c)))
 		return EXIT_USAGE;
+	if (!c->run)
+		return help_command(cli);
 	if (!(ctx = cfapkg_ctx_new())) {
 		cli_error("out of memory\n");
 		return EXIT_ERROR;
@@ -277,18 +379,21 @@ static int dispatch(const struct cli *cli)
 	rc = setup_context(ctx, cli, c->run != cmd_channel && c->run != cmd_completion);
 	if (rc == EXIT_OK)
 		rc = c->run(ctx, cli);
+	cfapkg_settings_free(settings);
+	settings = NULL;
 	cfapkg_ctx_free(ctx);
 	return rc;
 }
 
 int main(int argc, char **argv)
 {
+	static const struct cli_commands table = {lookup_command};
 	struct cli cli;
 	int rc;
 
 	json_count_failures();
 	cfapkg_utf8_args(&argc, &argv);
-	if (!cli_parse(argc, argv, &cli)) {
+	if (!cli_parse(argc, argv, &cli, &table)) {
 		if (asks_for_json(argc, argv))
 			json_print_error(EXIT_USAGE);
 		cli_contract_end();

@@ -1,9 +1,18 @@
 /*
- * opts.c - a small portable option parser: --name VALUE, --name=VALUE,
- * and "--" to end options.  No getopt_long (MSVC has none).
+ * opts.c - the command line's options, parsed by getopt_long (glibc's, and
+ * mingw-w64's on Windows; the MSVC build takes vcpkg's getopt port):
+ * --name VALUE, --name=VALUE, unique prefixes of long names, short
+ * letters that bundle (-yq) and take values joined or apart (-oFILE, -o
+ * FILE), and "--" to end options.  One table of every option; a letter
+ * may stand for two options of commands that never take both (-n is
+ * --dry-run, and --runs for bench), so the letters are chosen for the
+ * command once it is known.  Arguments are read in order, not permuted:
+ * for a command that runs a program, everything after the program's name
+ * is the program's (cfapkg run sh -c 'echo $0').
  */
 #include "opts.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,88 +20,80 @@
 struct opt_def {
 	const char *name;      /* without the leading "--" */
 	enum opt_id id;
+	char letter;           /* its short form, or 0 */
 	const char *arg;       /* argument name, NULL for a flag */
 	const char *help;
 };
 
-/* Sorted by name for bsearch. */
+/* Sorted by name (help and completion list them in this order). */
 static const struct opt_def defs[] = {
-	{"allow-experimental", OPT_ALLOW_EXPERIMENTAL, NULL, "let the plan use experimental parts"},
-	{"arch", OPT_ARCH, "ARCH", "plan for this CPU architecture (x86_64)"},
-	{"ca-bundle", OPT_CA_BUNDLE, "FILE", "trust the certificate authorities in FILE (PEM)"},
-	{"compute", OPT_COMPUTE, NULL, "cache clean: also remove the stack's compute caches (ZLUDA, MIOpen, ...)"},
-	{"driver", OPT_DRIVER, "VERSION", "the AMD driver version to plan for (25.8.1)"},
-	{"dry-run", OPT_DRY_RUN, NULL, "show the plan and change nothing"},
-	{"env", OPT_ENV, "NAME", "the environment to act on (default: default); bench takes two"},
-	{"expires-days", OPT_EXPIRES_DAYS, "DAYS", "a channel index expires this many days after it is built (30)"},
-	{"facts", OPT_FACTS, "FILE", "read machine facts from a JSON file"},
-	{"format", OPT_FORMAT, "FMT", "recipe add-version: the archive format (default: from the URL)"},
-	{"glibc", OPT_GLIBC, "VERSION", "the C library (glibc) version to plan for (2.41)"},
-	{"gpu", OPT_GPU, "GPU", "plan for this GPU, not the detected one: gfx1200, \"RX 9060 XT\", 1002:7590 (cfapkg gpus)"},
-	{"gpu-index", OPT_GPU_INDEX, "N", "use detected GPU N (cfapkg detect lists them)"},
-	{"help", OPT_HELP, NULL, "show help"},
-	{"hip-runtime", OPT_HIP_RUNTIME, "N", "a HIP runtime major in the driver (6, 7, none); repeatable"},
-	{"hip-sdk", OPT_HIP_SDK, "VERSION", "an installed HIP SDK or ROCm (6.4.2, none); repeatable"},
-	{"index-version", OPT_INDEX_VERSION, "N", "the version to give a channel index (default: one more)"},
-	{"json", OPT_JSON, NULL, "print JSON instead of text"},
-	{"keep", OPT_KEEP, "N", "keep the N newest generations of each environment"},
-	{"key", OPT_KEY, "FILE", "build: the private key that signs; add: the channel's public key"},
-	{"known-good", OPT_KNOWN_GOOD, NULL, "go back to the newest earlier generation proven to work (doctor, mark-good)"},
-	{"lib-dir", OPT_LIB_DIR, "DIR", "also look for the CUDA libraries in DIR first; repeatable"},
-	{"locked", OPT_LOCKED, "FILE", "install exactly what a lockfile lists, without solving"},
-	{"max-size", OPT_MAX_SIZE, "SIZE", "the most a download of unknown size may bring (4G)"},
-	{"metric", OPT_METRIC, "REGEX", "compare the number the regex captures from the output"},
-	{"metric-name", OPT_METRIC_NAME, "NAME", "bench: what to call the metric in the plot and JSON (default: the regex's text before its group)"},
-	{"mirror", OPT_MIRROR, "URL", "another place to get the same bytes; repeatable"},
-	{"name", OPT_NAME, "NAME", "the channel's name, written into its index (default: the folder's)"},
-	{"next-key", OPT_NEXT_KEY, "PUB", "also trust this public key for later versions (rotation); repeatable"},
-	{"no-stage", OPT_NO_STAGE, NULL, "do not place DLLs beside the program"},
-	{"offline", OPT_OFFLINE, NULL, "never use the network (the download cache only)"},
-	{"os", OPT_OS, "OS", "plan for this OS (windows, linux)"},
-	{"output", OPT_OUTPUT, "FILE", "write to FILE instead of standard output (also -o)"},
-	{"parallel", OPT_PARALLEL, "N", "downloads at once (default 4)"},
-	{"pin", OPT_PIN, "SPEC", "hold a package to a version range for this solve; repeatable"},
-	{"priority", OPT_PRIORITY, "N", "a channel's rank: a higher one wins for a recipe name (default 50)"},
-	{"quiet", OPT_QUIET, NULL, "print nothing but errors"},
-	{"recipes", OPT_RECIPES, "DIR", "also read recipes from DIR; repeatable"},
-	{"releases-url", OPT_RELEASES_URL, "URL", "recipe outdated: read this releases list (one recipe)"},
-	{"retries", OPT_RETRIES, "N", "retries in a row without progress per URL (4)"},
-	{"root", OPT_ROOT, "DIR", "where cfapkg keeps its data (also CFAPKG_ROOT)"},
-	{"runs", OPT_RUNS, "N", "measured runs per environment (also -n; default 10)"},
-	{"sha256", OPT_SHA256, "HEX", "the SHA-256 the download must have"},
-	{"shell", OPT_SHELL, "SHELL", "bash, zsh, fish, powershell or cmd"},
-	{"size", OPT_SIZE, "BYTES", "the size the download must have"},
-	{"source", OPT_SOURCE, "OS-ARCH=URL", "recipe add-version: a download of the new version; repeatable"},
-	{"stall-timeout", OPT_STALL_TIMEOUT, "SECONDS", "cut an attempt that gets no data this long (30)"},
-	{"strip", OPT_STRIP, "N", "recipe add-version: leading folders to drop when unpacking"},
-	{"suite", OPT_SUITE, "SUITE", "recipe deb-set: a suite to read, in order of preference; repeatable"},
-	{"testcase", OPT_TESTCASE, "DIR", "also write the whole problem as a libsolv testcase"},
-	{"timeout", OPT_TIMEOUT, "SECONDS", "give up a probe or run after this long"},
-	{"to", OPT_TO, "N", "the generation to switch to"},
-	{"venv", OPT_VENV, "DIR", "a Python environment whose torch to stage into or probe (default: the active one, $VIRTUAL_ENV)"},
-	{"version", OPT_VERSION, NULL, "print cfapkg's version"},
-	{"warmup", OPT_WARMUP, "N", "runs per environment to discard first (default 1)"},
-	{"yes", OPT_YES, NULL, "answer yes to questions"},
+	{"allow-experimental", OPT_ALLOW_EXPERIMENTAL, 0, NULL, "let the plan use experimental parts"},
+	{"arch", OPT_ARCH, 0, "ARCH", "plan for this CPU architecture (x86_64)"},
+	{"ca-bundle", OPT_CA_BUNDLE, 0, "FILE", "trust the certificate authorities in FILE (PEM)"},
+	{"compute", OPT_COMPUTE, 0, NULL, "cache clean: also remove the stack's compute caches (ZLUDA, MIOpen, ...)"},
+	{"driver", OPT_DRIVER, 0, "VERSION", "the AMD driver version to plan for (25.8.1)"},
+	{"dry-run", OPT_DRY_RUN, 'n', NULL, "show the plan and change nothing"},
+	{"env", OPT_ENV, 'e', "NAME", "the environment to act on (default: default); bench takes two"},
+	{"expires-days", OPT_EXPIRES_DAYS, 0, "DAYS", "a channel index expires this many days after it is built (30)"},
+	{"facts", OPT_FACTS, 0, "FILE", "read machine facts from a JSON file"},
+	{"format", OPT_FORMAT, 0, "FMT", "recipe add-version: the archive format (default: from the URL)"},
+	{"glibc", OPT_GLIBC, 0, "VERSION", "the C library (glibc) version to plan for (2.41)"},
+	{"gpu", OPT_GPU, 0, "GPU", "plan for this GPU, not the detected one: gfx1200, \"RX 9060 XT\", 1002:7590 (cfapkg gpus)"},
+	{"gpu-index", OPT_GPU_INDEX, 0, "N", "use detected GPU N (cfapkg detect lists them)"},
+	{"help", OPT_HELP, 'h', NULL, "show help"},
+	{"hip-runtime", OPT_HIP_RUNTIME, 0, "N", "a HIP runtime major in the driver (6, 7, none); repeatable"},
+	{"hip-sdk", OPT_HIP_SDK, 0, "VERSION", "an installed HIP SDK or ROCm (6.4.2, none); repeatable"},
+	{"index-version", OPT_INDEX_VERSION, 0, "N", "the version to give a channel index (default: one more)"},
+	{"json", OPT_JSON, 0, NULL, "print JSON instead of text"},
+	{"keep", OPT_KEEP, 0, "N", "keep the N newest generations of each environment"},
+	{"key", OPT_KEY, 0, "FILE", "build: the private key that signs; add: the channel's public key"},
+	{"known-good", OPT_KNOWN_GOOD, 0, NULL, "go back to the newest earlier generation proven to work (doctor, mark-good)"},
+	{"lib-dir", OPT_LIB_DIR, 0, "DIR", "also look for the CUDA libraries in DIR first; repeatable"},
+	{"locked", OPT_LOCKED, 0, "FILE", "install exactly what a lockfile lists, without solving"},
+	{"max-size", OPT_MAX_SIZE, 0, "SIZE", "the most a download of unknown size may bring (4G)"},
+	{"metric", OPT_METRIC, 0, "REGEX", "compare the number the regex captures from the output"},
+	{"metric-name", OPT_METRIC_NAME, 0, "NAME", "bench: what to call the metric in the plot and JSON (default: the regex's text before its group)"},
+	{"mirror", OPT_MIRROR, 0, "URL", "another place to get the same bytes; repeatable"},
+	{"name", OPT_NAME, 0, "NAME", "the channel's name, written into its index (default: the folder's)"},
+	{"next-key", OPT_NEXT_KEY, 0, "PUB", "also trust this public key for later versions (rotation); repeatable"},
+	{"no-stage", OPT_NO_STAGE, 0, NULL, "do not place DLLs beside the program"},
+	{"offline", OPT_OFFLINE, 0, NULL, "never use the network (the download cache only)"},
+	{"os", OPT_OS, 0, "OS", "plan for this OS (windows, linux)"},
+	{"output", OPT_OUTPUT, 'o', "FILE", "write to FILE instead of standard output"},
+	{"parallel", OPT_PARALLEL, 0, "N", "downloads at once (default 4)"},
+	{"pin", OPT_PIN, 0, "SPEC", "hold a package to a version range for this solve; repeatable"},
+	{"priority", OPT_PRIORITY, 0, "N", "a channel's rank: a higher one wins for a recipe name (default 50)"},
+	{"quiet", OPT_QUIET, 'q', NULL, "print nothing but errors"},
+	{"recipes", OPT_RECIPES, 0, "DIR", "also read recipes from DIR; repeatable"},
+	{"releases-url", OPT_RELEASES_URL, 0, "URL", "recipe outdated: read this releases list (one recipe)"},
+	{"retries", OPT_RETRIES, 0, "N", "retries in a row without progress per URL (4)"},
+	{"root", OPT_ROOT, 0, "DIR", "where cfapkg keeps its data (also CFAPKG_ROOT)"},
+	{"runs", OPT_RUNS, 'n', "N", "measured runs per environment (default 10)"},
+	{"sha256", OPT_SHA256, 0, "HEX", "the SHA-256 the download must have"},
+	{"shell", OPT_SHELL, 0, "SHELL", "bash, zsh, fish, powershell or cmd"},
+	{"size", OPT_SIZE, 0, "BYTES", "the size the download must have"},
+	{"source", OPT_SOURCE, 0, "OS-ARCH=URL", "recipe add-version: a download of the new version; repeatable"},
+	{"stall-timeout", OPT_STALL_TIMEOUT, 0, "SECONDS", "cut an attempt that gets no data this long (30)"},
+	{"strip", OPT_STRIP, 0, "N", "recipe add-version: leading folders to drop when unpacking"},
+	{"suite", OPT_SUITE, 0, "SUITE", "recipe deb-set: a suite to read, in order of preference; repeatable"},
+	{"testcase", OPT_TESTCASE, 0, "DIR", "also write the whole problem as a libsolv testcase"},
+	{"timeout", OPT_TIMEOUT, 0, "SECONDS", "give up a probe or run after this long"},
+	{"to", OPT_TO, 0, "N", "the generation to switch to"},
+	{"venv", OPT_VENV, 0, "DIR", "a Python environment whose torch to stage into or probe (default: the active one, $VIRTUAL_ENV)"},
+	{"verbose", OPT_VERBOSE, 'v', NULL, "say more: what the solver decided, each URL tried and why it failed"},
+	{"version", OPT_VERSION, 'V', NULL, "print cfapkg's version"},
+	{"warmup", OPT_WARMUP, 0, "N", "runs per environment to discard first (default 1)"},
+	{"yes", OPT_YES, 'y', NULL, "answer yes to questions"},
 };
-
-static int def_cmp(const void *key, const void *elem)
-{
-	const char *k = key;
-	const struct opt_def *d = elem;
-	size_t n = strcspn(k, "=");
-	int c = strncmp(k, d->name, n);
-	return c ? c : (d->name[n] ? -1 : 0);
-}
-
-static const struct opt_def *find_def(const char *name)
-{
-	return bsearch(name, defs, sizeof(defs) / sizeof(defs[0]), sizeof(defs[0]), def_cmp);
-}
+#define NDEFS (sizeof(defs) / sizeof(defs[0]))
+/* getopt_long's code for defs[i]: past every byte a letter can be. */
+#define LONG_CODE 256
 
 static const struct opt_def *def_of(enum opt_id id)
 {
 	size_t i;
-	for (i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
+
+	for (i = 0; i < NDEFS; i++)
 		if (defs[i].id == id)
 			return &defs[i];
 	return NULL;
@@ -104,6 +105,61 @@ const char *cli_opt_name(enum opt_id id)
 	return d ? d->name : "?";
 }
 
+/* The option letter c stands for where the options in allowed are
+ * taken (0: no command yet): the one allowed, else the first. */
+static const struct opt_def *letter_def(int c, unsigned long long allowed)
+{
+	const struct opt_def *first = NULL;
+	size_t i;
+
+	for (i = 0; i < NDEFS; i++) {
+		if (defs[i].letter != c)
+			continue;
+		if (allowed & OPT_BIT(defs[i].id))
+			return &defs[i];
+		first = first ? first : &defs[i];
+	}
+	return first;
+}
+
+char cli_opt_letter(enum opt_id id, unsigned long long allowed)
+{
+	const struct opt_def *d = def_of(id);
+
+	return d && d->letter && letter_def(d->letter, allowed) == d ? d->letter : 0;
+}
+
+/* getopt's string of letters: "-" returns each argument that is no
+ * option in order (code 1), ":" reports a missing value as ':'. */
+static void letters(unsigned long long allowed, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[n++] = '-';
+	buf[n++] = ':';
+	buf[n] = '\0';
+	for (i = 0; i < NDEFS && n + 3 < len; i++) {
+		const struct opt_def *d = defs[i].letter ? letter_def(defs[i].letter, allowed) : NULL;
+		if (d != &defs[i] || strchr(buf + 2, d->letter))
+			continue;
+		buf[n++] = d->letter;
+		if (d->arg)
+			buf[n++] = ':';
+		buf[n] = '\0';
+	}
+}
+
+static const struct option *long_options(void)
+{
+	static struct option longs[NDEFS + 1];
+	size_t i;
+
+	for (i = 0; i < NDEFS && !longs[NDEFS - 1].name; i++)
+		longs[i] = (struct option){defs[i].name, defs[i].arg ? required_argument : no_argument,
+		                           NULL, LONG_CODE + (int)i};
+	return longs;
+}
+
 static bool usage_error(const char *msg, const char *what)
 {
 	cli_error("%s%s\n", msg, what);
@@ -111,63 +167,140 @@ static bool usage_error(const char *msg, const char *what)
 	return false;
 }
 
-static bool take_option(struct cli *cli, const char *arg, int *i, int argc, char **argv)
+/* "--gpux": unknown, and the names like it ("--gpu"). */
+static bool unknown_named(const char *arg, size_t n)
 {
-	const struct opt_def *d = find_def(arg + 2);
-	const char *eq = strchr(arg, '=');
-	const char *value = NULL;
+	const char *names[NDEFS], *p;
+	char name[64], dashed[256], *like;
+	size_t i;
 
-	if (!d)
-		return usage_error("unknown option ", arg);
-	if (d->arg) {
-		if (eq)
-			value = eq + 1;
-		else if (*i + 1 < argc)
-			value = argv[++*i];
-		else
-			return usage_error("this option needs a value: ", arg);
-	} else if (eq) {
-		return usage_error("this option takes no value: ", arg);
+	for (i = 0; i < NDEFS; i++)
+		names[i] = defs[i].name;
+	snprintf(name, sizeof(name), "%.*s", (int)n, arg + 2);
+	like = cfapkg_names_suggest(name, names, NDEFS);
+	dashed[0] = '\0';
+	for (p = like; p && *p; p += strspn(p, ", ")) {
+		size_t len = strcspn(p, ",");
+		snprintf(dashed + strlen(dashed), sizeof(dashed) - strlen(dashed), "%s--%.*s",
+		         dashed[0] ? ", " : "; did you mean ", (int)len, p);
+		p += len;
 	}
+	cfapkg_free(like);
+	cli_error("unknown option %.*s%s\n", (int)(n + 2), arg, dashed);
+	fprintf(stderr, "Try 'cfapkg --help'.\n");
+	return false;
+}
+
+/* "--gp" fits --gpu and --gpu-index: getopt says only that it failed. */
+static bool unknown_long(const char *arg)
+{
+	size_t n = strcspn(arg + 2, "="), i, fits = 0;
+	char list[256] = "";
+
+	for (i = 0; i < NDEFS; i++)
+		if (strncmp(defs[i].name, arg + 2, n) == 0 && ++fits < 6)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s--%s",
+			         fits > 1 ? ", " : "", defs[i].name);
+	if (fits > 1) {
+		cli_error("ambiguous option %.*s: it begins %s\n", (int)(n + 2), arg, list);
+		fprintf(stderr, "Try 'cfapkg --help'.\n");
+		return false;
+	}
+	return unknown_named(arg, n);
+}
+
+/* getopt's '?' or ':' as a message.  optopt: the letter, or the long
+ * option's code, or 0 for a long name that fits none (or several). */
+static bool option_error(int c, const char *arg, unsigned long long allowed)
+{
+	const struct opt_def *d = optopt >= LONG_CODE && (size_t)(optopt - LONG_CODE) < NDEFS
+	                              ? &defs[optopt - LONG_CODE]
+	                              : optopt > 0 && optopt < LONG_CODE ? letter_def(optopt, allowed)
+	                                                                 : NULL;
+	char name[64];
+
+	if (!d && optopt > 0 && optopt < LONG_CODE) {
+		snprintf(name, sizeof(name), "-%c", optopt);
+		return usage_error("unknown option ", name);
+	}
+	if (!d)
+		return unknown_long(arg);
+	snprintf(name, sizeof(name), "--%s", d->name);
+	if (c == ':' && d->arg)
+		return usage_error("this option needs a value: ", name);
+	return usage_error("this option takes no value: ", name);
+}
+
+static bool take(struct cli *cli, const struct opt_def *d, const char *value)
+{
 	if (cli->nopts == CLI_MAX_ARGS)
 		return usage_error("too many options", "");
-	cli->opts[cli->nopts++] = (struct cli_opt_value){d->id, value};
+	cli->opts[cli->nopts++] = (struct cli_opt_value){d->id, d->arg ? value : NULL};
 	cli->seen |= OPT_BIT(d->id);
+	cli->verbose += d->id == OPT_VERBOSE;
 	return true;
 }
 
-bool cli_parse(int argc, char **argv, struct cli *cli)
+static bool positional(struct cli *cli, const char *a)
 {
-	bool options_done = false;
-	int i;
+	if (!cli->command)
+		cli->command = a;
+	else if (cli->nargs < CLI_MAX_ARGS)
+		cli->args[cli->nargs++] = a;
+	else
+		return usage_error("too many arguments", "");
+	return true;
+}
+
+/* An argument that is no option: the command (whose options pick the
+ * letters from now on), or one of its arguments.  *rest: the arguments
+ * after it are the program's, options or not. */
+static bool argument(struct cli *cli, const char *a, const struct cli_commands *table,
+                     unsigned long long *allowed, char *shorts, size_t len, bool *rest)
+{
+	bool program = false;
+
+	if (!cli->command) {
+		if (table && table->lookup(a, allowed, &program))
+			letters(*allowed, shorts, len);
+		cli->takes_program = program;
+	} else {
+		*rest = cli->takes_program;
+	}
+	return positional(cli, a);
+}
+
+bool cli_parse(int argc, char **argv, struct cli *cli, const struct cli_commands *table)
+{
+	const struct option *longs = long_options();
+	unsigned long long allowed = 0;
+	char shorts[2 * NDEFS + 4];
+	bool rest = false;
 
 	memset(cli, 0, sizeof(*cli));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!options_done && strcmp(a, "--") == 0) {
-			options_done = true;
-		} else if (!options_done && a[0] == '-' && a[1] == '-' && a[2]) {
-			if (!take_option(cli, a, &i, argc, argv))
-				return false;
-		} else if (!options_done && a[0] == '-' && a[1] && a[1] != '-') {
-			if (strcmp(a, "-h") == 0) {
-				cli->seen |= OPT_BIT(OPT_HELP);
-				continue;
-			}
-			if (strcmp(a, "-o") == 0 || strcmp(a, "-n") == 0) {
-				if (!take_option(cli, a[1] == 'o' ? "--output" : "--runs", &i, argc, argv))
-					return false;
-				continue;
-			}
-			return usage_error("unknown option ", a);
-		} else if (!cli->command) {
-			cli->command = a;
-		} else if (cli->nargs < CLI_MAX_ARGS) {
-			cli->args[cli->nargs++] = a;
-		} else {
-			return usage_error("too many arguments", "");
-		}
+	cli->argc = argc;
+	cli->argv = argv;
+	letters(0, shorts, sizeof(shorts));
+	opterr = 0;
+	optind = 0; /* glibc and mingw-w64 alike: start over, state and all */
+	while (!rest) {
+		int at = optind ? optind : 1;
+		int c = getopt_long(argc, argv, shorts, longs, NULL);
+		if (c == -1)
+			break;
+		if (c == 1 && !argument(cli, optarg, table, &allowed, shorts, sizeof(shorts), &rest))
+			return false;
+		if (c == '?' || c == ':')
+			return option_error(c, at < argc ? argv[at] : "", allowed);
+		if (c >= LONG_CODE && !take(cli, &defs[c - LONG_CODE], optarg))
+			return false;
+		if (c > 1 && c < LONG_CODE && !take(cli, letter_def(c, allowed), optarg))
+			return false;
 	}
+	/* After "--", or the program's own arguments. */
+	for (; optind < argc; optind++)
+		if (!positional(cli, argv[optind]))
+			return false;
 	cli->json = cli->seen & OPT_BIT(OPT_JSON);
 	cli->quiet = cli->seen & OPT_BIT(OPT_QUIET);
 	cli->yes = cli->seen & OPT_BIT(OPT_YES);
@@ -201,7 +334,7 @@ const char *cli_value(const struct cli *cli, enum opt_id id)
 bool cli_option_at(size_t i, const char **name, enum opt_id *id, const char **arg,
                    const char **help)
 {
-	if (i >= sizeof(defs) / sizeof(defs[0]))
+	if (i >= NDEFS)
 		return false;
 	*name = defs[i].name;
 	*id = defs[i].id;
@@ -214,13 +347,14 @@ void cli_print_options(unsigned long long allowed)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
-		char left[64];
+	for (i = 0; i < NDEFS; i++) {
+		char left[64], letter = cli_opt_letter(defs[i].id, allowed);
 		if (!(allowed & OPT_BIT(defs[i].id)))
 			continue;
-		snprintf(left, sizeof(left), "--%s%s%s", defs[i].name, defs[i].arg ? " " : "",
+		snprintf(left, sizeof(left), "%c%c%s--%s%s%s", letter ? '-' : ' ', letter ? letter : ' ',
+		         letter ? ", " : "  ", defs[i].name, defs[i].arg ? " " : "",
 		         defs[i].arg ? defs[i].arg : "");
-		printf("  %-26s %s\n", left, defs[i].help);
+		printf("  %-30s %s\n", left, defs[i].help);
 	}
 }
 

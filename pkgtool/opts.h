@@ -1,6 +1,7 @@
 /*
- * opts.h - the command line's option table and parser.  One sorted table
- * of every option; each command says which ones it accepts.
+ * opts.h - the command line's option table and parser (getopt_long).  One
+ * sorted table of every option, some with a short letter; each command
+ * says which ones it accepts.
  */
 #ifndef CFAPKG_OPTS_H
 #define CFAPKG_OPTS_H
@@ -67,6 +68,7 @@ enum opt_id {
 	OPT_VENV,
 	OPT_GLIBC,
 	OPT_SUITE,
+	OPT_VERBOSE,
 	OPT__COUNT
 };
 
@@ -75,7 +77,7 @@ enum opt_id {
  * cfapkg's: main.c's table says). */
 #define OPTS_GLOBAL                                                                         \
 	(OPT_BIT(OPT_HELP) | OPT_BIT(OPT_QUIET) | OPT_BIT(OPT_RECIPES) |                   \
-	 OPT_BIT(OPT_ROOT) | OPT_BIT(OPT_VERSION) | OPT_BIT(OPT_YES))
+	 OPT_BIT(OPT_ROOT) | OPT_BIT(OPT_VERSION) | OPT_BIT(OPT_YES) | OPT_BIT(OPT_VERBOSE))
 /* Options that describe the machine to plan for. */
 #define OPTS_FACTS                                                                         \
 	(OPT_BIT(OPT_ARCH) | OPT_BIT(OPT_DRIVER) | OPT_BIT(OPT_FACTS) | OPT_BIT(OPT_GPU) |   \
@@ -101,10 +103,26 @@ struct cli {
 	size_t nopts;
 	unsigned long long seen;                      /* OPT_BIT of each option given */
 	bool json, quiet, yes;
+	unsigned verbose;                             /* how many times -v was given */
+	bool takes_program;                           /* the command runs a program: the
+	                                                 arguments after its name are its own */
+	int argc;                                     /* the command line as typed */
+	char **argv;
+};
+
+/* What the parser asks of the command table once it has read the
+ * command's name: false for a name the table lacks; else the options the
+ * command takes (for the meaning of a short letter) and whether its
+ * first argument is a program whose arguments follow. */
+struct cli_commands {
+	bool (*lookup)(const char *name, unsigned long long *opts, bool *program);
 };
 
 /* Parses argv into cli.  On a usage error prints it and returns false. */
-bool cli_parse(int argc, char **argv, struct cli *cli);
+bool cli_parse(int argc, char **argv, struct cli *cli, const struct cli_commands *table);
+/* The short letter of an option where the options in allowed are taken,
+ * or 0 when it has none there. */
+char cli_opt_letter(enum opt_id id, unsigned long long allowed);
 /* Fails (printing why) when an option outside allowed was given. */
 bool cli_check_allowed(const struct cli *cli, unsigned long long allowed);
 /* The last value of an option, or NULL. */

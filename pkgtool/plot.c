@@ -1,31 +1,54 @@
 /*
- * plot.c - the bench figure, made to be pasted into a bug report: the
- * metric and wall time side by side (wall time alone without a metric),
- * every run at its place in the order run (measured runs filled, warm-up
- * runs hollow, failed runs as crosses), each environment's median as a
- * dashed line labelled with its value, a legend, and the ratio B / A of
- * the medians with the spread of the per-round ratios in the titles.
- * Plain SVG: no scripts, no external fonts, the same bytes for the same
- * runs.
+ * plot.c - the bench figure, made to be pasted into a bug report or a
+ * forum post (800 pixels wide): the metric above wall time (wall time
+ * alone without a metric), every run at its place in the order run
+ * (measured runs filled, warm-up runs hollow, failed runs as crosses, a
+ * value past the axis as an arrow at its edge with the value beside it),
+ * axes from zero, each environment's median as a dashed line labelled
+ * outside the frame, a legend, the ratio B / A of the medians with the
+ * spread of the per-round ratios in the titles, and what was compared
+ * (each environment's parts, the GPU, the OS, the date, cfapkg's
+ * version) at the foot.  Laid out once, drawn as SVG and, where the build
+ * has cairo, as PNG.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "canvas.h"
 #include "plot.h"
 #include "render.h"
 
-#define PANEL_W 500 /* one of two panels, with its axis labels */
-#define SOLE_W 720  /* a panel alone: room for the title */
-#define FIG_H 456
-#define PLOT_LEFT 84 /* the plotting area within a panel */
-#define PLOT_RIGHT 20
-#define PLOT_TOP 140
-#define PLOT_H 260
-#define PROGRAM_MAX 90 /* characters of the command line in the subtitle */
+#define FIG_W 800.0
+#define MARGIN 16.0
+#define AXIS_LEFT 78.0   /* the y axis's tick labels and title */
+#define PLOT_H 200.0
+#define PANEL_H 282.0    /* from one panel's top to the next's: plot, x axis, title */
+#define TITLE_SIZE 16.0
+#define SMALL 11.0
+#define FOOT_SIZE 10.5
+#define PROGRAM_MAX 90   /* characters of the command line in the subtitle */
+#define LINES_MAX 8
 
 static const char *const colour[2] = {"#1f77b4", "#d62728"};
 static const char *const letter[2] = {"A", "B"};
+static const char *const grey = "#555555";
+
+/* Lines of wrapped text and the buffer they point into. */
+struct para {
+	char buf[2048];
+	const char *line[LINES_MAX];
+	size_t n;
+	double size;
+};
+
+struct layout {
+	struct para title, sub[2], foot[4];
+	size_t nfoot;
+	double title_y, sub_y[2], legend_y, panel_top, foot_y, height; /* baselines, tops */
+	double gutter;             /* right of the frames, the same for both panels */
+	int panels;
+};
 
 /* A number to place: "inf" or "nan" (strtod reads them) has no place. */
 static bool has_value(const struct cfapkg_bench_run *r, bool metric)
@@ -43,248 +66,417 @@ static double value(const struct cfapkg_bench_run *r, bool metric)
 	return metric ? r->metric : r->wall_s;
 }
 
-/* Long: "rt-linux / six = 1.75 (median ratio; per-round 1.2 to 2.67, 3
+/* s after what buf holds. */
+static void append(char *buf, size_t len, const char *s)
+{
+	size_t used = strlen(buf);
+
+	snprintf(buf + used, len - used, "%s", s);
+}
+
+/* Long: "seven / six = 1.75 (median ratio; per-round 1.2 to 2.67, 3
  * rounds)"; short, for a panel: "B / A = 1.75, per-round 1.2 to 2.67". */
-static void ratio_text(FILE *f, const struct bench_plot *p, bool metric, bool shrt,
+static void ratio_text(char *buf, size_t len, const struct bench_plot *p, bool metric, bool shrt,
                        const struct cfapkg_bench_run *runs, size_t n)
 {
 	struct cfapkg_bench_ratio r;
+	size_t used;
 
 	cfapkg_bench_ratio(runs, n, metric, &r);
-	svg_text(f, shrt ? "B" : p->names[1]);
-	fputs(" / ", f);
-	svg_text(f, shrt ? "A" : p->names[0]);
+	append(buf, len, shrt ? "B" : p->names[1]);
+	append(buf, len, " / ");
+	append(buf, len, shrt ? "A" : p->names[0]);
+	used = strlen(buf);
 	if (r.of_medians == 0)
-		fputs(": no ratio (an environment has no counted run)", f);
+		snprintf(buf + used, len - used, ": no ratio (an environment has no counted run)");
 	else if (shrt)
-		fprintf(f, " = %.3g, per-round %.3g to %.3g", r.of_medians, r.min, r.max);
+		snprintf(buf + used, len - used, " = %.3g, per-round %.3g to %.3g", r.of_medians, r.min,
+		         r.max);
 	else
-		fprintf(f, " = %.3g (median ratio; per-round %.3g to %.3g, %lu round%s)",
-		        r.of_medians, r.min, r.max, (unsigned long)r.rounds, r.rounds == 1 ? "" : "s");
+		snprintf(buf + used, len - used, " = %.3g (median ratio; per-round %.3g to %.3g, %lu "
+		         "round%s)", r.of_medians, r.min, r.max, (unsigned long)r.rounds,
+		         r.rounds == 1 ? "" : "s");
 }
 
 /* "TFLOPS: B / A = ...": the figure's title, and its <title> for tools. */
-static void headline(FILE *f, const struct bench_plot *p, const struct cfapkg_bench_run *runs,
-                     size_t n)
+static void headline(char *buf, size_t len, const struct bench_plot *p,
+                     const struct cfapkg_bench_run *runs, size_t n)
 {
-	svg_text(f, p->metric_name ? p->metric_name : "wall time");
-	fputs(": ", f);
-	ratio_text(f, p, p->metric_name != NULL, false, runs, n);
+	snprintf(buf, len, "%s: ", p->metric_name ? p->metric_name : "wall time");
+	ratio_text(buf, len, p, p->metric_name != NULL, false, runs, n);
 }
 
-static void title(FILE *f, const struct bench_plot *p, int width,
-                  const struct cfapkg_bench_run *runs, size_t n)
+static void wrap(struct para *out, const char *text, double size, bool bold)
 {
-	fputs("<title>", f);
-	headline(f, p, runs, n);
-	fputs("</title>\n", f);
-	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", width, FIG_H);
-	fputs("<text id=\"title\" x=\"16\" y=\"26\" font-size=\"16\" font-weight=\"bold\">", f);
-	headline(f, p, runs, n);
-	fputs("</text>\n", f);
+	out->size = size;
+	out->n = wrap_text(text, size, bold, FIG_W - 2 * MARGIN, out->buf, sizeof(out->buf),
+	                   out->line, LINES_MAX);
 }
 
-/* The command line and how the runs were made, cut to fit one line. */
-static void subtitle(FILE *f, const struct bench_plot *p, const struct cfapkg_bench_run *runs,
-                     size_t n)
+/* The title at 16 px on at most two lines, else smaller. */
+static void fit_title(struct para *t, const char *text)
 {
+	double size;
+
+	for (size = TITLE_SIZE; size > 12; size -= 1) {
+		wrap(t, text, size, true);
+		if (t->n <= 2)
+			return;
+	}
+	wrap(t, text, 12, true);
+}
+
+/* The command line, cut to fit one line, and how the runs were made. */
+static void subtitle(struct layout *l, const struct bench_plot *p,
+                     const struct cfapkg_bench_run *runs, size_t n)
+{
+	char text[1024] = "program:";
 	size_t i, used = 0, warm = 0;
 
-	for (i = 0; i < n; i++)
-		warm += runs[i].warmup;
-	fputs("<text id=\"subtitle\" x=\"16\" y=\"46\" font-size=\"11\" fill=\"#444444\">"
-	      "program: ", f);
 	for (i = 0; i < p->nargs && used < PROGRAM_MAX; i++) {
-		char part[PROGRAM_MAX + 4];
 		size_t len = strlen(p->args[i]), room = PROGRAM_MAX - used;
-		snprintf(part, sizeof(part), "%.*s%s", (int)(len < room ? len : room), p->args[i],
-		         len < room ? "" : "...");
-		fputs(i ? " " : "", f);
-		svg_text(f, part);
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), " %.*s%s",
+		         (int)(len < room ? len : room), p->args[i], len < room ? "" : "...");
 		used += len + 1;
 	}
-	fprintf(f, "</text>\n<text x=\"16\" y=\"61\" font-size=\"11\" fill=\"#444444\">%lu "
-	        "runs each after %lu warm-up, A B alternating; ratio: median B / median A; "
-	        "spread: per-round B / A, min to max</text>\n",
-	        (unsigned long)((n - warm) / 2), (unsigned long)(warm / 2));
+	wrap(&l->sub[0], text, SMALL, false);
+	for (i = 0; i < n; i++)
+		warm += runs[i].warmup;
+	snprintf(text, sizeof(text), "%lu runs each after %lu warm-up, A B alternating; ratio: "
+	         "median B / median A; spread: per-round B / A, min to max",
+	         (unsigned long)((n - warm) / 2), (unsigned long)(warm / 2));
+	wrap(&l->sub[1], text, SMALL, false);
 }
 
-static void cross(FILE *f, double x, double y, const char *stroke)
+/* What was compared, for the foot: each environment's own parts, the
+ * parts both have, and where and when it ran. */
+static void about(struct layout *l, const struct bench_plot *p)
 {
-	fprintf(f, "<path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" stroke=\"%s\" stroke-width=\"2\" "
-	        "fill=\"none\"/>", x - 4, y - 4, stroke);
-}
+	char text[2048];
+	unsigned k;
 
-static void legend(FILE *f, const struct bench_plot *p)
-{
-	double x = 16, y = 84;
-	size_t k;
-
+	l->nfoot = 0;
 	for (k = 0; k < 2; k++) {
-		fprintf(f, "<g class=\"legend env%lu\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "
-		        "height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">%s: ", (unsigned long)k,
-		        x, y - 10, colour[k], x + 18, y, letter[k]);
-		svg_text(f, p->names[k]);
-		fputs("</text></g>\n", f);
-		x += 48 + 7 * (double)strlen(p->names[k]);
+		snprintf(text, sizeof(text), "%s %s: %s", letter[k], p->names[k],
+		         p->own[k] && *p->own[k] ? p->own[k] : "nothing the other lacks");
+		wrap(&l->foot[l->nfoot++], text, FOOT_SIZE, false);
 	}
-	x = 16, y = 104;
-	fprintf(f, "<g class=\"legend key\" fill=\"#555555\"><circle cx=\"%.1f\" cy=\"%.1f\" "
-	        "r=\"4.5\"/><text x=\"%.1f\" y=\"%.1f\">measured</text>", x + 6, y - 4, x + 16, y);
-	x += 90;
-	fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"white\" stroke=\"#555555\" "
-	        "stroke-width=\"1.5\"/><text x=\"%.1f\" y=\"%.1f\">warm-up, not counted</text>",
-	        x + 6, y - 4, x + 16, y);
-	x += 170;
-	cross(f, x + 6, y - 4, "#555555");
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s, not counted</text>", x + 16, y,
-	        p->metric_name ? "failed or no metric" : "failed");
-	x += p->metric_name ? 250 : 140;
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555555\" "
-	        "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/><text x=\"%.1f\" y=\"%.1f\">"
-	        "median</text></g>\n", x, y - 4, x + 24, y - 4, x + 30, y);
+	if (p->shared && *p->shared) {
+		snprintf(text, sizeof(text), "in both: %s", p->shared);
+		wrap(&l->foot[l->nfoot++], text, FOOT_SIZE, false);
+	}
+	snprintf(text, sizeof(text), "GPU: %s; %s; %s; cfapkg %s", p->gpu ? p->gpu : "unknown",
+	         p->os ? p->os : "OS unknown", p->date ? p->date : "", p->version ? p->version : "");
+	wrap(&l->foot[l->nfoot++], text, FOOT_SIZE, false);
 }
 
-/* The panel's y range: the counted runs and nothing else, so that a slow
- * first run or a timeout does not flatten the rest. */
-static void scale(struct panel *pn, bool metric, const struct cfapkg_bench_run *runs, size_t n)
+static double para_height(const struct para *p)
 {
-	double v[2 * 1100];
-	size_t i, k = 0, all = 0;
-
-	for (i = 0; i < n && k < sizeof(v) / sizeof(v[0]); i++)
-		if (counted(&runs[i], metric))
-			v[k++] = value(&runs[i], metric);
-	/* Nothing counted: the range of whatever has a value. */
-	for (i = 0; !k && i < n && all < sizeof(v) / sizeof(v[0]); i++)
-		if (has_value(&runs[i], metric))
-			v[all++] = value(&runs[i], metric);
-	panel_scale(pn, v, k ? k : all);
+	return (double)p->n * p->size * 1.3;
 }
 
-static double clamp_y(const struct panel *pn, double y)
-{
-	return y < pn->top ? pn->top : y > pn->top + pn->height ? pn->top + pn->height : y;
-}
+static double gutter(bool metric, const struct cfapkg_bench_run *runs, size_t n);
 
-/* One run's mark, with a tooltip naming it: run number, environment,
- * value, and why it does not count. */
-static void mark(FILE *f, const struct panel *pn, const struct bench_plot *p, bool metric,
-                 const struct cfapkg_bench_run *r)
-{
-	bool ok = r->status == 0 && has_value(r, metric);
-	double x = panel_x(pn, r->index + 1.0);
-	double y = has_value(r, metric) ? clamp_y(pn, panel_y(pn, value(r, metric)))
-	                                : pn->top + pn->height;
-
-	fprintf(f, "<g class=\"run %s%s env%u\"><title>run %u, %s: ", r->warmup ? "warmup" : "measured",
-	        ok ? "" : " failed", r->env, r->index + 1, letter[r->env]);
-	svg_text(f, p->names[r->env]);
-	if (has_value(r, metric))
-		fprintf(f, ", %.6g%s", value(r, metric), metric ? "" : " s");
-	else
-		fputs(", metric not found", f);
-	if (r->status)
-		fprintf(f, ", exit %d", r->status);
-	fputs(r->warmup ? ", warm-up" : "", f);
-	fputs("</title>", f);
-	if (!ok)
-		cross(f, x, y, colour[r->env]);
-	else if (r->warmup)
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"white\" stroke=\"%s\" "
-		        "stroke-width=\"1.5\"/>", x, y, colour[r->env]);
-	else
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/>", x, y,
-		        colour[r->env]);
-	fputs("</g>\n", f);
-}
-
-/* Each environment's median: a dashed line and its value at the right
- * end, above the line, or below it when the other label would be near. */
-static void medians(FILE *f, const struct panel *pn, bool metric,
+static void lay_out(struct layout *l, const struct bench_plot *p,
                     const struct cfapkg_bench_run *runs, size_t n)
 {
+	char head[1024];
+	double y;
+	size_t i;
+
+	memset(l, 0, sizeof(*l));
+	headline(head, sizeof(head), p, runs, n);
+	fit_title(&l->title, head);
+	subtitle(l, p, runs, n);
+	about(l, p);
+	l->panels = p->metric_name ? 2 : 1;
+	l->gutter = gutter(false, runs, n);
+	if (p->metric_name && gutter(true, runs, n) > l->gutter)
+		l->gutter = gutter(true, runs, n);
+	l->title_y = MARGIN + l->title.size;
+	l->sub_y[0] = l->title_y + para_height(&l->title) - l->title.size * 1.3 + 20;
+	l->sub_y[1] = l->sub_y[0] + para_height(&l->sub[0]);
+	l->legend_y = l->sub_y[1] + para_height(&l->sub[1]) + 12;
+	/* Below the legend's two rows, room for the first panel's title. */
+	l->panel_top = l->legend_y + 22 + 40;
+	l->foot_y = l->panel_top + PANEL_H * (l->panels - 1) + PLOT_H + 38 + 26;
+	for (i = 0, y = l->foot_y; i < l->nfoot; i++)
+		y += para_height(&l->foot[i]);
+	/* Whole pixels: the SVG's size and the PNG's are the same. */
+	l->height = (double)(long)(y + MARGIN + 0.999);
+}
+
+static void draw_para(struct canvas *c, const struct para *p, double x, double y,
+                      const char *fill, const char *cls, const char *id, bool bold)
+{
+	struct text_style t = {p->size, bold, ANCHOR_START, fill, false, false, cls, id};
+
+	c->ops->text(c, &t, x, y, p->line, p->n);
+}
+
+static void legend(struct canvas *c, const struct layout *l, const struct bench_plot *p)
+{
+	struct text_style t = {12, false, ANCHOR_START, NULL, false, false, NULL, NULL};
+	struct stroke hollow = {grey, 1.5, false}, dash = {grey, 1.5, true};
+	double x = MARGIN, y = l->legend_y;
+	char label[256];
+	const char *one = label;
+	unsigned k;
+
+	for (k = 0; k < 2; k++) {
+		char cls[32];
+		snprintf(cls, sizeof(cls), "legend env%u", k);
+		snprintf(label, sizeof(label), "%s: %s", letter[k], p->names[k]);
+		c->ops->group(c, cls, NULL);
+		c->ops->rect(c, colour[k], NULL, x, y - 10, 12, 12);
+		c->ops->text(c, &t, x + 18, y, &one, 1);
+		c->ops->group_end(c);
+		x += 40 + text_width(label, 12, false);
+	}
+	x = MARGIN, y += 22;
+	c->ops->group(c, "legend key", NULL);
+	c->ops->circle(c, grey, NULL, x + 6, y - 4, 4.5);
+	one = "measured";
+	c->ops->text(c, &t, x + 16, y, &one, 1);
+	x += 90;
+	c->ops->circle(c, "#ffffff", &hollow, x + 6, y - 4, 4.5);
+	one = "warm-up, not counted";
+	c->ops->text(c, &t, x + 16, y, &one, 1);
+	x += 160;
+	c->ops->cross(c, grey, x + 6, y - 4);
+	one = p->metric_name ? "failed or no metric, not counted" : "failed, not counted";
+	c->ops->text(c, &t, x + 16, y, &one, 1);
+	x += 28 + text_width(one, 12, false);
+	c->ops->arrow(c, grey, x + 6, y - 4, true);
+	one = "off the axis";
+	c->ops->text(c, &t, x + 16, y, &one, 1);
+	x += 28 + text_width(one, 12, false);
+	c->ops->line(c, &dash, NULL, x, y - 4, x + 24, y - 4);
+	one = "median";
+	c->ops->text(c, &t, x + 30, y, &one, 1);
+	c->ops->group_end(c);
+}
+
+/* The panel's y range: the counted runs, and the others not far past
+ * them, so that a slow first run or a timeout does not flatten the rest
+ * (those are drawn at the edge, marked). */
+static void scale(struct panel *pn, bool metric, const struct cfapkg_bench_run *runs, size_t n)
+{
+	double v[2 * 1100], top = 0;
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (counted(&runs[i], metric))
+			top = value(&runs[i], metric) > top ? value(&runs[i], metric) : top;
+	for (i = 0; i < n && k < sizeof(v) / sizeof(v[0]); i++)
+		if (has_value(&runs[i], metric) &&
+		    (counted(&runs[i], metric) || top == 0 || value(&runs[i], metric) <= 2 * top))
+			v[k++] = value(&runs[i], metric);
+	panel_scale(pn, v, k);
+}
+
+static void run_tooltip(char *buf, size_t len, const struct bench_plot *p, bool metric,
+                        const struct cfapkg_bench_run *r)
+{
+	size_t used;
+
+	snprintf(buf, len, "run %u, %s: %s", r->index + 1, letter[r->env], p->names[r->env]);
+	used = strlen(buf);
+	if (has_value(r, metric))
+		snprintf(buf + used, len - used, ", %.6g%s", value(r, metric), metric ? "" : " s");
+	else
+		snprintf(buf + used, len - used, ", metric not found");
+	used = strlen(buf);
+	if (r->status)
+		snprintf(buf + used, len - used, ", exit %d", r->status);
+	append(buf, len, r->warmup ? ", warm-up" : "");
+}
+
+/* A value past the axis: an arrow at the edge, and the value beside it. */
+static void off_axis(struct canvas *c, const struct panel *pn, double x, int side,
+                     const char *col, double v, bool metric)
+{
+	struct text_style t = {9, false, ANCHOR_START, col, true, false, "offscale-label", NULL};
+	double y = side > 0 ? pn->top + 7 : pn->top + pn->height - 7;
+	char label[48];
+	const char *one = label;
+
+	c->ops->arrow(c, col, x, y, side > 0);
+	snprintf(label, sizeof(label), "%.4g%s", v, metric ? "" : " s");
+	c->ops->text(c, &t, x + 7, y + 3, &one, 1);
+}
+
+/* One run's mark, in a group naming it: run number, environment, value,
+ * and why it does not count. */
+static void mark(struct canvas *c, const struct panel *pn, const struct bench_plot *p,
+                 bool metric, const struct cfapkg_bench_run *r)
+{
+	bool ok = r->status == 0 && has_value(r, metric);
+	double x = panel_x(pn, r->index + 1.0), y = pn->top + pn->height;
+	int side = has_value(r, metric) ? panel_side(pn, value(r, metric)) : 0;
+	struct stroke hollow = {colour[r->env], 1.5, false};
+	char tip[512], cls[64];
+
+	if (has_value(r, metric) && !side)
+		y = panel_y(pn, value(r, metric));
+	run_tooltip(tip, sizeof(tip), p, metric, r);
+	snprintf(cls, sizeof(cls), "run %s%s env%u%s", r->warmup ? "warmup" : "measured",
+	         ok ? "" : " failed", r->env, side ? " offscale" : "");
+	c->ops->group(c, cls, tip);
+	if (side)
+		off_axis(c, pn, x, side, colour[r->env], value(r, metric), metric);
+	else if (!ok)
+		c->ops->cross(c, colour[r->env], x, y);
+	else if (r->warmup)
+		c->ops->circle(c, "#ffffff", &hollow, x, y, 4.5);
+	else
+		c->ops->circle(c, colour[r->env], NULL, x, y, 4.5);
+	c->ops->group_end(c);
+}
+
+/* "B median 7", "A median 0.0248 s": what the gutter shows. */
+static void median_label(char *buf, size_t len, unsigned k, bool metric, double median)
+{
+	snprintf(buf, len, "%s median %.3g%s", letter[k], median, metric ? "" : " s");
+}
+
+/* The gutter right of the frame: as wide as the longer median label. */
+static double gutter(bool metric, const struct cfapkg_bench_run *runs, size_t n)
+{
+	struct cfapkg_bench_stats s;
+	double most = text_width("B median 0.000", SMALL, false);
+	char label[64];
+	unsigned k;
+
+	for (k = 0; k < 2; k++) {
+		cfapkg_bench_stats(runs, n, k, metric, &s);
+		median_label(label, sizeof(label), k, metric, s.median);
+		if (s.n && isfinite(s.median) && text_width(label, SMALL, false) > most)
+			most = text_width(label, SMALL, false);
+	}
+	return most + 14;
+}
+
+/* Each environment's median: a dashed line across the plot, its value in
+ * the gutter right of the frame (never over a run), the two labels kept
+ * apart. */
+static void medians(struct canvas *c, const struct panel *pn, bool metric,
+                    const struct cfapkg_bench_run *runs, size_t n)
+{
+	struct text_style t = {SMALL, false, ANCHOR_START, NULL, false, false, NULL, NULL};
 	struct cfapkg_bench_stats s[2];
-	double y[2], right = pn->left + pn->width;
+	double y[2], at[2], right = pn->left + pn->width;
+	char label[64], cls[32];
+	const char *one = label;
 	unsigned k;
 
 	for (k = 0; k < 2; k++) {
 		cfapkg_bench_stats(runs, n, k, metric, &s[k]);
-		if (!isfinite(s[k].median))
+		if (!isfinite(s[k].median) || panel_side(pn, s[k].median))
 			s[k].n = 0;
-		y[k] = s[k].n ? panel_y(pn, s[k].median) : 0;
+		y[k] = at[k] = s[k].n ? panel_y(pn, s[k].median) + 4 : 0;
+	}
+	if (s[0].n && s[1].n && at[0] - at[1] < 14 && at[1] - at[0] < 14) {
+		unsigned up = at[0] <= at[1] ? 0 : 1;
+		double mid = (at[0] + at[1]) / 2;
+		at[up] = mid - 7;
+		at[!up] = mid + 7;
 	}
 	for (k = 0; k < 2; k++) {
-		bool below = s[!k].n && y[k] - y[!k] < 16 && y[k] - y[!k] > -16 &&
-		             (y[k] > y[!k] || (y[k] == y[!k] && k == 1));
+		struct stroke dash = {colour[k], 1.5, true};
 		if (!s[k].n)
 			continue;
-		fprintf(f, "<line class=\"median env%u\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-		        "stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n", k, pn->left,
-		        y[k], right, y[k], colour[k]);
-		fprintf(f, "<text class=\"median-label env%u\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
-		        "fill=\"%s\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">%s median "
-		        "%.4g%s</text>\n", k, right - 4, below ? y[k] + 15 : y[k] - 5, colour[k],
-		        letter[k], s[k].median, metric ? "" : " s");
+		snprintf(cls, sizeof(cls), "median env%u", k);
+		c->ops->line(c, &dash, cls, pn->left, y[k] - 4, right, y[k] - 4);
+		snprintf(cls, sizeof(cls), "median-label env%u", k);
+		median_label(label, sizeof(label), k, metric, s[k].median);
+		t.fill = colour[k];
+		t.cls = cls;
+		c->ops->text(c, &t, right + 6, at[k], &one, 1);
 	}
 }
 
 /* The runs before the first measured one, shaded and named. */
-static void warmup_band(FILE *f, const struct panel *pn, const struct cfapkg_bench_run *runs,
-                        size_t n)
+static void warmup_band(struct canvas *c, const struct panel *pn,
+                        const struct cfapkg_bench_run *runs, size_t n)
 {
+	struct text_style t = {10, false, ANCHOR_START, "#777777", false, false, NULL, NULL};
+	const char *one = "warm-up";
 	size_t w = 0;
 
 	while (w < n && runs[w].warmup)
 		w++;
 	if (!w)
 		return;
-	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f0f0f0\"/>\n"
-	        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#777777\">warm-up</text>\n",
-	        pn->left, pn->top, panel_x(pn, (double)w + 0.5) - pn->left, pn->height,
-	        pn->left + 3, pn->top + 12);
+	c->ops->rect(c, "#f0f0f0", NULL, pn->left, pn->top, panel_x(pn, (double)w + 0.5) - pn->left,
+	             pn->height);
+	/* At the foot: an arrow for a slow first run is at the top. */
+	c->ops->text(c, &t, pn->left + 3, pn->top + pn->height - 4, &one, 1);
 }
 
-static void panel(FILE *f, const struct bench_plot *p, double x0, double w, bool metric,
-                  const struct cfapkg_bench_run *runs, size_t n)
+static void panel(struct canvas *c, const struct layout *l, const struct bench_plot *p,
+                  double top, bool metric, const struct cfapkg_bench_run *runs, size_t n)
 {
-	struct panel pn = {x0 + PLOT_LEFT, PLOT_TOP, w - PLOT_LEFT - PLOT_RIGHT, PLOT_H, 0, 1, 1,
-	                   (unsigned)n};
+	struct panel pn = {MARGIN + AXIS_LEFT, top, FIG_W - 2 * MARGIN - AXIS_LEFT - l->gutter,
+	                   PLOT_H, 0, 1, 1, (unsigned)n};
+	struct text_style t = {12, true, ANCHOR_START, NULL, false, false, "panel-title", NULL};
+	const char *name = metric ? p->metric_name : "wall time (s)";
+	char ratio[256] = ": ", title[512], axis[256];
+	const char *one = title;
 	size_t i;
 
 	scale(&pn, metric, runs, n);
-	fprintf(f, "<g class=\"panel %s\">\n<text class=\"panel-title\" x=\"%.1f\" y=\"%d\" "
-	        "font-weight=\"bold\">", metric ? "metric" : "wall", pn.left, PLOT_TOP - 12);
-	svg_text(f, metric ? p->metric_name : "wall time (s)");
-	fputs(": ", f);
-	ratio_text(f, p, metric, true, runs, n);
-	fputs("</text>\n", f);
-	warmup_band(f, &pn, runs, n);
-	panel_axes(f, &pn, metric ? p->metric_name : "wall time (s)");
-	medians(f, &pn, metric, runs, n);
+	c->ops->group(c, metric ? "panel metric" : "panel wall", NULL);
+	/* A long name is cut, not the ratio after it: the ratio is the news. */
+	ratio_text(ratio, sizeof(ratio), p, metric, true, runs, n);
+	fit_cut(name, 12, true, FIG_W - 2 * MARGIN - text_width(ratio, 12, true), title,
+	        sizeof(title));
+	snprintf(title + strlen(title), sizeof(title) - strlen(title), "%s", ratio);
+	c->ops->text(c, &t, MARGIN, pn.top - 12, &one, 1);
+	warmup_band(c, &pn, runs, n);
+	panel_axes(c, &pn, fit_cut(name, 11, false, PLOT_H, axis, sizeof(axis)));
+	medians(c, &pn, metric, runs, n);
 	for (i = 0; i < n; i++)
-		mark(f, &pn, p, metric, &runs[i]);
-	fputs("</g>\n", f);
+		mark(c, &pn, p, metric, &runs[i]);
+	c->ops->group_end(c);
 }
 
-int write_svg(const char *path, const struct bench_plot *p, const struct cfapkg_bench_run *runs,
-              size_t n)
+static void draw(struct canvas *c, const struct layout *l, const struct bench_plot *p,
+                 const struct cfapkg_bench_run *runs, size_t n)
 {
-	int panels = p->metric_name ? 2 : 1, pw = panels == 2 ? PANEL_W : SOLE_W;
-	int width = panels * pw + 20;
-	FILE *f = fopen(path, "w");
+	double y;
+	size_t i;
 
-	if (!f)
-		return -1;
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
-	        "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" "
-	        "font-size=\"12\">\n", width, FIG_H, width, FIG_H);
-	title(f, p, width, runs, n);
-	subtitle(f, p, runs, n);
-	legend(f, p);
+	draw_para(c, &l->title, MARGIN, l->title_y, NULL, NULL, "title", true);
+	draw_para(c, &l->sub[0], MARGIN, l->sub_y[0], "#444444", NULL, "subtitle", false);
+	draw_para(c, &l->sub[1], MARGIN, l->sub_y[1], "#444444", NULL, NULL, false);
+	legend(c, l, p);
 	if (p->metric_name)
-		panel(f, p, 10, pw, true, runs, n);
-	panel(f, p, 10 + (panels - 1) * pw, pw, false, runs, n);
-	fputs("</svg>\n", f);
-	return ferror(f) ? (fclose(f), -1) : fclose(f);
+		panel(c, l, p, l->panel_top, true, runs, n);
+	panel(c, l, p, l->panel_top + PANEL_H * (l->panels - 1), false, runs, n);
+	for (i = 0, y = l->foot_y; i < l->nfoot; y += para_height(&l->foot[i++]))
+		draw_para(c, &l->foot[i], MARGIN, y, grey, "about", NULL, false);
+}
+
+int write_plots(const char *svg, const char *png, const struct bench_plot *p,
+                const struct cfapkg_bench_run *runs, size_t n)
+{
+	static struct layout l;
+	struct canvas *c;
+	char head[1024];
+	int rc = 0;
+
+	lay_out(&l, p, runs, n);
+	headline(head, sizeof(head), p, runs, n);
+	if (!(c = svg_canvas_open(svg, FIG_W, l.height, head)))
+		return -1;
+	draw(c, &l, p, runs, n);
+	rc |= svg_canvas_close(c);
+	if (png && !(c = png_canvas_open(FIG_W, l.height)))
+		return -1;
+	if (png) {
+		draw(c, &l, p, runs, n);
+		rc |= png_canvas_close(c, png);
+	}
+	return rc;
 }

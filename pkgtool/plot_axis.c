@@ -1,13 +1,15 @@
 /*
  * plot_axis.c - the bench figure's scales: y ranges in "nice" steps of 1,
- * 2 or 5 times a power of ten, tick labels with just the decimals a step
- * needs, grids and axis titles; and the escaping of text into SVG.
+ * 2 or 5 times a power of ten (from zero for values that are never below
+ * it), tick labels with just the decimals a step needs, grids, axis
+ * titles and the frame; and the escaping of text into SVG.
  * No libm: the command line does not link it, and loops over powers of
  * ten are exact enough for ticks.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "canvas.h"
 #include "plot.h"
 
 #define TICKS 5 /* about this many steps on a y axis */
@@ -64,10 +66,14 @@ void panel_scale(struct panel *p, const double *v, size_t n)
 		lo = v[i] < lo ? v[i] : lo;
 		hi = v[i] > hi ? v[i] : hi;
 	}
+	/* Times and rates are compared by ratio: their axis starts at zero,
+	 * so that twice the height is twice the value. */
+	if (lo >= 0)
+		lo = 0;
 	if (hi - lo <= (hi > -lo ? hi : -lo) * 1e-9) {
-		/* One value (or all alike): a range around it. */
+		/* One value (or all alike, or all zero): a range around it. */
 		double pad = hi > 0 ? hi * 0.1 : hi < 0 ? -hi * 0.1 : 1;
-		lo -= pad;
+		lo -= lo == 0 ? 0 : pad;
 		hi += pad;
 	}
 	p->step = nice_step((hi - lo) / TICKS);
@@ -78,6 +84,11 @@ void panel_scale(struct panel *p, const double *v, size_t n)
 		p->lo -= p->step;
 	if (p->hi == hi)
 		p->hi += p->step;
+}
+
+int panel_side(const struct panel *p, double v)
+{
+	return v > p->hi ? 1 : v < p->lo ? -1 : 0;
 }
 
 const char *tick_label(double v, double step, char *buf, size_t len)
@@ -98,55 +109,58 @@ const char *tick_label(double v, double step, char *buf, size_t len)
 	return buf;
 }
 
+static const struct stroke tick_stroke = {"#000000", 1, false};
+
 /* The x axis: run numbers in steps of 1, 2, 5, 10 ... */
-static void x_axis(FILE *f, const struct panel *p)
+static void x_axis(struct canvas *c, const struct panel *p)
 {
 	double bottom = p->top + p->height, step = nice_step((double)p->runs / 10), r;
+	struct text_style tick = {11, false, ANCHOR_MIDDLE, NULL, false, false, "tick x", NULL};
+	struct text_style title = {11, false, ANCHOR_MIDDLE, "#333333", false, false, "axis-title x",
+	                           NULL};
+	const char *words = "run, in the order run (A and B alternate)";
 	char label[32];
+	const char *one = label;
 
 	if (step < 1)
 		step = 1;
 	for (r = 1; r <= (double)p->runs; r += step) {
 		double x = panel_x(p, r);
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
-		        x, bottom, x, bottom + 5);
-		fprintf(f, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-		        x, bottom + 18, tick_label(r, 1, label, sizeof(label)));
+		c->ops->line(c, &tick_stroke, NULL, x, bottom, x, bottom + 5);
+		tick_label(r, 1, label, sizeof(label));
+		c->ops->text(c, &tick, x, bottom + 17, &one, 1);
 	}
-	fprintf(f, "<text class=\"axis-title x\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
-	        "run, in the order run (A and B alternate)</text>\n", p->left + p->width / 2,
-	        bottom + 36);
+	c->ops->text(c, &title, p->left + p->width / 2, bottom + 33, &words, 1);
 }
 
-static void y_axis(FILE *f, const struct panel *p, const char *ytitle)
+static void y_axis(struct canvas *c, const struct panel *p, const char *ytitle)
 {
+	static const struct stroke grid = {GRID, 1, false};
+	struct text_style tick = {11, false, ANCHOR_END, NULL, false, false, "tick y", NULL};
+	struct text_style title = {11, false, ANCHOR_MIDDLE, "#333333", false, true, "axis-title y",
+	                           NULL};
 	double right = p->left + p->width, v, mid = p->top + p->height / 2;
 	char label[48];
+	const char *one = label;
 	int k;
 
 	for (k = 0; (v = p->lo + k * p->step) <= p->hi + p->step * 1e-6; k++) {
 		double y = panel_y(p, v);
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
-		        p->left, y, right, y, GRID);
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
-		        p->left - 5, y, p->left, y);
-		fprintf(f, "<text class=\"tick y\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-		        p->left - 8, y + 4, tick_label(v, p->step, label, sizeof(label)));
+		c->ops->line(c, &grid, NULL, p->left, y, right, y);
+		c->ops->line(c, &tick_stroke, NULL, p->left - 5, y, p->left, y);
+		tick_label(v, p->step, label, sizeof(label));
+		c->ops->text(c, &tick, p->left - 8, y + 4, &one, 1);
 	}
-	fprintf(f, "<text class=\"axis-title y\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-	        "transform=\"rotate(-90 %.1f %.1f)\">", p->left - 58, mid, p->left - 58, mid);
-	svg_text(f, ytitle);
-	fprintf(f, "</text>\n");
+	c->ops->text(c, &title, p->left - 52, mid, &ytitle, 1);
 }
 
-void panel_axes(FILE *f, const struct panel *p, const char *ytitle)
+void panel_axes(struct canvas *c, const struct panel *p, const char *ytitle)
 {
-	double bottom = p->top + p->height;
-
-	y_axis(f, p, ytitle);
-	x_axis(f, p);
-	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
-	        "stroke=\"black\"/>\n", p->left, p->top, p->width, bottom - p->top);
+	y_axis(c, p, ytitle);
+	x_axis(c, p);
+	c->ops->group(c, "frame", NULL);
+	c->ops->rect(c, NULL, &tick_stroke, p->left, p->top, p->width, p->height);
+	c->ops->group_end(c);
 }
 
 /* The length of the valid UTF-8 character at s, or 0. */

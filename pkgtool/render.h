@@ -48,16 +48,25 @@ void json_print_error(int status);
 /* cJSON helpers that accept NULL strings. */
 void json_str(cJSON *o, const char *key, const char *v);
 
-/* plot.c: the bench figure (SVG): the metric, when there is one, and wall
- * time, each run marked, medians labelled, ratio B / A in the titles. */
+/* plot.c: the bench figure: the metric, when there is one, and wall
+ * time; what was compared at its foot. */
 struct bench_plot {
 	const char *names[2];       /* the environments A and B */
 	const char *metric_name;    /* NULL: wall time only */
 	const char *const *args;    /* the program's command line, for the subtitle */
 	size_t nargs;
+	const char *own[2];         /* each one's parts the other lacks or has at another
+	                               version: "zluda 6-preview.69" */
+	const char *shared;         /* the parts both have alike */
+	const char *gpu;            /* "AMD Radeon RX 9060 XT (gfx1200)" */
+	const char *os;             /* "linux-x86_64, Debian GNU/Linux 12" */
+	const char *date;           /* "2025-12-01 20:41 UTC" */
+	const char *version;        /* cfapkg's */
 };
-int write_svg(const char *path, const struct bench_plot *p, const struct cfapkg_bench_run *runs,
-              size_t n);
+/* Writes the figure as SVG, and as PNG too when png is not NULL (a build
+ * with cairo: png_available()); 0, or -1 when a file was not written. */
+int write_plots(const char *svg, const char *png, const struct bench_plot *p,
+                const struct cfapkg_bench_run *runs, size_t n);
 
 /* explain_text.c: one sentence per problem record, written into buf. */
 const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_facts *f,

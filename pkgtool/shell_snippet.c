@@ -33,6 +33,38 @@ bool shell_known(const char *shell)
 	return shell_of(shell) != SH_NONE;
 }
 
+/* $SHELL's last part: "/usr/bin/zsh" is zsh, "pwsh" PowerShell. */
+static const char *login_shell(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t i;
+
+	base = base ? base + 1 : path;
+	if (strcmp(base, "pwsh") == 0 || strcmp(base, "pwsh-preview") == 0)
+		return "powershell";
+	for (i = 0; i < SH_CMD; i++)
+		if (strcmp(base, shell_names[i]) == 0)
+			return shell_names[i];
+	return NULL;
+}
+
+const char *shell_from_cli(const struct cli *cli)
+{
+	const char *given = cli_value(cli, OPT_SHELL), *env = getenv("SHELL"), *sh;
+
+	if (given)
+		return shell_known(given) ? given : NULL;
+	/* Windows has no $SHELL; PowerShell is its shell (cmd.exe: --shell cmd). */
+	if (strcmp(cfapkg_host_os(), "windows") == 0)
+		return "powershell";
+	if (env && *env && (sh = login_shell(env)))
+		return sh;
+	cli_error("which shell? %s%s%s; pass --shell bash, zsh, fish, powershell or cmd\n",
+	          env && *env ? "$SHELL is " : "$SHELL is not set", env && *env ? env : "",
+	          env && *env ? ", which has no snippet" : "");
+	return NULL;
+}
+
 static bool posix_like(enum shell sh)
 {
 	return sh == SH_BASH || sh == SH_ZSH || sh == SH_FISH;

@@ -31,6 +31,9 @@ int cfa_plat_data_dir(char **out);
  * absolute one), ~/.config/cfapkg, or %APPDATA%\cfapkg.  0, ENOENT (none
  * of them is set) or ENOMEM. */
 int cfa_plat_config_dir(char **out);
+/* The machine's configuration folder for cfapkg: /etc/cfapkg, or
+ * %ProgramData%\cfapkg.  0, ENOENT or ENOMEM. */
+int cfa_plat_system_config_dir(char **out);
 
 /* Folders other programs keep their caches under, found the way they find
  * them (Python's pathlib and tempfile, Rust's dirs, LLVM), for listing
@@ -58,6 +61,8 @@ bool cfa_plat_is_dir(const char *path);
 
 /* Whether a stream is a terminal. */
 bool cfa_plat_isatty(FILE *f);
+/* A terminal's width in columns; 0 when f is none or it does not say. */
+unsigned cfa_plat_term_columns(FILE *f);
 
 /* fopen with a UTF-8 path. */
 FILE *cfa_plat_fopen(const char *path, const char *mode);

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -115,6 +116,13 @@ bool cfa_plat_is_dir(const char *path)
 bool cfa_plat_isatty(FILE *f)
 {
 	return isatty(fileno(f)) == 1;
+}
+
+unsigned cfa_plat_term_columns(FILE *f)
+{
+	struct winsize ws;
+
+	return ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
 }
 
 FILE *cfa_plat_fopen(const char *path, const char *mode)

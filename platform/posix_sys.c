@@ -145,6 +145,16 @@ int cfa_plat_config_dir(char **out)
 	return 0;
 }
 
+int cfa_plat_system_config_dir(char **out)
+{
+	static const char dir[] = "/etc/cfapkg";
+
+	if (!(*out = malloc(sizeof(dir))))
+		return ENOMEM;
+	memcpy(*out, dir, sizeof(dir));
+	return 0;
+}
+
 /* a + b, or NULL. */
 static char *concat(const char *a, const char *b)
 {

@@ -198,6 +198,17 @@ bool cfa_plat_isatty(FILE *f)
 	return h != INVALID_HANDLE_VALUE && GetConsoleMode(h, &mode) != 0;
 }
 
+unsigned cfa_plat_term_columns(FILE *f)
+{
+	HANDLE h = (HANDLE)_get_osfhandle(_fileno(f));
+	CONSOLE_SCREEN_BUFFER_INFO info;
+
+	/* The window's width, not the buffer's (which may be far wider). */
+	if (h == INVALID_HANDLE_VALUE || !GetConsoleScreenBufferInfo(h, &info))
+		return 0;
+	return (unsigned)(info.srWindow.Right - info.srWindow.Left + 1);
+}
+
 FILE *cfa_plat_fopen(const char *path, const char *mode)
 {
 	wchar_t *w = wide_path(path), *wm = cfa_win_widen(mode);

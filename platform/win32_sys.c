@@ -186,10 +186,11 @@ int cfa_plat_getenv_dup(const char *name, char **out)
 	return rc;
 }
 
-int cfa_plat_config_dir(char **out)
+/* The folder a variable names, with \cfapkg after it. */
+static int cfapkg_under(const char *variable, char **out)
 {
 	char *base = NULL;
-	int rc = cfa_plat_getenv_dup("APPDATA", &base);
+	int rc = cfa_plat_getenv_dup(variable, &base);
 	size_t n;
 
 	if (!rc && !*base)
@@ -203,6 +204,16 @@ int cfa_plat_config_dir(char **out)
 	}
 	free(base);
 	return rc;
+}
+
+int cfa_plat_config_dir(char **out)
+{
+	return cfapkg_under("APPDATA", out);
+}
+
+int cfa_plat_system_config_dir(char **out)
+{
+	return cfapkg_under("ProgramData", out);
 }
 
 /* The first of names that is set and not empty: 0, ENOENT or ENOMEM. */

@@ -340,6 +340,11 @@ static const char *copy_str(struct cfapkg_plan *plan, const char *s)
 	return s ? cfa_arena_strdup(&plan->arena, s) : NULL;
 }
 
+static enum cfapkg_err solve_plan(struct cfapkg_ctx *ctx, const struct cfapkg_facts *facts,
+                                  const char *const *specs, size_t nspecs,
+                                  const struct cfapkg_plan_opts *opts, bool explain_more,
+                                  struct cfapkg_plan **out);
+
 /* When experimental parts block a request, solve again with them allowed:
  * if that fails too, its reasons are added, so that a user learns at once
  * that --allow-experimental alone would not help. */
@@ -359,7 +364,7 @@ static enum cfapkg_err explain_beyond_experimental(struct cfapkg_plan *plan,
 		again.prefer = opts->prefer;
 		again.nprefer = opts->nprefer;
 	}
-	e = cfapkg_plan_solve(plan->ctx, &plan->facts, specs, nspecs, &again, &other);
+	e = solve_plan(plan->ctx, &plan->facts, specs, nspecs, &again, false, &other);
 	if (e || other->solved) {
 		cfapkg_plan_free(other);
 		return e;
@@ -389,10 +394,46 @@ static enum cfapkg_err explain_beyond_experimental(struct cfapkg_plan *plan,
 	return e;
 }
 
+/* A misspelt name or a version that does not exist is fixed by asking
+ * again, not by changing the machine. */
+static bool fixable(const struct cfapkg_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < plan->nproblems; i++)
+		if (plan->problems[i].kind == CFAPKG_PROBLEM_UNKNOWN_NAME ||
+		    plan->problems[i].kind == CFAPKG_PROBLEM_NO_VERSION)
+			return false;
+	return true;
+}
+
+bool cfa_plan_try(struct cfapkg_ctx *ctx, const struct cfapkg_facts *f,
+                  const struct cfa_plan_request *req, const struct cfapkg_plan_opts *opts)
+{
+	struct cfapkg_plan *p = NULL;
+	bool solved = solve_plan(ctx, f, req->specs, req->nspecs, opts, false, &p) == CFAPKG_E_OK &&
+	              p->solved;
+
+	cfapkg_plan_free(p);
+	return solved;
+}
+
 enum cfapkg_err cfapkg_plan_solve(struct cfapkg_ctx *ctx, const struct cfapkg_facts *facts,
                                   const char *const *specs, size_t nspecs,
                                   const struct cfapkg_plan_opts *opts, struct cfapkg_plan **out)
 {
+	return solve_plan(ctx, facts, specs, nspecs, opts, true, out);
+}
+
+/* explain_more: an unsolved plan also gets the reasons that remain with
+ * experimental parts allowed, and a fix; the solves made to find those
+ * have neither. */
+static enum cfapkg_err solve_plan(struct cfapkg_ctx *ctx, const struct cfapkg_facts *facts,
+                                  const char *const *specs, size_t nspecs,
+                                  const struct cfapkg_plan_opts *opts, bool explain_more,
+                                  struct cfapkg_plan **out)
+{
+	struct cfa_plan_request req = {specs, nspecs, opts};
 	struct cfapkg_plan *plan;
 	enum cfapkg_err e;
 
@@ -428,8 +469,11 @@ enum cfapkg_err cfapkg_plan_solve(struct cfapkg_ctx *ctx, const struct cfapkg_fa
 		e = cfa_pool_build(plan);
 	if (!e)
 		e = run_solver(plan);
-	if (!e && !plan->solved && !plan->allow_experimental && blocked_by_experimental(plan))
+	if (!e && explain_more && !plan->solved && !plan->allow_experimental &&
+	    blocked_by_experimental(plan))
 		e = explain_beyond_experimental(plan, specs, nspecs, opts);
+	if (!e && explain_more && !plan->solved && fixable(plan))
+		e = cfa_plan_find_fix(plan, &req);
 	if (e) {
 		cfapkg_plan_free(plan);
 		return e; /* detail set by the step that failed */

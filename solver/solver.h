@@ -78,6 +78,14 @@ struct cfapkg_plan {
 	const char *unchecked[4];
 	size_t nunchecked;
 	bool solved;
+	struct cfapkg_plan_fix fix;           /* fix.c: the way out when !solved */
+};
+
+/* What was asked, for solving it again with other facts or options. */
+struct cfa_plan_request {
+	const char *const *specs;
+	size_t nspecs;
+	const struct cfapkg_plan_opts *opts;
 };
 
 /* pool.c */
@@ -128,5 +136,12 @@ enum cfapkg_err cfa_passed_over(struct cfapkg_plan *plan);
 /* passed.c: the versions newer than a chosen, installable part that fit
  * this machine but cannot be installed here (plan->passed). */
 enum cfapkg_err cfa_passed_over(struct cfapkg_plan *plan);
+
+/* solve.c: whether the request solves for f with opts (one plain solve:
+ * no second explanation, no fix). */
+bool cfa_plan_try(struct cfapkg_ctx *ctx, const struct cfapkg_facts *f,
+                  const struct cfa_plan_request *req, const struct cfapkg_plan_opts *opts);
+/* fix.c: plan->fix for an unsolved plan. */
+enum cfapkg_err cfa_plan_find_fix(struct cfapkg_plan *plan, const struct cfa_plan_request *req);
 
 #endif

@@ -1,9 +1,11 @@
 """What the Python test drivers share: starting cfapkg (through the cross
-build's emulator when there is one) with a bounded wait, and counting
-checks into the closing 'N passed, N failed' line."""
+build's emulator when there is one) with a bounded wait, on a
+pseudo-terminal when asked, and counting checks into the closing
+'N passed, N failed' line."""
 import os
 import shlex
 import subprocess
+import time
 
 TIMEOUT = 120
 # A cross-built cfapkg runs through an emulator (Wine for cfapkg.exe).
@@ -43,3 +45,31 @@ def run(binary, *args, env=None, drop=()):
         r = subprocess.run([*EMULATOR, binary, *args], capture_output=True, text=True,
                            timeout=TIMEOUT, env=e)
     return r
+
+
+def on_pty(binary, args, env, cols=None):
+    """(exit status, bytes) of binary's standard error on a pseudo-terminal
+    of cols columns (the default size when None); standard output a pipe."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+    main, sub = pty.openpty()
+    if cols:
+        fcntl.ioctl(sub, termios.TIOCSWINSZ, struct.pack("HHHH", 24, cols, 0, 0))
+    p = subprocess.Popen([binary, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=sub, env=env)
+    os.close(sub)
+    out = b""
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:  # the program is gone: the terminal reads as closed
+            break
+        if not chunk:
+            break
+        out += chunk
+    p.wait(timeout=TIMEOUT)
+    os.close(main)
+    return p.returncode, out

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """The bench figure: well-formed SVG with the metric's name and the ratio
 B / A (and its spread) in the title, two panels (the metric and wall time)
-with tick labels on both axes, one mark per measured run, warm-up and
-failed runs told apart, each median labelled; rendered to PNG by
-rsvg-convert (which must be there), checked for its size and for pixels of
-both environments' colours.  Also the default metric name taken from the
-regex, and --metric-name without --metric refused."""
+with tick labels on both axes, y axes from zero, one mark per measured run,
+warm-up and failed runs told apart, every mark inside its frame or marked
+off the axis, each median labelled outside the frame, what was compared
+(parts, GPU, OS, date, cfapkg's version) in the figure and the JSON, a long
+title wrapped to fit; cfapkg's own PNG (a build with cairo) decoded and
+checked for its size, both environments' colours and a blank right margin,
+and the SVG rendered by rsvg-convert too (which must be there).  Also the
+default metric name taken from the regex, --metric-name without --metric
+refused, and a metric no run printed failing the bench."""
+import re
 import json
 import pathlib
 import shutil
@@ -32,15 +37,17 @@ def all_text(e):
     return "".join(e.itertext())
 
 
-def bench(root, tmp, out, *extra, fail=None, runs="3", warmup="1"):
+def bench(root, tmp, out, *extra, fail=None, big=None, runs="3", warmup="1"):
     """Runs bench on six and seven (a fresh run counter); returns the result
     and the parsed JSON document printed."""
     counter = tmp / "counter"
     counter.write_text("")
     out.mkdir(exist_ok=True)
-    env = {"COUNTER": str(counter)}
+    env = {"COUNTER": str(counter), "SOURCE_DATE_EPOCH": "1764547200"}
     if fail is not None:
         env["SCORE_FAIL"] = str(fail)
+    if big is not None:
+        env["SCORE_BIG"] = str(big)
     r = root.run("bench", "--env", "six", "--env", "seven", "-n", runs, "--warmup", warmup,
                  "-o", str(out), "--json", *extra, "--", SCORE, env=env)
     try:
@@ -182,6 +189,99 @@ def check_png(svg_path, svg, colours):
           all(n >= 20 for n in counts.values()), counts)
 
 
+def frame_of(p):
+    """(x0, y0, x1, y1) of a panel's frame."""
+    for g in p.iter(NS + "g"):
+        if classes(g)[:1] == ["frame"]:
+            r = g.find(NS + "rect")
+            x, y = float(r.get("x")), float(r.get("y"))
+            return x, y, x + float(r.get("width")), y + float(r.get("height"))
+    return None
+
+
+def mark_point(g):
+    """Where a run's mark is drawn: a circle's centre, a cross's or an
+    arrow's (paths start at a corner or a tip)."""
+    c = g.find(NS + "circle")
+    if c is not None:
+        return float(c.get("cx")), float(c.get("cy"))
+    m = re.match(r"M([-\d.]+) ([-\d.]+)", g.find(NS + "path").get("d"))
+    x, y = float(m.group(1)), float(m.group(2))
+    return (x, y + 4) if "offscale" in classes(g) else (x + 4, y + 4)
+
+
+def check_inside(p, kind):
+    """Every mark inside the frame, an off-scale one on its edge; the y
+    axis from zero; the median labels right of the frame."""
+    box = frame_of(p)
+    check(f"{kind}: the panel has a frame", box is not None)
+    if box is None:
+        return
+    x0, y0, x1, y1 = box
+    outside = []
+    for g in p.iter(NS + "g"):
+        if classes(g)[:1] == ["run"]:
+            x, y = mark_point(g)
+            if not (x0 <= x <= x1 and y0 <= y <= y1):
+                outside.append((g.get("class"), x, y))
+    check(f"{kind}: every mark is inside the axes", not outside, (box, outside))
+    ys = [float(all_text(t)) for t in p.iter(NS + "text") if classes(t)[:2] == ["tick", "y"]]
+    check(f"{kind}: the y axis starts at zero (a ratio is read off heights)",
+          ys and ys[0] == 0, ys)
+    labels = [float(t.get("x")) for t in p.iter(NS + "text")
+              if classes(t)[:1] == ["median-label"]]
+    check(f"{kind}: median labels sit right of the frame, off the marks",
+          labels and all(x > x1 for x in labels), (labels, x1))
+
+
+def check_about(svg, doc):
+    """What was compared, in the figure's foot and the JSON's about."""
+    foot = " ".join(all_text(t) for t in svg.iter(NS + "text") if "about" in classes(t))
+    check("the figure names each environment's ZLUDA", "A six: zluda 6-preview.69" in foot and
+          "B seven: zluda 7-preview.10" in foot, foot)
+    check("the figure names the GPU, the OS, the date and cfapkg's version",
+          "GPU: gfx1200" in foot and "linux" in foot.lower() + "windows" and
+          "2025-12-01 00:00 UTC" in foot and re.search(r"cfapkg \d+\.\d+", foot), foot)
+    about = doc.get("about", {})
+    envs = {e.get("name"): e for e in about.get("envs", [])}
+    check("the JSON says what was compared",
+          about.get("cfapkg_version") and about.get("date") == "2025-12-01 00:00 UTC" and
+          "gfx1200" in about.get("gpu", "") and about.get("os") and
+          {"name": "zluda", "version": "6-preview.69"} in envs.get("six", {}).get("packages", [])
+          and envs.get("seven", {}).get("generation", 0) >= 1, about)
+
+
+def check_own_png(out, svg, colours):
+    """cfapkg's own PNG (cairo): decodes, has the SVG's size, both colours,
+    and nothing in its right margin (no text runs off)."""
+    png = out / "bench-six-vs-seven.png"
+    if harness.EMULATOR:
+        check("a build without cairo writes no PNG", not png.exists())
+        return
+    check("bench wrote a PNG beside the SVG", png.exists())
+    if not png.exists():
+        return
+    data = png.read_bytes()
+    check("cfapkg's PNG has the PNG signature", data[:8] == b"\x89PNG\r\n\x1a\n")
+    w, h, rows = png_pixels(data)
+    check("cfapkg's PNG is forum size and the SVG's", (w, h) == (int(svg.get("width")),
+                                                               int(svg.get("height"))) and
+          w == 800, (w, h))
+    counts = {c: 0 for c in colours}
+    margin = 0
+    for row in rows:
+        for i in range(0, len(row), 4):
+            px = tuple(row[i:i + 3])
+            if i // 4 >= w - 6 and px != (255, 255, 255):
+                margin += 1
+            for c in colours:
+                if all(abs(x - y) <= 3 for x, y in zip(px, c)):
+                    counts[c] += 1
+    check("cfapkg's PNG has pixels of both environments' colours",
+          all(n >= 20 for n in counts.values()), counts)
+    check("nothing reaches the PNG's right edge (titles and labels fit)", margin == 0, margin)
+
+
 def check_figure(out, doc):
     path = out / "bench-six-vs-seven.svg"
     svg = parse_svg(path)
@@ -217,7 +317,46 @@ def check_figure(out, doc):
           and ratio.get("of") == "seven / six" and ratio.get("of_medians") == 1.75 and
           abs(ratio.get("per_round_min", 0) - 1.2) < 1e-9 and
           abs(ratio.get("per_round_max", 0) - 8 / 3) < 1e-9 and ratio.get("rounds") == 3, doc)
-    check_png(path, svg, [hex_rgb(c) for c in fills.values()] if len(fills) == 2 else [])
+    colours = [hex_rgb(c) for c in fills.values()] if len(fills) == 2 else []
+    for p, kind in ((m, "metric"), (w, "wall time")):
+        check_inside(p, kind)
+    check_about(svg, doc)
+    check_own_png(out, svg, colours)
+    check_png(path, svg, colours)
+
+
+def test_offscale(root, tmp):
+    """A warm-up run far past the others: drawn at the top edge as an
+    arrow with its value, not on the frame, and the axis not flattened."""
+    out = tmp / "offscale"
+    r, doc = bench(root, tmp, out, "--metric", METRIC, big=0)
+    svg = parse_svg(out / "bench-six-vs-seven.svg")
+    p = panel(svg, "metric") if svg is not None else None
+    if p is None:
+        check("a figure with an outlier", False, r.stderr)
+        return
+    off = [g for g in p.iter(NS + "g") if "offscale" in classes(g)]
+    check("the outlier is marked off the axis, with its value",
+          len(off) == 1 and "1000" in all_text(off[0]) and "run 1" in all_text(off[0]), 
+          [all_text(g) for g in off])
+    check_inside(p, "metric with an outlier")
+    ys = [float(all_text(t)) for t in p.iter(NS + "text") if classes(t)[:2] == ["tick", "y"]]
+    check("the axis is scaled to the counted runs, not to the outlier", ys and ys[-1] < 100, ys)
+
+
+def test_long_title(root, tmp):
+    """A long metric name: the title wraps onto two lines, and nothing runs
+    off the PNG."""
+    out = tmp / "long"
+    name = "throughput of the whole denoising loop in images per second (higher is better)"
+    r, doc = bench(root, tmp, out, "--metric", METRIC, "--metric-name", name)
+    svg = parse_svg(out / "bench-six-vs-seven.svg")
+    title = svg.find(f".//{NS}text[@id='title']") if svg is not None else None
+    check("a long title is wrapped", title is not None and len(title.findall(NS + "tspan")) >= 2
+          and all_text(title).startswith(name + ": seven / six = 1.75"),
+          all_text(title) if title is not None else r.stderr)
+    if svg is not None and not harness.EMULATOR:
+        check_own_png(out, svg, [])
 
 
 def test_figure(root, tmp):
@@ -285,6 +424,10 @@ def test_names(root, tmp):
     r = root.run("bench", "--env", "six", "--env", "seven", "--metric-name", "x", "--", SCORE)
     check("--metric-name without --metric is refused", r.returncode == 2 and
           "--metric" in r.stderr, r.stderr)
+    r, doc = bench(root, tmp, tmp / "nothing", "--metric", r"speed: (\d+)", runs="1",
+                   warmup="0")
+    check("a metric no run printed fails the bench, naming the regex", r.returncode == 1 and
+          "speed: (\\d+)" in r.stderr and "printed the metric" in r.stderr, r.stderr)
 
 
 def main():
@@ -295,6 +438,8 @@ def main():
             r = root.run("install", "--env", env, f"zluda=={version}", *channel.FACTS, "--yes")
             check(f"install zluda {version} into {env}", r.returncode == 0, r.stderr)
         test_figure(root, tmp)
+        test_offscale(root, tmp)
+        test_long_title(root, tmp)
         test_failed(root, tmp)
         test_wall_only(root, tmp)
         test_names(root, tmp)

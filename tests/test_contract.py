@@ -125,10 +125,11 @@ def exercise(root, tmp, srv):
         "verify": ["verify"],
         "why": ["why", "zluda"],
         "completion": ["completion", "bash"],
+        "help": ["help", "plan"],
     }
 
 
-TEXT_ONLY = {"run", "completion"}
+TEXT_ONLY = {"run", "completion", "help"}
 
 
 def test_every_command(root, tmp, srv):

@@ -383,22 +383,7 @@ def test_man_pages(cmds):
 
 def on_pty(args, env):
     """Standard error of cfapkg on a terminal (standard output a pipe)."""
-    main, sub = pty.openpty()
-    p = subprocess.Popen([BIN, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=sub, env=env)
-    os.close(sub)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(main, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    p.wait(timeout=harness.TIMEOUT)
-    os.close(main)
-    return p.returncode, out
+    return harness.on_pty(BIN, args, env)
 
 
 def test_no_color(tmp):
@@ -416,7 +401,7 @@ def test_no_color(tmp):
         rc, out = on_pty(args, env)
         check(f"progress on {name}: {'escapes' if escapes else 'no escape'}",
               rc == 0 and (b"\x1b" in out) == escapes and
-              (escapes or re.search(rb"prefetch +2\.9 MiB done", out)), out[:300])
+              (escapes or re.search(rb"big\.bin: 2\.9 MiB, done in", out)), out[:300])
     r = subprocess.run([BIN, *args], capture_output=True, env=dict(
         os.environ, TERM="xterm", CFAPKG_ROOT=str(tmp / "pipe")), timeout=harness.TIMEOUT)
     check("nothing writes escapes when standard error is no terminal",
