@@ -18,8 +18,8 @@ only the kernel driver: an RX 7900 XTX (gfx1100) and an RX 9070 XT
 (gfx1201), each with a newer C library than this host's (sid's real
 libc.so.6, which detection reads).  For each:
 
-  - 'cfapkg install pytorch-cuda-stack' takes Debian's set for the GPU
-    (6.4 for gfx1100, 7.2.4 for gfx1201), ZLUDA and LibTorch;
+  - 'cfapkg install pytorch-cuda-stack rocm-debian' takes Debian's set for
+    the GPU (6.4 for gfx1100, 7.2.4 for gfx1201), ZLUDA and LibTorch;
   - under 'cfapkg run', the loader of that newer glibc traces every ZLUDA
     and LibTorch library as 'ldd -r' has it do (every symbol bound): every
     dependency resolves inside the environment, the C library to the
@@ -27,10 +27,11 @@ libc.so.6, which detection reads).  For each:
   - 'cfapkg doctor' names the ROCm in use and finds rocBLAS's Tensile and
     hipBLASLt's kernel files for the GPU in the real files.
 
-And refusals, each leaving nothing installed: a tampered .deb, and a set
+And refusals, each leaving nothing installed: a tampered .deb, a set
 whose closure lacks comgr's libLLVM (the load check names the library,
-the name and the package).  REFUSALS lists them; a check of the
-repository's signing key belongs there too.
+the name and the package), and sid's real InRelease checked by gpgv with
+debian-archive-keyring, pinned to a key that did not sign it and to one
+that did (then refused as past its Valid-Until).  REFUSALS lists them.
 
 Disk: one data root at a time (the sid set unpacks to about 3.5 GB), each
 removed when its checks are done, and the temporary folder at the end.
@@ -507,15 +508,54 @@ def refuse_open_closure(tmp, small, m):
     check("and nothing is installed", not (root / "envs" / "default" / "current").exists())
 
 
+DEBIAN_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
+# Of the keys in debian-archive-keyring: the archive's automatic signing
+# key of Debian 13, which signs sid's InRelease, and the Stable Release
+# Key of Debian 12, which does not.
+TRIXIE_ARCHIVE_KEY = "04B54C3CDCA79751B16BC6B5225629DF75B188BD"
+BOOKWORM_RELEASE_KEY = "4D64FEC119C2029067D6E791F8D2585B8783D481"
+
+
+def signed_recipe(folder, url, fingerprint):
+    """One package of sid's real index, trusted by Debian's key as apt does."""
+    folder.mkdir(parents=True, exist_ok=True)
+    recipe = {"format": 1, "name": "zstd-signed", "summary": "libzstd1 by Debian's key",
+              "versions": [{"version": "1", "os": ["linux"],
+                            "sources": {"linux-x86_64": {"apt": {
+                                "repository": url, "suite": "sid", "component": "main",
+                                "signed_by": {"fingerprint": fingerprint,
+                                              "keyring": DEBIAN_KEYRING},
+                                "packages": ["libzstd1"]}}}}]}
+    (folder / "zstd-signed.json").write_text(json.dumps(recipe, indent=1))
+
+
+def refuse_by_key(tmp, small, m):
+    """sid's real InRelease, checked by gpgv against Debian's own keyring:
+    pinned to a key of the keyring that did not sign it, it is refused as
+    signed by another key; pinned to the key that did, the signature is
+    good and the file is refused only as past its Valid-Until (the cached
+    set is weeks old), which no older copy could escape either."""
+    for name, fpr, said in (
+            ("other-key", BOOKWORM_RELEASE_KEY, f"not by the pinned {BOOKWORM_RELEASE_KEY}"),
+            ("expired", TRIXIE_ARCHIVE_KEY, "(Valid-Until)")):
+        recipes = tmp / f"recipes-{name}"
+        signed_recipe(recipes, SRV.url("debian"), fpr)
+        root = tmp / f"root-{name}"
+        r = Root(root, recipes, m).run("install", "zstd-signed", "--yes", "--retries", "0")
+        check(f"sid's real InRelease pinned to {name}: refused, saying why",
+              r.returncode == 9 and "dists/sid/InRelease" in r.stderr and said in r.stderr,
+              (r.returncode, r.stderr[-1500:]))
+        check(f"{name}: nothing is installed and no InRelease is recorded",
+              not (root / "envs" / "default" / "current").exists() and
+              not list((root / "apt" / "releases").glob("*/state.json")))
+
+
 # Each refusal: a repository or recipe that is not what was pinned, and
-# nothing installed after; each is called as fn(tmp, small, machine).
-# Trust by the repository's signing key goes here too, once APT sources
-# can name it: WWW/debian serves sid's and experimental's real signed
-# InRelease files at dists/SUITE/InRelease, and a refusal of an InRelease
-# signed by another key, and of an older InRelease served after a newer
-# one was accepted (a replay), is a function of the same shape added to
-# this list.
-REFUSALS = [refuse_tampered, refuse_open_closure]
+# nothing installed after; each is called as fn(tmp, small, machine).  A
+# replayed older InRelease needs one accepted first, which the cached real
+# files (past their Valid-Until) cannot be: tests/test_apt_signed.py
+# refuses it on a repository signed by a key made there.
+REFUSALS = [refuse_tampered, refuse_open_closure, refuse_by_key]
 
 
 def main():
