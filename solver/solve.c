@@ -4,6 +4,10 @@
  * Preference, strongest first (libsolv favours later FAVOR jobs more):
  * 1. installable versions validated on this GPU;
  * 2. installable candidates;
+ *    within each, a download the recipe pins byte for byte before one
+ *    whose pins come from a repository's signed index at install (the
+ *    same bytes tomorrow, and offline, against whatever the index says
+ *    then: Debian's pinned set before AMD's live repository);
  * 3. anything else, and last of all versions that cannot be installed
  *    (unknown hash, no download) - they can be planned but not fetched;
  * 4. strongest: system parts known to be installed (a ROCm, a HIP SDK, the
@@ -137,16 +141,31 @@ static void add_system_job(struct cfapkg_plan *plan)
 	queue_free(&q);
 }
 
+/* Whether v's download here is pinned by the recipe itself, not taken at
+ * install from an index a repository's key vouches for. */
+static bool pinned_here(const struct cfapkg_plan *plan, const struct cfapkg_version *v)
+{
+	const struct cfapkg_source *s = cfapkg_version_source(v, plan->facts.os, plan->facts.arch);
+	const struct cfapkg_apt_source *a = s ? s->apt : NULL;
+
+	return !a || a->pins || (!a->key_fingerprint && !a->keyring);
+}
+
+/* Favour tiers, weakest first: a candidate taken at install, a pinned
+ * candidate, a validated one taken at install, a pinned validated one. */
+enum { TIERS = 4 };
+
 static void add_favor_jobs(struct cfapkg_plan *plan)
 {
 	Pool *pool = plan->pool;
-	Queue tier[3];
+	Queue tier[TIERS], out;
 	enum cfapkg_status own;
 	const char *why;
 	int t;
 	Id p;
 
-	for (t = 0; t < 3; t++)
+	queue_init(&out);
+	for (t = 0; t < TIERS; t++)
 		queue_init(&tier[t]);
 	for (p = plan->repo->start; p < plan->repo->end; p++)
 	{
@@ -159,21 +178,21 @@ static void add_favor_jobs(struct cfapkg_plan *plan)
 		 * experimental (Debian's sid set before its experimental one). */
 		own = cfa_version_own_status(v, plan->facts.gfx);
 		if (!cfa_installable(plan, v, &why))
-			queue_push(&tier[2], p);
-		else if (own == CFAPKG_STATUS_VALIDATED)
-			queue_push(&tier[1], p);
-		else if (own == CFAPKG_STATUS_CANDIDATE)
-			queue_push(&tier[0], p);
+			queue_push(&out, p);
+		else if (own == CFAPKG_STATUS_VALIDATED || own == CFAPKG_STATUS_CANDIDATE)
+			queue_push(&tier[(own == CFAPKG_STATUS_VALIDATED ? 2 : 0) + pinned_here(plan, v)],
+			           p);
 	}
-	if (tier[2].count)
+	if (out.count)
 		queue_push2(&plan->job, SOLVER_DISFAVOR | SOLVER_SOLVABLE_ONE_OF,
-		            pool_queuetowhatprovides(pool, &tier[2]));
-	for (t = 0; t < 2; t++)
+		            pool_queuetowhatprovides(pool, &out));
+	for (t = 0; t < TIERS; t++)
 		if (tier[t].count)
 			queue_push2(&plan->job, SOLVER_FAVOR | SOLVER_SOLVABLE_ONE_OF,
 			            pool_queuetowhatprovides(pool, &tier[t]));
-	for (t = 0; t < 3; t++)
+	for (t = 0; t < TIERS; t++)
 		queue_free(&tier[t]);
+	queue_free(&out);
 	add_system_job(plan);
 }
 

@@ -19,7 +19,9 @@ only the kernel driver: an RX 7900 XTX (gfx1100) and an RX 9070 XT
 libc.so.6, which detection reads).  For each:
 
   - 'cfapkg install pytorch-cuda-stack rocm-debian' takes Debian's set for
-    the GPU (6.4 for gfx1100, 7.2.4 for gfx1201), ZLUDA and LibTorch;
+    the GPU (6.4 for gfx1100, 7.2.4 for gfx1201), ZLUDA and LibTorch (named,
+    since for gfx1201 the built-in recipes' pinned TheRock 10.0.0 tarball,
+    a newer ROCm, would be planned, from a server that is not 127.0.0.1);
   - under 'cfapkg run', the loader of that newer glibc traces every ZLUDA
     and LibTorch library as 'ldd -r' has it do (every symbol bound): every
     dependency resolves inside the environment, the C library to the
@@ -395,8 +397,8 @@ def install_stack(tmp, name, fixture, gfx, rocm, other, recipes, glibc, zluda_li
         zluda_lib = build_zluda(tmp, rocm_lib)
         libtorch = build_libtorch(tmp, zluda_lib)
         stand_in_recipes(recipes, SRV, WWW, zluda_lib, libtorch)
-    # rocm-debian named: otherwise the built-in recipes' AMD repository, the
-    # newer ROCm, would be planned, and it is not on 127.0.0.1.
+    # rocm-debian named: for gfx1201 the built-in recipes' TheRock 10.0.0
+    # tarball (pinned, newer) would win, and it is not on 127.0.0.1.
     r = timed(f"{name}: install pytorch-cuda-stack", lambda: root.run(
         "install", "--env", name, "pytorch-cuda-stack", "rocm-debian", "--yes"))
     have = root.listing(name)

@@ -106,10 +106,12 @@ def test_planning_from_detection():
     check("CFAPKG_GPU wins over detection", json.loads(r.stdout)["gpu"]["gfx"] == "gfx1101",
           r.stdout)
     r = plan("rx9060xt", "--hip-sdk", "none")
-    # Without the detected ROCm a packaged one stands in: AMD's APT repository
-    # (cfapkg on Windows installs no APT source: TheRock's there); ZLUDA's and
-    # LibTorch's Linux archives are not pinned yet, hence exit 6.
-    packaged = "rocm-therock" if BIN.lower().endswith(".exe") else "rocm-apt"
+    # Without the detected ROCm a packaged one stands in: Debian's set, pinned
+    # .deb by .deb, before AMD's live APT repository (the fixture's C library
+    # is not known, so its glibc floor is noted as not checked; cfapkg on
+    # Windows installs no APT source: TheRock's there); LibTorch's Linux zip
+    # is not pinned, hence exit 6.
+    packaged = "rocm-therock" if BIN.lower().endswith(".exe") else "rocm-debian"
     check("a flag overrides one detected fact", r.returncode == 6 and packaged in r.stdout
           and "rocm  " not in r.stdout, r.stdout + r.stderr)
     r = plan("apu-gfx1150", "--json", env={"HSA_OVERRIDE_GFX_VERSION": "11.0.0"})

@@ -189,9 +189,7 @@ def test_debian_choice():
     base = ["--os", "linux", "--hip-sdk", "none", "--hip-runtime", "none"]
     for gfx, want, other in (("gfx1100", "6.4.3-5", "7.2.4-1~exp2"),
                              ("gfx1201", "7.2.4-1~exp2", "6.4.3-5")):
-        # Asked for by name: otherwise AMD's repository, the newer ROCm, is taken.
-        r, doc, have = plan("pytorch-cuda-stack", "rocm-debian", *base, "--gpu", gfx,
-                            "--glibc", "2.43")
+        r, doc, have = plan("pytorch-cuda-stack", *base, "--gpu", gfx, "--glibc", "2.43")
         passed = [p for p in doc.get("passed_over", []) if p["package"] == "rocm-debian"]
         check(f"{gfx}: Debian's {want}", ("rocm-debian", want) in have, have)
         check(f"{gfx}: the JSON says why not {other}", passed and
