@@ -272,8 +272,8 @@ static void load_checks(struct doctor *d)
 		return;
 	}
 	if (l.shown > LOAD_ROWS)
-		row(d, "library loads", missing ? "MISSING" : "OK", "and %zu more like it",
-		    l.shown - LOAD_ROWS);
+		row(d, "library loads", missing ? "MISSING" : "OK", "and %lu more like it",
+		    (unsigned long)(l.shown - LOAD_ROWS));
 	if (!missing && !host && strcmp(d->rt->os, "linux") == 0)
 		row(d, "libraries load", "OK", "every library's DT_NEEDED is in the environment "
 		    "or the C library");

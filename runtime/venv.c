@@ -236,7 +236,8 @@ static enum cfapkg_err read_version(struct finder *f)
 		return cfa_nomem(f->ctx);
 	e = cfa_read_file(f->ctx, path, &text, &len);
 	if (!e && len > VERSION_PY_MAX)
-		e = cfa_fail(f->ctx, CFAPKG_E_IO, "%s: not torch's version file (%zu bytes)", path, len);
+		e = cfa_fail(f->ctx, CFAPKG_E_IO, "%s: not torch's version file (%lu bytes)", path,
+		             (unsigned long)len);
 	if (!e) {
 		f->v->torch_version = py_value(f, text, "__version__");
 		f->v->cuda = py_value(f, text, "cuda");

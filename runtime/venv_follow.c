@@ -123,8 +123,8 @@ static enum cfapkg_err follow_one(void *arg, const char *dir, const char *env)
 		return CFAPKG_E_OK;
 	}
 	f->count++;
-	say(f->fn, f->arg, "%s now has generation %u's libraries (%zu file%s)", dir,
-	    f->rt->generation, st->nplaced, st->nplaced == 1 ? "" : "s");
+	say(f->fn, f->arg, "%s now has generation %u's libraries (%lu file%s)", dir,
+	    f->rt->generation, (unsigned long)st->nplaced, st->nplaced == 1 ? "" : "s");
 	cfapkg_venv_staged_free(st);
 	return CFAPKG_E_OK;
 }
@@ -211,8 +211,8 @@ enum cfapkg_err cfapkg_venv_verify(struct cfapkg_ctx *ctx, const char *env,
 
 	*files = c.files;
 	if (!e && c.problems)
-		e = cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%zu problem%s with staged Python environments",
-		             c.problems, c.problems == 1 ? "" : "s");
+		e = cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%lu problem%s with staged Python environments",
+		             (unsigned long)c.problems, c.problems == 1 ? "" : "s");
 	return e;
 }
 

@@ -183,7 +183,7 @@ static void who_provides(struct stager *s, const char *family, unsigned major, s
 	}
 	for (i = 1; i < 100; i++)
 		if (seen[i])
-			cfa_buf_printf(majors, "%s%zu", majors->len ? ", " : "", i);
+			cfa_buf_printf(majors, "%s%lu", majors->len ? ", " : "", (unsigned long)i);
 }
 
 /* A torch whose cuBLAS the environment has no file for cannot run on it. */
