@@ -264,14 +264,19 @@ def test_good(w):
     r = install(root, recipes, "signed-test", "--offline")
     check("offline, the InRelease accepted last is checked again and nothing is to do",
           r.returncode == 0 and "Nothing to do" in r.stdout, r.stdout + r.stderr)
-    apt, kept = root / "apt", records(root)
+    apt = root / "apt"
+    # What refuses a replay: each record's repository, suite and Date (an
+    # offline check writes its time of acceptance again).
+    def dates():
+        return {k: json.loads(v).get("date") for k, v in records(root).items()}
+    kept = dates()
     left = [apt / "check-1-0.asc", apt / "check-1-1.out", apt / "keys" / "x.gpg.tmp",
             next((apt / "releases").glob("*/")) / "state.json.tmp"]
     for f in left:
         f.write_bytes(b"left by a kill")
     r = install(root, recipes, "signed-test", "--offline")
     check("the next command removes what a killed InRelease check left and keeps the records",
-          r.returncode == 0 and not any(f.exists() for f in left) and records(root) == kept and
+          r.returncode == 0 and not any(f.exists() for f in left) and dates() == kept and kept and
           key.is_file(), (r.stdout + r.stderr, sorted(map(str, apt.rglob("*")))))
     return root, recipes
 
