@@ -105,8 +105,9 @@ def test_run(root, tmp):
 
 
 def test_activate(root):
-    for path, shell in (("/bin/zsh", "zsh"), ("/usr/local/bin/fish", "fish"),
-                        ("/bin/bash", "bash")):
+    # cfapkg on Windows takes PowerShell whatever $SHELL says (below).
+    for path, shell in () if WINE else (("/bin/zsh", "zsh"), ("/usr/local/bin/fish", "fish"),
+                                         ("/bin/bash", "bash")):
         r = root.run("env", "activate", env={"SHELL": path})
         want = root.run("env", "activate", "--shell", shell)
         check(f"env activate with SHELL={path} prints {shell}'s snippet",

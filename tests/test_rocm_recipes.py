@@ -187,6 +187,15 @@ def test_debian_pins():
 
 def test_debian_choice():
     base = ["--os", "linux", "--hip-sdk", "none", "--hip-runtime", "none"]
+    if WINDOWS_HOST:
+        # cfapkg on Windows installs no APT source: asked for, Debian's set is
+        # planned for the Linux machine as not installable, with the reason.
+        r, doc, have = plan("rocm-debian", *base, "--gpu", "gfx1100", "--glibc", "2.43")
+        why = [p.get("reason") or "" for p in doc["packages"] if p["name"] == "rocm-debian"]
+        check("Windows host: Debian's set not installable, saying why", r.returncode == 6 and
+              ("rocm-debian", "6.4.3-5") in have and why and "Linux only" in why[0],
+              (r.returncode, have, why))
+        return
     for gfx, want, other in (("gfx1100", "6.4.3-5", "7.2.4-1~exp2"),
                              ("gfx1201", "7.2.4-1~exp2", "6.4.3-5")):
         r, doc, have = plan("pytorch-cuda-stack", *base, "--gpu", gfx, "--glibc", "2.43")

@@ -8,6 +8,7 @@ keeps no folder links (Wine 8 has no junctions), programs are given the
 generation's own folder and env show says so."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -32,7 +33,10 @@ def captured(root):
     """The file a launcher or .bat would keep: ZLUDA's driver DLL."""
     doc = show(root)
     zluda = [p for p in doc.get("path", []) if p.replace("\\", "/").endswith("view/zluda")]
-    return os.path.join(zluda[0], "nvcuda.dll") if zluda else ""
+    # Under Wine the path is spelt as Windows spells it (\tmp\..., Z:\tmp\...):
+    # the same file for this process as a Linux path.
+    host = re.sub(r"^[A-Za-z]:", "", zluda[0]).replace("\\", "/") if zluda else ""
+    return os.path.join(host, "nvcuda.dll") if zluda else ""
 
 
 def read(path):
