@@ -23,6 +23,7 @@ struct cfapkg_ctx {
 	struct cfapkg_recipe **recipes; /* sorted by name */
 	size_t nrecipes, recipes_cap;
 	struct cfa_gpus *gpus;       /* NULL until first needed */
+	unsigned long npools;        /* solver pools built: each plan's serial */
 };
 
 /* Records the first failure's detail and returns err.  A later failure

@@ -418,6 +418,22 @@ static int order(const void *a, const void *b)
 	return (int)x->kind - (int)y->kind;
 }
 
+/* A stable sort (insertion: a plan has a few dozen records): records of
+ * one group and kind keep the order libsolv reported them in.  qsort is
+ * not stable on every C library (msvcrt's is not), and the explanation
+ * must read the same whichever system runs cfapkg. */
+static void sort_problems(struct cfapkg_problem *p, size_t n)
+{
+	size_t i, k;
+
+	for (i = 1; i < n; i++) {
+		struct cfapkg_problem x = p[i];
+		for (k = i; k > 0 && order(&p[k - 1], &x) > 0; k--)
+			p[k] = p[k - 1];
+		p[k] = x;
+	}
+}
+
 enum cfapkg_err cfa_explain(struct cfapkg_plan *plan)
 {
 	Solver *solv = plan->solv;
@@ -434,7 +450,7 @@ enum cfapkg_err cfa_explain(struct cfapkg_plan *plan)
 			e = rule_rec(plan, (unsigned)problem, rules.elements[i]);
 	}
 	queue_free(&rules);
-	if (!e && plan->nproblems)
-		qsort(plan->problems, plan->nproblems, sizeof(*plan->problems), order);
+	if (!e)
+		sort_problems(plan->problems, plan->nproblems);
 	return e;
 }

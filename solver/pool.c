@@ -120,7 +120,7 @@ Id cfa_range_id(struct cfapkg_plan *plan, const struct cfa_range *r)
 	struct cfa_range *m = (struct cfa_range *)r; /* the cache is not the value */
 	Pool *pool = plan->pool;
 
-	if (m->id_pool == pool)
+	if (m->id_serial == plan->pool_serial)
 		return m->id;
 	if (r->nclauses == 0) {
 		m->id = pool_str2id(pool, r->name, 1);
@@ -131,7 +131,7 @@ Id cfa_range_id(struct cfapkg_plan *plan, const struct cfa_range *r)
 	} else {
 		m->id = pool_str2id(pool, r->text, 1);
 	}
-	m->id_pool = pool;
+	m->id_serial = plan->pool_serial;
 	return m->id;
 }
 

@@ -469,6 +469,7 @@ static enum cfapkg_err solve_plan(struct cfapkg_ctx *ctx, const struct cfapkg_fa
 	if (!plan)
 		return cfa_nomem(ctx);
 	plan->ctx = ctx;
+	plan->pool_serial = ++ctx->npools;
 	plan->facts = *facts;
 	plan->allow_experimental = opts && opts->allow_experimental;
 	plan->full_pool = opts && opts->full_pool;

@@ -38,10 +38,6 @@ def test_fix_first():
     r = run("plan", "zlude", "--gpu", "gfx1200")
     check("a misspelt name gets no made-up fix", r.returncode == 4 and
           "To fix it" not in r.stderr, r.stderr)
-    if WINE:
-        # Known gap: cfapkg running on Windows finds no fix for this request
-        # (the command it would give does plan there); not yet understood.
-        return
     asked = ["plan", "pytorch-cuda-stack", "--os", "windows", "--gpu", "RX 6700 XT",
              "--hip-sdk", "5.7.1"]
     r = run(*asked)
