@@ -1437,6 +1437,16 @@ CFAPKG_API enum cfapkg_err cfapkg_env_gen_changes(struct cfapkg_ctx *ctx, const 
 /** Pins of an environment, NULL-terminated.  Owned: cfapkg_free. */
 CFAPKG_API enum cfapkg_err cfapkg_env_pins(struct cfapkg_ctx *ctx, const char *env, char ***pins,
                                            size_t *n);
+/** Solves specs for env as every command that changes it does (plan shows
+ * what install would take): the environment's pins, then opts->pins; the
+ * versions its current generation holds kept where they still fit.
+ * opts->prefer is not used.  An environment that does not exist, or holds
+ * nothing, has no pins and keeps nothing.  As cfapkg_plan_solve otherwise. */
+CFAPKG_API enum cfapkg_err cfapkg_env_plan(struct cfapkg_ctx *ctx, const char *env,
+                                           const struct cfapkg_facts *facts,
+                                           const char *const *specs, size_t nspecs,
+                                           const struct cfapkg_plan_opts *opts,
+                                           struct cfapkg_plan **out);
 /** Adds a pin (replacing one on the same name).  CFAPKG_E_NOTFOUND, with
  * nothing written, for a name no recipe has (naming similar ones) or a
  * constraint no version of the recipe meets (listing its versions);

@@ -380,22 +380,14 @@ cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	return o;
 }
 
-/* The environment's pins, then each --pin, for one solve. */
-static const char **plan_pins(struct cfapkg_ctx *ctx, const struct cli *cli, char ***env_pins,
-                              size_t *n)
+/* Each --pin, in the order given. */
+static const char **cli_pins(const struct cli *cli, size_t *n)
 {
-	const char *env = env_from_cli(cli), **pins;
-	size_t nenv = 0, i;
+	const char **pins = calloc(cli->nopts + 1, sizeof(*pins));
+	size_t i;
 
-	*env_pins = NULL;
-	if (cfapkg_env_exists(ctx, env) && cfapkg_env_pins(ctx, env, env_pins, &nenv))
-		return NULL;
-	if (!(pins = calloc(nenv + cli->nopts + 1, sizeof(*pins))))
-		return NULL;
 	*n = 0;
-	for (i = 0; i < nenv; i++)
-		pins[(*n)++] = (*env_pins)[i];
-	for (i = 0; i < cli->nopts; i++)
+	for (i = 0; pins && i < cli->nopts; i++)
 		if (cli->opts[i].id == OPT_PIN)
 			pins[(*n)++] = cli->opts[i].value;
 	return pins;
@@ -405,24 +397,20 @@ int solve_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_
 {
 	struct cfapkg_plan_opts opts = {0};
 	struct cfapkg_facts facts;
-	char **env_pins = NULL;
 	const char **pins;
 	enum cfapkg_err e;
 	int rc;
 
 	if ((rc = facts_from_cli(ctx, cli, &facts)))
 		return rc;
-	if (!(pins = plan_pins(ctx, cli, &env_pins, &opts.npins))) {
-		cfapkg_free(env_pins);
-		return report_error(ctx, *cfapkg_ctx_error(ctx) ? CFAPKG_E_IO : CFAPKG_E_NOMEM);
-	}
+	if (!(pins = cli_pins(cli, &opts.npins)))
+		return report_error(ctx, CFAPKG_E_NOMEM);
 	opts.pins = pins;
 	opts.allow_experimental = cli->seen & OPT_BIT(OPT_ALLOW_EXPERIMENTAL);
 	/* A testcase holds the whole problem, so the pool holds every recipe. */
 	opts.full_pool = cli_value(cli, OPT_TESTCASE) != NULL;
-	e = cfapkg_plan_solve(ctx, &facts, cli->args, cli->nargs, &opts, out);
+	e = cfapkg_env_plan(ctx, env_from_cli(cli), &facts, cli->args, cli->nargs, &opts, out);
 	free(pins);
-	cfapkg_free(env_pins);
 	return e ? report_error(ctx, e) : EXIT_OK;
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Environments end to end, against nginx on 127.0.0.1 serving a test
-channel (tests/channel.py): install, a second environment pinned to
+channel (tests/channel.py): install, plan answering as install does, a second environment pinned to
 another ZLUDA sharing every other prefix, history and rollback, what is
 known of each generation (checked, known-good by hand, an older cfapkg's
 marks), lockfiles reproduced in a fresh root and refused when they cannot
@@ -50,6 +50,29 @@ def test_install(root):
     r = root.run("install", "pytorch-cuda-stack", *channel.FACTS, "--dry-run")
     check("dry run shows the plan and changes nothing",
           r.returncode == 0 and "6-preview.69" in r.stdout and root.current() == 1, r.stderr)
+
+
+def plan_set(r):
+    try:
+        doc = json.loads(r.stdout)
+    except ValueError:
+        return {}
+    return {p["name"]: p["version"] for p in doc.get("packages", [])}
+
+
+def test_plan_is_install(root):
+    """plan answers as install would: the installed ZLUDA is kept where it
+    fits, though a newer one exists; an environment not made yet keeps
+    nothing."""
+    planned = plan_set(root.run("plan", "pytorch-cuda-stack", *channel.FACTS, "--json"))
+    dry = plan_set(root.run("install", "pytorch-cuda-stack", *channel.FACTS, "--dry-run",
+                            "--json"))
+    check("plan and install --dry-run take the same set, the installed zluda kept",
+          planned == dry and planned.get("zluda") == "6-preview.69", (planned, dry))
+    fresh = plan_set(root.run("plan", "pytorch-cuda-stack", "--env", "other", *channel.FACTS,
+                              "--json"))
+    check("for an environment not made yet the plan takes the newest",
+          fresh.get("zluda") == "7-preview.10", fresh)
 
 
 def test_second_env(root):
@@ -372,6 +395,7 @@ def main():
     with channel.served("cfapkg-env-") as (tmp, _, recipes):
         root = channel.Root(BIN, tmp / "root", recipes)
         test_install(root)
+        test_plan_is_install(root)
         test_second_env(root)
         test_history_rollback(root)
         test_remove(root)

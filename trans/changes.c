@@ -2,8 +2,8 @@
  * changes.c - what a transaction asks for and what it changes.  The new
  * request set is the old one changed by the command (install adds or
  * replaces a spec of the same name, remove drops names, update keeps
- * them); the installed versions are preferred where they still fit, so an
- * install never moves what it was not asked to move.  The changes compare
+ * them); envplan.c keeps the installed versions where they still fit, so
+ * an install never moves what it was not asked to move.  The changes compare
  * the old set with the new one, and list as restored a package whose
  * version stays but whose store folder is gone.
  */
@@ -65,25 +65,6 @@ static bool was_requested(const struct cfapkg_lock *old, const char *name)
 	return false;
 }
 
-static enum cfapkg_err keep_installed(struct cfapkg_trans *t)
-{
-	size_t i;
-
-	for (i = 0; t->old && i < t->old->nparts; i++) {
-		const struct cfapkg_locked *p = &t->old->parts[i];
-		char *spec;
-		bool ok;
-		if (t->o.kind == CFAPKG_TRANS_UPDATE && (t->o.nargs == 0 || named(t, p->name)))
-			continue;
-		spec = cfa_aprintf("%s==%s", p->name, p->version);
-		ok = spec && cfa_strv_push(&t->prefer, &t->nprefer, &t->prefer_cap, spec);
-		cfa_free(spec);
-		if (!ok)
-			return cfa_nomem(t->ctx);
-	}
-	return CFAPKG_E_OK;
-}
-
 /* remove and update name what is in the environment: a name that is not
  * gets the recipe names it may be a misspelling of. */
 static enum cfapkg_err not_there(struct cfapkg_trans *t, const char *name)
@@ -126,7 +107,7 @@ enum cfapkg_err cfa_trans_requests(struct cfapkg_trans *t)
 	if (t->nrequests == 0 && t->o.kind != CFAPKG_TRANS_REMOVE)
 		return cfa_fail(t->ctx, CFAPKG_E_NOTFOUND, "environment \"%s\" has nothing installed "
 		                "('cfapkg install --env %s NAME' adds to it)", t->env, t->env);
-	return keep_installed(t);
+	return CFAPKG_E_OK;
 }
 
 static enum cfapkg_err add_change(struct cfapkg_trans *t, enum cfapkg_change_kind kind,

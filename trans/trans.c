@@ -71,34 +71,22 @@ enum cfapkg_err cfapkg_trans_begin(struct cfapkg_ctx *ctx, const struct cfapkg_t
 	return read_current(t);
 }
 
+/* The new set, by the solve `plan` makes too (envplan.c): an update
+ * moves the names it was given (all, given none); every other command
+ * keeps each installed version that still fits. */
 static enum cfapkg_err solve(struct cfapkg_trans *t)
 {
-	struct cfapkg_plan_opts po = {0};
-	char **env_pins = NULL, **pins = NULL;
-	size_t n = 0, npins = 0, cap = 0, i;
+	struct cfapkg_plan_opts po = {.pins = t->o.pins, .npins = t->o.npins,
+	                              .allow_experimental = t->o.allow_experimental,
+	                              .full_pool = t->o.full_pool};
+	bool update = t->o.kind == CFAPKG_TRANS_UPDATE;
+	struct cfa_env_plan_req rq = {.env = t->env, .facts = t->o.facts, .opts = &po,
+	                              .installed = t->old, .moving = update ? t->o.args : NULL,
+	                              .nmoving = update ? t->o.nargs : 0,
+	                              .move_all = update && t->o.nargs == 0};
 	enum cfapkg_err e;
-	bool ok = true;
 
-	if ((e = cfapkg_env_pins(t->ctx, t->env, &env_pins, &n)))
-		return e;
-	for (i = 0; i < n && ok; i++)
-		ok = cfa_strv_push(&pins, &npins, &cap, env_pins[i]);
-	for (i = 0; i < t->o.npins && ok; i++)
-		ok = cfa_strv_push(&pins, &npins, &cap, t->o.pins[i]);
-	cfapkg_free(env_pins);
-	if (!ok) {
-		cfa_strv_free(pins, npins);
-		return cfa_nomem(t->ctx);
-	}
-	po.pins = (const char *const *)pins;
-	po.npins = npins;
-	po.prefer = (const char *const *)t->prefer;
-	po.nprefer = t->nprefer;
-	po.allow_experimental = t->o.allow_experimental;
-	po.full_pool = t->o.full_pool;
-	e = cfapkg_plan_solve(t->ctx, t->o.facts, (const char *const *)t->requests, t->nrequests,
-	                      &po, &t->plan);
-	cfa_strv_free(pins, npins);
+	e = cfa_env_plan(t->ctx, &rq, (const char *const *)t->requests, t->nrequests, &t->plan);
 	if (e)
 		return e;
 	if (!cfapkg_plan_solved(t->plan))
@@ -369,7 +357,6 @@ void cfapkg_trans_free(struct cfapkg_trans *t)
 	cfa_trans_changes_free(t);
 	cfa_strv_free(t->damaged, t->ndamaged);
 	cfa_strv_free(t->requests, t->nrequests);
-	cfa_strv_free(t->prefer, t->nprefer);
 	cfapkg_plan_free(t->plan);
 	cfapkg_lock_free(t->old);
 	cfapkg_lock_free(t->new);

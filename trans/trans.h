@@ -18,10 +18,9 @@ struct cfapkg_trans {
 	struct cfapkg_root_lock *lock;
 	struct cfapkg_lock *old, *new;
 	struct cfapkg_plan *plan;
-	/* the request set of the new generation, and the installed versions
-	 * to keep where they still fit (strings owned here) */
-	char **requests, **prefer;
-	size_t nrequests, requests_cap, nprefer, prefer_cap;
+	/* the request set of the new generation (strings owned here) */
+	char **requests;
+	size_t nrequests, requests_cap;
 	struct cfapkg_change *changes;
 	size_t nchanges, changes_cap;
 	struct cfapkg_fetch_item *items;
@@ -30,6 +29,21 @@ struct cfapkg_trans {
 	size_t ndamaged, damaged_cap;
 	bool prepared, nothing;
 };
+
+/* envplan.c: what a solve for an environment is given.  installed: the
+ * set whose versions are kept where they fit (NULL: none); moving: names
+ * whose installed version is not kept (an update's), move_all: none is. */
+struct cfa_env_plan_req {
+	const char *env;
+	const struct cfapkg_facts *facts;
+	const struct cfapkg_plan_opts *opts; /* the command's pins; prefer unused */
+	const struct cfapkg_lock *installed;
+	const char *const *moving;
+	size_t nmoving;
+	bool move_all;
+};
+enum cfapkg_err cfa_env_plan(struct cfapkg_ctx *ctx, const struct cfa_env_plan_req *rq,
+                             const char *const *specs, size_t nspecs, struct cfapkg_plan **out);
 
 /* changes.c */
 enum cfapkg_err cfa_trans_requests(struct cfapkg_trans *t);
