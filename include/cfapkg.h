@@ -1427,6 +1427,15 @@ struct cfapkg_history_entry {
 CFAPKG_API enum cfapkg_err cfapkg_env_history(struct cfapkg_ctx *ctx, const char *env,
                                               struct cfapkg_history_entry **out, size_t *n);
 
+/** The generation a rollback from cur goes to: the newest earlier one
+ * created (a rollback's switch creates none), or with known_good the
+ * newest earlier one marked known-good, its mark in *why (may be NULL).
+ * CFAPKG_E_NOTFOUND, the detail saying what to do, when there is none. */
+CFAPKG_API enum cfapkg_err cfapkg_env_rollback_target(struct cfapkg_ctx *ctx, const char *env,
+                                                      unsigned cur, bool known_good,
+                                                      unsigned *target,
+                                                      struct cfapkg_gen_mark *why);
+
 /** The changes generation gen made, one line each ("+zluda 6-preview.69",
  * "libtorch-cuda 2.3.0+cu118 restored"), NULL-terminated; whole, where the
  * history entry's changes field is cut at its size.  CFAPKG_E_NOTFOUND when

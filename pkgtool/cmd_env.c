@@ -315,25 +315,15 @@ static void known_good_why(const struct cfapkg_gen_mark *m, char *buf, size_t le
 		snprintf(buf, len, "marked known-good by doctor on %s (%s)", when, m->reason);
 }
 
-static int no_known_good(const char *env, unsigned cur)
-{
-	cli_error("environment \"%s\" has no known-good generation before "
-	        "%u: none has passed a live 'cfapkg doctor' probe here or been marked with "
-	        "'cfapkg mark-good N' (passing the static checks does not make one); "
-	        "'cfapkg rollback' goes to the previous generation all the same, and 'cfapkg "
-	        "history --env %s' shows what each is\n", env, cur, env);
-	return EXIT_NOTFOUND;
-}
-
-/* The generation rollback goes to: --to N, the newest earlier known-good
- * one (why says why), or the newest earlier one. */
+/* The generation rollback goes to: --to N, or as the library chooses
+ * (the newest earlier known-good one, why says why, or the newest
+ * earlier one). */
 static int rollback_target(struct cfapkg_ctx *ctx, const struct cli *cli, unsigned cur,
                            unsigned *target, char *why, size_t len)
 {
 	const char *env = env_from_cli(cli), *to = cli_value(cli, OPT_TO);
 	bool good = cli->seen & OPT_BIT(OPT_KNOWN_GOOD);
-	struct cfapkg_history_entry *h = NULL;
-	size_t i, n, chosen = 0;
+	struct cfapkg_gen_mark mark;
 	enum cfapkg_err e;
 
 	if (to && good) {
@@ -347,25 +337,10 @@ static int rollback_target(struct cfapkg_ctx *ctx, const struct cli *cli, unsign
 	}
 	if (to)
 		return EXIT_OK;
-	if ((e = cfapkg_env_history(ctx, env, &h, &n)))
+	if ((e = cfapkg_env_rollback_target(ctx, env, cur, good, target, &mark)))
 		return report_error(ctx, e);
-	*target = 0;
-	for (i = 0; i < n; i++)
-		if (!h[i].is_switch && h[i].generation < cur && h[i].generation > *target &&
-		    (!good || h[i].good)) {
-			*target = h[i].generation;
-			chosen = i;
-		}
-	if (*target && good)
-		known_good_why(&h[chosen].mark, why, len);
-	cfapkg_free(h);
-	if (*target == 0 && good)
-		return no_known_good(env, cur);
-	if (*target == 0) {
-		cli_error("environment \"%s\" has no earlier generation than "
-		        "%u ('cfapkg history --env %s')\n", env, cur, env);
-		return EXIT_NOTFOUND;
-	}
+	if (good)
+		known_good_why(&mark, why, len);
 	return EXIT_OK;
 }
 
