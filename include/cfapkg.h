@@ -2029,6 +2029,50 @@ CFAPKG_API enum cfapkg_err cfapkg_probe(struct cfapkg_ctx *ctx, const char *libr
                                         const char *const *dirs, size_t ndirs,
                                         unsigned timeout_ms, struct cfapkg_probe_result *out);
 CFAPKG_API const char *cfapkg_probe_status_name(enum cfapkg_probe_status s);
+/** Whether dense/GEMM work goes through library (the driver, cuBLAS,
+ * cuBLASLt): its failure, even its absence, makes a stack unusable. */
+CFAPKG_API bool cfapkg_probe_carries_gemm(const char *library);
+
+/** The verdict of doctor's live probes on a generation, as every front
+ * end should judge it: fed each library's result (and a venv's probe),
+ * it says whether the stack is usable for dense/GEMM work, and marks the
+ * generation known-good or takes that mark back.  Owned:
+ * cfapkg_verdict_free. */
+struct cfapkg_verdict;
+CFAPKG_API struct cfapkg_verdict *cfapkg_verdict_new(void);
+CFAPKG_API void cfapkg_verdict_free(struct cfapkg_verdict *v);
+CFAPKG_API enum cfapkg_err cfapkg_verdict_add_probe(struct cfapkg_ctx *ctx,
+                                                    struct cfapkg_verdict *v,
+                                                    const struct cfapkg_probe_result *r);
+/** A failure from another probe (the venv's PyTorch one): unusable. */
+CFAPKG_API enum cfapkg_err cfapkg_verdict_add_failure(struct cfapkg_ctx *ctx,
+                                                      struct cfapkg_verdict *v,
+                                                      const char *what);
+CFAPKG_API bool cfapkg_verdict_usable(const struct cfapkg_verdict *v);
+/** Failures that are not a missing file (FAILED, WRONG RESULT, TIMEOUT,
+ * CRASHED, a failing venv). */
+CFAPKG_API unsigned cfapkg_verdict_hard(const struct cfapkg_verdict *v);
+/** Every library not OK ("cufft, cudnn"), and what makes the stack
+ * unusable ("cuda FAILED: cuInit returned 100"); "" when none.
+ * Borrowed from v. */
+CFAPKG_API const char *cfapkg_verdict_absent(const struct cfapkg_verdict *v);
+CFAPKG_API const char *cfapkg_verdict_failed(const struct cfapkg_verdict *v);
+/** Whether v changes generation gen's mark (*state: its state now), so a
+ * front end takes the root's writer lock only when it must. */
+CFAPKG_API enum cfapkg_err cfapkg_verdict_needs_mark(struct cfapkg_ctx *ctx,
+                                                     const struct cfapkg_verdict *v,
+                                                     const char *env, unsigned gen,
+                                                     enum cfapkg_gen_state *state,
+                                                     bool *needed);
+/** Records v on gen (hold the root's writer lock): usable marks it
+ * known-good, not usable takes the mark back; the reason names what
+ * failed, what is absent and dirs (the folders searched first); command
+ * is the command line history keeps.  *state: the state after. */
+CFAPKG_API enum cfapkg_err cfapkg_verdict_mark(struct cfapkg_ctx *ctx,
+                                               const struct cfapkg_verdict *v, const char *env,
+                                               unsigned gen, const char *command,
+                                               const char *const *dirs, size_t ndirs,
+                                               enum cfapkg_gen_state *state);
 
 /** The PyTorch probe: the venv's own interpreter imports torch, asks
  * torch.cuda.is_available(), the device's name, and multiplies two

@@ -351,137 +351,150 @@ static cJSON *probe_json(const struct cfapkg_probe_result *r, const char *hint)
 	return o;
 }
 
-struct probe_summary {
-	bool usable;               /* the driver, cuBLAS and cuBLASLt work */
-	int hard;                  /* FAILED, WRONG RESULT, TIMEOUT, CRASHED anywhere */
-	char absent[256];          /* every library not OK */
-	char failed[512];          /* what makes it unusable: "cuda FAILED: cuInit ..." */
-};
-
-static void append(char *buf, size_t len, const char *sep, const char *text)
+/* The folders searched first: each --lib-dir, then the environment's
+ * own PATH folders, all of them (NULL-ended; owned by the caller). */
+static const char **probe_dirs(const struct doctor *d, size_t *n)
 {
-	size_t used = strlen(buf);
+	const char **dirs = calloc(d->cli->nopts + d->rt->npath + 1, sizeof(*dirs));
+	size_t i;
 
-	snprintf(buf + used, len - used, "%s%s", used ? sep : "", text);
+	*n = 0;
+	for (i = 0; dirs && i < d->cli->nopts; i++)
+		if (d->cli->opts[i].id == OPT_LIB_DIR)
+			dirs[(*n)++] = d->cli->opts[i].value;
+	for (i = 0; dirs && i < d->rt->npath; i++)
+		dirs[(*n)++] = d->rt->path[i];
+	return dirs;
 }
 
-/* Notes one library that is not OK. */
-static void note_problem(struct probe_summary *s, size_t i, const struct cfapkg_probe_result *r)
+static void print_probe(const struct cfapkg_probe_result *r, const char *hint)
 {
-	bool carries_gemm = i <= 2; /* the driver, cuBLAS and cuBLASLt */
-	bool hard = r->status != CFAPKG_PROBE_MISSING && r->status != CFAPKG_PROBE_SKIPPED;
-	char what[384];
+	bool no_file = !r->file[0] || r->status == CFAPKG_PROBE_MISSING ||
+	               r->status == CFAPKG_PROBE_SKIPPED;
 
-	append(s->absent, sizeof(s->absent), ", ", r->library);
-	s->usable = s->usable && !carries_gemm;
-	s->hard += hard;
-	if (!carries_gemm && !hard)
-		return;
-	snprintf(what, sizeof(what), "%s %s%s%.300s", r->library,
-	         cfapkg_probe_status_name(r->status), r->detail[0] ? ": " : "", r->detail);
-	append(s->failed, sizeof(s->failed), "; ", what);
+	printf("  %-28s %-12s %s%s%s\n", r->library, cfapkg_probe_status_name(r->status), r->file,
+	       no_file ? " " : ": ", r->detail);
+	if (hint[0])
+		printf("  %-41s %s\n", "", hint);
 }
 
-/* One probe per library; returns how many hard failures (not MISSING). */
-static int live_probe(struct doctor *d, cJSON *out, struct probe_summary *s)
+/* One probe per library, each result given to the library's verdict. */
+static int live_probe(struct doctor *d, cJSON *out, struct cfapkg_verdict *v)
 {
 	const char *const *libs = cfapkg_probe_libraries();
-	const char *dirs[32];
-	const char *t = cli_value(d->cli, OPT_TIMEOUT);
+	const char *t = cli_value(d->cli, OPT_TIMEOUT), **dirs;
 	unsigned long long timeout = DEFAULT_TIMEOUT_S;
-	size_t i, n = 0;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i, n;
 
-	memset(s, 0, sizeof(*s));
-	s->usable = true;
 	if (t && (!cli_number(t, 3600, &timeout) || timeout == 0)) {
 		cli_error("--timeout takes 1..3600 seconds\n");
-		return -EXIT_USAGE;
+		return EXIT_USAGE;
 	}
-	for (i = 0; i < d->cli->nopts && n < 16; i++)
-		if (d->cli->opts[i].id == OPT_LIB_DIR)
-			dirs[n++] = d->cli->opts[i].value;
-	for (i = 0; i < d->rt->npath && n < 16; i++)
-		dirs[n++] = d->rt->path[i];
-	for (i = 0; libs[i]; i++) {
+	if (!(dirs = probe_dirs(d, &n)))
+		return report_error(d->ctx, CFAPKG_E_NOMEM);
+	for (i = 0; libs[i] && !e; i++) {
 		struct cfapkg_probe_result r;
 		char hint[512] = "";
-		enum cfapkg_err e = cfapkg_probe(d->ctx, libs[i], dirs, n, (unsigned)timeout * 1000u, &r);
-		if (e)
-			return -report_error(d->ctx, e);
+		if ((e = cfapkg_probe(d->ctx, libs[i], dirs, n, (unsigned)timeout * 1000u, &r)) ||
+		    (e = cfapkg_verdict_add_probe(d->ctx, v, &r)))
+			break;
 		if (r.status == CFAPKG_PROBE_MISSING)
 			missing_hint(d, libs[i], hint, sizeof(hint));
 		cJSON_AddItemToArray(out, probe_json(&r, hint));
-		if (r.status != CFAPKG_PROBE_OK)
-			note_problem(s, i, &r);
-		if (d->cli->json || d->cli->quiet)
-			continue;
-		printf("  %-28s %-12s %s%s%s\n", libs[i], cfapkg_probe_status_name(r.status), r.file,
-		       !r.file[0] || r.status == CFAPKG_PROBE_MISSING ||
-		               r.status == CFAPKG_PROBE_SKIPPED ? " " : ": ", r.detail);
-		if (hint[0])
-			printf("  %-41s %s\n", "", hint);
+		if (!d->cli->json && !d->cli->quiet)
+			print_probe(&r, hint);
 	}
-	s->usable = s->usable && s->hard == 0;
-	return s->hard;
+	free(dirs);
+	return e ? report_error(d->ctx, e) : EXIT_OK;
 }
 
-/* "cfapkg doctor --env lab --lib-dir D": recorded with the mark. */
-static void doctor_command(const struct cli *cli, char *buf, size_t len, char *dirs,
-                           size_t dirs_len)
+/* Appends "flag value" at *end (the room was counted first). */
+static void put_flag(char **end, const char *flag, const char *value)
 {
-	size_t i;
+	size_t nf = strlen(flag), nv = strlen(value);
 
-	snprintf(buf, len, "cfapkg doctor");
-	if (cli_value(cli, OPT_ENV))
-		snprintf(buf + strlen(buf), len - strlen(buf), " --env %s", cli_value(cli, OPT_ENV));
+	memcpy(*end, flag, nf);
+	memcpy(*end + nf, value, nv + 1);
+	*end += nf + nv;
+}
+
+/* "cfapkg doctor --env lab --lib-dir D", recorded with the mark, whole
+ * however long its folders; dirs: the --lib-dir folders, which the mark's
+ * reason names.  NULL when out of memory. */
+static char *doctor_command(const struct cli *cli, const char **dirs, size_t *ndirs)
+{
+	const char *env = cli_value(cli, OPT_ENV);
+	size_t i, len = sizeof("cfapkg doctor") + (env ? strlen(" --env ") + strlen(env) : 0);
+	char *out, *end;
+
+	for (i = 0; i < cli->nopts; i++)
+		if (cli->opts[i].id == OPT_LIB_DIR)
+			len += strlen(" --lib-dir ") + strlen(cli->opts[i].value);
+	if (!(out = malloc(len)))
+		return NULL;
+	end = out;
+	put_flag(&end, "cfapkg doctor", "");
+	if (env)
+		put_flag(&end, " --env ", env);
+	*ndirs = 0;
 	for (i = 0; i < cli->nopts; i++)
 		if (cli->opts[i].id == OPT_LIB_DIR) {
-			snprintf(buf + strlen(buf), len - strlen(buf), " --lib-dir %s",
-			         cli->opts[i].value);
-			append(dirs, dirs_len, ", ", cli->opts[i].value);
+			put_flag(&end, " --lib-dir ", cli->opts[i].value);
+			dirs[(*ndirs)++] = cli->opts[i].value;
 		}
+	return out;
+}
+
+/* The summary line's note; the 96 bytes it is given hold every one. */
+static void note_said(char *said, size_t len, unsigned gen, const char *what)
+{
+	int n = snprintf(said, len, "; generation %u %s", gen, what);
+
+	if (n < 0 || (size_t)n >= len)
+		said[0] = '\0';
 }
 
 /* A passing probe proves the generation here; a failing one takes its
- * known-good mark back.  said: what changed, for the summary line. */
-static enum cfapkg_gen_state record_probe(struct doctor *d, const struct probe_summary *s,
+ * known-good mark back (the library decides).  said: what changed, for
+ * the summary line. */
+static enum cfapkg_gen_state record_probe(struct doctor *d, const struct cfapkg_verdict *v,
                                           char *said, size_t len)
 {
-	const char *env = d->rt->env_name;
+	const char *env = d->rt->env_name, **dirs = calloc(d->cli->nopts + 1, sizeof(*dirs));
 	unsigned gen = d->rt->generation;
 	struct cfapkg_root_lock *lock = NULL;
 	enum cfapkg_gen_state state = CFAPKG_GEN_UNCHECKED;
-	char reason[512], command[512], dirs[256] = "";
+	bool needed = false;
+	char *command = NULL;
+	size_t ndirs = 0;
 
 	said[0] = '\0';
-	if (cfapkg_env_gen_state(d->ctx, env, gen, &state, NULL) ||
-	    s->usable == (state == CFAPKG_GEN_KNOWN_GOOD) || take_lock(d->ctx, d->cli, &lock)) {
-		if (state == CFAPKG_GEN_KNOWN_GOOD && s->usable)
-			snprintf(said, len, "; generation %u was already known-good", gen);
+	if (!dirs || cfapkg_verdict_needs_mark(d->ctx, v, env, gen, &state, &needed) || !needed ||
+	    take_lock(d->ctx, d->cli, &lock)) {
+		if (state == CFAPKG_GEN_KNOWN_GOOD && cfapkg_verdict_usable(v))
+			note_said(said, len, gen, "was already known-good");
 		cfapkg_ctx_clear_error(d->ctx);
+		free(dirs);
 		return state;
 	}
-	doctor_command(d->cli, command, sizeof(command), dirs, sizeof(dirs));
-	if (s->usable)
-		snprintf(reason, sizeof(reason), "usable: driver, cuBLAS, cuBLASLt OK%s%s%s%.200s",
-		         s->absent[0] ? "; absent: " : "", s->absent,
-		         dirs[0] ? "; libraries looked for first in " : "", dirs);
-	else
-		snprintf(reason, sizeof(reason), "doctor failed: %.480s", s->failed);
-	if (cfapkg_env_mark(d->ctx, env, gen, s->usable ? CFAPKG_GEN_KNOWN_GOOD : CFAPKG_GEN_CHECKED,
-	                    CFAPKG_MARK_DOCTOR, reason, command) ||
-	    cfapkg_env_gen_state(d->ctx, env, gen, &state, NULL))
+	if (!(command = doctor_command(d->cli, dirs, &ndirs)))
+		report_error(d->ctx, CFAPKG_E_NOMEM);
+	else if (cfapkg_verdict_mark(d->ctx, v, env, gen, command, dirs, ndirs, &state))
 		report_error(d->ctx, CFAPKG_E_IO);
 	else
-		snprintf(said, len, "; generation %u %s", gen,
-		         s->usable ? "marked known-good" : "no longer marked known-good");
+		note_said(said, len, gen,
+		          cfapkg_verdict_usable(v) ? "marked known-good" : "no longer marked known-good");
+	free(command);
+	free(dirs);
 	cfapkg_root_unlock(lock);
 	return state;
 }
 
-static void report_result(struct doctor *d, const struct probe_summary *s, cJSON *probes,
+static void report_result(struct doctor *d, const struct cfapkg_verdict *v, cJSON *probes,
                           cJSON *venv, enum cfapkg_gen_state state, const char *said)
 {
+	const char *absent = cfapkg_verdict_absent(v);
 	cJSON *o;
 
 	if (d->cli->json) {
@@ -491,9 +504,9 @@ static void report_result(struct doctor *d, const struct probe_summary *s, cJSON
 		cJSON_AddItemToObject(o, "static", d->checks);
 		cJSON_AddItemToObject(o, "probes", probes);
 		cJSON_AddItemToObject(o, "venv", venv ? venv : cJSON_CreateNull());
-		cJSON_AddBoolToObject(o, "usable", s->usable);
-		json_str(o, "absent", s->absent);
-		json_str(o, "failed", s->failed);
+		cJSON_AddBoolToObject(o, "usable", cfapkg_verdict_usable(v));
+		json_str(o, "absent", absent);
+		json_str(o, "failed", cfapkg_verdict_failed(v));
 		cJSON_AddBoolToObject(o, "known_good", state == CFAPKG_GEN_KNOWN_GOOD);
 		json_str(o, "state", cfapkg_gen_state_name(state));
 		json_print(o);
@@ -501,14 +514,15 @@ static void report_result(struct doctor *d, const struct probe_summary *s, cJSON
 	} else {
 		cJSON_Delete(venv);
 		if (!d->cli->quiet)
-			printf("\n%s for dense/GEMM work%s%s%s\n", s->usable ? "Usable" : "NOT usable",
-			       s->absent[0] ? "; absent: " : "", s->absent, said);
+			printf("\n%s for dense/GEMM work%s%s%s\n",
+			       cfapkg_verdict_usable(v) ? "Usable" : "NOT usable",
+			       absent[0] ? "; absent: " : "", absent, said);
 	}
 }
 
 /* The PyTorch probe of a venv (doctor --venv, or the active venv staged
  * from this environment): a failing one makes the stack not usable. */
-static int venv_probe(struct doctor *d, struct probe_summary *s, cJSON **json)
+static int venv_probe(struct doctor *d, struct cfapkg_verdict *v, cJSON **json)
 {
 	const char *dir = doctor_venv_dir(d->ctx, d->cli, d->rt->env_name);
 	const char *t = cli_value(d->cli, OPT_TIMEOUT);
@@ -523,11 +537,8 @@ static int venv_probe(struct doctor *d, struct probe_summary *s, cJSON **json)
 	if (t && !cli_number(t, 3600, &timeout))
 		return EXIT_USAGE; /* live_probe said why */
 	rc = doctor_venv(d->ctx, d->cli, dir, (unsigned)timeout, json, &ok, failed, sizeof(failed));
-	if (!rc && !ok) {
-		append(s->failed, sizeof(s->failed), "; ", failed);
-		s->usable = false;
-		s->hard++;
-	}
+	if (!rc && !ok && cfapkg_verdict_add_failure(d->ctx, v, failed))
+		rc = report_error(d->ctx, CFAPKG_E_NOMEM);
 	return rc;
 }
 
@@ -568,17 +579,20 @@ int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 	const struct cfapkg_machine *m = NULL;
 	struct doctor d = {ctx, cli, NULL, NULL, cJSON_CreateArray(), 0, false};
 	cJSON *probes = cJSON_CreateArray();
-	struct probe_summary s;
+	struct cfapkg_verdict *v = cfapkg_verdict_new();
 	cJSON *venv = NULL;
 	enum cfapkg_gen_state state;
 	char said[96];
-	int rc, hard;
+	int rc;
 
-	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, &m)) ||
+	if (!v || (rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, &m)) ||
 	    cfapkg_runtime_apply(ctx, rt)) {
 		cJSON_Delete(d.checks);
 		cJSON_Delete(probes);
 		cfapkg_runtime_free(rt);
+		if (!v)
+			return report_error(ctx, CFAPKG_E_NOMEM);
+		cfapkg_verdict_free(v);
 		return rc ? rc : report_error(ctx, CFAPKG_E_IO);
 	}
 	d.rt = rt;
@@ -593,22 +607,22 @@ int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if (d.elsewhere) {
 		rc = report_elsewhere(&d, probes);
 		cfapkg_runtime_free(rt);
+		cfapkg_verdict_free(v);
 		return rc;
 	}
 	if (!cli->json && !cli->quiet)
 		printf("\nCUDA probe:\n");
-	hard = live_probe(&d, probes, &s);
-	if (hard < 0) {
-		rc = -hard;
-	} else if ((rc = venv_probe(&d, &s, &venv)) == EXIT_OK) {
-		state = record_probe(&d, &s, said, sizeof(said));
-		report_result(&d, &s, probes, venv, state, said);
+	if ((rc = live_probe(&d, probes, v)) == EXIT_OK &&
+	    (rc = venv_probe(&d, v, &venv)) == EXIT_OK) {
+		state = record_probe(&d, v, said, sizeof(said));
+		report_result(&d, v, probes, venv, state, said);
 		if (cli->json)
 			probes = NULL;
-		rc = s.usable ? EXIT_OK : EXIT_ERROR;
+		rc = cfapkg_verdict_usable(v) ? EXIT_OK : EXIT_ERROR;
 	}
 	cJSON_Delete(d.checks);
 	cJSON_Delete(probes);
 	cfapkg_runtime_free(rt);
+	cfapkg_verdict_free(v);
 	return rc;
 }
