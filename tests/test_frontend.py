@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""A second front end (tests/tools/frontend.c) drives plan, install,
+update, doctor's verdict and rollback through the public header alone,
+against nginx on 127.0.0.1 serving the test channel; what it reports is
+checked against the cfapkg program's own view of the same root, so the
+two front ends agree because the library decides."""
+import json
+import sys
+
+import channel
+import harness
+
+FRONTEND, BIN = sys.argv[1], sys.argv[2]
+check = harness.Checks()
+
+
+def main():
+    with channel.served("cfapkg-frontend-") as (tmp, _, recipes):
+        root = channel.Root(BIN, tmp / "root", recipes)
+        r = harness.run(FRONTEND, str(root.path), str(recipes), "gfx1200",
+                        env={"CFAPKG_MIRRORS": ""})
+        check("the second front end runs plan, install, update, doctor and rollback",
+              r.returncode == 0, r.stdout + r.stderr)
+        check("it planned and installed the ZLUDA asked for, then updated to the newest",
+              "planned 6-preview.69 installed 6-preview.69 updated 7-preview.10" in r.stdout,
+              r.stdout)
+        check("the library chose the known-good generation 1, by doctor's verdict",
+              "rolled back to 1 (usable: driver, cuBLAS, cuBLASLt OK; absent: cufft)"
+              in r.stdout, r.stdout)
+        hist = json.loads(root.run("history", "--json").stdout or "{}")
+        entries = hist.get("history", hist) if isinstance(hist, dict) else hist
+        check("cfapkg sees the same root: zluda 6 current, generation 1 known-good",
+              root.listing().get("zluda") == "6-preview.69" and root.current() == 1 and
+              any(h.get("generation") == 1 and h.get("good") for h in entries), entries)
+    return check.report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+/*
+ * frontend.c - a second front end, in a few dozen lines, through the
+ * public header alone: plan, install, update, doctor's verdict and a
+ * rollback to the known-good generation.  It shows that every decision
+ * is the library's: nothing here chooses a version, a verdict or a
+ * target.  usage: frontend ROOT RECIPES GPU (a served test channel):
+ * pytorch-cuda-stack with ZLUDA 6 (a pin for this command only), ZLUDA
+ * updated, generation 1 judged usable, then rolled back to.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cfapkg.h"
+
+static int fail(struct cfapkg_ctx *ctx, const char *what)
+{
+	fprintf(stderr, "frontend: %s: %s\n", what, cfapkg_ctx_error(ctx));
+	return 1;
+}
+
+static const char *version_of(const struct cfapkg_plan *plan, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cfapkg_plan_count(plan); i++)
+		if (strcmp(cfapkg_plan_item(plan, i)->version->recipe->name, name) == 0)
+			return cfapkg_plan_item(plan, i)->version->version;
+	return "";
+}
+
+/* One transaction, start to end; *zluda: the version it took. */
+static int change(struct cfapkg_ctx *ctx, struct cfapkg_trans_opts *o, char *zluda, size_t len)
+{
+	struct cfapkg_trans_result r = {0};
+	struct cfapkg_trans *t = NULL;
+	enum cfapkg_err e = cfapkg_trans_begin(ctx, o, &t);
+
+	if (!e && !(e = cfapkg_trans_prepare(t)) &&
+	    (size_t)snprintf(zluda, len, "%s", version_of(cfapkg_trans_plan(t), "zluda")) >= len)
+		e = CFAPKG_E_USAGE;
+	if (!e)
+		e = cfapkg_trans_commit(t, &r);
+	cfapkg_trans_free(t);
+	return e ? fail(ctx, "install") : 0;
+}
+
+/* doctor's verdict on probe results a machine with the stack gives. */
+static int judge_good(struct cfapkg_ctx *ctx, unsigned gen)
+{
+	static const char *const ok[] = {"cuda", "cublas", "cublaslt"};
+	struct cfapkg_verdict *v = cfapkg_verdict_new();
+	struct cfapkg_probe_result r = {.status = CFAPKG_PROBE_OK};
+	enum cfapkg_gen_state state;
+	bool needed = false;
+	size_t i;
+	int rc = 1;
+
+	for (i = 0; v && i < 3; i++) {
+		r.library = ok[i];
+		cfapkg_verdict_add_probe(ctx, v, &r);
+	}
+	r.library = "cufft";
+	r.status = CFAPKG_PROBE_MISSING;
+	if (v && !cfapkg_verdict_add_probe(ctx, v, &r) && cfapkg_verdict_usable(v) &&
+	    !cfapkg_verdict_needs_mark(ctx, v, "default", gen, &state, &needed) && needed &&
+	    !cfapkg_verdict_mark(ctx, v, "default", gen, "frontend", NULL, 0, &state) &&
+	    state == CFAPKG_GEN_KNOWN_GOOD)
+		rc = 0;
+	cfapkg_verdict_free(v);
+	return rc ? fail(ctx, "doctor's verdict") : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *specs[] = {"pytorch-cuda-stack"}, *pins[] = {"zluda==6-preview.69"};
+	const char *up[] = {"zluda"};
+	struct cfapkg_plan_opts po = {.pins = pins, .npins = 1};
+	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
+	struct cfapkg_facts f;
+	struct cfapkg_plan *plan = NULL;
+	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_trans_opts o = {.kind = CFAPKG_TRANS_INSTALL, .args = specs, .nargs = 1,
+	                              .facts = &f, .pins = pins, .npins = 1,
+	                              .command = "frontend install"};
+	struct cfapkg_gen_mark why;
+	char planned[64] = "", first[64] = "", second[64] = "";
+	unsigned target = 0, cur = 0;
+
+	if (argc != 4 || !ctx)
+		return 2;
+	cfapkg_facts_init_host(&f);
+	if (cfapkg_ctx_set_root(ctx, argv[1]) || cfapkg_ctx_add_recipe_dir(ctx, argv[2]) ||
+	    cfapkg_facts_set(ctx, &f, "gpu", argv[3]) ||
+	    (!cfapkg_env_exists(ctx, "default") && cfapkg_env_create(ctx, "default")))
+		return fail(ctx, "setup");
+	if (cfapkg_env_plan(ctx, "default", &f, specs, 1, &po, &plan) || !cfapkg_plan_solved(plan))
+		return fail(ctx, "plan");
+	if ((size_t)snprintf(planned, sizeof(planned), "%s", version_of(plan, "zluda")) >=
+	    sizeof(planned))
+		return 1;
+	cfapkg_plan_free(plan);
+	if (change(ctx, &o, first, sizeof(first)) || judge_good(ctx, 1))
+		return 1;
+	o = (struct cfapkg_trans_opts){.kind = CFAPKG_TRANS_UPDATE, .args = up, .nargs = 1,
+	                               .facts = &f, .command = "frontend update"};
+	if (change(ctx, &o, second, sizeof(second)))
+		return 1;
+	if (cfapkg_root_lock(ctx, 0, &lock) || cfapkg_env_current(ctx, "default", &cur) ||
+	    cfapkg_env_rollback_target(ctx, "default", cur, true, &target, &why) ||
+	    cfapkg_env_switch(ctx, "default", target, "frontend rollback") ||
+	    cfapkg_env_current(ctx, "default", &cur))
+		return fail(ctx, "rollback");
+	cfapkg_root_unlock(lock);
+	printf("planned %s installed %s updated %s rolled back to %u (%s)\n", planned, first,
+	       second, cur, why.reason);
+	cfapkg_ctx_free(ctx);
+	return 0;
+}
