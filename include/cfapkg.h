@@ -1905,6 +1905,25 @@ CFAPKG_API enum cfapkg_err cfapkg_find_program(struct cfapkg_ctx *ctx, const cha
  * (Windows); *status gets its exit status where this returns. */
 CFAPKG_API enum cfapkg_err cfapkg_exec(struct cfapkg_ctx *ctx, const char *const *argv,
                                        int *status);
+/** How args (a program and its arguments) start in rt's environment, as
+ * 'cfapkg run' starts them: the program found as a shell would; on
+ * Windows, with may_stage, rt's stage files placed beside it (the loader
+ * looks there first) and the environment's launcher in front.  Apply rt
+ * first (cfapkg_runtime_apply).  On failure *out still says what was
+ * done (its program is NULL when none was found: CFAPKG_E_NOTFOUND).
+ * Owned: cfapkg_launch_free. */
+struct cfapkg_launch;
+CFAPKG_API enum cfapkg_err cfapkg_launch_prepare(struct cfapkg_ctx *ctx,
+                                                 const struct cfapkg_runtime *rt,
+                                                 const char *const *args, size_t nargs,
+                                                 bool may_stage, struct cfapkg_launch **out);
+/** The command line to hand to cfapkg_exec, NULL-ended.  Borrowed. */
+CFAPKG_API const char *const *cfapkg_launch_argv(const struct cfapkg_launch *l);
+/** The program's path, NULL when it was not found.  Borrowed. */
+CFAPKG_API const char *cfapkg_launch_program(const struct cfapkg_launch *l);
+/** Files staged beside the program, and the folder (*dir, borrowed). */
+CFAPKG_API size_t cfapkg_launch_staged(const struct cfapkg_launch *l, const char **dir);
+CFAPKG_API void cfapkg_launch_free(struct cfapkg_launch *l);
 /** Runs argv with its standard output captured (len-1 bytes kept) and a
  * time limit.  *status: the exit status, 128+N for a signal N; *timed_out
  * when it was killed at the limit. */

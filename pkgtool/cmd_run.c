@@ -163,36 +163,23 @@ static void warn_unvalidated(struct cfapkg_ctx *ctx, const char *env, const char
 	cfapkg_lock_free(lock);
 }
 
-static int stage_beside(struct cfapkg_ctx *ctx, const struct cli *cli,
-                        const struct cfapkg_runtime *rt, const char *program)
+/* The exit status of a launch that failed: a missing program is told
+ * apart (a script tells it from a missing package, 4, and from the
+ * program's own statuses). */
+static int launch_failed(struct cfapkg_ctx *ctx, const struct cfapkg_launch *l,
+                         enum cfapkg_err e)
 {
-	char dir[4096];
-	size_t n;
-	enum cfapkg_err e;
-	char *slash;
+	int rc = report_error(ctx, e);
 
-	snprintf(dir, sizeof(dir), "%s", program);
-	slash = strrchr(dir, '/');
-	if (!slash || (strrchr(dir, '\\') && strrchr(dir, '\\') > slash))
-		slash = strrchr(dir, '\\');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		*slash = '\0';
-	if ((e = cfapkg_stage(ctx, rt, dir, &n)))
-		return report_error(ctx, e);
-	if (!cli->quiet && n)
-		fprintf(stderr, "cfapkg: placed %zu file%s beside %s ('cfapkg unstage %s' restores "
-		        "the folder)\n", n, n == 1 ? "" : "s", program, dir);
-	return EXIT_OK;
+	return e == CFAPKG_E_NOTFOUND && l && !cfapkg_launch_program(l) ? EXIT_NO_PROGRAM : rc;
 }
 
 int cmd_run(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
-	const char *argv[CLI_MAX_ARGS + 4];
 	struct cfapkg_runtime *rt = NULL;
-	char program[4096];
-	size_t i, n = 0;
+	struct cfapkg_launch *l = NULL;
+	const char *dir;
+	size_t i, n;
 	int rc, status = 0;
 	enum cfapkg_err e;
 
@@ -205,31 +192,21 @@ int cmd_run(struct cfapkg_ctx *ctx, const struct cli *cli)
 	for (i = 0; i < rt->nwarnings; i++)
 		fprintf(stderr, "warning: %s\n", rt->warnings[i]);
 	warn_unvalidated(ctx, env_from_cli(cli), rt->gfx);
-	if ((e = cfapkg_runtime_apply(ctx, rt))) {
-		cfapkg_runtime_free(rt);
-		return report_error(ctx, e);
-	}
-	if ((e = cfapkg_find_program(ctx, cli->args[0], program, sizeof(program)))) {
-		cfapkg_runtime_free(rt);
-		/* The shell's code: a script tells a missing program from a
-		 * missing package (4) and from the program's own statuses. */
-		rc = report_error(ctx, e);
-		return e == CFAPKG_E_NOTFOUND ? EXIT_NO_PROGRAM : rc;
-	}
-	if (strcmp(cfapkg_host_os(), "windows") == 0 && !(cli->seen & OPT_BIT(OPT_NO_STAGE)) &&
-	    (rc = stage_beside(ctx, cli, rt, program))) {
+	if (!(e = cfapkg_runtime_apply(ctx, rt)))
+		e = cfapkg_launch_prepare(ctx, rt, cli->args, cli->nargs,
+		                          !(cli->seen & OPT_BIT(OPT_NO_STAGE)), &l);
+	if (e) {
+		rc = launch_failed(ctx, l, e);
+		cfapkg_launch_free(l);
 		cfapkg_runtime_free(rt);
 		return rc;
 	}
-	if (rt->launcher && strcmp(cfapkg_host_os(), "windows") == 0) {
-		argv[n++] = rt->launcher;
-		argv[n++] = "--";
-	}
-	argv[n++] = program;
-	for (i = 1; i < cli->nargs; i++)
-		argv[n++] = cli->args[i];
-	argv[n] = NULL;
-	e = cfapkg_exec(ctx, argv, &status);
+	if (!cli->quiet && (n = cfapkg_launch_staged(l, &dir)))
+		fprintf(stderr, "cfapkg: placed %zu file%s beside %s ('cfapkg unstage %s' restores "
+		        "the folder)\n", n, n == 1 ? "" : "s", cfapkg_launch_program(l), dir);
+	/* The launch borrows the launcher's path from rt: both go after. */
+	e = cfapkg_exec(ctx, cfapkg_launch_argv(l), &status);
+	cfapkg_launch_free(l);
 	cfapkg_runtime_free(rt);
 	if (e) { /* found but not started: not executable, or not a program */
 		report_error(ctx, e);
