@@ -14,6 +14,7 @@
 #include "core/json.h"
 #include "core/recipe.h"
 #include "core/strbuf.h"
+#include "core/utc.h"
 
 /* Paths are heap strings, never fixed buffers: a path cut to fit names
  * another file.  *out is the formatted text (cfa_free) or NULL, with
@@ -52,8 +53,6 @@ enum cfapkg_err cfa_write_atomic(struct cfapkg_ctx *ctx, const char *path, const
  * out of memory, writes nothing and is CFAPKG_E_NOMEM. */
 enum cfapkg_err cfa_write_json(struct cfapkg_ctx *ctx, const char *path, cJSON *doc);
 
-/* The time now, UTC, ISO 8601. */
-void cfa_utc_now(char buf[32]);
 
 /* lockfile.c: NULL when out of memory. */
 cJSON *cfa_lock_json(const struct cfapkg_lock *lock);

@@ -125,16 +125,6 @@ enum cfapkg_err cfapkg_gen_path(struct cfapkg_ctx *ctx, const char *env, unsigne
 	return e;
 }
 
-void cfa_utc_now(char buf[32])
-{
-	static const char epoch[] = "1970-01-01T00:00:00Z";
-	time_t t = time(NULL);
-	struct tm *tm = gmtime(&t);
-
-	if (!tm || !strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", tm))
-		memcpy(buf, epoch, sizeof(epoch));
-}
-
 enum cfapkg_err cfa_make_dir(struct cfapkg_ctx *ctx, const char *path)
 {
 	int rc = cfa_plat_mkdir_p(path);
