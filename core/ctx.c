@@ -264,3 +264,11 @@ void cfa_crash_point(void)
 	if (n > 0 && atomic_fetch_sub(&left, 1) == 1)
 		cfa_plat_kill_self();
 }
+
+void cfa_gpus_free(struct cfa_gpus *g)
+{
+	if (!g)
+		return;
+	cfa_arena_fini(&g->arena);
+	cfa_free(g);
+}

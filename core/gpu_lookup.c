@@ -447,3 +447,32 @@ enum cfapkg_err cfa_gpu_lookup_fail(struct cfapkg_ctx *ctx, const char *text,
 	cfa_buf_fini(&b);
 	return e;
 }
+
+const struct cfapkg_gpu_target *cfapkg_gpu_target_find(struct cfapkg_ctx *ctx, const char *gfx)
+{
+	if (!ctx->loaded && cfapkg_recipes_load(ctx) != CFAPKG_E_OK)
+		return NULL;
+	return cfa_gpus_target(ctx, gfx);
+}
+
+const struct cfapkg_gpu_device *cfapkg_gpu_device_find(struct cfapkg_ctx *ctx, uint16_t vendor,
+                                                       uint16_t device, int revision)
+{
+	const struct cfapkg_gpu_device *any = NULL;
+	size_t i;
+
+	if (!ctx->loaded && cfapkg_recipes_load(ctx) != CFAPKG_E_OK)
+		return NULL;
+	if (!ctx->gpus)
+		return NULL;
+	for (i = 0; i < ctx->gpus->ndevices; i++) {
+		const struct cfapkg_gpu_device *d = &ctx->gpus->devices[i];
+		if (d->vendor != vendor || d->device != device)
+			continue;
+		if (d->revision == revision)
+			return d;
+		if (d->revision < 0 && !any)
+			any = d;
+	}
+	return any;
+}

@@ -16,14 +16,6 @@ static const char *const target_keys[] = {"gfx", "generation", "kfd", "status",
                                           "hipblaslt", "rocblas_overlay", NULL};
 static const char *const device_keys[] = {"pci", "revision", "chip", "gfx", "name", NULL};
 
-void cfa_gpus_free(struct cfa_gpus *g)
-{
-	if (!g)
-		return;
-	cfa_arena_fini(&g->arena);
-	cfa_free(g);
-}
-
 /* "major.minor.stepping", each a small number: what the HSA runtime accepts. */
 static bool valid_hsa_override(const char *s)
 {
@@ -181,33 +173,4 @@ const struct cfapkg_gpu_target *cfa_gpus_target(const struct cfapkg_ctx *ctx, co
 		if (strcmp(ctx->gpus->targets[i].gfx, gfx) == 0)
 			return &ctx->gpus->targets[i];
 	return NULL;
-}
-
-const struct cfapkg_gpu_target *cfapkg_gpu_target_find(struct cfapkg_ctx *ctx, const char *gfx)
-{
-	if (!ctx->loaded && cfapkg_recipes_load(ctx) != CFAPKG_E_OK)
-		return NULL;
-	return cfa_gpus_target(ctx, gfx);
-}
-
-const struct cfapkg_gpu_device *cfapkg_gpu_device_find(struct cfapkg_ctx *ctx, uint16_t vendor,
-                                                       uint16_t device, int revision)
-{
-	const struct cfapkg_gpu_device *any = NULL;
-	size_t i;
-
-	if (!ctx->loaded && cfapkg_recipes_load(ctx) != CFAPKG_E_OK)
-		return NULL;
-	if (!ctx->gpus)
-		return NULL;
-	for (i = 0; i < ctx->gpus->ndevices; i++) {
-		const struct cfapkg_gpu_device *d = &ctx->gpus->devices[i];
-		if (d->vendor != vendor || d->device != device)
-			continue;
-		if (d->revision == revision)
-			return d;
-		if (d->revision < 0 && !any)
-			any = d;
-	}
-	return any;
 }
