@@ -272,3 +272,20 @@ void cfa_gpus_free(struct cfa_gpus *g)
 	cfa_arena_fini(&g->arena);
 	cfa_free(g);
 }
+
+const struct cfapkg_recipe *cfapkg_recipe_find(const struct cfapkg_ctx *ctx, const char *name)
+{
+	size_t lo = 0, hi = ctx->nrecipes;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(ctx->recipes[mid]->name, name);
+		if (c == 0)
+			return ctx->recipes[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
