@@ -97,6 +97,12 @@ char *cfa_channel_file(struct cfapkg_ctx *ctx, const char *name, const char *fil
 enum cfapkg_err cfa_channel_state_read(struct cfapkg_ctx *ctx, const char *name,
                                        struct cfa_channel_state *st);
 void cfa_channel_state_free(struct cfa_channel_state *st);
+/* Both files are replaced atomically, and written only after the index
+ * they hold was checked against the channel's trusted keys. */
+enum cfapkg_err cfa_channel_state_write(struct cfapkg_ctx *ctx,
+                                        const struct cfa_channel_state *st);
+enum cfapkg_err cfa_channel_signed_write(struct cfapkg_ctx *ctx, const char *name,
+                                         const char *sigs, const char *payload, size_t len);
 /* *text: cfa_free; *payload points into it. */
 enum cfapkg_err cfa_channel_signed_read(struct cfapkg_ctx *ctx, const char *name, char **text,
                                         const char **payload, size_t *len);
