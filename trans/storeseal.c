@@ -19,6 +19,7 @@
 #include "core/json.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
+#include "core/strv.h"
 #include "platform/platform.h"
 #include "trans/trans.h"
 

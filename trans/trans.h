@@ -37,9 +37,6 @@ enum cfapkg_err cfa_trans_diff(struct cfapkg_trans *t);
 /* repair: what cfapkg_env_damage finds, as changes and folders to redo. */
 enum cfapkg_err cfa_trans_damage(struct cfapkg_trans *t);
 void cfa_trans_changes_free(struct cfapkg_trans *t);
-/* Appends a copy of s to a growable list of strings. */
-bool cfa_strv_push(char ***v, size_t *n, size_t *cap, const char *s);
-void cfa_strv_free(char **v, size_t n);
 
 /* storecheck.c: every file the store folder's manifest lists is there
  * with its size and permission bits (no hashing). */
