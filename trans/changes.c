@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cache/cache.h"
 #include "core/layout.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
