@@ -426,8 +426,9 @@ static bool fixable(const struct cfapkg_plan *plan)
 	return true;
 }
 
-bool cfa_plan_try(struct cfapkg_ctx *ctx, const struct cfapkg_facts *f,
-                  const struct cfa_plan_request *req, const struct cfapkg_plan_opts *opts)
+/* Whether the request solves for f with opts: the fix search's trial. */
+static bool plan_try(struct cfapkg_ctx *ctx, const struct cfapkg_facts *f,
+                     const struct cfa_plan_request *req, const struct cfapkg_plan_opts *opts)
 {
 	struct cfapkg_plan *p = NULL;
 	bool solved = solve_plan(ctx, f, req->specs, req->nspecs, opts, false, &p) == CFAPKG_E_OK &&
@@ -452,7 +453,7 @@ static enum cfapkg_err solve_plan(struct cfapkg_ctx *ctx, const struct cfapkg_fa
                                   const struct cfapkg_plan_opts *opts, bool explain_more,
                                   struct cfapkg_plan **out)
 {
-	struct cfa_plan_request req = {specs, nspecs, opts};
+	struct cfa_plan_request req = {specs, nspecs, opts, plan_try};
 	struct cfapkg_plan *plan;
 	enum cfapkg_err e;
 
