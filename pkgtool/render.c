@@ -1,5 +1,5 @@
 /*
- * render.c - text tables and JSON output.
+ * render.c - text for people: human sizes and aligned tables.
  */
 #include "render.h"
 #include "opts.h"
@@ -71,56 +71,4 @@ void table_print(struct table *t)
 	}
 	cJSON_Delete(t->rows);
 	t->rows = NULL;
-}
-
-/* Every cJSON allocation of the process comes through here, so that one
- * check before output covers the commands' many builder calls: a document
- * that lost a member because memory ran out is never printed as whole. */
-static unsigned long json_alloc_failures;
-
-static void *json_malloc(size_t n)
-{
-	void *p = malloc(n);
-
-	if (!p)
-		json_alloc_failures++;
-	return p;
-}
-
-void json_count_failures(void)
-{
-	cJSON_Hooks hooks = {json_malloc, free};
-
-	cJSON_InitHooks(&hooks);
-}
-
-bool json_output_failed(void)
-{
-	return json_alloc_failures > 0;
-}
-
-void json_print(cJSON *v)
-{
-	char *s;
-
-	json_stamp(v);
-	s = json_alloc_failures ? NULL : cJSON_Print(v);
-
-	if (s && !json_alloc_failures) {
-		fputs(s, stdout);
-		fputc('\n', stdout);
-	} else {
-		cli_error("out of memory while building the JSON output\n");
-		json_alloc_failures++;
-	}
-	cJSON_free(s);
-	cJSON_Delete(v);
-}
-
-void json_str(cJSON *o, const char *key, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
 }
