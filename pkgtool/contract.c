@@ -162,3 +162,41 @@ void json_str(cJSON *o, const char *key, const char *v)
 	else
 		cJSON_AddNullToObject(o, key);
 }
+
+int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err)
+{
+	const char *detail = cfapkg_ctx_error(ctx);
+
+	cli_error("%s\n", *detail ? detail : cfapkg_strerror(err));
+	return report_error_code(err);
+}
+
+int report_error_code(enum cfapkg_err err)
+{
+	switch (err) {
+	case CFAPKG_E_USAGE:
+	case CFAPKG_E_VERSION:
+	case CFAPKG_E_FACTS:
+	case CFAPKG_E_LOCKFILE:
+		return EXIT_USAGE;
+	case CFAPKG_E_NOTFOUND:
+		return EXIT_NOTFOUND;
+	case CFAPKG_E_RECIPE:
+		return EXIT_RECIPE;
+	case CFAPKG_E_UNSUPPORTED:
+		return EXIT_UNSUPPORTED;
+	case CFAPKG_E_NETWORK:
+	case CFAPKG_E_OFFLINE:
+		return EXIT_NETWORK;
+	case CFAPKG_E_INTEGRITY:
+		return EXIT_INTEGRITY;
+	case CFAPKG_E_BUSY:
+		return EXIT_BUSY;
+	case CFAPKG_E_UNSOLVABLE:
+		return EXIT_UNSOLVABLE;
+	case CFAPKG_E_INTERRUPTED:
+		return EXIT_INTERRUPTED;
+	default:
+		return EXIT_ERROR;
+	}
+}
