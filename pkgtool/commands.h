@@ -180,10 +180,6 @@ bool command_takes_program(size_t i);
  * tables. */
 int cmd_completion(struct cfapkg_ctx *ctx, const struct cli *cli);
 
-/* main.c: the settings of cfapkg.conf and the environment (NULL before
- * they are read); an option given beats each. */
-const struct cfapkg_settings *cli_settings(void);
-
 /* Reports the context's error as "cfapkg: error: ..." and maps the code. */
 int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err);
 /* The exit code of an error, without printing. */

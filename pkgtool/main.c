@@ -272,21 +272,19 @@ static int help_command(const struct cli *cli)
 	return EXIT_OK;
 }
 
-/* cfapkg.conf's settings, read once the root is known. */
-static struct cfapkg_settings *settings;
-
-const struct cfapkg_settings *cli_settings(void)
-{
-	return settings;
-}
-
 static int setup_context(struct cfapkg_ctx *ctx, const struct cli *cli, bool recipes)
 {
 	enum cfapkg_err e;
 	size_t i;
 
-	if ((e = cfapkg_ctx_set_root(ctx, cli_value(cli, OPT_ROOT))) ||
-	    (e = cfapkg_settings_load(ctx, &settings)))
+	struct cfapkg_settings *settings = NULL;
+
+	if ((e = cfapkg_ctx_set_root(ctx, cli_value(cli, OPT_ROOT))))
+		return report_error(ctx, e);
+	/* Kept even when the load failed: what it read is freed at the end. */
+	e = cfapkg_settings_load(ctx, &settings);
+	cli_keep_settings(settings);
+	if (e)
 		return report_error(ctx, e);
 	for (i = 0; i < cli->nopts; i++)
 		if (cli->opts[i].id == OPT_RECIPES &&
@@ -341,8 +339,7 @@ static int dispatch(const struct cli *cli)
 	rc = setup_context(ctx, cli, c->run != cmd_channel && c->run != cmd_completion);
 	if (rc == EXIT_OK)
 		rc = c->run(ctx, cli);
-	cfapkg_settings_free(settings);
-	settings = NULL;
+	cli_keep_settings(NULL);
 	cfapkg_ctx_free(ctx);
 	return rc;
 }

@@ -372,3 +372,18 @@ bool cli_number(const char *s, unsigned long long max, unsigned long long *out)
 	*out = v;
 	return true;
 }
+
+/* One process, one root: the settings read for it live as long as the
+ * command runs. */
+static struct cfapkg_settings *kept_settings;
+
+void cli_keep_settings(struct cfapkg_settings *s)
+{
+	cfapkg_settings_free(kept_settings);
+	kept_settings = s;
+}
+
+const struct cfapkg_settings *cli_settings(void)
+{
+	return kept_settings;
+}

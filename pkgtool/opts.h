@@ -137,6 +137,12 @@ bool cli_option_at(size_t i, const char **name, enum opt_id *id, const char **ar
 /* One line per allowed option, for --help. */
 void cli_print_options(unsigned long long allowed);
 
+/* The settings of cfapkg.conf and the environment (NULL before they are
+ * read); an option given beats each.  main.c keeps them once the root is
+ * known; cli_keep_settings frees what was kept before (NULL: at exit). */
+const struct cfapkg_settings *cli_settings(void);
+void cli_keep_settings(struct cfapkg_settings *s);
+
 /* contract.c: prints "cfapkg: error: " and the message on standard error,
  * and keeps the message for the --json error document. */
 void cli_error(const char *fmt, ...)
