@@ -98,7 +98,7 @@ static enum comp_kind usage_args(const char *name, const char *usage)
 	return COMP_NONE;
 }
 
-void comp_model_build(struct comp_model *m)
+void comp_model_build(struct comp_model *m, const struct cli_commands *table)
 {
 	const char *name, *usage, *summary;
 	unsigned long long opts;
@@ -106,14 +106,14 @@ void comp_model_build(struct comp_model *m)
 	m->ncmd = 0;
 	m->programs[0] = '\0';
 	while (m->ncmd < COMP_MAX_COMMANDS &&
-	       command_at(m->ncmd, &name, &opts, &usage, &summary)) {
+	       table->at(m->ncmd, &name, &opts, &usage, &summary)) {
 		struct comp_command *c = &m->cmd[m->ncmd++];
 		c->name = name;
 		c->summary = summary;
 		c->opts = opts | OPTS_GLOBAL;
 		usage_subs(usage, c->subs, sizeof(c->subs));
 		c->args = usage_args(name, usage);
-		if (command_takes_program(m->ncmd - 1) &&
+		if (table->takes_program(m->ncmd - 1) &&
 		    strlen(m->programs) + strlen(name) + 2 < sizeof(m->programs))
 			snprintf(m->programs + strlen(m->programs),
 			         sizeof(m->programs) - strlen(m->programs), "%s%s",
@@ -421,7 +421,7 @@ int cmd_completion(struct cfapkg_ctx *ctx, const struct cli *cli)
 	(void)ctx;
 	for (i = 0; cli->nargs == 1 && i < sizeof(shells) / sizeof(shells[0]); i++)
 		if (strcmp(cli->args[0], shells[i]) == 0) {
-			comp_model_build(&m);
+			comp_model_build(&m, cli->commands);
 			emit[i](&m);
 			return EXIT_OK;
 		}

@@ -170,12 +170,6 @@ void print_detection_notes(FILE *out, const struct cfapkg_machine *m);
 /* The same as JSON: null for NULL (the facts describe another machine). */
 struct cJSON *detection_json(const struct cfapkg_machine *m);
 
-/* main.c: command i of the table, with the options it takes beyond
- * OPTS_GLOBAL; false past its end. */
-bool command_at(size_t i, const char **name, unsigned long long *opts, const char **usage,
-                const char **summary);
-/* Whether command i's first argument is a program whose arguments follow. */
-bool command_takes_program(size_t i);
 /* cmd_completion.c: completion scripts made from the command and option
  * tables. */
 int cmd_completion(struct cfapkg_ctx *ctx, const struct cli *cli);

@@ -145,7 +145,7 @@ static unsigned long long json_bit(const struct command *c)
 	return (c->opts & TEXT_ONLY) ? 0 : OPT_BIT(OPT_JSON);
 }
 
-bool command_at(size_t i, const char **name, unsigned long long *opts, const char **usage,
+static bool command_at(size_t i, const char **name, unsigned long long *opts, const char **usage,
                 const char **summary)
 {
 	if (i >= sizeof(commands) / sizeof(commands[0]))
@@ -157,7 +157,7 @@ bool command_at(size_t i, const char **name, unsigned long long *opts, const cha
 	return true;
 }
 
-bool command_takes_program(size_t i)
+static bool command_takes_program(size_t i)
 {
 	return i < sizeof(commands) / sizeof(commands[0]) && (commands[i].opts & TAKES_PROGRAM);
 }
@@ -346,7 +346,8 @@ static int dispatch(const struct cli *cli)
 
 int main(int argc, char **argv)
 {
-	static const struct cli_commands table = {lookup_command};
+	static const struct cli_commands table = {lookup_command, command_at,
+	                                          command_takes_program};
 	struct cli cli;
 	int rc;
 

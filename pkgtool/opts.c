@@ -280,6 +280,7 @@ bool cli_parse(int argc, char **argv, struct cli *cli, const struct cli_commands
 	memset(cli, 0, sizeof(*cli));
 	cli->argc = argc;
 	cli->argv = argv;
+	cli->commands = table;
 	letters(0, shorts, sizeof(shorts));
 	opterr = 0;
 	optind = 0; /* glibc and mingw-w64 alike: start over, state and all */

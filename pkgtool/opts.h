@@ -108,6 +108,7 @@ struct cli {
 	                                                 arguments after its name are its own */
 	int argc;                                     /* the command line as typed */
 	char **argv;
+	const struct cli_commands *commands;          /* the table it was parsed against */
 };
 
 /* What the parser asks of the command table once it has read the
@@ -116,6 +117,13 @@ struct cli {
  * first argument is a program whose arguments follow. */
 struct cli_commands {
 	bool (*lookup)(const char *name, unsigned long long *opts, bool *program);
+	/* Command i of the table, with the options it takes beyond
+	 * OPTS_GLOBAL (false past its end), and whether its first argument is
+	 * a program: what completion scripts are made from.  The table is
+	 * main.c's, handed down here so that no command calls back into it. */
+	bool (*at)(size_t i, const char **name, unsigned long long *opts, const char **usage,
+	           const char **summary);
+	bool (*takes_program)(size_t i);
 };
 
 /* Parses argv into cli.  On a usage error prints it and returns false. */
