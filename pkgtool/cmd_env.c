@@ -25,20 +25,6 @@ static bool parse_uint(const char *s, unsigned *out)
 	return true;
 }
 
-int need_env(struct cfapkg_ctx *ctx, const char *env)
-{
-	enum cfapkg_err e = cfapkg_env_check_name(ctx, env);
-
-	if (e)
-		return report_error(ctx, e);
-	if (!cfapkg_env_exists(ctx, env)) {
-		cli_error("no environment \"%s\" ('cfapkg env list' shows "
-		        "them)\n", env);
-		return EXIT_NOTFOUND;
-	}
-	return EXIT_OK;
-}
-
 /* Runs a change under the root's lock. */
 static int locked_call(struct cfapkg_ctx *ctx, const struct cli *cli,
                        enum cfapkg_err (*fn)(struct cfapkg_ctx *, const char *), const char *arg)

@@ -129,20 +129,6 @@ static int report_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
 	return e ? report_error_code(e) : EXIT_OK;
 }
 
-int take_lock(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_root_lock **lock)
-{
-	enum cfapkg_err e = cfapkg_root_lock(ctx, 0, lock);
-
-	if (e == CFAPKG_E_BUSY) {
-		cfapkg_ctx_clear_error(ctx);
-		if (!cli->quiet)
-			fprintf(stderr, "Waiting for another cfapkg to finish with %s ...\n",
-			        cfapkg_ctx_root(ctx));
-		e = cfapkg_root_lock(ctx, lock_wait_ms(), lock);
-	}
-	return e ? report_error(ctx, e) : EXIT_OK;
-}
-
 static int fetch_with_progress(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
                                size_t n, struct cfapkg_fetch_opts *o, const struct cli *cli)
 {

@@ -167,6 +167,10 @@ int cmd_report(struct cfapkg_ctx *ctx, const struct cli *cli);
  * is probably not the one meant: shown with every plan made from
  * detection, before anything is installed.  Nothing for NULL. */
 void print_detection_notes(FILE *out, const struct cfapkg_machine *m);
+/* How to plan for the GPU the chosen one was preferred to (a hint line). */
+void print_choice_hint(FILE *out, const struct cfapkg_machine *m);
+/* o[key] = index, or null when negative (none). */
+void json_index(struct cJSON *o, const char *key, int index);
 /* The same as JSON: null for NULL (the facts describe another machine). */
 struct cJSON *detection_json(const struct cfapkg_machine *m);
 
