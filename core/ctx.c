@@ -124,7 +124,9 @@ enum cfapkg_err cfa_fail(struct cfapkg_ctx *ctx, enum cfapkg_err err, const char
 	if (n > 0 && (size_t)n >= sizeof(ctx->err)) {
 		if ((ctx->err_long = cfa_malloc((size_t)n + 1)) != NULL) {
 			va_start(ap, fmt);
-			vsnprintf(ctx->err_long, (size_t)n + 1, fmt, ap);
+			/* Sized by the first pass; a mismatch leaves the short text. */
+			if (vsnprintf(ctx->err_long, (size_t)n + 1, fmt, ap) != n)
+				ctx->err_long[0] = '\0';
 			va_end(ap);
 			one_line(ctx->err_long);
 		} else {

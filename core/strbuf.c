@@ -73,10 +73,12 @@ bool cfa_buf_printf(struct cfa_buf *b, const char *fmt, ...)
 			b->failed = true;
 			return false;
 		}
+		/* The second pass formats the same arguments into room measured
+		 * by the first: a different length is a broken C library. */
 		va_start(ap, fmt);
-		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		ok = vsnprintf(big, (size_t)n + 1, fmt, ap) == n && cfa_buf_add(b, big, (size_t)n);
 		va_end(ap);
-		ok = cfa_buf_add(b, big, (size_t)n);
+		b->failed = b->failed || !ok;
 		cfa_free(big);
 		return ok;
 	}
@@ -158,7 +160,11 @@ char *cfa_vaprintf(const char *fmt, va_list ap)
 		va_end(again);
 		return NULL;
 	}
-	vsnprintf(out, (size_t)n + 1, fmt, again);
+	/* Measured by the first pass: the same text fits exactly. */
+	if (vsnprintf(out, (size_t)n + 1, fmt, again) != n) {
+		cfa_free(out);
+		out = NULL;
+	}
 	va_end(again);
 	return out;
 }

@@ -91,7 +91,14 @@ static int build(struct cfapkg_ctx *ctx, const struct cli *cli)
 	for (i = 0; i < cli->nopts; i++)
 		if (cli->opts[i].id == OPT_NEXT_KEY && o.nnext_keys < MAX_NEXT_KEYS)
 			next[o.nnext_keys++] = cli->opts[i].value;
-	snprintf(name, sizeof(name), "%s", base_name(cli->args[1]));
+	/* The channel's name defaults to its folder's; one too long is refused
+	 * rather than cut into another name. */
+	if (!cli_snprintf(name, sizeof(name), "%s", base_name(cli->args[1])) &&
+	    !cli_value(cli, OPT_NAME)) {
+		cli_error("%s: the folder's name is too long for a channel name; give one with "
+		          "--name\n", cli->args[1]);
+		return EXIT_USAGE;
+	}
 	name[strcspn(name, "/\\")] = '\0';
 	o.name = cli_value(cli, OPT_NAME) ? cli_value(cli, OPT_NAME) : name;
 	o.version = version;

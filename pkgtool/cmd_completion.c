@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "render.h"
 #include "completion.h"
 
 /* The options of a command, "--a --b" (none: the global ones). */
@@ -175,7 +176,7 @@ static void zsh_describe(const struct comp_model *m)
 	printf("_cfapkg_describe() {\n\tlocal -a c\n\tc=(\n");
 	for (i = 0; i < m->ncmd; i++) {
 		char item[512];
-		snprintf(item, sizeof(item), "%s:%s", m->cmd[i].name, m->cmd[i].summary);
+		cli_fit(item, sizeof(item), "%s:%s", m->cmd[i].name, m->cmd[i].summary);
 		putchar('\t');
 		comp_quoted(item, false);
 		putchar('\n');

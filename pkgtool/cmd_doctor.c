@@ -41,7 +41,7 @@ static void row(struct doctor *d, const char *check, const char *status, const c
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(detail, sizeof(detail), fmt, ap);
+	cli_vfit(detail, sizeof(detail), fmt, ap); /* shown: a cut ends in "..." */
 	va_end(ap);
 	json_str(o, "check", check);
 	json_str(o, "status", status);
@@ -69,8 +69,8 @@ static bool file_here(const char *dir, const char *name)
 	char path[4096 + 512];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (!(f = fopen(path, "rb")))
+	/* A path too long to open is not there to load either. */
+	if (!cli_snprintf(path, sizeof(path), "%s/%s", dir, name) || !(f = fopen(path, "rb")))
 		return false;
 	fclose(f);
 	return true;
@@ -87,14 +87,22 @@ static void check_libraries(struct doctor *d, const struct cfapkg_runtime_part *
 
 	for (i = 0; i < v->nprovides; i++) {
 		bool found = false;
-		snprintf(file, sizeof(file), win ? "%s.dll" : "lib%s.so", v->provides[i].name);
-		for (k = 0; k < v->npath && !found; k++) {
-			snprintf(dir, sizeof(dir), "%s/%s", p->prefix, v->path[k]);
-			found = file_here(dir, file);
+		bool fits = cli_snprintf(file, sizeof(file), win ? "%s.dll" : "lib%s.so",
+		                         v->provides[i].name);
+		for (k = 0; fits && k < v->npath && !found; k++) {
+			fits = cli_snprintf(dir, sizeof(dir), "%s/%s", p->prefix, v->path[k]);
+			found = fits && file_here(dir, file);
 		}
-		snprintf(label, sizeof(label), "  %s", v->provides[i].name);
+		cli_fit(label, sizeof(label), "  %s", v->provides[i].name);
 		if (v->provides[i].ngfx && d->rt->gfx[0] && !cfapkg_version_supports_gfx(v, d->rt->gfx))
 			continue;
+		/* A folder or file name past the buffers is said, not looked for
+		 * under a shortened name. */
+		if (!fits) {
+			row(d, label, "FAILED", "%s: the folder or file name is too long to check (%s)",
+			    p->prefix, v->provides[i].name);
+			continue;
+		}
 		if (found)
 			row(d, label, "OK", "%s/%s", dir, file);
 		else
@@ -109,7 +117,7 @@ static void check_system_part(struct doctor *d, const struct cfapkg_runtime_part
 	const struct cfapkg_gpu_target *t = cfapkg_gpu_target_find(d->ctx, d->rt->gfx);
 	char label[160];
 
-	snprintf(label, sizeof(label), "%s %s", p->name, p->version);
+	cli_fit(label, sizeof(label), "%s %s", p->name, p->version);
 	if (!p->prefix) {
 		row(d, label, "MISSING", "not found on this machine%s%s",
 		    v && v->recipe->install_hint ? ": " : "", v ? v->recipe->install_hint : "");
@@ -132,7 +140,7 @@ static void part_checks(struct doctor *d)
 	for (i = 0; i < d->rt->nparts; i++) {
 		const struct cfapkg_runtime_part *p = &d->rt->parts[i];
 		char label[160];
-		snprintf(label, sizeof(label), "%s %s", p->name, p->version);
+		cli_fit(label, sizeof(label), "%s %s", p->name, p->version);
 		if (p->kind == CFAPKG_KIND_SYSTEM && d->elsewhere)
 			row(d, label, NOT_HERE, "a system part of %s: installed there, not here",
 			    d->rt->os);
@@ -162,8 +170,8 @@ static void static_checks(struct doctor *d)
 	else
 		row(d, "GPU", "OK", "%s (%s)", m->gpus[m->selected].name, d->rt->gfx);
 	for (i = 0; m && i < m->nhip_runtimes; i++)
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%u", i ? ", " : "",
-		         m->hip_runtimes[i]);
+		cli_fit_add(list, sizeof(list), "%s%u", i ? ", " : "",
+		            m->hip_runtimes[i]);
 	if (m && m->nhip_runtimes)
 		row(d, "HIP runtime (driver)", "OK", "amdhip64 %s", list);
 	else
@@ -315,15 +323,15 @@ static void missing_hint(struct doctor *d, const char *library, char *buf, size_
 	buf[0] = '\0';
 	for (i = 0; i < d->rt->nparts; i++)
 		if (provides(part_version(d, &d->rt->parts[i]), name)) {
-			snprintf(buf, len, "%s %s should provide it; 'cfapkg verify' checks its files",
-			         d->rt->parts[i].name, d->rt->parts[i].version);
+			cli_fit(buf, len, "%s %s should provide it; 'cfapkg verify' checks its files",
+			        d->rt->parts[i].name, d->rt->parts[i].version);
 			return;
 		}
 	for (i = 0; i < cfapkg_recipe_count(d->ctx); i++) {
 		const struct cfapkg_recipe *r = cfapkg_recipe_at(d->ctx, i);
 		for (k = 0; k < r->nnotes; k++)
 			if (strcmp(r->notes[k].name, name) == 0 && os_matches(&r->notes[k], d->rt->os)) {
-				snprintf(buf, len, "%s", r->notes[k].text);
+				cli_fit(buf, len, "%s", r->notes[k].text);
 				return;
 			}
 	}
@@ -331,11 +339,11 @@ static void missing_hint(struct doctor *d, const char *library, char *buf, size_
 		const struct cfapkg_recipe *r = cfapkg_recipe_at(d->ctx, i);
 		for (k = 0; k < r->nversions; k++)
 			if (provides(&r->versions[k], name)) {
-				snprintf(buf, len, "%s provides it ('cfapkg install %s')", r->name, r->name);
+				cli_fit(buf, len, "%s provides it ('cfapkg install %s')", r->name, r->name);
 				return;
 			}
 	}
-	snprintf(buf, len, "no recipe provides %s", name);
+	cli_fit(buf, len, "no recipe provides %s", name);
 }
 
 static cJSON *probe_json(const struct cfapkg_probe_result *r, const char *hint)
@@ -362,7 +370,7 @@ static void append(char *buf, size_t len, const char *sep, const char *text)
 {
 	size_t used = strlen(buf);
 
-	snprintf(buf + used, len - used, "%s%s", used ? sep : "", text);
+	cli_fit(buf + used, len - used, "%s%s", used ? sep : "", text);
 }
 
 /* Notes one library that is not OK. */
@@ -377,8 +385,8 @@ static void note_problem(struct probe_summary *s, size_t i, const struct cfapkg_
 	s->hard += hard;
 	if (!carries_gemm && !hard)
 		return;
-	snprintf(what, sizeof(what), "%s %s%s%.300s", r->library,
-	         cfapkg_probe_status_name(r->status), r->detail[0] ? ": " : "", r->detail);
+	cli_fit(what, sizeof(what), "%s %s%s%.300s", r->library,
+	        cfapkg_probe_status_name(r->status), r->detail[0] ? ": " : "", r->detail);
 	append(s->failed, sizeof(s->failed), "; ", what);
 }
 
@@ -431,13 +439,13 @@ static void doctor_command(const struct cli *cli, char *buf, size_t len, char *d
 {
 	size_t i;
 
-	snprintf(buf, len, "cfapkg doctor");
+	cli_fit(buf, len, "cfapkg doctor");
 	if (cli_value(cli, OPT_ENV))
-		snprintf(buf + strlen(buf), len - strlen(buf), " --env %s", cli_value(cli, OPT_ENV));
+		cli_fit_add(buf, len, " --env %s", cli_value(cli, OPT_ENV));
 	for (i = 0; i < cli->nopts; i++)
 		if (cli->opts[i].id == OPT_LIB_DIR) {
-			snprintf(buf + strlen(buf), len - strlen(buf), " --lib-dir %s",
-			         cli->opts[i].value);
+			cli_fit_add(buf, len, " --lib-dir %s",
+			            cli->opts[i].value);
 			append(dirs, dirs_len, ", ", cli->opts[i].value);
 		}
 }
@@ -457,24 +465,24 @@ static enum cfapkg_gen_state record_probe(struct doctor *d, const struct probe_s
 	if (cfapkg_env_gen_state(d->ctx, env, gen, &state, NULL) ||
 	    s->usable == (state == CFAPKG_GEN_KNOWN_GOOD) || take_lock(d->ctx, d->cli, &lock)) {
 		if (state == CFAPKG_GEN_KNOWN_GOOD && s->usable)
-			snprintf(said, len, "; generation %u was already known-good", gen);
+			cli_fit(said, len, "; generation %u was already known-good", gen);
 		cfapkg_ctx_clear_error(d->ctx);
 		return state;
 	}
 	doctor_command(d->cli, command, sizeof(command), dirs, sizeof(dirs));
 	if (s->usable)
-		snprintf(reason, sizeof(reason), "usable: driver, cuBLAS, cuBLASLt OK%s%s%s%.200s",
-		         s->absent[0] ? "; absent: " : "", s->absent,
-		         dirs[0] ? "; libraries looked for first in " : "", dirs);
+		cli_fit(reason, sizeof(reason), "usable: driver, cuBLAS, cuBLASLt OK%s%s%s%.200s",
+		        s->absent[0] ? "; absent: " : "", s->absent,
+		        dirs[0] ? "; libraries looked for first in " : "", dirs);
 	else
-		snprintf(reason, sizeof(reason), "doctor failed: %.480s", s->failed);
+		cli_fit(reason, sizeof(reason), "doctor failed: %.480s", s->failed);
 	if (cfapkg_env_mark(d->ctx, env, gen, s->usable ? CFAPKG_GEN_KNOWN_GOOD : CFAPKG_GEN_CHECKED,
 	                    CFAPKG_MARK_DOCTOR, reason, command) ||
 	    cfapkg_env_gen_state(d->ctx, env, gen, &state, NULL))
 		report_error(d->ctx, CFAPKG_E_IO);
 	else
-		snprintf(said, len, "; generation %u %s", gen,
-		         s->usable ? "marked known-good" : "no longer marked known-good");
+		cli_fit(said, len, "; generation %u %s", gen,
+		        s->usable ? "marked known-good" : "no longer marked known-good");
 	cfapkg_root_unlock(lock);
 	return state;
 }

@@ -194,11 +194,11 @@ static const char *url_label(const char *const *urls, size_t i, char *buf, size_
 	for (k = 0; k < i && !twice; k++)
 		twice = url_base(urls[k], &other) == n && strncmp(other, base, n) == 0;
 	if (n == 0) /* "https://host/": the URL itself */
-		snprintf(buf, len, "%s", urls[i]);
+		cli_fit(buf, len, "%s", urls[i]);
 	else if (twice)
-		snprintf(buf, len, "%.*s (%lu)", (int)n, base, (unsigned long)i + 1);
+		cli_fit(buf, len, "%.*s (%lu)", (int)n, base, (unsigned long)i + 1);
 	else
-		snprintf(buf, len, "%.*s", (int)n, base);
+		cli_fit(buf, len, "%.*s", (int)n, base);
 	return buf;
 }
 

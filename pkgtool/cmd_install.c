@@ -60,7 +60,7 @@ static char *command_text(const struct cli *cli)
 	for (i = 0; i < cli->nargs; i++)
 		used += (size_t)snprintf(buf + used, len - used, " %s", cli->args[i]);
 	if (locked)
-		snprintf(buf + used, len - used, " --locked %s", locked);
+		cli_fit(buf + used, len - used, " --locked %s", locked);
 	return buf;
 }
 

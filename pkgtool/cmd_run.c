@@ -145,12 +145,18 @@ static int stage_beside(struct cfapkg_ctx *ctx, const struct cli *cli,
 	enum cfapkg_err e;
 	char *slash;
 
-	snprintf(dir, sizeof(dir), "%s", program);
+	/* The folder is the program's path up to its last separator; a path
+	 * that does not fit is refused, never cut to another folder. */
+	if (!cli_snprintf(dir, sizeof(dir), "%s", program)) {
+		cli_error("%s: the program's path is too long (%lu bytes) to stage beside it\n",
+		          program, (unsigned long)strlen(program));
+		return EXIT_USAGE;
+	}
 	slash = strrchr(dir, '/');
 	if (!slash || (strrchr(dir, '\\') && strrchr(dir, '\\') > slash))
 		slash = strrchr(dir, '\\');
 	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
+		memcpy(dir, ".", 2);
 	else
 		*slash = '\0';
 	if ((e = cfapkg_stage(ctx, rt, dir, &n)))

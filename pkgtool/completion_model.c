@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "render.h"
 #include "completion.h"
 
 /* A subcommand as usage lines write one: lower case, digits and dashes. */
@@ -34,7 +35,7 @@ static void add_subs(const char *p, char *out, size_t len)
 			n = word;
 		used = strlen(out);
 		if (sub_word(p, n) && used + n + 2 < len)
-			snprintf(out + used, len - used, "%s%.*s", used ? " " : "", (int)n, p);
+			cli_fit(out + used, len - used, "%s%.*s", used ? " " : "", (int)n, p);
 		p += n + (n < word);
 		word -= n + (n < word);
 	}
@@ -113,9 +114,9 @@ void comp_model_build(struct comp_model *m, const struct cli_commands *table)
 		c->args = usage_args(name, usage);
 		if (table->takes_program(m->ncmd - 1) &&
 		    strlen(m->programs) + strlen(name) + 2 < sizeof(m->programs))
-			snprintf(m->programs + strlen(m->programs),
-			         sizeof(m->programs) - strlen(m->programs), "%s%s",
-			         m->programs[0] ? " " : "", name);
+			cli_fit(m->programs + strlen(m->programs),
+			        sizeof(m->programs) - strlen(m->programs), "%s%s",
+			        m->programs[0] ? " " : "", name);
 	}
 }
 
@@ -202,8 +203,8 @@ void comp_letter_valued(const struct comp_model *m, char letter, char *cmds, siz
 		any = true;
 		*everywhere = *everywhere && valued;
 		if (valued && strlen(cmds) + strlen(m->cmd[i].name) + 2 < len)
-			snprintf(cmds + strlen(cmds), len - strlen(cmds), "%s%s", cmds[0] ? " " : "",
-			         m->cmd[i].name);
+			cli_fit_add(cmds, len, "%s%s", cmds[0] ? " " : "",
+			            m->cmd[i].name);
 	}
 	*everywhere = *everywhere && any;
 }

@@ -37,7 +37,9 @@ void cli_error(const char *fmt, ...)
 	 * the JSON error document loses its message. */
 	if ((last_error = malloc((size_t)n + 1))) {
 		va_start(ap, fmt);
-		vsnprintf(last_error, (size_t)n + 1, fmt, ap);
+		/* Sized by the first pass: the same text fits exactly. */
+		if (vsnprintf(last_error, (size_t)n + 1, fmt, ap) != n)
+			last_error[0] = '\0';
 		va_end(ap);
 		len = strlen(last_error);
 		while (len && last_error[len - 1] == '\n')

@@ -31,12 +31,12 @@ static bool part(const struct cfapkg_problem *p, char *buf, size_t len)
 	const char *last = p->versions ? strrchr(p->versions, ',') : NULL;
 
 	if (!p->versions)
-		snprintf(buf, len, "%s", name);
+		cli_fit(buf, len, "%s", name);
 	else if (!last)
-		snprintf(buf, len, "%s %s", name, p->versions);
+		cli_fit(buf, len, "%s %s", name, p->versions);
 	else
-		snprintf(buf, len, "%s %.*s and%s", name, (int)(last - p->versions), p->versions,
-		         last + 1);
+		cli_fit(buf, len, "%s %.*s and%s", name, (int)(last - p->versions), p->versions,
+		        last + 1);
 	return last != NULL;
 }
 
@@ -50,19 +50,19 @@ static void gpu_text(const struct cfapkg_problem *p, const char *who, bool many,
 	                 VERB(many, "does not support", "do not support"), p->fact,
 	                 p->have ? " (" : "", p->have ? p->have : "", p->have ? ")" : "");
 	if (n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, p->alternatives ? "; versions that do: %s"
-		                                                   : "; no version of %s does",
-		         p->alternatives ? p->alternatives : p->package);
+		cli_fit(buf + n, len - (size_t)n, p->alternatives ? "; versions that do: %s"
+		        : "; no version of %s does",
+		        p->alternatives ? p->alternatives : p->package);
 }
 
 static void system_text(const struct cfapkg_problem *p, const char *who, bool many, char *buf,
                         size_t len)
 {
-	snprintf(buf, len,
-	         "%s %s not installed on this machine (installed: %s); cfapkg does not install "
-	         "system parts: %s",
-	         who, VERB(many, "is", "are"), or_none(p->have),
-	         p->hint ? p->hint : "install it yourself");
+	cli_fit(buf, len,
+	        "%s %s not installed on this machine (installed: %s); cfapkg does not install "
+	        "system parts: %s",
+	        who, VERB(many, "is", "are"), or_none(p->have),
+	        p->hint ? p->hint : "install it yourself");
 }
 
 const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_facts *f,
@@ -113,12 +113,12 @@ const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_fac
 		break;
 	case CFAPKG_PROBLEM_HIP_RUNTIME:
 		if (!p->dep) /* the runtime itself: this major is not on the machine */
-			snprintf(buf, len, "the HIP runtime %s is not on this machine, which has: %s; %s",
-			         who, or_none(p->have), p->hint ? p->hint : "update the driver");
+			cli_fit(buf, len, "the HIP runtime %s is not on this machine, which has: %s; %s",
+			        who, or_none(p->have), p->hint ? p->hint : "update the driver");
 		else
-			snprintf(buf, len, "%s %s the HIP runtime %s in the driver, which has: %s; %s",
-			         who, VERB(many, "needs", "need"), p->dep, or_none(p->have),
-			         p->hint ? p->hint : "update the driver");
+			cli_fit(buf, len, "%s %s the HIP runtime %s in the driver, which has: %s; %s",
+			        who, VERB(many, "needs", "need"), p->dep, or_none(p->have),
+			        p->hint ? p->hint : "update the driver");
 		break;
 	case CFAPKG_PROBLEM_EXPERIMENTAL:
 		snprintf(buf, len,
@@ -134,11 +134,11 @@ const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_fac
 		break;
 	case CFAPKG_PROBLEM_CONFLICT:
 		if (p->fact && strcmp(p->fact, "hip_runtime") == 0)
-			snprintf(buf, len, "%s and %s use different HIP runtime majors (%s); %s", who,
-			         or_none(p->other), or_none(p->have), p->hint ? p->hint : "");
+			cli_fit(buf, len, "%s and %s use different HIP runtime majors (%s); %s", who,
+			        or_none(p->other), or_none(p->have), p->hint ? p->hint : "");
 		else
-			snprintf(buf, len, "%s %s with %s (%s)", who,
-			         VERB(many, "conflicts", "conflict"), or_none(p->other), p->dep);
+			cli_fit(buf, len, "%s %s with %s (%s)", who,
+			        VERB(many, "conflicts", "conflict"), or_none(p->other), p->dep);
 		break;
 	case CFAPKG_PROBLEM_SAME_NAME:
 		snprintf(buf, len,

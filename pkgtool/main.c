@@ -215,15 +215,15 @@ static void unknown_command(const char *name)
 	size_t i;
 
 	if (meant)
-		snprintf(like, sizeof(like), "cfapkg %s", meant);
+		cli_fit(like, sizeof(like), "cfapkg %s", meant);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		names[i] = commands[i].name;
 	similar = cfapkg_names_suggest(name, names, i);
 	for (p = similar; p && *p; p += strspn(p, ", ")) {
 		size_t len = strcspn(p, ",");
 		if (!meant || strlen(meant) != len || strncmp(meant, p, len) != 0)
-			snprintf(like + strlen(like), sizeof(like) - strlen(like), "%scfapkg %.*s",
-			         like[0] ? ", " : "", (int)len, p);
+			cli_fit_add(like, sizeof(like), "%scfapkg %.*s",
+			            like[0] ? ", " : "", (int)len, p);
 		p += len;
 	}
 	cfapkg_free(similar);

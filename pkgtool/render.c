@@ -4,9 +4,70 @@
 #include "render.h"
 #include "opts.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+bool cli_snprintf(char *dst, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(dst, size, fmt, ap);
+	va_end(ap);
+	return n >= 0 && (size_t)n < size;
+}
+
+bool cli_vfit(char *dst, size_t size, const char *fmt, va_list ap)
+{
+	int n;
+	size_t cut;
+
+	if (size == 0)
+		return false;
+	n = vsnprintf(dst, size, fmt, ap);
+	if (n >= 0 && (size_t)n < size)
+		return true;
+	if (n < 0 || size < 4) {
+		dst[0] = '\0'; /* an encoding error, or no room even for the mark */
+		return false;
+	}
+	/* Back to the first byte of a UTF-8 character: the text stays valid
+	 * for a terminal or a JSON string. */
+	cut = size - 4;
+	while (cut > 0 && ((unsigned char)dst[cut] & 0xC0) == 0x80)
+		cut--;
+	memcpy(dst + cut, "...", 4);
+	return false;
+}
+
+bool cli_fit(char *dst, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	bool whole;
+
+	va_start(ap, fmt);
+	whole = cli_vfit(dst, size, fmt, ap);
+	va_end(ap);
+	return whole;
+}
+
+bool cli_fit_add(char *dst, size_t size, const char *fmt, ...)
+{
+	size_t used = strlen(dst);
+	va_list ap;
+	bool whole;
+
+	/* Already full (or cut, ending in "..."): nothing more goes in. */
+	if (used + 1 >= size)
+		return false;
+	va_start(ap, fmt);
+	whole = cli_vfit(dst + used, size - used, fmt, ap);
+	va_end(ap);
+	return whole;
+}
 
 const char *human_size(int64_t bytes, char *buf, size_t len)
 {
@@ -15,7 +76,7 @@ const char *human_size(int64_t bytes, char *buf, size_t len)
 	int u = 0;
 
 	if (bytes < 0) {
-		snprintf(buf, len, "?");
+		cli_fit(buf, len, "?");
 		return buf;
 	}
 	while (v >= 1024 && u < 4) {
@@ -23,9 +84,9 @@ const char *human_size(int64_t bytes, char *buf, size_t len)
 		u++;
 	}
 	if (u == 0)
-		snprintf(buf, len, "%lld B", (long long)bytes);
+		cli_fit(buf, len, "%lld B", (long long)bytes);
 	else
-		snprintf(buf, len, "%.1f %s", v, units[u]);
+		cli_fit(buf, len, "%.1f %s", v, units[u]);
 	return buf;
 }
 

@@ -101,8 +101,12 @@ static char *dup_printf(const char *fmt, ...)
 	va_end(ap);
 	if (n < 0 || !(out = malloc((size_t)n + 1)))
 		return NULL;
+	/* Measured by the first pass: the same text fits exactly. */
 	va_start(ap, fmt);
-	vsnprintf(out, (size_t)n + 1, fmt, ap);
+	if (vsnprintf(out, (size_t)n + 1, fmt, ap) != n) {
+		free(out);
+		out = NULL;
+	}
 	va_end(ap);
 	return out;
 }

@@ -134,12 +134,21 @@ CALL = re.compile(r'(?<![A-Za-z0-9_])(v?snprintf)\s*\(')
 DROPPED_AFTER = re.compile(r'(?:[;{}]|\belse|\bdo|\(\s*void\s*\)|\))\s*$')
 
 
+# A cast before the call ("n = (size_t)snprintf(...)") keeps the result
+# when what stands before the cast uses it.
+CAST = re.compile(r'\(\s*(?!void\b)[A-Za-z_][A-Za-z0-9_ ]*\**\s*\)\s*$')
+USED_AFTER = re.compile(r'(?:[=(,+\-?:!<>|&]|\breturn)\s*$')
+
+
 def unchecked_snprintf(path):
     text = pathlib.Path(path).read_text(errors="replace")
     code = CODE_NOISE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
     bad = []
     for m in CALL.finditer(code):
         before = code[:m.start()]
+        cast = CAST.search(before)
+        if cast and USED_AFTER.search(before[:cast.start()]):
+            continue
         if DROPPED_AFTER.search(before) or not before.strip():
             line = code.count("\n", 0, m.start()) + 1
             bad.append(f"{path}:{line}: {m.group(1)} result not checked")
@@ -165,6 +174,7 @@ static void f(char *b, size_t n, int x)
 	if (snprintf(b, n, "%d", x) >= (int)n)
 		return;
 	int k = snprintf(b, n, "snprintf(");
+	k += (int)snprintf(b, n, "%d", x);
 }
 """
 
