@@ -316,8 +316,10 @@ static enum cfapkg_err try_solve(struct cfapkg_plan *plan, bool only_installable
 	add_pin_jobs(plan);
 	if (only_installable)
 		add_installable_job(plan);
-	if (!getenv("CFA_NOFAVOR"))
-		add_favor_jobs(plan);
+	/* The favour tiers are policy, not a tuning knob: a plan always
+	 * prefers validated and pinned versions the same way, so no switch
+	 * (environment or option) turns them off. */
+	add_favor_jobs(plan);
 	add_prefer_job(plan);
 	if (plan->solv)
 		solver_free(plan->solv);
