@@ -54,7 +54,10 @@ bool cfa_valid_sha256(const char *s)
 
 bool cfa_status_parse(const char *s, enum cfapkg_status *out)
 {
-	static const char *const names[] = {"validated", "candidate", "experimental"};
+	/* By enum value: the index is the status it names. */
+	static const char *const names[] = {[CFAPKG_STATUS_VALIDATED] = "validated",
+	                                    [CFAPKG_STATUS_CANDIDATE] = "candidate",
+	                                    [CFAPKG_STATUS_EXPERIMENTAL] = "experimental"};
 	int i;
 
 	for (i = 0; i < 3; i++)

@@ -82,9 +82,14 @@ void json_print_list(const char *key, cJSON *items)
 
 static const char *status_name(int status)
 {
+	/* By exit status: the document's "status" names the code returned. */
 	static const char *const names[] = {
-	    "ok",       "error",       "usage",  "unsolvable", "not-found", "recipe",
-	    "unsupported", "no-gpu", "network", "integrity",  "busy"};
+		[EXIT_OK] = "ok",           [EXIT_ERROR] = "error",
+		[EXIT_USAGE] = "usage",     [EXIT_UNSOLVABLE] = "unsolvable",
+		[EXIT_NOTFOUND] = "not-found", [EXIT_RECIPE] = "recipe",
+		[EXIT_UNSUPPORTED] = "unsupported", [EXIT_NO_GPU] = "no-gpu",
+		[EXIT_NETWORK] = "network", [EXIT_INTEGRITY] = "integrity",
+		[EXIT_BUSY] = "busy"};
 
 	if (status >= 0 && status < (int)(sizeof(names) / sizeof(names[0])))
 		return names[status];

@@ -9,12 +9,25 @@
 
 const char *problem_kind_name(enum cfapkg_problem_kind k)
 {
+	/* By enum value: the JSON "kind" of a problem (docs/cli.md). */
 	static const char *const names[] = {
-		"unknown-name", "no-version",   "gpu-unsupported", "os-unsupported",
-		"system-missing", "driver-too-old", "hip-runtime",  "experimental",
-		"missing-dependency", "conflict", "same-name",     "pinned",
-		"requires",     "other",        "glibc-too-old",   "not-here",
-		"not-installable"};
+		[CFAPKG_PROBLEM_UNKNOWN_NAME] = "unknown-name",
+		[CFAPKG_PROBLEM_NO_VERSION] = "no-version",
+		[CFAPKG_PROBLEM_GPU_UNSUPPORTED] = "gpu-unsupported",
+		[CFAPKG_PROBLEM_OS_UNSUPPORTED] = "os-unsupported",
+		[CFAPKG_PROBLEM_SYSTEM_MISSING] = "system-missing",
+		[CFAPKG_PROBLEM_DRIVER_TOO_OLD] = "driver-too-old",
+		[CFAPKG_PROBLEM_HIP_RUNTIME] = "hip-runtime",
+		[CFAPKG_PROBLEM_EXPERIMENTAL] = "experimental",
+		[CFAPKG_PROBLEM_MISSING_DEP] = "missing-dependency",
+		[CFAPKG_PROBLEM_CONFLICT] = "conflict",
+		[CFAPKG_PROBLEM_SAME_NAME] = "same-name",
+		[CFAPKG_PROBLEM_PINNED] = "pinned",
+		[CFAPKG_PROBLEM_REQUIRES] = "requires",
+		[CFAPKG_PROBLEM_OTHER] = "other",
+		[CFAPKG_PROBLEM_GLIBC_TOO_OLD] = "glibc-too-old",
+		[CFAPKG_PROBLEM_NOT_HERE] = "not-here",
+		[CFAPKG_PROBLEM_NOT_INSTALLABLE] = "not-installable"};
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "other";
 }
 
