@@ -254,13 +254,15 @@ const char *cfapkg_builtin_recipe_dir(void)
 void cfa_crash_point(void)
 {
 	static atomic_long left = -1; /* download threads pass here too */
-	long n = atomic_load(&left), parsed = 0;
+	long n = atomic_load(&left);
 
 	if (n == -1) {
 		const char *s = getenv("CFAPKG_CRASH_AFTER");
-		for (; s && *s >= '0' && *s <= '9' && parsed < 1000000; s++)
-			parsed = parsed * 10 + (*s - '0');
-		atomic_compare_exchange_strong(&left, &n, parsed > 0 ? parsed : -2);
+		uint64_t parsed = 0;
+		/* Tests only: a count of crash points; anything else turns it off. */
+		if (!s || !cfa_parse_u64(s, strlen(s), 1000000000, &parsed))
+			parsed = 0;
+		atomic_compare_exchange_strong(&left, &n, parsed > 0 ? (long)parsed : -2);
 		n = atomic_load(&left);
 	}
 	if (n > 0 && atomic_fetch_sub(&left, 1) == 1)

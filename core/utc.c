@@ -25,17 +25,12 @@ int64_t cfa_days_from_civil(int64_t y, unsigned m, unsigned d)
 	return era * 146097 + (int64_t)doe - 719468;
 }
 
-/* n digits at s, or -1. */
+/* n digits at s, or -1 (a sign or a blank is no digit). */
 static int digits_at(const char *s, int n)
 {
-	int v = 0;
+	uint64_t v;
 
-	for (; n > 0; n--, s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		v = v * 10 + (*s - '0');
-	}
-	return v;
+	return cfa_parse_u64(s, (size_t)n, 9999, &v) ? (int)v : -1;
 }
 
 bool cfa_utc_parse(const char *s, int64_t *t)

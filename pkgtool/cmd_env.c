@@ -12,15 +12,11 @@
 
 static bool parse_uint(const char *s, unsigned *out)
 {
-	unsigned long v = 0;
+	unsigned long long v;
 
-	if (!s || !*s)
+	/* A generation number: digits only, well inside an unsigned. */
+	if (!cli_number(s, 1000000000ull, &v))
 		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > 100000000ul)
-			return false;
-		v = v * 10 + (unsigned long)(*s - '0');
-	}
 	*out = (unsigned)v;
 	return true;
 }
