@@ -269,6 +269,8 @@ void cfa_crash_point(void)
 		cfa_plat_kill_self();
 }
 
+/* Here, not in gpus.c: the context owns the table it frees, and gpus.c
+ * only fills it. */
 void cfa_gpus_free(struct cfa_gpus *g)
 {
 	if (!g)
@@ -277,6 +279,8 @@ void cfa_gpus_free(struct cfa_gpus *g)
 	cfa_free(g);
 }
 
+/* The loaded set is kept sorted by name (registry.c sorts it once it is
+ * whole), so a lookup is a binary search. */
 const struct cfapkg_recipe *cfapkg_recipe_find(const struct cfapkg_ctx *ctx, const char *name)
 {
 	size_t lo = 0, hi = ctx->nrecipes;

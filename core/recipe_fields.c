@@ -53,6 +53,8 @@ static enum cfapkg_err parse_dep_text(struct cfa_jr *jr, const char *text, bool 
 		return cfa_nomem(jr->ctx);
 	if (!cfa_range_parse(jr->arena, text, r, &why))
 		return why ? cfa_jr_fail(jr, "\"%s\": %s", text, why) : cfa_nomem(jr->ctx);
+	/* A provide names one version or none: the solver matches requests
+	 * against it, so a range there would provide versions nobody built. */
 	for (i = 0; provides && i < r->nclauses; i++)
 		if (r->nclauses > 1 || r->clauses[i].op != CFA_OP_EQ)
 			return cfa_jr_fail(jr, "\"%s\": a provide takes at most one '= version'",
@@ -71,6 +73,8 @@ static enum cfapkg_err parse_one_dep(struct cfa_jr *jr, const cJSON *item, bool 
 	const char *text = NULL;
 	enum cfapkg_err e;
 
+	/* The short form "name>=1" applies everywhere; the object form adds
+	 * the machines it applies on. */
 	if (cJSON_IsString(item))
 		return parse_dep_text(jr, item->valuestring, provides, d);
 	if (!cJSON_IsObject(item))
@@ -99,6 +103,8 @@ static enum cfapkg_err check_platform_key(struct cfa_jr *jr, const char *key)
 	const char *dash = strchr(key, '-');
 	char os[16];
 
+	/* The OS is the part before the first dash ("linux" of
+	 * "linux-x86_64"): architectures may hold underscores, never dashes. */
 	if (!dash || (size_t)(dash - key) >= sizeof(os))
 		return cfa_jr_fail(jr, "a source key is OS-ARCH (windows-x86_64)");
 	memcpy(os, key, (size_t)(dash - key));
@@ -114,6 +120,8 @@ static enum cfapkg_err source_item(struct cfa_jr *jr, const cJSON *m, void *elem
 	enum cfapkg_err e;
 
 	(void)arg;
+	/* The member's key is the platform: copied, since cJSON's text goes
+	 * with the document once the recipe is parsed. */
 	src->platform = cfa_arena_strdup(jr->arena, m->string);
 	if (!src->platform)
 		return cfa_nomem(jr->ctx);

@@ -32,6 +32,8 @@ bool cfa_buf_add(struct cfa_buf *b, const char *s, size_t n)
 {
 	if (b->failed)
 		return false;
+	/* The ceiling is checked before growing: input larger than the
+	 * caller allowed never gets its memory. */
 	if (n > b->max - b->len) {
 		b->failed = true;
 		return false;
@@ -57,6 +59,7 @@ bool cfa_buf_printf(struct cfa_buf *b, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	/* Most lines fit on the stack; only a longer one is formatted twice. */
 	va_start(ap, fmt);
 	n = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
@@ -101,6 +104,7 @@ bool cfa_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
 		if (s[i] < '0' || s[i] > '9')
 			return false;
 		d = (unsigned)(s[i] - '0');
+		/* v * 10 + d <= max, asked without overflowing. */
 		if (v > (max - d) / 10)
 			return false;
 		v = v * 10 + d;
@@ -145,6 +149,8 @@ bool cfa_snprintf(char *dst, size_t size, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(dst, size, fmt, ap);
 	va_end(ap);
+	/* n is the length the whole text needs: as long as size, or longer,
+	 * means it was cut. */
 	return n >= 0 && (size_t)n < size;
 }
 
