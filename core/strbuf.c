@@ -3,6 +3,8 @@
  */
 #include "core/strbuf.h"
 
+#include "cfapkg.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -217,4 +219,11 @@ bool cfa_fit_text(char *dst, size_t size, const char *fmt, ...)
 	whole = cfa_vfit_text(dst, size, fmt, ap);
 	va_end(ap);
 	return whole;
+}
+
+/* The public face of cfa_vfit_text, for front ends that see only the
+ * public header. */
+bool cfapkg_fit_text(char *dst, size_t size, const char *fmt, va_list ap)
+{
+	return cfa_vfit_text(dst, size, fmt, ap);
 }

@@ -9,40 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool cli_snprintf(char *dst, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(dst, size, fmt, ap);
-	va_end(ap);
-	return n >= 0 && (size_t)n < size;
-}
-
 bool cli_vfit(char *dst, size_t size, const char *fmt, va_list ap)
 {
-	int n;
-	size_t cut;
-
-	if (size == 0)
-		return false;
-	n = vsnprintf(dst, size, fmt, ap);
-	if (n >= 0 && (size_t)n < size)
-		return true;
-	if (n < 0 || size < 4) {
-		dst[0] = '\0'; /* an encoding error, or no room even for the mark */
-		return false;
-	}
-	/* Back to the first byte of a UTF-8 character: the text stays valid
-	 * for a terminal or a JSON string. */
-	cut = size - 4;
-	while (cut > 0 && ((unsigned char)dst[cut] & 0xC0) == 0x80)
-		cut--;
-	memcpy(dst + cut, "...", 4);
-	return false;
+	return size > 0 && cfapkg_fit_text(dst, size, fmt, ap);
 }
 
+/* cli_snprintf is cli_fit whose result must be used (render.h). */
 bool cli_fit(char *dst, size_t size, const char *fmt, ...)
 {
 	va_list ap;

@@ -33,8 +33,12 @@
  * column, a message): a text too long ends in "..." so the cut shows;
  * cli_fit_add appends the same way to what dst holds.  Both false when
  * cut. */
-bool cli_snprintf(char *dst, size_t size, const char *fmt, ...) PRINTF_LIKE(3, 4) MUST_USE;
 bool cli_fit(char *dst, size_t size, const char *fmt, ...) PRINTF_LIKE(3, 4);
+static inline MUST_USE bool cli_checked(bool whole)
+{
+	return whole;
+}
+#define cli_snprintf(...) cli_checked(cli_fit(__VA_ARGS__))
 bool cli_fit_add(char *dst, size_t size, const char *fmt, ...) PRINTF_LIKE(3, 4);
 bool cli_vfit(char *dst, size_t size, const char *fmt, va_list ap) PRINTF_LIKE(3, 0);
 
