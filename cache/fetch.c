@@ -33,33 +33,11 @@
 #include "platform/platform.h"
 
 
-void cfa_item_error(struct cfapkg_fetch_item *it, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	cfa_vfit_text(it->error, sizeof(it->error), fmt, ap);
-	va_end(ap);
-}
-
-static void item_fail(struct xfer *x, enum cfapkg_err err, const char *fmt, ...) CFA_PRINTF(3, 4);
-
-static void item_fail(struct xfer *x, enum cfapkg_err err, const char *fmt, ...)
-{
-	va_list ap;
-
-	x->item->err = err;
-	va_start(ap, fmt);
-	cfa_vfit_text(x->item->error, sizeof(x->item->error), fmt, ap);
-	va_end(ap);
-	x->done = true;
-}
-
 /* The .part could not be opened, written or flushed: why, and where (a
  * full disk says so: the bytes kept resume once there is room). */
 static void write_failed(struct xfer *x, const char *what)
 {
-	item_fail(x, CFAPKG_E_IO, "%s: cannot %s %s: %s", x->item->label, what, x->part_path,
+	cfa_item_fail(x, CFAPKG_E_IO, "%s: cannot %s %s: %s", x->item->label, what, x->part_path,
 	          cfa_plat_strerror(x->io_err));
 }
 
@@ -223,52 +201,6 @@ static bool start_attempt(struct xfer *x, CURLM *multi)
 	return false;
 }
 
-/* The part flushed to the disk, before it takes a name that says its
- * bytes are whole. */
-static bool flush_part(struct xfer *x)
-{
-	FILE *f = cfa_plat_fopen(x->part_path, "rb+");
-	int rc = f ? cfa_plat_fsync(f) : cfa_plat_write_errno();
-
-	if (f)
-		fclose(f);
-	if (rc)
-		item_fail(x, CFAPKG_E_IO, "%s: cannot write %s: %s", x->item->label, x->part_path,
-		          cfa_plat_strerror(rc));
-	return rc == 0;
-}
-
-/* Named SHA~BOOT and not flushed where the system has boot ids (see
- * cachefile.c), else flushed and named SHA. */
-bool cfa_fetch_publish(struct xfer *x)
-{
-	struct cfapkg_fetch_item *it = x->item;
-	char *final = cfa_cache_unsynced_name(x->final_dir, x->hex);
-	bool flush = final == NULL, ok = false;
-
-	x->deferred = false;
-	if (flush && (!flush_part(x) || !(final = cfa_aprintf("%s/%s", x->final_dir, x->hex)))) {
-		if (!it->err)
-			item_fail(x, CFAPKG_E_NOMEM, "%s: out of memory", it->label);
-	/* it->path has room for it: cfapkg_fetch checked the folder's length. */
-	} else if (!final) {
-		item_fail(x, CFAPKG_E_NOMEM, "%s: out of memory", it->label);
-	} else if (!cfa_snprintf(it->path, sizeof(it->path), "%s", final)) {
-		item_fail(x, CFAPKG_E_IO, "%s: path too long", final);
-	} else if (cfa_plat_rename(x->part_path, final) != 0) {
-		item_fail(x, CFAPKG_E_IO, "%s: cannot move the download into %s", it->label, final);
-	} else {
-		ok = true;
-	}
-	cfa_free(final);
-	if (!ok)
-		return false;
-	cfa_plat_remove(x->meta_path);
-	if (flush)
-		cfa_plat_sync_dir(x->final_dir);
-	return true;
-}
-
 /* Archives unpacked while they download are not kept (nor made durable:
  * the store folder is) unless asked to, for a mirror or offline use. */
 static bool keep_archive(const struct xfer *x)
@@ -402,18 +334,18 @@ static enum cfapkg_err prepare(struct cfapkg_ctx *ctx, struct xfer *x, const cha
 	if (cached(x))
 		return CFAPKG_E_OK;
 	if (it->nurls == 0) {
-		item_fail(x, CFAPKG_E_NOTFOUND, "%s: no URL to download from", it->label);
+		cfa_item_fail(x, CFAPKG_E_NOTFOUND, "%s: no URL to download from", it->label);
 		return CFAPKG_E_OK;
 	}
 	if (x->opts->offline) {
-		item_fail(x, CFAPKG_E_OFFLINE, "%s is not in the download cache and --offline forbids "
+		cfa_item_fail(x, CFAPKG_E_OFFLINE, "%s is not in the download cache and --offline forbids "
 		          "fetching %s", it->label, it->urls[0]);
 		return CFAPKG_E_OK;
 	}
 	if ((e = cfa_fetch_urls(ctx, x, m)))
 		return e;
 	if (x->nurls == 0) { /* https_only left none */
-		item_fail(x, CFAPKG_E_UNSUPPORTED, "%s: %s is not an https:// URL, and a first "
+		cfa_item_fail(x, CFAPKG_E_UNSUPPORTED, "%s: %s is not an https:// URL, and a first "
 		          "download is trusted only over HTTPS (or http:// to this machine: 127.0.0.1, "
 		          "[::1], localhost)", it->label, it->urls[0]);
 		return CFAPKG_E_OK;
@@ -441,7 +373,7 @@ static void stop_all(struct xfer *xs, size_t n, CURLM *multi)
 			continue;
 		close_attempt(x, multi);
 		cfa_part_stream_drop(x);
-		item_fail(x, CFAPKG_E_INTERRUPTED, "%s: interrupted%s", x->item->label,
+		cfa_item_fail(x, CFAPKG_E_INTERRUPTED, "%s: interrupted%s", x->item->label,
 		          x->have ? "; the bytes received are kept: run the command again to resume"
 		                  : "");
 		if (x->have == 0 && x->part_path)
@@ -503,7 +435,7 @@ static void run_group(void *arg)
 
 	for (i = 0; !multi && i < g->n; i++)
 		if (!g->xs[i].done)
-			item_fail(&g->xs[i], CFAPKG_E_NOMEM, "%s: out of memory", g->xs[i].item->label);
+			cfa_item_fail(&g->xs[i], CFAPKG_E_NOMEM, "%s: out of memory", g->xs[i].item->label);
 	if (!multi)
 		return;
 	run_transfers(g->xs, g->n, multi, g->parallel);

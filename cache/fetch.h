@@ -105,9 +105,12 @@ void cfa_fetch_failed(struct xfer *x, CURLcode rc, long code);
  * deleted, and the next URL tried when there is one. */
 void cfa_fetch_mismatch(struct xfer *x, const char *hex);
 
-/* fetch.c: a verified .part made durable and moved into the cache under
- * its hash (the item's path); false when that failed (the item says why). */
+/* fetch_item.c: a verified .part made durable and moved into the cache
+ * under its hash (the item's path); false when that failed (the item says
+ * why). */
 bool cfa_fetch_publish(struct xfer *x);
+/* The item failed with err: the text is kept, the transfer is done. */
+void cfa_item_fail(struct xfer *x, enum cfapkg_err err, const char *fmt, ...) CFA_PRINTF(3, 4);
 
 /* fetch_set.c: the items that are archives of one set (unpack_set, one
  * unpack_name) each given the set's stream before the transfers, when

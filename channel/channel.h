@@ -20,10 +20,6 @@ enum cfapkg_err cfa_key_parse_public(struct cfapkg_ctx *ctx, const char *text,
 enum cfapkg_err cfa_sign(struct cfapkg_ctx *ctx, EVP_PKEY *key, const void *data, size_t len,
                          unsigned char sig[CFA_SIG_LEN]);
 
-enum cfapkg_err cfa_channel_state_write(struct cfapkg_ctx *ctx,
-                                        const struct cfa_channel_state *st);
-enum cfapkg_err cfa_channel_signed_write(struct cfapkg_ctx *ctx, const char *name,
-                                         const char *sigs, const char *payload, size_t len);
 /* Fetches st's index and accepts it when it is newer (update.c);
  * *current: it was the one already accepted. */
 enum cfapkg_err cfa_channel_update_one(struct cfapkg_ctx *ctx, struct cfa_channel_state *st,

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "core/ctx.h"
+#include "core/utc.h"
 
 struct cJSON;
 
@@ -76,12 +77,6 @@ void cfa_index_close(struct cfa_index *ix);
 enum cfapkg_err cfa_index_recipes(struct cfapkg_ctx *ctx, const struct cfa_index *ix,
                                   const char *label, const char *origin,
                                   struct cfapkg_recipe ***out, size_t *n);
-/* UTC "YYYY-MM-DDTHH:MM:SSZ" and back. */
-bool cfa_utc_parse(const char *s, int64_t *t);
-void cfa_utc_format(int64_t t, char buf[32]);
-/* Days since 1970-01-01 of a proleptic Gregorian date (other date
- * spellings, such as an APT Release file's, are read with it too). */
-int64_t cfa_days_from_civil(int64_t y, unsigned m, unsigned d);
 
 struct cfa_channel_state {
 	char *name;                /* the local name (its folder) */
@@ -102,6 +97,12 @@ char *cfa_channel_file(struct cfapkg_ctx *ctx, const char *name, const char *fil
 enum cfapkg_err cfa_channel_state_read(struct cfapkg_ctx *ctx, const char *name,
                                        struct cfa_channel_state *st);
 void cfa_channel_state_free(struct cfa_channel_state *st);
+/* Both files are replaced atomically, and written only after the index
+ * they hold was checked against the channel's trusted keys. */
+enum cfapkg_err cfa_channel_state_write(struct cfapkg_ctx *ctx,
+                                        const struct cfa_channel_state *st);
+enum cfapkg_err cfa_channel_signed_write(struct cfapkg_ctx *ctx, const char *name,
+                                         const char *sigs, const char *payload, size_t len);
 /* *text: cfa_free; *payload points into it. */
 enum cfapkg_err cfa_channel_signed_read(struct cfapkg_ctx *ctx, const char *name, char **text,
                                         const char **payload, size_t *len);

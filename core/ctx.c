@@ -124,7 +124,9 @@ enum cfapkg_err cfa_fail(struct cfapkg_ctx *ctx, enum cfapkg_err err, const char
 	if (n > 0 && (size_t)n >= sizeof(ctx->err)) {
 		if ((ctx->err_long = cfa_malloc((size_t)n + 1)) != NULL) {
 			va_start(ap, fmt);
-			vsnprintf(ctx->err_long, (size_t)n + 1, fmt, ap);
+			/* Sized by the first pass; a mismatch leaves the short text. */
+			if (vsnprintf(ctx->err_long, (size_t)n + 1, fmt, ap) != n)
+				ctx->err_long[0] = '\0';
 			va_end(ap);
 			one_line(ctx->err_long);
 		} else {
@@ -252,15 +254,46 @@ const char *cfapkg_builtin_recipe_dir(void)
 void cfa_crash_point(void)
 {
 	static atomic_long left = -1; /* download threads pass here too */
-	long n = atomic_load(&left), parsed = 0;
+	long n = atomic_load(&left);
 
 	if (n == -1) {
 		const char *s = getenv("CFAPKG_CRASH_AFTER");
-		for (; s && *s >= '0' && *s <= '9' && parsed < 1000000; s++)
-			parsed = parsed * 10 + (*s - '0');
-		atomic_compare_exchange_strong(&left, &n, parsed > 0 ? parsed : -2);
+		uint64_t parsed = 0;
+		/* Tests only: a count of crash points; anything else turns it off. */
+		if (!s || !cfa_parse_u64(s, strlen(s), 1000000000, &parsed))
+			parsed = 0;
+		atomic_compare_exchange_strong(&left, &n, parsed > 0 ? (long)parsed : -2);
 		n = atomic_load(&left);
 	}
 	if (n > 0 && atomic_fetch_sub(&left, 1) == 1)
 		cfa_plat_kill_self();
+}
+
+/* Here, not in gpus.c: the context owns the table it frees, and gpus.c
+ * only fills it. */
+void cfa_gpus_free(struct cfa_gpus *g)
+{
+	if (!g)
+		return;
+	cfa_arena_fini(&g->arena);
+	cfa_free(g);
+}
+
+/* The loaded set is kept sorted by name (registry.c sorts it once it is
+ * whole), so a lookup is a binary search. */
+const struct cfapkg_recipe *cfapkg_recipe_find(const struct cfapkg_ctx *ctx, const char *name)
+{
+	size_t lo = 0, hi = ctx->nrecipes;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(ctx->recipes[mid]->name, name);
+		if (c == 0)
+			return ctx->recipes[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }

@@ -8,7 +8,9 @@
 
 #include "core/strbuf.h"
 
-static const char *const op_texts[] = {"==", "!=", ">=", "<=", ">", "<"};
+/* Indexed by enum cfa_op. */
+static const char *const op_texts[] = {[CFA_OP_EQ] = "==", [CFA_OP_NE] = "!=", [CFA_OP_GE] = ">=",
+                                       [CFA_OP_LE] = "<=", [CFA_OP_GT] = ">", [CFA_OP_LT] = "<"};
 
 const char *cfa_op_text(enum cfa_op op)
 {

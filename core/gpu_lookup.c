@@ -200,37 +200,6 @@ static void collect(const struct cfapkg_ctx *ctx, struct query *q, struct cfapkg
 		out->match = CFAPKG_GPU_FOUND;
 }
 
-/* Edit distance from a to b; with part, from a to the closest part of b,
- * so that an almost right partial name scores low. */
-static unsigned distance(const char *a, const char *b, bool part)
-{
-	unsigned prev[NORM_MAX + 1], cur[NORM_MAX + 1], best;
-	size_t la = strlen(a), lb = strlen(b), i, j;
-
-	la = la > NORM_MAX ? NORM_MAX : la;
-	lb = lb > NORM_MAX ? NORM_MAX : lb;
-	for (j = 0; j <= lb; j++)
-		prev[j] = part ? 0 : (unsigned)j;
-	for (i = 1; i <= la; i++) {
-		cur[0] = (unsigned)i;
-		for (j = 1; j <= lb; j++) {
-			unsigned sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-			unsigned del = prev[j] + 1, ins = cur[j - 1] + 1;
-			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-		}
-		memcpy(prev, cur, (lb + 1) * sizeof(prev[0]));
-	}
-	best = prev[lb];
-	for (j = 0; part && j < lb; j++)
-		best = prev[j] < best ? prev[j] : best;
-	return best;
-}
-
-unsigned cfa_edit_distance(const char *a, const char *b)
-{
-	return distance(a, b, false);
-}
-
 static unsigned common_prefix(const char *a, const char *b)
 {
 	unsigned n = 0;
@@ -244,8 +213,8 @@ static unsigned common_prefix(const char *a, const char *b)
  * only), then to the whole of it, then a longer common prefix. */
 static unsigned long score(const char *mine, const char *key, bool name)
 {
-	unsigned long part = distance(mine, key, name);
-	unsigned long whole = name ? distance(mine, key, false) : 0;
+	unsigned long part = cfa_edit_distance_part(mine, key, name);
+	unsigned long whole = name ? cfa_edit_distance_part(mine, key, false) : 0;
 	unsigned long prefix = common_prefix(mine, key);
 
 	return part * 1000000ul + whole * 1000ul + 999ul - (prefix > 999 ? 999 : prefix);
@@ -446,4 +415,33 @@ enum cfapkg_err cfa_gpu_lookup_fail(struct cfapkg_ctx *ctx, const char *text,
 		             l->npicks ? "; the nearest known: " : "", cfa_buf_str(&b), how);
 	cfa_buf_fini(&b);
 	return e;
+}
+
+const struct cfapkg_gpu_target *cfapkg_gpu_target_find(struct cfapkg_ctx *ctx, const char *gfx)
+{
+	if (!ctx->loaded && cfapkg_recipes_load(ctx) != CFAPKG_E_OK)
+		return NULL;
+	return cfa_gpus_target(ctx, gfx);
+}
+
+const struct cfapkg_gpu_device *cfapkg_gpu_device_find(struct cfapkg_ctx *ctx, uint16_t vendor,
+                                                       uint16_t device, int revision)
+{
+	const struct cfapkg_gpu_device *any = NULL;
+	size_t i;
+
+	if (!ctx->loaded && cfapkg_recipes_load(ctx) != CFAPKG_E_OK)
+		return NULL;
+	if (!ctx->gpus)
+		return NULL;
+	for (i = 0; i < ctx->gpus->ndevices; i++) {
+		const struct cfapkg_gpu_device *d = &ctx->gpus->devices[i];
+		if (d->vendor != vendor || d->device != device)
+			continue;
+		if (d->revision == revision)
+			return d;
+		if (d->revision < 0 && !any)
+			any = d;
+	}
+	return any;
 }

@@ -16,14 +16,6 @@ static const char *const target_keys[] = {"gfx", "generation", "kfd", "status",
                                           "hipblaslt", "rocblas_overlay", NULL};
 static const char *const device_keys[] = {"pci", "revision", "chip", "gfx", "name", NULL};
 
-void cfa_gpus_free(struct cfa_gpus *g)
-{
-	if (!g)
-		return;
-	cfa_arena_fini(&g->arena);
-	cfa_free(g);
-}
-
 /* "major.minor.stepping", each a small number: what the HSA runtime accepts. */
 static bool valid_hsa_override(const char *s)
 {
@@ -31,6 +23,7 @@ static bool valid_hsa_override(const char *s)
 
 	while (parts < 3) {
 		size_t n = strspn(s, "0123456789");
+		/* Two digits at most: HSA reads each part as a small number. */
 		if (n == 0 || n > 2)
 			return false;
 		s += n;
@@ -74,6 +67,7 @@ static enum cfapkg_err parse_target(struct cfa_jr *jr, const cJSON *o,
 	    (e = cfa_jr_string(jr, o, "min_hip_sdk", false, &t->min_hip_sdk)) ||
 	    (e = cfa_jr_bool(jr, o, "apu", &t->apu)) || (e = parse_rocm_facts(jr, o, t)))
 		return e;
+	/* Bounded to 9999999 above: KFD's major*10000+minor*100+step fits. */
 	t->kfd_version = (uint32_t)kfd;
 	if (!cfa_valid_gfx(t->gfx))
 		return cfa_jr_fail(jr, "\"%s\" is not a GPU target (gfx1200)", t->gfx);
@@ -109,6 +103,7 @@ static enum cfapkg_err parse_device(struct cfa_jr *jr, const cJSON *o,
 	    (e = cfa_jr_string(jr, o, "gfx", true, &d->gfx)) ||
 	    (e = cfa_jr_string(jr, o, "name", true, &d->name)) || (e = parse_pci(jr, pci, d)))
 		return e;
+	/* No revision: the entry names every revision of that PCI id. */
 	d->revision = -1;
 	if (rev && !cfa_parse_hex(rev, strlen(rev), 0xff, &r))
 		return cfa_jr_fail(jr, "revision must be two hex digits (c0)");
@@ -150,6 +145,8 @@ enum cfapkg_err cfa_gpus_load_json(struct cfapkg_ctx *ctx, const char *path, con
 	                       (void **)&g->devices, &g->ndevices)) &&
 	    (!g->ntargets || !g->ndevices)) /* the two lists are the table */
 		e = cfa_jr_fail(&jr, "needs \"targets\" and \"devices\", each a non-empty array");
+	/* The table is replaced whole or not at all: a bad one leaves the
+	 * previous table (a channel's, the built-in one) in use. */
 	if (e) {
 		cfa_gpus_free(g);
 	} else {
@@ -181,33 +178,4 @@ const struct cfapkg_gpu_target *cfa_gpus_target(const struct cfapkg_ctx *ctx, co
 		if (strcmp(ctx->gpus->targets[i].gfx, gfx) == 0)
 			return &ctx->gpus->targets[i];
 	return NULL;
-}
-
-const struct cfapkg_gpu_target *cfapkg_gpu_target_find(struct cfapkg_ctx *ctx, const char *gfx)
-{
-	if (!ctx->loaded && cfapkg_recipes_load(ctx) != CFAPKG_E_OK)
-		return NULL;
-	return cfa_gpus_target(ctx, gfx);
-}
-
-const struct cfapkg_gpu_device *cfapkg_gpu_device_find(struct cfapkg_ctx *ctx, uint16_t vendor,
-                                                       uint16_t device, int revision)
-{
-	const struct cfapkg_gpu_device *any = NULL;
-	size_t i;
-
-	if (!ctx->loaded && cfapkg_recipes_load(ctx) != CFAPKG_E_OK)
-		return NULL;
-	if (!ctx->gpus)
-		return NULL;
-	for (i = 0; i < ctx->gpus->ndevices; i++) {
-		const struct cfapkg_gpu_device *d = &ctx->gpus->devices[i];
-		if (d->vendor != vendor || d->device != device)
-			continue;
-		if (d->revision == revision)
-			return d;
-		if (d->revision < 0 && !any)
-			any = d;
-	}
-	return any;
 }

@@ -31,6 +31,8 @@ const struct cfapkg_gpu_target *cfa_gpus_target(const struct cfapkg_ctx *ctx, co
 /* Edit distance between two names (the first 128 bytes of each); also
  * what registry.c's recipe name suggestions measure. */
 unsigned cfa_edit_distance(const char *a, const char *b);
+/* With part, from a to the closest part of b (distance.c). */
+unsigned cfa_edit_distance_part(const char *a, const char *b, bool part);
 /* A lookup that found no single target, as a CFAPKG_E_FACTS failure
  * naming text, the candidates or the nearest GPUs, and what to give. */
 enum cfapkg_err cfa_gpu_lookup_fail(struct cfapkg_ctx *ctx, const char *text,

@@ -28,7 +28,11 @@ static const char *const facts_kinds[] = {"driver", "hip_runtime", "hip_sdk", "g
 
 static bool kind_parse(const char *s, enum cfapkg_kind *k)
 {
-	static const char *const names[] = {"package", "system", "meta", "user"};
+	/* By enum value, so a kind added or moved cannot shift a name. */
+	static const char *const names[] = {[CFAPKG_KIND_PACKAGE] = "package",
+	                                    [CFAPKG_KIND_SYSTEM] = "system",
+	                                    [CFAPKG_KIND_META] = "meta",
+	                                    [CFAPKG_KIND_USER] = "user"};
 	int i;
 
 	for (i = 0; i < 4; i++)

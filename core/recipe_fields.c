@@ -9,63 +9,6 @@
 #include "core/recipe.h"
 #include "core/strbuf.h"
 
-static const char *const os_names[] = {"windows", "linux", NULL};
-static const char *const arch_names[] = {"x86_64", "aarch64", "x86", NULL};
-
-static bool in_list(const char *s, const char *const *list)
-{
-	for (; *list; list++)
-		if (strcmp(s, *list) == 0)
-			return true;
-	return false;
-}
-
-bool cfa_valid_os(const char *s)
-{
-	return in_list(s, os_names);
-}
-
-bool cfa_valid_arch(const char *s)
-{
-	return in_list(s, arch_names);
-}
-
-bool cfa_valid_gfx(const char *s)
-{
-	size_t i, n = strlen(s);
-
-	if (n < 6 || n > 8 || strncmp(s, "gfx", 3) != 0)
-		return false;
-	for (i = 3; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return true;
-}
-
-bool cfa_valid_sha256(const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < 64; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
-		      (s[i] >= 'A' && s[i] <= 'F')))
-			return false;
-	return s[64] == '\0';
-}
-
-bool cfa_status_parse(const char *s, enum cfapkg_status *out)
-{
-	static const char *const names[] = {"validated", "candidate", "experimental"};
-	int i;
-
-	for (i = 0; i < 3; i++)
-		if (strcmp(s, names[i]) == 0) {
-			*out = (enum cfapkg_status)i;
-			return true;
-		}
-	return false;
-}
-
 /* Checks each entry of a list against a validator. */
 static enum cfapkg_err check_list(struct cfa_jr *jr, const char *key, const char *const *v,
                                   size_t n, bool (*ok)(const char *), const char *what)
@@ -110,6 +53,8 @@ static enum cfapkg_err parse_dep_text(struct cfa_jr *jr, const char *text, bool 
 		return cfa_nomem(jr->ctx);
 	if (!cfa_range_parse(jr->arena, text, r, &why))
 		return why ? cfa_jr_fail(jr, "\"%s\": %s", text, why) : cfa_nomem(jr->ctx);
+	/* A provide names one version or none: the solver matches requests
+	 * against it, so a range there would provide versions nobody built. */
 	for (i = 0; provides && i < r->nclauses; i++)
 		if (r->nclauses > 1 || r->clauses[i].op != CFA_OP_EQ)
 			return cfa_jr_fail(jr, "\"%s\": a provide takes at most one '= version'",
@@ -128,6 +73,8 @@ static enum cfapkg_err parse_one_dep(struct cfa_jr *jr, const cJSON *item, bool 
 	const char *text = NULL;
 	enum cfapkg_err e;
 
+	/* The short form "name>=1" applies everywhere; the object form adds
+	 * the machines it applies on. */
 	if (cJSON_IsString(item))
 		return parse_dep_text(jr, item->valuestring, provides, d);
 	if (!cJSON_IsObject(item))
@@ -156,6 +103,8 @@ static enum cfapkg_err check_platform_key(struct cfa_jr *jr, const char *key)
 	const char *dash = strchr(key, '-');
 	char os[16];
 
+	/* The OS is the part before the first dash ("linux" of
+	 * "linux-x86_64"): architectures may hold underscores, never dashes. */
 	if (!dash || (size_t)(dash - key) >= sizeof(os))
 		return cfa_jr_fail(jr, "a source key is OS-ARCH (windows-x86_64)");
 	memcpy(os, key, (size_t)(dash - key));
@@ -171,6 +120,8 @@ static enum cfapkg_err source_item(struct cfa_jr *jr, const cJSON *m, void *elem
 	enum cfapkg_err e;
 
 	(void)arg;
+	/* The member's key is the platform: copied, since cJSON's text goes
+	 * with the document once the recipe is parsed. */
 	src->platform = cfa_arena_strdup(jr->arena, m->string);
 	if (!src->platform)
 		return cfa_nomem(jr->ctx);
@@ -202,24 +153,6 @@ enum cfapkg_err cfa_parse_status(struct cfa_jr *jr, const cJSON *ver, struct cfa
 {
 	return cfa_jr_members(jr, ver, "status", sizeof(*v->status), status_item, NULL,
 	                      (void **)&v->status, &v->nstatus);
-}
-
-/* A relative path inside a package: no absolute paths, drives or "..". */
-bool cfa_safe_relative(const char *p)
-{
-	const char *seg = p;
-
-	if (!*p || *p == '/' || *p == '\\' || strchr(p, ':'))
-		return false;
-	while (*seg) {
-		size_t n = strcspn(seg, "/\\");
-		if (n == 2 && seg[0] == '.' && seg[1] == '.')
-			return false;
-		seg += n;
-		if (*seg)
-			seg++;
-	}
-	return true;
 }
 
 static const char *const layout_keys[] = {"path", "as", NULL};

@@ -425,3 +425,25 @@ enum cfapkg_err cfa_parse_source(struct cfa_jr *jr, const cJSON *o, struct cfapk
 		e = parse_single(jr, o, s);
 	return e ? e : parse_cap(jr, o, s);
 }
+
+const char *cfapkg_format_from_url(const char *url)
+{
+	static const char *const ends[][2] = {
+		{".tar.gz", "tar.gz"}, {".tgz", "tar.gz"},   {".tar.xz", "tar.xz"},
+		{".txz", "tar.xz"},    {".tar.zst", "tar.zst"}, {".tzst", "tar.zst"},
+		{".tar.bz2", "tar.bz2"}, {".tbz2", "tar.bz2"}, {".tar", "tar"},
+		{".zip", "zip"},       {".7z", "7z"},         {".deb", "deb"}};
+	size_t n = strcspn(url, "?#"), i, k, m;
+
+	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		m = strlen(ends[i][0]);
+		for (k = 0; k < m && n >= m; k++) {
+			char c = url[n - m + k];
+			if ((c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c) != ends[i][0][k])
+				break;
+		}
+		if (n >= m && k == m)
+			return ends[i][1];
+	}
+	return NULL;
+}

@@ -289,23 +289,6 @@ const struct cfapkg_recipe *cfapkg_recipe_at(const struct cfapkg_ctx *ctx, size_
 	return i < ctx->nrecipes ? ctx->recipes[i] : NULL;
 }
 
-const struct cfapkg_recipe *cfapkg_recipe_find(const struct cfapkg_ctx *ctx, const char *name)
-{
-	size_t lo = 0, hi = ctx->nrecipes;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(ctx->recipes[mid]->name, name);
-		if (c == 0)
-			return ctx->recipes[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 bool cfapkg_version_supports_gfx(const struct cfapkg_version *v, const char *gfx)
 {
 	size_t i;

@@ -3,6 +3,8 @@
  */
 #include "core/strbuf.h"
 
+#include "cfapkg.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +34,8 @@ bool cfa_buf_add(struct cfa_buf *b, const char *s, size_t n)
 {
 	if (b->failed)
 		return false;
+	/* The ceiling is checked before growing: input larger than the
+	 * caller allowed never gets its memory. */
 	if (n > b->max - b->len) {
 		b->failed = true;
 		return false;
@@ -57,6 +61,7 @@ bool cfa_buf_printf(struct cfa_buf *b, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	/* Most lines fit on the stack; only a longer one is formatted twice. */
 	va_start(ap, fmt);
 	n = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
@@ -73,10 +78,12 @@ bool cfa_buf_printf(struct cfa_buf *b, const char *fmt, ...)
 			b->failed = true;
 			return false;
 		}
+		/* The second pass formats the same arguments into room measured
+		 * by the first: a different length is a broken C library. */
 		va_start(ap, fmt);
-		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		ok = vsnprintf(big, (size_t)n + 1, fmt, ap) == n && cfa_buf_add(b, big, (size_t)n);
 		va_end(ap);
-		ok = cfa_buf_add(b, big, (size_t)n);
+		b->failed = b->failed || !ok;
 		cfa_free(big);
 		return ok;
 	}
@@ -99,6 +106,7 @@ bool cfa_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
 		if (s[i] < '0' || s[i] > '9')
 			return false;
 		d = (unsigned)(s[i] - '0');
+		/* v * 10 + d <= max, asked without overflowing. */
 		if (v > (max - d) / 10)
 			return false;
 		v = v * 10 + d;
@@ -143,6 +151,8 @@ bool cfa_snprintf(char *dst, size_t size, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(dst, size, fmt, ap);
 	va_end(ap);
+	/* n is the length the whole text needs: as long as size, or longer,
+	 * means it was cut. */
 	return n >= 0 && (size_t)n < size;
 }
 
@@ -158,7 +168,11 @@ char *cfa_vaprintf(const char *fmt, va_list ap)
 		va_end(again);
 		return NULL;
 	}
-	vsnprintf(out, (size_t)n + 1, fmt, again);
+	/* Measured by the first pass: the same text fits exactly. */
+	if (vsnprintf(out, (size_t)n + 1, fmt, again) != n) {
+		cfa_free(out);
+		out = NULL;
+	}
 	va_end(again);
 	return out;
 }
@@ -205,4 +219,11 @@ bool cfa_fit_text(char *dst, size_t size, const char *fmt, ...)
 	whole = cfa_vfit_text(dst, size, fmt, ap);
 	va_end(ap);
 	return whole;
+}
+
+/* The public face of cfa_vfit_text, for front ends that see only the
+ * public header. */
+bool cfapkg_fit_text(char *dst, size_t size, const char *fmt, va_list ap)
+{
+	return cfa_vfit_text(dst, size, fmt, ap);
 }

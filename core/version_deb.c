@@ -108,11 +108,15 @@ int cfa_ver_rev_cmp(const char *a, size_t na, const char *b, size_t nb)
  * runs fit in 999999999. */
 static uint32_t run_value(const char *s, size_t *i, size_t n)
 {
-	uint32_t v = 0;
+	size_t start = *i;
+	uint64_t v = 0;
 
 	for (; *i < n && is_digit(s[*i]); (*i)++)
-		v = v * 10 + (uint32_t)(s[*i] - '0');
-	return v;
+		;
+	/* Empty, or (unchecked) past 32 bits: 0, as before any digit. */
+	if (*i == start || !cfa_parse_u64(s + start, *i - start, UINT32_MAX, &v))
+		v = 0;
+	return (uint32_t)v;
 }
 
 /* [epoch:]upstream[-revision] split as dpkg splits it: the epoch before

@@ -16,20 +16,35 @@ static const char *skip_blanks(const char *p)
 	return p;
 }
 
+/* The end of the run of digits from i (i itself when there is none). */
+static size_t digit_run(const char *v, size_t i, size_t n)
+{
+	while (i < n && v[i] >= '0' && v[i] <= '9')
+		i++;
+	return i;
+}
+
 /* "15.92 GB" -> bytes (hipInfo prints GB with two decimals). */
 static uint64_t parse_memory(const char *v, size_t n)
 {
 	uint64_t whole = 0, frac = 0, scale = 1, unit = 1;
-	size_t i = 0, k;
+	size_t i = digit_run(v, 0, n), k;
 
-	while (i < n && v[i] >= '0' && v[i] <= '9' && whole < UINT64_MAX / 16)
-		whole = whole * 10 + (uint64_t)(v[i++] - '0');
-	if (i < n && v[i] == '.')
-		for (i++, k = 0; i < n && v[i] >= '0' && v[i] <= '9'; i++, k++)
-			if (k < 6) {
-				frac = frac * 10 + (uint64_t)(v[i] - '0');
+	/* Past 2^60 is no GPU's memory: read as 0, unknown. */
+	if (!cfa_parse_u64(v, i, UINT64_MAX / 16, &whole))
+		whole = 0;
+	if (i < n && v[i] == '.') {
+		size_t start = ++i, kept;
+		i = digit_run(v, start, n);
+		/* Six decimals are more than hipInfo prints; the rest is noise. */
+		kept = i - start < 6 ? i - start : 6;
+		if (kept && cfa_parse_u64(v + start, kept, 999999, &frac)) {
+			for (k = 0; k < kept; k++)
 				scale *= 10;
-			}
+		} else {
+			frac = 0;
+		}
+	}
 	while (i < n && v[i] == ' ')
 		i++;
 	if (i + 2 <= n && strncmp(v + i, "GB", 2) == 0)

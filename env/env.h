@@ -14,15 +14,9 @@
 #include "core/json.h"
 #include "core/recipe.h"
 #include "core/strbuf.h"
+#include "core/utc.h"
+#include "core/atomic_file.h"
 
-/* Paths are heap strings, never fixed buffers: a path cut to fit names
- * another file.  *out is the formatted text (cfa_free) or NULL, with
- * CFAPKG_E_NOMEM returned; so a chain of steps reads
- * "if ((e = a) || (e = cfa_path(ctx, &p, ...)))". */
-enum cfapkg_err cfa_path(struct cfapkg_ctx *ctx, char **out, const char *fmt, ...)
-	CFA_PRINTF(3, 4);
-enum cfapkg_err cfa_vpath(struct cfapkg_ctx *ctx, char **out, const char *fmt, va_list ap)
-	CFA_PRINTF(3, 0);
 /* ROOT/envs/ENV (the name is checked first). */
 enum cfapkg_err cfa_env_dir(struct cfapkg_ctx *ctx, const char *env, char **out);
 /* ROOT/envs/ENV/N. */
@@ -45,15 +39,7 @@ enum cfapkg_err cfa_open_if_there(struct cfapkg_ctx *ctx, const char *path, FILE
  * line without one).  line->failed: out of memory. */
 bool cfa_read_line(FILE *f, struct cfa_buf *line, bool *whole);
 
-/* Writes path.tmp, flushes it to the disk and renames it over path. */
-enum cfapkg_err cfa_write_atomic(struct cfapkg_ctx *ctx, const char *path, const char *data,
-                                 size_t len);
-/* The same for a JSON document (consumed); a NULL doc, whose build ran
- * out of memory, writes nothing and is CFAPKG_E_NOMEM. */
-enum cfapkg_err cfa_write_json(struct cfapkg_ctx *ctx, const char *path, cJSON *doc);
 
-/* The time now, UTC, ISO 8601. */
-void cfa_utc_now(char buf[32]);
 
 /* lockfile.c: NULL when out of memory. */
 cJSON *cfa_lock_json(const struct cfapkg_lock *lock);

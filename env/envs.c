@@ -54,23 +54,6 @@ static enum cfapkg_err check_new_name(struct cfapkg_ctx *ctx, const char *env)
 	return CFAPKG_E_OK;
 }
 
-enum cfapkg_err cfa_vpath(struct cfapkg_ctx *ctx, char **out, const char *fmt, va_list ap)
-{
-	*out = cfa_vaprintf(fmt, ap);
-	return *out ? CFAPKG_E_OK : cfa_nomem(ctx);
-}
-
-enum cfapkg_err cfa_path(struct cfapkg_ctx *ctx, char **out, const char *fmt, ...)
-{
-	va_list ap;
-	enum cfapkg_err e;
-
-	va_start(ap, fmt);
-	e = cfa_vpath(ctx, out, fmt, ap);
-	va_end(ap);
-	return e;
-}
-
 enum cfapkg_err cfa_env_dir(struct cfapkg_ctx *ctx, const char *env, char **out)
 {
 	enum cfapkg_err e = cfapkg_env_check_name(ctx, env);
@@ -125,16 +108,6 @@ enum cfapkg_err cfapkg_gen_path(struct cfapkg_ctx *ctx, const char *env, unsigne
 	return e;
 }
 
-void cfa_utc_now(char buf[32])
-{
-	static const char epoch[] = "1970-01-01T00:00:00Z";
-	time_t t = time(NULL);
-	struct tm *tm = gmtime(&t);
-
-	if (!tm || !strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", tm))
-		memcpy(buf, epoch, sizeof(epoch));
-}
-
 enum cfapkg_err cfa_make_dir(struct cfapkg_ctx *ctx, const char *path)
 {
 	int rc = cfa_plat_mkdir_p(path);
@@ -171,56 +144,6 @@ bool cfa_read_line(FILE *f, struct cfa_buf *line, bool *whole)
 		cfa_buf_add(line, &ch, 1);
 	}
 	return line->len > 0;
-}
-
-enum cfapkg_err cfa_write_atomic(struct cfapkg_ctx *ctx, const char *path, const char *data,
-                                 size_t len)
-{
-	char *tmp, *slash;
-	FILE *f;
-	int rc = 0;
-
-	if (cfa_path(ctx, &tmp, "%s.tmp", path))
-		return ctx->err_code;
-	if (!(f = cfa_plat_fopen(tmp, "wb"))) {
-		rc = cfa_plat_write_errno();
-		cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write: %s", tmp, cfa_plat_strerror(rc));
-		cfa_free(tmp);
-		return CFAPKG_E_IO;
-	}
-	if (fwrite(data, 1, len, f) != len)
-		rc = cfa_plat_write_errno();
-	if (!rc)
-		rc = cfa_plat_fsync(f);
-	if (fclose(f) != 0 && !rc)
-		rc = cfa_plat_write_errno();
-	cfa_crash_point();
-	if (!rc)
-		rc = cfa_plat_rename(tmp, path);
-	if (rc)
-		cfa_plat_remove(tmp);
-	/* tmp's room is reused for the folder: path's own, shorter by ".tmp". */
-	memcpy(tmp, path, strlen(path) + 1);
-	if (!rc && (slash = strrchr(tmp, '/')) != NULL) {
-		*slash = '\0';
-		cfa_plat_sync_dir(tmp);
-	}
-	cfa_free(tmp);
-	return rc ? cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write: %s", path, cfa_plat_strerror(rc))
-	          : CFAPKG_E_OK;
-}
-
-enum cfapkg_err cfa_write_json(struct cfapkg_ctx *ctx, const char *path, cJSON *doc)
-{
-	char *text = doc ? cJSON_Print(doc) : NULL;
-	enum cfapkg_err e;
-
-	cJSON_Delete(doc);
-	if (!text)
-		return cfa_nomem(ctx);
-	e = cfa_write_atomic(ctx, path, text, strlen(text));
-	cJSON_free(text);
-	return e;
 }
 
 /* A name in the trash no one else has taken (1000 tries, then the last). */

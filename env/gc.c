@@ -283,7 +283,10 @@ struct gc_state {
 
 const char *cfapkg_gc_kind_name(enum cfapkg_gc_kind kind)
 {
-	static const char *const names[] = {"generation", "store", "download", "partial"};
+	static const char *const names[] = {[CFAPKG_GC_GENERATION] = "generation",
+	                                    [CFAPKG_GC_STORE] = "store",
+	                                    [CFAPKG_GC_DOWNLOAD] = "download",
+	                                    [CFAPKG_GC_PART] = "partial"};
 
 	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
 }

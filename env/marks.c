@@ -25,8 +25,11 @@
 
 const char *cfapkg_gen_state_name(enum cfapkg_gen_state s)
 {
-	static const char *const names[] = {"unchecked", "checked", "known-good"};
-	return (unsigned)s < 3 ? names[s] : "?";
+	static const char *const names[] = {[CFAPKG_GEN_UNCHECKED] = "unchecked",
+	                                    [CFAPKG_GEN_CHECKED] = "checked",
+	                                    [CFAPKG_GEN_KNOWN_GOOD] = "known-good"};
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
 const char *cfapkg_mark_source_name(enum cfapkg_mark_source by)

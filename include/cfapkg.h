@@ -14,6 +14,7 @@
 #define CFAPKG_H
 
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -99,6 +100,15 @@ CFAPKG_API bool cfapkg_is_terminal(FILE *f);
 CFAPKG_API unsigned cfapkg_terminal_columns(FILE *f);
 /** For front ends: seconds on a monotonic clock. */
 CFAPKG_API double cfapkg_monotonic_seconds(void);
+/** For front ends: formats into dst of size bytes; true when the whole
+ * text fit.  A text too long ends in "..." (cut at a UTF-8 character) so
+ * the cut shows: text for people may go on so, a path or a value that did
+ * not fit must be refused by the caller. */
+CFAPKG_API bool cfapkg_fit_text(char *dst, size_t size, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 0)))
+#endif
+	;
 /** A library cfapkg runs with, and its version as the library reports it
  * at run time.  Static storage. */
 struct cfapkg_component {

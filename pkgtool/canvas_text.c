@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "canvas.h"
+#include "render.h"
 
 static const unsigned short book[95] = {
 	318, 401, 460, 838, 636, 950, 780, 275, 390, 390, 500, 838, 318, 361, 318, 337,
@@ -95,12 +96,12 @@ const char *fit_cut(const char *s, double size, bool heavy, double width, char *
 	double dots = width_n("...", 3, size, heavy);
 
 	if (width_n(s, n, size, heavy) <= width || len < 5) {
-		snprintf(buf, len, "%s", s);
+		cli_fit(buf, len, "%s", s);
 		return buf;
 	}
 	while (n > 0 && (width_n(s, n, size, heavy) + dots > width || n + 4 > len ||
 	                 ((unsigned char)s[n] & 0xC0) == 0x80))
 		n--;
-	snprintf(buf, len, "%.*s...", (int)n, s);
+	cli_fit(buf, len, "%.*s...", (int)n, s);
 	return buf;
 }

@@ -92,7 +92,7 @@ static void ratio_json(cJSON *which, const struct bench *b, bool metric,
 		return;
 	cJSON_AddNumberToObject(which, "ratio_of_medians", r.of_medians);
 	o = cJSON_AddObjectToObject(which, "ratio");
-	snprintf(of, sizeof(of), "%s / %s", b->names[1], b->names[0]);
+	cli_fit(of, sizeof(of), "%s / %s", b->names[1], b->names[0]);
 	json_str(o, "of", of);
 	cJSON_AddNumberToObject(o, "of_medians", r.of_medians);
 	json_str(o, "spread", "min to max of the per-round ratios");
@@ -103,8 +103,8 @@ static void ratio_json(cJSON *which, const struct bench *b, bool metric,
 
 static void add_part(char *buf, size_t len, const struct cfapkg_locked *p)
 {
-	snprintf(buf + strlen(buf), len - strlen(buf), "%s%s %s", buf[0] ? ", " : "", p->name,
-	         p->version);
+	cli_fit_add(buf, len, "%s%s %s", buf[0] ? ", " : "", p->name,
+	            p->version);
 }
 
 /* The version of name in lock, or NULL. */
@@ -148,7 +148,7 @@ static void today(char *buf, size_t len)
 	struct tm *tm = gmtime(&t);
 
 	if (!tm || !strftime(buf, len, "%Y-%m-%d %H:%M UTC", tm))
-		snprintf(buf, len, "date unknown");
+		cli_fit(buf, len, "date unknown");
 }
 
 static void look_at(struct cfapkg_ctx *ctx, struct bench *b, const struct cfapkg_runtime *rt,
@@ -165,11 +165,11 @@ static void look_at(struct cfapkg_ctx *ctx, struct bench *b, const struct cfapkg
 	}
 	compare_sets(w);
 	if (g)
-		snprintf(w->gpu, sizeof(w->gpu), "%s (%s)", g->name, g->gfx);
+		cli_fit(w->gpu, sizeof(w->gpu), "%s (%s)", g->name, g->gfx);
 	else
-		snprintf(w->gpu, sizeof(w->gpu), "%s (planned for; no AMD GPU detected)", rt->gfx);
-	snprintf(w->os, sizeof(w->os), "%s-%s%s%s", m ? m->os : cfapkg_host_os(), m ? m->arch : "",
-	         m && m->os_build[0] ? ", " : "", m ? m->os_build : "");
+		cli_fit(w->gpu, sizeof(w->gpu), "%s (planned for; no AMD GPU detected)", rt->gfx);
+	cli_fit(w->os, sizeof(w->os), "%s-%s%s%s", m ? m->os : cfapkg_host_os(), m ? m->arch : "",
+	        m && m->os_build[0] ? ", " : "", m ? m->os_build : "");
 	today(w->date, sizeof(w->date));
 }
 
@@ -355,9 +355,15 @@ static int report(struct cfapkg_ctx *ctx, const struct bench *b,
 	int bad = 0;
 
 	(void)ctx;
+	/* A file name that does not fit is refused whole: a cut one would
+	 * write the results somewhere else. */
 	for (i = 0; i < 4; i++)
-		snprintf(path[i], sizeof(path[i]), "%s/bench-%s-vs-%s.%s", dir ? dir : ".", b->names[0],
-		         b->names[1], ext[i]);
+		if (!cli_snprintf(path[i], sizeof(path[i]), "%s/bench-%s-vs-%s.%s", dir ? dir : ".",
+		                  b->names[0], b->names[1], ext[i])) {
+			cli_error("%s/bench-%s-vs-%s.%s: the path is too long to write the results to\n",
+			          dir ? dir : ".", b->names[0], b->names[1], ext[i]);
+			return EXIT_USAGE;
+		}
 	bad |= write_csv(path[0], b, runs, n) != 0;
 	bad |= write_json(path[1], doc) != 0;
 	bad |= write_plots(path[2], png_available() ? path[3] : NULL, &plot, runs, n) != 0;

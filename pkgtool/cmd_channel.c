@@ -31,6 +31,8 @@ static int keygen(struct cfapkg_ctx *ctx, const struct cli *cli)
 		return usage();
 	if (!(pubfile = malloc(strlen(cli->args[1]) + 5)))
 		return report_error(ctx, CFAPKG_E_NOMEM);
+	/* The public half sits beside the private key as FILE.pub, as
+	 * ssh-keygen names it. */
 	memcpy(pubfile, cli->args[1], strlen(cli->args[1]));
 	memcpy(pubfile + strlen(cli->args[1]), ".pub", 5);
 	e = cfapkg_channel_keygen(ctx, cli->args[1], pubfile, pub, sizeof(pub));
@@ -52,6 +54,8 @@ static const char *base_name(const char *dir)
 	const char *p, *base = dir;
 	size_t n = strlen(dir);
 
+	/* "recipes/" names the same folder as "recipes"; both separators, as
+	 * a Windows user may type either. */
 	while (n > 1 && (dir[n - 1] == '/' || dir[n - 1] == '\\'))
 		n--;
 	for (p = dir; p < dir + n; p++)
@@ -91,7 +95,15 @@ static int build(struct cfapkg_ctx *ctx, const struct cli *cli)
 	for (i = 0; i < cli->nopts; i++)
 		if (cli->opts[i].id == OPT_NEXT_KEY && o.nnext_keys < MAX_NEXT_KEYS)
 			next[o.nnext_keys++] = cli->opts[i].value;
-	snprintf(name, sizeof(name), "%s", base_name(cli->args[1]));
+	/* The channel's name defaults to its folder's; one too long is refused
+	 * rather than cut into another name. */
+	if (!cli_snprintf(name, sizeof(name), "%s", base_name(cli->args[1])) &&
+	    !cli_value(cli, OPT_NAME)) {
+		cli_error("%s: the folder's name is too long for a channel name; give one with "
+		          "--name\n", cli->args[1]);
+		return EXIT_USAGE;
+	}
+	/* base_name ends before trailing separators: drop them here. */
 	name[strcspn(name, "/\\")] = '\0';
 	o.name = cli_value(cli, OPT_NAME) ? cli_value(cli, OPT_NAME) : name;
 	o.version = version;
@@ -119,6 +131,8 @@ static int add(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if ((rc = number_opt(cli, OPT_PRIORITY, 1000000, &priority)) ||
 	    (rc = fetch_opts_from_cli(cli, &fo)) || (rc = take_lock(ctx, cli, &lock)))
 		return rc;
+	/* Adding fetches and checks the first index, under the root's lock:
+	 * two adds of one name cannot both write its state. */
 	e = cfapkg_channel_add(ctx, cli->args[1], cli->args[2], key, (int)priority, &fo);
 	cfapkg_root_unlock(lock);
 	if (e)
@@ -142,6 +156,8 @@ static cJSON *channel_json(const struct cfapkg_channel *c)
 	cJSON_AddNumberToObject(o, "priority", c->priority);
 	cJSON_AddNumberToObject(o, "version", (double)c->version);
 	json_str(o, "expires", when[0] ? when : NULL);
+	/* Said, not refused: an expired index is still listed so it can be
+	 * updated or removed. */
 	cJSON_AddBoolToObject(o, "expired", c->expires && c->expires <= (int64_t)time(NULL));
 	for (k = 0; k < c->nkeys; k++)
 		cJSON_AddItemToArray(keys, cJSON_CreateString(c->key_ids[k]));

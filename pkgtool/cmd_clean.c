@@ -99,8 +99,8 @@ int cmd_env_remove(struct cfapkg_ctx *ctx, const struct cli *cli, const char *en
 		return EXIT_NOTFOUND;
 	}
 	/* Names are at most 64 characters: both texts fit. */
-	snprintf(question, sizeof(question), "Remove environment \"%s\"?", env);
-	snprintf(what, sizeof(what), "environment \"%s\"", env);
+	cli_fit(question, sizeof(question), "Remove environment \"%s\"?", env);
+	cli_fit(what, sizeof(what), "environment \"%s\"", env);
 	if (!(rc = show_env(ctx, cli, env)) && !(rc = confirm_delete(cli, question, what))) {
 		if ((e = cfapkg_env_remove(ctx, env)))
 			rc = report_error(ctx, e);

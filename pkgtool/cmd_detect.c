@@ -15,63 +15,6 @@ static const char *status_text(int status)
 	return status < 0 ? "unknown" : cfapkg_status_name((enum cfapkg_status)status);
 }
 
-static void json_index(cJSON *o, const char *key, int index)
-{
-	if (index >= 0)
-		cJSON_AddNumberToObject(o, key, index);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-/* How to plan for the GPU the chosen one was preferred to. */
-static void print_choice_hint(FILE *out, const struct cfapkg_machine *m)
-{
-	const struct cfapkg_gpu *g;
-
-	if (m->passed_over < 0)
-		return;
-	g = &m->gpus[m->passed_over];
-	fprintf(out, "hint: to plan for GPU %u, %s, pass --gpu-index %u", g->index, g->name,
-	        g->index);
-	if (g->gfx[0])
-		fprintf(out, " (its target %s is from gpus.json) or --gpu %s", g->gfx, g->gfx);
-	else
-		fprintf(out, ", or name its target with --gpu gfxNNNN");
-	fprintf(out, "; 'cfapkg detect' shows what was read\n");
-}
-
-void print_detection_notes(FILE *out, const struct cfapkg_machine *m)
-{
-	unsigned i;
-
-	for (i = 0; m && i < m->nwarnings; i++)
-		fprintf(out, "warning: %s\n", m->warnings[i]);
-	if (m)
-		print_choice_hint(out, m);
-}
-
-cJSON *detection_json(const struct cfapkg_machine *m)
-{
-	cJSON *o, *warn;
-	unsigned i;
-
-	if (!m)
-		return cJSON_CreateNull();
-	o = cJSON_CreateObject();
-	json_index(o, "selected", m->selected);
-	if (m->selected >= 0) {
-		const struct cfapkg_gpu *g = &m->gpus[m->selected];
-		json_str(o, "name", g->name);
-		cJSON_AddBoolToObject(o, "integrated", g->integrated);
-		json_str(o, "problem", g->problem[0] ? g->problem : NULL);
-	}
-	json_index(o, "passed_over", m->passed_over);
-	warn = cJSON_AddArrayToObject(o, "warnings");
-	for (i = 0; i < m->nwarnings; i++)
-		cJSON_AddItemToArray(warn, cJSON_CreateString(m->warnings[i]));
-	return o;
-}
-
 static cJSON *machine_json(const struct cfapkg_machine *m)
 {
 	cJSON *o = cJSON_CreateObject(), *gpus, *drv, *rts, *sdks, *warn;

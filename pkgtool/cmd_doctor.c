@@ -41,7 +41,7 @@ static void row(struct doctor *d, const char *check, const char *status, const c
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(detail, sizeof(detail), fmt, ap);
+	cli_vfit(detail, sizeof(detail), fmt, ap); /* shown: a cut ends in "..." */
 	va_end(ap);
 	json_str(o, "check", check);
 	json_str(o, "status", status);
@@ -69,8 +69,8 @@ static bool file_here(const char *dir, const char *name)
 	char path[4096 + 512];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (!(f = fopen(path, "rb")))
+	/* A path too long to open is not there to load either. */
+	if (!cli_snprintf(path, sizeof(path), "%s/%s", dir, name) || !(f = fopen(path, "rb")))
 		return false;
 	fclose(f);
 	return true;
@@ -87,14 +87,22 @@ static void check_libraries(struct doctor *d, const struct cfapkg_runtime_part *
 
 	for (i = 0; i < v->nprovides; i++) {
 		bool found = false;
-		snprintf(file, sizeof(file), win ? "%s.dll" : "lib%s.so", v->provides[i].name);
-		for (k = 0; k < v->npath && !found; k++) {
-			snprintf(dir, sizeof(dir), "%s/%s", p->prefix, v->path[k]);
-			found = file_here(dir, file);
+		bool fits = cli_snprintf(file, sizeof(file), win ? "%s.dll" : "lib%s.so",
+		                         v->provides[i].name);
+		for (k = 0; fits && k < v->npath && !found; k++) {
+			fits = cli_snprintf(dir, sizeof(dir), "%s/%s", p->prefix, v->path[k]);
+			found = fits && file_here(dir, file);
 		}
-		snprintf(label, sizeof(label), "  %s", v->provides[i].name);
+		cli_fit(label, sizeof(label), "  %s", v->provides[i].name);
 		if (v->provides[i].ngfx && d->rt->gfx[0] && !cfapkg_version_supports_gfx(v, d->rt->gfx))
 			continue;
+		/* A folder or file name past the buffers is said, not looked for
+		 * under a shortened name. */
+		if (!fits) {
+			row(d, label, "FAILED", "%s: the folder or file name is too long to check (%s)",
+			    p->prefix, v->provides[i].name);
+			continue;
+		}
 		if (found)
 			row(d, label, "OK", "%s/%s", dir, file);
 		else
@@ -109,7 +117,7 @@ static void check_system_part(struct doctor *d, const struct cfapkg_runtime_part
 	const struct cfapkg_gpu_target *t = cfapkg_gpu_target_find(d->ctx, d->rt->gfx);
 	char label[160];
 
-	snprintf(label, sizeof(label), "%s %s", p->name, p->version);
+	cli_fit(label, sizeof(label), "%s %s", p->name, p->version);
 	if (!p->prefix) {
 		row(d, label, "MISSING", "not found on this machine%s%s",
 		    v && v->recipe->install_hint ? ": " : "", v ? v->recipe->install_hint : "");
@@ -132,7 +140,7 @@ static void part_checks(struct doctor *d)
 	for (i = 0; i < d->rt->nparts; i++) {
 		const struct cfapkg_runtime_part *p = &d->rt->parts[i];
 		char label[160];
-		snprintf(label, sizeof(label), "%s %s", p->name, p->version);
+		cli_fit(label, sizeof(label), "%s %s", p->name, p->version);
 		if (p->kind == CFAPKG_KIND_SYSTEM && d->elsewhere)
 			row(d, label, NOT_HERE, "a system part of %s: installed there, not here",
 			    d->rt->os);
@@ -162,8 +170,8 @@ static void static_checks(struct doctor *d)
 	else
 		row(d, "GPU", "OK", "%s (%s)", m->gpus[m->selected].name, d->rt->gfx);
 	for (i = 0; m && i < m->nhip_runtimes; i++)
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%u", i ? ", " : "",
-		         m->hip_runtimes[i]);
+		cli_fit_add(list, sizeof(list), "%s%u", i ? ", " : "",
+		            m->hip_runtimes[i]);
 	if (m && m->nhip_runtimes)
 		row(d, "HIP runtime (driver)", "OK", "amdhip64 %s", list);
 	else
@@ -315,15 +323,15 @@ static void missing_hint(struct doctor *d, const char *library, char *buf, size_
 	buf[0] = '\0';
 	for (i = 0; i < d->rt->nparts; i++)
 		if (provides(part_version(d, &d->rt->parts[i]), name)) {
-			snprintf(buf, len, "%s %s should provide it; 'cfapkg verify' checks its files",
-			         d->rt->parts[i].name, d->rt->parts[i].version);
+			cli_fit(buf, len, "%s %s should provide it; 'cfapkg verify' checks its files",
+			        d->rt->parts[i].name, d->rt->parts[i].version);
 			return;
 		}
 	for (i = 0; i < cfapkg_recipe_count(d->ctx); i++) {
 		const struct cfapkg_recipe *r = cfapkg_recipe_at(d->ctx, i);
 		for (k = 0; k < r->nnotes; k++)
 			if (strcmp(r->notes[k].name, name) == 0 && os_matches(&r->notes[k], d->rt->os)) {
-				snprintf(buf, len, "%s", r->notes[k].text);
+				cli_fit(buf, len, "%s", r->notes[k].text);
 				return;
 			}
 	}
@@ -331,11 +339,11 @@ static void missing_hint(struct doctor *d, const char *library, char *buf, size_
 		const struct cfapkg_recipe *r = cfapkg_recipe_at(d->ctx, i);
 		for (k = 0; k < r->nversions; k++)
 			if (provides(&r->versions[k], name)) {
-				snprintf(buf, len, "%s provides it ('cfapkg install %s')", r->name, r->name);
+				cli_fit(buf, len, "%s provides it ('cfapkg install %s')", r->name, r->name);
 				return;
 			}
 	}
-	snprintf(buf, len, "no recipe provides %s", name);
+	cli_fit(buf, len, "no recipe provides %s", name);
 }
 
 static cJSON *probe_json(const struct cfapkg_probe_result *r, const char *hint)
@@ -446,13 +454,10 @@ static char *doctor_command(const struct cli *cli, const char **dirs, size_t *nd
 	return out;
 }
 
-/* The summary line's note; the 96 bytes it is given hold every one. */
+/* The summary line's note (text shown to people: cli_fit). */
 static void note_said(char *said, size_t len, unsigned gen, const char *what)
 {
-	int n = snprintf(said, len, "; generation %u %s", gen, what);
-
-	if (n < 0 || (size_t)n >= len)
-		said[0] = '\0';
+	cli_fit(said, len, "; generation %u %s", gen, what);
 }
 
 /* A passing probe proves the generation here; a failing one takes its

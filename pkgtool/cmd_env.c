@@ -12,31 +12,13 @@
 
 static bool parse_uint(const char *s, unsigned *out)
 {
-	unsigned long v = 0;
+	unsigned long long v;
 
-	if (!s || !*s)
+	/* A generation number: digits only, well inside an unsigned. */
+	if (!cli_number(s, 1000000000ull, &v))
 		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > 100000000ul)
-			return false;
-		v = v * 10 + (unsigned long)(*s - '0');
-	}
 	*out = (unsigned)v;
 	return true;
-}
-
-int need_env(struct cfapkg_ctx *ctx, const char *env)
-{
-	enum cfapkg_err e = cfapkg_env_check_name(ctx, env);
-
-	if (e)
-		return report_error(ctx, e);
-	if (!cfapkg_env_exists(ctx, env)) {
-		cli_error("no environment \"%s\" ('cfapkg env list' shows "
-		        "them)\n", env);
-		return EXIT_NOTFOUND;
-	}
-	return EXIT_OK;
 }
 
 /* Runs a change under the root's lock. */
@@ -176,9 +158,9 @@ int cmd_list(struct cfapkg_ctx *ctx, const struct cli *cli)
 static void format_when(const char *iso, char *buf, size_t len)
 {
 	if (strlen(iso) >= 16 && iso[10] == 'T')
-		snprintf(buf, len, "%.10s %.5s UTC", iso, iso + 11);
+		cli_fit(buf, len, "%.10s %.5s UTC", iso, iso + 11);
 	else
-		snprintf(buf, len, "%s", iso[0] ? iso : "an unknown time");
+		cli_fit(buf, len, "%s", iso[0] ? iso : "an unknown time");
 }
 
 /* "[known-good: doctor 2026-11-30 07:12 UTC]", "[checked]"... */
@@ -188,11 +170,11 @@ static void state_tag(const struct cfapkg_history_entry *h, char *buf, size_t le
 
 	format_when(h->mark.time, when, sizeof(when));
 	if (h->state == CFAPKG_GEN_KNOWN_GOOD && h->mark.by == CFAPKG_MARK_HAND)
-		snprintf(buf, len, "[known-good by hand %s]", when);
+		cli_fit(buf, len, "[known-good by hand %s]", when);
 	else if (h->state == CFAPKG_GEN_KNOWN_GOOD)
-		snprintf(buf, len, "[known-good: doctor %s]", when);
+		cli_fit(buf, len, "[known-good: doctor %s]", when);
 	else
-		snprintf(buf, len, "[%s]", h->checked ? "checked" : "not checked");
+		cli_fit(buf, len, "[%s]", h->checked ? "checked" : "not checked");
 }
 
 static cJSON *mark_json(const struct cfapkg_gen_mark *m)
@@ -309,10 +291,10 @@ static void known_good_why(const struct cfapkg_gen_mark *m, char *buf, size_t le
 
 	format_when(m->time, when, sizeof(when));
 	if (m->by == CFAPKG_MARK_HAND)
-		snprintf(buf, len, "marked known-good by hand on %s (%s%s%s)", when, m->reason,
-		         m->reason[0] && m->command[0] ? ": " : "", m->command);
+		cli_fit(buf, len, "marked known-good by hand on %s (%s%s%s)", when, m->reason,
+		        m->reason[0] && m->command[0] ? ": " : "", m->command);
 	else
-		snprintf(buf, len, "marked known-good by doctor on %s (%s)", when, m->reason);
+		cli_fit(buf, len, "marked known-good by doctor on %s (%s)", when, m->reason);
 }
 
 /* The generation rollback goes to: --to N, or as the library chooses
@@ -358,8 +340,8 @@ int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if ((e = cfapkg_env_current(ctx, env, &cur))) {
 		rc = report_error(ctx, e);
 	} else if (!(rc = rollback_target(ctx, cli, cur, &target, why, sizeof(why)))) {
-		snprintf(command, sizeof(command), "rollback%s %u -> %u",
-		         why[0] ? " --known-good" : "", cur, target);
+		cli_fit(command, sizeof(command), "rollback%s %u -> %u",
+		        why[0] ? " --known-good" : "", cur, target);
 		if ((e = cfapkg_env_switch(ctx, env, target, command)))
 			rc = report_error(ctx, e);
 		else if (cli->json)
@@ -380,11 +362,11 @@ static void command_line(const struct cli *cli, char *buf, size_t len)
 {
 	size_t i;
 
-	snprintf(buf, len, "cfapkg %s", cli->command);
+	cli_fit(buf, len, "cfapkg %s", cli->command);
 	for (i = 0; i < cli->nargs; i++)
-		snprintf(buf + strlen(buf), len - strlen(buf), " %s", cli->args[i]);
+		cli_fit_add(buf, len, " %s", cli->args[i]);
 	if (cli_value(cli, OPT_ENV))
-		snprintf(buf + strlen(buf), len - strlen(buf), " --env %s", cli_value(cli, OPT_ENV));
+		cli_fit_add(buf, len, " --env %s", cli_value(cli, OPT_ENV));
 }
 
 /* mark-good and unmark: the user's word on one generation, recorded. */

@@ -129,20 +129,6 @@ static int report_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
 	return e ? report_error_code(e) : EXIT_OK;
 }
 
-int take_lock(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_root_lock **lock)
-{
-	enum cfapkg_err e = cfapkg_root_lock(ctx, 0, lock);
-
-	if (e == CFAPKG_E_BUSY) {
-		cfapkg_ctx_clear_error(ctx);
-		if (!cli->quiet)
-			fprintf(stderr, "Waiting for another cfapkg to finish with %s ...\n",
-			        cfapkg_ctx_root(ctx));
-		e = cfapkg_root_lock(ctx, lock_wait_ms(), lock);
-	}
-	return e ? report_error(ctx, e) : EXIT_OK;
-}
-
 static int fetch_with_progress(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
                                size_t n, struct cfapkg_fetch_opts *o, const struct cli *cli)
 {
@@ -208,11 +194,11 @@ static const char *url_label(const char *const *urls, size_t i, char *buf, size_
 	for (k = 0; k < i && !twice; k++)
 		twice = url_base(urls[k], &other) == n && strncmp(other, base, n) == 0;
 	if (n == 0) /* "https://host/": the URL itself */
-		snprintf(buf, len, "%s", urls[i]);
+		cli_fit(buf, len, "%s", urls[i]);
 	else if (twice)
-		snprintf(buf, len, "%.*s (%lu)", (int)n, base, (unsigned long)i + 1);
+		cli_fit(buf, len, "%.*s (%lu)", (int)n, base, (unsigned long)i + 1);
 	else
-		snprintf(buf, len, "%.*s", (int)n, base);
+		cli_fit(buf, len, "%.*s", (int)n, base);
 	return buf;
 }
 

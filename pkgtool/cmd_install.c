@@ -11,17 +11,6 @@
 #include "progress.h"
 #include "render.h"
 
-#define LOCK_WAIT_MS (10u * 60u * 1000u)
-
-const char *env_from_cli(const struct cli *cli)
-{
-	const char *env = cli_value(cli, OPT_ENV);
-
-	if (!env)
-		env = cfapkg_setting(cli_settings(), "env", NULL);
-	return env ? env : CFAPKG_DEFAULT_ENV;
-}
-
 static void print_changes(struct cfapkg_trans *t, const char *env)
 {
 	const struct cfapkg_lock *new = cfapkg_trans_new(t);
@@ -71,7 +60,7 @@ static char *command_text(const struct cli *cli)
 	for (i = 0; i < cli->nargs; i++)
 		used += (size_t)snprintf(buf + used, len - used, " %s", cli->args[i]);
 	if (locked)
-		snprintf(buf + used, len - used, " --locked %s", locked);
+		cli_fit(buf + used, len - used, " --locked %s", locked);
 	return buf;
 }
 
@@ -81,14 +70,6 @@ static void waiting(void *arg, const char *root)
 
 	if (!cli->quiet)
 		fprintf(stderr, "Waiting for another cfapkg to finish with %s ...\n", root);
-}
-
-unsigned lock_wait_ms(void)
-{
-	const char *env = getenv("CFAPKG_LOCK_WAIT");
-	unsigned long long secs;
-
-	return env && cli_number(env, 86400, &secs) ? (unsigned)secs * 1000u : LOCK_WAIT_MS;
 }
 
 /* The --pin options, in order. */

@@ -77,7 +77,7 @@ int cmd_verify(struct cfapkg_ctx *ctx, const struct cli *cli)
 	e = cfapkg_verify(ctx, env, print_problem, changed, &files);
 	/* Then the files staged into Python environments from it; the
 	 * store's verdict, when it has one, is the one reported. */
-	snprintf(first, sizeof(first), "%s", cfapkg_ctx_error(ctx));
+	cli_fit(first, sizeof(first), "%s", cfapkg_ctx_error(ctx));
 	if (!e || e == CFAPKG_E_INTEGRITY)
 		ev = cfapkg_venv_verify(ctx, env, print_problem, changed, &staged);
 	files += staged;

@@ -14,9 +14,9 @@ static const char *gpu_label(struct cfapkg_ctx *ctx, const char *gfx, char *buf,
 	const struct cfapkg_gpu_target *t = cfapkg_gpu_target_find(ctx, gfx);
 
 	if (t)
-		snprintf(buf, len, "%s (%s, %s)", gfx, t->generation, cfapkg_status_name(t->status));
+		cli_fit(buf, len, "%s (%s, %s)", gfx, t->generation, cfapkg_status_name(t->status));
 	else
-		snprintf(buf, len, "%s (not in the GPU table)", gfx);
+		cli_fit(buf, len, "%s (not in the GPU table)", gfx);
 	return buf;
 }
 
@@ -129,7 +129,7 @@ void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	for (i = 0; i < cfapkg_plan_count(plan); i++) {
 		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
 		char name[160];
-		snprintf(name, sizeof(name), "  %s", it->version->recipe->name);
+		cli_fit(name, sizeof(name), "  %s", it->version->recipe->name);
 		table_row(&t, (const char *const[]){name, it->version->version,
 		                                    cfapkg_kind_name(it->version->recipe->kind),
 		                                    cfapkg_status_name(it->status),
@@ -204,7 +204,7 @@ static void put_arg(char *buf, size_t len, const char *a)
 	for (p = a; *p && plain; p++)
 		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 		               "-_./:=+,@%", *p) != NULL;
-	snprintf(buf + strlen(buf), len - strlen(buf), plain ? " %s" : " \"%s\"", a);
+	cli_fit_add(buf, len, plain ? " %s" : " \"%s\"", a);
 }
 
 /* The command as typed, with the fix's flags: a fact given by a flag or
@@ -216,14 +216,14 @@ static void fixed_command(const struct cfapkg_plan_fix *fix, const struct cli *c
 	int i;
 	size_t k;
 
-	snprintf(buf, len, "cfapkg");
+	cli_fit(buf, len, "cfapkg");
 	for (i = 1; i < cli->argc; i++)
 		put_arg(buf, len, cli->argv[i]);
 	for (k = 0; k < fix->nsteps && !detected_machine(); k++)
-		snprintf(buf + strlen(buf), len - strlen(buf), " --%s %s", fix->steps[k].fact,
-		         fix->steps[k].value);
+		cli_fit_add(buf, len, " --%s %s", fix->steps[k].fact,
+		            fix->steps[k].value);
 	if (fix->allow_experimental && !(cli->seen & OPT_BIT(OPT_ALLOW_EXPERIMENTAL)))
-		snprintf(buf + strlen(buf), len - strlen(buf), " --allow-experimental");
+		cli_fit_add(buf, len, " --allow-experimental");
 }
 
 /* "install hip-sdk 6.2.4 and allow experimental parts". */
@@ -233,11 +233,11 @@ static void fix_text(const struct cfapkg_plan_fix *fix, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (k = 0; k < fix->nsteps; k++)
-		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", k ? " and " : "install ",
-		         fix->steps[k].part);
+		cli_fit_add(buf, len, "%s%s", k ? " and " : "install ",
+		            fix->steps[k].part);
 	if (fix->allow_experimental)
-		snprintf(buf + strlen(buf), len - strlen(buf), "%sallow experimental parts",
-		         fix->nsteps ? ", then " : "");
+		cli_fit_add(buf, len, "%sallow experimental parts",
+		            fix->nsteps ? ", then " : "");
 }
 
 /* The way out first, so that it is not lost below the reasons. */

@@ -173,9 +173,9 @@ static void probe_failed(const struct cfapkg_venv_probe *p, char *failed, size_t
 		if (c->status == CFAPKG_PROBE_OK || c->status == CFAPKG_PROBE_SKIPPED)
 			continue;
 		used = strlen(failed);
-		snprintf(failed + used, len - used, "%storch %s %s%s%s%s: %.200s", used ? "; " : "",
-		         c->check, cfapkg_probe_status_name(c->status), c->library ? " (" : "",
-		         c->library ? family_label(c->library) : "", c->library ? ")" : "", c->detail);
+		cli_fit(failed + used, len - used, "%storch %s %s%s%s%s: %.200s", used ? "; " : "",
+		        c->check, cfapkg_probe_status_name(c->status), c->library ? " (" : "",
+		        c->library ? family_label(c->library) : "", c->library ? ")" : "", c->detail);
 	}
 }
 

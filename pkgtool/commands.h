@@ -167,22 +167,16 @@ int cmd_report(struct cfapkg_ctx *ctx, const struct cli *cli);
  * is probably not the one meant: shown with every plan made from
  * detection, before anything is installed.  Nothing for NULL. */
 void print_detection_notes(FILE *out, const struct cfapkg_machine *m);
+/* How to plan for the GPU the chosen one was preferred to (a hint line). */
+void print_choice_hint(FILE *out, const struct cfapkg_machine *m);
+/* o[key] = index, or null when negative (none). */
+void json_index(struct cJSON *o, const char *key, int index);
 /* The same as JSON: null for NULL (the facts describe another machine). */
 struct cJSON *detection_json(const struct cfapkg_machine *m);
 
-/* main.c: command i of the table, with the options it takes beyond
- * OPTS_GLOBAL; false past its end. */
-bool command_at(size_t i, const char **name, unsigned long long *opts, const char **usage,
-                const char **summary);
-/* Whether command i's first argument is a program whose arguments follow. */
-bool command_takes_program(size_t i);
 /* cmd_completion.c: completion scripts made from the command and option
  * tables. */
 int cmd_completion(struct cfapkg_ctx *ctx, const struct cli *cli);
-
-/* main.c: the settings of cfapkg.conf and the environment (NULL before
- * they are read); an option given beats each. */
-const struct cfapkg_settings *cli_settings(void);
 
 /* Reports the context's error as "cfapkg: error: ..." and maps the code. */
 int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err);

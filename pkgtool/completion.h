@@ -30,7 +30,7 @@ struct comp_model {
 	                              (run, bench), space-separated */
 };
 
-void comp_model_build(struct comp_model *m);
+void comp_model_build(struct comp_model *m, const struct cli_commands *table);
 /* An option's value: its kind, and for COMP_WORDS the words. */
 enum comp_kind comp_option_value(enum opt_id id, const char *arg, const char **words);
 /* The short letters of the option table, each once. */

@@ -37,7 +37,9 @@ void cli_error(const char *fmt, ...)
 	 * the JSON error document loses its message. */
 	if ((last_error = malloc((size_t)n + 1))) {
 		va_start(ap, fmt);
-		vsnprintf(last_error, (size_t)n + 1, fmt, ap);
+		/* Sized by the first pass: the same text fits exactly. */
+		if (vsnprintf(last_error, (size_t)n + 1, fmt, ap) != n)
+			last_error[0] = '\0';
 		va_end(ap);
 		len = strlen(last_error);
 		while (len && last_error[len - 1] == '\n')
@@ -80,9 +82,14 @@ void json_print_list(const char *key, cJSON *items)
 
 static const char *status_name(int status)
 {
+	/* By exit status: the document's "status" names the code returned. */
 	static const char *const names[] = {
-	    "ok",       "error",       "usage",  "unsolvable", "not-found", "recipe",
-	    "unsupported", "no-gpu", "network", "integrity",  "busy"};
+		[EXIT_OK] = "ok",           [EXIT_ERROR] = "error",
+		[EXIT_USAGE] = "usage",     [EXIT_UNSOLVABLE] = "unsolvable",
+		[EXIT_NOTFOUND] = "not-found", [EXIT_RECIPE] = "recipe",
+		[EXIT_UNSUPPORTED] = "unsupported", [EXIT_NO_GPU] = "no-gpu",
+		[EXIT_NETWORK] = "network", [EXIT_INTEGRITY] = "integrity",
+		[EXIT_BUSY] = "busy"};
 
 	if (status >= 0 && status < (int)(sizeof(names) / sizeof(names[0])))
 		return names[status];
@@ -109,4 +116,94 @@ void cli_contract_end(void)
 {
 	free(last_error);
 	last_error = NULL;
+}
+
+/* Every cJSON allocation of the process comes through here, so that one
+ * check before output covers the commands' many builder calls: a document
+ * that lost a member because memory ran out is never printed as whole. */
+static unsigned long json_alloc_failures;
+
+static void *json_malloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p)
+		json_alloc_failures++;
+	return p;
+}
+
+void json_count_failures(void)
+{
+	cJSON_Hooks hooks = {json_malloc, free};
+
+	cJSON_InitHooks(&hooks);
+}
+
+bool json_output_failed(void)
+{
+	return json_alloc_failures > 0;
+}
+
+void json_print(cJSON *v)
+{
+	char *s;
+
+	json_stamp(v);
+	s = json_alloc_failures ? NULL : cJSON_Print(v);
+
+	if (s && !json_alloc_failures) {
+		fputs(s, stdout);
+		fputc('\n', stdout);
+	} else {
+		cli_error("out of memory while building the JSON output\n");
+		json_alloc_failures++;
+	}
+	cJSON_free(s);
+	cJSON_Delete(v);
+}
+
+void json_str(cJSON *o, const char *key, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err)
+{
+	const char *detail = cfapkg_ctx_error(ctx);
+
+	cli_error("%s\n", *detail ? detail : cfapkg_strerror(err));
+	return report_error_code(err);
+}
+
+int report_error_code(enum cfapkg_err err)
+{
+	switch (err) {
+	case CFAPKG_E_USAGE:
+	case CFAPKG_E_VERSION:
+	case CFAPKG_E_FACTS:
+	case CFAPKG_E_LOCKFILE:
+		return EXIT_USAGE;
+	case CFAPKG_E_NOTFOUND:
+		return EXIT_NOTFOUND;
+	case CFAPKG_E_RECIPE:
+		return EXIT_RECIPE;
+	case CFAPKG_E_UNSUPPORTED:
+		return EXIT_UNSUPPORTED;
+	case CFAPKG_E_NETWORK:
+	case CFAPKG_E_OFFLINE:
+		return EXIT_NETWORK;
+	case CFAPKG_E_INTEGRITY:
+		return EXIT_INTEGRITY;
+	case CFAPKG_E_BUSY:
+		return EXIT_BUSY;
+	case CFAPKG_E_UNSOLVABLE:
+		return EXIT_UNSOLVABLE;
+	case CFAPKG_E_INTERRUPTED:
+		return EXIT_INTERRUPTED;
+	default:
+		return EXIT_ERROR;
+	}
 }

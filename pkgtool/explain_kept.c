@@ -128,7 +128,11 @@ static void try_newest(struct cfapkg_ctx *ctx, const struct cfapkg_lock *set,
 
 	if (!want)
 		return;
-	snprintf(want, len, "%s==%s", kept->name, newest->version);
+	/* len was measured for exactly this spec. */
+	if (!cli_snprintf(want, len, "%s==%s", kept->name, newest->version)) {
+		free(want);
+		return;
+	}
 	specs = specs_with(set, kept->name, want, &n);
 	if (specs && !cfapkg_plan_solve(ctx, &set->facts, specs, n, &o, &plan)) {
 		if (!cfapkg_plan_solved(plan)) {

@@ -9,12 +9,25 @@
 
 const char *problem_kind_name(enum cfapkg_problem_kind k)
 {
+	/* By enum value: the JSON "kind" of a problem (docs/cli.md). */
 	static const char *const names[] = {
-		"unknown-name", "no-version",   "gpu-unsupported", "os-unsupported",
-		"system-missing", "driver-too-old", "hip-runtime",  "experimental",
-		"missing-dependency", "conflict", "same-name",     "pinned",
-		"requires",     "other",        "glibc-too-old",   "not-here",
-		"not-installable"};
+		[CFAPKG_PROBLEM_UNKNOWN_NAME] = "unknown-name",
+		[CFAPKG_PROBLEM_NO_VERSION] = "no-version",
+		[CFAPKG_PROBLEM_GPU_UNSUPPORTED] = "gpu-unsupported",
+		[CFAPKG_PROBLEM_OS_UNSUPPORTED] = "os-unsupported",
+		[CFAPKG_PROBLEM_SYSTEM_MISSING] = "system-missing",
+		[CFAPKG_PROBLEM_DRIVER_TOO_OLD] = "driver-too-old",
+		[CFAPKG_PROBLEM_HIP_RUNTIME] = "hip-runtime",
+		[CFAPKG_PROBLEM_EXPERIMENTAL] = "experimental",
+		[CFAPKG_PROBLEM_MISSING_DEP] = "missing-dependency",
+		[CFAPKG_PROBLEM_CONFLICT] = "conflict",
+		[CFAPKG_PROBLEM_SAME_NAME] = "same-name",
+		[CFAPKG_PROBLEM_PINNED] = "pinned",
+		[CFAPKG_PROBLEM_REQUIRES] = "requires",
+		[CFAPKG_PROBLEM_OTHER] = "other",
+		[CFAPKG_PROBLEM_GLIBC_TOO_OLD] = "glibc-too-old",
+		[CFAPKG_PROBLEM_NOT_HERE] = "not-here",
+		[CFAPKG_PROBLEM_NOT_INSTALLABLE] = "not-installable"};
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "other";
 }
 
@@ -31,12 +44,12 @@ static bool part(const struct cfapkg_problem *p, char *buf, size_t len)
 	const char *last = p->versions ? strrchr(p->versions, ',') : NULL;
 
 	if (!p->versions)
-		snprintf(buf, len, "%s", name);
+		cli_fit(buf, len, "%s", name);
 	else if (!last)
-		snprintf(buf, len, "%s %s", name, p->versions);
+		cli_fit(buf, len, "%s %s", name, p->versions);
 	else
-		snprintf(buf, len, "%s %.*s and%s", name, (int)(last - p->versions), p->versions,
-		         last + 1);
+		cli_fit(buf, len, "%s %.*s and%s", name, (int)(last - p->versions), p->versions,
+		        last + 1);
 	return last != NULL;
 }
 
@@ -50,19 +63,19 @@ static void gpu_text(const struct cfapkg_problem *p, const char *who, bool many,
 	                 VERB(many, "does not support", "do not support"), p->fact,
 	                 p->have ? " (" : "", p->have ? p->have : "", p->have ? ")" : "");
 	if (n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, p->alternatives ? "; versions that do: %s"
-		                                                   : "; no version of %s does",
-		         p->alternatives ? p->alternatives : p->package);
+		cli_fit(buf + n, len - (size_t)n, p->alternatives ? "; versions that do: %s"
+		        : "; no version of %s does",
+		        p->alternatives ? p->alternatives : p->package);
 }
 
 static void system_text(const struct cfapkg_problem *p, const char *who, bool many, char *buf,
                         size_t len)
 {
-	snprintf(buf, len,
-	         "%s %s not installed on this machine (installed: %s); cfapkg does not install "
-	         "system parts: %s",
-	         who, VERB(many, "is", "are"), or_none(p->have),
-	         p->hint ? p->hint : "install it yourself");
+	cli_fit(buf, len,
+	        "%s %s not installed on this machine (installed: %s); cfapkg does not install "
+	        "system parts: %s",
+	        who, VERB(many, "is", "are"), or_none(p->have),
+	        p->hint ? p->hint : "install it yourself");
 }
 
 const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_facts *f,
@@ -113,12 +126,12 @@ const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_fac
 		break;
 	case CFAPKG_PROBLEM_HIP_RUNTIME:
 		if (!p->dep) /* the runtime itself: this major is not on the machine */
-			snprintf(buf, len, "the HIP runtime %s is not on this machine, which has: %s; %s",
-			         who, or_none(p->have), p->hint ? p->hint : "update the driver");
+			cli_fit(buf, len, "the HIP runtime %s is not on this machine, which has: %s; %s",
+			        who, or_none(p->have), p->hint ? p->hint : "update the driver");
 		else
-			snprintf(buf, len, "%s %s the HIP runtime %s in the driver, which has: %s; %s",
-			         who, VERB(many, "needs", "need"), p->dep, or_none(p->have),
-			         p->hint ? p->hint : "update the driver");
+			cli_fit(buf, len, "%s %s the HIP runtime %s in the driver, which has: %s; %s",
+			        who, VERB(many, "needs", "need"), p->dep, or_none(p->have),
+			        p->hint ? p->hint : "update the driver");
 		break;
 	case CFAPKG_PROBLEM_EXPERIMENTAL:
 		snprintf(buf, len,
@@ -134,11 +147,11 @@ const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_fac
 		break;
 	case CFAPKG_PROBLEM_CONFLICT:
 		if (p->fact && strcmp(p->fact, "hip_runtime") == 0)
-			snprintf(buf, len, "%s and %s use different HIP runtime majors (%s); %s", who,
-			         or_none(p->other), or_none(p->have), p->hint ? p->hint : "");
+			cli_fit(buf, len, "%s and %s use different HIP runtime majors (%s); %s", who,
+			        or_none(p->other), or_none(p->have), p->hint ? p->hint : "");
 		else
-			snprintf(buf, len, "%s %s with %s (%s)", who,
-			         VERB(many, "conflicts", "conflict"), or_none(p->other), p->dep);
+			cli_fit(buf, len, "%s %s with %s (%s)", who,
+			        VERB(many, "conflicts", "conflict"), or_none(p->other), p->dep);
 		break;
 	case CFAPKG_PROBLEM_SAME_NAME:
 		snprintf(buf, len,

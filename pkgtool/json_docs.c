@@ -9,7 +9,12 @@
 #include "commands.h"
 #include "render.h"
 
-static const char *const change_actions[] = {"add", "remove", "change", "restore", "relink"};
+/* The "action" member of a change, by enum cfapkg_change_kind (docs/cli.md). */
+static const char *const change_actions[] = {[CFAPKG_CHANGE_ADD] = "add",
+                                             [CFAPKG_CHANGE_REMOVE] = "remove",
+                                             [CFAPKG_CHANGE_MOVE] = "change",
+                                             [CFAPKG_CHANGE_RESTORE] = "restore",
+                                             [CFAPKG_CHANGE_RELINK] = "relink"};
 
 static cJSON *change_object(const char *action, const char *name, const char *from,
                             const char *to, const char *text)

@@ -145,7 +145,7 @@ static unsigned long long json_bit(const struct command *c)
 	return (c->opts & TEXT_ONLY) ? 0 : OPT_BIT(OPT_JSON);
 }
 
-bool command_at(size_t i, const char **name, unsigned long long *opts, const char **usage,
+static bool command_at(size_t i, const char **name, unsigned long long *opts, const char **usage,
                 const char **summary)
 {
 	if (i >= sizeof(commands) / sizeof(commands[0]))
@@ -157,7 +157,7 @@ bool command_at(size_t i, const char **name, unsigned long long *opts, const cha
 	return true;
 }
 
-bool command_takes_program(size_t i)
+static bool command_takes_program(size_t i)
 {
 	return i < sizeof(commands) / sizeof(commands[0]) && (commands[i].opts & TAKES_PROGRAM);
 }
@@ -215,15 +215,15 @@ static void unknown_command(const char *name)
 	size_t i;
 
 	if (meant)
-		snprintf(like, sizeof(like), "cfapkg %s", meant);
+		cli_fit(like, sizeof(like), "cfapkg %s", meant);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		names[i] = commands[i].name;
 	similar = cfapkg_names_suggest(name, names, i);
 	for (p = similar; p && *p; p += strspn(p, ", ")) {
 		size_t len = strcspn(p, ",");
 		if (!meant || strlen(meant) != len || strncmp(meant, p, len) != 0)
-			snprintf(like + strlen(like), sizeof(like) - strlen(like), "%scfapkg %.*s",
-			         like[0] ? ", " : "", (int)len, p);
+			cli_fit_add(like, sizeof(like), "%scfapkg %.*s",
+			            like[0] ? ", " : "", (int)len, p);
 		p += len;
 	}
 	cfapkg_free(similar);
@@ -272,59 +272,19 @@ static int help_command(const struct cli *cli)
 	return EXIT_OK;
 }
 
-int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err)
-{
-	const char *detail = cfapkg_ctx_error(ctx);
-
-	cli_error("%s\n", *detail ? detail : cfapkg_strerror(err));
-	return report_error_code(err);
-}
-
-int report_error_code(enum cfapkg_err err)
-{
-	switch (err) {
-	case CFAPKG_E_USAGE:
-	case CFAPKG_E_VERSION:
-	case CFAPKG_E_FACTS:
-	case CFAPKG_E_LOCKFILE:
-		return EXIT_USAGE;
-	case CFAPKG_E_NOTFOUND:
-		return EXIT_NOTFOUND;
-	case CFAPKG_E_RECIPE:
-		return EXIT_RECIPE;
-	case CFAPKG_E_UNSUPPORTED:
-		return EXIT_UNSUPPORTED;
-	case CFAPKG_E_NETWORK:
-	case CFAPKG_E_OFFLINE:
-		return EXIT_NETWORK;
-	case CFAPKG_E_INTEGRITY:
-		return EXIT_INTEGRITY;
-	case CFAPKG_E_BUSY:
-		return EXIT_BUSY;
-	case CFAPKG_E_UNSOLVABLE:
-		return EXIT_UNSOLVABLE;
-	case CFAPKG_E_INTERRUPTED:
-		return EXIT_INTERRUPTED;
-	default:
-		return EXIT_ERROR;
-	}
-}
-
-/* cfapkg.conf's settings, read once the root is known. */
-static struct cfapkg_settings *settings;
-
-const struct cfapkg_settings *cli_settings(void)
-{
-	return settings;
-}
-
 static int setup_context(struct cfapkg_ctx *ctx, const struct cli *cli, bool recipes)
 {
 	enum cfapkg_err e;
 	size_t i;
 
-	if ((e = cfapkg_ctx_set_root(ctx, cli_value(cli, OPT_ROOT))) ||
-	    (e = cfapkg_settings_load(ctx, &settings)))
+	struct cfapkg_settings *settings = NULL;
+
+	if ((e = cfapkg_ctx_set_root(ctx, cli_value(cli, OPT_ROOT))))
+		return report_error(ctx, e);
+	/* Kept even when the load failed: what it read is freed at the end. */
+	e = cfapkg_settings_load(ctx, &settings);
+	cli_keep_settings(settings);
+	if (e)
 		return report_error(ctx, e);
 	for (i = 0; i < cli->nopts; i++)
 		if (cli->opts[i].id == OPT_RECIPES &&
@@ -379,15 +339,15 @@ static int dispatch(const struct cli *cli)
 	rc = setup_context(ctx, cli, c->run != cmd_channel && c->run != cmd_completion);
 	if (rc == EXIT_OK)
 		rc = c->run(ctx, cli);
-	cfapkg_settings_free(settings);
-	settings = NULL;
+	cli_keep_settings(NULL);
 	cfapkg_ctx_free(ctx);
 	return rc;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct cli_commands table = {lookup_command};
+	static const struct cli_commands table = {lookup_command, command_at,
+	                                          command_takes_program};
 	struct cli cli;
 	int rc;
 

@@ -11,6 +11,7 @@
  * is the program's (cfapkg run sh -c 'echo $0').
  */
 #include "opts.h"
+#include "render.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -176,13 +177,13 @@ static bool unknown_named(const char *arg, size_t n)
 
 	for (i = 0; i < NDEFS; i++)
 		names[i] = defs[i].name;
-	snprintf(name, sizeof(name), "%.*s", (int)n, arg + 2);
+	cli_fit(name, sizeof(name), "%.*s", (int)n, arg + 2);
 	like = cfapkg_names_suggest(name, names, NDEFS);
 	dashed[0] = '\0';
 	for (p = like; p && *p; p += strspn(p, ", ")) {
 		size_t len = strcspn(p, ",");
-		snprintf(dashed + strlen(dashed), sizeof(dashed) - strlen(dashed), "%s--%.*s",
-		         dashed[0] ? ", " : "; did you mean ", (int)len, p);
+		cli_fit_add(dashed, sizeof(dashed), "%s--%.*s",
+		            dashed[0] ? ", " : "; did you mean ", (int)len, p);
 		p += len;
 	}
 	cfapkg_free(like);
@@ -199,8 +200,8 @@ static bool unknown_long(const char *arg)
 
 	for (i = 0; i < NDEFS; i++)
 		if (strncmp(defs[i].name, arg + 2, n) == 0 && ++fits < 6)
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s--%s",
-			         fits > 1 ? ", " : "", defs[i].name);
+			cli_fit_add(list, sizeof(list), "%s--%s",
+			            fits > 1 ? ", " : "", defs[i].name);
 	if (fits > 1) {
 		cli_error("ambiguous option %.*s: it begins %s\n", (int)(n + 2), arg, list);
 		fprintf(stderr, "Try 'cfapkg --help'.\n");
@@ -220,12 +221,12 @@ static bool option_error(int c, const char *arg, unsigned long long allowed)
 	char name[64];
 
 	if (!d && optopt > 0 && optopt < LONG_CODE) {
-		snprintf(name, sizeof(name), "-%c", optopt);
+		cli_fit(name, sizeof(name), "-%c", optopt);
 		return usage_error("unknown option ", name);
 	}
 	if (!d)
 		return unknown_long(arg);
-	snprintf(name, sizeof(name), "--%s", d->name);
+	cli_fit(name, sizeof(name), "--%s", d->name);
 	if (c == ':' && d->arg)
 		return usage_error("this option needs a value: ", name);
 	return usage_error("this option takes no value: ", name);
@@ -280,6 +281,7 @@ bool cli_parse(int argc, char **argv, struct cli *cli, const struct cli_commands
 	memset(cli, 0, sizeof(*cli));
 	cli->argc = argc;
 	cli->argv = argv;
+	cli->commands = table;
 	letters(0, shorts, sizeof(shorts));
 	opterr = 0;
 	optind = 0; /* glibc and mingw-w64 alike: start over, state and all */
@@ -351,9 +353,9 @@ void cli_print_options(unsigned long long allowed)
 		char left[64], letter = cli_opt_letter(defs[i].id, allowed);
 		if (!(allowed & OPT_BIT(defs[i].id)))
 			continue;
-		snprintf(left, sizeof(left), "%c%c%s--%s%s%s", letter ? '-' : ' ', letter ? letter : ' ',
-		         letter ? ", " : "  ", defs[i].name, defs[i].arg ? " " : "",
-		         defs[i].arg ? defs[i].arg : "");
+		cli_fit(left, sizeof(left), "%c%c%s--%s%s%s", letter ? '-' : ' ', letter ? letter : ' ',
+		        letter ? ", " : "  ", defs[i].name, defs[i].arg ? " " : "",
+		        defs[i].arg ? defs[i].arg : "");
 		printf("  %-30s %s\n", left, defs[i].help);
 	}
 }
@@ -371,4 +373,19 @@ bool cli_number(const char *s, unsigned long long max, unsigned long long *out)
 	}
 	*out = v;
 	return true;
+}
+
+/* One process, one root: the settings read for it live as long as the
+ * command runs. */
+static struct cfapkg_settings *kept_settings;
+
+void cli_keep_settings(struct cfapkg_settings *s)
+{
+	cfapkg_settings_free(kept_settings);
+	kept_settings = s;
+}
+
+const struct cfapkg_settings *cli_settings(void)
+{
+	return kept_settings;
 }

@@ -108,6 +108,7 @@ struct cli {
 	                                                 arguments after its name are its own */
 	int argc;                                     /* the command line as typed */
 	char **argv;
+	const struct cli_commands *commands;          /* the table it was parsed against */
 };
 
 /* What the parser asks of the command table once it has read the
@@ -116,6 +117,13 @@ struct cli {
  * first argument is a program whose arguments follow. */
 struct cli_commands {
 	bool (*lookup)(const char *name, unsigned long long *opts, bool *program);
+	/* Command i of the table, with the options it takes beyond
+	 * OPTS_GLOBAL (false past its end), and whether its first argument is
+	 * a program: what completion scripts are made from.  The table is
+	 * main.c's, handed down here so that no command calls back into it. */
+	bool (*at)(size_t i, const char **name, unsigned long long *opts, const char **usage,
+	           const char **summary);
+	bool (*takes_program)(size_t i);
 };
 
 /* Parses argv into cli.  On a usage error prints it and returns false. */
@@ -136,6 +144,12 @@ bool cli_option_at(size_t i, const char **name, enum opt_id *id, const char **ar
                    const char **help);
 /* One line per allowed option, for --help. */
 void cli_print_options(unsigned long long allowed);
+
+/* The settings of cfapkg.conf and the environment (NULL before they are
+ * read); an option given beats each.  main.c keeps them once the root is
+ * known; cli_keep_settings frees what was kept before (NULL: at exit). */
+const struct cfapkg_settings *cli_settings(void);
+void cli_keep_settings(struct cfapkg_settings *s);
 
 /* contract.c: prints "cfapkg: error: " and the message on standard error,
  * and keeps the message for the --json error document. */

@@ -71,7 +71,7 @@ static void append(char *buf, size_t len, const char *s)
 {
 	size_t used = strlen(buf);
 
-	snprintf(buf + used, len - used, "%s", s);
+	cli_fit(buf + used, len - used, "%s", s);
 }
 
 /* Long: "seven / six = 1.75 (median ratio; per-round 1.2 to 2.67, 3
@@ -88,21 +88,21 @@ static void ratio_text(char *buf, size_t len, const struct bench_plot *p, bool m
 	append(buf, len, shrt ? "A" : p->names[0]);
 	used = strlen(buf);
 	if (r.of_medians == 0)
-		snprintf(buf + used, len - used, ": no ratio (an environment has no counted run)");
+		cli_fit(buf + used, len - used, ": no ratio (an environment has no counted run)");
 	else if (shrt)
-		snprintf(buf + used, len - used, " = %.3g, per-round %.3g to %.3g", r.of_medians, r.min,
-		         r.max);
+		cli_fit(buf + used, len - used, " = %.3g, per-round %.3g to %.3g", r.of_medians, r.min,
+		        r.max);
 	else
-		snprintf(buf + used, len - used, " = %.3g (median ratio; per-round %.3g to %.3g, %lu "
-		         "round%s)", r.of_medians, r.min, r.max, (unsigned long)r.rounds,
-		         r.rounds == 1 ? "" : "s");
+		cli_fit(buf + used, len - used, " = %.3g (median ratio; per-round %.3g to %.3g, %lu "
+		        "round%s)", r.of_medians, r.min, r.max, (unsigned long)r.rounds,
+		        r.rounds == 1 ? "" : "s");
 }
 
 /* "TFLOPS: B / A = ...": the figure's title, and its <title> for tools. */
 static void headline(char *buf, size_t len, const struct bench_plot *p,
                      const struct cfapkg_bench_run *runs, size_t n)
 {
-	snprintf(buf, len, "%s: ", p->metric_name ? p->metric_name : "wall time");
+	cli_fit(buf, len, "%s: ", p->metric_name ? p->metric_name : "wall time");
 	ratio_text(buf, len, p, p->metric_name != NULL, false, runs, n);
 }
 
@@ -135,16 +135,16 @@ static void subtitle(struct layout *l, const struct bench_plot *p,
 
 	for (i = 0; i < p->nargs && used < PROGRAM_MAX; i++) {
 		size_t len = strlen(p->args[i]), room = PROGRAM_MAX - used;
-		snprintf(text + strlen(text), sizeof(text) - strlen(text), " %.*s%s",
-		         (int)(len < room ? len : room), p->args[i], len < room ? "" : "...");
+		cli_fit_add(text, sizeof(text), " %.*s%s",
+		            (int)(len < room ? len : room), p->args[i], len < room ? "" : "...");
 		used += len + 1;
 	}
 	wrap(&l->sub[0], text, SMALL, false);
 	for (i = 0; i < n; i++)
 		warm += runs[i].warmup;
-	snprintf(text, sizeof(text), "%lu runs each after %lu warm-up, A B alternating; ratio: "
-	         "median B / median A; spread: per-round B / A, min to max",
-	         (unsigned long)((n - warm) / 2), (unsigned long)(warm / 2));
+	cli_fit(text, sizeof(text), "%lu runs each after %lu warm-up, A B alternating; ratio: "
+	        "median B / median A; spread: per-round B / A, min to max",
+	        (unsigned long)((n - warm) / 2), (unsigned long)(warm / 2));
 	wrap(&l->sub[1], text, SMALL, false);
 }
 
@@ -157,16 +157,16 @@ static void about(struct layout *l, const struct bench_plot *p)
 
 	l->nfoot = 0;
 	for (k = 0; k < 2; k++) {
-		snprintf(text, sizeof(text), "%s %s: %s", letter[k], p->names[k],
-		         p->own[k] && *p->own[k] ? p->own[k] : "nothing the other lacks");
+		cli_fit(text, sizeof(text), "%s %s: %s", letter[k], p->names[k],
+		        p->own[k] && *p->own[k] ? p->own[k] : "nothing the other lacks");
 		wrap(&l->foot[l->nfoot++], text, FOOT_SIZE, false);
 	}
 	if (p->shared && *p->shared) {
-		snprintf(text, sizeof(text), "in both: %s", p->shared);
+		cli_fit(text, sizeof(text), "in both: %s", p->shared);
 		wrap(&l->foot[l->nfoot++], text, FOOT_SIZE, false);
 	}
-	snprintf(text, sizeof(text), "GPU: %s; %s; %s; cfapkg %s", p->gpu ? p->gpu : "unknown",
-	         p->os ? p->os : "OS unknown", p->date ? p->date : "", p->version ? p->version : "");
+	cli_fit(text, sizeof(text), "GPU: %s; %s; %s; cfapkg %s", p->gpu ? p->gpu : "unknown",
+	        p->os ? p->os : "OS unknown", p->date ? p->date : "", p->version ? p->version : "");
 	wrap(&l->foot[l->nfoot++], text, FOOT_SIZE, false);
 }
 
@@ -225,8 +225,8 @@ static void legend(struct canvas *c, const struct layout *l, const struct bench_
 
 	for (k = 0; k < 2; k++) {
 		char cls[32];
-		snprintf(cls, sizeof(cls), "legend env%u", k);
-		snprintf(label, sizeof(label), "%s: %s", letter[k], p->names[k]);
+		cli_fit(cls, sizeof(cls), "legend env%u", k);
+		cli_fit(label, sizeof(label), "%s: %s", letter[k], p->names[k]);
 		c->ops->group(c, cls, NULL);
 		c->ops->rect(c, colour[k], NULL, x, y - 10, 12, 12);
 		c->ops->text(c, &t, x + 18, y, &one, 1);
@@ -280,15 +280,15 @@ static void run_tooltip(char *buf, size_t len, const struct bench_plot *p, bool 
 {
 	size_t used;
 
-	snprintf(buf, len, "run %u, %s: %s", r->index + 1, letter[r->env], p->names[r->env]);
+	cli_fit(buf, len, "run %u, %s: %s", r->index + 1, letter[r->env], p->names[r->env]);
 	used = strlen(buf);
 	if (has_value(r, metric))
-		snprintf(buf + used, len - used, ", %.6g%s", value(r, metric), metric ? "" : " s");
+		cli_fit(buf + used, len - used, ", %.6g%s", value(r, metric), metric ? "" : " s");
 	else
-		snprintf(buf + used, len - used, ", metric not found");
+		cli_fit(buf + used, len - used, ", metric not found");
 	used = strlen(buf);
 	if (r->status)
-		snprintf(buf + used, len - used, ", exit %d", r->status);
+		cli_fit(buf + used, len - used, ", exit %d", r->status);
 	append(buf, len, r->warmup ? ", warm-up" : "");
 }
 
@@ -302,7 +302,7 @@ static void off_axis(struct canvas *c, const struct panel *pn, double x, int sid
 	const char *one = label;
 
 	c->ops->arrow(c, col, x, y, side > 0);
-	snprintf(label, sizeof(label), "%.4g%s", v, metric ? "" : " s");
+	cli_fit(label, sizeof(label), "%.4g%s", v, metric ? "" : " s");
 	c->ops->text(c, &t, x + 7, y + 3, &one, 1);
 }
 
@@ -320,8 +320,8 @@ static void mark(struct canvas *c, const struct panel *pn, const struct bench_pl
 	if (has_value(r, metric) && !side)
 		y = panel_y(pn, value(r, metric));
 	run_tooltip(tip, sizeof(tip), p, metric, r);
-	snprintf(cls, sizeof(cls), "run %s%s env%u%s", r->warmup ? "warmup" : "measured",
-	         ok ? "" : " failed", r->env, side ? " offscale" : "");
+	cli_fit(cls, sizeof(cls), "run %s%s env%u%s", r->warmup ? "warmup" : "measured",
+	        ok ? "" : " failed", r->env, side ? " offscale" : "");
 	c->ops->group(c, cls, tip);
 	if (side)
 		off_axis(c, pn, x, side, colour[r->env], value(r, metric), metric);
@@ -337,7 +337,7 @@ static void mark(struct canvas *c, const struct panel *pn, const struct bench_pl
 /* "B median 7", "A median 0.0248 s": what the gutter shows. */
 static void median_label(char *buf, size_t len, unsigned k, bool metric, double median)
 {
-	snprintf(buf, len, "%s median %.3g%s", letter[k], median, metric ? "" : " s");
+	cli_fit(buf, len, "%s median %.3g%s", letter[k], median, metric ? "" : " s");
 }
 
 /* The gutter right of the frame: as wide as the longer median label. */
@@ -386,9 +386,9 @@ static void medians(struct canvas *c, const struct panel *pn, bool metric,
 		struct stroke dash = {colour[k], 1.5, true};
 		if (!s[k].n)
 			continue;
-		snprintf(cls, sizeof(cls), "median env%u", k);
+		cli_fit(cls, sizeof(cls), "median env%u", k);
 		c->ops->line(c, &dash, cls, pn->left, y[k] - 4, right, y[k] - 4);
-		snprintf(cls, sizeof(cls), "median-label env%u", k);
+		cli_fit(cls, sizeof(cls), "median-label env%u", k);
 		median_label(label, sizeof(label), k, metric, s[k].median);
 		t.fill = colour[k];
 		t.cls = cls;
@@ -431,7 +431,7 @@ static void panel(struct canvas *c, const struct layout *l, const struct bench_p
 	ratio_text(ratio, sizeof(ratio), p, metric, true, runs, n);
 	fit_cut(name, 12, true, FIG_W - 2 * MARGIN - text_width(ratio, 12, true), title,
 	        sizeof(title));
-	snprintf(title + strlen(title), sizeof(title) - strlen(title), "%s", ratio);
+	cli_fit_add(title, sizeof(title), "%s", ratio);
 	c->ops->text(c, &t, MARGIN, pn.top - 12, &one, 1);
 	warmup_band(c, &pn, runs, n);
 	panel_axes(c, &pn, fit_cut(name, 11, false, PLOT_H, axis, sizeof(axis)));

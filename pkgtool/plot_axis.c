@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "canvas.h"
+#include "render.h"
 #include "plot.h"
 
 #define TICKS 5 /* about this many steps on a y axis */
@@ -103,9 +104,9 @@ const char *tick_label(double v, double step, char *buf, size_t len)
 		decimals++;
 	}
 	if (v >= 1e7 || v <= -1e7 || step < 1e-6)
-		snprintf(buf, len, "%.4g", v);
+		cli_fit(buf, len, "%.4g", v);
 	else
-		snprintf(buf, len, "%.*f", decimals, v);
+		cli_fit(buf, len, "%.*f", decimals, v);
 	return buf;
 }
 

@@ -127,9 +127,9 @@ static void time_text(double secs, char *buf, size_t len)
 	unsigned long s = secs < 0 ? 0 : secs > 359999 ? 359999 : (unsigned long)(secs + 0.5);
 
 	if (s >= 3600)
-		snprintf(buf, len, "%lu:%02lu:%02lu", s / 3600, s / 60 % 60, s % 60);
+		cli_fit(buf, len, "%lu:%02lu:%02lu", s / 3600, s / 60 % 60, s % 60);
 	else
-		snprintf(buf, len, "%lu:%02lu", s / 60, s % 60);
+		cli_fit(buf, len, "%lu:%02lu", s / 60, s % 60);
 }
 
 /* A download's fields, each dropped when the line does not fit. */
@@ -151,18 +151,18 @@ static void fill_fields(const struct progress_row *r, double now, struct fields 
 	f->name_cols = cols(f->name) < NAME_MAX_COLS ? cols(f->name) : NAME_MAX_COLS;
 	human_size((int64_t)r->done, a, sizeof(a));
 	if (r->total) {
-		snprintf(f->pct, sizeof(f->pct), "%3u%%",
-		         (unsigned)(r->done >= r->total ? 100 : r->done * 100 / r->total));
-		snprintf(f->bytes, sizeof(f->bytes), "%s / %s", a,
-		         human_size((int64_t)r->total, b, sizeof(b)));
+		cli_fit(f->pct, sizeof(f->pct), "%3u%%",
+		        (unsigned)(r->done >= r->total ? 100 : r->done * 100 / r->total));
+		cli_fit(f->bytes, sizeof(f->bytes), "%s / %s", a,
+		        human_size((int64_t)r->total, b, sizeof(b)));
 	} else {
-		snprintf(f->bytes, sizeof(f->bytes), "%s", a);
+		cli_fit(f->bytes, sizeof(f->bytes), "%s", a);
 	}
 	if (rate > 0) {
-		snprintf(f->speed, sizeof(f->speed), "%s/s", human_size((int64_t)rate, a, sizeof(a)));
+		cli_fit(f->speed, sizeof(f->speed), "%s/s", human_size((int64_t)rate, a, sizeof(a)));
 		if (r->total > r->done) {
 			time_text((double)(r->total - r->done) / rate, a, sizeof(a));
-			snprintf(f->eta, sizeof(f->eta), "%s left", a);
+			cli_fit(f->eta, sizeof(f->eta), "%s left", a);
 		}
 	}
 }
@@ -320,14 +320,14 @@ static void plain_row(const struct progress_row *r, double now, char *buf, size_
 	char *of, bytes[sizeof(f.bytes) + 4];
 
 	fill_fields(r, now, &f);
-	snprintf(bytes, sizeof(bytes), "%s", f.bytes);
+	cli_fit(bytes, sizeof(bytes), "%s", f.bytes);
 	if ((of = strstr(f.bytes, " / ")) != NULL) /* "12.0 MiB of 31.4 MiB" */
-		snprintf(bytes, sizeof(bytes), "%.*s of %s", (int)(of - f.bytes), f.bytes, of + 3);
-	snprintf(buf, len, "  %s: %s%s%s%s%s%s%s", f.name, bytes, f.pct[0] ? " (" : "",
-	         f.pct[0] ? f.pct + strspn(f.pct, " ") : "", f.pct[0] ? ")" : "",
-	         f.speed[0] ? ", " : "", f.speed, f.eta[0] ? ", " : "");
+		cli_fit(bytes, sizeof(bytes), "%.*s of %s", (int)(of - f.bytes), f.bytes, of + 3);
+	cli_fit(buf, len, "  %s: %s%s%s%s%s%s%s", f.name, bytes, f.pct[0] ? " (" : "",
+	        f.pct[0] ? f.pct + strspn(f.pct, " ") : "", f.pct[0] ? ")" : "",
+	        f.speed[0] ? ", " : "", f.speed, f.eta[0] ? ", " : "");
 	if (f.eta[0])
-		snprintf(buf + strlen(buf), len - strlen(buf), "%s", f.eta);
+		cli_fit_add(buf, len, "%s", f.eta);
 }
 
 static void plain_tick(struct progress *p, double now)
@@ -355,8 +355,8 @@ static void finished_line(struct progress *p, const struct progress_row *r, doub
 	human_size((int64_t)r->done, a, sizeof(a));
 	human_size(secs > 0.001 ? (int64_t)((double)brought / secs) : (int64_t)brought, b,
 	           sizeof(b));
-	snprintf(line, sizeof(line), "  %s: %s, done in %.1f s (%s/s%s)", r->item->label, a, secs, b,
-	         r->resumed ? ", resumed" : "");
+	cli_fit(line, sizeof(line), "  %s: %s, done in %.1f s (%s/s%s)", r->item->label, a, secs, b,
+	        r->resumed ? ", resumed" : "");
 	say(p, line);
 }
 
@@ -438,9 +438,9 @@ void progress_update(void *arg, const struct cfapkg_fetch_progress *ev)
 static void next_step(const struct cfapkg_fetch_event *ev, char *buf, size_t len)
 {
 	if (ev->retry_in > 0)
-		snprintf(buf, len, "trying it again in %.1f s", ev->retry_in);
+		cli_fit(buf, len, "trying it again in %.1f s", ev->retry_in);
 	else
-		snprintf(buf, len, "%s", ev->next_url ? "trying the next URL" : "giving up");
+		cli_fit(buf, len, "%s", ev->next_url ? "trying the next URL" : "giving up");
 }
 
 static void on_event(void *arg, const struct cfapkg_fetch_event *ev)
@@ -451,20 +451,20 @@ static void on_event(void *arg, const struct cfapkg_fetch_event *ev)
 
 	size[0] = '\0';
 	if (ev->from)
-		snprintf(size, sizeof(size), ", resuming after %s",
-		         human_size((int64_t)ev->from, then, sizeof(then)));
+		cli_fit(size, sizeof(size), ", resuming after %s",
+		        human_size((int64_t)ev->from, then, sizeof(then)));
 	if (ev->kind == CFAPKG_FETCH_CACHED) {
-		snprintf(line, sizeof(line), "  %s: in the download cache", label);
+		cli_fit(line, sizeof(line), "  %s: in the download cache", label);
 	} else if (ev->kind == CFAPKG_FETCH_TRYING) {
-		snprintf(line, sizeof(line), "  %s: trying %s (attempt %u%s)", label, ev->url,
-		         ev->attempt, size);
+		cli_fit(line, sizeof(line), "  %s: trying %s (attempt %u%s)", label, ev->url,
+		        ev->attempt, size);
 	} else if (ev->kind == CFAPKG_FETCH_VERIFIED) {
-		snprintf(line, sizeof(line), "  %s: %s served it%s", label, ev->url,
-		         ev->item->sha256 ? "; its SHA-256 is the pinned one" : "");
+		cli_fit(line, sizeof(line), "  %s: %s served it%s", label, ev->url,
+		        ev->item->sha256 ? "; its SHA-256 is the pinned one" : "");
 	} else {
 		next_step(ev, then, sizeof(then));
-		snprintf(line, sizeof(line), "  %s: %s failed: %s; %s", label, ev->url,
-		         ev->why ? ev->why : "?", then);
+		cli_fit(line, sizeof(line), "  %s: %s failed: %s; %s", label, ev->url,
+		        ev->why ? ev->why : "?", then);
 	}
 	say(p, line);
 }
@@ -490,11 +490,11 @@ static void summary(struct progress *p)
 	time_text(secs, t, sizeof(t));
 	human_size((int64_t)bytes, a, sizeof(a));
 	human_size(secs > 0.001 ? (int64_t)((double)bytes / secs) : (int64_t)bytes, b, sizeof(b));
-	snprintf(line, sizeof(line), "Downloaded %lu file%s, %s in %s (%s/s)", (unsigned long)files,
-	         files == 1 ? "" : "s", a, t, b);
+	cli_fit(line, sizeof(line), "Downloaded %lu file%s, %s in %s (%s/s)", (unsigned long)files,
+	        files == 1 ? "" : "s", a, t, b);
 	if (resumed)
-		snprintf(line + strlen(line), sizeof(line) - strlen(line), "; %lu resumed",
-		         (unsigned long)resumed);
+		cli_fit_add(line, sizeof(line), "; %lu resumed",
+		            (unsigned long)resumed);
 	if (p->tty)
 		print_fitted(line, line_room());
 	else

@@ -1,12 +1,45 @@
 /*
- * render.c - text tables and JSON output.
+ * render.c - text for people: human sizes and aligned tables.
  */
 #include "render.h"
 #include "opts.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+bool cli_vfit(char *dst, size_t size, const char *fmt, va_list ap)
+{
+	return size > 0 && cfapkg_fit_text(dst, size, fmt, ap);
+}
+
+/* cli_snprintf is cli_fit whose result must be used (render.h). */
+bool cli_fit(char *dst, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	bool whole;
+
+	va_start(ap, fmt);
+	whole = cli_vfit(dst, size, fmt, ap);
+	va_end(ap);
+	return whole;
+}
+
+bool cli_fit_add(char *dst, size_t size, const char *fmt, ...)
+{
+	size_t used = strlen(dst);
+	va_list ap;
+	bool whole;
+
+	/* Already full (or cut, ending in "..."): nothing more goes in. */
+	if (used + 1 >= size)
+		return false;
+	va_start(ap, fmt);
+	whole = cli_vfit(dst + used, size - used, fmt, ap);
+	va_end(ap);
+	return whole;
+}
 
 const char *human_size(int64_t bytes, char *buf, size_t len)
 {
@@ -15,7 +48,7 @@ const char *human_size(int64_t bytes, char *buf, size_t len)
 	int u = 0;
 
 	if (bytes < 0) {
-		snprintf(buf, len, "?");
+		cli_fit(buf, len, "?");
 		return buf;
 	}
 	while (v >= 1024 && u < 4) {
@@ -23,9 +56,9 @@ const char *human_size(int64_t bytes, char *buf, size_t len)
 		u++;
 	}
 	if (u == 0)
-		snprintf(buf, len, "%lld B", (long long)bytes);
+		cli_fit(buf, len, "%lld B", (long long)bytes);
 	else
-		snprintf(buf, len, "%.1f %s", v, units[u]);
+		cli_fit(buf, len, "%.1f %s", v, units[u]);
 	return buf;
 }
 
@@ -71,56 +104,4 @@ void table_print(struct table *t)
 	}
 	cJSON_Delete(t->rows);
 	t->rows = NULL;
-}
-
-/* Every cJSON allocation of the process comes through here, so that one
- * check before output covers the commands' many builder calls: a document
- * that lost a member because memory ran out is never printed as whole. */
-static unsigned long json_alloc_failures;
-
-static void *json_malloc(size_t n)
-{
-	void *p = malloc(n);
-
-	if (!p)
-		json_alloc_failures++;
-	return p;
-}
-
-void json_count_failures(void)
-{
-	cJSON_Hooks hooks = {json_malloc, free};
-
-	cJSON_InitHooks(&hooks);
-}
-
-bool json_output_failed(void)
-{
-	return json_alloc_failures > 0;
-}
-
-void json_print(cJSON *v)
-{
-	char *s;
-
-	json_stamp(v);
-	s = json_alloc_failures ? NULL : cJSON_Print(v);
-
-	if (s && !json_alloc_failures) {
-		fputs(s, stdout);
-		fputc('\n', stdout);
-	} else {
-		cli_error("out of memory while building the JSON output\n");
-		json_alloc_failures++;
-	}
-	cJSON_free(s);
-	cJSON_Delete(v);
-}
-
-void json_str(cJSON *o, const char *key, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
 }

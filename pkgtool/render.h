@@ -6,6 +6,8 @@
 #define CFAPKG_RENDER_H
 
 #include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +18,29 @@
 #else
 #define PRINTF_LIKE(fmt, args)
 #endif
+
+#if defined(__GNUC__)
+#define MUST_USE __attribute__((warn_unused_result))
+#else
+#define MUST_USE
+#endif
+
+/* The command line's snprintf, in two kinds (scripts/check-seams refuses
+ * a bare snprintf whose result is dropped):
+ * cli_snprintf for paths, names and values: false when the text did not
+ * fit, and the caller then fails naming it, never goes on with a
+ * shortened one.  cli_fit for text only shown to people (a label, a
+ * column, a message): a text too long ends in "..." so the cut shows;
+ * cli_fit_add appends the same way to what dst holds.  Both false when
+ * cut. */
+bool cli_fit(char *dst, size_t size, const char *fmt, ...) PRINTF_LIKE(3, 4);
+static inline MUST_USE bool cli_checked(bool whole)
+{
+	return whole;
+}
+#define cli_snprintf(...) cli_checked(cli_fit(__VA_ARGS__))
+bool cli_fit_add(char *dst, size_t size, const char *fmt, ...) PRINTF_LIKE(3, 4);
+bool cli_vfit(char *dst, size_t size, const char *fmt, va_list ap) PRINTF_LIKE(3, 0);
 
 /* "2.5 GiB", "31.4 MiB", "-" for negative sizes.  Writes into buf. */
 const char *human_size(int64_t bytes, char *buf, size_t len);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "render.h"
 
 enum shell { SH_BASH, SH_ZSH, SH_FISH, SH_POWERSHELL, SH_CMD, SH_NONE };
 
@@ -167,8 +168,9 @@ static void each_saved(void (*fn)(const char *name, const char *saved))
 		if (n && n < sizeof(name)) {
 			memcpy(name, p, n);
 			name[n] = '\0';
-			snprintf(saved, sizeof(saved), "CFAPKG_SAVED_%s", name);
-			fn(name, getenv(saved));
+			/* name is shorter than 256 bytes: saved has room for it. */
+			if (cli_snprintf(saved, sizeof(saved), "CFAPKG_SAVED_%s", name))
+				fn(name, getenv(saved));
 		}
 		p += n + (p[n] == ' ');
 	}
@@ -299,11 +301,15 @@ static char *joined_path(const char *sep, const struct cfapkg_runtime *rt)
 	size_t i, n = 1, used = 0;
 
 	for (i = 0; i < rt->npath; i++)
-		n += strlen(rt->path[i]) + 1;
+		n += strlen(rt->path[i]) + strlen(sep);
 	if (!(out = calloc(1, n)))
 		return NULL;
 	for (i = 0; i < rt->npath; i++) {
-		snprintf(out + used, n - used, "%s%s", i ? sep : "", rt->path[i]);
+		/* n was measured for all of them: a cut here is a bug, not a path. */
+		if (!cli_snprintf(out + used, n - used, "%s%s", i ? sep : "", rt->path[i])) {
+			free(out);
+			return NULL;
+		}
 		used += strlen(out + used);
 	}
 	return out;

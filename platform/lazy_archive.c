@@ -7,6 +7,7 @@
 #include <archive_entry.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "platform/lazylib.h"
 
@@ -82,7 +83,9 @@ void archive_set_error(struct archive *a, int err, const char *fmt, ...)
 		return;
 	}
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	/* libarchive's message only: a cut one is marked, never passed as whole. */
+	if (vsnprintf(text, sizeof(text), fmt, ap) >= (int)sizeof(text))
+		memcpy(text + sizeof(text) - 4, "...", 4);
 	va_end(ap);
 	fn(a, err, "%s", text);
 }

@@ -30,10 +30,10 @@ const char *cfa_plat_arch(void)
 	static int done;
 
 	if (!done) {
-		if (uname(&u) != 0)
-			snprintf(u.machine, sizeof(u.machine), "x86_64");
-		if (strcmp(u.machine, "amd64") == 0)
-			snprintf(u.machine, sizeof(u.machine), "x86_64");
+		/* The BSDs say amd64 for what Linux and the recipes call x86_64;
+		 * utsname's fields are far longer than the name. */
+		if (uname(&u) != 0 || strcmp(u.machine, "amd64") == 0)
+			memcpy(u.machine, "x86_64", sizeof("x86_64"));
 		done = 1;
 	}
 	return u.machine;

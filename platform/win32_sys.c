@@ -288,11 +288,13 @@ void cfa_plat_os_build(char *buf, size_t len)
 	memset(&v, 0, sizeof(v));
 	v.dwOSVersionInfoSize = sizeof(v);
 
-	if (get && get(&v) == 0)
-		snprintf(buf, len, "Windows %lu.%lu.%lu", v.dwMajorVersion, v.dwMinorVersion,
-		         v.dwBuildNumber);
-	else
-		snprintf(buf, len, "Windows");
+	if (get && get(&v) == 0 &&
+	    snprintf(buf, len, "Windows %lu.%lu.%lu", v.dwMajorVersion, v.dwMinorVersion,
+	             v.dwBuildNumber) < (int)len)
+		return;
+	/* No version to tell, or a buffer too small for it: the bare name. */
+	if (snprintf(buf, len, "Windows") >= (int)len && len)
+		buf[0] = '\0';
 }
 
 /* RegGetValueW's error as errno-style. */
@@ -381,10 +383,11 @@ int cfa_plat_file_version(const char *path, char *buf, size_t len)
 
 	if (data && GetFileVersionInfoW(w, 0, size, data) &&
 	    VerQueryValueW(data, L"\\\\", (void **)&fi, &filen) && fi && filen >= sizeof(*fi)) {
-		snprintf(buf, len, "%u.%u.%u.%u", (unsigned)HIWORD(fi->dwFileVersionMS),
-		         (unsigned)LOWORD(fi->dwFileVersionMS), (unsigned)HIWORD(fi->dwFileVersionLS),
-		         (unsigned)LOWORD(fi->dwFileVersionLS));
-		rc = 0;
+		/* A version cut to fit would be another version: too small a
+		 * buffer is an error (ERANGE), as for strerror_r. */
+		rc = snprintf(buf, len, "%u.%u.%u.%u", (unsigned)HIWORD(fi->dwFileVersionMS),
+		              (unsigned)LOWORD(fi->dwFileVersionMS), (unsigned)HIWORD(fi->dwFileVersionLS),
+		              (unsigned)LOWORD(fi->dwFileVersionLS)) < (int)len ? 0 : ERANGE;
 	}
 	free(data);
 	free(w);

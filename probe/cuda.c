@@ -82,8 +82,10 @@ int probe_context(struct probe *p)
 	CALL(p, cuDeviceGetAttribute, (&minor, ATTR_CC_MINOR, dev));
 	CALL(p, cuDevicePrimaryCtxRetain, (&ctx, dev));
 	CALL(p, cuCtxSetCurrent, (ctx));
-	snprintf(p->detail, sizeof(p->detail), "%d device%s, 0: %.200s, compute %d.%d", count,
-	         count == 1 ? "" : "s", name, major, minor);
+	/* The name is bounded to 200 bytes, so the summary fits detail[256]. */
+	if (snprintf(p->detail, sizeof(p->detail), "%d device%s, 0: %.200s, compute %d.%d", count,
+	             count == 1 ? "" : "s", name, major, minor) >= (int)sizeof(p->detail))
+		p->detail[0] = '\0';
 	return 0;
 }
 

@@ -71,10 +71,12 @@ bool cfa_venv_same_name(const char *a, const char *b, bool windows)
 static size_t digits(const char *s, unsigned *value)
 {
 	size_t n = 0;
+	uint64_t v = 0;
 
-	*value = 0;
 	while (n < 4 && s[n] >= '0' && s[n] <= '9')
-		*value = *value * 10 + (unsigned)(s[n++] - '0');
+		n++;
+	/* At most four digits: they always parse, and fit an unsigned. */
+	*value = n && cfa_parse_u64(s, n, 9999, &v) ? (unsigned)v : 0;
 	return n;
 }
 

@@ -272,21 +272,6 @@ static enum cfapkg_err plan(struct stager *s)
 	return s->failed ? cfa_nomem(s->ctx) : CFAPKG_E_OK;
 }
 
-enum cfapkg_err cfa_venv_list_entry(struct cfapkg_ctx *ctx, const char *root, char **out)
-{
-	uint64_t h = 14695981039346656037ull; /* FNV-1a */
-	char name[32];
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)root; *p; p++)
-		h = (h ^ *p) * 1099511628211ull;
-	*out = NULL;
-	if (!cfa_snprintf(name, sizeof(name), "%016llx.json", (unsigned long long)h))
-		return cfa_nomem(ctx);
-	*out = cfa_root_path(ctx, CFA_VENVS, name);
-	return *out ? CFAPKG_E_OK : ctx->err_code;
-}
-
 static enum cfapkg_err remember(struct cfapkg_ctx *ctx, const char *root, const char *env)
 {
 	struct cfa_json_build jb = {false};
@@ -307,20 +292,6 @@ static enum cfapkg_err remember(struct cfapkg_ctx *ctx, const char *root, const 
 	cfa_free(path);
 	cfa_free(dir);
 	return e;
-}
-
-void cfa_venv_forget(struct cfapkg_ctx *ctx, const char *dir)
-{
-	char *abs = NULL, *path = NULL;
-
-	if (cfa_venv_abs(dir, &abs) != 0)
-		return;
-	if (cfa_venv_list_entry(ctx, abs, &path) == CFAPKG_E_OK)
-		cfa_plat_remove(path);
-	else
-		cfapkg_ctx_clear_error(ctx); /* the list then names a venv that unstage emptied */
-	cfa_free(path);
-	free(abs);
 }
 
 /* Entries of an earlier staging the new plan has no file for: their

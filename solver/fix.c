@@ -113,7 +113,7 @@ static bool solves_with(struct cfapkg_plan *plan, const struct cfapkg_plan_fix_s
 		else if (cfapkg_facts_set(plan->ctx, &f, steps[i].fact, steps[i].value))
 			return false;
 	}
-	return cfa_plan_try(plan->ctx, &f, req, &opts);
+	return req->try_solve(plan->ctx, &f, req, &opts);
 }
 
 /* Two changes of one fact (two SDKs, two drivers) are not one fix. */

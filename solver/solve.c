@@ -316,8 +316,10 @@ static enum cfapkg_err try_solve(struct cfapkg_plan *plan, bool only_installable
 	add_pin_jobs(plan);
 	if (only_installable)
 		add_installable_job(plan);
-	if (!getenv("CFA_NOFAVOR"))
-		add_favor_jobs(plan);
+	/* The favour tiers are policy, not a tuning knob: a plan always
+	 * prefers validated and pinned versions the same way, so no switch
+	 * (environment or option) turns them off. */
+	add_favor_jobs(plan);
 	add_prefer_job(plan);
 	if (plan->solv)
 		solver_free(plan->solv);
@@ -426,8 +428,9 @@ static bool fixable(const struct cfapkg_plan *plan)
 	return true;
 }
 
-bool cfa_plan_try(struct cfapkg_ctx *ctx, const struct cfapkg_facts *f,
-                  const struct cfa_plan_request *req, const struct cfapkg_plan_opts *opts)
+/* Whether the request solves for f with opts: the fix search's trial. */
+static bool plan_try(struct cfapkg_ctx *ctx, const struct cfapkg_facts *f,
+                     const struct cfa_plan_request *req, const struct cfapkg_plan_opts *opts)
 {
 	struct cfapkg_plan *p = NULL;
 	bool solved = solve_plan(ctx, f, req->specs, req->nspecs, opts, false, &p) == CFAPKG_E_OK &&
@@ -452,7 +455,7 @@ static enum cfapkg_err solve_plan(struct cfapkg_ctx *ctx, const struct cfapkg_fa
                                   const struct cfapkg_plan_opts *opts, bool explain_more,
                                   struct cfapkg_plan **out)
 {
-	struct cfa_plan_request req = {specs, nspecs, opts};
+	struct cfa_plan_request req = {specs, nspecs, opts, plan_try};
 	struct cfapkg_plan *plan;
 	enum cfapkg_err e;
 

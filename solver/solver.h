@@ -87,6 +87,11 @@ struct cfa_plan_request {
 	const char *const *specs;
 	size_t nspecs;
 	const struct cfapkg_plan_opts *opts;
+	/* One plain solve of the request for f with opts (no second
+	 * explanation, no fix): solve.c's, handed to fix.c here so that the
+	 * fix search, which solve.c runs, does not call back into it. */
+	bool (*try_solve)(struct cfapkg_ctx *ctx, const struct cfapkg_facts *f,
+	                  const struct cfa_plan_request *req, const struct cfapkg_plan_opts *opts);
 };
 
 /* pool.c */
@@ -138,10 +143,6 @@ enum cfapkg_err cfa_passed_over(struct cfapkg_plan *plan);
  * this machine but cannot be installed here (plan->passed). */
 enum cfapkg_err cfa_passed_over(struct cfapkg_plan *plan);
 
-/* solve.c: whether the request solves for f with opts (one plain solve:
- * no second explanation, no fix). */
-bool cfa_plan_try(struct cfapkg_ctx *ctx, const struct cfapkg_facts *f,
-                  const struct cfa_plan_request *req, const struct cfapkg_plan_opts *opts);
 /* fix.c: plan->fix for an unsolved plan. */
 enum cfapkg_err cfa_plan_find_fix(struct cfapkg_plan *plan, const struct cfa_plan_request *req);
 

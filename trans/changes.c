@@ -10,32 +10,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cache/cache.h"
 #include "core/layout.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
+#include "core/strv.h"
 #include "platform/platform.h"
 #include "trans/trans.h"
-
-bool cfa_strv_push(char ***v, size_t *n, size_t *cap, const char *s)
-{
-	char *copy = cfa_strdup(s);
-
-	if (!copy || cfa_grow((void **)v, cap, *n + 1, sizeof(**v)) != 0) {
-		cfa_free(copy);
-		return false;
-	}
-	(*v)[(*n)++] = copy;
-	return true;
-}
-
-void cfa_strv_free(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		cfa_free(v[i]);
-	cfa_free(v);
-}
 
 /* Two specs about the same name ("zluda>=7", "zluda"). */
 static bool same_name(const char *spec, const char *other)

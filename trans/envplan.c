@@ -9,6 +9,7 @@
 
 #include "core/mem.h"
 #include "core/strbuf.h"
+#include "core/strv.h"
 #include "env/env.h"
 #include "trans/trans.h"
 

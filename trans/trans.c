@@ -20,6 +20,7 @@
 #include "core/layout.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
+#include "core/strv.h"
 #include "env/env.h"
 #include "platform/platform.h"
 #include "trans/trans.h"

@@ -1,8 +1,7 @@
 /*
  * trans.h - the transaction room's internal state, shared by its files:
  * trans.c (begin, prepare, commit), changes.c (the new requests and what
- * changes), storecheck.c (a store folder still as unpacked), fetchlock.c (a lock's packages into the store) and lock.c (the
- * root's writer lock).
+ * changes) and fetchlock.c (a lock's packages into the store).
  */
 #ifndef CFA_TRANS_H
 #define CFA_TRANS_H
@@ -51,17 +50,6 @@ enum cfapkg_err cfa_trans_diff(struct cfapkg_trans *t);
 /* repair: what cfapkg_env_damage finds, as changes and folders to redo. */
 enum cfapkg_err cfa_trans_damage(struct cfapkg_trans *t);
 void cfa_trans_changes_free(struct cfapkg_trans *t);
-/* Appends a copy of s to a growable list of strings. */
-bool cfa_strv_push(char ***v, size_t *n, size_t *cap, const char *s);
-void cfa_strv_free(char **v, size_t n);
-
-/* storecheck.c: every file the store folder's manifest lists is there
- * with its size and permission bits (no hashing). */
-bool cfa_store_intact(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part);
-/* storeseal.c: the stamps of the folders of a store folder a look found
- * whole (paths: its files), and whether they all still hold. */
-void cfa_store_seal(const char *dir, const char *const *paths, size_t npaths);
-bool cfa_store_seal_holds(struct cfapkg_ctx *ctx, const char *dir);
 
 /* aptsource.c: the URL of an APT source's index (cfa_free), NULL when out
  * of memory. */

@@ -16,13 +16,13 @@
  */
 #include <string.h>
 
+#include "cache/cache.h"
 #include "core/json.h"
 #include "core/layout.h"
 #include "core/mem.h"
 #include "core/recipe.h"
 #include "core/strbuf.h"
 #include "platform/platform.h"
-#include "trans/trans.h"
 
 #define CHUNK 512 /* files per thread's turn */
 

@@ -1,8 +1,8 @@
 /*
- * lock.c - one writer per root.  Taking the lock is also when the work an
- * interrupted writer left behind gets finished or undone (cfapkg_recover),
- * which is why the lock lives here, above the environments: the lowest
- * layers never call upward.
+ * rootlock.c - one writer per root.  Taking the lock is also when the work
+ * an interrupted writer left behind gets finished or undone
+ * (cfapkg_recover, gc.c), which is why the lock sits at the top of env/:
+ * every environment file below it may be recovered, none calls it.
  */
 #include <errno.h>
 

@@ -16,11 +16,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "cache/cache.h"
 #include "core/json.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
+#include "core/strv.h"
 #include "platform/platform.h"
-#include "trans/trans.h"
 
 #define RACY_SECONDS 2
 

@@ -1,0 +1,80 @@
+/*
+ * fetch_item.c - the two ends of one download that every fetch file
+ * shares: its failure, kept as the item's first error, and its
+ * publication, the verified .part renamed to the name its SHA-256 gives.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cache/cache.h"
+#include "cache/fetch.h"
+#include "core/mem.h"
+#include "core/strbuf.h"
+#include "platform/platform.h"
+
+void cfa_item_error(struct cfapkg_fetch_item *it, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cfa_vfit_text(it->error, sizeof(it->error), fmt, ap);
+	va_end(ap);
+}
+
+void cfa_item_fail(struct xfer *x, enum cfapkg_err err, const char *fmt, ...)
+{
+	va_list ap;
+
+	x->item->err = err;
+	va_start(ap, fmt);
+	cfa_vfit_text(x->item->error, sizeof(x->item->error), fmt, ap);
+	va_end(ap);
+	x->done = true;
+}
+
+/* The part flushed to the disk, before it takes a name that says its
+ * bytes are whole. */
+static bool flush_part(struct xfer *x)
+{
+	FILE *f = cfa_plat_fopen(x->part_path, "rb+");
+	int rc = f ? cfa_plat_fsync(f) : cfa_plat_write_errno();
+
+	if (f)
+		fclose(f);
+	if (rc)
+		cfa_item_fail(x, CFAPKG_E_IO, "%s: cannot write %s: %s", x->item->label, x->part_path,
+		          cfa_plat_strerror(rc));
+	return rc == 0;
+}
+
+/* Named SHA~BOOT and not flushed where the system has boot ids (see
+ * cachefile.c), else flushed and named SHA. */
+bool cfa_fetch_publish(struct xfer *x)
+{
+	struct cfapkg_fetch_item *it = x->item;
+	char *final = cfa_cache_unsynced_name(x->final_dir, x->hex);
+	bool flush = final == NULL, ok = false;
+
+	x->deferred = false;
+	if (flush && (!flush_part(x) || !(final = cfa_aprintf("%s/%s", x->final_dir, x->hex)))) {
+		if (!it->err)
+			cfa_item_fail(x, CFAPKG_E_NOMEM, "%s: out of memory", it->label);
+	/* it->path has room for it: cfapkg_fetch checked the folder's length. */
+	} else if (!final) {
+		cfa_item_fail(x, CFAPKG_E_NOMEM, "%s: out of memory", it->label);
+	} else if (!cfa_snprintf(it->path, sizeof(it->path), "%s", final)) {
+		cfa_item_fail(x, CFAPKG_E_IO, "%s: path too long", final);
+	} else if (cfa_plat_rename(x->part_path, final) != 0) {
+		cfa_item_fail(x, CFAPKG_E_IO, "%s: cannot move the download into %s", it->label, final);
+	} else {
+		ok = true;
+	}
+	cfa_free(final);
+	if (!ok)
+		return false;
+	cfa_plat_remove(x->meta_path);
+	if (flush)
+		cfa_plat_sync_dir(x->final_dir);
+	return true;
+}
