@@ -48,6 +48,20 @@ static bool flush_part(struct xfer *x)
 	return rc == 0;
 }
 
+/* The part takes the name its bytes give.  A file already there by that
+ * name holds the same bytes (another URL of this run, or another process,
+ * brought them first); Windows will not replace it while it is open, and
+ * need not: this copy goes. */
+static bool take_name(struct xfer *x, const char *final)
+{
+	if (cfa_plat_rename(x->part_path, final) == 0)
+		return true;
+	if (cfa_plat_file_size(final) != (long long)x->have)
+		return false;
+	cfa_plat_remove(x->part_path);
+	return true;
+}
+
 /* Named SHA~BOOT and not flushed where the system has boot ids (see
  * cachefile.c), else flushed and named SHA. */
 bool cfa_fetch_publish(struct xfer *x)
@@ -65,7 +79,7 @@ bool cfa_fetch_publish(struct xfer *x)
 		cfa_item_fail(x, CFAPKG_E_NOMEM, "%s: out of memory", it->label);
 	} else if (!cfa_snprintf(it->path, sizeof(it->path), "%s", final)) {
 		cfa_item_fail(x, CFAPKG_E_IO, "%s: path too long", final);
-	} else if (cfa_plat_rename(x->part_path, final) != 0) {
+	} else if (!take_name(x, final)) {
 		cfa_item_fail(x, CFAPKG_E_IO, "%s: cannot move the download into %s", it->label, final);
 	} else {
 		ok = true;
