@@ -15,6 +15,10 @@
    built-in folder, alternating in rotated order.  Goal: the channel's
    median within 2 ms of the built-in folder's.
 
+With BENCH_BEFORE=PATH (another cfapkg build), that one plans beside this
+one in every round of 1 and 2, as "cfapkg plan (before)" and "cfapkg
+(before)".
+
 usage: plan_bench.py CFAPKG [RUNS]
 """
 import contextlib
@@ -87,8 +91,8 @@ def side_by_side(cases, runs, goal):
         verdict = ""
         if name == goal[0]:
             verdict = f" goal <= {goal[1] * 1000:.0f} ms: {'met' if med <= goal[1] else 'NOT met'}"
-        print(f"{name:<16}median {med * 1000:.1f} ms{verdict}")
-        print(f"{'':<16}runs: {' '.join(f'{x * 1000:.1f}' for x in walls[name])}")
+        print(f"{name:<22}median {med * 1000:.1f} ms{verdict}")
+        print(f"{'':<22}runs: {' '.join(f'{x * 1000:.1f}' for x in walls[name])}")
 
 
 def signed_channel(cfapkg, real, runs, env):
@@ -127,8 +131,13 @@ def main():
     env = dict(os.environ, CFAPKG_RECIPES="", CFAPKG_GPU="")
     real = [cfapkg, "plan", "pytorch-cuda-stack", "--os", "windows", "--gpu", "gfx1200",
             "--hip-sdk", "6.4.2", "--quiet"]
-    side_by_side({"true": (["true"], None), "curl --version": (["curl", "--version"], None),
-                  "cfapkg plan": (real, env)}, runs, goal=("cfapkg plan", 0.010))
+    before = os.environ.get("BENCH_BEFORE")
+    before = os.path.abspath(before) if before else None
+    cases = {"true": (["true"], None), "curl --version": (["curl", "--version"], None),
+             "cfapkg plan": (real, env)}
+    if before:
+        cases["cfapkg plan (before)"] = ([before] + real[1:], env)
+    side_by_side(cases, runs, goal=("cfapkg plan", 0.010))
     signed_channel(cfapkg, real, runs, env)
     if not shutil.which("testsolv"):
         sys.exit("testsolv not found (Debian package libsolv-tools)")
@@ -149,6 +158,10 @@ def main():
         print(f"channel        100000 versions in {nfiles} recipes, request of {len(request)}")
         print(f"cfapkg         load + solve: median {c_med:.3f} s (best {c_best:.3f} s, "
               f"peak {c_rss / 1024:.0f} MiB) goal < 1 s: {'met' if c_med < 1 else 'NOT met'}")
+        if before:
+            b_med, b_best, b_rss = series([before] + plan[1:], scale_runs, genv)
+            print(f"cfapkg before  load + solve: median {b_med:.3f} s (best {b_best:.3f} s, "
+                  f"peak {b_rss / 1024:.0f} MiB)")
         print(f"testsolv       same problem: median {t_med:.3f} s (best {t_best:.3f} s, "
               f"peak {t_rss / 1024:.0f} MiB)")
         ratio = c_med / t_med
