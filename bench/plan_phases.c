@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 	}
 	t2 = now();
 	printf("load %.3f s, solve %.3f s, %zu packages, %s\n", t1 - t0, t2 - t1,
-	       cfapkg_plan_count(plan), cfapkg_plan_solved(plan) ? "solved" : "unsolvable");
+	       cfapkg_plan_item_count(plan), cfapkg_plan_solved(plan) ? "solved" : "unsolvable");
 	cfapkg_plan_free(plan);
 	cfapkg_ctx_free(ctx);
 	return 0;

@@ -223,7 +223,7 @@ enum cfapkg_err cfa_read_decompressed(struct cfapkg_ctx *ctx, const char *path, 
 
 /* storecheck.c: every file the store folder's manifest lists is there
  * with its size and permission bits (no hashing). */
-bool cfa_store_intact(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part);
+bool cfa_store_intact(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part *part);
 /* storeseal.c: the stamps of the folders of a store folder a look found
  * whole (paths: its files), and whether they all still hold. */
 void cfa_store_seal(const char *dir, const char *const *paths, size_t npaths);

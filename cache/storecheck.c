@@ -204,7 +204,7 @@ static void seal(const char *dir, const struct listed *files, size_t n)
 	cfa_free(paths);
 }
 
-bool cfa_store_intact(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part)
+bool cfa_store_intact(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part *part)
 {
 	char *dir = part->store ? cfa_root_path(ctx, CFA_STORE, part->store) : NULL;
 	char *sizes = dir ? cfa_aprintf("%s/.cfapkg/sizes", dir) : NULL, *text = NULL;

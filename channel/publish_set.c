@@ -92,7 +92,7 @@ static enum cfapkg_err write_gpus(struct cfapkg_ctx *ctx, const char *dir)
 	return e;
 }
 
-enum cfapkg_err cfapkg_channel_publish_set(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+enum cfapkg_err cfapkg_channel_publish_set(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                            const char *dir, const char *key_file,
                                            const struct cfapkg_channel_build_opts *o,
                                            uint64_t *version)

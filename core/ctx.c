@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfapkg_frontend.h"
 #include "core/gpus.h"
 #include "core/mem.h"
 #include "core/strbuf.h"

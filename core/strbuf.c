@@ -4,6 +4,7 @@
 #include "core/strbuf.h"
 
 #include "cfapkg.h"
+#include "cfapkg_frontend.h"
 
 #include <stdio.h>
 #include <string.h>

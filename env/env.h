@@ -42,7 +42,7 @@ bool cfa_read_line(FILE *f, struct cfa_buf *line, bool *whole);
 
 
 /* lockfile.c: NULL when out of memory. */
-cJSON *cfa_lock_json(const struct cfapkg_lock *lock);
+cJSON *cfa_lock_json(const struct cfapkg_lockfile *lock);
 
 /* marks.c: appends o (consumed) as one line to path, flushed to the disk;
  * what names the record in an error ("the switch"). */
@@ -64,13 +64,13 @@ enum cfapkg_err cfa_gen_state_of(struct cfapkg_ctx *ctx, const char *gendir,
 #define CFA_VIEW_COPIES "copies.json"
 /* loadcheck.c: the load check of a generation at gendir, its view built
  * (cfapkg_load_check's, on the lock's runtime folders). */
-enum cfapkg_err cfa_load_check_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+enum cfapkg_err cfa_load_check_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                    const char *gendir, cfapkg_load_issue_fn fn, void *arg,
                                    size_t *missing, size_t *host);
-enum cfapkg_err cfa_view_build(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+enum cfapkg_err cfa_view_build(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                const char *gendir, struct cfapkg_commit_result *r);
 /* The store folder of a part (ROOT/store/NAME). */
-enum cfapkg_err cfa_store_dir(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p, char **out);
+enum cfapkg_err cfa_store_dir(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part *p, char **out);
 /* viewlink.c: hard-links store/PATH as view/PATH for each of n paths
  * (as the manifest lists them, folder by folder) from a few threads;
  * done[i] says which were linked, the rest are the caller's to link one by
@@ -97,18 +97,18 @@ enum cfapkg_err cfa_env_program_dir(struct cfapkg_ctx *ctx, const char *env, uns
  * values keep "{prefix}", which is where that part is found on the
  * machine when a program starts.  NULL when out of memory (then nothing
  * may be written). */
-cJSON *cfa_runtime_json(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+cJSON *cfa_runtime_json(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                         const char *gendir);
 
 /* lockset.c: packages of several archives.  set_artifacts copies arts
  * into the lock and derives the part's sha256 (the set's digest), size
  * and store folder; the others write and read a part's "artifacts". */
 struct cfa_json_build;
-enum cfapkg_err cfa_lock_set_artifacts(struct cfapkg_ctx *ctx, struct cfapkg_lock *l,
-                                       struct cfapkg_locked *p,
+enum cfapkg_err cfa_lock_set_artifacts(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *l,
+                                       struct cfapkg_lockfile_part *p,
                                        const struct cfapkg_artifact *arts, size_t n);
-void cfa_lock_artifacts_json(struct cfa_json_build *jb, cJSON *o, const struct cfapkg_locked *p);
+void cfa_lock_artifacts_json(struct cfa_json_build *jb, cJSON *o, const struct cfapkg_lockfile_part *p);
 enum cfapkg_err cfa_lock_read_artifacts(struct cfa_jr *jr, const cJSON *o,
-                                        struct cfapkg_locked *p);
+                                        struct cfapkg_lockfile_part *p);
 
 #endif

@@ -337,14 +337,14 @@ enum cfapkg_err cfapkg_env_current(struct cfapkg_ctx *ctx, const char *env, unsi
 	return e;
 }
 
-enum cfapkg_err cfapkg_env_lock(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
-                                struct cfapkg_lock **out)
+enum cfapkg_err cfapkg_env_lockfile(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
+                                struct cfapkg_lockfile **out)
 {
 	char *path;
 	enum cfapkg_err e = cfa_gen_file(ctx, env, gen, "lock.json", &path);
 
 	if (!e)
-		e = cfapkg_lock_read(ctx, path, out);
+		e = cfapkg_lockfile_read(ctx, path, out);
 	cfa_free(path);
 	return e;
 }
@@ -354,7 +354,7 @@ enum cfapkg_err cfapkg_env_lock(struct cfapkg_ctx *ctx, const char *env, unsigne
 enum cfapkg_err cfapkg_env_facts(struct cfapkg_ctx *ctx, const char *env, unsigned *gen,
                                  struct cfapkg_facts *out)
 {
-	struct cfapkg_lock *lock = NULL;
+	struct cfapkg_lockfile *lock = NULL;
 	enum cfapkg_err e;
 
 	*gen = 0;
@@ -363,10 +363,10 @@ enum cfapkg_err cfapkg_env_facts(struct cfapkg_ctx *ctx, const char *env, unsign
 	if (*gen == 0)
 		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "environment \"%s\" has nothing installed",
 		                env);
-	if ((e = cfapkg_env_lock(ctx, env, *gen, &lock)))
+	if ((e = cfapkg_env_lockfile(ctx, env, *gen, &lock)))
 		return e;
 	*out = lock->facts;
-	cfapkg_lock_free(lock);
+	cfapkg_lockfile_free(lock);
 	return CFAPKG_E_OK;
 }
 

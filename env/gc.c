@@ -329,7 +329,7 @@ static void take(struct gc_state *g, struct cfapkg_gc_item it, const char *path,
 
 /* A kept package's archive stays only while its store folder is missing
  * (or when archives are kept): see the top of this file. */
-static enum cfapkg_err keep_part(struct gc_state *g, const struct cfapkg_locked *p)
+static enum cfapkg_err keep_part(struct gc_state *g, const struct cfapkg_lockfile_part *p)
 {
 	char *store;
 	enum cfapkg_err e = cfa_store_dir(g->ctx, p, &store);
@@ -351,8 +351,8 @@ static enum cfapkg_err keep_part(struct gc_state *g, const struct cfapkg_locked 
 
 static enum cfapkg_err keep_lock(struct gc_state *g, const char *env, unsigned gen)
 {
-	struct cfapkg_lock *lock = NULL;
-	enum cfapkg_err e = cfapkg_env_lock(g->ctx, env, gen, &lock);
+	struct cfapkg_lockfile *lock = NULL;
+	enum cfapkg_err e = cfapkg_env_lockfile(g->ctx, env, gen, &lock);
 	size_t i;
 
 	if (e)
@@ -360,7 +360,7 @@ static enum cfapkg_err keep_lock(struct gc_state *g, const char *env, unsigned g
 	for (i = 0; i < lock->nparts && !e; i++)
 		if (lock->parts[i].kind == CFAPKG_KIND_PACKAGE)
 			e = keep_part(g, &lock->parts[i]);
-	cfapkg_lock_free(lock);
+	cfapkg_lockfile_free(lock);
 	if (!e && (g->keep.failed || g->unpacked.failed))
 		e = cfa_nomem(g->ctx);
 	return e;

@@ -163,7 +163,7 @@ static void on_issue(void *arg, const struct cfapkg_load_issue *is)
 }
 
 /* A library of the set that cannot load refuses the generation. */
-static enum cfapkg_err load_check(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+static enum cfapkg_err load_check(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                   const char *dir, struct cfapkg_commit_result *r)
 {
 	struct load_findings f = {NULL, r};
@@ -180,7 +180,7 @@ static enum cfapkg_err load_check(struct cfapkg_ctx *ctx, const struct cfapkg_lo
 }
 
 /* Everything of the new generation, under its hidden name. */
-static enum cfapkg_err write_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+static enum cfapkg_err write_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                  const char *dir, cJSON *meta, struct cfapkg_commit_result *r)
 {
 	enum cfapkg_err e;
@@ -202,7 +202,7 @@ static enum cfapkg_err write_gen(struct cfapkg_ctx *ctx, const struct cfapkg_loc
 }
 
 /* The new generation under envdir/.new-N, then renamed to envdir/N. */
-static enum cfapkg_err make_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+static enum cfapkg_err make_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                 const char *envdir, unsigned gen, cJSON *meta,
                                 struct cfapkg_commit_result *out)
 {
@@ -244,7 +244,7 @@ static enum cfapkg_err new_gen_number(struct cfapkg_ctx *ctx, const char *envdir
 }
 
 enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char *env,
-                                  const struct cfapkg_lock *lock, const char *command,
+                                  const struct cfapkg_lockfile *lock, const char *command,
                                   const char *const *changes, size_t nchanges,
                                   struct cfapkg_commit_result *out)
 {

@@ -321,7 +321,7 @@ static void init(struct checker *c, struct cfapkg_ctx *ctx, cfapkg_load_issue_fn
 	c->arg = arg;
 }
 
-enum cfapkg_err cfa_load_check_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+enum cfapkg_err cfa_load_check_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                    const char *gendir, cfapkg_load_issue_fn fn, void *arg,
                                    size_t *missing, size_t *host)
 {
@@ -332,7 +332,7 @@ enum cfapkg_err cfa_load_check_gen(struct cfapkg_ctx *ctx, const struct cfapkg_l
 	if (strcmp(lock->facts.os, "linux") != 0)
 		return run(&c, missing, host); /* DLLs are found by other rules */
 	for (i = 0; i < lock->nparts && !c.nomem; i++) {
-		const struct cfapkg_locked *p = &lock->parts[i];
+		const struct cfapkg_lockfile_part *p = &lock->parts[i];
 		for (j = 0; p->kind == CFAPKG_KIND_PACKAGE && j < p->npath; j++) {
 			char *dir = cfa_aprintf("%s/view/%s/%s", gendir, p->name, p->path[j]);
 			c.nomem |= !dir;

@@ -16,12 +16,12 @@
 #include "env/env.h"
 
 /* The name messages give the lock. */
-static const char *lock_name(const struct cfapkg_lock *lock)
+static const char *lock_name(const struct cfapkg_lockfile *lock)
 {
 	return lock->file ? lock->file : "the lock";
 }
 
-static enum cfapkg_err check_format(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock)
+static enum cfapkg_err check_format(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock)
 {
 	if (lock->format >= CFAPKG_LOCK_FORMAT)
 		return CFAPKG_E_OK;
@@ -50,10 +50,10 @@ static bool fetchable(const char *url)
 	return n && url[n] && url[n] != '/';
 }
 
-static enum cfapkg_err refuse_url(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+static enum cfapkg_err refuse_url(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                   size_t i, const char *field, const char *url)
 {
-	const struct cfapkg_locked *p = &lock->parts[i];
+	const struct cfapkg_lockfile_part *p = &lock->parts[i];
 
 	return cfa_fail(ctx, CFAPKG_E_LOCKFILE, "%s: packages[%u] (%s %s): %s \"%s\" is not an "
 	                "https:// or http:// URL, and only those are fetched; correct it, or "
@@ -63,7 +63,7 @@ static enum cfapkg_err refuse_url(struct cfapkg_ctx *ctx, const struct cfapkg_lo
 
 /* One download's URL and mirrors; where names the field ("" or
  * "artifacts[N]."). */
-static enum cfapkg_err check_download(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+static enum cfapkg_err check_download(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                       size_t i, const char *where, const char *url,
                                       const char *const *mirrors, size_t nmirrors)
 {
@@ -85,14 +85,14 @@ static enum cfapkg_err check_download(struct cfapkg_ctx *ctx, const struct cfapk
 	return CFAPKG_E_OK;
 }
 
-static enum cfapkg_err check_urls(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock)
+static enum cfapkg_err check_urls(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock)
 {
 	enum cfapkg_err e = CFAPKG_E_OK;
 	char where[40];
 	size_t i, k;
 
 	for (i = 0; i < lock->nparts && !e; i++) {
-		const struct cfapkg_locked *p = &lock->parts[i];
+		const struct cfapkg_lockfile_part *p = &lock->parts[i];
 		if (p->kind != CFAPKG_KIND_PACKAGE)
 			continue;
 		if (!p->nartifacts)
@@ -111,7 +111,7 @@ static enum cfapkg_err check_urls(struct cfapkg_ctx *ctx, const struct cfapkg_lo
 /* Whether part q meets the requirement r: by its own name and version,
  * or by a provide (one without a version meets any constraint, as in the
  * solver). */
-static bool meets(struct cfa_arena *a, const struct cfapkg_locked *q, const struct cfa_range *r)
+static bool meets(struct cfa_arena *a, const struct cfapkg_lockfile_part *q, const struct cfa_range *r)
 {
 	struct cfa_ver v;
 	struct cfa_range pr;
@@ -129,10 +129,10 @@ static bool meets(struct cfa_arena *a, const struct cfapkg_locked *q, const stru
 	return false;
 }
 
-static enum cfapkg_err refuse_unmet(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+static enum cfapkg_err refuse_unmet(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                     size_t i, const char *req, const char *name)
 {
-	const struct cfapkg_locked *p = &lock->parts[i], *q = cfapkg_lock_find(lock, name);
+	const struct cfapkg_lockfile_part *p = &lock->parts[i], *q = cfapkg_lockfile_find(lock, name);
 
 	/* One message in one piece: a reason formatted apart would need a
 	 * buffer of its own, and could be cut. */
@@ -145,10 +145,10 @@ static enum cfapkg_err refuse_unmet(struct cfapkg_ctx *ctx, const struct cfapkg_
 }
 
 /* Requirement req of part i is met inside the set. */
-static enum cfapkg_err check_requirement(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+static enum cfapkg_err check_requirement(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                          struct cfa_arena *a, size_t i, const char *req)
 {
-	const struct cfapkg_locked *p = &lock->parts[i];
+	const struct cfapkg_lockfile_part *p = &lock->parts[i];
 	const char *why = NULL;
 	struct cfa_range r;
 	size_t k;
@@ -165,7 +165,7 @@ static enum cfapkg_err check_requirement(struct cfapkg_ctx *ctx, const struct cf
 }
 
 /* Every requirement of every part is met inside the set. */
-static enum cfapkg_err check_closed(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock)
+static enum cfapkg_err check_closed(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock)
 {
 	struct cfa_arena a;
 	enum cfapkg_err e = CFAPKG_E_OK;
@@ -189,7 +189,7 @@ static bool has_sdk(const struct cfapkg_facts *f, const char *version)
 	return false;
 }
 
-static bool supports(const struct cfapkg_locked *p, const char *gfx)
+static bool supports(const struct cfapkg_lockfile_part *p, const char *gfx)
 {
 	size_t i;
 
@@ -201,7 +201,7 @@ static bool supports(const struct cfapkg_locked *p, const char *gfx)
 
 /* Same OS and architecture, a GPU every part supports, the HIP SDKs it
  * uses, a driver no older.  Each message names the fact that differs. */
-static enum cfapkg_err check_machine(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+static enum cfapkg_err check_machine(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                      const struct cfapkg_facts *f)
 {
 	const struct cfapkg_facts *was = &lock->facts;
@@ -215,7 +215,7 @@ static enum cfapkg_err check_machine(struct cfapkg_ctx *ctx, const struct cfapkg
 		return cfa_fail(ctx, CFAPKG_E_FACTS, "%s: arch: the lock was made for %s, this "
 		                "machine is %s", file, was->arch, f->arch);
 	for (i = 0; i < lock->nparts; i++) {
-		const struct cfapkg_locked *p = &lock->parts[i];
+		const struct cfapkg_lockfile_part *p = &lock->parts[i];
 		if (f->gfx[0] && !supports(p, f->gfx))
 			return cfa_fail(ctx, CFAPKG_E_FACTS, "%s: gpu: the lock was made for %s; this "
 			                "machine has %s, which %s %s does not support", file,
@@ -236,7 +236,7 @@ static enum cfapkg_err check_machine(struct cfapkg_ctx *ctx, const struct cfapkg
 #define ALLOW_HINT "pass --allow-experimental to install it anyway"
 
 /* The GPU the parts' recorded statuses must speak for. */
-static enum cfapkg_err check_gpu_status(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+static enum cfapkg_err check_gpu_status(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                         const char *gpu)
 {
 	const struct cfapkg_gpu_target *t;
@@ -262,7 +262,7 @@ static enum cfapkg_err check_gpu_status(struct cfapkg_ctx *ctx, const struct cfa
 }
 
 /* Nothing experimental, or of unknown status, without consent. */
-static enum cfapkg_err check_status(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+static enum cfapkg_err check_status(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                     const struct cfapkg_facts *f)
 {
 	const char *gpu = f->gfx[0] ? f->gfx : lock->facts.gfx;
@@ -272,7 +272,7 @@ static enum cfapkg_err check_status(struct cfapkg_ctx *ctx, const struct cfapkg_
 	if ((e = check_gpu_status(ctx, lock, gpu)))
 		return e;
 	for (i = 0; i < lock->nparts; i++) {
-		const struct cfapkg_locked *p = &lock->parts[i];
+		const struct cfapkg_lockfile_part *p = &lock->parts[i];
 		if (p->status >= 0 && p->status != CFAPKG_STATUS_EXPERIMENTAL)
 			continue;
 		return cfa_fail(ctx, CFAPKG_E_FACTS, "%s: packages[%u] (%s %s) %s on %s; " ALLOW_HINT,
@@ -282,11 +282,11 @@ static enum cfapkg_err check_status(struct cfapkg_ctx *ctx, const struct cfapkg_
 	return CFAPKG_E_OK;
 }
 
-enum cfapkg_err cfapkg_lock_verify(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+enum cfapkg_err cfapkg_lockfile_verify(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                    const struct cfapkg_facts *facts,
-                                   const struct cfapkg_lock_verify_opts *opts)
+                                   const struct cfapkg_lockfile_verify_opts *opts)
 {
-	static const struct cfapkg_lock_verify_opts defaults = {false};
+	static const struct cfapkg_lockfile_verify_opts defaults = {false};
 	enum cfapkg_err e;
 
 	if (!opts)
@@ -297,8 +297,8 @@ enum cfapkg_err cfapkg_lock_verify(struct cfapkg_ctx *ctx, const struct cfapkg_l
 	return opts->allow_experimental ? CFAPKG_E_OK : check_status(ctx, lock, facts);
 }
 
-enum cfapkg_err cfapkg_lock_check(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+enum cfapkg_err cfapkg_lockfile_check(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                   const struct cfapkg_facts *facts)
 {
-	return cfapkg_lock_verify(ctx, lock, facts, NULL);
+	return cfapkg_lockfile_verify(ctx, lock, facts, NULL);
 }

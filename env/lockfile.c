@@ -6,7 +6,7 @@
  * the recipes: its requirements and provides on the lock's machine and
  * its status on the lock's GPU.  Version 1 is still read, for generations
  * an older cfapkg wrote, and brought up to date from the recipes by
- * cfapkg_lock_upgrade.
+ * cfapkg_lockfile_upgrade.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +23,9 @@
 
 #define LOCK_MAGIC "cfapkg-lock"
 
-static struct cfapkg_lock *lock_new(void)
+static struct cfapkg_lockfile *lock_new(void)
 {
-	struct cfapkg_lock *l = cfa_calloc(1, sizeof(*l));
+	struct cfapkg_lockfile *l = cfa_calloc(1, sizeof(*l));
 
 	if (!l)
 		return NULL;
@@ -39,7 +39,7 @@ static struct cfapkg_lock *lock_new(void)
 	return l;
 }
 
-void cfapkg_lock_free(struct cfapkg_lock *lock)
+void cfapkg_lockfile_free(struct cfapkg_lockfile *lock)
 {
 	if (!lock)
 		return;
@@ -65,7 +65,7 @@ static bool fact_backed(struct cfapkg_ctx *ctx, const char *name)
 }
 
 /* The texts of the deps that apply on f, copied into the lock. */
-static enum cfapkg_err dep_texts(struct cfapkg_ctx *ctx, struct cfapkg_lock *l,
+static enum cfapkg_err dep_texts(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *l,
                                  const struct cfapkg_facts *f, const struct cfapkg_dep *deps,
                                  size_t ndeps, bool requirements, const char *const **out,
                                  size_t *n)
@@ -87,9 +87,9 @@ static enum cfapkg_err dep_texts(struct cfapkg_ctx *ctx, struct cfapkg_lock *l,
 	return CFAPKG_E_OK;
 }
 
-/* What cfapkg_lock_verify re-checks, from the part's recipe version. */
-static enum cfapkg_err fill_trust(struct cfapkg_ctx *ctx, struct cfapkg_lock *l,
-                                  struct cfapkg_locked *p, const struct cfapkg_version *v,
+/* What cfapkg_lockfile_verify re-checks, from the part's recipe version. */
+static enum cfapkg_err fill_trust(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *l,
+                                  struct cfapkg_lockfile_part *p, const struct cfapkg_version *v,
                                   const struct cfapkg_facts *f, enum cfapkg_status status)
 {
 	enum cfapkg_err e;
@@ -104,9 +104,9 @@ static enum cfapkg_err fill_trust(struct cfapkg_ctx *ctx, struct cfapkg_lock *l,
 	return CFAPKG_E_OK;
 }
 
-static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock *l,
+static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *l,
                                       const struct cfapkg_plan_item *it,
-                                      const struct cfapkg_facts *f, struct cfapkg_locked *p)
+                                      const struct cfapkg_facts *f, struct cfapkg_lockfile_part *p)
 {
 	const struct cfapkg_version *v = it->version;
 	const struct cfapkg_source *s = it->source;
@@ -142,7 +142,7 @@ static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock
 	if (s->nartifacts)
 		return cfa_lock_set_artifacts(ctx, l, p, s->artifacts, s->nartifacts);
 	if (s->apt) {
-		p->apt = s->apt; /* resolved by cfapkg_lock_resolve */
+		p->apt = s->apt; /* resolved by cfapkg_lockfile_resolve */
 		p->format = "deb";
 		return CFAPKG_E_OK;
 	}
@@ -160,13 +160,13 @@ static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock
 	return p->store ? CFAPKG_E_OK : cfa_nomem(ctx);
 }
 
-enum cfapkg_err cfapkg_lock_from_plan(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan,
+enum cfapkg_err cfapkg_lockfile_from_plan(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan,
                                       const char *const *specs, size_t nspecs,
-                                      struct cfapkg_lock **out)
+                                      struct cfapkg_lockfile **out)
 {
-	size_t i, n = cfapkg_plan_count(plan);
-	struct cfapkg_lock *l;
-	struct cfapkg_locked *parts;
+	size_t i, n = cfapkg_plan_item_count(plan);
+	struct cfapkg_lockfile *l;
+	struct cfapkg_lockfile_part *parts;
 	const char **req;
 	enum cfapkg_err e = CFAPKG_E_OK;
 
@@ -177,7 +177,7 @@ enum cfapkg_err cfapkg_lock_from_plan(struct cfapkg_ctx *ctx, const struct cfapk
 	parts = cfa_arena_alloc(l->arena, (n ? n : 1) * sizeof(*parts));
 	req = cfa_arena_alloc(l->arena, (nspecs ? nspecs : 1) * sizeof(*req));
 	if (!parts || !req) {
-		cfapkg_lock_free(l);
+		cfapkg_lockfile_free(l);
 		return cfa_nomem(ctx);
 	}
 	memset(parts, 0, (n ? n : 1) * sizeof(*parts));
@@ -185,10 +185,10 @@ enum cfapkg_err cfapkg_lock_from_plan(struct cfapkg_ctx *ctx, const struct cfapk
 		if (!(req[i] = cfa_arena_strdup(l->arena, specs[i])))
 			e = cfa_nomem(ctx);
 	for (i = 0; i < n && !e; i++)
-		e = part_from_item(ctx, l, cfapkg_plan_item(plan, i), cfapkg_plan_facts(plan),
+		e = part_from_item(ctx, l, cfapkg_plan_item_at(plan, i), cfapkg_plan_facts(plan),
 		                   &parts[i]);
 	if (e) {
-		cfapkg_lock_free(l);
+		cfapkg_lockfile_free(l);
 		return e;
 	}
 	l->facts = *cfapkg_plan_facts(plan);
@@ -200,7 +200,7 @@ enum cfapkg_err cfapkg_lock_from_plan(struct cfapkg_ctx *ctx, const struct cfapk
 	return CFAPKG_E_OK;
 }
 
-const struct cfapkg_locked *cfapkg_lock_find(const struct cfapkg_lock *lock, const char *name)
+const struct cfapkg_lockfile_part *cfapkg_lockfile_find(const struct cfapkg_lockfile *lock, const char *name)
 {
 	size_t i;
 
@@ -226,7 +226,7 @@ static const char *status_text(int status)
 }
 
 /* Where a package comes from and where it is unpacked. */
-static void source_json(struct cfa_json_build *jb, cJSON *o, const struct cfapkg_locked *p)
+static void source_json(struct cfa_json_build *jb, cJSON *o, const struct cfapkg_lockfile_part *p)
 {
 	if (p->nartifacts) {
 		cfa_lock_artifacts_json(jb, o, p);
@@ -259,7 +259,7 @@ static void append_pair(struct cfa_json_build *jb, cJSON *arr, const char *first
 	cfa_json_append(jb, arr, r);
 }
 
-static void runtime_json(struct cfa_json_build *jb, cJSON *o, const struct cfapkg_locked *p)
+static void runtime_json(struct cfa_json_build *jb, cJSON *o, const struct cfapkg_lockfile_part *p)
 {
 	cJSON *rt = cfa_json_add_object(jb, o, "runtime"), *env;
 	size_t i;
@@ -275,7 +275,7 @@ static void runtime_json(struct cfa_json_build *jb, cJSON *o, const struct cfapk
 	}
 }
 
-static cJSON *part_json(struct cfa_json_build *jb, const struct cfapkg_locked *p, unsigned format)
+static cJSON *part_json(struct cfa_json_build *jb, const struct cfapkg_lockfile_part *p, unsigned format)
 {
 	cJSON *o = cfa_json_new_object(jb), *a = NULL;
 	size_t i;
@@ -307,7 +307,7 @@ static cJSON *part_json(struct cfa_json_build *jb, const struct cfapkg_locked *p
 	return o;
 }
 
-cJSON *cfa_lock_json(const struct cfapkg_lock *lock)
+cJSON *cfa_lock_json(const struct cfapkg_lockfile *lock)
 {
 	struct cfa_json_build jb = {false};
 	cJSON *o = cfa_json_new_object(&jb), *a;
@@ -323,7 +323,7 @@ cJSON *cfa_lock_json(const struct cfapkg_lock *lock)
 	return cfa_json_finish(&jb, o);
 }
 
-enum cfapkg_err cfapkg_lock_text(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+enum cfapkg_err cfapkg_lockfile_text(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                  char **out)
 {
 	cJSON *doc = cfa_lock_json(lock);
@@ -362,7 +362,7 @@ static enum cfapkg_err read_kind(struct cfa_jr *jr, const char *s, enum cfapkg_k
 }
 
 /* The download and store fields of a package part. */
-static enum cfapkg_err read_source(struct cfa_jr *jr, const cJSON *o, struct cfapkg_locked *p)
+static enum cfapkg_err read_source(struct cfa_jr *jr, const cJSON *o, struct cfapkg_lockfile_part *p)
 {
 	int64_t size = -1, strip = 0;
 	enum cfapkg_err e;
@@ -423,7 +423,7 @@ static enum cfapkg_err read_deps(struct cfa_jr *jr, const cJSON *o, const char *
 	return e;
 }
 
-static enum cfapkg_err read_trust(struct cfa_jr *jr, const cJSON *o, struct cfapkg_locked *p)
+static enum cfapkg_err read_trust(struct cfa_jr *jr, const cJSON *o, struct cfapkg_lockfile_part *p)
 {
 	enum cfapkg_status st;
 	const char *status = NULL;
@@ -450,7 +450,7 @@ static enum cfapkg_err read_trust(struct cfa_jr *jr, const cJSON *o, struct cfap
 static enum cfapkg_err part_item(struct cfa_jr *jr, const cJSON *o, void *elem, void *arg)
 {
 	const unsigned format = *(const unsigned *)arg;
-	struct cfapkg_locked *p = elem;
+	struct cfapkg_lockfile_part *p = elem;
 	struct cfapkg_version v;
 	struct cfa_ver pv;
 	const char *kind = NULL;
@@ -495,7 +495,7 @@ static enum cfapkg_err part_item(struct cfa_jr *jr, const cJSON *o, void *elem, 
 static const char *const lock_keys[] = {"format", "version", "facts", "requests", "packages",
                                         NULL};
 
-static enum cfapkg_err parse_lock(struct cfa_jr *jr, const cJSON *root, struct cfapkg_lock *l)
+static enum cfapkg_err parse_lock(struct cfa_jr *jr, const cJSON *root, struct cfapkg_lockfile *l)
 {
 	const char *magic = NULL;
 	int64_t version = 0;
@@ -525,10 +525,10 @@ static enum cfapkg_err parse_lock(struct cfa_jr *jr, const cJSON *root, struct c
 	                    (void **)&l->parts, &l->nparts);
 }
 
-enum cfapkg_err cfapkg_lock_read(struct cfapkg_ctx *ctx, const char *path,
-                                 struct cfapkg_lock **out)
+enum cfapkg_err cfapkg_lockfile_read(struct cfapkg_ctx *ctx, const char *path,
+                                 struct cfapkg_lockfile **out)
 {
-	struct cfapkg_lock *l;
+	struct cfapkg_lockfile *l;
 	struct cfa_jr jr;
 	cJSON *root = NULL;
 	enum cfapkg_err e;
@@ -546,7 +546,7 @@ enum cfapkg_err cfapkg_lock_read(struct cfapkg_ctx *ctx, const char *path,
 		e = parse_lock(&jr, root, l);
 	cJSON_Delete(root);
 	if (e) {
-		cfapkg_lock_free(l);
+		cfapkg_lockfile_free(l);
 		return e;
 	}
 	*out = l;
@@ -554,7 +554,7 @@ enum cfapkg_err cfapkg_lock_read(struct cfapkg_ctx *ctx, const char *path,
 }
 
 static const struct cfapkg_version *recipe_version(struct cfapkg_ctx *ctx,
-                                                   const struct cfapkg_locked *p)
+                                                   const struct cfapkg_lockfile_part *p)
 {
 	const struct cfapkg_recipe *r = cfapkg_recipe_find(ctx, p->name);
 	size_t i;
@@ -566,7 +566,7 @@ static const struct cfapkg_version *recipe_version(struct cfapkg_ctx *ctx,
 }
 
 /* The recipe still names the download that was installed. */
-static bool same_download(const struct cfapkg_version *v, const struct cfapkg_locked *p,
+static bool same_download(const struct cfapkg_version *v, const struct cfapkg_lockfile_part *p,
                           const struct cfapkg_facts *f)
 {
 	const struct cfapkg_source *s = cfapkg_version_source(v, f->os, f->arch);
@@ -575,10 +575,10 @@ static bool same_download(const struct cfapkg_version *v, const struct cfapkg_lo
 	       (s && s->sha256 && p->sha256 && strcmp(s->sha256, p->sha256) == 0);
 }
 
-enum cfapkg_err cfapkg_lock_upgrade(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock)
+enum cfapkg_err cfapkg_lockfile_upgrade(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *lock)
 {
 	/* The parts were read into the lock's own arena: changing them is safe. */
-	struct cfapkg_locked *parts = (struct cfapkg_locked *)lock->parts;
+	struct cfapkg_lockfile_part *parts = (struct cfapkg_lockfile_part *)lock->parts;
 	const struct cfapkg_facts *f = &lock->facts;
 	enum cfapkg_err e;
 	size_t i;

@@ -14,8 +14,8 @@
 #include "core/strbuf.h"
 #include "env/env.h"
 
-enum cfapkg_err cfa_lock_set_artifacts(struct cfapkg_ctx *ctx, struct cfapkg_lock *l,
-                                       struct cfapkg_locked *p,
+enum cfapkg_err cfa_lock_set_artifacts(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *l,
+                                       struct cfapkg_lockfile_part *p,
                                        const struct cfapkg_artifact *arts, size_t n)
 {
 	struct cfapkg_artifact *copy = cfa_arena_alloc(l->arena, (n ? n : 1) * sizeof(*copy));
@@ -44,7 +44,7 @@ enum cfapkg_err cfa_lock_set_artifacts(struct cfapkg_ctx *ctx, struct cfapkg_loc
 	return CFAPKG_E_OK;
 }
 
-void cfa_lock_artifacts_json(struct cfa_json_build *jb, cJSON *o, const struct cfapkg_locked *p)
+void cfa_lock_artifacts_json(struct cfa_json_build *jb, cJSON *o, const struct cfapkg_lockfile_part *p)
 {
 	cJSON *a = cfa_json_add_array(jb, o, "artifacts");
 	size_t i, k;
@@ -67,7 +67,7 @@ void cfa_lock_artifacts_json(struct cfa_json_build *jb, cJSON *o, const struct c
 }
 
 enum cfapkg_err cfa_lock_read_artifacts(struct cfa_jr *jr, const cJSON *o,
-                                        struct cfapkg_locked *p)
+                                        struct cfapkg_lockfile_part *p)
 {
 	struct cfapkg_artifact *arts = NULL;
 	const char *sha = NULL, *store = NULL;

@@ -12,8 +12,8 @@
 #include "core/mem.h"
 #include "platform/platform.h"
 
-enum cfapkg_err cfapkg_root_lock(struct cfapkg_ctx *ctx, unsigned timeout_ms,
-                                 struct cfapkg_root_lock **out)
+enum cfapkg_err cfapkg_writer_lock(struct cfapkg_ctx *ctx, unsigned timeout_ms,
+                                 struct cfapkg_writer_lock **out)
 {
 	char *path = cfa_root_path(ctx, CFA_LOCK_FILE, NULL);
 	struct cfa_lock *l = NULL;
@@ -37,12 +37,12 @@ enum cfapkg_err cfapkg_root_lock(struct cfapkg_ctx *ctx, unsigned timeout_ms,
 	cfa_free(path);
 	if (rc)
 		return ctx->err_code;
-	*out = (struct cfapkg_root_lock *)l;
+	*out = (struct cfapkg_writer_lock *)l;
 	/* The first writer after an interrupted one finishes its cleanup. */
 	return cfapkg_recover(ctx, &cleaned);
 }
 
-void cfapkg_root_unlock(struct cfapkg_root_lock *lock)
+void cfapkg_writer_unlock(struct cfapkg_writer_lock *lock)
 {
 	cfa_plat_unlock((struct cfa_lock *)lock);
 }

@@ -17,7 +17,7 @@
 #include "platform/platform.h"
 
 /* One entry of a runtime.json list; a failed step marks jb. */
-static cJSON *entry(struct cfa_json_build *jb, const struct cfapkg_locked *p, const char *key,
+static cJSON *entry(struct cfa_json_build *jb, const struct cfapkg_lockfile_part *p, const char *key,
                     const char *value)
 {
 	cJSON *o = cfa_json_new_object(jb);
@@ -60,7 +60,7 @@ static bool ends_with_nocase(const char *s, const char *suffix)
 	return true;
 }
 
-static void add_stage(struct cfa_json_build *jb, cJSON *list, const struct cfapkg_locked *p,
+static void add_stage(struct cfa_json_build *jb, cJSON *list, const struct cfapkg_lockfile_part *p,
                       const char *file, const char *as)
 {
 	char *from = cfa_aprintf("view/%s/%s", p->name, file);
@@ -95,7 +95,7 @@ static int by_name(const void *a, const void *b)
 }
 
 /* Every file of view matching pattern ("*.dll"), sorted, as stage entries. */
-static void stage_pattern(struct cfa_json_build *jb, cJSON *list, const struct cfapkg_locked *p,
+static void stage_pattern(struct cfa_json_build *jb, cJSON *list, const struct cfapkg_lockfile_part *p,
                           const char *view, const char *pattern)
 {
 	struct stage_scan s = {pattern + 1, NULL, 0, 0, false};
@@ -114,7 +114,7 @@ static void stage_pattern(struct cfa_json_build *jb, cJSON *list, const struct c
 	cfa_free(s.names);
 }
 
-static void stage_part(struct cfa_json_build *jb, cJSON *list, const struct cfapkg_locked *p,
+static void stage_part(struct cfa_json_build *jb, cJSON *list, const struct cfapkg_lockfile_part *p,
                        const char *gendir)
 {
 	char *view = cfa_aprintf("%s/view/%s", gendir, p->name), *path;
@@ -142,7 +142,7 @@ static void stage_part(struct cfa_json_build *jb, cJSON *list, const struct cfap
 
 /* A part's PATH folders and variables. */
 static void part_runtime(struct cfa_json_build *jb, cJSON *path, cJSON *env,
-                         const struct cfapkg_locked *p, const char *gfx)
+                         const struct cfapkg_lockfile_part *p, const char *gfx)
 {
 	char *value;
 	size_t k;
@@ -167,12 +167,12 @@ static void part_runtime(struct cfa_json_build *jb, cJSON *path, cJSON *env,
 	}
 }
 
-cJSON *cfa_runtime_json(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+cJSON *cfa_runtime_json(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                         const char *gendir)
 {
 	struct cfa_json_build jb = {false};
 	cJSON *o = cfa_json_new_object(&jb), *path, *env, *stage, *parts;
-	const struct cfapkg_locked *launcher = NULL;
+	const struct cfapkg_lockfile_part *launcher = NULL;
 	size_t i;
 
 	(void)ctx;
@@ -184,7 +184,7 @@ cJSON *cfa_runtime_json(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
 	stage = cfa_json_add_array(&jb, o, "stage");
 	parts = cfa_json_add_array(&jb, o, "parts");
 	for (i = 0; i < lock->nparts && !jb.failed; i++) {
-		const struct cfapkg_locked *p = &lock->parts[i];
+		const struct cfapkg_lockfile_part *p = &lock->parts[i];
 		cfa_json_append(&jb, parts, entry(&jb, p, "kind", cfapkg_kind_name(p->kind)));
 		part_runtime(&jb, path, env, p, lock->facts.gfx);
 		/* Only Windows looks in a program's own folder first. */

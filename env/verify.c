@@ -90,7 +90,7 @@ static void say(struct verifier *v, bool counted, const char *fmt, ...)
 
 #define problem(v, ...) say(v, true, __VA_ARGS__)
 
-static void view_problem(struct verifier *v, const struct cfapkg_locked *p, const char *rel,
+static void view_problem(struct verifier *v, const struct cfapkg_lockfile_part *p, const char *rel,
                          const char *what)
 {
 	if (++v->view_bad <= VIEW_PROBLEMS_SHOWN)
@@ -143,7 +143,7 @@ static bool hashes_to(struct verifier *v, const char *path, const char *hex)
 }
 
 /* One store file against its manifest entry; true when it matches. */
-static bool store_file_ok(struct verifier *v, const struct cfapkg_locked *p, const cJSON *f,
+static bool store_file_ok(struct verifier *v, const struct cfapkg_lockfile_part *p, const cJSON *f,
                           const char *store)
 {
 	const char *name = json_text(f, "path");
@@ -208,7 +208,7 @@ static bool listed_copy(struct verifier *v, const char *part, const char *rel)
 /* One view entry (rel, under view/PART) against the store file it was
  * made from; hex is the manifest's digest (NULL for a link). */
 /* A view entry at path that is not the store's file from: why not. */
-static void judge_view_entry(struct verifier *v, const struct cfapkg_locked *p, const char *rel,
+static void judge_view_entry(struct verifier *v, const struct cfapkg_lockfile_part *p, const char *rel,
                              const char *path, const char *hex, int same)
 {
 	if (!cfa_plat_is_file(path) && !cfa_plat_is_dir(path))
@@ -224,7 +224,7 @@ static void judge_view_entry(struct verifier *v, const struct cfapkg_locked *p, 
 	}
 }
 
-static void check_view_entry(struct verifier *v, const struct cfapkg_locked *p, const char *rel,
+static void check_view_entry(struct verifier *v, const struct cfapkg_lockfile_part *p, const char *rel,
                              const char *from, const char *hex)
 {
 	char *path = checked(v, cfa_aprintf("%s/view/%s/%s", v->gendir, p->name, rel));
@@ -240,7 +240,7 @@ static void check_view_entry(struct verifier *v, const struct cfapkg_locked *p, 
 	cfa_free(path);
 }
 
-static bool layout_name(const struct cfapkg_locked *p, const char *rel)
+static bool layout_name(const struct cfapkg_lockfile_part *p, const char *rel)
 {
 	size_t i;
 
@@ -265,7 +265,7 @@ static const cJSON *manifest_entry(const cJSON *files, const char *rel)
 
 /* Every entry of the part's view: the manifest's files (but the names a
  * layout rule took over) and the layout names. */
-static void check_view(struct verifier *v, const struct cfapkg_locked *p, const cJSON *files,
+static void check_view(struct verifier *v, const struct cfapkg_lockfile_part *p, const cJSON *files,
                        const char *store)
 {
 	char *from;
@@ -293,7 +293,7 @@ static void check_view(struct verifier *v, const struct cfapkg_locked *p, const 
 	}
 }
 
-static void check_store(struct verifier *v, const struct cfapkg_locked *p, const cJSON *files,
+static void check_store(struct verifier *v, const struct cfapkg_lockfile_part *p, const cJSON *files,
                         const char *store, struct store_seen *s)
 {
 	const cJSON *f;
@@ -307,7 +307,7 @@ static void check_store(struct verifier *v, const struct cfapkg_locked *p, const
 	}
 }
 
-static struct cfapkg_damage *damage_add(struct verifier *v, const struct cfapkg_locked *p)
+static struct cfapkg_damage *damage_add(struct verifier *v, const struct cfapkg_lockfile_part *p)
 {
 	struct cfapkg_damage *d;
 
@@ -323,7 +323,7 @@ static struct cfapkg_damage *damage_add(struct verifier *v, const struct cfapkg_
 	return d;
 }
 
-static void verify_package(struct verifier *v, const struct cfapkg_locked *p,
+static void verify_package(struct verifier *v, const struct cfapkg_lockfile_part *p,
                            struct cfapkg_damage *d)
 {
 	char *store = NULL, *path = NULL;
@@ -369,7 +369,7 @@ out:
 
 /* A user part: each file the user added, by the fingerprint its recipe
  * names (the view's entry is a link to, or a copy of, the added file). */
-static void verify_user_part(struct verifier *v, const struct cfapkg_locked *p,
+static void verify_user_part(struct verifier *v, const struct cfapkg_lockfile_part *p,
                              struct cfapkg_damage *d)
 {
 	char *path, *added;
@@ -437,7 +437,7 @@ static void read_copies(struct verifier *v)
  * left in v->damage, their strings borrowed from *lock (the caller frees
  * it). */
 static enum cfapkg_err verify_env(struct verifier *v, const char *env, bool keep_damage,
-                                  struct cfapkg_lock **lock)
+                                  struct cfapkg_lockfile **lock)
 {
 	size_t i, before;
 	enum cfapkg_err e;
@@ -447,11 +447,11 @@ static enum cfapkg_err verify_env(struct verifier *v, const char *env, bool keep
 	CFA_FREE(v->gendir);
 	if ((e = cfapkg_env_current(v->ctx, env, &v->gen)) || v->gen == 0 ||
 	    (e = cfa_gen_dir(v->ctx, env, v->gen, &v->gendir)) ||
-	    (e = cfapkg_env_lock(v->ctx, env, v->gen, lock)))
+	    (e = cfapkg_env_lockfile(v->ctx, env, v->gen, lock)))
 		return e;
 	read_copies(v);
 	for (i = 0; i < (*lock)->nparts && !v->failed; i++) {
-		const struct cfapkg_locked *p = &(*lock)->parts[i];
+		const struct cfapkg_lockfile_part *p = &(*lock)->parts[i];
 		struct cfapkg_damage *d;
 		if (p->kind != CFAPKG_KIND_PACKAGE && p->kind != CFAPKG_KIND_USER)
 			continue;
@@ -489,18 +489,18 @@ enum cfapkg_err cfapkg_verify(struct cfapkg_ctx *ctx, const char *env,
                               size_t *files)
 {
 	struct verifier v = {.ctx = ctx, .fn = fn, .arg = arg};
-	struct cfapkg_lock *lock = NULL;
+	struct cfapkg_lockfile *lock = NULL;
 	char **envs = NULL;
 	size_t n = 0, i;
 	enum cfapkg_err e = CFAPKG_E_OK;
 
 	if (env) {
 		e = verify_env(&v, env, false, &lock);
-		cfapkg_lock_free(lock);
+		cfapkg_lockfile_free(lock);
 	} else if (!(e = cfapkg_env_list(ctx, &envs, &n))) {
 		for (i = 0; i < n && !e; i++) {
 			e = verify_env(&v, envs[i], false, &lock);
-			cfapkg_lock_free(lock);
+			cfapkg_lockfile_free(lock);
 		}
 	}
 	cfa_free(envs);
@@ -554,7 +554,7 @@ enum cfapkg_err cfapkg_env_damage(struct cfapkg_ctx *ctx, const char *env,
                                   unsigned *gen, struct cfapkg_damage **out, size_t *n)
 {
 	struct verifier v = {.ctx = ctx, .fn = fn, .arg = arg};
-	struct cfapkg_lock *lock = NULL;
+	struct cfapkg_lockfile *lock = NULL;
 	enum cfapkg_err e = verify_env(&v, env, true, &lock);
 
 	*out = NULL;
@@ -564,7 +564,7 @@ enum cfapkg_err cfapkg_env_damage(struct cfapkg_ctx *ctx, const char *env,
 		e = cfa_nomem(ctx);
 	if (!e)
 		*n = v.ndamage;
-	cfapkg_lock_free(lock);
+	cfapkg_lockfile_free(lock);
 	verifier_fini(&v);
 	return e;
 }

@@ -28,7 +28,7 @@ struct linker {
 	char *made;               /* the last folder created, to skip mkdir calls */
 };
 
-enum cfapkg_err cfa_store_dir(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p, char **out)
+enum cfapkg_err cfa_store_dir(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part *p, char **out)
 {
 	*out = cfa_root_path(ctx, CFA_STORE, p->store);
 	return *out ? CFAPKG_E_OK : ctx->err_code;
@@ -143,7 +143,7 @@ static enum cfapkg_err link_files(struct linker *k, const char *store, const cha
 	return e;
 }
 
-static enum cfapkg_err link_manifest(struct linker *k, const struct cfapkg_locked *p,
+static enum cfapkg_err link_manifest(struct linker *k, const struct cfapkg_lockfile_part *p,
                                      const char *store, const char *view)
 {
 	char *path;
@@ -179,7 +179,7 @@ static bool exists_in(struct cfapkg_ctx *ctx, const char *dir, const char *rel, 
 }
 
 /* What the part promises: its layout names, launcher and PATH folders. */
-static enum cfapkg_err check_part(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p,
+static enum cfapkg_err check_part(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part *p,
                                   const char *view, const char *os)
 {
 	enum cfapkg_err e = CFAPKG_E_OK;
@@ -201,7 +201,7 @@ static enum cfapkg_err check_part(struct cfapkg_ctx *ctx, const struct cfapkg_lo
 	return CFAPKG_E_OK;
 }
 
-static enum cfapkg_err build_part(struct linker *k, const struct cfapkg_locked *p,
+static enum cfapkg_err build_part(struct linker *k, const struct cfapkg_lockfile_part *p,
                                   const char *gendir)
 {
 	char *store = NULL, *view = NULL;
@@ -224,7 +224,7 @@ out:
 }
 
 /* A user part: the files the user added (cfapkg add-file), by hash. */
-static enum cfapkg_err build_user_file(struct linker *k, const struct cfapkg_locked *p,
+static enum cfapkg_err build_user_file(struct linker *k, const struct cfapkg_lockfile_part *p,
                                        const struct cfapkg_user_file *f, const char *gendir)
 {
 	char *from = cfa_root_path(k->ctx, CFA_DOWNLOADS, f->sha256), *to = NULL;
@@ -263,7 +263,7 @@ static enum cfapkg_err write_copies(struct cfapkg_ctx *ctx, const char *gendir, 
 	return e;
 }
 
-enum cfapkg_err cfa_view_build(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+enum cfapkg_err cfa_view_build(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                const char *gendir, struct cfapkg_commit_result *r)
 {
 	char *view = NULL;
@@ -276,7 +276,7 @@ enum cfapkg_err cfa_view_build(struct cfapkg_ctx *ctx, const struct cfapkg_lock 
 	if (!e)
 		e = cfa_make_dir(ctx, view);
 	for (i = 0; i < lock->nparts && !e; i++) {
-		const struct cfapkg_locked *p = &lock->parts[i];
+		const struct cfapkg_lockfile_part *p = &lock->parts[i];
 		if (p->kind == CFAPKG_KIND_PACKAGE)
 			e = build_part(&k, p, gendir);
 		for (j = 0; p->kind == CFAPKG_KIND_USER && j < p->nuser_files && !e; j++)

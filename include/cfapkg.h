@@ -6,9 +6,30 @@
  * into a plan, using libsolv.  The library never prints: results come back
  * as data, problems as records that a front end renders.
  *
+ * A front end should use the high-level calls: cfapkg_facts_choose for
+ * the machine, cfapkg_env_plan to show what an install would do,
+ * cfapkg_trans_begin/_prepare/_commit to change an environment (it takes
+ * the writer lock, downloads, unpacks, links and switches), cfapkg_verdict_*
+ * for doctor, cfapkg_env_rollback_target for a rollback, cfapkg_launch_* for
+ * a run.  The lower groups (plan, fetch, unpack) are those calls' parts,
+ * public for tools that need one step alone; each group's opening says
+ * which calls are its front door.
+ *
+ * Names: one word per idea.  A lockfile (struct cfapkg_lockfile) is the
+ * exact set an environment's generation holds; its parts are
+ * cfapkg_lockfile_part; the root's writer lock (cfapkg_writer_lock) is the
+ * mutex that lets one cfapkg change a root at a time.
+ *
  * Ownership: every pointer a function returns is either "borrowed" (valid
- * until the named owner is freed) or "owned" (the caller frees it with the
- * named cfapkg_*_free function).  Every _free function accepts NULL.
+ * until the named owner is freed) or "owned".  An owned object is freed
+ * with its own cfapkg_*_free; owned text and plain arrays of text or
+ * records (the "Owned: cfapkg_free" results) with cfapkg_free.  Every
+ * free function accepts NULL.
+ *
+ * Lists: what an object holds is read with NAME_count and NAME_at (a
+ * plan's items, a context's recipes) or, in a record the caller may
+ * build too, as a pointer and a count member (a lockfile's parts); what a
+ * call computes comes back as an array and its count (out, n).
  */
 #ifndef CFAPKG_H
 #define CFAPKG_H
@@ -62,9 +83,14 @@ enum cfapkg_err {
 /** Short text for a code ("invalid recipe").  Static storage. */
 CFAPKG_API const char *cfapkg_strerror(enum cfapkg_err err);
 
-/** @defgroup context Context */
+/** @defgroup context Context
+ * One context per thread of work: it holds the recipes, the root and the
+ * first failure's detail.  Contexts share nothing. */
 struct cfapkg_ctx;
 struct cfa_arena;
+
+/** Frees owned text and plain arrays the library returned. */
+CFAPKG_API void cfapkg_free(void *p);
 
 /** A new context, or NULL when out of memory.  Owned: cfapkg_ctx_free. */
 CFAPKG_API struct cfapkg_ctx *cfapkg_ctx_new(void);
@@ -89,26 +115,6 @@ CFAPKG_API enum cfapkg_err cfapkg_ctx_add_recipe_dir(struct cfapkg_ctx *ctx, con
 CFAPKG_API void cfapkg_debug_fail_alloc(unsigned long nth);
 
 CFAPKG_API const char *cfapkg_version_string(void);
-/** For front ends: replaces main()'s arguments with the command line in
- * UTF-8 (on Windows main() gets the ANSI code page) and sets the console
- * to UTF-8.  Does nothing on other systems. */
-CFAPKG_API void cfapkg_utf8_args(int *argc, char ***argv);
-/** For front ends: whether f is a terminal (for progress drawing). */
-CFAPKG_API bool cfapkg_is_terminal(FILE *f);
-/** For front ends: a terminal's width in columns (its own word, else
- * COLUMNS, else 80). */
-CFAPKG_API unsigned cfapkg_terminal_columns(FILE *f);
-/** For front ends: seconds on a monotonic clock. */
-CFAPKG_API double cfapkg_monotonic_seconds(void);
-/** For front ends: formats into dst of size bytes; true when the whole
- * text fit.  A text too long ends in "..." (cut at a UTF-8 character) so
- * the cut shows: text for people may go on so, a path or a value that did
- * not fit must be refused by the caller. */
-CFAPKG_API bool cfapkg_fit_text(char *dst, size_t size, const char *fmt, va_list ap)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 3, 0)))
-#endif
-	;
 /** A library cfapkg runs with, and its version as the library reports it
  * at run time.  Static storage. */
 struct cfapkg_component {
@@ -126,13 +132,16 @@ CFAPKG_API const char *cfapkg_builtin_recipe_dir(void);
  * timeout_ms; CFAPKG_E_BUSY with a message naming the lock file when
  * another cfapkg kept it).  Readers never take it.  A holder that dies
  * releases it, and the next holder cleans up what it left (see
- * cfapkg_recover).  Owned: cfapkg_root_unlock. */
-struct cfapkg_root_lock;
-CFAPKG_API enum cfapkg_err cfapkg_root_lock(struct cfapkg_ctx *ctx, unsigned timeout_ms,
-                                            struct cfapkg_root_lock **out);
-CFAPKG_API void cfapkg_root_unlock(struct cfapkg_root_lock *lock);
+ * cfapkg_recover).  Owned: cfapkg_writer_unlock. */
+struct cfapkg_writer_lock;
+CFAPKG_API enum cfapkg_err cfapkg_writer_lock(struct cfapkg_ctx *ctx, unsigned timeout_ms,
+                                            struct cfapkg_writer_lock **out);
+CFAPKG_API void cfapkg_writer_unlock(struct cfapkg_writer_lock *lock);
 
-/** @defgroup recipes Recipes (read-only views, borrowed from the context) */
+/** @defgroup recipes Recipes (read-only views, borrowed from the context)
+ * What the context loaded from the built-in folder, the folders added and
+ * the channels: read with cfapkg_recipe_count/_at and cfapkg_recipe_find.
+ * A front end never builds one; it reads them to list and explain. */
 enum cfapkg_kind {
 	CFAPKG_KIND_PACKAGE, /* downloaded, verified and unpacked by cfapkg */
 	CFAPKG_KIND_SYSTEM,  /* installed by the user (driver, HIP SDK); detected */
@@ -349,7 +358,9 @@ CFAPKG_API size_t cfapkg_spec_name_len(const char *spec);
 /** Whether spec is about name: its name is name, whole. */
 CFAPKG_API bool cfapkg_spec_names(const char *spec, const char *name);
 
-/** @defgroup versions Versions */
+/** @defgroup versions Versions
+ * Versions as upstream spells them ("7-preview.10", "6.4.2",
+ * "5.3.0+dfsg-2"), ordered by one comparison the solver uses too. */
 /** Compares two upstream spellings: <0, 0, >0.  Returns CFAPKG_E_VERSION
  * through *err (when not NULL) if either does not parse. */
 CFAPKG_API int cfapkg_version_compare(const char *a, const char *b, enum cfapkg_err *err);
@@ -490,7 +501,10 @@ CFAPKG_API enum cfapkg_err cfapkg_deb_set_read(struct cfapkg_ctx *ctx, const cha
                                                struct cfapkg_deb_set **out);
 CFAPKG_API void cfapkg_deb_set_free(struct cfapkg_deb_set *set);
 
-/** @defgroup gpus GPU table (recipes/gpus.json) */
+/** @defgroup gpus GPU table (recipes/gpus.json)
+ * Targets and the products people know them by.  A front end resolves
+ * what a user typed with cfapkg_gpu_lookup (one match, the candidates, or
+ * the nearest) before setting the "gpu" fact. */
 struct cfapkg_gpu_target {
 	const char *gfx;           /* "gfx1200" */
 	const char *generation;    /* "RDNA4" */
@@ -677,7 +691,50 @@ CFAPKG_API enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index,
  * target (the override when set), driver, glibc, HIP runtimes, HIP SDKs. */
 CFAPKG_API void cfapkg_machine_facts(const struct cfapkg_machine *m, struct cfapkg_facts *f);
 
-/** @defgroup plan Planning */
+/** @defgroup facts_choice Which machine a plan is for
+ * The one rule every front end plans by: this machine, detected, unless
+ * another is described (a facts file or a "gpu" fact); then the file;
+ * then each fact set, in order, so that a fact set by hand always wins.
+ * With nothing set and no AMD GPU here, the environment's active
+ * generation serves with the facts it was planned with. */
+enum cfapkg_facts_from {
+	CFAPKG_FACTS_DETECTED,     /* this machine (facts set by hand change single facts) */
+	CFAPKG_FACTS_REMEMBERED,   /* no AMD GPU here: the environment's remembered machine */
+	CFAPKG_FACTS_DESCRIBED     /* another machine: a facts file or a named GPU */
+};
+struct cfapkg_facts_request {
+	const char *env;           /* the environment planned for, whose remembered
+	                              facts may serve; NULL: none may */
+	const char *file;          /* a facts file (cfapkg_facts_load), NULL: none */
+	int gpu_index;             /* which detected GPU; -1: as cfapkg_detect picks */
+	const char *const *keys;   /* facts set in this order, as cfapkg_facts_set takes */
+	const char *const *values; /* them (a "gpu" already resolved to one target) */
+	size_t nfacts;
+};
+struct cfapkg_facts_choice {
+	enum cfapkg_facts_from from;
+	struct cfapkg_facts facts; /* what to plan with */
+	bool detected;             /* machine holds what detection read (its notes apply) */
+	struct cfapkg_machine machine;
+	unsigned remembered_gen;   /* REMEMBERED: the generation that served; DETECTED:
+	                              one planned for another GPU than this one; else 0 */
+	struct cfapkg_facts remembered; /* that generation's facts */
+	bool other_os;             /* another OS named here: its driver, HIP runtimes and
+	                              SDKs were dropped (not known) unless set too */
+};
+/** Chooses into c.  With no AMD GPU here and none remembered,
+ * CFAPKG_E_NOTFOUND with detected true and machine.selected -1; a bad
+ * fact or file as cfapkg_facts_set and cfapkg_facts_load say. */
+CFAPKG_API enum cfapkg_err cfapkg_facts_choose(struct cfapkg_ctx *ctx,
+                                               const struct cfapkg_facts_request *req,
+                                               struct cfapkg_facts_choice *c);
+
+/** @defgroup plan Planning
+ * One solve of requests on facts, with libsolv.  A front end showing what
+ * an install would do calls cfapkg_env_plan (the environment's pins and
+ * installed versions applied, as a transaction would); cfapkg_plan_solve
+ * is the bare solve beneath it.  A plan that does not solve is not an
+ * error: its problems say why, and cfapkg_plan_fix the way out. */
 struct cfapkg_plan_opts {
 	bool allow_experimental;
 	const char *const *pins;   /* specs every solve must honour ("zluda==7-preview.10") */
@@ -751,23 +808,23 @@ CFAPKG_API enum cfapkg_err cfapkg_plan_solve(struct cfapkg_ctx *ctx,
                                              struct cfapkg_plan **out);
 CFAPKG_API void cfapkg_plan_free(struct cfapkg_plan *plan);
 CFAPKG_API bool cfapkg_plan_solved(const struct cfapkg_plan *plan);
-CFAPKG_API size_t cfapkg_plan_count(const struct cfapkg_plan *plan);
+CFAPKG_API size_t cfapkg_plan_item_count(const struct cfapkg_plan *plan);
 /** Items in install order (dependencies first).  Borrowed from plan. */
-CFAPKG_API const struct cfapkg_plan_item *cfapkg_plan_item(const struct cfapkg_plan *plan, size_t i);
+CFAPKG_API const struct cfapkg_plan_item *cfapkg_plan_item_at(const struct cfapkg_plan *plan, size_t i);
 CFAPKG_API size_t cfapkg_plan_problem_count(const struct cfapkg_plan *plan);
-CFAPKG_API const struct cfapkg_problem *cfapkg_plan_problem(const struct cfapkg_plan *plan, size_t i);
+CFAPKG_API const struct cfapkg_problem *cfapkg_plan_problem_at(const struct cfapkg_plan *plan, size_t i);
 /** A solved plan's passed-over versions: the other versions of each part
  * chosen, and the parts that provide what the set needs, each with why it
  * was not taken (the fact that rules it out, a name it does not provide on
  * this GPU, or that it cannot be installed while the chosen one can).
  * Records of one reason are merged ("6.4.2, 6.2.4"); group is 0. */
 CFAPKG_API size_t cfapkg_plan_passed_count(const struct cfapkg_plan *plan);
-CFAPKG_API const struct cfapkg_problem *cfapkg_plan_passed(const struct cfapkg_plan *plan,
+CFAPKG_API const struct cfapkg_problem *cfapkg_plan_passed_at(const struct cfapkg_plan *plan,
                                                            size_t i);
 /** Facts the plan could not check ("driver", "hip_runtime", "hip_sdk", "glibc").
  * Borrowed. */
 CFAPKG_API size_t cfapkg_plan_unchecked_count(const struct cfapkg_plan *plan);
-CFAPKG_API const char *cfapkg_plan_unchecked(const struct cfapkg_plan *plan, size_t i);
+CFAPKG_API const char *cfapkg_plan_unchecked_at(const struct cfapkg_plan *plan, size_t i);
 CFAPKG_API const struct cfapkg_facts *cfapkg_plan_facts(const struct cfapkg_plan *plan);
 
 /** What the solver decided, one line per part of a solved plan (for
@@ -1203,14 +1260,14 @@ CFAPKG_API void cfapkg_artifact_set_digest(const struct cfapkg_artifact *artifac
  * later: marks.log (known-good, see cfapkg_env_mark), appended to.
  * ROOT/envs/ENV/current names the active one and is replaced by one
  * rename.  Every function that changes a root expects the caller to hold
- * cfapkg_root_lock. */
+ * cfapkg_writer_lock. */
 #define CFAPKG_LOCK_FORMAT 2
 /* Version 1 (no requires, provides or status per part) is still read, for
  * the generations an older cfapkg wrote, but never installed from. */
 #define CFAPKG_LOCK_FORMAT_OLDEST 1
 #define CFAPKG_DEFAULT_ENV "default"
 
-struct cfapkg_locked {         /* one part of a locked set */
+struct cfapkg_lockfile_part {         /* one part of a locked set */
 	const char *name;
 	const char *version;
 	enum cfapkg_kind kind;
@@ -1233,7 +1290,7 @@ struct cfapkg_locked {         /* one part of a locked set */
 	const struct cfapkg_artifact *artifacts;
 	size_t nartifacts;
 	/* An APT source whose index has not been read yet: no artifacts, no
-	 * sha256 and no store until cfapkg_lock_resolve. */
+	 * sha256 and no store until cfapkg_lockfile_resolve. */
 	const struct cfapkg_apt_source *apt;
 	const char *const *gfx;    /* GPU targets it supports; empty: any */
 	size_t ngfx;
@@ -1248,7 +1305,7 @@ struct cfapkg_locked {         /* one part of a locked set */
 	size_t nstage;
 	const struct cfapkg_user_file *user_files; /* user parts: files by fingerprint */
 	size_t nuser_files;
-	/* Version 2: what cfapkg_lock_verify re-checks.  Requirements on the
+	/* Version 2: what cfapkg_lockfile_verify re-checks.  Requirements on the
 	 * driver and the HIP runtime are machine facts, not parts: not listed. */
 	const char *const *requires; /* on the lock's machine: "cublas==11" */
 	size_t nrequires;
@@ -1259,12 +1316,12 @@ struct cfapkg_locked {         /* one part of a locked set */
 	                              (the recipe's max_size), -1: the default */
 };
 
-struct cfapkg_lock {
+struct cfapkg_lockfile {
 	unsigned format;
 	struct cfapkg_facts facts; /* the machine it was solved for */
 	const char *const *requests;
 	size_t nrequests;
-	const struct cfapkg_locked *parts; /* dependencies first */
+	const struct cfapkg_lockfile_part *parts; /* dependencies first */
 	size_t nparts;
 	const char *file;          /* the file it was read from; NULL when made from a plan */
 	struct cfa_arena *arena;   /* internal */
@@ -1272,26 +1329,26 @@ struct cfapkg_lock {
 
 /** The exact set a solved plan chose, for the specs that asked for it.
  * Fails (CFAPKG_E_UNSUPPORTED) when a part cannot be installed.  Owned:
- * cfapkg_lock_free. */
-CFAPKG_API enum cfapkg_err cfapkg_lock_from_plan(struct cfapkg_ctx *ctx,
+ * cfapkg_lockfile_free. */
+CFAPKG_API enum cfapkg_err cfapkg_lockfile_from_plan(struct cfapkg_ctx *ctx,
                                                  const struct cfapkg_plan *plan,
                                                  const char *const *specs, size_t nspecs,
-                                                 struct cfapkg_lock **out);
+                                                 struct cfapkg_lockfile **out);
 /** Reads the index of each part from an APT source (fetched into the
  * download cache and checked against the recipe's pin) and records the
  * .debs it names as the part's archives, with their URLs, sizes and
  * SHA-256s.  A package the index lacks, or an index that is not the
  * pinned one, is an error naming the index and the package. */
-CFAPKG_API enum cfapkg_err cfapkg_lock_resolve(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
+CFAPKG_API enum cfapkg_err cfapkg_lockfile_resolve(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *lock,
                                                const struct cfapkg_fetch_opts *opts);
 /** Reads a lockfile; errors name the file and the JSON path. */
-CFAPKG_API enum cfapkg_err cfapkg_lock_read(struct cfapkg_ctx *ctx, const char *path,
-                                            struct cfapkg_lock **out);
+CFAPKG_API enum cfapkg_err cfapkg_lockfile_read(struct cfapkg_ctx *ctx, const char *path,
+                                            struct cfapkg_lockfile **out);
 /** The lockfile text (JSON).  Owned: cfapkg_free. */
-CFAPKG_API enum cfapkg_err cfapkg_lock_text(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+CFAPKG_API enum cfapkg_err cfapkg_lockfile_text(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                             char **out);
-CFAPKG_API void cfapkg_lock_free(struct cfapkg_lock *lock);
-struct cfapkg_lock_verify_opts {
+CFAPKG_API void cfapkg_lockfile_free(struct cfapkg_lockfile *lock);
+struct cfapkg_lockfile_verify_opts {
 	bool allow_experimental;   /* parts experimental on the GPU, or whose status
 	                              there is not known, may be installed */
 };
@@ -1307,23 +1364,21 @@ struct cfapkg_lock_verify_opts {
  * machine's GPU.  opts NULL: the defaults.  CFAPKG_E_LOCKFILE for what the
  * file lacks or gets wrong, CFAPKG_E_FACTS for what does not fit this
  * machine; each message names the file, the entry and what to do. */
-CFAPKG_API enum cfapkg_err cfapkg_lock_verify(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+CFAPKG_API enum cfapkg_err cfapkg_lockfile_verify(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                               const struct cfapkg_facts *facts,
-                                              const struct cfapkg_lock_verify_opts *opts);
-/** cfapkg_lock_verify with the default options (nothing experimental). */
-CFAPKG_API enum cfapkg_err cfapkg_lock_check(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+                                              const struct cfapkg_lockfile_verify_opts *opts);
+/** cfapkg_lockfile_verify with the default options (nothing experimental). */
+CFAPKG_API enum cfapkg_err cfapkg_lockfile_check(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                              const struct cfapkg_facts *facts);
 /** Brings a lock of an older version (an installed generation's) to the
  * current one: each part's requirements, provides and status on the lock's
  * GPU, from the loaded recipe of the same name and version.
  * CFAPKG_E_NOTFOUND names a part no recipe describes any more (or whose
  * recipe now names another download). */
-CFAPKG_API enum cfapkg_err cfapkg_lock_upgrade(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock);
+CFAPKG_API enum cfapkg_err cfapkg_lockfile_upgrade(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *lock);
 /** The part of that name, or NULL. */
-CFAPKG_API const struct cfapkg_locked *cfapkg_lock_find(const struct cfapkg_lock *lock,
-                                                        const char *name);
-/** Frees text and lists the library returned. */
-CFAPKG_API void cfapkg_free(void *p);
+CFAPKG_API const struct cfapkg_lockfile_part *cfapkg_lockfile_find(const struct cfapkg_lockfile *lock,
+                                                                   const char *name);
 
 /** Refuses names other than letters, digits, '.', '_', '-' (not first). */
 CFAPKG_API enum cfapkg_err cfapkg_env_check_name(struct cfapkg_ctx *ctx, const char *env);
@@ -1338,9 +1393,9 @@ CFAPKG_API enum cfapkg_err cfapkg_env_list(struct cfapkg_ctx *ctx, char ***names
 CFAPKG_API enum cfapkg_err cfapkg_env_current(struct cfapkg_ctx *ctx, const char *env,
                                               unsigned *gen);
 /** A generation's lock (gen 0: the active one; CFAPKG_E_NOTFOUND when the
- * environment has none).  Owned: cfapkg_lock_free. */
-CFAPKG_API enum cfapkg_err cfapkg_env_lock(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
-                                           struct cfapkg_lock **out);
+ * environment has none).  Owned: cfapkg_lockfile_free. */
+CFAPKG_API enum cfapkg_err cfapkg_env_lockfile(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
+                                           struct cfapkg_lockfile **out);
 /** The facts the active generation was planned with (its lock's), and
  * that generation's number; CFAPKG_E_NOTFOUND when the environment has
  * none.  A fact the plan did not know stays empty (gfx "" and so on). */
@@ -1366,7 +1421,7 @@ struct cfapkg_commit_result {
  * failure the environment stays as it was.  command and changes are
  * recorded for history. */
 CFAPKG_API enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char *env,
-                                             const struct cfapkg_lock *lock, const char *command,
+                                             const struct cfapkg_lockfile *lock, const char *command,
                                              const char *const *changes, size_t nchanges,
                                              struct cfapkg_commit_result *out);
 /** Makes an existing generation current (a rollback): one rename, no
@@ -1519,7 +1574,7 @@ struct cfapkg_gc_opts {
 };
 /** cfapkg_gc with options; out->items lists what was (dry run: would be)
  * removed, decided by the same code either way.  The caller holds
- * cfapkg_root_lock (also for a dry run, so that what it lists stays so).
+ * cfapkg_writer_lock (also for a dry run, so that what it lists stays so).
  * Owned: cfapkg_gc_result_free. */
 CFAPKG_API enum cfapkg_err cfapkg_gc_run(struct cfapkg_ctx *ctx, const struct cfapkg_gc_opts *o,
                                          struct cfapkg_gc_result *out);
@@ -1571,7 +1626,7 @@ CFAPKG_API enum cfapkg_err cfapkg_stack_cache_remove(struct cfapkg_ctx *ctx,
  * store: CFAPKG_KEEP_ARCHIVES=1 keeps those; an archive whose store folder
  * is missing stays), and partial downloads (NAME.part, NAME.part.meta)
  * last written more than a day ago.  Files added with cfapkg_add_file
- * stay.  The caller holds cfapkg_root_lock. */
+ * stay.  The caller holds cfapkg_writer_lock. */
 CFAPKG_API enum cfapkg_err cfapkg_gc(struct cfapkg_ctx *ctx, unsigned keep,
                                      struct cfapkg_gc_result *out);
 
@@ -1678,14 +1733,48 @@ CFAPKG_API enum cfapkg_err cfapkg_trans_prepare(struct cfapkg_trans *t);
 /** The solved plan (NULL for a lockfile install).  Borrowed. */
 CFAPKG_API const struct cfapkg_plan *cfapkg_trans_plan(const struct cfapkg_trans *t);
 /** The set before (NULL: nothing installed) and after.  Borrowed. */
-CFAPKG_API const struct cfapkg_lock *cfapkg_trans_old(const struct cfapkg_trans *t);
-CFAPKG_API const struct cfapkg_lock *cfapkg_trans_new(const struct cfapkg_trans *t);
+CFAPKG_API const struct cfapkg_lockfile *cfapkg_trans_old(const struct cfapkg_trans *t);
+CFAPKG_API const struct cfapkg_lockfile *cfapkg_trans_new(const struct cfapkg_trans *t);
 CFAPKG_API const struct cfapkg_change *cfapkg_trans_changes(const struct cfapkg_trans *t,
                                                             size_t *n);
 /** True when the environment already has this set, whole: no commit. */
 CFAPKG_API bool cfapkg_trans_nothing_to_do(const struct cfapkg_trans *t);
 /** Bytes the commit will download (what the store and cache lack). */
 CFAPKG_API uint64_t cfapkg_trans_download_bytes(const struct cfapkg_trans *t);
+
+/** Why a part kept its version when a newer one exists: each asked by
+ * solving for the newer version in its place. */
+enum cfapkg_kept_why {
+	CFAPKG_KEPT_NEWEST,        /* it is the recipe's newest version */
+	CFAPKG_KEPT_PINNED,        /* the environment's pin (holder) holds it */
+	CFAPKG_KEPT_REQUEST,       /* the environment's request (holder) rules the newer out */
+	CFAPKG_KEPT_STATUS,        /* the newer fits but has a lower status on this GPU */
+	CFAPKG_KEPT_INSTALLED,     /* the newer fits: an install keeps what is there */
+	CFAPKG_KEPT_MISFIT         /* the newer does not fit: problem says why */
+};
+struct cfapkg_kept {
+	const char *name, *version; /* the part, as kept */
+	const char *newest;        /* the recipe's newest version */
+	const char *want;          /* "NAME==NEWEST", the request that asks for it */
+	enum cfapkg_kept_why why;
+	const char *holder;        /* PINNED: the pin; REQUEST: the request; else NULL */
+	enum cfapkg_status status, newest_status; /* REQUEST, STATUS, INSTALLED: on the GPU */
+	const struct cfapkg_problem *problem;      /* MISFIT: the first problem that is not
+	                                              the chain of requirements above it */
+};
+struct cfapkg_kept_list;
+/** The reasons for the parts of t's new set named in names (a spec's name
+ * counts), or for every requested part when nnames is 0; a part whose
+ * recipe is gone, or that the solver could not be asked about, is left
+ * out.  Strings are borrowed from the list and t.  Owned:
+ * cfapkg_kept_free. */
+CFAPKG_API enum cfapkg_err cfapkg_trans_kept(struct cfapkg_ctx *ctx, const struct cfapkg_trans *t,
+                                             const char *const *names, size_t nnames,
+                                             struct cfapkg_kept_list **out);
+CFAPKG_API size_t cfapkg_kept_count(const struct cfapkg_kept_list *l);
+/** Reason i (NULL past the last). */
+CFAPKG_API const struct cfapkg_kept *cfapkg_kept_at(const struct cfapkg_kept_list *l, size_t i);
+CFAPKG_API void cfapkg_kept_free(struct cfapkg_kept_list *l);
 
 struct cfapkg_trans_result {
 	struct cfapkg_commit_result commit;
@@ -1699,13 +1788,16 @@ CFAPKG_API void cfapkg_trans_free(struct cfapkg_trans *t);
 
 /** Fetches and unpacks into the store every package of lock that the
  * store lacks (the caller holds the root's lock).  *items lists them with
- * their results (also on failure).  Owned: cfapkg_lock_fetch_free. */
-CFAPKG_API enum cfapkg_err cfapkg_lock_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+ * their results (also on failure).  Owned: cfapkg_lockfile_fetch_free. */
+CFAPKG_API enum cfapkg_err cfapkg_lockfile_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                              const struct cfapkg_fetch_opts *opts,
                                              struct cfapkg_fetch_item **items, size_t *n);
-CFAPKG_API void cfapkg_lock_fetch_free(struct cfapkg_fetch_item *items, size_t n);
+CFAPKG_API void cfapkg_lockfile_fetch_free(struct cfapkg_fetch_item *items, size_t n);
 
-/** @defgroup mirror_create A mirror of a set's downloads */
+/** @defgroup mirror_create A mirror of a set's downloads
+ * Copies every download of a plan or generation into a folder that
+ * nginx can serve, with the rules that send a root there
+ * (cfapkg_mirror_create). */
 enum cfapkg_mirror_how {
 	CFAPKG_MIRROR_FROM_CACHE,  /* copied from the download cache */
 	CFAPKG_MIRROR_DOWNLOADED,  /* fetched into the cache, then copied */
@@ -1740,10 +1832,10 @@ struct cfapkg_mirror_result {
  * it is there, else is fetched (the mirror rules apply); the copy takes
  * its name only once its SHA-256 is the pinned one.  Writes
  * dir/mirrors.conf.example: the rules a client needs, MIRROR standing for
- * the server's address.  Reads APT indexes first (cfapkg_lock_resolve).
+ * the server's address.  Reads APT indexes first (cfapkg_lockfile_resolve).
  * User files are left out (each machine adds them).  The caller holds the
  * root's lock.  *out also on failure.  Owned: cfapkg_mirror_result_free. */
-CFAPKG_API enum cfapkg_err cfapkg_mirror_create(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
+CFAPKG_API enum cfapkg_err cfapkg_mirror_create(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *lock,
                                                 const char *dir,
                                                 const struct cfapkg_fetch_opts *opts,
                                                 struct cfapkg_mirror_result **out);
@@ -1752,18 +1844,23 @@ CFAPKG_API void cfapkg_mirror_result_free(struct cfapkg_mirror_result *r);
  * gave it, with the built-in GPU table) in dir, for a mirror: clients that
  * add it plan with the mirror's recipes. */
 CFAPKG_API enum cfapkg_err cfapkg_channel_publish_set(struct cfapkg_ctx *ctx,
-                                                      const struct cfapkg_lock *lock,
+                                                      const struct cfapkg_lockfile *lock,
                                                       const char *dir, const char *key_file,
                                                       const struct cfapkg_channel_build_opts *o,
                                                       uint64_t *version);
 /** Whether a package's store folder is there and whole (its manifest). */
-CFAPKG_API bool cfapkg_store_has(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part);
+CFAPKG_API bool cfapkg_store_has(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part *part);
 /** The bytes installing part would download: 0 when its store folder is
  * whole, else what the download cache lacks of its archives. */
 CFAPKG_API uint64_t cfapkg_part_fetch_bytes(struct cfapkg_ctx *ctx,
-                                            const struct cfapkg_locked *part);
+                                            const struct cfapkg_lockfile_part *part);
 
-/** @defgroup runtime Running programs under an environment */
+/** @defgroup runtime Running programs under an environment
+ * An environment's runtime for this machine (library paths, variables,
+ * ZLUDA's launcher, the DLLs Windows needs beside a program).  A front end
+ * runs a program with cfapkg_launch_prepare, then cfapkg_exec of its
+ * cfapkg_launch_argv; the
+ * staging calls are its parts. */
 struct cfapkg_stage_file {
 	const char *part;          /* the part it comes from */
 	const char *from;          /* the file in the generation's view */
@@ -2030,7 +2127,12 @@ CFAPKG_API enum cfapkg_err cfapkg_venv_verify(struct cfapkg_ctx *ctx, const char
  * NULL when cfapkg staged nothing there. */
 CFAPKG_API enum cfapkg_err cfapkg_venv_env(struct cfapkg_ctx *ctx, const char *dir, char **env);
 
-/** @defgroup doctor Checking that a stack works */
+/** @defgroup doctor Checking that a stack works
+ * Static checks of a generation (cfapkg_verify), then a live probe per
+ * CUDA library in a child process (cfapkg_probe).  A front end feeds each probe result
+ * to a cfapkg_verdict (cfapkg_verdict_new, _add_probe, _usable) and lets
+ * it mark the generation known-good (_needs_mark, _mark): which probes
+ * carry the GEMM check and what makes a stack usable is the verdict's. */
 enum cfapkg_probe_status {
 	CFAPKG_PROBE_OK,
 	CFAPKG_PROBE_MISSING,      /* the library file is not there */
@@ -2135,7 +2237,10 @@ CFAPKG_API void cfapkg_venv_probe_free(struct cfapkg_venv_probe *p);
 /** Whether every check passed. */
 CFAPKG_API bool cfapkg_venv_probe_ok(const struct cfapkg_venv_probe *p);
 
-/** @defgroup bench Comparing two environments */
+/** @defgroup bench Comparing two environments
+ * Runs one command under two environments in turns (the order rotated)
+ * and reads a number from each run; the front end judges on the medians
+ * and prints every run. */
 struct cfapkg_bench_run {
 	unsigned index;            /* in the order run */
 	unsigned env;              /* 0 or 1 */
@@ -2178,7 +2283,8 @@ CFAPKG_API void cfapkg_bench_ratio(const struct cfapkg_bench_run *runs, size_t n
  * group ("TFLOPS: ([0-9.]+)" gives "TFLOPS"), or "metric".  Writes buf. */
 CFAPKG_API const char *cfapkg_bench_metric_name(const char *regex, char *buf, size_t len);
 
-/** @defgroup digest Content hashes */
+/** @defgroup digest Content hashes
+ * SHA-256 as cfapkg pins it, for tools that check a file by hand. */
 /** SHA-256 of a file as 64 lower-case hex digits in hex[65]. */
 CFAPKG_API enum cfapkg_err cfapkg_sha256_file(struct cfapkg_ctx *ctx, const char *path,
                                               char hex[65], uint64_t *size);

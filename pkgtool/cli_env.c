@@ -45,16 +45,16 @@ int need_env(struct cfapkg_ctx *ctx, const char *env)
 	return EXIT_OK;
 }
 
-int take_lock(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_root_lock **lock)
+int take_lock(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_writer_lock **lock)
 {
-	enum cfapkg_err e = cfapkg_root_lock(ctx, 0, lock);
+	enum cfapkg_err e = cfapkg_writer_lock(ctx, 0, lock);
 
 	if (e == CFAPKG_E_BUSY) {
 		cfapkg_ctx_clear_error(ctx);
 		if (!cli->quiet)
 			fprintf(stderr, "Waiting for another cfapkg to finish with %s ...\n",
 			        cfapkg_ctx_root(ctx));
-		e = cfapkg_root_lock(ctx, lock_wait_ms(), lock);
+		e = cfapkg_writer_lock(ctx, lock_wait_ms(), lock);
 	}
 	return e ? report_error(ctx, e) : EXIT_OK;
 }

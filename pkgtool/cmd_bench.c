@@ -20,7 +20,7 @@ struct compared {
 	char own[2][1024], shared[1024];
 	char gpu[256], os[256], date[40];
 	unsigned generation[2];
-	struct cfapkg_lock *lock[2];
+	struct cfapkg_lockfile *lock[2];
 };
 
 struct bench {
@@ -101,14 +101,14 @@ static void ratio_json(cJSON *which, const struct bench *b, bool metric,
 	cJSON_AddNumberToObject(o, "rounds", (double)r.rounds);
 }
 
-static void add_part(char *buf, size_t len, const struct cfapkg_locked *p)
+static void add_part(char *buf, size_t len, const struct cfapkg_lockfile_part *p)
 {
 	cli_fit_add(buf, len, "%s%s %s", buf[0] ? ", " : "", p->name,
 	            p->version);
 }
 
 /* The version of name in lock, or NULL. */
-static const char *version_in(const struct cfapkg_lock *lock, const char *name)
+static const char *version_in(const struct cfapkg_lockfile *lock, const char *name)
 {
 	size_t i;
 
@@ -127,7 +127,7 @@ static void compare_sets(struct compared *w)
 
 	for (k = 0; k < 2; k++)
 		for (i = 0; w->lock[k] && i < w->lock[k]->nparts; i++) {
-			const struct cfapkg_locked *p = &w->lock[k]->parts[i];
+			const struct cfapkg_lockfile_part *p = &w->lock[k]->parts[i];
 			const char *other = version_in(w->lock[!k], p->name);
 			if (other && strcmp(other, p->version) == 0) {
 				if (k == 0)
@@ -160,7 +160,7 @@ static void look_at(struct cfapkg_ctx *ctx, struct bench *b, const struct cfapkg
 
 	for (k = 0; k < 2; k++) {
 		if (cfapkg_env_current(ctx, b->names[k], &w->generation[k]) ||
-		    cfapkg_env_lock(ctx, b->names[k], 0, &w->lock[k]))
+		    cfapkg_env_lockfile(ctx, b->names[k], 0, &w->lock[k]))
 			cfapkg_ctx_clear_error(ctx); /* an empty environment: no parts to name */
 	}
 	compare_sets(w);
@@ -175,7 +175,7 @@ static void look_at(struct cfapkg_ctx *ctx, struct bench *b, const struct cfapkg
 
 static cJSON *env_about(const struct bench *b, unsigned k)
 {
-	const struct cfapkg_lock *lock = b->what.lock[k];
+	const struct cfapkg_lockfile *lock = b->what.lock[k];
 	cJSON *o = cJSON_CreateObject(), *a;
 	size_t i;
 
@@ -439,7 +439,7 @@ int cmd_bench(struct cfapkg_ctx *ctx, const struct cli *cli)
 	cfapkg_free(runs);
 	cfapkg_runtime_free(rt[0]);
 	cfapkg_runtime_free(rt[1]);
-	cfapkg_lock_free(b.what.lock[0]);
-	cfapkg_lock_free(b.what.lock[1]);
+	cfapkg_lockfile_free(b.what.lock[0]);
+	cfapkg_lockfile_free(b.what.lock[1]);
 	return rc;
 }

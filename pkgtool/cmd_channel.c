@@ -120,7 +120,7 @@ static int build(struct cfapkg_ctx *ctx, const struct cli *cli)
 static int add(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_fetch_opts fo;
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	unsigned long long priority = DEFAULT_PRIORITY;
 	const char *key = cli_value(cli, OPT_KEY);
 	enum cfapkg_err e;
@@ -134,7 +134,7 @@ static int add(struct cfapkg_ctx *ctx, const struct cli *cli)
 	/* Adding fetches and checks the first index, under the root's lock:
 	 * two adds of one name cannot both write its state. */
 	e = cfapkg_channel_add(ctx, cli->args[1], cli->args[2], key, (int)priority, &fo);
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	if (e)
 		return report_error(ctx, e);
 	if (!cli->quiet)
@@ -217,7 +217,7 @@ static void print_update(const struct cfapkg_channel_update *u)
 static int update(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_channel_update *u = NULL;
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	struct cfapkg_fetch_opts fo;
 	size_t i, n = 0;
 	enum cfapkg_err e;
@@ -228,7 +228,7 @@ static int update(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if ((rc = fetch_opts_from_cli(cli, &fo)) || (rc = take_lock(ctx, cli, &lock)))
 		return rc;
 	e = cfapkg_channel_update(ctx, cli->nargs == 2 ? cli->args[1] : NULL, &fo, &u, &n);
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	if (!u)
 		return report_error(ctx, e);
 	for (i = 0; i < n && !cli->quiet; i++)
@@ -255,12 +255,12 @@ int cmd_channel(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if (strcmp(sub, "update") == 0)
 		return update(ctx, cli);
 	if (strcmp(sub, "remove") == 0 && cli->nargs == 2) {
-		struct cfapkg_root_lock *lock = NULL;
+		struct cfapkg_writer_lock *lock = NULL;
 		int rc = take_lock(ctx, cli, &lock);
 		if (rc)
 			return rc;
 		e = cfapkg_channel_remove(ctx, cli->args[1]);
-		cfapkg_root_unlock(lock);
+		cfapkg_writer_unlock(lock);
 		if (e)
 			return report_error(ctx, e);
 		if (!cli->quiet)

@@ -43,7 +43,7 @@ static int confirm_delete(const struct cli *cli, const char *question, const cha
 static int show_env(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env)
 {
 	struct cfapkg_history_entry *h = NULL;
-	struct cfapkg_lock *lock = NULL;
+	struct cfapkg_lockfile *lock = NULL;
 	size_t i, n, gens = 0;
 	enum cfapkg_err e;
 
@@ -52,11 +52,11 @@ static int show_env(struct cfapkg_ctx *ctx, const struct cli *cli, const char *e
 	for (i = 0; i < n; i++)
 		gens += !h[i].is_switch && h[i].exists;
 	cfapkg_free(h);
-	if ((e = cfapkg_env_lock(ctx, env, 0, &lock)) && e != CFAPKG_E_NOTFOUND)
+	if ((e = cfapkg_env_lockfile(ctx, env, 0, &lock)) && e != CFAPKG_E_NOTFOUND)
 		return report_error(ctx, e);
 	cfapkg_ctx_clear_error(ctx);
 	if (cli->quiet) {
-		cfapkg_lock_free(lock);
+		cfapkg_lockfile_free(lock);
 		return EXIT_OK;
 	}
 	printf("Removing environment \"%s\" deletes its %lu %s (no rollback to them) and ", env,
@@ -70,14 +70,14 @@ static int show_env(struct cfapkg_ctx *ctx, const struct cli *cli, const char *e
 		       lock->parts[i].requested ? " (requested)" : "");
 	if (lock && lock->nparts)
 		printf("Store folders no other environment uses go at the next 'cfapkg gc'.\n");
-	cfapkg_lock_free(lock);
+	cfapkg_lockfile_free(lock);
 	return EXIT_OK;
 }
 
 /* env remove NAME: named, shown, asked, removed. */
 int cmd_env_remove(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env)
 {
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	char question[160], what[128];
 	enum cfapkg_err e;
 	int rc;
@@ -93,7 +93,7 @@ int cmd_env_remove(struct cfapkg_ctx *ctx, const struct cli *cli, const char *en
 	if ((rc = take_lock(ctx, cli, &lock)))
 		return rc;
 	if (!cfapkg_env_exists(ctx, env)) {
-		cfapkg_root_unlock(lock);
+		cfapkg_writer_unlock(lock);
 		cli_error("no environment \"%s\" ('cfapkg env list' shows "
 		        "them)\n", env);
 		return EXIT_NOTFOUND;
@@ -107,7 +107,7 @@ int cmd_env_remove(struct cfapkg_ctx *ctx, const struct cli *cli, const char *en
 		else if (!cli->quiet)
 			printf("Removed environment \"%s\" ('cfapkg gc' frees what only it used)\n", env);
 	}
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	return rc < 0 ? EXIT_OK : rc;
 }
 
@@ -184,7 +184,7 @@ static int parse_keep(const struct cli *cli, unsigned *keep)
 int cmd_gc(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_gc_opts o = {0, (cli->seen & OPT_BIT(OPT_DRY_RUN)) != 0, false};
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	struct cfapkg_gc_result r;
 	enum cfapkg_err e;
 	size_t i;
@@ -193,7 +193,7 @@ int cmd_gc(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if ((rc = parse_keep(cli, &o.keep)) || (rc = take_lock(ctx, cli, &lock)))
 		return rc;
 	e = cfapkg_gc_run(ctx, &o, &r);
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	if (e) {
 		cfapkg_gc_result_free(&r);
 		return report_error(ctx, e);
@@ -333,7 +333,7 @@ static int clean_compute(struct cfapkg_ctx *ctx, const struct cli *cli, bool dry
 static int cache_clean(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_gc_opts o = {0, (cli->seen & OPT_BIT(OPT_DRY_RUN)) != 0, true};
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	struct cfapkg_gc_result r;
 	cJSON *j = cJSON_CreateObject(), *compute = cJSON_CreateArray();
 	uint64_t freed = 0;
@@ -349,7 +349,7 @@ static int cache_clean(struct cfapkg_ctx *ctx, const struct cli *cli)
 	}
 	if ((e = cfapkg_gc_run(ctx, &o, &r)))
 		rc = report_error(ctx, e);
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	for (i = 0; !e && !cli->json && !cli->quiet && i < r.nitems; i++)
 		print_gc_item(o.dry_run ? "Would remove" : "Removed", &r.items[i]);
 	freed = e ? 0 : r.bytes;

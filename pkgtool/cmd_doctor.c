@@ -468,7 +468,7 @@ static enum cfapkg_gen_state record_probe(struct doctor *d, const struct cfapkg_
 {
 	const char *env = d->rt->env_name, **dirs = calloc(d->cli->nopts + 1, sizeof(*dirs));
 	unsigned gen = d->rt->generation;
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	enum cfapkg_gen_state state = CFAPKG_GEN_UNCHECKED;
 	bool needed = false;
 	char *command = NULL;
@@ -492,7 +492,7 @@ static enum cfapkg_gen_state record_probe(struct doctor *d, const struct cfapkg_
 		          cfapkg_verdict_usable(v) ? "marked known-good" : "no longer marked known-good");
 	free(command);
 	free(dirs);
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	return state;
 }
 

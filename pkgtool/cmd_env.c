@@ -25,14 +25,14 @@ static bool parse_uint(const char *s, unsigned *out)
 static int locked_call(struct cfapkg_ctx *ctx, const struct cli *cli,
                        enum cfapkg_err (*fn)(struct cfapkg_ctx *, const char *), const char *arg)
 {
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	enum cfapkg_err e;
 	int rc;
 
 	if ((rc = take_lock(ctx, cli, &lock)))
 		return rc;
 	e = fn(ctx, arg);
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	return e ? report_error(ctx, e) : EXIT_OK;
 }
 
@@ -111,7 +111,7 @@ int cmd_env(struct cfapkg_ctx *ctx, const struct cli *cli)
 int cmd_list(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *env = env_from_cli(cli);
-	struct cfapkg_lock *lock = NULL;
+	struct cfapkg_lockfile *lock = NULL;
 	struct table t;
 	unsigned gen = 0;
 	cJSON *a;
@@ -121,21 +121,21 @@ int cmd_list(struct cfapkg_ctx *ctx, const struct cli *cli)
 
 	if ((rc = need_env(ctx, env)) || (e = cfapkg_env_current(ctx, env, &gen), e))
 		return rc ? rc : report_error(ctx, e);
-	if (gen && (e = cfapkg_env_lock(ctx, env, gen, &lock)))
+	if (gen && (e = cfapkg_env_lockfile(ctx, env, gen, &lock)))
 		return report_error(ctx, e);
 	if (!lock || lock->nparts == 0) { /* nothing installed yet, or all removed */
 		if (cli->json)
 			json_print_list("packages", cJSON_CreateArray());
 		else if (!cli->quiet)
 			printf("(nothing installed)\n");
-		cfapkg_lock_free(lock);
+		cfapkg_lockfile_free(lock);
 		return EXIT_OK;
 	}
 	a = cJSON_CreateArray();
 	table_init(&t, 4);
 	table_row(&t, (const char *const[]){"NAME", "VERSION", "KIND", "REQUESTED"});
 	for (i = 0; i < lock->nparts; i++) {
-		const struct cfapkg_locked *p = &lock->parts[i];
+		const struct cfapkg_lockfile_part *p = &lock->parts[i];
 		cJSON *o = part_json(p);
 		json_str(o, "sha256", p->sha256);
 		json_str(o, "store", p->store);
@@ -150,7 +150,7 @@ int cmd_list(struct cfapkg_ctx *ctx, const struct cli *cli)
 		table_print(&t);
 		cJSON_Delete(a);
 	}
-	cfapkg_lock_free(lock);
+	cfapkg_lockfile_free(lock);
 	return EXIT_OK;
 }
 
@@ -329,7 +329,7 @@ static int rollback_target(struct cfapkg_ctx *ctx, const struct cli *cli, unsign
 int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *env = env_from_cli(cli);
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	unsigned cur = 0, target = 0;
 	char command[256], why[1200] = "";
 	enum cfapkg_err e;
@@ -353,7 +353,7 @@ int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
 		if (!e)
 			follow_venvs(ctx, cli, env);
 	}
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	return rc;
 }
 
@@ -416,7 +416,7 @@ static int set_mark(struct cfapkg_ctx *ctx, const struct cli *cli, const char *e
 static int change_mark(struct cfapkg_ctx *ctx, const struct cli *cli, bool good)
 {
 	const char *env = env_from_cli(cli);
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	unsigned gen = 0;
 	enum cfapkg_err e;
 	int rc;
@@ -432,7 +432,7 @@ static int change_mark(struct cfapkg_ctx *ctx, const struct cli *cli, bool good)
 		rc = report_error(ctx, e);
 	else
 		rc = set_mark(ctx, cli, env, gen, good);
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	return rc;
 }
 
@@ -450,7 +450,7 @@ int cmd_unmark(struct cfapkg_ctx *ctx, const struct cli *cli)
 static int change_pins(struct cfapkg_ctx *ctx, const struct cli *cli, bool pin)
 {
 	const char *env = env_from_cli(cli);
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i;
 	int rc;
@@ -469,7 +469,7 @@ static int change_pins(struct cfapkg_ctx *ctx, const struct cli *cli, bool pin)
 			printf("%s %s in environment \"%s\"%s\n", pin ? "Pinned" : "Unpinned",
 			       cli->args[i], env, pin ? " (binds every later install and update)" : "");
 	}
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	if (e)
 		return report_error(ctx, e);
 	return cli->json ? cmd_pins(ctx, cli) : EXIT_OK;

@@ -133,7 +133,7 @@ static int fetch_with_progress(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item 
                                size_t n, struct cfapkg_fetch_opts *o, const struct cli *cli)
 {
 	static struct progress p;
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	enum cfapkg_err e;
 	int rc;
 
@@ -143,7 +143,7 @@ static int fetch_with_progress(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item 
 	progress_catch_interrupt();
 	e = cfapkg_fetch(ctx, items, n, o);
 	progress_end(&p);
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	return report_items(ctx, items, n, cli, e);
 }
 
@@ -286,8 +286,8 @@ int refuse_unfetchable(const struct cfapkg_plan *plan)
 	size_t i;
 	int rc = EXIT_OK;
 
-	for (i = 0; i < cfapkg_plan_count(plan); i++) {
-		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
+	for (i = 0; i < cfapkg_plan_item_count(plan); i++) {
+		const struct cfapkg_plan_item *it = cfapkg_plan_item_at(plan, i);
 		if (it->version->recipe->kind != CFAPKG_KIND_PACKAGE || it->installable)
 			continue;
 		cli_error("%s %s cannot be fetched: %s\n",
@@ -302,30 +302,30 @@ static int fetch_plan(struct cfapkg_ctx *ctx, const struct cli *cli,
                       const struct cfapkg_plan *plan, struct cfapkg_fetch_opts *o)
 {
 	static struct progress p;
-	struct cfapkg_root_lock *lock = NULL;
-	struct cfapkg_lock *set = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
+	struct cfapkg_lockfile *set = NULL;
 	struct cfapkg_fetch_item *items = NULL;
 	size_t n = 0;
 	enum cfapkg_err e;
 	int rc;
 
-	if ((e = cfapkg_lock_from_plan(ctx, plan, cli->args, cli->nargs, &set)))
+	if ((e = cfapkg_lockfile_from_plan(ctx, plan, cli->args, cli->nargs, &set)))
 		return report_error(ctx, e);
 	if ((rc = take_lock(ctx, cli, &lock))) {
-		cfapkg_lock_free(set);
+		cfapkg_lockfile_free(set);
 		return rc;
 	}
 	progress_init(&p, cli, o);
 	progress_catch_interrupt();
-	e = cfapkg_lock_resolve(ctx, set, o);
+	e = cfapkg_lockfile_resolve(ctx, set, o);
 	if (!e)
-		e = cfapkg_lock_fetch(ctx, set, o, &items, &n);
+		e = cfapkg_lockfile_fetch(ctx, set, o, &items, &n);
 	progress_end(&p);
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	rc = report_items(ctx, items, n, cli, e);
 	print_unpacked(items, n, cli);
-	cfapkg_lock_fetch_free(items, n);
-	cfapkg_lock_free(set);
+	cfapkg_lockfile_fetch_free(items, n);
+	cfapkg_lockfile_free(set);
 	return rc;
 }
 
@@ -356,7 +356,7 @@ int cmd_add_file(struct cfapkg_ctx *ctx, const struct cli *cli)
 		cli_error("usage: cfapkg add-file PATH...\n");
 		return EXIT_USAGE;
 	}
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 
 	if ((rc = take_lock(ctx, cli, &lock)))
 		return rc;
@@ -372,6 +372,6 @@ int cmd_add_file(struct cfapkg_ctx *ctx, const struct cli *cli)
 			printf("%s  %s  accepted as %s of %s %s\n", added.sha256, cli->args[i],
 			       added.what, added.recipe, added.version);
 	}
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	return rc;
 }

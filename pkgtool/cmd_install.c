@@ -13,7 +13,7 @@
 
 static void print_changes(struct cfapkg_trans *t, const char *env)
 {
-	const struct cfapkg_lock *new = cfapkg_trans_new(t);
+	const struct cfapkg_lockfile *new = cfapkg_trans_new(t);
 	const struct cfapkg_change *c;
 	int64_t total = 0;
 	char size[32], fetch[32]; /* two buffers: both sizes are in one printf */
@@ -234,10 +234,10 @@ static int transact(struct cfapkg_ctx *ctx, const struct cli *cli, enum cfapkg_t
  * GPU too (the file records the facts it was made for). */
 static int lockfile_readable(struct cfapkg_ctx *ctx, const char *file)
 {
-	struct cfapkg_lock *lock = NULL;
-	enum cfapkg_err e = cfapkg_lock_read(ctx, file, &lock);
+	struct cfapkg_lockfile *lock = NULL;
+	enum cfapkg_err e = cfapkg_lockfile_read(ctx, file, &lock);
 
-	cfapkg_lock_free(lock);
+	cfapkg_lockfile_free(lock);
 	return e ? report_error(ctx, e) : EXIT_OK;
 }
 

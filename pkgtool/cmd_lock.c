@@ -24,7 +24,7 @@ static int print_lock_json(const char *env, char *text)
 int cmd_lock(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *env = env_from_cli(cli), *out = cli_value(cli, OPT_OUTPUT);
-	struct cfapkg_lock *lock = NULL;
+	struct cfapkg_lockfile *lock = NULL;
 	char *text = NULL;
 	FILE *f;
 	enum cfapkg_err e;
@@ -34,12 +34,12 @@ int cmd_lock(struct cfapkg_ctx *ctx, const struct cli *cli)
 		return rc;
 	/* A generation an older cfapkg wrote gets what the checks of 'install
 	 * --locked' need from the recipes. */
-	if ((e = cfapkg_env_lock(ctx, env, 0, &lock)) || (e = cfapkg_lock_upgrade(ctx, lock)) ||
-	    (e = cfapkg_lock_text(ctx, lock, &text))) {
-		cfapkg_lock_free(lock);
+	if ((e = cfapkg_env_lockfile(ctx, env, 0, &lock)) || (e = cfapkg_lockfile_upgrade(ctx, lock)) ||
+	    (e = cfapkg_lockfile_text(ctx, lock, &text))) {
+		cfapkg_lockfile_free(lock);
 		return report_error(ctx, e);
 	}
-	cfapkg_lock_free(lock);
+	cfapkg_lockfile_free(lock);
 	if (cli->json && !out)
 		return print_lock_json(env, text);
 	f = out ? fopen(out, "wb") : stdout;

@@ -19,19 +19,19 @@
 
 /* A lockfile, checked as 'install --locked' checks it, but against the
  * machine it was made for: the mirror serves that machine, not this one. */
-static int from_lockfile(struct cfapkg_ctx *ctx, const char *file, struct cfapkg_lock **out)
+static int from_lockfile(struct cfapkg_ctx *ctx, const char *file, struct cfapkg_lockfile **out)
 {
-	struct cfapkg_lock_verify_opts vo = {0};
-	enum cfapkg_err e = cfapkg_lock_read(ctx, file, out);
+	struct cfapkg_lockfile_verify_opts vo = {0};
+	enum cfapkg_err e = cfapkg_lockfile_read(ctx, file, out);
 
 	vo.allow_experimental = true; /* the client's install decides */
 	if (!e)
-		e = cfapkg_lock_verify(ctx, *out, &(*out)->facts, &vo);
+		e = cfapkg_lockfile_verify(ctx, *out, &(*out)->facts, &vo);
 	return e ? report_error(ctx, e) : EXIT_OK;
 }
 
 /* The SPECs (after "create DIR") planned as install would plan them. */
-static int from_plan(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_lock **out)
+static int from_plan(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_lockfile **out)
 {
 	static struct cli specs; /* large: not on the stack */
 	struct cfapkg_plan *plan = NULL;
@@ -47,14 +47,14 @@ static int from_plan(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapk
 		print_problems_text(plan, cli);
 		rc = unsolved_exit(plan);
 	} else if (!(rc = refuse_unfetchable(plan)) &&
-	           (e = cfapkg_lock_from_plan(ctx, plan, specs.args, specs.nargs, out))) {
+	           (e = cfapkg_lockfile_from_plan(ctx, plan, specs.args, specs.nargs, out))) {
 		rc = report_error(ctx, e);
 	}
 	cfapkg_plan_free(plan);
 	return rc;
 }
 
-static int mirror_set(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_lock **out)
+static int mirror_set(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_lockfile **out)
 {
 	const char *locked = cli_value(cli, OPT_LOCKED);
 	enum cfapkg_err e;
@@ -68,7 +68,7 @@ static int mirror_set(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfap
 		cli_error("no environment \"%s\"\n", env_from_cli(cli));
 		return EXIT_NOTFOUND;
 	}
-	e = cfapkg_env_lock(ctx, env_from_cli(cli), 0, out);
+	e = cfapkg_env_lockfile(ctx, env_from_cli(cli), 0, out);
 	if (e == CFAPKG_E_NOTFOUND) {
 		cli_error("environment \"%s\" has nothing installed; name the "
 		        "packages to mirror (SPEC...) or a lockfile (--locked FILE)\n",
@@ -159,7 +159,7 @@ static int report(struct cfapkg_ctx *ctx, const struct cfapkg_mirror_result *r, 
 /* With --key: DIR/channel, a signed channel of exactly the set's recipes,
  * which clients add beside the mirror rules. */
 static int sign_channel(struct cfapkg_ctx *ctx, const struct cli *cli,
-                        const struct cfapkg_lock *set, const char *dir)
+                        const struct cfapkg_lockfile *set, const char *dir)
 {
 	struct cfapkg_channel_build_opts o = {0};
 	char *sub = malloc(strlen(dir) + sizeof("/channel"));
@@ -183,28 +183,28 @@ static int sign_channel(struct cfapkg_ctx *ctx, const struct cli *cli,
 static int create(struct cfapkg_ctx *ctx, const struct cli *cli, const char *dir)
 {
 	static struct progress p;
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	struct cfapkg_mirror_result *r = NULL;
 	struct cfapkg_fetch_opts o;
-	struct cfapkg_lock *set = NULL;
+	struct cfapkg_lockfile *set = NULL;
 	enum cfapkg_err e;
 	int rc;
 
 	if ((rc = fetch_opts_from_cli(cli, &o)) || (rc = mirror_set(ctx, cli, &set)) ||
 	    (rc = take_lock(ctx, cli, &lock))) {
-		cfapkg_lock_free(set);
+		cfapkg_lockfile_free(set);
 		return rc;
 	}
 	progress_init(&p, cli, &o);
 	progress_catch_interrupt();
 	e = cfapkg_mirror_create(ctx, set, dir, &o, &r);
 	progress_end(&p);
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	rc = report(ctx, r, dir, e, cli);
 	if (rc == EXIT_OK && cli_value(cli, OPT_KEY))
 		rc = sign_channel(ctx, cli, set, dir);
 	cfapkg_mirror_result_free(r);
-	cfapkg_lock_free(set);
+	cfapkg_lockfile_free(set);
 	return rc;
 }
 

@@ -47,7 +47,7 @@ static void print_unchecked(const struct cfapkg_plan *plan)
 
 	for (i = 0; i < cfapkg_plan_unchecked_count(plan); i++)
 		for (k = 0; k < 4; k++)
-			if (strcmp(cfapkg_plan_unchecked(plan, i), what[k].fact) == 0)
+			if (strcmp(cfapkg_plan_unchecked_at(plan, i), what[k].fact) == 0)
 				printf("note: not checked, not known: %s\n", what[k].text);
 }
 
@@ -56,8 +56,8 @@ static void print_first_use(const struct cfapkg_plan *plan)
 {
 	size_t i;
 
-	for (i = 0; i < cfapkg_plan_count(plan); i++) {
-		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
+	for (i = 0; i < cfapkg_plan_item_count(plan); i++) {
+		const struct cfapkg_plan_item *it = cfapkg_plan_item_at(plan, i);
 		if (it->source && it->source->first_use)
 			printf("note: %s %s: its %s download is trusted on first use (recorded %s), not "
 			       "checked against anyone else's pin\n", it->version->recipe->name,
@@ -81,10 +81,10 @@ static const char *trust_name(const struct cfapkg_source *s)
 static size_t already_here(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan,
                            int64_t *needed)
 {
-	struct cfapkg_lock *lock = NULL;
+	struct cfapkg_lockfile *lock = NULL;
 	size_t i, n = 0;
 
-	if (!cfapkg_plan_solved(plan) || cfapkg_lock_from_plan(ctx, plan, NULL, 0, &lock)) {
+	if (!cfapkg_plan_solved(plan) || cfapkg_lockfile_from_plan(ctx, plan, NULL, 0, &lock)) {
 		cfapkg_ctx_clear_error(ctx); /* a plan that cannot be locked says why below */
 		return 0;
 	}
@@ -97,7 +97,7 @@ static size_t already_here(struct cfapkg_ctx *ctx, const struct cfapkg_plan *pla
 		*needed += (int64_t)b;
 		n += b == 0;
 	}
-	cfapkg_lock_free(lock);
+	cfapkg_lockfile_free(lock);
 	return n;
 }
 
@@ -110,7 +110,7 @@ static void print_passed(const struct cfapkg_plan *plan)
 	if (cfapkg_plan_passed_count(plan))
 		printf("Passed over:\n");
 	for (i = 0; i < cfapkg_plan_passed_count(plan); i++)
-		printf("  - %s\n", problem_text(cfapkg_plan_passed(plan, i), cfapkg_plan_facts(plan),
+		printf("  - %s\n", problem_text(cfapkg_plan_passed_at(plan, i), cfapkg_plan_facts(plan),
 		                                 line, sizeof(line)));
 }
 
@@ -126,8 +126,8 @@ void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	       f->arch);
 	table_init(&t, 5);
 	table_row(&t, (const char *const[]){"  NAME", "VERSION", "KIND", "STATUS", "SIZE"});
-	for (i = 0; i < cfapkg_plan_count(plan); i++) {
-		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
+	for (i = 0; i < cfapkg_plan_item_count(plan); i++) {
+		const struct cfapkg_plan_item *it = cfapkg_plan_item_at(plan, i);
 		char name[160];
 		cli_fit(name, sizeof(name), "  %s", it->version->recipe->name);
 		table_row(&t, (const char *const[]){name, it->version->version,
@@ -175,8 +175,8 @@ static size_t count_uninstallable(const struct cfapkg_plan *plan)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < cfapkg_plan_count(plan); i++)
-		n += !cfapkg_plan_item(plan, i)->installable;
+	for (i = 0; i < cfapkg_plan_item_count(plan); i++)
+		n += !cfapkg_plan_item_at(plan, i)->installable;
 	return n;
 }
 
@@ -185,8 +185,8 @@ static void print_uninstallable(const struct cfapkg_plan *plan)
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
 	size_t i;
 
-	for (i = 0; i < cfapkg_plan_count(plan); i++) {
-		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
+	for (i = 0; i < cfapkg_plan_item_count(plan); i++) {
+		const struct cfapkg_plan_item *it = cfapkg_plan_item_at(plan, i);
 		if (!it->installable)
 			cli_error("%s %s cannot be installed yet on %s-%s: %s\n",
 			        it->version->recipe->name, it->version->version, f->os, f->arch,
@@ -272,7 +272,7 @@ void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
 	        cfapkg_plan_fix(plan) ? "" : ":");
 	print_fix(plan, cli);
 	for (i = 0; i < cfapkg_plan_problem_count(plan); i++) {
-		const struct cfapkg_problem *p = cfapkg_plan_problem(plan, i);
+		const struct cfapkg_problem *p = cfapkg_plan_problem_at(plan, i);
 		if (p->beyond_experimental && !beyond) {
 			fprintf(stderr, "and even with --allow-experimental:\n");
 			beyond = true;
@@ -346,8 +346,8 @@ cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	cJSON_AddBoolToObject(o, "installable",
 	                      cfapkg_plan_solved(plan) && count_uninstallable(plan) == 0);
 	pk = cJSON_AddArrayToObject(o, "packages");
-	for (i = 0; i < cfapkg_plan_count(plan); i++) {
-		const struct cfapkg_plan_item *it = cfapkg_plan_item(plan, i);
+	for (i = 0; i < cfapkg_plan_item_count(plan); i++) {
+		const struct cfapkg_plan_item *it = cfapkg_plan_item_at(plan, i);
 		cJSON *p = cJSON_CreateObject();
 		json_str(p, "name", it->version->recipe->name);
 		json_str(p, "version", it->version->version);
@@ -368,14 +368,14 @@ cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	}
 	pr = cJSON_AddArrayToObject(o, "problems");
 	for (i = 0; i < cfapkg_plan_problem_count(plan); i++)
-		cJSON_AddItemToArray(pr, problem_json(cfapkg_plan_problem(plan, i), f));
+		cJSON_AddItemToArray(pr, problem_json(cfapkg_plan_problem_at(plan, i), f));
 	pr = cJSON_AddArrayToObject(o, "passed_over");
 	for (i = 0; i < cfapkg_plan_passed_count(plan); i++)
-		cJSON_AddItemToArray(pr, problem_json(cfapkg_plan_passed(plan, i), f));
+		cJSON_AddItemToArray(pr, problem_json(cfapkg_plan_passed_at(plan, i), f));
 	cJSON_AddItemToObject(o, "fix", fix_json(cfapkg_plan_fix(plan)));
 	un = cJSON_AddArrayToObject(o, "unchecked");
 	for (i = 0; i < cfapkg_plan_unchecked_count(plan); i++)
-		cJSON_AddItemToArray(un, cJSON_CreateString(cfapkg_plan_unchecked(plan, i)));
+		cJSON_AddItemToArray(un, cJSON_CreateString(cfapkg_plan_unchecked_at(plan, i)));
 	cJSON_AddItemToObject(o, "detection", detection_json(detected_machine()));
 	return o;
 }
@@ -421,7 +421,7 @@ int unsolved_exit(const struct cfapkg_plan *plan)
 	/* A misspelt name is "no such package" (4), as info and pin say it,
 	 * not a set that cannot be made consistent (3). */
 	for (i = 0; i < cfapkg_plan_problem_count(plan); i++)
-		if (cfapkg_plan_problem(plan, i)->kind == CFAPKG_PROBLEM_UNKNOWN_NAME)
+		if (cfapkg_plan_problem_at(plan, i)->kind == CFAPKG_PROBLEM_UNKNOWN_NAME)
 			return EXIT_NOTFOUND;
 	return EXIT_UNSOLVABLE;
 }

@@ -214,19 +214,19 @@ static void print_version(struct cfapkg_ctx *ctx, const struct cfapkg_version *v
 /* The current set of the environment info marks versions for; NULL when
  * nothing is installed or it cannot be read: info only reads recipes, so
  * an unreadable root must not make it fail. */
-static struct cfapkg_lock *env_set(struct cfapkg_ctx *ctx, const char *env)
+static struct cfapkg_lockfile *env_set(struct cfapkg_ctx *ctx, const char *env)
 {
-	struct cfapkg_lock *lock = NULL;
+	struct cfapkg_lockfile *lock = NULL;
 	unsigned gen = 0;
 
 	if (cfapkg_env_check_name(ctx, env) || !cfapkg_env_exists(ctx, env) ||
-	    cfapkg_env_current(ctx, env, &gen) || !gen || cfapkg_env_lock(ctx, env, gen, &lock))
+	    cfapkg_env_current(ctx, env, &gen) || !gen || cfapkg_env_lockfile(ctx, env, gen, &lock))
 		lock = NULL;
 	cfapkg_ctx_clear_error(ctx);
 	return lock;
 }
 
-static bool is_installed(const struct cfapkg_lock *set, const char *name, const char *version)
+static bool is_installed(const struct cfapkg_lockfile *set, const char *name, const char *version)
 {
 	size_t i;
 
@@ -284,7 +284,7 @@ static bool same_group(const cJSON *a, const cJSON *b)
 
 /* Every recipe version that provides name, grouped; [] when none does. */
 static cJSON *providers_json(struct cfapkg_ctx *ctx, const char *name,
-                             const struct cfapkg_lock *set)
+                             const struct cfapkg_lockfile *set)
 {
 	cJSON *a = cJSON_CreateArray(), *last = NULL;
 	size_t i, j;
@@ -371,7 +371,7 @@ static void print_providers(const cJSON *a, const char *name, const char *env)
 /* info NAME for a name that is no recipe: who provides it (exit 0), else
  * "no recipe named", with the names plan would also suggest (exit 4). */
 static int info_not_recipe(struct cfapkg_ctx *ctx, const struct cli *cli, const char *name,
-                           const struct cfapkg_lock *set)
+                           const struct cfapkg_lockfile *set)
 {
 	const char *env = env_from_cli(cli);
 	cJSON *a = providers_json(ctx, name, set), *o;
@@ -400,7 +400,7 @@ static int info_not_recipe(struct cfapkg_ctx *ctx, const struct cli *cli, const 
 }
 
 static void info_json(struct cfapkg_ctx *ctx, const struct cfapkg_recipe *r, const char *gfx,
-                      const char *env, const struct cfapkg_lock *set)
+                      const char *env, const struct cfapkg_lockfile *set)
 {
 	cJSON *o = cJSON_CreateObject(), *vs;
 	size_t i;
@@ -423,7 +423,7 @@ static void info_json(struct cfapkg_ctx *ctx, const struct cfapkg_recipe *r, con
 }
 
 static void info_text(struct cfapkg_ctx *ctx, const struct cfapkg_recipe *r, const char *gfx,
-                      const char *env, const struct cfapkg_lock *set)
+                      const char *env, const struct cfapkg_lockfile *set)
 {
 	size_t i;
 
@@ -447,7 +447,7 @@ int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *gpu = cli_value(cli, OPT_GPU), *gfx = NULL, *env = env_from_cli(cli);
 	const struct cfapkg_recipe *r;
-	struct cfapkg_lock *set;
+	struct cfapkg_lockfile *set;
 	char target[16];
 	int rc = EXIT_OK;
 
@@ -475,7 +475,7 @@ int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli)
 		info_json(ctx, r, gfx, env, set);
 	else
 		info_text(ctx, r, gfx, env, set);
-	cfapkg_lock_free(set);
+	cfapkg_lockfile_free(set);
 	return rc;
 }
 

@@ -183,7 +183,7 @@ static int fetch_and_write(struct cfapkg_ctx *ctx, const struct cli *cli,
                            const char *file)
 {
 	struct cfapkg_fetch_item items[MAX_SOURCES];
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i;
 	int rc;
@@ -213,7 +213,7 @@ static int fetch_and_write(struct cfapkg_ctx *ctx, const struct cli *cli,
 	} else if (rc != EXIT_BUSY) {
 		fprintf(stderr, "cfapkg: %s was not changed\n", file);
 	}
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	for (i = 0; i < nv->nsources; i++)
 		free((char *)items[i].label);
 	return rc;
@@ -391,7 +391,7 @@ static int fetch_lists(struct cfapkg_ctx *ctx, const struct cli *cli, struct che
                        struct cfapkg_fetch_item *items, size_t *nitems)
 {
 	static struct progress p;
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	struct cfapkg_fetch_opts o;
 	size_t i, k;
 	int rc;
@@ -418,7 +418,7 @@ static int fetch_lists(struct cfapkg_ctx *ctx, const struct cli *cli, struct che
 	progress_catch_interrupt();
 	cfapkg_fetch(ctx, items, *nitems, &o); /* each item says how it went */
 	progress_end(&p);
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	cfapkg_ctx_clear_error(ctx);
 	return EXIT_OK;
 }

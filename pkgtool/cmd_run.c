@@ -112,10 +112,10 @@ int cmd_env_runtime(struct cfapkg_ctx *ctx, const struct cli *cli)
  * reference overlay on anything but gfx1200). */
 static void warn_unvalidated(struct cfapkg_ctx *ctx, const char *env, const char *gfx)
 {
-	struct cfapkg_lock *lock = NULL;
+	struct cfapkg_lockfile *lock = NULL;
 	size_t i, k;
 
-	if (cfapkg_env_lock(ctx, env, 0, &lock)) {
+	if (cfapkg_env_lockfile(ctx, env, 0, &lock)) {
 		cfapkg_ctx_clear_error(ctx);
 		return;
 	}
@@ -134,7 +134,7 @@ static void warn_unvalidated(struct cfapkg_ctx *ctx, const char *env, const char
 					        gfx);
 		}
 	}
-	cfapkg_lock_free(lock);
+	cfapkg_lockfile_free(lock);
 }
 
 /* The exit status of a launch that failed: a missing program is told

@@ -72,7 +72,7 @@ static void print_trusted(const struct cfapkg_fetch_item *it, const char *name,
 static int trust(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	static struct progress p;
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	struct cfapkg_fetch_item it;
 	struct cfapkg_fetch_opts o;
 	const char *platform;
@@ -87,7 +87,7 @@ static int trust(struct cfapkg_ctx *ctx, const struct cli *cli)
 	progress_catch_interrupt();
 	e = cfapkg_recipe_trust(ctx, cli->args[1], cli->args[2], platform, &o, &it);
 	progress_end(&p);
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	if (e)
 		return report_error(ctx, e);
 	print_trusted(&it, cli->args[1], cli->args[2], platform, cli);
@@ -96,7 +96,7 @@ static int trust(struct cfapkg_ctx *ctx, const struct cli *cli)
 
 static int untrust(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	const char *platform;
 	char host[64];
 	enum cfapkg_err e;
@@ -106,7 +106,7 @@ static int untrust(struct cfapkg_ctx *ctx, const struct cli *cli)
 	    (rc = take_lock(ctx, cli, &lock)))
 		return rc;
 	e = cfapkg_recipe_untrust(ctx, cli->args[1], cli->args[2], platform);
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	if (e)
 		return report_error(ctx, e);
 	if (!cli->quiet && !cli->json)

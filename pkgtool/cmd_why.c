@@ -14,7 +14,7 @@
 
 /* Whether locked part p is what a requirement on name is met by: its own
  * name or one it provides. */
-static bool meets(const struct cfapkg_locked *p, const char *name, size_t len)
+static bool meets(const struct cfapkg_lockfile_part *p, const char *name, size_t len)
 {
 	size_t i;
 
@@ -31,7 +31,7 @@ static bool meets(const struct cfapkg_locked *p, const char *name, size_t len)
  * the part that pulled part i in and via[i] the requirement it did it by;
  * the first path found to a part is a shortest one. */
 struct walk {
-	const struct cfapkg_lock *lock;
+	const struct cfapkg_lockfile *lock;
 	size_t *from;          /* SIZE_MAX: requested, or not reached */
 	const char **via;
 	bool *seen;
@@ -48,7 +48,7 @@ static void walk_all(struct walk *w)
 			queue[tail++] = i;
 		}
 	while (queue && head < tail) {
-		const struct cfapkg_locked *p = &w->lock->parts[queue[head]];
+		const struct cfapkg_lockfile_part *p = &w->lock->parts[queue[head]];
 		for (k = 0; k < p->nrequires; k++)
 			for (j = 0; j < w->lock->nparts; j++)
 				if (!w->seen[j] && meets(&w->lock->parts[j], p->requires[k],
@@ -72,7 +72,7 @@ static void print_chain(const struct walk *w, size_t target)
 	for (i = target; i != SIZE_MAX && n < 64; i = w->from[i])
 		path[n++] = i;
 	while (n--) {
-		const struct cfapkg_locked *p = &w->lock->parts[path[n]];
+		const struct cfapkg_lockfile_part *p = &w->lock->parts[path[n]];
 		printf("%s %s%s", p->name, p->version, p->requested ? " (requested)" : "");
 		if (n)
 			printf(" -> requires \"%s\" -> ", w->via[path[n - 1]]);
@@ -117,7 +117,7 @@ static size_t show_chains(const struct walk *w, const char *name, const struct c
 	return found;
 }
 
-static int why_in_lock(const struct cli *cli, const char *env, const struct cfapkg_lock *lock)
+static int why_in_lock(const struct cli *cli, const char *env, const struct cfapkg_lockfile *lock)
 {
 	const char *name = cli->args[0];
 	struct walk w = {lock, calloc(lock->nparts + 1, sizeof(size_t)),
@@ -161,7 +161,7 @@ out:
 int cmd_why(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *env = env_from_cli(cli);
-	struct cfapkg_lock *lock = NULL;
+	struct cfapkg_lockfile *lock = NULL;
 	unsigned gen = 0;
 	enum cfapkg_err e;
 	int rc;
@@ -176,9 +176,9 @@ int cmd_why(struct cfapkg_ctx *ctx, const struct cli *cli)
 		cli_error("environment \"%s\" has nothing installed\n", env);
 		return EXIT_NOTFOUND;
 	}
-	if ((e = cfapkg_env_lock(ctx, env, gen, &lock)))
+	if ((e = cfapkg_env_lockfile(ctx, env, gen, &lock)))
 		return report_error(ctx, e);
 	rc = why_in_lock(cli, env, lock);
-	cfapkg_lock_free(lock);
+	cfapkg_lockfile_free(lock);
 	return rc;
 }

@@ -74,7 +74,7 @@ int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli);
 int cmd_add_file(struct cfapkg_ctx *ctx, const struct cli *cli);
 /* The root's writer lock: at once if free, else after saying who waits
  * (up to CFAPKG_LOCK_WAIT seconds, default 600). */
-int take_lock(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_root_lock **lock);
+int take_lock(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_writer_lock **lock);
 int fetch_opts_from_cli(const struct cli *cli, struct cfapkg_fetch_opts *o);
 /* A warning for each URL a download gave up before another (its "tried"). */
 void print_tried(const struct cfapkg_fetch_item *items, size_t n);
@@ -187,7 +187,7 @@ int report_error_code(enum cfapkg_err err);
  * outcome is "done", "nothing-to-do", "dry-run" or "declined"; t and r
  * may be NULL. */
 /* A part of a set: {"name", "version", "kind", "requested"}. */
-struct cJSON *part_json(const struct cfapkg_locked *p);
+struct cJSON *part_json(const struct cfapkg_lockfile_part *p);
 /* Change lines ("+zluda 6-preview.69") as {"action", "name", "from", "to", "text"}. */
 struct cJSON *changes_json(char *const *lines);
 struct cJSON *trans_json(const char *env, struct cfapkg_trans *t,

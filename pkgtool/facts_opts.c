@@ -1,12 +1,9 @@
 /*
- * facts_opts.c - machine facts for planning: detected on this machine
- * unless another machine is described (--gpu, CFAPKG_GPU or --facts), then
- * the facts file, then each fact flag in the order given, so a flag always
- * wins over what was detected or read.  A GPU may be named as people
- * know it (cfapkg gpus lists the names).  install, update, remove and plan
- * given none of those, on a machine where no AMD GPU is found, plan with
- * the facts the environment's active generation was planned with, so that
- * a machine described once by flags need not be described again.
+ * facts_opts.c - the machine a command plans for, from its flags: the
+ * facts set by hand (CFAPKG_GPU unless --gpu, then --os, --gpu, --driver
+ * and the rest in the order given, a GPU's name resolved here so that an
+ * ambiguous one is answered with the candidates), handed to the library's
+ * one rule (cfapkg_facts_choose), and what it chose told on stderr.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,170 +39,123 @@ int gpu_index_from_cli(const struct cli *cli, int *index)
 }
 
 /* Kept for the plan, which shows detection's warnings. */
-static struct cfapkg_machine machine;
-static bool machine_detected;
+static struct cfapkg_facts_choice choice;
 
 const struct cfapkg_machine *detected_machine(void)
 {
-	return machine_detected ? &machine : NULL;
+	return choice.detected ? &choice.machine : NULL;
 }
 
-/* The facts a generation was planned with; gen 0 when there are none. */
-struct recorded {
-	unsigned gen;
-	struct cfapkg_facts facts;
-};
-
-static void print_detected(const struct cli *cli, const struct cfapkg_facts *f,
-                           const struct recorded *rec)
+/* What the choice means for the user, on stderr (even under --json: a
+ * plan for another machine than the environment's is worth knowing). */
+static void tell_choice(const struct cli *cli, const struct cfapkg_facts_choice *c)
 {
-	const struct cfapkg_gpu *g = &machine.gpus[machine.selected];
+	const struct cfapkg_facts *f = &c->facts, *r = &c->remembered;
+	const struct cfapkg_machine *m = &c->machine;
 
 	if (cli->quiet)
 		return;
-	/* Said even under --json (it goes to stderr): the plan is no longer for
-	 * the machine the environment was made for. */
-	if (rec->gen && strcmp(rec->facts.gfx, f->gfx) != 0)
+	if (c->from == CFAPKG_FACTS_REMEMBERED) {
+		fprintf(stderr, "Using the facts generation %u was planned with: %s on %s-%s (pass "
+		        "--gpu/--os to plan for another machine)\n", c->remembered_gen, f->gfx, f->os,
+		        f->arch);
+		return;
+	}
+	if (c->remembered_gen)
 		fprintf(stderr, "This machine's GPU is %s, not the %s generation %u was planned "
 		        "for: planning for %s (pass --gpu %s to keep planning for %s)\n", f->gfx,
-		        rec->facts.gfx, rec->gen, f->gfx, rec->facts.gfx, rec->facts.gfx);
-	if (cli->json)
-		return;
-	fprintf(stderr, "Detected GPU %u: %s (%s", g->index, g->name, f->gfx);
-	if (machine.gfx_override[0])
-		fprintf(stderr, " from HSA_OVERRIDE_GFX_VERSION; the hardware is %s", g->gfx);
-	fprintf(stderr, ")%s\n", machine.ngpus > 1 ? "; --gpu-index N picks another" : "");
-}
-
-/* No GPU here: plan for the machine the environment was made for, as if
- * its facts were given again (so no detection notes about this one). */
-static int reuse_facts(const struct cli *cli, struct cfapkg_facts *f, const struct recorded *rec)
-{
-	*f = rec->facts;
-	machine_detected = false;
-	if (!cli->quiet)
-		fprintf(stderr, "Using the facts generation %u was planned with: %s on %s-%s (pass "
-		        "--gpu/--os to plan for another machine)\n", rec->gen, f->gfx, f->os, f->arch);
-	return EXIT_OK;
-}
-
-/* Detects this machine into f; prints what it found unless quiet.  With
- * no AMD GPU found, rec's facts are used when there are any. */
-static int detected_facts(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_facts *f,
-                          const struct recorded *rec)
-{
-	enum cfapkg_err e;
-	int index, rc;
-
-	if ((rc = gpu_index_from_cli(cli, &index)))
-		return rc;
-	if ((e = cfapkg_detect(ctx, index, &machine)))
-		return report_error(ctx, e);
-	machine_detected = true;
-	if (machine.selected < 0 && rec->gen)
-		return reuse_facts(cli, f, rec);
-	if (machine.selected < 0) {
-		print_detection_notes(stderr, &machine);
-		cli_error("no AMD GPU found on this machine (cfapkg detect shows "
-		                "what was read); to plan for another machine, pass --gpu with its "
-		                "target, name or PCI id, for example --gpu gfx1200 or --gpu \"RX 9060 "
-		                "XT\" (cfapkg gpus lists them)\n");
-		return EXIT_NO_GPU;
+		        r->gfx, c->remembered_gen, f->gfx, r->gfx, r->gfx);
+	if (c->detected && !cli->json) {
+		const struct cfapkg_gpu *g = &m->gpus[m->selected];
+		fprintf(stderr, "Detected GPU %u: %s (%s", g->index, g->name, f->gfx);
+		if (m->gfx_override[0])
+			fprintf(stderr, " from HSA_OVERRIDE_GFX_VERSION; the hardware is %s", g->gfx);
+		fprintf(stderr, ")%s\n", m->ngpus > 1 ? "; --gpu-index N picks another" : "");
 	}
-	cfapkg_machine_facts(&machine, f);
-	print_detected(cli, f, rec);
-	return EXIT_OK;
+	if (c->other_os)
+		fprintf(stderr, "Planning for %s on this %s machine: its GPU is used, but its driver, "
+		        "HIP runtimes and ROCm are %s's, so they are not checked (pass --driver, "
+		        "--hip-runtime and --hip-sdk for the %s side)\n", f->os, m->os, m->os, f->os);
 }
 
-/* Whether the environment's machine is remembered: only commands that
- * plan for one environment, only when no fact was given, and only a
- * generation that recorded a GPU.  Anything unreadable: not remembered
- * (the command then detects, as it did before). */
-static void recorded_facts(struct cfapkg_ctx *ctx, const struct cli *cli, struct recorded *rec)
+/* Only commands that plan for one environment may plan with the
+ * machine it remembers. */
+static const char *planned_env(const struct cli *cli)
 {
 	static const char *const commands[] = {"install", "update", "remove", "plan"};
-	const char *env = env_from_cli(cli);
-	bool planning = false;
 	size_t i;
 
-	rec->gen = 0;
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		planning = planning || strcmp(cli->command, commands[i]) == 0;
-	for (i = 0; i < sizeof(fact_flags) / sizeof(fact_flags[0]); i++)
-		planning = planning && !(cli->seen & OPT_BIT(fact_flags[i].id));
-	if (!planning || !cfapkg_env_exists(ctx, env) ||
-	    cfapkg_env_facts(ctx, env, &rec->gen, &rec->facts) || !rec->facts.gfx[0])
-		rec->gen = 0;
+		if (strcmp(cli->command, commands[i]) == 0)
+			return env_from_cli(cli);
+	return NULL;
 }
 
-/* One fact; a GPU is looked up first, so that a name fitting several
- * GPUs, or none, is answered with the candidates or the nearest. */
-static int set_fact(struct cfapkg_ctx *ctx, struct cfapkg_facts *f, const char *key,
+/* The facts set by hand, in order: CFAPKG_GPU unless --gpu is given,
+ * then each fact flag; a GPU's name resolved to its target here, so
+ * that a name fitting several GPUs, or none, is answered with the
+ * candidates or the nearest. */
+struct set_facts {
+	const char *keys[CLI_MAX_ARGS + 1], *values[CLI_MAX_ARGS + 1];
+	char gfx[CLI_MAX_ARGS + 1][16];
+	size_t n;
+};
+
+static int add_fact(struct cfapkg_ctx *ctx, struct set_facts *s, const char *key,
                     const char *value)
 {
-	char gfx[sizeof(f->gfx)];
-	enum cfapkg_err e;
 	int rc;
 
 	if (strcmp(key, "gpu") == 0) {
-		if ((rc = gpu_from_cli(ctx, value, gfx, sizeof(gfx))))
+		if ((rc = gpu_from_cli(ctx, value, s->gfx[s->n], sizeof(s->gfx[s->n]))))
 			return rc;
-		value = gfx;
+		value = s->gfx[s->n];
 	}
-	if ((e = cfapkg_facts_set(ctx, f, key, value)))
-		return report_error(ctx, e);
+	s->keys[s->n] = key;
+	s->values[s->n++] = value;
 	return EXIT_OK;
 }
 
-/* --os naming another OS than the detected machine's: the GPU is the one
- * found here, but its driver, HIP runtimes and SDKs are this OS's, so
- * they are not checked (facts not known), unless a flag gives them. */
-static void other_os(const struct cli *cli, struct cfapkg_facts *f)
+static int set_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct set_facts *s)
 {
-	bool driver = !(cli->seen & OPT_BIT(OPT_DRIVER)) && f->driver[0];
-	bool runtimes = !(cli->seen & OPT_BIT(OPT_HIP_RUNTIME)) && f->hip_runtimes_known;
-	bool sdks = !(cli->seen & OPT_BIT(OPT_HIP_SDK)) && f->hip_sdks_known;
-
-	if (!machine_detected || strcmp(f->os, machine.os) == 0 || !(driver || runtimes || sdks))
-		return;
-	if (driver)
-		f->driver[0] = '\0';
-	if (runtimes)
-		f->hip_runtimes_known = false, f->nhip_runtimes = 0;
-	if (sdks)
-		f->hip_sdks_known = false, f->nhip_sdks = 0;
-	if (!cli->quiet)
-		fprintf(stderr, "Planning for %s on this %s machine: its GPU is used, but its driver, "
-		        "HIP runtimes and ROCm are %s's, so they are not checked (pass --driver, "
-		        "--hip-runtime and --hip-sdk for the %s side)\n", f->os, machine.os,
-		        machine.os, f->os);
-}
-
-int facts_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_facts *f)
-{
-	const char *file = cli_value(cli, OPT_FACTS);
 	const char *env_gpu = getenv("CFAPKG_GPU");
-	bool other_machine = file || (env_gpu && *env_gpu) || (cli->seen & OPT_BIT(OPT_GPU));
-	struct recorded rec = {0};
-	enum cfapkg_err e;
 	size_t i, k;
 	int rc;
 
-	cfapkg_facts_init_host(f);
-	if (!other_machine)
-		recorded_facts(ctx, cli, &rec);
-	if (!other_machine && (rc = detected_facts(ctx, cli, f, &rec)))
-		return rc;
-	if (file && (e = cfapkg_facts_load(ctx, f, file)))
-		return report_error(ctx, e);
 	if (env_gpu && *env_gpu && !(cli->seen & OPT_BIT(OPT_GPU)) &&
-	    (rc = set_fact(ctx, f, "gpu", env_gpu)))
+	    (rc = add_fact(ctx, s, "gpu", env_gpu)))
 		return rc;
 	for (i = 0; i < cli->nopts; i++)
 		for (k = 0; k < sizeof(fact_flags) / sizeof(fact_flags[0]); k++)
 			if (cli->opts[i].id == fact_flags[k].id &&
-			    (rc = set_fact(ctx, f, fact_flags[k].key, cli->opts[i].value)))
+			    (rc = add_fact(ctx, s, fact_flags[k].key, cli->opts[i].value)))
 				return rc;
-	other_os(cli, f);
+	return EXIT_OK;
+}
+
+int facts_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_facts *f)
+{
+	static struct set_facts s;
+	struct cfapkg_facts_request req = {.env = planned_env(cli), .file = cli_value(cli, OPT_FACTS),
+	                                   .keys = s.keys, .values = s.values};
+	enum cfapkg_err e;
+	int rc;
+
+	s.n = 0;
+	if ((rc = gpu_index_from_cli(cli, &req.gpu_index)) || (rc = set_from_cli(ctx, cli, &s)))
+		return rc;
+	req.nfacts = s.n;
+	e = cfapkg_facts_choose(ctx, &req, &choice);
+	if (e && choice.detected && choice.machine.selected < 0) {
+		print_detection_notes(stderr, &choice.machine);
+		cli_error("no AMD GPU found on this machine (cfapkg detect shows what was read); to "
+		          "plan for another machine, pass --gpu with its target, name or PCI id, for "
+		          "example --gpu gfx1200 or --gpu \"RX 9060 XT\" (cfapkg gpus lists them)\n");
+		return EXIT_NO_GPU;
+	}
+	if (e)
+		return report_error(ctx, e);
+	tell_choice(cli, &choice);
+	*f = choice.facts;
 	return EXIT_OK;
 }

@@ -72,7 +72,7 @@ cJSON *changes_json(char *const *lines)
 	return arr;
 }
 
-cJSON *part_json(const struct cfapkg_locked *p)
+cJSON *part_json(const struct cfapkg_lockfile_part *p)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -86,7 +86,7 @@ cJSON *part_json(const struct cfapkg_locked *p)
 cJSON *trans_json(const char *env, struct cfapkg_trans *t, const struct cfapkg_trans_result *r,
                   const char *outcome)
 {
-	const struct cfapkg_lock *set = t ? cfapkg_trans_new(t) : NULL;
+	const struct cfapkg_lockfile *set = t ? cfapkg_trans_new(t) : NULL;
 	const struct cfapkg_change *c = NULL;
 	cJSON *o = cJSON_CreateObject(), *a;
 	size_t i, n = 0;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "cfapkg.h"
+#include "cfapkg_frontend.h"
 
 #if defined(__GNUC__)
 #define PRINTF_LIKE(fmt, args) __attribute__((format(printf, fmt, args)))

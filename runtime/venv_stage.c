@@ -79,7 +79,7 @@ static char *keepf(struct stager *s, const char *fmt, ...)
 
 /* A part needing a CUDA driver is a CUDA program (LibTorch): its own
  * NVIDIA copies are what is being replaced, never a source. */
-static bool cuda_program(const struct cfapkg_locked *p)
+static bool cuda_program(const struct cfapkg_lockfile_part *p)
 {
 	size_t i;
 
@@ -93,8 +93,8 @@ static bool cuda_program(const struct cfapkg_locked *p)
  * ZLUDA it needs: the later wins). */
 static enum cfapkg_err find_sources(struct stager *s)
 {
-	struct cfapkg_lock *lock = NULL;
-	enum cfapkg_err e = cfapkg_env_lock(s->ctx, s->rt->env_name, s->rt->generation, &lock);
+	struct cfapkg_lockfile *lock = NULL;
+	enum cfapkg_err e = cfapkg_env_lockfile(s->ctx, s->rt->env_name, s->rt->generation, &lock);
 	size_t i;
 
 	if (e)
@@ -102,11 +102,11 @@ static enum cfapkg_err find_sources(struct stager *s)
 	for (i = 0; i < s->rt->nparts && s->nsrc < MAX_SOURCES; i++) {
 		const struct cfapkg_runtime_part *p = &s->rt->parts[i];
 		if ((p->kind != CFAPKG_KIND_PACKAGE && p->kind != CFAPKG_KIND_USER) || !p->prefix ||
-		    cuda_program(cfapkg_lock_find(lock, p->name)))
+		    cuda_program(cfapkg_lockfile_find(lock, p->name)))
 			continue;
 		s->src[s->nsrc++] = (struct source){p->name, p->version, p->prefix};
 	}
-	cfapkg_lock_free(lock);
+	cfapkg_lockfile_free(lock);
 	return CFAPKG_E_OK;
 }
 

@@ -214,7 +214,7 @@ size_t cfapkg_plan_passed_count(const struct cfapkg_plan *plan)
 	return plan->npassed;
 }
 
-const struct cfapkg_problem *cfapkg_plan_passed(const struct cfapkg_plan *plan, size_t i)
+const struct cfapkg_problem *cfapkg_plan_passed_at(const struct cfapkg_plan *plan, size_t i)
 {
 	return i < plan->npassed ? &plan->passed[i] : NULL;
 }

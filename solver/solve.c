@@ -532,12 +532,12 @@ bool cfapkg_plan_solved(const struct cfapkg_plan *plan)
 	return plan->solved;
 }
 
-size_t cfapkg_plan_count(const struct cfapkg_plan *plan)
+size_t cfapkg_plan_item_count(const struct cfapkg_plan *plan)
 {
 	return plan->nitems;
 }
 
-const struct cfapkg_plan_item *cfapkg_plan_item(const struct cfapkg_plan *plan, size_t i)
+const struct cfapkg_plan_item *cfapkg_plan_item_at(const struct cfapkg_plan *plan, size_t i)
 {
 	return i < plan->nitems ? &plan->items[i] : NULL;
 }
@@ -547,7 +547,7 @@ size_t cfapkg_plan_problem_count(const struct cfapkg_plan *plan)
 	return plan->nproblems;
 }
 
-const struct cfapkg_problem *cfapkg_plan_problem(const struct cfapkg_plan *plan, size_t i)
+const struct cfapkg_problem *cfapkg_plan_problem_at(const struct cfapkg_plan *plan, size_t i)
 {
 	return i < plan->nproblems ? &plan->problems[i] : NULL;
 }
@@ -557,7 +557,7 @@ size_t cfapkg_plan_unchecked_count(const struct cfapkg_plan *plan)
 	return plan->nunchecked;
 }
 
-const char *cfapkg_plan_unchecked(const struct cfapkg_plan *plan, size_t i)
+const char *cfapkg_plan_unchecked_at(const struct cfapkg_plan *plan, size_t i)
 {
 	return i < plan->nunchecked ? plan->unchecked[i] : NULL;
 }

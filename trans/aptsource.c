@@ -41,7 +41,7 @@ struct index_pin {
 	int64_t size;
 };
 
-static enum cfapkg_err fetch_index(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p,
+static enum cfapkg_err fetch_index(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part *p,
                                    const struct index_pin *pin,
                                    const struct cfapkg_fetch_opts *opts)
 {
@@ -78,8 +78,8 @@ static enum cfapkg_err to_artifacts(struct cfapkg_ctx *ctx, struct cfa_arena *ar
 	return CFAPKG_E_OK;
 }
 
-static enum cfapkg_err read_index(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
-                                  struct cfapkg_locked *p, const struct index_pin *pin)
+static enum cfapkg_err read_index(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *lock,
+                                  struct cfapkg_lockfile_part *p, const struct index_pin *pin)
 {
 	const char *url = pin->urls[pin->nurls - 1];
 	const struct cfapkg_apt_source *a = p->apt;
@@ -107,8 +107,8 @@ static enum cfapkg_err read_index(struct cfapkg_ctx *ctx, struct cfapkg_lock *lo
 	return e;
 }
 
-static enum cfapkg_err resolve_pinned(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
-                                      struct cfapkg_locked *p,
+static enum cfapkg_err resolve_pinned(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *lock,
+                                      struct cfapkg_lockfile_part *p,
                                       const struct cfapkg_fetch_opts *opts)
 {
 	char *url = cfa_apt_index_url(p->apt);
@@ -144,7 +144,7 @@ static enum cfapkg_err index_refused(struct cfapkg_ctx *ctx, enum cfapkg_err e,
 
 /* The first file of the index the repository serves; one that is served
  * but does not match its pin is refused, not passed over. */
-static enum cfapkg_err fetch_listed(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p,
+static enum cfapkg_err fetch_listed(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part *p,
                                     const struct cfa_apt_pinned_index *ix,
                                     const struct cfapkg_fetch_opts *opts, struct index_pin *pin)
 {
@@ -166,8 +166,8 @@ static enum cfapkg_err fetch_listed(struct cfapkg_ctx *ctx, const struct cfapkg_
 /* An APT source followed by its key: the index the verified InRelease
  * pins, and the InRelease recorded once its index matched and listed
  * every package. */
-static enum cfapkg_err resolve_signed(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
-                                      struct cfapkg_locked *p,
+static enum cfapkg_err resolve_signed(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *lock,
+                                      struct cfapkg_lockfile_part *p,
                                       const struct cfapkg_fetch_opts *opts)
 {
 	struct cfa_apt_pinned_index ix;
@@ -184,7 +184,7 @@ static enum cfapkg_err resolve_signed(struct cfapkg_ctx *ctx, struct cfapkg_lock
 	return e;
 }
 
-enum cfapkg_err cfapkg_lock_resolve(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
+enum cfapkg_err cfapkg_lockfile_resolve(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *lock,
                                     const struct cfapkg_fetch_opts *opts)
 {
 	enum cfapkg_err e = CFAPKG_E_OK;
@@ -192,7 +192,7 @@ enum cfapkg_err cfapkg_lock_resolve(struct cfapkg_ctx *ctx, struct cfapkg_lock *
 
 	for (i = 0; i < lock->nparts && !e; i++) {
 		/* The lock owns its parts; the public view of them is read-only. */
-		struct cfapkg_locked *p = (struct cfapkg_locked *)&lock->parts[i];
+		struct cfapkg_lockfile_part *p = (struct cfapkg_lockfile_part *)&lock->parts[i];
 		if (!p->apt || p->nartifacts)
 			continue;
 		if (p->apt->key_fingerprint || p->apt->keyring)

@@ -36,7 +36,7 @@ static bool named(const struct cfapkg_trans *t, const char *name)
 	return false;
 }
 
-static bool was_requested(const struct cfapkg_lock *old, const char *name)
+static bool was_requested(const struct cfapkg_lockfile *old, const char *name)
 {
 	size_t k;
 
@@ -64,13 +64,13 @@ static enum cfapkg_err not_there(struct cfapkg_trans *t, const char *name)
 
 enum cfapkg_err cfa_trans_requests(struct cfapkg_trans *t)
 {
-	const struct cfapkg_lock *old = t->old;
+	const struct cfapkg_lockfile *old = t->old;
 	bool ok = true;
 	size_t i;
 
 	for (i = 0; i < t->o.nargs; i++)
 		if ((t->o.kind == CFAPKG_TRANS_REMOVE && !was_requested(old, t->o.args[i])) ||
-		    (t->o.kind == CFAPKG_TRANS_UPDATE && !(old && cfapkg_lock_find(old, t->o.args[i]))))
+		    (t->o.kind == CFAPKG_TRANS_UPDATE && !(old && cfapkg_lockfile_find(old, t->o.args[i]))))
 			return not_there(t, t->o.args[i]);
 	for (i = 0; old && i < old->nrequests && ok; i++)
 		if (t->o.kind != CFAPKG_TRANS_INSTALL && t->o.kind != CFAPKG_TRANS_REMOVE)
@@ -121,14 +121,14 @@ static enum cfapkg_err add_change(struct cfapkg_trans *t, enum cfapkg_change_kin
 	return CFAPKG_E_OK;
 }
 
-static bool same_artifact(const struct cfapkg_locked *a, const struct cfapkg_locked *b)
+static bool same_artifact(const struct cfapkg_lockfile_part *a, const struct cfapkg_lockfile_part *b)
 {
 	return strcmp(a->version, b->version) == 0 &&
 	       (!b->sha256 || (a->sha256 && strcmp(a->sha256, b->sha256) == 0));
 }
 
 /* Whether p's store folder is there at all (with a manifest or not). */
-static bool folder_there(struct cfapkg_trans *t, const struct cfapkg_locked *p)
+static bool folder_there(struct cfapkg_trans *t, const struct cfapkg_lockfile_part *p)
 {
 	char *dir = p->store ? cfa_root_path(t->ctx, CFA_STORE, p->store) : NULL;
 	bool there = dir && cfa_plat_is_dir(dir);
@@ -142,7 +142,7 @@ static bool folder_there(struct cfapkg_trans *t, const struct cfapkg_locked *p)
  * is restored: a new copy is unpacked at commit, which replaces a damaged
  * folder (one without its manifest too) only once whole, and the new
  * generation links it. */
-static enum cfapkg_err check_store(struct cfapkg_trans *t, const struct cfapkg_locked *p)
+static enum cfapkg_err check_store(struct cfapkg_trans *t, const struct cfapkg_lockfile_part *p)
 {
 	bool has = cfapkg_store_has(t->ctx, p);
 
@@ -157,12 +157,12 @@ static enum cfapkg_err check_store(struct cfapkg_trans *t, const struct cfapkg_l
 
 enum cfapkg_err cfa_trans_diff(struct cfapkg_trans *t)
 {
-	const struct cfapkg_lock *old = t->old, *new = t->new;
+	const struct cfapkg_lockfile *old = t->old, *new = t->new;
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i;
 
 	for (i = 0; i < new->nparts && !e; i++) {
-		const struct cfapkg_locked *p = &new->parts[i], *o = cfapkg_lock_find(old, p->name);
+		const struct cfapkg_lockfile_part *p = &new->parts[i], *o = cfapkg_lockfile_find(old, p->name);
 		if (!o)
 			e = add_change(t, CFAPKG_CHANGE_ADD, p->name, NULL, p->version);
 		else if (!same_artifact(o, p))
@@ -171,7 +171,7 @@ enum cfapkg_err cfa_trans_diff(struct cfapkg_trans *t)
 			e = check_store(t, p);
 	}
 	for (i = 0; old && i < old->nparts && !e; i++)
-		if (!cfapkg_lock_find(new, old->parts[i].name))
+		if (!cfapkg_lockfile_find(new, old->parts[i].name))
 			e = add_change(t, CFAPKG_CHANGE_REMOVE, old->parts[i].name,
 			               old->parts[i].version, NULL);
 	return e;
@@ -200,7 +200,7 @@ enum cfapkg_err cfa_trans_damage(struct cfapkg_trans *t)
 	if ((e = cfapkg_env_damage(t->ctx, t->env, NULL, NULL, &gen, &d, &n)))
 		return e;
 	for (i = 0; i < n && !e; i++) {
-		const struct cfapkg_locked *p = cfapkg_lock_find(t->new, d[i].part);
+		const struct cfapkg_lockfile_part *p = cfapkg_lockfile_find(t->new, d[i].part);
 		if (!p || listed(t, p->name))
 			continue;
 		if (d[i].store_damaged && !cfa_strv_push(&t->damaged, &t->ndamaged,

@@ -25,8 +25,7 @@ static bool moved(const struct cfa_env_plan_req *rq, const char *name)
 	if (rq->move_all)
 		return true;
 	for (i = 0; i < rq->nmoving; i++)
-		if (cfapkg_spec_name_len(rq->moving[i]) == strlen(name) &&
-		    strncmp(rq->moving[i], name, strlen(name)) == 0)
+		if (cfapkg_spec_names(rq->moving[i], name))
 			return true;
 	return false;
 }
@@ -59,7 +58,7 @@ static enum cfapkg_err installed_specs(struct cfapkg_ctx *ctx, const struct cfa_
 	size_t i;
 
 	for (i = 0; rq->installed && i < rq->installed->nparts; i++) {
-		const struct cfapkg_locked *p = &rq->installed->parts[i];
+		const struct cfapkg_lockfile_part *p = &rq->installed->parts[i];
 		char *spec;
 		bool ok;
 		if (moved(rq, p->name))
@@ -109,13 +108,13 @@ enum cfapkg_err cfapkg_env_plan(struct cfapkg_ctx *ctx, const char *env,
 	/* An environment not made yet, or with nothing installed, has nothing
 	 * to keep: the plan is the one a first install would make. */
 	if (cfapkg_env_exists(ctx, rq.env) &&
-	    (e = cfapkg_env_lock(ctx, rq.env, 0, (struct cfapkg_lock **)&rq.installed)) ==
+	    (e = cfapkg_env_lockfile(ctx, rq.env, 0, (struct cfapkg_lockfile **)&rq.installed)) ==
 	        CFAPKG_E_NOTFOUND) {
 		cfapkg_ctx_clear_error(ctx);
 		e = CFAPKG_E_OK;
 	}
 	if (!e)
 		e = cfa_env_plan(ctx, &rq, specs, nspecs, out);
-	cfapkg_lock_free((struct cfapkg_lock *)rq.installed);
+	cfapkg_lockfile_free((struct cfapkg_lockfile *)rq.installed);
 	return e;
 }

@@ -15,7 +15,7 @@
 #include "platform/platform.h"
 #include "trans/trans.h"
 
-bool cfapkg_store_has(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part)
+bool cfapkg_store_has(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part *part)
 {
 	char *dir = part->store ? cfa_root_path(ctx, CFA_STORE, part->store) : NULL;
 	struct cfa_buf manifest;
@@ -47,11 +47,11 @@ bool cfa_in_cache(struct cfapkg_ctx *ctx, const char *sha256)
 /* The SHA-256 decides what is accepted: a download needs its URL and
  * hash (a size, when known, bounds it; else a cap does).  An APT source
  * must have been resolved (its index read). */
-static enum cfapkg_err check_fetchable(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p)
+static enum cfapkg_err check_fetchable(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part *p)
 {
 	if (p->apt && !p->nartifacts)
 		return cfa_fail(ctx, CFAPKG_E_USAGE, "%s %s: its APT index was not read "
-		                "(cfapkg_lock_resolve)", p->name, p->version);
+		                "(cfapkg_lockfile_resolve)", p->name, p->version);
 	if (p->nartifacts || (p->sha256 && p->url))
 		return CFAPKG_E_OK;
 	return cfa_fail(ctx, CFAPKG_E_UNSUPPORTED, "%s %s cannot be installed: the lockfile gives "
@@ -83,12 +83,12 @@ static bool fill_item(struct cfapkg_fetch_item *it, const char *label, const cha
  * it replaces though they are there. */
 struct fetch_job {
 	struct cfapkg_ctx *ctx;
-	const struct cfapkg_lock *lock;
+	const struct cfapkg_lockfile *lock;
 	const char *const *replace;
 	size_t nreplace;
 };
 
-static bool replaced(const struct fetch_job *j, const struct cfapkg_locked *p)
+static bool replaced(const struct fetch_job *j, const struct cfapkg_lockfile_part *p)
 {
 	size_t i;
 
@@ -99,7 +99,7 @@ static bool replaced(const struct fetch_job *j, const struct cfapkg_locked *p)
 }
 
 /* Whether p's folder is to be unpacked: missing, or replaced. */
-static bool wanted(const struct fetch_job *j, const struct cfapkg_locked *p)
+static bool wanted(const struct fetch_job *j, const struct cfapkg_lockfile_part *p)
 {
 	return p->kind == CFAPKG_KIND_PACKAGE && (replaced(j, p) || !cfapkg_store_has(j->ctx, p));
 }
@@ -108,7 +108,7 @@ static bool wanted(const struct fetch_job *j, const struct cfapkg_locked *p)
  * into its store folder, the archives of a set together into theirs; a
  * set that could not be unpacked so is unpacked from the cache
  * (unpack_sets). */
-static bool make_items(struct cfapkg_fetch_item *list, const struct cfapkg_locked *p,
+static bool make_items(struct cfapkg_fetch_item *list, const struct cfapkg_lockfile_part *p,
                        bool replace, size_t *made)
 {
 	size_t i;
@@ -137,7 +137,7 @@ static bool make_items(struct cfapkg_fetch_item *list, const struct cfapkg_locke
 	return true;
 }
 
-uint64_t cfa_bytes_to_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p)
+uint64_t cfa_bytes_to_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part *p)
 {
 	uint64_t total = 0;
 	size_t i;
@@ -150,12 +150,12 @@ uint64_t cfa_bytes_to_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_locked *
 	return total;
 }
 
-uint64_t cfapkg_part_fetch_bytes(struct cfapkg_ctx *ctx, const struct cfapkg_locked *part)
+uint64_t cfapkg_part_fetch_bytes(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part *part)
 {
 	return cfapkg_store_has(ctx, part) ? 0 : cfa_bytes_to_fetch(ctx, part);
 }
 
-static size_t items_needed(const struct cfapkg_lock *lock)
+static size_t items_needed(const struct cfapkg_lockfile *lock)
 {
 	size_t i, n = 0;
 
@@ -164,7 +164,7 @@ static size_t items_needed(const struct cfapkg_lock *lock)
 	return n;
 }
 
-void cfapkg_lock_fetch_free(struct cfapkg_fetch_item *items, size_t n)
+void cfapkg_lockfile_fetch_free(struct cfapkg_fetch_item *items, size_t n)
 {
 	size_t i;
 
@@ -176,11 +176,11 @@ void cfapkg_lock_fetch_free(struct cfapkg_fetch_item *items, size_t n)
 /* The size of a download the recipe gave no size for, once it is known:
  * the download just made, else the same archive in the set before, else
  * the file in the download cache; -1 when none knows it. */
-static int64_t learnt_size(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p,
-                           const struct cfapkg_lock *before,
+static int64_t learnt_size(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part *p,
+                           const struct cfapkg_lockfile *before,
                            const struct cfapkg_fetch_item *items, size_t n)
 {
-	const struct cfapkg_locked *q = before ? cfapkg_lock_find(before, p->name) : NULL;
+	const struct cfapkg_lockfile_part *q = before ? cfapkg_lockfile_find(before, p->name) : NULL;
 	char *path = NULL;
 	int64_t size = -1;
 	size_t i;
@@ -197,15 +197,15 @@ static int64_t learnt_size(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p
 	return size;
 }
 
-void cfa_lock_learn_sizes(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
-                          const struct cfapkg_lock *before, const struct cfapkg_fetch_item *items,
+void cfa_lock_learn_sizes(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *lock,
+                          const struct cfapkg_lockfile *before, const struct cfapkg_fetch_item *items,
                           size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < lock->nparts; i++) {
 		/* The lock's parts are its own (arena), read-only only to callers. */
-		struct cfapkg_locked *p = (struct cfapkg_locked *)&lock->parts[i];
+		struct cfapkg_lockfile_part *p = (struct cfapkg_lockfile_part *)&lock->parts[i];
 		if (p->kind == CFAPKG_KIND_PACKAGE && !p->nartifacts && p->size < 0 && p->sha256 &&
 		    p->store)
 			p->size = learnt_size(ctx, p, before, items, n);
@@ -216,7 +216,7 @@ void cfa_lock_learn_sizes(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
 static enum cfapkg_err unpack_sets(const struct fetch_job *j)
 {
 	struct cfapkg_ctx *ctx = j->ctx;
-	const struct cfapkg_lock *lock = j->lock;
+	const struct cfapkg_lockfile *lock = j->lock;
 	struct cfapkg_unpack_opts uo = {0};
 	struct cfapkg_unpack_result r;
 	enum cfapkg_err e = CFAPKG_E_OK;
@@ -224,7 +224,7 @@ static enum cfapkg_err unpack_sets(const struct fetch_job *j)
 
 	uo.hash_checked = true;
 	for (i = 0; i < lock->nparts && !e; i++) {
-		const struct cfapkg_locked *p = &lock->parts[i];
+		const struct cfapkg_lockfile_part *p = &lock->parts[i];
 		char **files;
 		if (!p->nartifacts || !wanted(j, p))
 			continue;
@@ -245,7 +245,7 @@ static enum cfapkg_err unpack_sets(const struct fetch_job *j)
 	return e;
 }
 
-enum cfapkg_err cfa_lock_fetch_replacing(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+enum cfapkg_err cfa_lock_fetch_replacing(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                          const struct cfapkg_fetch_opts *opts,
                                          const char *const *replace, size_t nreplace,
                                          struct cfapkg_fetch_item **items, size_t *n)
@@ -260,7 +260,7 @@ enum cfapkg_err cfa_lock_fetch_replacing(struct cfapkg_ctx *ctx, const struct cf
 	if (!list)
 		return cfa_nomem(ctx);
 	for (i = 0; i < lock->nparts && !e; i++) {
-		const struct cfapkg_locked *p = &lock->parts[i];
+		const struct cfapkg_lockfile_part *p = &lock->parts[i];
 		if (!wanted(&j, p))
 			continue;
 		if ((e = check_fetchable(ctx, p)))
@@ -276,7 +276,7 @@ enum cfapkg_err cfa_lock_fetch_replacing(struct cfapkg_ctx *ctx, const struct cf
 	return e ? e : unpack_sets(&j);
 }
 
-enum cfapkg_err cfapkg_lock_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+enum cfapkg_err cfapkg_lockfile_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                   const struct cfapkg_fetch_opts *opts,
                                   struct cfapkg_fetch_item **items, size_t *n)
 {

@@ -122,7 +122,7 @@ static enum cfapkg_err note_prefix(struct job *j, const char *prefix, const char
 }
 
 /* One file for the mirror (a URL listed twice is copied once). */
-static enum cfapkg_err add_file(struct job *j, const struct cfapkg_locked *p, const char *url,
+static enum cfapkg_err add_file(struct job *j, const struct cfapkg_lockfile_part *p, const char *url,
                                 const char *const *mirrors, size_t nmirrors, const char *sha256,
                                 int64_t size, bool index)
 {
@@ -160,8 +160,8 @@ static enum cfapkg_err add_file(struct job *j, const struct cfapkg_locked *p, co
 /* A part's APT source: its own, or, for a lock read from a file (which
  * keeps only the .debs), its recipe's for the lock's system. */
 static const struct cfapkg_apt_source *apt_of(struct cfapkg_ctx *ctx,
-                                              const struct cfapkg_lock *lock,
-                                              const struct cfapkg_locked *p)
+                                              const struct cfapkg_lockfile *lock,
+                                              const struct cfapkg_lockfile_part *p)
 {
 	const struct cfapkg_recipe *r = p->nartifacts ? cfapkg_recipe_find(ctx, p->name) : NULL;
 	const struct cfapkg_source *s;
@@ -178,8 +178,8 @@ static const struct cfapkg_apt_source *apt_of(struct cfapkg_ctx *ctx,
 }
 
 /* A package's archives (and its APT index); user files stay out. */
-static enum cfapkg_err add_part(struct job *j, const struct cfapkg_lock *lock,
-                                const struct cfapkg_locked *p)
+static enum cfapkg_err add_part(struct job *j, const struct cfapkg_lockfile *lock,
+                                const struct cfapkg_lockfile_part *p)
 {
 	const struct cfapkg_apt_source *apt = apt_of(j->ctx, lock, p);
 	enum cfapkg_err e = CFAPKG_E_OK;
@@ -379,7 +379,7 @@ static enum cfapkg_err write_example(struct job *j)
 }
 
 /* The lists, sized for every archive of every part (and an index each). */
-static enum cfapkg_err start(struct job *j, const struct cfapkg_lock *lock)
+static enum cfapkg_err start(struct job *j, const struct cfapkg_lockfile *lock)
 {
 	struct cfapkg_mirror_result *r = j->r;
 	struct cfa_arena *a = r->arena;
@@ -403,14 +403,14 @@ static enum cfapkg_err start(struct job *j, const struct cfapkg_lock *lock)
 	return CFAPKG_E_OK;
 }
 
-static enum cfapkg_err fill(struct job *j, struct cfapkg_lock *lock,
+static enum cfapkg_err fill(struct job *j, struct cfapkg_lockfile *lock,
                             const struct cfapkg_fetch_opts *opts)
 {
 	enum cfapkg_err e;
 	bool *fetch;
 	size_t i;
 
-	if ((e = cfapkg_lock_resolve(j->ctx, lock, opts)) || (e = start(j, lock)) ||
+	if ((e = cfapkg_lockfile_resolve(j->ctx, lock, opts)) || (e = start(j, lock)) ||
 	    (e = cfa_make_dir(j->ctx, j->dir)))
 		return e;
 	for (i = 0; i < lock->nparts && !e; i++)
@@ -438,7 +438,7 @@ void cfapkg_mirror_result_free(struct cfapkg_mirror_result *r)
 	cfa_free(r);
 }
 
-enum cfapkg_err cfapkg_mirror_create(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
+enum cfapkg_err cfapkg_mirror_create(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *lock,
                                      const char *dir, const struct cfapkg_fetch_opts *opts,
                                      struct cfapkg_mirror_result **out)
 {

@@ -27,19 +27,19 @@
 
 static enum cfapkg_err take_lock(struct cfapkg_trans *t)
 {
-	enum cfapkg_err e = cfapkg_root_lock(t->ctx, 0, &t->lock);
+	enum cfapkg_err e = cfapkg_writer_lock(t->ctx, 0, &t->lock);
 
 	if (e != CFAPKG_E_BUSY || !t->o.lock_wait_ms)
 		return e;
 	cfapkg_ctx_clear_error(t->ctx);
 	if (t->o.waiting)
 		t->o.waiting(t->o.arg, cfapkg_ctx_root(t->ctx));
-	return cfapkg_root_lock(t->ctx, t->o.lock_wait_ms, &t->lock);
+	return cfapkg_writer_lock(t->ctx, t->o.lock_wait_ms, &t->lock);
 }
 
 static enum cfapkg_err read_current(struct cfapkg_trans *t)
 {
-	enum cfapkg_err e = cfapkg_env_lock(t->ctx, t->env, 0, &t->old);
+	enum cfapkg_err e = cfapkg_env_lockfile(t->ctx, t->env, 0, &t->old);
 
 	if (e == CFAPKG_E_NOTFOUND) {
 		cfapkg_ctx_clear_error(t->ctx);
@@ -92,7 +92,7 @@ static enum cfapkg_err solve(struct cfapkg_trans *t)
 		return e;
 	if (!cfapkg_plan_solved(t->plan))
 		return cfa_fail(t->ctx, CFAPKG_E_UNSOLVABLE, "no set of versions fits");
-	return cfapkg_lock_from_plan(t->ctx, t->plan, (const char *const *)t->requests,
+	return cfapkg_lockfile_from_plan(t->ctx, t->plan, (const char *const *)t->requests,
 	                             t->nrequests, &t->new);
 }
 
@@ -100,7 +100,7 @@ static enum cfapkg_err solve(struct cfapkg_trans *t)
  * machine the command describes (the old generation's when none). */
 static enum cfapkg_err empty_set(struct cfapkg_trans *t)
 {
-	enum cfapkg_err e = cfapkg_env_lock(t->ctx, t->env, 0, &t->new);
+	enum cfapkg_err e = cfapkg_env_lockfile(t->ctx, t->env, 0, &t->new);
 
 	if (e)
 		return e;
@@ -116,13 +116,13 @@ static enum cfapkg_err empty_set(struct cfapkg_trans *t)
 /* A lockfile's set, re-checked against this machine before it is trusted. */
 static enum cfapkg_err from_lockfile(struct cfapkg_trans *t)
 {
-	struct cfapkg_lock_verify_opts vo = {0};
-	enum cfapkg_err e = cfapkg_lock_read(t->ctx, t->o.locked, &t->new);
+	struct cfapkg_lockfile_verify_opts vo = {0};
+	enum cfapkg_err e = cfapkg_lockfile_read(t->ctx, t->o.locked, &t->new);
 
 	if (e)
 		return e;
 	vo.allow_experimental = t->o.allow_experimental;
-	e = cfapkg_lock_verify(t->ctx, t->new, t->o.facts, &vo);
+	e = cfapkg_lockfile_verify(t->ctx, t->new, t->o.facts, &vo);
 	if (e == CFAPKG_E_LOCKFILE)
 		return e; /* the file itself is wrong: its message says how */
 	if (e) {
@@ -138,7 +138,7 @@ static enum cfapkg_err from_lockfile(struct cfapkg_trans *t)
 	return CFAPKG_E_OK;
 }
 
-static bool same_requests(const struct cfapkg_lock *a, const struct cfapkg_lock *b)
+static bool same_requests(const struct cfapkg_lockfile *a, const struct cfapkg_lockfile *b)
 {
 	size_t i;
 
@@ -157,13 +157,13 @@ enum cfapkg_err cfapkg_trans_prepare(struct cfapkg_trans *t)
 	if (t->o.locked)
 		e = from_lockfile(t);
 	else if (t->o.kind == CFAPKG_TRANS_REPAIR)
-		e = cfapkg_env_lock(t->ctx, t->env, 0, &t->new);
+		e = cfapkg_env_lockfile(t->ctx, t->env, 0, &t->new);
 	else if (!(e = cfa_trans_requests(t)))
 		e = t->nrequests ? solve(t) : empty_set(t);
 	/* An APT source's .debs are known once its index is read: before the
 	 * diff, whose comparison names sets by their digest. */
 	if (!e)
-		e = cfapkg_lock_resolve(t->ctx, t->new, &t->o.fetch);
+		e = cfapkg_lockfile_resolve(t->ctx, t->new, &t->o.fetch);
 	if (!e)
 		e = cfa_trans_diff(t);
 	if (!e && t->o.kind == CFAPKG_TRANS_REPAIR)
@@ -180,12 +180,12 @@ const struct cfapkg_plan *cfapkg_trans_plan(const struct cfapkg_trans *t)
 	return t->plan;
 }
 
-const struct cfapkg_lock *cfapkg_trans_old(const struct cfapkg_trans *t)
+const struct cfapkg_lockfile *cfapkg_trans_old(const struct cfapkg_trans *t)
 {
 	return t->old;
 }
 
-const struct cfapkg_lock *cfapkg_trans_new(const struct cfapkg_trans *t)
+const struct cfapkg_lockfile *cfapkg_trans_new(const struct cfapkg_trans *t)
 {
 	return t->new;
 }
@@ -203,7 +203,7 @@ bool cfapkg_trans_nothing_to_do(const struct cfapkg_trans *t)
 
 /* Whether commit unpacks this package: its folder is missing, or damaged
  * and set aside first. */
-static bool to_unpack(const struct cfapkg_trans *t, const struct cfapkg_locked *p)
+static bool to_unpack(const struct cfapkg_trans *t, const struct cfapkg_lockfile_part *p)
 {
 	size_t i;
 
@@ -221,7 +221,7 @@ uint64_t cfapkg_trans_download_bytes(const struct cfapkg_trans *t)
 	size_t i;
 
 	for (i = 0; t->new && i < t->new->nparts; i++) {
-		const struct cfapkg_locked *p = &t->new->parts[i];
+		const struct cfapkg_lockfile_part *p = &t->new->parts[i];
 		if (to_unpack(t, p))
 			total += cfa_bytes_to_fetch(t->ctx, p);
 	}
@@ -256,7 +256,7 @@ static enum cfapkg_err check_space(struct cfapkg_trans *t)
 	enum cfapkg_err e;
 
 	for (i = 0; i < t->new->nparts; i++) {
-		const struct cfapkg_locked *p = &t->new->parts[i];
+		const struct cfapkg_lockfile_part *p = &t->new->parts[i];
 		if (p->size == 0 || !to_unpack(t, p))
 			continue;
 		if (p->size < 0) {
@@ -354,13 +354,13 @@ void cfapkg_trans_free(struct cfapkg_trans *t)
 {
 	if (!t)
 		return;
-	cfapkg_lock_fetch_free(t->items, t->nitems);
+	cfapkg_lockfile_fetch_free(t->items, t->nitems);
 	cfa_trans_changes_free(t);
 	cfa_strv_free(t->damaged, t->ndamaged);
 	cfa_strv_free(t->requests, t->nrequests);
 	cfapkg_plan_free(t->plan);
-	cfapkg_lock_free(t->old);
-	cfapkg_lock_free(t->new);
-	cfapkg_root_unlock(t->lock);
+	cfapkg_lockfile_free(t->old);
+	cfapkg_lockfile_free(t->new);
+	cfapkg_writer_unlock(t->lock);
 	cfa_free(t);
 }

@@ -14,8 +14,8 @@ struct cfapkg_trans {
 	struct cfapkg_ctx *ctx;
 	struct cfapkg_trans_opts o;
 	const char *env;
-	struct cfapkg_root_lock *lock;
-	struct cfapkg_lock *old, *new;
+	struct cfapkg_writer_lock *lock;
+	struct cfapkg_lockfile *old, *new;
 	struct cfapkg_plan *plan;
 	/* the request set of the new generation (strings owned here) */
 	char **requests;
@@ -36,7 +36,7 @@ struct cfa_env_plan_req {
 	const char *env;
 	const struct cfapkg_facts *facts;
 	const struct cfapkg_plan_opts *opts; /* the command's pins; prefer unused */
-	const struct cfapkg_lock *installed;
+	const struct cfapkg_lockfile *installed;
 	const char *const *moving;
 	size_t nmoving;
 	bool move_all;
@@ -59,18 +59,18 @@ char *cfa_apt_index_url(const struct cfapkg_apt_source *a);
 /* Whether the verified artifact of that SHA-256 is in ROOT/downloads. */
 bool cfa_in_cache(struct cfapkg_ctx *ctx, const char *sha256);
 /* The bytes of p's archives that the cache lacks. */
-uint64_t cfa_bytes_to_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_locked *p);
-/* cfapkg_lock_fetch, also unpacking again the store folders named in
+uint64_t cfa_bytes_to_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part *p);
+/* cfapkg_lockfile_fetch, also unpacking again the store folders named in
  * replace (damaged ones), each swapped in only once its new copy is whole. */
-enum cfapkg_err cfa_lock_fetch_replacing(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+enum cfapkg_err cfa_lock_fetch_replacing(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                          const struct cfapkg_fetch_opts *opts,
                                          const char *const *replace, size_t nreplace,
                                          struct cfapkg_fetch_item **items, size_t *n);
 /* Records in lock the size of each download its recipe gave none for, as
  * learnt by the fetch (items), from the set before, or from the cache, so
  * that the generation's lock holds it. */
-void cfa_lock_learn_sizes(struct cfapkg_ctx *ctx, struct cfapkg_lock *lock,
-                          const struct cfapkg_lock *before, const struct cfapkg_fetch_item *items,
+void cfa_lock_learn_sizes(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *lock,
+                          const struct cfapkg_lockfile *before, const struct cfapkg_fetch_item *items,
                           size_t n);
 
 #endif

@@ -15,7 +15,7 @@
 
 static char input[1024], again[1024];
 
-static void check_parts(const struct cfapkg_lock *l)
+static void check_parts(const struct cfapkg_lockfile *l)
 {
 	size_t i;
 
@@ -30,22 +30,22 @@ static void check_parts(const struct cfapkg_lock *l)
 }
 
 /* Written out and read back, the lock must say the same. */
-static void check_round_trip(struct cfapkg_ctx *ctx, const struct cfapkg_lock *l)
+static void check_round_trip(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *l)
 {
-	struct cfapkg_lock *l2 = NULL;
+	struct cfapkg_lockfile *l2 = NULL;
 	char *text = NULL, *text2 = NULL;
 
-	FUZZ_CHECK(cfapkg_lock_text(ctx, l, &text) == CFAPKG_E_OK, "lock_text: %s", cfapkg_ctx_error(ctx));
+	FUZZ_CHECK(cfapkg_lockfile_text(ctx, l, &text) == CFAPKG_E_OK, "lock_text: %s", cfapkg_ctx_error(ctx));
 	fuzz_write(again, text, strlen(text));
-	FUZZ_CHECK(cfapkg_lock_read(ctx, again, &l2) == CFAPKG_E_OK,
+	FUZZ_CHECK(cfapkg_lockfile_read(ctx, again, &l2) == CFAPKG_E_OK,
 	           "a lock written by cfapkg is refused: %s\n%s", cfapkg_ctx_error(ctx), text);
-	FUZZ_CHECK(cfapkg_lock_text(ctx, l2, &text2) == CFAPKG_E_OK, "lock_text: %s",
+	FUZZ_CHECK(cfapkg_lockfile_text(ctx, l2, &text2) == CFAPKG_E_OK, "lock_text: %s",
 	           cfapkg_ctx_error(ctx));
 	FUZZ_CHECK(strcmp(text, text2) == 0, "round trip changed the lock:\n%s\n---\n%s", text,
 	           text2);
 	cfapkg_free(text);
 	cfapkg_free(text2);
-	cfapkg_lock_free(l2);
+	cfapkg_lockfile_free(l2);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -60,19 +60,19 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
-	struct cfapkg_lock *l = NULL;
+	struct cfapkg_lockfile *l = NULL;
 	struct cfapkg_facts here;
 
 	fuzz_write(input, data, size);
-	if (cfapkg_lock_read(ctx, input, &l)) {
+	if (cfapkg_lockfile_read(ctx, input, &l)) {
 		FUZZ_CHECK(strstr(cfapkg_ctx_error(ctx), input), "a refusal names the file: %s",
 		           cfapkg_ctx_error(ctx));
 	} else {
 		check_parts(l);
 		check_round_trip(ctx, l);
 		cfapkg_facts_init_host(&here);
-		cfapkg_lock_check(ctx, l, &here);
-		cfapkg_lock_free(l);
+		cfapkg_lockfile_check(ctx, l, &here);
+		cfapkg_lockfile_free(l);
 	}
 	cfapkg_ctx_free(ctx);
 	return 0;

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cfapkg.h"
+#include "cfapkg_frontend.h"
 
 int main(int argc, char **argv)
 {

@@ -1,11 +1,13 @@
 /*
  * frontend.c - a second front end, in a few dozen lines, through the
- * public header alone: plan, install, update, doctor's verdict and a
- * rollback to the known-good generation.  It shows that every decision
+ * public header alone: the machine to plan for, plan, install, update,
+ * doctor's verdict, a rollback to the known-good generation, and why an
+ * install after it changes nothing.  It shows that every decision
  * is the library's: nothing here chooses a version, a verdict or a
  * target.  usage: frontend ROOT RECIPES GPU (a served test channel):
  * pytorch-cuda-stack with ZLUDA 6 (a pin for this command only), ZLUDA
- * updated, generation 1 judged usable, then rolled back to.
+ * updated, generation 1 judged usable, then rolled back to; an install
+ * of the stack there changes nothing, and the library says why.
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,9 +24,9 @@ static const char *version_of(const struct cfapkg_plan *plan, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < cfapkg_plan_count(plan); i++)
-		if (strcmp(cfapkg_plan_item(plan, i)->version->recipe->name, name) == 0)
-			return cfapkg_plan_item(plan, i)->version->version;
+	for (i = 0; i < cfapkg_plan_item_count(plan); i++)
+		if (strcmp(cfapkg_plan_item_at(plan, i)->version->recipe->name, name) == 0)
+			return cfapkg_plan_item_at(plan, i)->version->version;
 	return "";
 }
 
@@ -70,15 +72,45 @@ static int judge_good(struct cfapkg_ctx *ctx, unsigned gen)
 	return rc ? fail(ctx, "doctor's verdict") : 0;
 }
 
+/* The stack installed again on the rolled-back generation: nothing to
+ * do, and the library's reasons for the stack and for ZLUDA (numbers a
+ * front end would put in words). */
+static int why_kept(struct cfapkg_ctx *ctx, struct cfapkg_facts *f)
+{
+	const char *args[] = {"pytorch-cuda-stack"}, *names[] = {"pytorch-cuda-stack", "zluda"};
+	struct cfapkg_trans_opts o = {.kind = CFAPKG_TRANS_INSTALL, .args = args, .nargs = 1,
+	                              .facts = f, .command = "frontend install"};
+	struct cfapkg_kept_list *l = NULL;
+	struct cfapkg_trans *t = NULL;
+	const struct cfapkg_kept *k;
+	size_t i;
+	int rc = 1;
+
+	if (!cfapkg_trans_begin(ctx, &o, &t) && !cfapkg_trans_prepare(t) &&
+	    cfapkg_trans_nothing_to_do(t) && !cfapkg_trans_kept(ctx, t, names, 2, &l)) {
+		for (i = 0; (k = cfapkg_kept_at(l, i)) != NULL; i++)
+			printf("kept %s %s (newest %s): reason %d\n", k->name, k->version, k->newest,
+			       (int)k->why);
+		rc = 0;
+	}
+	cfapkg_kept_free(l);
+	cfapkg_trans_free(t);
+	return rc ? fail(ctx, "why nothing changed") : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *specs[] = {"pytorch-cuda-stack"}, *pins[] = {"zluda==6-preview.69"};
 	const char *up[] = {"zluda"};
 	struct cfapkg_plan_opts po = {.pins = pins, .npins = 1};
 	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
+	const char *keys[] = {"gpu"}, *values[] = {argc > 3 ? argv[3] : ""};
+	struct cfapkg_facts_request req = {.env = "default", .gpu_index = -1, .keys = keys,
+	                                   .values = values, .nfacts = 1};
+	static struct cfapkg_facts_choice machine;
 	struct cfapkg_facts f;
 	struct cfapkg_plan *plan = NULL;
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	struct cfapkg_trans_opts o = {.kind = CFAPKG_TRANS_INSTALL, .args = specs, .nargs = 1,
 	                              .facts = &f, .pins = pins, .npins = 1,
 	                              .command = "frontend install"};
@@ -88,11 +120,11 @@ int main(int argc, char **argv)
 
 	if (argc != 4 || !ctx)
 		return 2;
-	cfapkg_facts_init_host(&f);
 	if (cfapkg_ctx_set_root(ctx, argv[1]) || cfapkg_ctx_add_recipe_dir(ctx, argv[2]) ||
-	    cfapkg_facts_set(ctx, &f, "gpu", argv[3]) ||
+	    cfapkg_facts_choose(ctx, &req, &machine) || machine.from != CFAPKG_FACTS_DESCRIBED ||
 	    (!cfapkg_env_exists(ctx, "default") && cfapkg_env_create(ctx, "default")))
 		return fail(ctx, "setup");
+	f = machine.facts;
 	if (cfapkg_env_plan(ctx, "default", &f, specs, 1, &po, &plan) || !cfapkg_plan_solved(plan))
 		return fail(ctx, "plan");
 	if ((size_t)snprintf(planned, sizeof(planned), "%s", version_of(plan, "zluda")) >=
@@ -105,12 +137,14 @@ int main(int argc, char **argv)
 	                               .facts = &f, .command = "frontend update"};
 	if (change(ctx, &o, second, sizeof(second)))
 		return 1;
-	if (cfapkg_root_lock(ctx, 0, &lock) || cfapkg_env_current(ctx, "default", &cur) ||
+	if (cfapkg_writer_lock(ctx, 0, &lock) || cfapkg_env_current(ctx, "default", &cur) ||
 	    cfapkg_env_rollback_target(ctx, "default", cur, true, &target, &why) ||
 	    cfapkg_env_switch(ctx, "default", target, "frontend rollback") ||
 	    cfapkg_env_current(ctx, "default", &cur))
 		return fail(ctx, "rollback");
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
+	if (why_kept(ctx, &f))
+		return 1;
 	printf("planned %s installed %s updated %s rolled back to %u (%s)\n", planned, first,
 	       second, cur, why.reason);
 	cfapkg_ctx_free(ctx);

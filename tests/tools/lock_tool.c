@@ -15,13 +15,13 @@
 
 static int verify(struct cfapkg_ctx *ctx, int argc, char **argv)
 {
-	struct cfapkg_lock_verify_opts opts = {false};
-	struct cfapkg_lock *lock = NULL;
+	struct cfapkg_lockfile_verify_opts opts = {false};
+	struct cfapkg_lockfile *lock = NULL;
 	struct cfapkg_facts facts;
 	enum cfapkg_err e;
 	int i;
 
-	if ((e = cfapkg_lock_read(ctx, argv[2], &lock))) {
+	if ((e = cfapkg_lockfile_read(ctx, argv[2], &lock))) {
 		printf("refused: %s\n", cfapkg_ctx_error(ctx));
 		return 1;
 	}
@@ -32,19 +32,19 @@ static int verify(struct cfapkg_ctx *ctx, int argc, char **argv)
 		else
 			e = cfapkg_facts_set(ctx, &facts, "gpu", argv[i]);
 	if (!e)
-		e = cfapkg_lock_verify(ctx, lock, &facts, &opts);
+		e = cfapkg_lockfile_verify(ctx, lock, &facts, &opts);
 	if (e)
 		printf("refused: %s\n", cfapkg_ctx_error(ctx));
 	else
 		printf("ok\n");
-	cfapkg_lock_free(lock);
+	cfapkg_lockfile_free(lock);
 	return e ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
-	struct cfapkg_root_lock *lock = NULL;
+	struct cfapkg_writer_lock *lock = NULL;
 	unsigned long timeout = 0;
 	enum cfapkg_err e;
 	const char *p;
@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 	for (p = argv[2]; *p >= '0' && *p <= '9'; p++)
 		timeout = timeout * 10 + (unsigned long)(*p - '0');
 	cfapkg_ctx_set_root(ctx, argv[1]);
-	e = cfapkg_root_lock(ctx, (unsigned)timeout, &lock);
+	e = cfapkg_writer_lock(ctx, (unsigned)timeout, &lock);
 	if (e) {
 		printf("busy: %s\n", cfapkg_ctx_error(ctx));
 		cfapkg_ctx_free(ctx);
@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (getchar() != EOF)
 		;
-	cfapkg_root_unlock(lock);
+	cfapkg_writer_unlock(lock);
 	printf("released\n");
 	cfapkg_ctx_free(ctx);
 	return 0;

@@ -46,7 +46,7 @@ static void hook_free(void *p)
 }
 
 /* The runtime.json text, or NULL when its build failed. */
-static char *runtime_text(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock)
+static char *runtime_text(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock)
 {
 	cJSON *doc = cfa_runtime_json(ctx, lock, "no-such-generation");
 	char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
@@ -56,14 +56,14 @@ static char *runtime_text(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock
 }
 
 /* With the nth allocation failing: the whole text, or none. */
-static int lock_once(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock, const char *whole,
+static int lock_once(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock, const char *whole,
                      unsigned long n)
 {
 	char *text = NULL;
 	enum cfapkg_err e;
 
 	cfapkg_debug_fail_alloc(n);
-	e = cfapkg_lock_text(ctx, lock, &text);
+	e = cfapkg_lockfile_text(ctx, lock, &text);
 	cfapkg_debug_fail_alloc(0);
 	CHECK(e == CFAPKG_E_OK || e == CFAPKG_E_NOMEM, "allocation %lu: error %d", n, e);
 	CHECK(e || strcmp(text, whole) == 0, "allocation %lu failed, yet a lockfile came out:\n%s",
@@ -73,7 +73,7 @@ static int lock_once(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock, con
 	return e == CFAPKG_E_OK;
 }
 
-static int runtime_once(struct cfapkg_ctx *ctx, const struct cfapkg_lock *lock,
+static int runtime_once(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                         const char *whole, unsigned long n)
 {
 	char *text;
@@ -91,17 +91,17 @@ int main(void)
 {
 	cJSON_Hooks hooks = {hook_malloc, hook_free};
 	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
-	struct cfapkg_lock *lock = NULL;
+	struct cfapkg_lockfile *lock = NULL;
 	char *lock_whole = NULL, *runtime_whole = NULL;
 	unsigned long n;
 	FILE *f = fopen(LOCK_FILE, "wb");
 
 	CHECK(ctx && f && fputs(lock_text, f) >= 0 && fclose(f) == 0, "cannot write " LOCK_FILE);
 	cJSON_InitHooks(&hooks);
-	CHECK(cfapkg_lock_read(ctx, LOCK_FILE, &lock) == CFAPKG_E_OK, "%s", cfapkg_ctx_error(ctx));
+	CHECK(cfapkg_lockfile_read(ctx, LOCK_FILE, &lock) == CFAPKG_E_OK, "%s", cfapkg_ctx_error(ctx));
 	if (!lock)
 		return check_report();
-	CHECK(cfapkg_lock_text(ctx, lock, &lock_whole) == CFAPKG_E_OK, "no lockfile text");
+	CHECK(cfapkg_lockfile_text(ctx, lock, &lock_whole) == CFAPKG_E_OK, "no lockfile text");
 	CHECK((runtime_whole = runtime_text(ctx, lock)) != NULL, "no runtime.json");
 	for (n = 1; n <= MAX_RUNS && lock_whole && !lock_once(ctx, lock, lock_whole, n); n++)
 		;
@@ -111,7 +111,7 @@ int main(void)
 	CHECK(n > 20 && n <= MAX_RUNS, "runtime.json was built again whole (%lu runs)", n);
 	cfapkg_free(lock_whole);
 	cJSON_free(runtime_whole);
-	cfapkg_lock_free(lock);
+	cfapkg_lockfile_free(lock);
 	cfapkg_ctx_free(ctx);
 	remove(LOCK_FILE);
 	return check_report();

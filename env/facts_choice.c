@@ -1,0 +1,118 @@
+/*
+ * facts_choice.c - which machine a plan is for.  This machine, detected,
+ * unless another is described (a facts file or a named GPU); then the
+ * facts file; then each fact the caller sets, in its order, so a fact set
+ * by hand always wins over what was detected or read.  When nothing is
+ * set and no AMD GPU is found here, the environment's active generation
+ * serves with the facts it was planned with, so that a machine described
+ * once need not be described again.
+ */
+#include <string.h>
+
+#include "core/mem.h"
+#include "env/env.h"
+
+static bool sets(const struct cfapkg_facts_request *req, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < req->nfacts; i++)
+		if (strcmp(req->keys[i], key) == 0)
+			return true;
+	return false;
+}
+
+/* The facts the environment's active generation was planned with, when
+ * they may serve: nothing set by hand, and a GPU recorded.  What cannot
+ * be read is not remembered: the plan detects, as it would otherwise. */
+static void remembered(struct cfapkg_ctx *ctx, const struct cfapkg_facts_request *req,
+                       struct cfapkg_facts_choice *c)
+{
+	struct cfapkg_facts f;
+	unsigned gen = 0;
+
+	if (!req->env || req->nfacts || !cfapkg_env_exists(ctx, req->env))
+		return;
+	if (cfapkg_env_facts(ctx, req->env, &gen, &f) == CFAPKG_E_OK && f.gfx[0]) {
+		c->remembered_gen = gen;
+		c->remembered = f;
+	}
+	cfapkg_ctx_clear_error(ctx);
+}
+
+static enum cfapkg_err no_gpu(struct cfapkg_ctx *ctx)
+{
+	return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "no AMD GPU found on this machine ('cfapkg detect' "
+	                "shows what was read); to plan for another machine, name its GPU by "
+	                "target, name or PCI id, for example gfx1200 or \"RX 9060 XT\" ('cfapkg "
+	                "gpus' lists them)");
+}
+
+/* This machine, or with no GPU here the remembered one. */
+static enum cfapkg_err detect_here(struct cfapkg_ctx *ctx, const struct cfapkg_facts_request *req,
+                                   struct cfapkg_facts_choice *c)
+{
+	enum cfapkg_err e;
+
+	remembered(ctx, req, c);
+	if ((e = cfapkg_detect(ctx, req->gpu_index, &c->machine)))
+		return e;
+	c->detected = true;
+	if (c->machine.selected >= 0) {
+		cfapkg_machine_facts(&c->machine, &c->facts);
+		return CFAPKG_E_OK;
+	}
+	if (!c->remembered_gen)
+		return no_gpu(ctx);
+	/* As if its facts were given again: this machine's notes do not apply. */
+	c->from = CFAPKG_FACTS_REMEMBERED;
+	c->detected = false;
+	c->facts = c->remembered;
+	return CFAPKG_E_OK;
+}
+
+/* Another OS named on a detected machine: the GPU is the one found here,
+ * but the driver, HIP runtimes and SDKs found are this OS's, so they are
+ * dropped (not known, so not checked) unless set by hand too. */
+static void other_os(const struct cfapkg_facts_request *req, struct cfapkg_facts_choice *c)
+{
+	struct cfapkg_facts *f = &c->facts;
+	bool driver = !sets(req, "driver") && f->driver[0];
+	bool runtimes = !sets(req, "hip-runtime") && f->hip_runtimes_known;
+	bool sdks = !sets(req, "hip-sdk") && f->hip_sdks_known;
+
+	if (!c->detected || strcmp(f->os, c->machine.os) == 0 || !(driver || runtimes || sdks))
+		return;
+	c->other_os = true;
+	if (driver)
+		f->driver[0] = '\0';
+	if (runtimes)
+		f->hip_runtimes_known = false, f->nhip_runtimes = 0;
+	if (sdks)
+		f->hip_sdks_known = false, f->nhip_sdks = 0;
+}
+
+enum cfapkg_err cfapkg_facts_choose(struct cfapkg_ctx *ctx, const struct cfapkg_facts_request *req,
+                                    struct cfapkg_facts_choice *c)
+{
+	enum cfapkg_err e;
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->from = req->file || sets(req, "gpu") ? CFAPKG_FACTS_DESCRIBED : CFAPKG_FACTS_DETECTED;
+	cfapkg_facts_init_host(&c->facts);
+	if (c->from == CFAPKG_FACTS_DETECTED && (e = detect_here(ctx, req, c)))
+		return e;
+	if (req->file && (e = cfapkg_facts_load(ctx, &c->facts, req->file)))
+		return e;
+	for (i = 0; i < req->nfacts; i++)
+		if ((e = cfapkg_facts_set(ctx, &c->facts, req->keys[i], req->values[i])))
+			return e;
+	other_os(req, c);
+	/* Told only when it changes the answer: this GPU is not the one the
+	 * environment was made for. */
+	if (c->from == CFAPKG_FACTS_DETECTED && c->remembered_gen &&
+	    strcmp(c->remembered.gfx, c->facts.gfx) == 0)
+		c->remembered_gen = 0;
+	return CFAPKG_E_OK;
+}
