@@ -345,14 +345,18 @@ enum cfapkg_status cfa_version_own_status(const struct cfapkg_version *v, const 
 
 const char *cfapkg_status_name(enum cfapkg_status s)
 {
-	static const char *const names[] = {"validated", "candidate", "experimental"};
-	return (unsigned)s < 3 ? names[s] : "?";
+	static const char *const names[] = {[CFAPKG_STATUS_VALIDATED] = "validated",
+	                                    [CFAPKG_STATUS_CANDIDATE] = "candidate",
+	                                    [CFAPKG_STATUS_EXPERIMENTAL] = "experimental"};
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
 const char *cfapkg_kind_name(enum cfapkg_kind k)
 {
-	static const char *const names[] = {"package", "system", "meta", "user"};
-	return (unsigned)k < 4 ? names[k] : "?";
+	static const char *const names[] = {[CFAPKG_KIND_PACKAGE] = "package",
+	                                    [CFAPKG_KIND_SYSTEM] = "system",
+	                                    [CFAPKG_KIND_META] = "meta", [CFAPKG_KIND_USER] = "user"};
+	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
 }
 
 enum cfapkg_err cfapkg_version_matches(struct cfapkg_ctx *ctx, const char *version,
