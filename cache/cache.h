@@ -198,6 +198,8 @@ char *cfa_unpack_label(const struct cfapkg_fetch_item *it);
 /* fetch.c: an item's error message, in a fixed field of the public
  * struct: a text that does not fit ends in "..." so that the cut shows. */
 void cfa_item_error(struct cfapkg_fetch_item *it, const char *fmt, ...) CFA_PRINTF(2, 3);
+/* Adds a line to the URLs the item gave up (it->tried). */
+void cfa_item_tried(struct cfapkg_fetch_item *it, const char *fmt, ...) CFA_PRINTF(2, 3);
 /* After the transfers: a downloaded item that asked to be unpacked and
  * did not stream is unpacked from its verified file.  keep: archives are
  * kept (cfapkg_fetch_opts.keep_archives); else one this fetch brought that

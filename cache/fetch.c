@@ -293,13 +293,12 @@ static bool cached(struct xfer *x)
 		cfapkg_ctx_clear_error(x->ctx);
 		return false;
 	}
-	/* Fits: cfapkg_fetch checked the folder's length (with room for ~BOOT). */
-	size = cfa_plat_file_size(path);
-	if (!cfa_snprintf(it->path, sizeof(it->path), "%s", path) || size < 0) {
+	if ((size = cfa_plat_file_size(path)) < 0) {
 		cfa_free(path);
 		return false;
 	}
-	cfa_free(path);
+	cfa_free(it->path);
+	it->path = path;
 	memcpy(it->sha256_out, x->want, 65);
 	it->size_out = (uint64_t)size;
 	it->from_cache = true;
@@ -319,7 +318,7 @@ static enum cfapkg_err prepare(struct cfapkg_ctx *ctx, struct xfer *x, const cha
 	x->ctx = ctx;
 	x->boot_id = cfa_plat_boot_id(boot);
 	it->err = CFAPKG_E_OK;
-	it->error[0] = it->tried[0] = '\0';
+	cfapkg_fetch_item_clear(it);
 	it->attempts = 0;
 	it->from_cache = false;
 	it->unpacked = it->streamed = false;
@@ -479,17 +478,11 @@ static void fill_defaults(const struct cfapkg_fetch_opts *in, struct cfapkg_fetc
 		o->keep_archives = keep_archives_asked();
 }
 
-/* ROOT/downloads exists, and its files' paths fit the results' path
- * field (a longer root is refused before anything is fetched). */
+/* ROOT/downloads exists. */
 static enum cfapkg_err downloads_ready(struct cfapkg_ctx *ctx, const char *dir)
 {
-	size_t room = sizeof(((struct cfapkg_fetch_item *)0)->path);
 	int rc;
 
-	if (strlen(dir) + 1 + 64 + 9 >= room) /* SHA~BOOT */
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: path too long: the cache's files need paths of "
-		                "at most %lu bytes; choose a shorter --root or CFAPKG_ROOT", dir,
-		                (unsigned long)room - 1);
 	if ((rc = cfa_plat_mkdir_p(dir)) != 0)
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s (set --root or CFAPKG_ROOT)",
 		                dir, cfa_plat_strerror(rc));
@@ -500,14 +493,18 @@ static enum cfapkg_err downloads_ready(struct cfapkg_ctx *ctx, const char *dir)
  * the URLs before it were given up (a mirror that served another file). */
 static enum cfapkg_err fail_item(struct cfapkg_ctx *ctx, const struct cfapkg_fetch_item *it)
 {
-	char tried[sizeof(it->tried)], *c;
+	const char *why = it->error ? it->error : cfapkg_strerror(it->err);
+	char *tried, *c;
+	enum cfapkg_err e;
 
-	if (!it->tried[0])
-		return cfa_fail(ctx, it->err, "%s", it->error);
-	memcpy(tried, it->tried, sizeof(tried));
+	if (!it->tried || !(tried = cfa_strdup(it->tried)))
+		return cfa_fail(ctx, it->err, "%s", why);
+	/* One line for the context: the URLs' lines joined. */
 	while ((c = strchr(tried, '\n')) != NULL)
 		*c = ';';
-	return cfa_fail(ctx, it->err, "%s; tried before it: %s", it->error, tried);
+	e = cfa_fail(ctx, it->err, "%s; tried before it: %s", why, tried);
+	cfa_free(tried);
+	return e;
 }
 
 /* What bounds a body: its declared size, else a cap the caller chose (the

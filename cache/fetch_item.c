@@ -13,13 +13,62 @@
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
+/* Out of memory, an item still says why it failed: this text, which
+ * clearing never frees. */
+static char no_memory[] = "out of memory";
+
+static void drop_text(char **field)
+{
+	if (*field != no_memory)
+		cfa_free(*field);
+	*field = NULL;
+}
+
+/* The new text is made before the old one goes: it may quote it. */
+static void set_error(struct cfapkg_fetch_item *it, const char *fmt, va_list ap)
+{
+	char *text = cfa_vaprintf(fmt, ap);
+
+	drop_text(&it->error);
+	it->error = text ? text : no_memory;
+}
+
 void cfa_item_error(struct cfapkg_fetch_item *it, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	cfa_vfit_text(it->error, sizeof(it->error), fmt, ap);
+	set_error(it, fmt, ap);
 	va_end(ap);
+}
+
+void cfa_item_tried(struct cfapkg_fetch_item *it, const char *fmt, ...)
+{
+	char *line, *all;
+	va_list ap;
+
+	va_start(ap, fmt);
+	line = cfa_vaprintf(fmt, ap);
+	va_end(ap);
+	/* Out of memory the note is lost, not the download: it is only told. */
+	if (!line)
+		return;
+	all = it->tried ? cfa_aprintf("%s\n%s", it->tried, line) : line;
+	if (all != line)
+		cfa_free(line);
+	if (all) {
+		drop_text(&it->tried);
+		it->tried = all;
+	}
+}
+
+void cfapkg_fetch_item_clear(struct cfapkg_fetch_item *it)
+{
+	if (!it)
+		return;
+	drop_text(&it->error);
+	drop_text(&it->tried);
+	drop_text(&it->path);
 }
 
 void cfa_item_fail(struct xfer *x, enum cfapkg_err err, const char *fmt, ...)
@@ -28,7 +77,7 @@ void cfa_item_fail(struct xfer *x, enum cfapkg_err err, const char *fmt, ...)
 
 	x->item->err = err;
 	va_start(ap, fmt);
-	cfa_vfit_text(x->item->error, sizeof(x->item->error), fmt, ap);
+	set_error(x->item, fmt, ap);
 	va_end(ap);
 	x->done = true;
 }
@@ -74,14 +123,14 @@ bool cfa_fetch_publish(struct xfer *x)
 	if (flush && (!flush_part(x) || !(final = cfa_aprintf("%s/%s", x->final_dir, x->hex)))) {
 		if (!it->err)
 			cfa_item_fail(x, CFAPKG_E_NOMEM, "%s: out of memory", it->label);
-	/* it->path has room for it: cfapkg_fetch checked the folder's length. */
 	} else if (!final) {
 		cfa_item_fail(x, CFAPKG_E_NOMEM, "%s: out of memory", it->label);
-	} else if (!cfa_snprintf(it->path, sizeof(it->path), "%s", final)) {
-		cfa_item_fail(x, CFAPKG_E_IO, "%s: path too long", final);
 	} else if (!take_name(x, final)) {
 		cfa_item_fail(x, CFAPKG_E_IO, "%s: cannot move the download into %s", it->label, final);
 	} else {
+		cfa_free(it->path);
+		it->path = final;
+		final = NULL;
 		ok = true;
 	}
 	cfa_free(final);

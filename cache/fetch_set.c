@@ -118,7 +118,8 @@ static void drop_or_publish(struct xfer *xs, size_t n, struct cfa_stream_set *se
 			continue;
 		if (drop) {
 			cfa_part_discard(&xs[i]);
-			xs[i].item->path[0] = '\0';
+			cfa_free(xs[i].item->path);
+			xs[i].item->path = NULL;
 			xs[i].deferred = false;
 		} else {
 			cfa_fetch_publish(&xs[i]);

@@ -203,7 +203,8 @@ void cfa_part_stream_end(struct xfer *x)
 	 * the cache as any other. */
 	if (it->unpacked) {
 		cfa_part_discard(x);
-		it->path[0] = '\0';
+		cfa_free(it->path);
+		it->path = NULL;
 		x->deferred = false;
 	} else {
 		cfa_fetch_publish(x);

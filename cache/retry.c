@@ -130,14 +130,10 @@ static void give_up(struct xfer *x, const char *why, long code)
  * was the last. */
 static bool next_url(struct xfer *x, const char *why)
 {
-	struct cfapkg_fetch_item *it = x->item;
-	size_t used = strlen(it->tried);
-
 	if (x->url + 1 >= x->nurls)
 		return false;
-	cfa_fit_text(it->tried + used, sizeof(it->tried) - used, "%s%s: %s (after %u attempt%s)",
-	             used ? "\n" : "", x->urls[x->url], why, x->url_attempts,
-	             x->url_attempts == 1 ? "" : "s");
+	cfa_item_tried(x->item, "%s: %s (after %u attempt%s)", x->urls[x->url], why,
+	               x->url_attempts, x->url_attempts == 1 ? "" : "s");
 	x->url++;
 	x->url_attempts = 0;
 	x->no_progress = 0;

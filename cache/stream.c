@@ -247,7 +247,7 @@ void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it, bo
 		return; /* a set's archives are cfapkg_unpack_set's */
 	if (!(label = cfa_unpack_label(it))) {
 		it->err = CFAPKG_E_NOMEM;
-		cfa_item_error(it, "%s: out of memory", it->label ? it->label : it->path);
+		cfa_item_error(it, "%s: out of memory", it->label ? it->label : "a download");
 		return;
 	}
 	uo.label = label;
@@ -263,7 +263,9 @@ void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it, bo
 		/* A resumed download (a kill cut the first one short) is not
 		 * streamed; kept only where a streamed one would have been. */
 		if (!keep && !it->from_cache && !it->unpack.existed && it->sha256 &&
-		    cfa_unpack_streamable(it->unpack_format) && cfa_plat_remove(it->path) == 0)
-			it->path[0] = '\0';
+		    cfa_unpack_streamable(it->unpack_format) && cfa_plat_remove(it->path) == 0) {
+			cfa_free(it->path);
+			it->path = NULL;
+		}
 	}
 }

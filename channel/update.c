@@ -55,11 +55,12 @@ static enum cfapkg_err fetch_file(struct cfapkg_ctx *ctx, const struct cfa_chann
 	if (e) {
 		cfapkg_ctx_clear_error(ctx);
 		e = cfa_fail(ctx, e, "channel %s: cannot fetch %s: %s; nothing was changed", st->name,
-		             url, it.error[0] ? it.error : cfapkg_strerror(e));
+		             url, it.error ? it.error : cfapkg_strerror(e));
 	} else {
 		e = cfa_read_file(ctx, it.path, out, len);
 		cfa_plat_remove(it.path);
 	}
+	cfapkg_fetch_item_clear(&it);
 	cfa_free(url);
 	return e;
 }

@@ -400,7 +400,7 @@ static enum cfapkg_err gc_env(struct gc_state *g, const char *env, unsigned keep
 			take(g, it, dir, NULL, &e);
 		cfa_free(dir);
 	}
-	cfa_free(h);
+	cfapkg_history_free(h, n);
 	return e;
 }
 

@@ -324,23 +324,23 @@ out:
 	return e;
 }
 
-/* The changes as one line for a fixed field; false when out of memory. */
-static bool join_changes(const cJSON *a, char *dst, size_t len)
+/* The changes as one line ("+zluda 7-preview.10, ~libtorch-cuda ..."),
+ * "" when there are none; NULL when out of memory. */
+static char *join_changes(const cJSON *a)
 {
 	struct cfa_buf b;
 	const cJSON *c;
-	bool ok;
+	char *out;
 
-	cfa_buf_init(&b, (size_t)1 << 20); /* far past any field: the field shows the cut */
+	cfa_buf_init(&b, (size_t)1 << 20); /* a bound far past any real set */
 	cJSON_ArrayForEach(c, a)
 	{
 		if (cJSON_IsString(c))
 			cfa_buf_printf(&b, "%s%s", b.len ? ", " : "", c->valuestring);
 	}
-	ok = !b.failed || b.len >= len;
-	cfa_fit_text(dst, len, "%s", cfa_buf_str(&b));
+	out = b.failed ? NULL : cfa_strdup(cfa_buf_str(&b));
 	cfa_buf_fini(&b);
-	return ok;
+	return out;
 }
 
 static void copy_str(char *dst, size_t len, const cJSON *o, const char *key)
@@ -348,6 +348,14 @@ static void copy_str(char *dst, size_t len, const cJSON *o, const char *key)
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
 	cfa_fit_text(dst, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+/* A string member as the caller's own copy ("" when absent). */
+static char *dup_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cfa_strdup(cJSON_IsString(v) ? v->valuestring : "");
 }
 
 static unsigned get_num(const cJSON *o, const char *key)
@@ -434,9 +442,9 @@ static enum cfapkg_err add_gen(struct cfapkg_ctx *ctx, struct history *h, const 
 		x->generation = g;
 		x->exists = true;
 		copy_str(x->time, sizeof(x->time), meta, "created");
-		copy_str(x->command, sizeof(x->command), meta, "command");
-		if (!join_changes(cJSON_GetObjectItemCaseSensitive(meta, "changes"), x->changes,
-		                  sizeof(x->changes)))
+		x->command = dup_str(meta, "command");
+		x->changes = join_changes(cJSON_GetObjectItemCaseSensitive(meta, "changes"));
+		if (!x->command || !x->changes)
 			e = cfa_nomem(ctx);
 		else
 			e = add_state(ctx, x, gendir, g);
@@ -456,8 +464,8 @@ static bool add_switch(struct history *h, const cJSON *o)
 	x->generation = get_num(o, "to");
 	x->from = get_num(o, "from");
 	copy_str(x->time, sizeof(x->time), o, "time");
-	copy_str(x->command, sizeof(x->command), o, "command");
-	return true;
+	/* A switch changes no part: "" says so, as a generation's would. */
+	return (x->command = dup_str(o, "command")) != NULL && (x->changes = cfa_strdup("")) != NULL;
 }
 
 /* Switch records, one JSON object per line; a torn last line is skipped. */
@@ -488,8 +496,19 @@ static enum cfapkg_err add_switches(struct cfapkg_ctx *ctx, struct history *h, c
 
 static void history_fini(struct history *h)
 {
-	cfa_free(h->v);
+	cfapkg_history_free(h->v, h->n);
 	cfa_free(h->seq);
+}
+
+void cfapkg_history_free(struct cfapkg_history_entry *h, size_t n)
+{
+	size_t i;
+
+	for (i = 0; h && i < n; i++) {
+		cfa_free(h[i].command);
+		cfa_free(h[i].changes);
+	}
+	cfa_free(h);
 }
 
 static unsigned history_max_seq(const struct history *h)

@@ -42,7 +42,7 @@ enum cfapkg_err cfapkg_env_rollback_target(struct cfapkg_ctx *ctx, const char *e
 		}
 	if (*target && known_good && why)
 		*why = h[chosen].mark;
-	cfapkg_free(h);
+	cfapkg_history_free(h, n);
 	if (*target)
 		return CFAPKG_E_OK;
 	if (known_good)

@@ -921,15 +921,16 @@ struct cfapkg_fetch_item {
 	/* results */
 	enum cfapkg_err err;       /* CFAPKG_E_INTEGRITY when any URL served other
 	                              bytes than pinned, else the last URL's */
-	char error[1024];          /* why it failed, naming the URL */
-	char tried[1024];          /* URLs given up before the last one tried, one
-	                              "URL: why" a line ("" when none): set also
+	char *error;               /* why it failed, naming the URL; NULL when it
+	                              did not */
+	char *tried;               /* URLs given up before the last one tried, one
+	                              "URL: why" a line (NULL when none): set also
 	                              when a later URL served the file */
 	char sha256_out[65];
 	uint64_t size_out;
-	char path[4096];           /* the verified file in the cache; "" when it
-	                              unpacked while it downloaded and is not kept
-	                              (keep_archives) */
+	char *path;                /* the verified file in the cache; NULL when it
+	                              failed, or unpacked while it downloaded and
+	                              is not kept (keep_archives) */
 	bool from_cache;           /* no network was needed */
 	uint64_t resumed_from;     /* bytes kept from an earlier attempt */
 	unsigned attempts;
@@ -1009,6 +1010,11 @@ struct cfapkg_fetch_opts {
 	const volatile sig_atomic_t *interrupt;
 };
 
+/** Frees what a fetch left in an item (error, tried, path) and sets it
+ * NULL: each cfapkg_fetch does so first, so one item may be fetched again;
+ * the caller clears an item it made before letting it go.  The item's own
+ * fields (label, urls...) are the caller's and stay. */
+CFAPKG_API void cfapkg_fetch_item_clear(struct cfapkg_fetch_item *it);
 /** Fetches items into the download cache, several at once.  Each item
  * gets its own result; the return value is CFAPKG_OK only when every item
  * succeeded (else the first failure's code, with its detail in ctx).  An
@@ -1091,7 +1097,8 @@ CFAPKG_API void cfapkg_first_use_free(struct cfapkg_first_use *fu);
  * no network carries, is accepted: 127.0.0.1, [::1], localhost).  Mirror
  * rules' plain http:// and file:// rewrites are left out, redirects
  * follow https only, and the archive stays in the download cache.  item
- * gets the download's result.  The caller holds the root's lock. */
+ * gets the download's result (cfapkg_fetch_item_clear frees it).  The
+ * caller holds the root's lock. */
 CFAPKG_API enum cfapkg_err cfapkg_recipe_trust(struct cfapkg_ctx *ctx, const char *name,
                                                const char *version, const char *platform,
                                                const struct cfapkg_fetch_opts *opts,
@@ -1478,8 +1485,9 @@ struct cfapkg_history_entry {
 	unsigned from;             /* switches: the generation before */
 	bool is_switch;            /* a rollback rather than a new generation */
 	char time[32];             /* UTC, ISO 8601 */
-	char command[512];
-	char changes[1024];        /* "+zluda 6-preview.69, ~libtorch-cuda ..." */
+	char *command;             /* the command line that made it */
+	char *changes;             /* "+zluda 6-preview.69, ~libtorch-cuda ..."; ""
+	                              for a switch or a set that changed nothing */
 	bool good, current, exists; /* good: known-good (state CFAPKG_GEN_KNOWN_GOOD) */
 	/* generations only: */
 	bool checked;              /* its static checks passed (state CHECKED or above) */
@@ -1488,9 +1496,10 @@ struct cfapkg_history_entry {
 	                              cfapkg_env_marks lists them all */
 	size_t nmarks;
 };
-/** History, oldest first.  Owned: cfapkg_free. */
+/** History, oldest first.  Owned: cfapkg_history_free(*out, *n). */
 CFAPKG_API enum cfapkg_err cfapkg_env_history(struct cfapkg_ctx *ctx, const char *env,
                                               struct cfapkg_history_entry **out, size_t *n);
+CFAPKG_API void cfapkg_history_free(struct cfapkg_history_entry *h, size_t n);
 
 /** The generation a rollback from cur goes to: the newest earlier one
  * created (a rollback's switch creates none), or with known_good the
@@ -1502,8 +1511,8 @@ CFAPKG_API enum cfapkg_err cfapkg_env_rollback_target(struct cfapkg_ctx *ctx, co
                                                       struct cfapkg_gen_mark *why);
 
 /** The changes generation gen made, one line each ("+zluda 6-preview.69",
- * "libtorch-cuda 2.3.0+cu118 restored"), NULL-terminated; whole, where the
- * history entry's changes field is cut at its size.  CFAPKG_E_NOTFOUND when
+ * "libtorch-cuda 2.3.0+cu118 restored"), NULL-terminated (a history
+ * entry's changes are the same, joined).  CFAPKG_E_NOTFOUND when
  * there is no such generation.  Owned: cfapkg_free. */
 CFAPKG_API enum cfapkg_err cfapkg_env_gen_changes(struct cfapkg_ctx *ctx, const char *env,
                                                   unsigned gen, char ***lines, size_t *n);

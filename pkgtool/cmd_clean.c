@@ -51,7 +51,7 @@ static int show_env(struct cfapkg_ctx *ctx, const struct cli *cli, const char *e
 		return report_error(ctx, e);
 	for (i = 0; i < n; i++)
 		gens += !h[i].is_switch && h[i].exists;
-	cfapkg_free(h);
+	cfapkg_history_free(h, n);
 	if ((e = cfapkg_env_lockfile(ctx, env, 0, &lock)) && e != CFAPKG_E_NOTFOUND)
 		return report_error(ctx, e);
 	cfapkg_ctx_clear_error(ctx);

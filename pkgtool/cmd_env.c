@@ -230,7 +230,7 @@ static cJSON *history_json(struct cfapkg_ctx *ctx, const char *env,
 		cJSON_AddNumberToObject(o, "from", h->from);
 	json_str(o, "time", h->time);
 	json_str(o, "command", h->command);
-	/* Each line whole: the entry's own field is cut at 1 KiB. */
+	/* Each change its own line (the entry joins them). */
 	if (with_changes && !h->is_switch &&
 	    cfapkg_env_gen_changes(ctx, env, h->generation, &lines, &n))
 		cfapkg_ctx_clear_error(ctx);
@@ -275,7 +275,7 @@ int cmd_history(struct cfapkg_ctx *ctx, const struct cli *cli)
 			       h[i].time, h[i].command, h[i].changes, tag);
 		add_marks(ctx, cli, env, &h[i], o);
 	}
-	cfapkg_free(h);
+	cfapkg_history_free(h, n);
 	if (cli->json)
 		json_print_list("history", a);
 	else

@@ -81,7 +81,7 @@ static cJSON *item_json(const struct cfapkg_fetch_item *it)
 	cJSON_AddBoolToObject(o, "unpacked", it->unpacked);
 	cJSON_AddBoolToObject(o, "streamed", it->streamed);
 	json_str(o, "error", it->err ? it->error : NULL);
-	json_str(o, "tried", it->tried[0] ? it->tried : NULL);
+	json_str(o, "tried", it->tried);
 	return o;
 }
 
@@ -91,7 +91,7 @@ void print_tried(const struct cfapkg_fetch_item *items, size_t n)
 
 	for (i = 0; i < n; i++) {
 		const char *line = items[i].tried;
-		while (*line) {
+		while (line && *line) {
 			size_t len = strcspn(line, "\n");
 			fprintf(stderr, "cfapkg: warning: %s: %.*s; the next URL was tried\n",
 			        items[i].label, (int)len, line);
@@ -202,8 +202,7 @@ static const char *url_label(const char *const *urls, size_t i, char *buf, size_
 	return buf;
 }
 
-/* The items of prefetch's URLs (each several KiB: on the heap, however
- * many are named). */
+/* The items of prefetch's URLs, on the heap however many are named. */
 static int prefetch_items(struct cfapkg_ctx *ctx, const struct cli *cli, const char **mirrors,
                           size_t nmirrors, struct cfapkg_fetch_opts *o)
 {
@@ -236,6 +235,8 @@ static int prefetch_items(struct cfapkg_ctx *ctx, const struct cli *cli, const c
 	if (s)
 		items[0].size = (int64_t)size;
 	rc = fetch_with_progress(ctx, items, cli->nargs, o, cli);
+	for (i = 0; i < cli->nargs; i++)
+		cfapkg_fetch_item_clear(&items[i]);
 	free(items);
 	free(labels);
 	return rc;

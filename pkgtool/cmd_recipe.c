@@ -214,8 +214,10 @@ static int fetch_and_write(struct cfapkg_ctx *ctx, const struct cli *cli,
 		fprintf(stderr, "cfapkg: %s was not changed\n", file);
 	}
 	cfapkg_writer_unlock(lock);
-	for (i = 0; i < nv->nsources; i++)
+	for (i = 0; i < nv->nsources; i++) {
 		free((char *)items[i].label);
+		cfapkg_fetch_item_clear(&items[i]);
+	}
 	return rc;
 }
 
@@ -581,6 +583,8 @@ static int outdated(struct cfapkg_ctx *ctx, const struct cli *cli)
 		free(cs[i].error);
 		cfapkg_releases_free(cs[i].rel);
 	}
+	for (i = 0; i < nitems; i++)
+		cfapkg_fetch_item_clear(&items[i]);
 	free(items);
 	free(cs);
 	return rc;

@@ -88,9 +88,12 @@ static int trust(struct cfapkg_ctx *ctx, const struct cli *cli)
 	e = cfapkg_recipe_trust(ctx, cli->args[1], cli->args[2], platform, &o, &it);
 	progress_end(&p);
 	cfapkg_writer_unlock(lock);
-	if (e)
+	if (e) {
+		cfapkg_fetch_item_clear(&it);
 		return report_error(ctx, e);
+	}
 	print_trusted(&it, cli->args[1], cli->args[2], platform, cli);
+	cfapkg_fetch_item_clear(&it);
 	return EXIT_OK;
 }
 

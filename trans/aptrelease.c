@@ -39,11 +39,14 @@ enum cfapkg_err cfa_apt_fetch_small(struct cfapkg_ctx *ctx, const char *url, uin
 	o.max_unknown_size = cap;
 	if ((e = cfapkg_fetch(ctx, &it, 1, &o))) {
 		cfapkg_ctx_clear_error(ctx);
-		return cfa_fail(ctx, e, "%s: cannot fetch it: %s; nothing was changed", url,
-		                it.error[0] ? it.error : cfapkg_strerror(e));
+		e = cfa_fail(ctx, e, "%s: cannot fetch it: %s; nothing was changed", url,
+		             it.error ? it.error : cfapkg_strerror(e));
+		cfapkg_fetch_item_clear(&it);
+		return e;
 	}
 	e = cfa_read_file(ctx, it.path, out, len);
 	cfa_plat_remove(it.path); /* not an artifact: nothing keeps it in the cache */
+	cfapkg_fetch_item_clear(&it);
 	return e;
 }
 

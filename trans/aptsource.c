@@ -46,6 +46,7 @@ static enum cfapkg_err fetch_index(struct cfapkg_ctx *ctx, const struct cfapkg_l
                                    const struct cfapkg_fetch_opts *opts)
 {
 	struct cfapkg_fetch_item it;
+	enum cfapkg_err e;
 
 	memset(&it, 0, sizeof(it));
 	it.label = p->name;
@@ -53,7 +54,10 @@ static enum cfapkg_err fetch_index(struct cfapkg_ctx *ctx, const struct cfapkg_l
 	it.nurls = pin->nurls;
 	it.sha256 = pin->sha256;
 	it.size = pin->size;
-	return cfapkg_fetch(ctx, &it, 1, opts);
+	/* Only into the cache: the index is read from there by its hash. */
+	e = cfapkg_fetch(ctx, &it, 1, opts);
+	cfapkg_fetch_item_clear(&it);
+	return e;
 }
 
 static enum cfapkg_err to_artifacts(struct cfapkg_ctx *ctx, struct cfa_arena *arena,

@@ -168,8 +168,10 @@ void cfapkg_lockfile_fetch_free(struct cfapkg_fetch_item *items, size_t n)
 {
 	size_t i;
 
-	for (i = 0; items && i < n; i++)
+	for (i = 0; items && i < n; i++) {
+		cfapkg_fetch_item_clear(&items[i]);
 		cfa_free((void *)items[i].urls);
+	}
 	cfa_free(items);
 }
 

@@ -429,8 +429,12 @@ static enum cfapkg_err fill(struct job *j, struct cfapkg_lockfile *lock,
 
 void cfapkg_mirror_result_free(struct cfapkg_mirror_result *r)
 {
+	size_t i;
+
 	if (!r)
 		return;
+	for (i = 0; r->items && i < r->nitems; i++)
+		cfapkg_fetch_item_clear(&r->items[i]);
 	cfa_free(r->items);
 	if (r->arena)
 		cfa_arena_fini(r->arena);

@@ -17,6 +17,7 @@
  */
 #include <string.h>
 
+#include "cache/cache.h"
 #include "core/layout.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
@@ -299,7 +300,7 @@ static enum cfapkg_err fetch(struct cfapkg_trans *t)
 	                                             (const char *const *)t->damaged, t->ndamaged,
 	                                             &t->items, &t->nitems);
 	const char *kept = e ? kept_damaged(t) : NULL;
-	char note[sizeof(t->items->error)], *why, *said;
+	char *why, *said;
 	size_t i;
 
 	if (!kept)
@@ -312,8 +313,9 @@ static enum cfapkg_err fetch(struct cfapkg_trans *t)
 	}
 	for (i = 0; i < t->nitems && !t->items[i].err; i++)
 		;
-	if (i < t->nitems && cfa_snprintf(note, sizeof(note), "%s; %s", t->items[i].error, why))
-		memcpy(t->items[i].error, note, sizeof(note));
+	if (i < t->nitems)
+		cfa_item_error(&t->items[i], "%s; %s", t->items[i].error ? t->items[i].error : "",
+		               why);
 	cfapkg_ctx_clear_error(t->ctx);
 	e = cfa_fail(t->ctx, e, "%s; %s", said, why);
 	cfa_free(said);
