@@ -15,7 +15,8 @@ static void free_names(char **names, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	/* An allocation that failed leaves names NULL with its count set. */
+	for (i = 0; names && i < n; i++)
 		cfa_free(names[i]);
 	cfa_free(names);
 }

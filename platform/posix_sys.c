@@ -97,7 +97,8 @@ int cfa_plat_run_capture(const char *const *argv, unsigned timeout_ms, char *out
 			used += (size_t)n;
 	}
 	close(fds[0]);
-	out[used < len ? used : len - 1] = '\0';
+	if (len)
+		out[used < len ? used : len - 1] = '\0';
 	waitpid(pid, &st, 0);
 	if (!rc)
 		*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);

@@ -3,18 +3,26 @@
  * recipe parsing, view links), the download threads, and the mutexes and
  * conditions they share.
  */
-#define _GNU_SOURCE /* _SC_NPROCESSORS_ONLN */
+#define _GNU_SOURCE /* _SC_NPROCESSORS_ONLN, sched_getaffinity */
 #include "platform/platform.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+/* The CPUs this process may run on: a container or `taskset` narrows the
+ * affinity mask below what the machine has online. */
 unsigned cfa_plat_cpu_count(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+	long n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return (unsigned)CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? (unsigned)n : 1;
 }
 

@@ -35,6 +35,19 @@ static bool same(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+/* Whether a ", "-joined version list names ver whole: "6.4" is not in
+ * "6.4.2, 6.2.4". */
+static bool lists_version(const char *list, const char *ver)
+{
+	size_t n = strlen(ver);
+	const char *at;
+
+	for (at = list; (at = strstr(at, ver)) != NULL; at += n)
+		if ((at == list || at[-1] == ' ') && (at[n] == '\0' || at[n] == ','))
+			return true;
+	return false;
+}
+
 /* Merges into an equal record of the same group, or appends: to the
  * problems, or with passed to the versions a solved plan passed over. */
 static enum cfapkg_err emit_to(struct cfapkg_plan *plan, bool passed, unsigned group,
@@ -52,7 +65,7 @@ static enum cfapkg_err emit_to(struct cfapkg_plan *plan, bool passed, unsigned g
 		if (p->group != group || p->kind != r->kind || !same(p->package, r->package) ||
 		    !same(p->dep, r->dep) || !same(p->other, r->other) || !same(p->fact, r->fact))
 			continue;
-		if (ver && p->versions && !strstr(p->versions, ver)) {
+		if (ver && p->versions && !lists_version(p->versions, ver)) {
 			struct cfa_buf b;
 			cfa_buf_init(&b, 65536);
 			cfa_buf_printf(&b, "%s, %s", p->versions, ver);

@@ -106,6 +106,25 @@ def test_recipe_folders(tmp):
     check("missing folder", r.returncode == 1 and "recipe folder" in r.stderr, r.stderr)
 
 
+def test_versions_merged_whole(tmp):
+    """Versions blocked for one reason are listed together, each named whole:
+    6.4.2 is kept beside 6.4.20."""
+    extra = tmp / "close-versions"
+    extra.mkdir()
+    sdk = json.loads((pathlib.Path(__file__).parent.parent / "recipes/hip-sdk.json").read_text())
+    at = [v["version"] for v in sdk["versions"]].index("6.4.2")
+    twin = json.loads(json.dumps(sdk["versions"][at]))
+    twin["version"] = "6.4.20"
+    sdk["versions"].insert(at, twin)
+    (extra / "hip-sdk.json").write_text(json.dumps(sdk))
+    r = run("plan", "pytorch-cuda-stack", "--os", "windows", "--gpu", "gfx1150", "--hip-sdk",
+            "6.4", "--recipes", str(extra), "--json")
+    versions = [p.get("versions", "") for p in json.loads(r.stdout or "{}").get("problems", [])
+                if p.get("kind") == "gpu-unsupported" and p.get("package") == "hip-sdk"]
+    listed = versions[0].split(", ") if versions else []
+    check("close versions both listed", "6.4.20" in listed and "6.4.2" in listed, versions)
+
+
 def test_many_recipes(tmp):
     """A folder big enough to be parsed in parallel: same answers, and of two
     broken files the first in name order is the one reported."""
@@ -294,6 +313,7 @@ def main():
         test_facts_errors()
         test_facts_file(tmp)
         test_recipe_folders(tmp)
+        test_versions_merged_whole(tmp)
         test_many_recipes(tmp)
         test_config_and_paths(tmp)
         test_queries()
