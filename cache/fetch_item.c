@@ -69,6 +69,7 @@ void cfapkg_fetch_item_clear(struct cfapkg_fetch_item *it)
 	drop_text(&it->error);
 	drop_text(&it->tried);
 	drop_text(&it->path);
+	cfapkg_unpack_result_clear(&it->unpack);
 }
 
 void cfa_item_fail(struct xfer *x, enum cfapkg_err err, const char *fmt, ...)

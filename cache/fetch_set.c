@@ -102,7 +102,12 @@ static void settle(struct xfer *xs, size_t n, struct cfa_stream_set *set,
 		} else if (!e) {
 			it->unpacked = true;
 			it->streamed = !it->from_cache;
+			/* Every member names the one folder: each item owns a copy. */
 			it->unpack = *r;
+			if (r->path && !(it->unpack.path = cfa_strdup(r->path))) {
+				it->err = CFAPKG_E_NOMEM;
+				cfa_item_error(it, "out of memory");
+			}
 		}
 	}
 }
@@ -132,13 +137,14 @@ void cfa_fetch_sets_end(struct xfer *xs, size_t n, struct cfa_stream_set **sets,
 	size_t s;
 
 	for (s = 0; s < nsets; s++) {
-		struct cfapkg_unpack_result r;
+		struct cfapkg_unpack_result r = {0};
 		enum cfapkg_err e = cfa_stream_set_seal(sets[s]);
 
 		drop_or_publish(xs, n, sets[s], !e);
 		if (!e) {
 			e = cfa_stream_set_move(sets[s], &r);
 			settle(xs, n, sets[s], &r, e, cfa_stream_set_error(sets[s]));
+			cfapkg_unpack_result_clear(&r);
 		} else {
 			settle(xs, n, sets[s], NULL, e, NULL);
 		}

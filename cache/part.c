@@ -175,7 +175,7 @@ void cfa_part_stream_drop(struct xfer *x)
 	if (x->stream && x->set)
 		cfa_stream_set_drop(x->set, x->member); /* the set's stream, and the set with it */
 	else if (x->stream)
-		cfa_stream_finish(x->stream, false, NULL, false, &ignored);
+		cfa_stream_finish(x->stream, false, NULL, false, &ignored); /* keeps nothing */
 	x->stream = NULL;
 }
 

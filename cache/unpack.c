@@ -305,21 +305,23 @@ static enum cfapkg_err unpacker_new(struct cfapkg_ctx *ctx, const char *name, co
 	if (!(u->final = cfa_aprintf("%s/%s", u->store, name)) ||
 	    !(u->staging = cfa_aprintf("%s/.staging-%s", u->store, name)))
 		return cfa_nomem(ctx);
-	/* The result names the folder in a fixed field: refused before any
-	 * work rather than cut after it. */
-	if (strlen(u->final) >= sizeof(((struct cfapkg_unpack_result *)0)->path))
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: path too long (%lu bytes at most); choose a "
-		                "shorter --root or CFAPKG_ROOT", u->final,
-		                (unsigned long)sizeof(((struct cfapkg_unpack_result *)0)->path) - 1);
 	return CFAPKG_E_OK;
 }
 
-/* The store folder's path into the result (it fits: unpacker_new). */
+/* The store folder's path into the result, as long as it is. */
 static enum cfapkg_err result_path(struct unpacker *u, struct cfapkg_unpack_result *out)
 {
-	return cfa_snprintf(out->path, sizeof(out->path), "%s", u->final)
-	           ? CFAPKG_E_OK
-	           : cfa_fail(u->ctx, CFAPKG_E_IO, "%s: path too long", u->final);
+	cfa_free(out->path);
+	out->path = cfa_strdup(u->final);
+	return out->path ? CFAPKG_E_OK : cfa_nomem(u->ctx);
+}
+
+void cfapkg_unpack_result_clear(struct cfapkg_unpack_result *r)
+{
+	if (!r)
+		return;
+	cfa_free(r->path);
+	memset(r, 0, sizeof(*r));
 }
 
 /* Whether the folder at u->final is whole: only one that lacks its

@@ -50,10 +50,14 @@ enum cfapkg_err cfa_append_line(struct cfapkg_ctx *ctx, const char *path, cJSON 
                                 const char *what);
 /* Records in a generation's folder that its static checks passed. */
 enum cfapkg_err cfa_write_checked(struct cfapkg_ctx *ctx, const char *gendir);
-/* A generation's marks, oldest first (none when it has no marks.log).
- * The caller frees *out with cfa_free. */
+/* A generation's marks, oldest first (none when it has no marks.log),
+ * packed with their text (cfa_marks_pack).  The caller frees *out with
+ * cfa_free. */
 enum cfapkg_err cfa_marks_read(struct cfapkg_ctx *ctx, const char *gendir, unsigned gen,
                                struct cfapkg_gen_mark **out, size_t *n);
+/* n marks copied into one allocation that holds their text too, so that
+ * a list of them is freed as one; NULL when out of memory. */
+struct cfapkg_gen_mark *cfa_marks_pack(const struct cfapkg_gen_mark *m, size_t n);
 enum cfapkg_err cfa_gen_state_of(struct cfapkg_ctx *ctx, const char *gendir,
                                  const struct cfapkg_gen_mark *marks, size_t n,
                                  enum cfapkg_gen_state *out);

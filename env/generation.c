@@ -399,10 +399,14 @@ static enum cfapkg_err add_state(struct cfapkg_ctx *ctx, struct cfapkg_history_e
 	x->good = x->state == CFAPKG_GEN_KNOWN_GOOD;
 	x->checked = x->state >= CFAPKG_GEN_CHECKED;
 	x->nmarks = n;
-	if (n)
+	if (n) {
+		/* The entry keeps its own copy: the list goes now. */
 		x->mark = marks[n - 1];
+		x->mark.reason = cfa_strdup(marks[n - 1].reason);
+		x->mark.command = cfa_strdup(marks[n - 1].command);
+	}
 	cfa_free(marks);
-	return CFAPKG_E_OK;
+	return n && (!x->mark.reason || !x->mark.command) ? cfa_nomem(ctx) : CFAPKG_E_OK;
 }
 
 /* A generation's meta.json; *meta NULL when it cannot be read (history
@@ -507,6 +511,8 @@ void cfapkg_history_free(struct cfapkg_history_entry *h, size_t n)
 	for (i = 0; h && i < n; i++) {
 		cfa_free(h[i].command);
 		cfa_free(h[i].changes);
+		cfa_free((void *)h[i].mark.reason);
+		cfa_free((void *)h[i].mark.command);
 	}
 	cfa_free(h);
 }

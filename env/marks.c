@@ -74,6 +74,39 @@ static void copy_field(char *dst, size_t len, const cJSON *o, const char *key)
 	cfa_fit_text(dst, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
 }
 
+/* A string member, "" when absent: borrowed from o, copied by the pack. */
+static const char *text_field(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+struct cfapkg_gen_mark *cfa_marks_pack(const struct cfapkg_gen_mark *m, size_t n)
+{
+	size_t size = n * sizeof(*m), i, len;
+	struct cfapkg_gen_mark *out;
+	char *text;
+
+	for (i = 0; i < n; i++)
+		size += strlen(m[i].reason ? m[i].reason : "") +
+		        strlen(m[i].command ? m[i].command : "") + 2;
+	if (!(out = cfa_malloc(size ? size : 1)))
+		return NULL;
+	/* The records first, then each one's text: char needs no alignment. */
+	text = (char *)(out + n);
+	for (i = 0; i < n; i++) {
+		out[i] = m[i];
+		len = strlen(m[i].reason ? m[i].reason : "") + 1;
+		out[i].reason = memcpy(text, m[i].reason ? m[i].reason : "", len);
+		text += len;
+		len = strlen(m[i].command ? m[i].command : "") + 1;
+		out[i].command = memcpy(text, m[i].command ? m[i].command : "", len);
+		text += len;
+	}
+	return out;
+}
+
 /* One line of marks.log; false when it is not a mark (skipped). */
 static bool mark_from_json(const cJSON *o, unsigned gen, struct cfapkg_gen_mark *m)
 {
@@ -87,49 +120,55 @@ static bool mark_from_json(const cJSON *o, unsigned gen, struct cfapkg_gen_mark 
 	m->good = cJSON_IsTrue(good);
 	m->by = strcmp(by->valuestring, "hand") == 0 ? CFAPKG_MARK_HAND : CFAPKG_MARK_DOCTOR;
 	copy_field(m->time, sizeof(m->time), o, "time");
-	copy_field(m->reason, sizeof(m->reason), o, "reason");
-	copy_field(m->command, sizeof(m->command), o, "command");
+	m->reason = text_field(o, "reason");
+	m->command = text_field(o, "command");
 	return true;
 }
 
 enum cfapkg_err cfa_marks_read(struct cfapkg_ctx *ctx, const char *gendir, unsigned gen,
                                struct cfapkg_gen_mark **out, size_t *n)
 {
+	struct cfapkg_gen_mark *read = NULL;
 	struct cfa_buf line;
+	cJSON *held = cJSON_CreateArray(); /* the lines the records borrow from */
 	char *path;
-	size_t cap = 0;
-	bool ok = true, whole;
-	FILE *f;
+	size_t cap = 0, count = 0;
+	bool ok = held != NULL, whole;
+	FILE *f = NULL;
 	enum cfapkg_err e;
 
 	*out = NULL;
 	*n = 0;
-	if (cfa_path(ctx, &path, "%s/%s", gendir, MARKS_FILE))
-		return ctx->err_code;
+	if (!ok || cfa_path(ctx, &path, "%s/%s", gendir, MARKS_FILE)) {
+		cJSON_Delete(held);
+		return ok ? ctx->err_code : cfa_nomem(ctx);
+	}
 	e = cfa_open_if_there(ctx, path, &f);
 	cfa_free(path);
-	if (e || !f)
-		return e;
 	cfa_buf_init(&line, (size_t)1 << 30); /* a line is one mark, however long */
-	while (ok && cfa_read_line(f, &line, &whole)) {
+	while (f && ok && cfa_read_line(f, &line, &whole)) {
 		cJSON *o = whole && !line.failed ? cJSON_Parse(cfa_buf_str(&line)) : NULL;
 		struct cfapkg_gen_mark m;
 		ok = !line.failed;
-		if (o && mark_from_json(o, gen, &m)) {
-			ok = cfa_grow((void **)out, &cap, *n + 1, sizeof(**out)) == 0;
-			if (ok)
-				(*out)[(*n)++] = m;
+		if (o && mark_from_json(o, gen, &m) &&
+		    (ok = cfa_grow((void **)&read, &cap, count + 1, sizeof(*read)) == 0)) {
+			read[count++] = m;
+			cJSON_AddItemToArray(held, o);
+		} else {
+			cJSON_Delete(o);
 		}
-		cJSON_Delete(o);
 	}
-	fclose(f);
+	if (f)
+		fclose(f);
 	cfa_buf_fini(&line);
-	if (!ok) {
-		CFA_FREE(*out);
-		*n = 0;
+	if (!e && ok && count && !(*out = cfa_marks_pack(read, count)))
+		ok = false;
+	*n = *out ? count : 0;
+	cfa_free(read);
+	cJSON_Delete(held);
+	if (!e && !ok)
 		return cfa_nomem(ctx);
-	}
-	return CFAPKG_E_OK;
+	return e;
 }
 
 /* Whether gendir holds the file name; *there false when out of memory. */
@@ -243,7 +282,7 @@ enum cfapkg_err cfapkg_env_marks(struct cfapkg_ctx *ctx, const char *env, unsign
 }
 
 enum cfapkg_err cfapkg_env_gen_state(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
-                                     enum cfapkg_gen_state *state, struct cfapkg_gen_mark *last)
+                                     enum cfapkg_gen_state *state)
 {
 	struct cfapkg_gen_mark *marks = NULL;
 	char *dir;
@@ -253,10 +292,6 @@ enum cfapkg_err cfapkg_env_gen_state(struct cfapkg_ctx *ctx, const char *env, un
 	if (!(e = existing_gen(ctx, env, &gen, &dir)) &&
 	    !(e = cfa_marks_read(ctx, dir, gen, &marks, &n)))
 		e = cfa_gen_state_of(ctx, dir, marks, n, state);
-	if (!e && last && n)
-		*last = marks[n - 1];
-	else if (!e && last)
-		memset(last, 0, sizeof(*last));
 	cfa_free(marks);
 	cfa_free(dir);
 	return e;

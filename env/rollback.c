@@ -21,7 +21,7 @@ static enum cfapkg_err none_known_good(struct cfapkg_ctx *ctx, const char *env, 
 
 enum cfapkg_err cfapkg_env_rollback_target(struct cfapkg_ctx *ctx, const char *env, unsigned cur,
                                            bool known_good, unsigned *target,
-                                           struct cfapkg_gen_mark *why)
+                                           struct cfapkg_gen_mark **why)
 {
 	struct cfapkg_history_entry *h = NULL;
 	size_t i, n = 0, chosen = 0;
@@ -29,7 +29,7 @@ enum cfapkg_err cfapkg_env_rollback_target(struct cfapkg_ctx *ctx, const char *e
 
 	*target = 0;
 	if (why)
-		memset(why, 0, sizeof(*why));
+		*why = NULL;
 	if ((e = cfapkg_env_history(ctx, env, &h, &n)))
 		return e;
 	/* The history holds switches too: going back to where a rollback went
@@ -40,9 +40,11 @@ enum cfapkg_err cfapkg_env_rollback_target(struct cfapkg_ctx *ctx, const char *e
 			*target = h[i].generation;
 			chosen = i;
 		}
-	if (*target && known_good && why)
-		*why = h[chosen].mark;
+	if (*target && known_good && why && !(*why = cfa_marks_pack(&h[chosen].mark, 1)))
+		e = cfa_nomem(ctx);
 	cfapkg_history_free(h, n);
+	if (e)
+		return e;
 	if (*target)
 		return CFAPKG_E_OK;
 	if (known_good)

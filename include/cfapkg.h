@@ -883,8 +883,10 @@ struct cfapkg_unpack_opts {
 	                              name only once whole; the old one stays
 	                              until then, whatever fails */
 };
+/** What an unpack made.  The calls that fill one overwrite it whole: clear
+ * a result with cfapkg_unpack_result_clear before it is dropped or reused. */
 struct cfapkg_unpack_result {
-	char path[4096];           /* ROOT/store/NAME */
+	char *path;                /* ROOT/store/NAME; NULL before it is known */
 	uint64_t files, bytes;
 	bool existed;              /* it was unpacked before; nothing was done */
 };
@@ -1253,6 +1255,8 @@ CFAPKG_API enum cfapkg_err cfapkg_unpack_set(struct cfapkg_ctx *ctx, const char 
                                              const char *name,
                                              const struct cfapkg_unpack_opts *opts,
                                              struct cfapkg_unpack_result *out);
+/** Frees what a result holds and empties it; NULL is ignored. */
+CFAPKG_API void cfapkg_unpack_result_clear(struct cfapkg_unpack_result *r);
 /** The SHA-256 that names a set of archives in the store and in lockfiles:
  * of each archive's "SHA256 FORMAT STRIP" line, in order. */
 CFAPKG_API void cfapkg_artifact_set_digest(const struct cfapkg_artifact *artifacts, size_t n,
@@ -1455,9 +1459,10 @@ struct cfapkg_gen_mark {
 	bool good;                 /* marked known-good; false: the mark was taken away */
 	enum cfapkg_mark_source by;
 	char time[32];             /* UTC, ISO 8601 */
-	char reason[512];          /* "usable: driver, cuBLAS, cuBLASLt OK",
+	const char *reason;        /* "usable: driver, cuBLAS, cuBLASLt OK",
 	                              "doctor failed: cuda FAILED: cuInit returned 100" */
-	char command[512];         /* the command line that did it */
+	const char *command;       /* the command line that did it; both "" when not
+	                              recorded, and held by what holds the record */
 };
 /** "unchecked", "checked", "known-good".  Static storage. */
 CFAPKG_API const char *cfapkg_gen_state_name(enum cfapkg_gen_state s);
@@ -1470,13 +1475,12 @@ CFAPKG_API enum cfapkg_err cfapkg_env_mark(struct cfapkg_ctx *ctx, const char *e
                                            enum cfapkg_gen_state state,
                                            enum cfapkg_mark_source by, const char *reason,
                                            const char *command);
-/** A generation's state (gen 0: the current one) and, when last is not
- * NULL, its latest mark or unmark (last->time "" when it has none).
- * CFAPKG_E_NOTFOUND when there is no such generation. */
+/** A generation's state (gen 0: the current one); CFAPKG_E_NOTFOUND when
+ * there is no such generation.  Its marks: cfapkg_env_marks. */
 CFAPKG_API enum cfapkg_err cfapkg_env_gen_state(struct cfapkg_ctx *ctx, const char *env,
-                                                unsigned gen, enum cfapkg_gen_state *state,
-                                                struct cfapkg_gen_mark *last);
-/** Every mark and unmark of a generation, oldest first.  Owned: cfapkg_free. */
+                                                unsigned gen, enum cfapkg_gen_state *state);
+/** Every mark and unmark of a generation, oldest first, their text in the
+ * same allocation.  Owned: cfapkg_free. */
 CFAPKG_API enum cfapkg_err cfapkg_env_marks(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                             struct cfapkg_gen_mark **out, size_t *n);
 
@@ -1492,7 +1496,8 @@ struct cfapkg_history_entry {
 	/* generations only: */
 	bool checked;              /* its static checks passed (state CHECKED or above) */
 	enum cfapkg_gen_state state;
-	struct cfapkg_gen_mark mark; /* the latest mark or unmark (mark.time "": none);
+	struct cfapkg_gen_mark mark; /* the latest mark or unmark (mark.time "" and its
+	                              text NULL: none), its text the entry's own;
 	                              cfapkg_env_marks lists them all */
 	size_t nmarks;
 };
@@ -1503,12 +1508,13 @@ CFAPKG_API void cfapkg_history_free(struct cfapkg_history_entry *h, size_t n);
 
 /** The generation a rollback from cur goes to: the newest earlier one
  * created (a rollback's switch creates none), or with known_good the
- * newest earlier one marked known-good, its mark in *why (may be NULL).
+ * newest earlier one marked known-good, its mark in *why (may be NULL;
+ * owned: cfapkg_free, one allocation with its text).
  * CFAPKG_E_NOTFOUND, the detail saying what to do, when there is none. */
 CFAPKG_API enum cfapkg_err cfapkg_env_rollback_target(struct cfapkg_ctx *ctx, const char *env,
                                                       unsigned cur, bool known_good,
                                                       unsigned *target,
-                                                      struct cfapkg_gen_mark *why);
+                                                      struct cfapkg_gen_mark **why);
 
 /** The changes generation gen made, one line each ("+zluda 6-preview.69",
  * "libtorch-cuda 2.3.0+cu118 restored"), NULL-terminated (a history

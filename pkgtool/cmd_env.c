@@ -305,7 +305,7 @@ static int rollback_target(struct cfapkg_ctx *ctx, const struct cli *cli, unsign
 {
 	const char *env = env_from_cli(cli), *to = cli_value(cli, OPT_TO);
 	bool good = cli->seen & OPT_BIT(OPT_KNOWN_GOOD);
-	struct cfapkg_gen_mark mark;
+	struct cfapkg_gen_mark *mark = NULL;
 	enum cfapkg_err e;
 
 	if (to && good) {
@@ -319,10 +319,11 @@ static int rollback_target(struct cfapkg_ctx *ctx, const struct cli *cli, unsign
 	}
 	if (to)
 		return EXIT_OK;
-	if ((e = cfapkg_env_rollback_target(ctx, env, cur, good, target, &mark)))
+	if ((e = cfapkg_env_rollback_target(ctx, env, cur, good, target, good ? &mark : NULL)))
 		return report_error(ctx, e);
-	if (good)
-		known_good_why(&mark, why, len);
+	if (mark)
+		known_good_why(mark, why, len);
+	cfapkg_free(mark);
 	return EXIT_OK;
 }
 
@@ -389,7 +390,7 @@ static int set_mark(struct cfapkg_ctx *ctx, const struct cli *cli, const char *e
 	bool same;
 	enum cfapkg_err e;
 
-	if ((e = cfapkg_env_gen_state(ctx, env, gen, &state, NULL)))
+	if ((e = cfapkg_env_gen_state(ctx, env, gen, &state)))
 		return report_error(ctx, e);
 	same = good == (state == CFAPKG_GEN_KNOWN_GOOD);
 	command_line(cli, command, sizeof(command));

@@ -273,7 +273,8 @@ static void print_unpacked(const struct cfapkg_fetch_item *items, size_t n,
 
 	for (i = 0; i < n && !cli->quiet && !cli->json; i++)
 		if (items[i].unpacked)
-			printf("%s: %s (%s)\n", items[i].unpack_name, items[i].unpack.path,
+			printf("%s: %s (%s)\n", items[i].unpack_name,
+			       items[i].unpack.path ? items[i].unpack.path : "",
 			       items[i].unpack.existed ? "already in the store"
 			       : items[i].streamed   ? "unpacked while downloading"
 			                             : "unpacked");

@@ -127,7 +127,7 @@ enum cfapkg_err cfapkg_verdict_needs_mark(struct cfapkg_ctx *ctx, const struct c
                                           const char *env, unsigned gen,
                                           enum cfapkg_gen_state *state, bool *needed)
 {
-	enum cfapkg_err e = cfapkg_env_gen_state(ctx, env, gen, state, NULL);
+	enum cfapkg_err e = cfapkg_env_gen_state(ctx, env, gen, state);
 
 	*needed = !e && v->usable != (*state == CFAPKG_GEN_KNOWN_GOOD);
 	return e;
@@ -170,5 +170,5 @@ enum cfapkg_err cfapkg_verdict_mark(struct cfapkg_ctx *ctx, const struct cfapkg_
 	e = cfapkg_env_mark(ctx, env, gen, v->usable ? CFAPKG_GEN_KNOWN_GOOD : CFAPKG_GEN_CHECKED,
 	                    CFAPKG_MARK_DOCTOR, reason, command);
 	cfa_free(reason);
-	return e ? e : cfapkg_env_gen_state(ctx, env, gen, state, NULL);
+	return e ? e : cfapkg_env_gen_state(ctx, env, gen, state);
 }

@@ -220,7 +220,7 @@ static enum cfapkg_err unpack_sets(const struct fetch_job *j)
 	struct cfapkg_ctx *ctx = j->ctx;
 	const struct cfapkg_lockfile *lock = j->lock;
 	struct cfapkg_unpack_opts uo = {0};
-	struct cfapkg_unpack_result r;
+	struct cfapkg_unpack_result r = {0};
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i, k;
 
@@ -240,6 +240,7 @@ static enum cfapkg_err unpack_sets(const struct fetch_job *j)
 		if (!e)
 			e = cfapkg_unpack_set(ctx, (const char *const *)files, p->artifacts,
 			                      p->nartifacts, p->store, &uo, &r);
+		cfapkg_unpack_result_clear(&r);
 		for (k = 0; k < p->nartifacts; k++)
 			cfa_free(files[k]);
 		cfa_free(files);

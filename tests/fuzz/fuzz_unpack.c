@@ -196,11 +196,14 @@ static enum cfapkg_err unpack_streamed(struct cfapkg_ctx *ctx, const char *forma
 {
 	struct cfapkg_unpack_result res;
 	struct cfa_stream *s = NULL;
+	enum cfapkg_err e;
 
 	if (cfa_stream_start(ctx, format, "pkg", opts, size, archive, &s))
 		return CFAPKG_E_UNSUPPORTED;
 	cfa_stream_feed(s, size, true);
-	return cfa_stream_finish(s, true, archive, false, &res);
+	e = cfa_stream_finish(s, true, archive, false, &res);
+	cfapkg_unpack_result_clear(&res);
+	return e;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -240,6 +243,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_write(archive, data, size);
 	cfapkg_ctx_set_root(ctx, root);
 	e = cfapkg_unpack(ctx, archive, format, "pkg", &opts, &res);
+	cfapkg_unpack_result_clear(&res);
 	from_file = settle(e);
 	/* The whole refusal: the message may be longer than any buffer. */
 	why = strdup(cfapkg_ctx_error(ctx));

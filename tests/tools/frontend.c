@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 	struct cfapkg_trans_opts o = {.kind = CFAPKG_TRANS_INSTALL, .args = specs, .nargs = 1,
 	                              .facts = &f, .pins = pins, .npins = 1,
 	                              .command = "frontend install"};
-	struct cfapkg_gen_mark why;
+	struct cfapkg_gen_mark *why = NULL;
 	char planned[64] = "", first[64] = "", second[64] = "";
 	unsigned target = 0, cur = 0;
 
@@ -146,7 +146,8 @@ int main(int argc, char **argv)
 	if (why_kept(ctx, &f))
 		return 1;
 	printf("planned %s installed %s updated %s rolled back to %u (%s)\n", planned, first,
-	       second, cur, why.reason);
+	       second, cur, why->reason);
+	cfapkg_free(why);
 	cfapkg_ctx_free(ctx);
 	return 0;
 }

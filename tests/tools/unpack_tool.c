@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 		e = cfapkg_unpack(ctx, argv[2], argv[3], argv[4], &opts, &res);
 	printf("{\"ok\": %s, \"streamed\": %s, \"path\": \"", e ? "false" : "true",
 	       streamed ? "true" : "false");
-	for (p = res.path; *p; p++)
+	for (p = res.path ? res.path : ""; *p; p++)
 		putchar(*p == '\\' ? '/' : *p);
 	printf("\", \"files\": %llu, \"bytes\": %llu, \"existed\": %s, \"error\": \"",
 	       (unsigned long long)res.files, (unsigned long long)res.bytes,
@@ -84,6 +84,7 @@ int main(int argc, char **argv)
 	for (p = cfapkg_ctx_error(ctx); *p; p++)
 		putchar(*p == '"' || *p == '\\' ? '\'' : *p);
 	printf("\"}\n");
+	cfapkg_unpack_result_clear(&res);
 	cfapkg_ctx_free(ctx);
 	return e ? 1 : 0;
 }
