@@ -19,6 +19,8 @@
 #include "env/env.h"
 #include "platform/platform.h"
 
+/* A name is a folder under ROOT/envs: only characters that are safe in a path
+ * on every OS, none first that would make it hidden or an option. */
 enum cfapkg_err cfapkg_env_check_name(struct cfapkg_ctx *ctx, const char *env)
 {
 	size_t i, n = env ? strlen(env) : 0;
@@ -54,6 +56,8 @@ static enum cfapkg_err check_new_name(struct cfapkg_ctx *ctx, const char *env)
 	return CFAPKG_E_OK;
 }
 
+/* ROOT/envs/ENV for a valid name; the check comes first, so no caller can
+ * build a path from a name like "../x". */
 enum cfapkg_err cfa_env_dir(struct cfapkg_ctx *ctx, const char *env, char **out)
 {
 	enum cfapkg_err e = cfapkg_env_check_name(ctx, env);
@@ -77,6 +81,8 @@ enum cfapkg_err cfa_gen_dir(struct cfapkg_ctx *ctx, const char *env, unsigned ge
 	return e;
 }
 
+/* Generation 0 is the current one; an environment with nothing installed has
+ * none, which is NOTFOUND with what to do about it. */
 enum cfapkg_err cfa_gen_file(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                              const char *what, char **out)
 {
@@ -95,6 +101,8 @@ enum cfapkg_err cfa_gen_file(struct cfapkg_ctx *ctx, const char *env, unsigned g
 	return e;
 }
 
+/* A path that does not fit the caller's buffer is an error, never a shortened
+ * path that would name another file. */
 enum cfapkg_err cfapkg_gen_path(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                 const char *what, char *buf, size_t len)
 {
@@ -117,6 +125,8 @@ enum cfapkg_err cfa_make_dir(struct cfapkg_ctx *ctx, const char *path)
 	          : CFAPKG_E_OK;
 }
 
+/* *f NULL with no error when the file is not there: for the callers, a missing
+ * file is an empty one.  Any other failure to open is an error. */
 enum cfapkg_err cfa_open_if_there(struct cfapkg_ctx *ctx, const char *path, FILE **f)
 {
 	int rc;
@@ -129,6 +139,8 @@ enum cfapkg_err cfa_open_if_there(struct cfapkg_ctx *ctx, const char *path, FILE
 	                               cfa_plat_strerror(rc));
 }
 
+/* A last line without its newline is returned with *whole false, so a
+ * reader such as add_switches can skip it as torn. */
 bool cfa_read_line(FILE *f, struct cfa_buf *line, bool *whole)
 {
 	int c;
@@ -146,7 +158,9 @@ bool cfa_read_line(FILE *f, struct cfa_buf *line, bool *whole)
 	return line->len > 0;
 }
 
-/* A name in the trash no one else has taken (1000 tries, then the last). */
+/* A name in the trash no one else has taken (1000 tries, then the last).
+ * The time in microseconds and a counter make a clash unlikely; a name already
+ * taken is skipped. */
 static enum cfapkg_err trash_slot(struct cfapkg_ctx *ctx, const char *trash, char **dst)
 {
 	static unsigned counter;
@@ -163,6 +177,9 @@ static enum cfapkg_err trash_slot(struct cfapkg_ctx *ctx, const char *trash, cha
 	return CFAPKG_E_OK;
 }
 
+/* A folder is removed by renaming it into the trash first: the rename is one
+ * step, so a kill during the slow delete leaves nothing half-removed under its
+ * old name, and recovery empties the trash. */
 enum cfapkg_err cfa_trash(struct cfapkg_ctx *ctx, const char *path)
 {
 	char *trash = cfa_root_path(ctx, CFA_TRASH, NULL), *dst = NULL;
@@ -184,6 +201,8 @@ enum cfapkg_err cfa_trash(struct cfapkg_ctx *ctx, const char *path)
 	return e;
 }
 
+/* The default environment always exists, even before its folder does: it is
+ * where an install goes when no --env is given. */
 bool cfapkg_env_exists(struct cfapkg_ctx *ctx, const char *env)
 {
 	char *dir;
@@ -207,6 +226,8 @@ enum cfapkg_err cfapkg_env_create(struct cfapkg_ctx *ctx, const char *env)
 		cfa_free(dir);
 		return e;
 	}
+	/* Creating an existing environment is refused rather than ignored, so
+	 * a script does not take someone else's environment for a new one. */
 	if (cfa_plat_is_dir(dir))
 		e = cfa_fail(ctx, CFAPKG_E_USAGE, "environment \"%s\" already exists", env);
 	else
@@ -215,6 +236,8 @@ enum cfapkg_err cfapkg_env_create(struct cfapkg_ctx *ctx, const char *env)
 	return e;
 }
 
+/* The whole environment goes to the trash in one rename; its store folders
+ * stay until gc finds no generation that uses them. */
 enum cfapkg_err cfapkg_env_remove(struct cfapkg_ctx *ctx, const char *env)
 {
 	char *dir;
@@ -241,6 +264,8 @@ struct name_list {
 	bool failed;
 };
 
+/* Names starting with "." are never environments (cfapkg_env_check_name
+ * refuses them), so such folders are skipped.  The list is kept NULL-ended. */
 static int add_name(const char *name, void *arg)
 {
 	struct name_list *l = arg;
@@ -294,6 +319,8 @@ enum cfapkg_err cfapkg_env_list(struct cfapkg_ctx *ctx, char ***names, size_t *n
 		return ctx->err_code;
 	cfa_plat_list_dir(dir, add_name, &l);
 	cfa_free(dir);
+	/* The default environment is listed even before anything was installed
+	 * into it. */
 	for (i = 0; i < l.n && strcmp(l.v[i], CFAPKG_DEFAULT_ENV) != 0; i++)
 		;
 	if (i == l.n)
@@ -305,6 +332,9 @@ enum cfapkg_err cfapkg_env_list(struct cfapkg_ctx *ctx, char ***names, size_t *n
 	return CFAPKG_E_OK;
 }
 
+/* *gen 0 with no error: nothing installed yet.  A 'current' that does not hold
+ * a number is an error that says how to set it again, never taken for "nothing
+ * installed". */
 enum cfapkg_err cfapkg_env_current(struct cfapkg_ctx *ctx, const char *env, unsigned *gen)
 {
 	char *dir, *path = NULL, text[32];
@@ -337,6 +367,8 @@ enum cfapkg_err cfapkg_env_current(struct cfapkg_ctx *ctx, const char *env, unsi
 	return e;
 }
 
+/* The lock.json of generation gen (0: the current one).  Owned:
+ * cfapkg_lockfile_free. */
 enum cfapkg_err cfapkg_env_lockfile(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                 struct cfapkg_lockfile **out)
 {
@@ -387,6 +419,7 @@ static enum cfapkg_err pins_path(struct cfapkg_ctx *ctx, const char *env, char *
 	return e;
 }
 
+/* No pins.json means no pins.  The list is NULL-ended; owned: cfapkg_free. */
 enum cfapkg_err cfapkg_env_pins(struct cfapkg_ctx *ctx, const char *env, char ***pins, size_t *n)
 {
 	char *path;
@@ -405,6 +438,8 @@ enum cfapkg_err cfapkg_env_pins(struct cfapkg_ctx *ctx, const char *env, char **
 	return *pins ? CFAPKG_E_OK : cfa_nomem(ctx);
 }
 
+/* The pins file is rewritten whole: the pins but the one named skip, then add,
+ * replaced atomically by cfa_write_json. */
 static enum cfapkg_err write_pins(struct cfapkg_ctx *ctx, const char *env, char **pins,
                                   const char *skip, const char *add)
 {
@@ -431,7 +466,8 @@ static enum cfapkg_err write_pins(struct cfapkg_ctx *ctx, const char *env, char 
 	return e;
 }
 
-/* Versions of a recipe, newest first: "7-preview.10, 6-preview.69". */
+/* Versions of a recipe, newest first: "7-preview.10, 6-preview.69".
+ * For the error message only: the bound is far past any recipe's list. */
 static char *version_list(const struct cfapkg_recipe *rec)
 {
 	struct cfa_buf b;
@@ -466,6 +502,8 @@ static enum cfapkg_err check_pin(struct cfapkg_ctx *ctx, const char *spec,
 		cfa_free(list);
 		return e;
 	}
+	/* A version that does not parse as a version is not ruled out by the
+	 * range, so it lets the pin stand. */
 	for (i = 0; i < rec->nversions; i++)
 		if (!rec->versions[i].parsed || cfa_range_match(r, rec->versions[i].parsed))
 			return CFAPKG_E_OK;
@@ -489,6 +527,8 @@ enum cfapkg_err cfapkg_env_pin(struct cfapkg_ctx *ctx, const char *env, const ch
 	if (!cfa_range_parse(&a, spec, &r, &why))
 		e = why ? cfa_fail(ctx, CFAPKG_E_VERSION, "pin \"%s\": %s", spec, why)
 		        : cfa_nomem(ctx);
+	/* The recipes are loaded only now: a pin that does not parse is
+	 * refused without reading them. */
 	if (!e && !(e = cfapkg_recipes_load(ctx)))
 		e = check_pin(ctx, spec, &r);
 	if (!e && !(e = cfapkg_env_pins(ctx, env, &pins, &n)))
@@ -506,6 +546,8 @@ enum cfapkg_err cfapkg_env_unpin(struct cfapkg_ctx *ctx, const char *env, const 
 
 	if (e)
 		return e;
+	/* Unpinning matches the pin's name, whatever constraint the pin
+	 * has. */
 	for (i = 0; i < n; i++)
 		if (cfapkg_spec_names(pins[i], name))
 			break;

@@ -15,6 +15,8 @@
 #include "env/env.h"
 #include "platform/platform.h"
 
+/* What a scan of an environment's folder found: every generation folder by
+ * number, and the highest. */
 struct gen_scan {
 	unsigned max;
 	unsigned *list;
@@ -22,6 +24,8 @@ struct gen_scan {
 	bool failed;
 };
 
+/* A generation folder's name: a decimal number from 1 with no leading zero, so
+ * ".new-3", "current" and "03" are never taken for one. */
 static bool gen_number(const char *name, unsigned *out)
 {
 	uint64_t v;
@@ -32,6 +36,8 @@ static bool gen_number(const char *name, unsigned *out)
 	return true;
 }
 
+/* A name that is no generation is skipped; running out of memory is remembered
+ * and reported once the listing ends. */
 static int scan_one(const char *name, void *arg)
 {
 	struct gen_scan *s = arg;
@@ -84,6 +90,8 @@ static cJSON *meta_json(unsigned gen, unsigned prev, unsigned seq, const char *c
 	char now[32];
 	size_t i;
 
+	/* "previous" is the generation that was current when this one was
+	 * made, and "seq" orders it among the switches in history. */
 	cfa_utc_now(now);
 	cfa_json_add_number(&jb, o, "generation", gen);
 	cfa_json_add_number(&jb, o, "previous", prev);
@@ -96,6 +104,8 @@ static cJSON *meta_json(unsigned gen, unsigned prev, unsigned seq, const char *c
 	return cfa_json_finish(&jb, o);
 }
 
+/* The step that makes gen current: 'current' is replaced whole by an atomic
+ * write, so a reader sees either the old number or the new one. */
 static enum cfapkg_err set_current(struct cfapkg_ctx *ctx, const char *envdir, unsigned gen)
 {
 	char *path, text[16]; /* a number of at most 10 digits */
@@ -132,6 +142,8 @@ struct load_findings {
 	struct cfapkg_commit_result *r;
 };
 
+/* The load check's finding as one sentence; it names the part and the file
+ * first so that a cut text still says where the problem is. */
 static void issue_text(const struct cfapkg_load_issue *is, char *buf, size_t len)
 {
 	/* Only words for a person: a cut one still names the library. */
@@ -148,6 +160,8 @@ static void issue_text(const struct cfapkg_load_issue *is, char *buf, size_t len
 	}
 }
 
+/* Only the first of each kind is kept: the first refusal becomes the error,
+ * the first host-only library the commit's note. */
 static void on_issue(void *arg, const struct cfapkg_load_issue *is)
 {
 	struct load_findings *f = arg;
@@ -171,6 +185,9 @@ static enum cfapkg_err load_check(struct cfapkg_ctx *ctx, const struct cfapkg_lo
 	enum cfapkg_err e = cfa_load_check_gen(ctx, lock, dir, on_issue, &f, &missing,
 	                                       &r->load_host);
 
+	/* A library that neither the environment nor the C library provides,
+	 * and this system lacks too, would fail at run time: the generation is
+	 * refused before it is made current. */
 	if (!e && missing)
 		e = cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s%s; add what carries it to the recipe, or "
 		             "install on a system that has it", f.refusal ? f.refusal : "a library "
@@ -185,6 +202,8 @@ static enum cfapkg_err write_gen(struct cfapkg_ctx *ctx, const struct cfapkg_loc
 {
 	enum cfapkg_err e;
 
+	/* A .new-N folder left by a run that was killed is removed first: its
+	 * contents are not known to be whole. */
 	cfa_plat_remove_tree(dir);
 	if ((e = cfa_make_dir(ctx, dir))) {
 		cJSON_Delete(meta);
@@ -215,6 +234,9 @@ static enum cfapkg_err make_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lock
 		cfa_free(tmp);
 		return e;
 	}
+	/* The generation is flushed to disk before the rename, so that after
+	 * a crash the name N never stands for a folder whose files did not
+	 * reach the disk. */
 	e = write_gen(ctx, lock, tmp, meta, out);
 	if (!e) {
 		cfa_plat_sync_fs(tmp);
@@ -222,6 +244,8 @@ static enum cfapkg_err make_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lock
 		if (cfa_plat_rename(tmp, dir) != 0)
 			e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot rename it to %s", tmp, dir);
 	}
+	/* A generation that failed is removed, so no half-written .new-N
+	 * stays on disk. */
 	if (e)
 		cfa_plat_remove_tree(tmp);
 	cfa_free(tmp);
@@ -229,7 +253,8 @@ static enum cfapkg_err make_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lock
 	return e;
 }
 
-/* The number of the next generation: past every one on disk and current. */
+/* The number of the next generation: past every one on disk and current.
+ * A number that names a folder is never taken again. */
 static enum cfapkg_err new_gen_number(struct cfapkg_ctx *ctx, const char *envdir, unsigned prev,
                                       unsigned *gen)
 {
@@ -243,6 +268,8 @@ static enum cfapkg_err new_gen_number(struct cfapkg_ctx *ctx, const char *envdir
 	return CFAPKG_E_OK;
 }
 
+/* On failure 'current' still names the generation it named before, so
+ * the environment programs see is unchanged. */
 enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char *env,
                                   const struct cfapkg_lockfile *lock, const char *command,
                                   const char *const *changes, size_t nchanges,
@@ -260,10 +287,16 @@ enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char *env,
 	             out);
 	if (e)
 		goto out;
+	/* The rename is made durable before 'current' names the new number, so
+	 * a crash cannot leave 'current' naming a folder that was never
+	 * renamed. */
 	cfa_plat_sync_dir(envdir);
 	cfa_crash_point();
 	if ((e = set_current(ctx, envdir, gen)))
 		goto out;
+	/* The active link (a symbolic link on POSIX, a junction on Windows)
+	 * follows 'current'; where none can be made, programs get the numbered
+	 * folder instead. */
 	cfa_env_link_current(envdir, gen);
 	out->generation = gen;
 	out->previous = prev;
@@ -273,6 +306,8 @@ out:
 	return e;
 }
 
+/* One JSON object per line, appended: a torn last line from a crash is skipped
+ * by add_switches, and every earlier line stays readable. */
 static enum cfapkg_err log_switch(struct cfapkg_ctx *ctx, const char *envdir, unsigned seq,
                                   unsigned from, unsigned to, const char *command)
 {
@@ -298,6 +333,9 @@ static enum cfapkg_err log_switch(struct cfapkg_ctx *ctx, const char *envdir, un
 	return e;
 }
 
+/* A switch is only the last step of a commit: the generation must exist
+ * whole (its lock.json), and only 'current', the active link and the log
+ * line are written. */
 enum cfapkg_err cfapkg_env_switch(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                   const char *command)
 {
@@ -343,6 +381,8 @@ static char *join_changes(const cJSON *a)
 	return out;
 }
 
+/* Into a fixed field: time stamps are short, so a cut is only possible on a
+ * damaged record. */
 static void copy_str(char *dst, size_t len, const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -358,6 +398,8 @@ static char *dup_str(const cJSON *o, const char *key)
 	return cfa_strdup(cJSON_IsString(v) ? v->valuestring : "");
 }
 
+/* A missing or impossible number reads as 0, which orders a damaged record
+ * first rather than failing the whole history. */
 static unsigned get_num(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -367,6 +409,8 @@ static unsigned get_num(const cJSON *o, const char *key)
 	           : 0;
 }
 
+/* seq is kept beside the entries rather than in them: it orders the entries
+ * and is not part of the public history entry. */
 struct history {
 	struct cfapkg_history_entry *v;
 	unsigned *seq;
@@ -383,7 +427,9 @@ static struct cfapkg_history_entry *history_add(struct history *h, unsigned seq)
 	return &h->v[h->n++];
 }
 
-/* What is known of generation g: its state and latest mark. */
+/* What is known of generation g: its state and latest mark.
+ * The state comes from the generation's checked record and its marks; the
+ * latest mark is the one history shows. */
 static enum cfapkg_err add_state(struct cfapkg_ctx *ctx, struct cfapkg_history_entry *x,
                                  const char *gendir, unsigned g)
 {
@@ -426,6 +472,8 @@ static enum cfapkg_err read_meta(struct cfapkg_ctx *ctx, const char *gendir, cJS
 	return CFAPKG_E_OK;
 }
 
+/* A generation without a readable meta.json still appears, with seq 0 and no
+ * details, so that nothing on disk is hidden from history. */
 static enum cfapkg_err add_gen(struct cfapkg_ctx *ctx, struct history *h, const char *envdir,
                                unsigned g)
 {
@@ -490,6 +538,8 @@ static enum cfapkg_err add_switches(struct cfapkg_ctx *ctx, struct history *h, c
 	cfa_buf_init(&line, (size_t)1 << 30); /* a line is one record, however long */
 	while (ok && cfa_read_line(f, &line, &whole)) {
 		cJSON *o = whole && !line.failed ? cJSON_Parse(cfa_buf_str(&line)) : NULL;
+		/* A line that does not parse is skipped rather than ending the
+		 * history; only running out of memory stops it. */
 		ok = !line.failed && (!o || add_switch(h, o));
 		cJSON_Delete(o);
 	}
@@ -563,6 +613,8 @@ static enum cfapkg_err collect(struct cfapkg_ctx *ctx, const char *env, struct h
 	if (!e)
 		e = add_switches(ctx, h, envdir);
 	for (i = 0; !e && i < h->n; i++)
+		/* A switch's target may since have been removed by gc:
+		 * "exists" says whether a rollback could still go there. */
 		if (h->v[i].is_switch && !(e = cfa_path(ctx, &dir, "%s/%u", envdir, h->v[i].generation))) {
 			h->v[i].exists = cfa_plat_is_dir(dir);
 			cfa_free(dir);
@@ -576,6 +628,8 @@ static enum cfapkg_err collect(struct cfapkg_ctx *ctx, const char *env, struct h
 	return CFAPKG_E_OK;
 }
 
+/* Reads the whole history: it is short, and this keeps the sequence strictly
+ * past both the generations and the switches. */
 static enum cfapkg_err next_seq(struct cfapkg_ctx *ctx, const char *env, unsigned *seq)
 {
 	struct history h;
@@ -597,6 +651,8 @@ enum cfapkg_err cfapkg_env_history(struct cfapkg_ctx *ctx, const char *env,
 	if ((e = cfapkg_env_current(ctx, env, &cur)) || (e = collect(ctx, env, &h)))
 		return e;
 	for (i = 0; i < h.n; i++)
+		/* Only the generation's own entry is marked current, not the
+		 * switches that went to it. */
 		h.v[i].current = h.v[i].generation == cur && !h.v[i].is_switch;
 	cfa_free(h.seq);
 	*out = h.v;
@@ -617,6 +673,8 @@ enum cfapkg_err cfapkg_env_gen_changes(struct cfapkg_ctx *ctx, const char *env, 
 		return e;
 	if (!(e = cfa_path(ctx, &gendir, "%s/%u", envdir, gen)) &&
 	    !(e = cfa_path(ctx, &path, "%s/meta.json", gendir))) {
+		/* A generation removed by gc has no changes to read: that is
+		 * NOTFOUND, not an I/O error. */
 		if (!cfa_plat_is_dir(gendir))
 			e = cfa_fail(ctx, CFAPKG_E_NOTFOUND,
 			                  "environment \"%s\" has no generation %u; 'cfapkg history --env %s' "

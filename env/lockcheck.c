@@ -21,6 +21,8 @@ static const char *lock_name(const struct cfapkg_lockfile *lock)
 	return lock->file ? lock->file : "the lock";
 }
 
+/* A version 1 lock records no requirements or statuses, so none of the checks
+ * below could be made: it is refused rather than trusted. */
 static enum cfapkg_err check_format(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock)
 {
 	if (lock->format >= CFAPKG_LOCK_FORMAT)
@@ -31,6 +33,7 @@ static enum cfapkg_err check_format(struct cfapkg_ctx *ctx, const struct cfapkg_
 	                "from the environment it came from", lock_name(lock), lock->format);
 }
 
+/* URL schemes are case-insensitive (RFC 3986): "HTTPS://" is https too. */
 static bool starts_nocase(const char *s, const char *prefix)
 {
 	for (; *prefix; s++, prefix++) {
@@ -47,6 +50,8 @@ static bool fetchable(const char *url)
 {
 	size_t n = starts_nocase(url, "https://") ? 8 : starts_nocase(url, "http://") ? 7 : 0;
 
+	/* A scheme with no host ("https:///etc") names no server: refused like
+	 * a file path. */
 	return n && url[n] && url[n] != '/';
 }
 
@@ -67,6 +72,8 @@ static enum cfapkg_err check_download(struct cfapkg_ctx *ctx, const struct cfapk
                                       size_t i, const char *where, const char *url,
                                       const char *const *mirrors, size_t nmirrors)
 {
+	/* The field is named in the message so that the user can find the bad
+	 * URL in a lock they edited. */
 	char field[64]; /* "artifacts[N].mirrors[N]": room for two numbers */
 	size_t k;
 
@@ -85,6 +92,8 @@ static enum cfapkg_err check_download(struct cfapkg_ctx *ctx, const struct cfapk
 	return CFAPKG_E_OK;
 }
 
+/* Only package parts download anything; an artifact set is checked per
+ * artifact, each with its own mirrors. */
 static enum cfapkg_err check_urls(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock)
 {
 	enum cfapkg_err e = CFAPKG_E_OK;
@@ -123,6 +132,8 @@ static bool meets(struct cfa_arena *a, const struct cfapkg_lockfile_part *q, con
 	for (i = 0; i < q->nprovides; i++) {
 		if (!cfa_range_parse(a, q->provides[i], &pr, &why) || strcmp(pr.name, r->name) != 0)
 			continue;
+		/* A provide holds at most one "= version" (read_deps refused
+		 * more), so its first clause is its version. */
 		if (pr.nclauses == 0 || cfa_range_match(r, &pr.clauses[0].ver))
 			return true;
 	}
@@ -164,7 +175,10 @@ static enum cfapkg_err check_requirement(struct cfapkg_ctx *ctx, const struct cf
 	return refuse_unmet(ctx, lock, i, req, r.name);
 }
 
-/* Every requirement of every part is met inside the set. */
+/* Every requirement of every part is met inside the set.
+ * A hand-edited lock that drops a part another one needs would install a stack
+ * that fails at run time: refused here instead.  The arena holds the parsed
+ * ranges until the check ends. */
 static enum cfapkg_err check_closed(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock)
 {
 	struct cfa_arena a;
@@ -189,6 +203,7 @@ static bool has_sdk(const struct cfapkg_facts *f, const char *version)
 	return false;
 }
 
+/* A part that lists no GPU targets runs on any. */
 static bool supports(const struct cfapkg_lockfile_part *p, const char *gfx)
 {
 	size_t i;
@@ -221,11 +236,16 @@ static enum cfapkg_err check_machine(struct cfapkg_ctx *ctx, const struct cfapkg
 			                "machine has %s, which %s %s does not support", file,
 			                was->gfx[0] ? was->gfx : "another GPU", f->gfx, p->name,
 			                p->version);
+		/* A system part that was a HIP SDK on the lock's machine must
+		 * be one here too; when either machine's SDKs are not known,
+		 * nothing is said. */
 		if (p->kind == CFAPKG_KIND_SYSTEM && was->hip_sdks_known && has_sdk(was, p->version) &&
 		    f->hip_sdks_known && !has_sdk(f, p->version))
 			return cfa_fail(ctx, CFAPKG_E_FACTS, "%s: hip_sdk: the lock uses %s %s, which is "
 			                "not installed on this machine", file, p->name, p->version);
 	}
+	/* A newer driver is accepted: drivers keep running what older ones
+	 * ran. */
 	if (was->driver[0] && f->driver[0] &&
 	    cfapkg_version_compare(f->driver, was->driver, NULL) < 0)
 		return cfa_fail(ctx, CFAPKG_E_FACTS, "%s: driver: the lock was made with driver %s; "
@@ -235,7 +255,9 @@ static enum cfapkg_err check_machine(struct cfapkg_ctx *ctx, const struct cfapkg
 
 #define ALLOW_HINT "pass --allow-experimental to install it anyway"
 
-/* The GPU the parts' recorded statuses must speak for. */
+/* The GPU the parts' recorded statuses must speak for.
+ * The statuses in the lock are for the lock's GPU; on another GPU they say
+ * nothing, so consent is asked instead. */
 static enum cfapkg_err check_gpu_status(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                         const char *gpu)
 {
@@ -282,6 +304,8 @@ static enum cfapkg_err check_status(struct cfapkg_ctx *ctx, const struct cfapkg_
 	return CFAPKG_E_OK;
 }
 
+/* The status check comes last: it is the only one --allow-experimental
+ * lifts. */
 enum cfapkg_err cfapkg_lockfile_verify(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                    const struct cfapkg_facts *facts,
                                    const struct cfapkg_lockfile_verify_opts *opts)

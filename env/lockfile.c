@@ -23,6 +23,8 @@
 
 #define LOCK_MAGIC "cfapkg-lock"
 
+/* An empty lockfile whose strings all live in its own arena: freeing the lock
+ * frees everything read or copied into it at once. */
 static struct cfapkg_lockfile *lock_new(void)
 {
 	struct cfapkg_lockfile *l = cfa_calloc(1, sizeof(*l));
@@ -64,7 +66,9 @@ static bool fact_backed(struct cfapkg_ctx *ctx, const char *name)
 	        strcmp(r->fact, "glibc") == 0);
 }
 
-/* The texts of the deps that apply on f, copied into the lock. */
+/* The texts of the deps that apply on f, copied into the lock.
+ * Only what applies on the lock's machine is written: the lock records one
+ * machine's set, not the recipe's conditions. */
 static enum cfapkg_err dep_texts(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *l,
                                  const struct cfapkg_facts *f, const struct cfapkg_dep *deps,
                                  size_t ndeps, bool requirements, const char *const **out,
@@ -112,6 +116,9 @@ static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock
 	const struct cfapkg_source *s = it->source;
 	enum cfapkg_err e;
 
+	/* Most fields are borrowed from the loaded recipes, so such a lock
+	 * must not outlive them; the dependency texts and the store name are
+	 * copied into its arena. */
 	p->name = v->recipe->name;
 	p->version = v->version;
 	p->kind = v->recipe->kind;
@@ -135,6 +142,9 @@ static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock
 		return e;
 	if (p->kind != CFAPKG_KIND_PACKAGE)
 		return CFAPKG_E_OK;
+	/* A package without a hash to check (a file's, its artifacts', or an
+	 * APT index's) is never written into a lock: every download must be
+	 * verified. */
 	if (!it->installable || !s || (!s->sha256 && !s->nartifacts && !s->apt))
 		return cfa_fail(ctx, CFAPKG_E_UNSUPPORTED, "%s %s cannot be installed: %s", p->name,
 		                p->version, it->why_not ? it->why_not : "no verified source");
@@ -142,6 +152,8 @@ static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock
 	if (s->nartifacts)
 		return cfa_lock_set_artifacts(ctx, l, p, s->artifacts, s->nartifacts);
 	if (s->apt) {
+		/* Its .debs are known only once the pinned index is read, so
+		 * their URLs and hashes are filled in later. */
 		p->apt = s->apt; /* resolved by cfapkg_lockfile_resolve */
 		p->format = "deb";
 		return CFAPKG_E_OK;
@@ -154,6 +166,8 @@ static enum cfapkg_err part_from_item(struct cfapkg_ctx *ctx, struct cfapkg_lock
 	p->max_size = s->max_size;
 	p->format = s->format;
 	p->strip = s->strip;
+	/* The store folder is named from the name, version and hash, so two
+	 * builds of one version never share a folder. */
 	char *store = cfa_store_name(p->name, p->version, p->sha256);
 	p->store = store ? cfa_arena_strdup(l->arena, store) : NULL;
 	cfa_free(store);
@@ -170,6 +184,8 @@ enum cfapkg_err cfapkg_lockfile_from_plan(struct cfapkg_ctx *ctx, const struct c
 	const char **req;
 	enum cfapkg_err e = CFAPKG_E_OK;
 
+	/* Only a solved plan is a set; a caller that forgot to check gets a
+	 * usage error rather than a partial lock. */
 	if (!cfapkg_plan_solved(plan))
 		return cfa_fail(ctx, CFAPKG_E_USAGE, "the plan is not solved");
 	if (!(l = lock_new()))
@@ -180,6 +196,8 @@ enum cfapkg_err cfapkg_lockfile_from_plan(struct cfapkg_ctx *ctx, const struct c
 		cfapkg_lockfile_free(l);
 		return cfa_nomem(ctx);
 	}
+	/* Parts are zeroed first: a field part_from_item leaves alone is NULL
+	 * or 0, as the JSON writer expects. */
 	memset(parts, 0, (n ? n : 1) * sizeof(*parts));
 	for (i = 0; i < nspecs && !e; i++)
 		if (!(req[i] = cfa_arena_strdup(l->arena, specs[i])))
@@ -200,6 +218,8 @@ enum cfapkg_err cfapkg_lockfile_from_plan(struct cfapkg_ctx *ctx, const struct c
 	return CFAPKG_E_OK;
 }
 
+/* The part named name; NULL when the set lacks it (or lock is NULL). Borrowed
+ * from lock. */
 const struct cfapkg_lockfile_part *cfapkg_lockfile_find(const struct cfapkg_lockfile *lock, const char *name)
 {
 	size_t i;
@@ -210,6 +230,8 @@ const struct cfapkg_lockfile_part *cfapkg_lockfile_find(const struct cfapkg_lock
 	return NULL;
 }
 
+/* The array is written even when empty; callers leave out the optional
+ * ones themselves. */
 static void add_strings(struct cfa_json_build *jb, cJSON *o, const char *key,
                         const char *const *v, size_t n)
 {
@@ -220,6 +242,7 @@ static void add_strings(struct cfa_json_build *jb, cJSON *o, const char *key,
 		cfa_json_append_string(jb, a, v[i]);
 }
 
+/* -1 is a status not known (no GPU known when the lock was made). */
 static const char *status_text(int status)
 {
 	return status < 0 ? "unknown" : cfapkg_status_name((enum cfapkg_status)status);
@@ -259,6 +282,7 @@ static void append_pair(struct cfa_json_build *jb, cJSON *arr, const char *first
 	cfa_json_append(jb, arr, r);
 }
 
+/* A part's runtime settings, only those it has. */
 static void runtime_json(struct cfa_json_build *jb, cJSON *o, const struct cfapkg_lockfile_part *p)
 {
 	cJSON *rt = cfa_json_add_object(jb, o, "runtime"), *env;
@@ -275,6 +299,8 @@ static void runtime_json(struct cfa_json_build *jb, cJSON *o, const struct cfapk
 	}
 }
 
+/* A version 1 lock is written back as version 1, without the fields
+ * version 2 adds. */
 static cJSON *part_json(struct cfa_json_build *jb, const struct cfapkg_lockfile_part *p, unsigned format)
 {
 	cJSON *o = cfa_json_new_object(jb), *a = NULL;
@@ -307,6 +333,8 @@ static cJSON *part_json(struct cfa_json_build *jb, const struct cfapkg_lockfile_
 	return o;
 }
 
+/* The whole lock as a document; NULL when memory ran out while building it
+ * (cfa_json_finish freed the rest). */
 cJSON *cfa_lock_json(const struct cfapkg_lockfile *lock)
 {
 	struct cfa_json_build jb = {false};
@@ -323,6 +351,7 @@ cJSON *cfa_lock_json(const struct cfapkg_lockfile *lock)
 	return cfa_json_finish(&jb, o);
 }
 
+/* The lock as text, as 'cfapkg lock' prints it.  Owned: cfapkg_free. */
 enum cfapkg_err cfapkg_lockfile_text(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                  char **out)
 {
@@ -337,6 +366,8 @@ enum cfapkg_err cfapkg_lockfile_text(struct cfapkg_ctx *ctx, const struct cfapkg
 	return *out ? CFAPKG_E_OK : cfa_nomem(ctx);
 }
 
+/* The keys each version may hold: any other key is an error, so a misspelt
+ * field is not silently dropped. */
 static const char *const part_keys_v1[] = {"name", "version", "kind", "requested", "url",
                                            "mirrors", "sha256", "size", "format", "strip",
                                            "store", "gfx", "layout", "launcher", "runtime",
@@ -347,6 +378,7 @@ static const char *const part_keys[] = {"name", "version", "kind", "requested", 
                                         "artifacts", "gfx", "layout", "launcher", "runtime",
                                         "user_files", NULL};
 
+/* The kind as cfapkg_kind_name writes it: the same four words both ways. */
 static enum cfapkg_err read_kind(struct cfa_jr *jr, const char *s, enum cfapkg_kind *out)
 {
 	static const enum cfapkg_kind kinds[] = {CFAPKG_KIND_PACKAGE, CFAPKG_KIND_SYSTEM,
@@ -379,6 +411,8 @@ static enum cfapkg_err read_source(struct cfa_jr *jr, const cJSON *o, struct cfa
 	    (e = cfa_jr_int(jr, o, "strip", 0, 16, false, &strip)) ||
 	    (e = cfa_jr_string(jr, o, "store", true, &p->store)))
 		return e;
+	/* Lower case only: the hash is compared as text with the store's name
+	 * and the cache's. */
 	if (!cfa_valid_sha256(p->sha256))
 		return cfa_jr_fail(jr, "sha256 must be 64 lower-case hex digits");
 	p->size = size;
@@ -393,7 +427,9 @@ static enum cfapkg_err read_source(struct cfa_jr *jr, const cJSON *o, struct cfa
 	return e;
 }
 
-/* requires or provides: each a constraint as the recipes write them. */
+/* requires or provides: each a constraint as the recipes write them.
+ * Each constraint must parse as a recipe's would; a provide may name at
+ * most one exact version, as in recipes. */
 static enum cfapkg_err read_deps(struct cfa_jr *jr, const cJSON *o, const char *key,
                                  bool provides, const char *const **out, size_t *n)
 {
@@ -423,6 +459,7 @@ static enum cfapkg_err read_deps(struct cfa_jr *jr, const cJSON *o, const char *
 	return e;
 }
 
+/* "unknown" is the status of a part in a lock made without a GPU. */
 static enum cfapkg_err read_trust(struct cfa_jr *jr, const cJSON *o, struct cfapkg_lockfile_part *p)
 {
 	enum cfapkg_status st;
@@ -447,6 +484,9 @@ static enum cfapkg_err read_trust(struct cfa_jr *jr, const cJSON *o, struct cfap
 	return CFAPKG_E_OK;
 }
 
+/* One part of "packages".  Names, versions and paths that could reach outside
+ * the store or the package are refused here, before anything uses them: a
+ * lockfile may come from anyone. */
 static enum cfapkg_err part_item(struct cfa_jr *jr, const cJSON *o, void *elem, void *arg)
 {
 	const unsigned format = *(const unsigned *)arg;
@@ -473,6 +513,8 @@ static enum cfapkg_err part_item(struct cfa_jr *jr, const cJSON *o, void *elem, 
 		return e;
 	if (!cfa_ver_parse(p->version, strlen(p->version), &pv, NULL))
 		return cfa_jr_fail(jr, "version \"%s\" does not parse", p->version);
+	/* Both separators are refused on every OS: a lock written on Linux may
+	 * be installed on Windows. */
 	if (strchr(p->name, '/') || strchr(p->name, '\\') || p->name[0] == '.')
 		return cfa_jr_fail(jr, "name \"%s\" is not a package name", p->name);
 	if (p->launcher && !cfa_safe_relative(p->launcher))
@@ -495,6 +537,8 @@ static enum cfapkg_err part_item(struct cfa_jr *jr, const cJSON *o, void *elem, 
 static const char *const lock_keys[] = {"format", "version", "facts", "requests", "packages",
                                         NULL};
 
+/* The magic first, then the version, so that a file that is no lockfile, or
+ * one from a newer cfapkg, is named as such before any other error. */
 static enum cfapkg_err parse_lock(struct cfa_jr *jr, const cJSON *root, struct cfapkg_lockfile *l)
 {
 	const char *magic = NULL;
@@ -525,6 +569,9 @@ static enum cfapkg_err parse_lock(struct cfa_jr *jr, const cJSON *root, struct c
 	                    (void **)&l->parts, &l->nparts);
 }
 
+/* The lock read from path, its strings in its own arena.  Owned:
+ * cfapkg_lockfile_free.  Only the format is checked here; what the set needs
+ * on a machine is lockcheck.c's. */
 enum cfapkg_err cfapkg_lockfile_read(struct cfapkg_ctx *ctx, const char *path,
                                  struct cfapkg_lockfile **out)
 {
@@ -553,6 +600,8 @@ enum cfapkg_err cfapkg_lockfile_read(struct cfapkg_ctx *ctx, const char *path,
 	return CFAPKG_E_OK;
 }
 
+/* The recipe version a part came from, if the recipes still have it with the
+ * same kind. */
 static const struct cfapkg_version *recipe_version(struct cfapkg_ctx *ctx,
                                                    const struct cfapkg_lockfile_part *p)
 {
@@ -583,12 +632,17 @@ enum cfapkg_err cfapkg_lockfile_upgrade(struct cfapkg_ctx *ctx, struct cfapkg_lo
 	enum cfapkg_err e;
 	size_t i;
 
+	/* A lock already at this version needs nothing, and no recipes are
+	 * loaded for it. */
 	if (lock->format >= CFAPKG_LOCK_FORMAT)
 		return CFAPKG_E_OK;
 	if ((e = cfapkg_recipes_load(ctx)))
 		return e;
 	for (i = 0; i < lock->nparts; i++) {
 		const struct cfapkg_version *v = recipe_version(ctx, &parts[i]);
+		/* A recipe that now names another download may require other
+		 * things: its requirements cannot stand in for what was
+		 * installed. */
 		if (!v || !same_download(v, &parts[i], f))
 			return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "%s %s: %s, so what it requires is not "
 			                "known; 'cfapkg update' makes a new generation that 'cfapkg lock' "

@@ -23,6 +23,8 @@
  * "checked", never as known-good. */
 #define OLD_GOOD_FILE "good"
 
+/* Indexed by the enum, so a new state without a name reads "?" rather than
+ * past the table. */
 const char *cfapkg_gen_state_name(enum cfapkg_gen_state s)
 {
 	static const char *const names[] = {[CFAPKG_GEN_UNCHECKED] = "unchecked",
@@ -37,6 +39,9 @@ const char *cfapkg_mark_source_name(enum cfapkg_mark_source by)
 	return by == CFAPKG_MARK_HAND ? "hand" : "doctor";
 }
 
+/* One record appended as a single line and flushed to disk before the call
+ * returns, so a mark or switch reported as recorded survives a crash.  o is
+ * consumed whatever happens. */
 enum cfapkg_err cfa_append_line(struct cfapkg_ctx *ctx, const char *path, cJSON *o,
                                 const char *what)
 {
@@ -55,6 +60,8 @@ enum cfapkg_err cfa_append_line(struct cfapkg_ctx *ctx, const char *path, cJSON 
 	return bad ? cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot record %s", path, what) : CFAPKG_E_OK;
 }
 
+/* N/checked holds the time the static checks passed; its presence, not its
+ * text, is what makes the generation "checked". */
 enum cfapkg_err cfa_write_checked(struct cfapkg_ctx *ctx, const char *gendir)
 {
 	char *path, now[32];
@@ -107,7 +114,9 @@ struct cfapkg_gen_mark *cfa_marks_pack(const struct cfapkg_gen_mark *m, size_t n
 	return out;
 }
 
-/* One line of marks.log; false when it is not a mark (skipped). */
+/* One line of marks.log; false when it is not a mark (skipped).
+ * Any "by" other than "hand" reads as doctor: only the user's word is told
+ * apart. */
 static bool mark_from_json(const cJSON *o, unsigned gen, struct cfapkg_gen_mark *m)
 {
 	const cJSON *good = cJSON_GetObjectItemCaseSensitive(o, "good");
@@ -133,6 +142,8 @@ enum cfapkg_err cfa_marks_read(struct cfapkg_ctx *ctx, const char *gendir, unsig
 	cJSON *held = cJSON_CreateArray(); /* the lines the records borrow from */
 	char *path;
 	size_t cap = 0, count = 0;
+	/* A line that is torn or does not parse is skipped; only running out
+	 * of memory fails the read. */
 	bool ok = held != NULL, whole;
 	FILE *f = NULL;
 	enum cfapkg_err e;
@@ -185,6 +196,8 @@ static enum cfapkg_err has_file(struct cfapkg_ctx *ctx, const char *gendir, cons
 	return CFAPKG_E_OK;
 }
 
+/* The last complete mark decides: a later unmark takes back an earlier
+ * known-good, and an old "good" file never counts for more than checked. */
 enum cfapkg_err cfa_gen_state_of(struct cfapkg_ctx *ctx, const char *gendir,
                                  const struct cfapkg_gen_mark *marks, size_t n,
                                  enum cfapkg_gen_state *out)
@@ -204,7 +217,9 @@ enum cfapkg_err cfa_gen_state_of(struct cfapkg_ctx *ctx, const char *gendir,
 	return CFAPKG_E_OK;
 }
 
-/* ROOT/envs/ENV/N of an existing generation (gen 0: the current one). */
+/* ROOT/envs/ENV/N of an existing generation (gen 0: the current one).
+ * A generation exists when its lock.json does: a folder without one was never
+ * completed and cannot be marked. */
 static enum cfapkg_err existing_gen(struct cfapkg_ctx *ctx, const char *env, unsigned *gen,
                                     char **dir)
 {
@@ -248,6 +263,8 @@ enum cfapkg_err cfapkg_env_mark(struct cfapkg_ctx *ctx, const char *env, unsigne
 	cJSON *o;
 	enum cfapkg_err e;
 
+	/* Unchecked is what the static checks decide, not a mark: only
+	 * known-good and its taking back (checked) can be recorded. */
 	if (state != CFAPKG_GEN_KNOWN_GOOD && state != CFAPKG_GEN_CHECKED)
 		return cfa_fail(ctx, CFAPKG_E_USAGE, "a generation is marked known-good or unmarked "
 		                "(checked); its static checks are not set by hand");
@@ -260,6 +277,8 @@ enum cfapkg_err cfapkg_env_mark(struct cfapkg_ctx *ctx, const char *env, unsigne
 		e = cfa_nomem(ctx);
 	} else {
 		cfa_crash_point();
+		/* Every call appends, even one that leaves the state as it
+		 * was: history shows each time someone said so. */
 		e = cfa_append_line(ctx, path, o, "the mark");
 	}
 	cfa_free(dir);

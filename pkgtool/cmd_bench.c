@@ -23,15 +23,20 @@ struct compared {
 	struct cfapkg_lockfile *lock[2];
 };
 
+/* The state of one bench command; on_run gets it as its argument. */
 struct bench {
 	const struct cli *cli;
 	const char *names[2];
 	const char *metric;
 	const char *metric_name;    /* --metric-name, else from the regex */
+	/* Holds the name made from the regex when --metric-name is not
+	 * given. */
 	char derived[64];
 	struct compared what;
 };
 
+/* Each run as it ends, on standard error, so that a long bench shows it is
+ * alive and standard output stays for the summary or the JSON. */
 static void on_run(void *arg, const struct cfapkg_bench_run *r)
 {
 	const struct bench *b = arg;
@@ -47,6 +52,9 @@ static void on_run(void *arg, const struct cfapkg_bench_run *r)
 	fprintf(stderr, "\n");
 }
 
+/* One row per run, warm-ups included and marked, so that nothing the
+ * statistics left out is hidden; an empty metric cell means the regex found no
+ * number.  0, or -1 when the file could not be written. */
 static int write_csv(const char *path, const struct bench *b,
                      const struct cfapkg_bench_run *runs, size_t n)
 {
@@ -66,6 +74,8 @@ static int write_csv(const char *path, const struct bench *b,
 	return fclose(f);
 }
 
+/* The counted runs of one environment: warm-ups and runs that did not exit
+ * with 0 are not in n. */
 static cJSON *stats_json(const struct cfapkg_bench_stats *s)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -88,6 +98,8 @@ static void ratio_json(cJSON *which, const struct bench *b, bool metric,
 	char of[256];
 
 	cfapkg_bench_ratio(runs, n, metric, &r);
+	/* No ratio when either side has no counted run or A's median is 0: a
+	 * division would give a number that means nothing. */
 	if (r.of_medians == 0)
 		return;
 	cJSON_AddNumberToObject(which, "ratio_of_medians", r.of_medians);
@@ -101,6 +113,8 @@ static void ratio_json(cJSON *which, const struct bench *b, bool metric,
 	cJSON_AddNumberToObject(o, "rounds", (double)r.rounds);
 }
 
+/* "name version", comma-separated; a list too long for buf ends in "..."
+ * rather than being cut silently. */
 static void add_part(char *buf, size_t len, const struct cfapkg_lockfile_part *p)
 {
 	cli_fit_add(buf, len, "%s%s %s", buf[0] ? ", " : "", p->name,
@@ -125,6 +139,8 @@ static void compare_sets(struct compared *w)
 	unsigned k;
 	size_t i;
 
+	/* A part both have at the same version is added once, while looking at
+	 * A; anything else belongs to the side that has it. */
 	for (k = 0; k < 2; k++)
 		for (i = 0; w->lock[k] && i < w->lock[k]->nparts; i++) {
 			const struct cfapkg_lockfile_part *p = &w->lock[k]->parts[i];
@@ -151,6 +167,8 @@ static void today(char *buf, size_t len)
 		cli_fit(buf, len, "date unknown");
 }
 
+/* What the figure and the JSON say was compared: each environment's current
+ * parts, the GPU and the OS.  Nothing here can fail the bench. */
 static void look_at(struct cfapkg_ctx *ctx, struct bench *b, const struct cfapkg_runtime *rt,
                     const struct cfapkg_machine *m)
 {
@@ -167,12 +185,16 @@ static void look_at(struct cfapkg_ctx *ctx, struct bench *b, const struct cfapkg
 	if (g)
 		cli_fit(w->gpu, sizeof(w->gpu), "%s (%s)", g->name, g->gfx);
 	else
+		/* With no GPU detected, the target the runtime was resolved
+		 * for is named, so the figure does not claim a GPU that was
+		 * not there. */
 		cli_fit(w->gpu, sizeof(w->gpu), "%s (planned for; no AMD GPU detected)", rt->gfx);
 	cli_fit(w->os, sizeof(w->os), "%s-%s%s%s", m ? m->os : cfapkg_host_os(), m ? m->arch : "",
 	        m && m->os_build[0] ? ", " : "", m ? m->os_build : "");
 	today(w->date, sizeof(w->date));
 }
 
+/* Each environment's parts by name and version, for the JSON's "about". */
 static cJSON *env_about(const struct bench *b, unsigned k)
 {
 	const struct cfapkg_lockfile *lock = b->what.lock[k];
@@ -206,6 +228,9 @@ static cJSON *about_json(const struct bench *b)
 	return o;
 }
 
+/* The whole result: the program, the statistics and ratio of wall time and of
+ * the metric, what was compared, and every run.  The same document is written
+ * to the JSON file and printed with --json. */
 static cJSON *result_json(const struct bench *b, const struct cfapkg_bench_run *runs, size_t n)
 {
 	cJSON *o = cJSON_CreateObject(), *a, *st;
@@ -261,6 +286,8 @@ static int write_json(const char *path, cJSON *doc)
 	return rc;
 }
 
+/* A table per measure; the ratio is B / A, the order the --env options were
+ * given in. */
 static void print_summary(const struct bench *b, const struct cfapkg_bench_run *runs, size_t n)
 {
 	struct cfapkg_bench_stats s[2];
@@ -283,6 +310,8 @@ static void print_summary(const struct bench *b, const struct cfapkg_bench_run *
 	}
 }
 
+/* -n, --warmup and --timeout, with their defaults: 10 runs, 1 warm-up, an hour
+ * per run. */
 static int parse_counts(const struct cli *cli, unsigned *runs, unsigned *warmup, unsigned *timeout)
 {
 	const char *r = cli_value(cli, OPT_RUNS), *w = cli_value(cli, OPT_WARMUP);
@@ -306,6 +335,7 @@ bad:
 	return EXIT_USAGE;
 }
 
+/* Exactly two --env options, A then B, and a program after them. */
 static int env_names(const struct cli *cli, const char **names)
 {
 	size_t i, n = 0;
@@ -341,6 +371,9 @@ static bool measured(const struct bench *b, const struct cfapkg_bench_run *runs,
 	return ok;
 }
 
+/* Writes the CSV, the JSON and the figure, then says what was written. Runs
+ * that failed or a metric never found make the exit code EXIT_ERROR, after the
+ * files are written, so the evidence is kept. */
 static int report(struct cfapkg_ctx *ctx, const struct bench *b,
                   const struct cfapkg_bench_run *runs, size_t n)
 {
@@ -364,6 +397,8 @@ static int report(struct cfapkg_ctx *ctx, const struct bench *b,
 			          dir ? dir : ".", b->names[0], b->names[1], ext[i]);
 			return EXIT_USAGE;
 		}
+	/* Each file is tried even when one before failed: a figure may still
+	 * be written beside a CSV that was not. */
 	bad |= write_csv(path[0], b, runs, n) != 0;
 	bad |= write_json(path[1], doc) != 0;
 	bad |= write_plots(path[2], png_available() ? path[3] : NULL, &plot, runs, n) != 0;
@@ -414,13 +449,19 @@ int cmd_bench(struct cfapkg_ctx *ctx, const struct cli *cli)
 		cli_error("--metric-name names the number --metric captures: give --metric too\n");
 		return EXIT_USAGE;
 	}
+	/* Without --metric-name the name comes from the regex, so the table
+	 * and the figure can say what the number is. */
 	if (b.metric && (!b.metric_name || !*b.metric_name))
 		b.metric_name = cfapkg_bench_metric_name(b.metric, b.derived, sizeof(b.derived));
+	/* The program is looked up once, as a shell would, so both
+	 * environments run the same file. */
 	if ((e = cfapkg_find_program(ctx, cli->args[0], program, sizeof(program))))
 		return report_error(ctx, e);
 	for (i = 0; i < 2 && !rc; i++)
 		rc = load_runtime(ctx, cli, b.names[i], &rt[i], &machine);
 	if (!rc) {
+		/* Both runtimes are resolved before the first run: a broken
+		 * environment fails the bench before any time is spent. */
 		look_at(ctx, &b, rt[0], machine);
 		argv[0] = program;
 		for (i = 1; i < cli->nargs; i++)

@@ -31,6 +31,8 @@ static int confirm_delete(const struct cli *cli, const char *question, const cha
 		        "to ask on; pass --yes to remove it\n", what);
 		return EXIT_USAGE;
 	}
+	/* Anything but an answer starting with y or Y is a no, an empty line
+	 * and end of input included: deleting needs a yes. */
 	printf("%s [y/N] ", question);
 	fflush(stdout);
 	if (fgets(line, sizeof(line), stdin) && (line[0] == 'y' || line[0] == 'Y'))
@@ -50,8 +52,12 @@ static int show_env(struct cfapkg_ctx *ctx, const struct cli *cli, const char *e
 	if ((e = cfapkg_env_history(ctx, env, &h, &n)))
 		return report_error(ctx, e);
 	for (i = 0; i < n; i++)
+		/* Switches are not generations, and a generation gc already
+		 * removed is no longer there to lose. */
 		gens += !h[i].is_switch && h[i].exists;
 	cfapkg_history_free(h, n);
+	/* Generation 0 is the current one; an environment with nothing
+	 * installed has none, which is not an error here. */
 	if ((e = cfapkg_env_lockfile(ctx, env, 0, &lock)) && e != CFAPKG_E_NOTFOUND)
 		return report_error(ctx, e);
 	cfapkg_ctx_clear_error(ctx);
@@ -69,6 +75,9 @@ static int show_env(struct cfapkg_ctx *ctx, const struct cli *cli, const char *e
 		printf("  %s %s%s\n", lock->parts[i].name, lock->parts[i].version,
 		       lock->parts[i].requested ? " (requested)" : "");
 	if (lock && lock->nparts)
+		/* Removing an environment frees no store folder by itself:
+		 * another environment may share it, and only gc looks at all
+		 * of them. */
 		printf("Store folders no other environment uses go at the next 'cfapkg gc'.\n");
 	cfapkg_lockfile_free(lock);
 	return EXIT_OK;
@@ -101,6 +110,9 @@ int cmd_env_remove(struct cfapkg_ctx *ctx, const struct cli *cli, const char *en
 	/* Names are at most 64 characters: both texts fit. */
 	cli_fit(question, sizeof(question), "Remove environment \"%s\"?", env);
 	cli_fit(what, sizeof(what), "environment \"%s\"", env);
+	/* The question is asked under the lock, so what was shown is what
+	 * goes: no other cfapkg can install into the environment in
+	 * between. */
 	if (!(rc = show_env(ctx, cli, env)) && !(rc = confirm_delete(cli, question, what))) {
 		if ((e = cfapkg_env_remove(ctx, env)))
 			rc = report_error(ctx, e);
@@ -108,9 +120,13 @@ int cmd_env_remove(struct cfapkg_ctx *ctx, const struct cli *cli, const char *en
 			printf("Removed environment \"%s\" ('cfapkg gc' frees what only it used)\n", env);
 	}
 	cfapkg_writer_unlock(lock);
+	/* -1 is confirm_delete's "answered no": nothing was removed, and that
+	 * is no failure. */
 	return rc < 0 ? EXIT_OK : rc;
 }
 
+/* "generation" only for a generation, "unpacked" only for a download: the
+ * other kinds have no such field. */
 static cJSON *gc_item_json(const struct cfapkg_gc_item *it)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -154,6 +170,7 @@ static void print_gc_item(const char *verb, const struct cfapkg_gc_item *it)
 		       size);
 }
 
+/* One line for gc and for --dry-run alike, so the two can be compared. */
 static void print_gc_summary(const struct cfapkg_gc_result *r, bool dry_run)
 {
 	char size[32];
@@ -167,6 +184,8 @@ static void print_gc_summary(const struct cfapkg_gc_result *r, bool dry_run)
 	       human_size((int64_t)r->bytes, size, sizeof(size)), dry_run ? "to free" : "freed");
 }
 
+/* --keep N keeps the newest N generations of each environment; without
+ * --keep, 0 tells the library to keep them all. */
 static int parse_keep(const struct cli *cli, unsigned *keep)
 {
 	const char *text = cli_value(cli, OPT_KEEP);
@@ -192,6 +211,9 @@ int cmd_gc(struct cfapkg_ctx *ctx, const struct cli *cli)
 
 	if ((rc = parse_keep(cli, &o.keep)) || (rc = take_lock(ctx, cli, &lock)))
 		return rc;
+	/* The lock is held only while gc runs; the report needs none of the
+	 * root.  A dry run takes it too, so its list is not read while another
+	 * cfapkg is changing the root. */
 	e = cfapkg_gc_run(ctx, &o, &r);
 	cfapkg_writer_unlock(lock);
 	if (e) {
@@ -209,6 +231,8 @@ int cmd_gc(struct cfapkg_ctx *ctx, const struct cli *cli)
 		cJSON_AddItemToObject(j, "items", gc_items_json(&r));
 		json_print(j);
 	} else if (!cli->quiet) {
+		/* A real run names nothing one by one: the summary says what
+		 * was freed. */
 		for (i = 0; o.dry_run && i < r.nitems; i++)
 			print_gc_item("Would remove", &r.items[i]);
 		print_gc_summary(&r, o.dry_run);
@@ -217,11 +241,15 @@ int cmd_gc(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return EXIT_OK;
 }
 
+/* The compute caches differ per OS: the heading says which one's are
+ * listed. */
 static const char *os_title(void)
 {
 	return strcmp(cfapkg_host_os(), "windows") == 0 ? "Windows" : "Linux";
 }
 
+/* set_by names the variable that moved a cache from its default place; NULL
+ * when it is where the stack puts it by default. */
 static cJSON *stack_cache_json(const struct cfapkg_stack_cache *c)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -250,6 +278,7 @@ static void print_stack_cache(const struct cfapkg_stack_cache *c)
 	       c->set_by ? c->set_by : "");
 }
 
+/* cache info changes nothing and takes no lock: the numbers are a snapshot. */
 static int cache_info(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_downloads_info d;
@@ -310,6 +339,9 @@ static int clean_compute(struct cfapkg_ctx *ctx, const struct cli *cli, bool dry
 		cJSON *o;
 		if (!c[i].present)
 			continue;
+		/* One cache that cannot be removed does not stop the others;
+		 * the first failure gives the exit code and each is named in
+		 * the JSON. */
 		e = dry_run ? CFAPKG_E_OK : cfapkg_stack_cache_remove(ctx, &c[i]);
 		cJSON_AddItemToArray(out, o = stack_cache_json(&c[i]));
 		cJSON_AddBoolToObject(o, "removed", !dry_run && !e);
@@ -347,11 +379,15 @@ static int cache_clean(struct cfapkg_ctx *ctx, const struct cli *cli)
 		cJSON_Delete(compute);
 		return rc;
 	}
+	/* gc with downloads only: generations and store folders stay, so a
+	 * rollback still has everything it needs. */
 	if ((e = cfapkg_gc_run(ctx, &o, &r)))
 		rc = report_error(ctx, e);
 	cfapkg_writer_unlock(lock);
 	for (i = 0; !e && !cli->json && !cli->quiet && i < r.nitems; i++)
 		print_gc_item(o.dry_run ? "Would remove" : "Removed", &r.items[i]);
+	/* The compute caches are not cfapkg's, so they go only when --compute
+	 * asks, and after cfapkg's own downloads. */
 	freed = e ? 0 : r.bytes;
 	if (!e && (cli->seen & OPT_BIT(OPT_COMPUTE)))
 		rc = clean_compute(ctx, cli, o.dry_run, compute, &freed);
@@ -370,6 +406,8 @@ static int cache_clean(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return rc;
 }
 
+/* --compute and --dry-run belong to clean: info refuses them rather than
+ * ignoring them. */
 int cmd_cache(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *sub = cli->nargs == 1 ? cli->args[0] : "";

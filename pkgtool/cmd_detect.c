@@ -10,11 +10,15 @@
 #include "commands.h"
 #include "render.h"
 
+/* A GPU the table does not know has no status (-1): "unknown", not a status it
+ * does not have. */
 static const char *status_text(int status)
 {
 	return status < 0 ? "unknown" : cfapkg_status_name((enum cfapkg_status)status);
 }
 
+/* What detect found, as it found it: empty fields become null rather than "",
+ * so a script can tell "not found" from a value. */
 static cJSON *machine_json(const struct cfapkg_machine *m)
 {
 	cJSON *o = cJSON_CreateObject(), *gpus, *drv, *rts, *sdks, *warn;
@@ -38,6 +42,8 @@ static cJSON *machine_json(const struct cfapkg_machine *m)
 		cJSON_AddItemToArray(gpus, j);
 	}
 	json_index(o, "selected", m->selected);
+	/* passed_over: a discrete GPU that could not be read while an
+	 * integrated one was chosen, probably the one the user meant. */
 	json_index(o, "passed_over", m->passed_over);
 	json_str(o, "gfx_override", m->gfx_override[0] ? m->gfx_override : NULL);
 	drv = cJSON_AddObjectToObject(o, "driver");
@@ -70,6 +76,8 @@ static cJSON *machine_json(const struct cfapkg_machine *m)
 	return o;
 }
 
+/* "*" marks the GPU that plans are made for; a GPU detection could not fully
+ * read is shown with what went wrong. */
 static void print_machine(const struct cfapkg_machine *m)
 {
 	char size[32];
@@ -89,6 +97,8 @@ static void print_machine(const struct cfapkg_machine *m)
 		if (g->problem[0])
 			printf("        could not be read: %s\n", g->problem);
 	}
+	/* HSA_OVERRIDE_GFX_VERSION makes ROCm treat the GPU as another target:
+	 * plans follow it, so detect says so. */
 	if (m->gfx_override[0])
 		printf("HSA_OVERRIDE_GFX_VERSION: planning uses %s\n", m->gfx_override);
 	printf("driver: %s%s%s%s%s\n", m->driver[0] ? m->driver : "unknown",
@@ -113,6 +123,8 @@ static void print_machine(const struct cfapkg_machine *m)
 	print_choice_hint(stdout, m);
 }
 
+/* --gpu-index picks the GPU when there are several; -1 lets detection
+ * choose. */
 static int detect_machine(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_machine *m)
 {
 	enum cfapkg_err e;
@@ -127,6 +139,8 @@ static int detect_machine(struct cfapkg_ctx *ctx, const struct cli *cli, struct 
 
 int cmd_detect(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
+	/* static: the machine description holds several fixed-size tables of
+	 * text, too large to keep on the stack. */
 	static struct cfapkg_machine m;
 	int rc = detect_machine(ctx, cli, &m);
 
@@ -136,6 +150,8 @@ int cmd_detect(struct cfapkg_ctx *ctx, const struct cli *cli)
 		json_print(machine_json(&m));
 	else if (!cli->quiet)
 		print_machine(&m);
+	/* No AMD GPU is EXIT_NO_GPU even after the machine was shown: a script
+	 * can tell it from a failure to detect. */
 	if (m.ngpus == 0) {
 		/* With --json or --quiet the reasons have not been shown yet. */
 		if (cli->json || cli->quiet)
@@ -175,6 +191,8 @@ static void scrub_value(cJSON *v, const char *what, const char *with)
 	free(out);
 }
 
+/* Walks every value of the document: a home folder may be in any path
+ * detection reports, nested or not. */
 static void scrub(cJSON *node, const char *what, const char *with)
 {
 	cJSON *c;
@@ -184,7 +202,9 @@ static void scrub(cJSON *node, const char *what, const char *with)
 		scrub(c, what, with);
 }
 
-/* No user names, home folders or tokens leave the machine in a report. */
+/* No user names, home folders or tokens leave the machine in a report.
+ * Home folders are replaced before user names, so a path reads "~/..." rather
+ * than a home with its user name taken out. */
 static void make_private(cJSON *o)
 {
 	static const char *const homes[] = {"HOME", "USERPROFILE", "LOCALAPPDATA", "APPDATA"};
@@ -217,7 +237,11 @@ int cmd_report(struct cfapkg_ctx *ctx, const struct cli *cli)
 	cJSON_AddStringToObject(o, "os_build", m.os_build);
 	cJSON_AddStringToObject(o, "cfapkg_version", cfapkg_version_string());
 	cJSON_AddNumberToObject(o, "report_format", 1);
+	/* The report leaves the machine, so it is scrubbed after everything
+	 * else is in it, os_build included. */
 	make_private(o);
+	/* The document is printed whole, not with json_print: it may go to a
+	 * file, and a document that lost a member is refused. */
 	json_stamp(o);
 	text = json_output_failed() ? NULL : cJSON_Print(o);
 	cJSON_Delete(o);

@@ -34,6 +34,9 @@ struct doctor {
 static void row(struct doctor *d, const char *check, const char *status, const char *fmt, ...)
 	PRINTF_LIKE(4, 5);
 
+/* One check's row: kept in d->checks for --json and printed as it is found, so
+ * a slow probe later does not hide what was already learnt. Any status but
+ * "OK" counts as a problem, NOT CHECKED included. */
 static void row(struct doctor *d, const char *check, const char *status, const char *fmt, ...)
 {
 	char detail[1024];
@@ -52,6 +55,8 @@ static void row(struct doctor *d, const char *check, const char *status, const c
 		printf("  %-28s %-12s %s\n", check, status, detail);
 }
 
+/* The recipe version a runtime part was installed from; NULL when the recipe
+ * or that version is no longer in the loaded recipes. */
 static const struct cfapkg_version *part_version(struct doctor *d,
                                                  const struct cfapkg_runtime_part *p)
 {
@@ -64,6 +69,8 @@ static const struct cfapkg_version *part_version(struct doctor *d,
 	return NULL;
 }
 
+/* Whether dir/name can be opened for reading: the test a loader would pass,
+ * not only that a directory entry exists. */
 static bool file_here(const char *dir, const char *name)
 {
 	char path[4096 + 512];
@@ -94,6 +101,8 @@ static void check_libraries(struct doctor *d, const struct cfapkg_runtime_part *
 			found = fits && file_here(dir, file);
 		}
 		cli_fit(label, sizeof(label), "  %s", v->provides[i].name);
+		/* A provide limited to other GPU targets is not expected here,
+		 * so its absence is no problem. */
 		if (v->provides[i].ngfx && d->rt->gfx[0] && !cfapkg_version_supports_gfx(v, d->rt->gfx))
 			continue;
 		/* A folder or file name past the buffers is said, not looked for
@@ -111,6 +120,9 @@ static void check_libraries(struct doctor *d, const struct cfapkg_runtime_part *
 	}
 }
 
+/* A system part comes from the machine, not the store: it is either found with
+ * a prefix or missing, and a HIP SDK older than the target needs (gpus.json's
+ * min_hip_sdk) fails. */
 static void check_system_part(struct doctor *d, const struct cfapkg_runtime_part *p)
 {
 	const struct cfapkg_version *v = part_version(d, p);
@@ -141,6 +153,7 @@ static void part_checks(struct doctor *d)
 		const struct cfapkg_runtime_part *p = &d->rt->parts[i];
 		char label[160];
 		cli_fit(label, sizeof(label), "%s %s", p->name, p->version);
+		/* Meta parts have no files of their own: nothing to look for. */
 		if (p->kind == CFAPKG_KIND_SYSTEM && d->elsewhere)
 			row(d, label, NOT_HERE, "a system part of %s: installed there, not here",
 			    d->rt->os);
@@ -151,6 +164,8 @@ static void part_checks(struct doctor *d)
 	}
 }
 
+/* The machine's checks (GPU, the driver's HIP runtime), then each part. For
+ * another OS only the parts can be looked at here. */
 static void static_checks(struct doctor *d)
 {
 	const struct cfapkg_machine *m = d->m;
@@ -161,6 +176,8 @@ static void static_checks(struct doctor *d)
 		part_checks(d);
 		return;
 	}
+	/* An environment made for another target than the GPU in use would
+	 * load kernels that do not run on it. */
 	if (!m || m->selected < 0)
 		row(d, "GPU", "MISSING", "no AMD GPU found (the environment was made for %s)",
 		    d->rt->gfx);
@@ -190,6 +207,8 @@ static bool not_here(struct doctor *d, const char *check, bool found_in_env)
 	return true;
 }
 
+/* The environment's own ROCm is looked at even when it is for another OS; the
+ * system's is that machine's to report. */
 static void rocm_in_use(struct doctor *d, const struct cfapkg_rocm_report *r)
 {
 	if (not_here(d, "ROCm in use", r->prefix && r->from_env))
@@ -203,6 +222,8 @@ static void rocm_in_use(struct doctor *d, const struct cfapkg_rocm_report *r)
 		    "that brings it");
 }
 
+/* Without Tensile files for the target, rocBLAS stops at its first call rather
+ * than failing to load, so the static checks look for them. */
 static void tensile_files(struct doctor *d, const struct cfapkg_rocm_report *r)
 {
 	if (not_here(d, "rocBLAS Tensile files", r->tensile_file && (r->from_env ||
@@ -230,6 +251,8 @@ static void rocm_checks(struct doctor *d)
 	}
 	rocm_in_use(d, r);
 	tensile_files(d, r);
+	/* hipBLASLt kernels missing for the target are no problem when PyTorch
+	 * is told to use rocBLAS instead: the row says which way it is. */
 	lt = r->addmm_lt_disabled ? "DISABLE_ADDMM_CUDA_LT=1 is set, so PyTorch uses rocBLAS"
 	                          : "set DISABLE_ADDMM_CUDA_LT=1 so PyTorch uses rocBLAS";
 	if (r->hipblaslt_file)
@@ -242,6 +265,8 @@ static void rocm_checks(struct doctor *d)
 		    "none for %s%s%s; %s", d->rt->gfx, r->hipblaslt_dir ? " in " : "",
 		    r->hipblaslt_dir ? r->hipblaslt_dir : "", lt);
 	if (!not_here(d, "MIOpen", r->miopen && r->from_env))
+		/* MIOpen is only needed for convolutions: its absence is
+		 * reported, and the detail says dense work is unaffected. */
 		row(d, "MIOpen", r->miopen ? "OK" : "MISSING", "%s", r->miopen ? r->miopen :
 		    "not found: cuDNN calls will fail (convolutions); dense and GEMM work runs "
 		    "without it");
@@ -256,6 +281,9 @@ struct load_rows {
 	size_t shown;
 };
 
+/* Every issue is counted in shown, so that the rows past LOAD_ROWS can be
+ * summed up in one line.  A library only this system has loads here, so its
+ * row is OK, but the environment does not carry it. */
 static void load_row(void *arg, const struct cfapkg_load_issue *is)
 {
 	struct load_rows *l = arg;
@@ -282,6 +310,7 @@ static void load_checks(struct doctor *d)
 	if (l.shown > LOAD_ROWS)
 		row(d, "library loads", missing ? "MISSING" : "OK", "and %lu more like it",
 		    (unsigned long)(l.shown - LOAD_ROWS));
+	/* The all-clear row only where DT_NEEDED was read: ELF, so Linux. */
 	if (!missing && !host && strcmp(d->rt->os, "linux") == 0)
 		row(d, "libraries load", "OK", "every library's DT_NEEDED is in the environment "
 		    "or the C library");
@@ -293,6 +322,7 @@ static const char *provided_name(const char *library)
 	return strcmp(library, "cuda") == 0 ? "cuda-driver-api" : library;
 }
 
+/* Whether v (NULL: no recipe version known) provides name. */
 static bool provides(const struct cfapkg_version *v, const char *name)
 {
 	size_t i;
@@ -303,6 +333,7 @@ static bool provides(const struct cfapkg_version *v, const char *name)
 	return false;
 }
 
+/* A note with no OS list applies on every OS. */
 static bool os_matches(const struct cfapkg_note *n, const char *os)
 {
 	size_t i;
@@ -321,6 +352,9 @@ static void missing_hint(struct doctor *d, const char *library, char *buf, size_
 	size_t i, k;
 
 	buf[0] = '\0';
+	/* The order goes from the most to the least specific advice: a part
+	 * that should have it, a recipe's note on the name, any recipe that
+	 * has it. */
 	for (i = 0; i < d->rt->nparts; i++)
 		if (provides(part_version(d, &d->rt->parts[i]), name)) {
 			cli_fit(buf, len, "%s %s should provide it; 'cfapkg verify' checks its files",
@@ -346,6 +380,7 @@ static void missing_hint(struct doctor *d, const char *library, char *buf, size_
 	cli_fit(buf, len, "no recipe provides %s", name);
 }
 
+/* One probe's result for --json; an empty hint is null rather than "". */
 static cJSON *probe_json(const struct cfapkg_probe_result *r, const char *hint)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -375,6 +410,8 @@ static const char **probe_dirs(const struct doctor *d, size_t *n)
 	return dirs;
 }
 
+/* A library that was not found or not probed has no file to name, so its
+ * detail follows the status directly. */
 static void print_probe(const struct cfapkg_probe_result *r, const char *hint)
 {
 	bool no_file = !r->file[0] || r->status == CFAPKG_PROBE_MISSING ||
@@ -401,6 +438,8 @@ static int live_probe(struct doctor *d, cJSON *out, struct cfapkg_verdict *v)
 	}
 	if (!(dirs = probe_dirs(d, &n)))
 		return report_error(d->ctx, CFAPKG_E_NOMEM);
+	/* A library error (not a failed probe) stops the loop: the verdict
+	 * would be made from a partial list. */
 	for (i = 0; libs[i] && !e; i++) {
 		struct cfapkg_probe_result r;
 		char hint[512] = "";
@@ -432,6 +471,7 @@ static void put_flag(char **end, const char *flag, const char *value)
  * reason names.  NULL when out of memory. */
 static char *doctor_command(const struct cli *cli, const char **dirs, size_t *ndirs)
 {
+	/* len counts the terminating NUL once, in sizeof("cfapkg doctor"). */
 	const char *env = cli_value(cli, OPT_ENV);
 	size_t i, len = sizeof("cfapkg doctor") + (env ? strlen(" --env ") + strlen(env) : 0);
 	char *out, *end;
@@ -475,6 +515,9 @@ static enum cfapkg_gen_state record_probe(struct doctor *d, const struct cfapkg_
 	size_t ndirs = 0;
 
 	said[0] = '\0';
+	/* No mark is needed when the state already says what the probe found;
+	 * only then is the writer lock taken.  Failing to take it leaves the
+	 * generation's mark as it was, and doctor still reports the probe. */
 	if (!dirs || cfapkg_verdict_needs_mark(d->ctx, v, env, gen, &state, &needed) || !needed ||
 	    take_lock(d->ctx, d->cli, &lock)) {
 		if (state == CFAPKG_GEN_KNOWN_GOOD && cfapkg_verdict_usable(v))
@@ -496,6 +539,8 @@ static enum cfapkg_gen_state record_probe(struct doctor *d, const struct cfapkg_
 	return state;
 }
 
+/* The verdict, with --json one document holding every row; d->checks then
+ * belongs to that document and is cleared here. */
 static void report_result(struct doctor *d, const struct cfapkg_verdict *v, cJSON *probes,
                           cJSON *venv, enum cfapkg_gen_state state, const char *said)
 {
@@ -542,6 +587,8 @@ static int venv_probe(struct doctor *d, struct cfapkg_verdict *v, cJSON **json)
 	if (t && !cli_number(t, 3600, &timeout))
 		return EXIT_USAGE; /* live_probe said why */
 	rc = doctor_venv(d->ctx, d->cli, dir, (unsigned)timeout, json, &ok, failed, sizeof(failed));
+	/* A venv whose PyTorch probe failed makes the whole stack not usable:
+	 * the venv is what the user runs. */
 	if (!rc && !ok && cfapkg_verdict_add_failure(d->ctx, v, failed))
 		rc = report_error(d->ctx, CFAPKG_E_NOMEM);
 	return rc;
@@ -549,7 +596,9 @@ static int venv_probe(struct doctor *d, struct cfapkg_verdict *v, cJSON **json)
 
 /* An environment for another OS: its files were checked; the driver,
  * its ROCm and the live probe are for a machine of that OS.  Nothing is
- * marked; exit 6 (not on this platform). */
+ * marked; exit 6 (not on this platform).
+ * In JSON, "checked_here": false tells a script the verdict is not this
+ * machine's to give. */
 static int report_elsewhere(struct doctor *d, cJSON *probes)
 {
 	const char *host = cfapkg_host_os();
@@ -578,6 +627,8 @@ static int report_elsewhere(struct doctor *d, cJSON *probes)
 	return EXIT_UNSUPPORTED;
 }
 
+/* doctor: the static checks, then the live probe; exit 0 only when the stack
+ * is usable for dense/GEMM work, EXIT_ERROR when it is not. */
 int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_runtime *rt = NULL;
@@ -590,6 +641,9 @@ int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 	char said[96];
 	int rc;
 
+	/* The runtime is applied to this process (its PATH and variables) so
+	 * the probes below load the environment's libraries, as a program run
+	 * in it would. */
 	if (!v || (rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, &m)) ||
 	    cfapkg_runtime_apply(ctx, rt)) {
 		cJSON_Delete(d.checks);
@@ -609,6 +663,8 @@ int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 	static_checks(&d);
 	rocm_checks(&d);
 	load_checks(&d);
+	/* For another OS the live probe cannot run here, so nothing is marked
+	 * and the exit code is EXIT_UNSUPPORTED. */
 	if (d.elsewhere) {
 		rc = report_elsewhere(&d, probes);
 		cfapkg_runtime_free(rt);
@@ -621,6 +677,8 @@ int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 	    (rc = venv_probe(&d, v, &venv)) == EXIT_OK) {
 		state = record_probe(&d, v, said, sizeof(said));
 		report_result(&d, v, probes, venv, state, said);
+		/* report_result handed probes to the JSON document, which
+		 * freed them. */
 		if (cli->json)
 			probes = NULL;
 		rc = cfapkg_verdict_usable(v) ? EXIT_OK : EXIT_ERROR;

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "render.h"
 
+/* A generation number as typed; false for anything but plain digits. */
 static bool parse_uint(const char *s, unsigned *out)
 {
 	unsigned long long v;
@@ -21,7 +22,9 @@ static bool parse_uint(const char *s, unsigned *out)
 	return true;
 }
 
-/* Runs a change under the root's lock. */
+/* Runs a change under the root's lock.
+ * fn's error is reported once the lock is let go; a lock that could not be
+ * taken was already reported by take_lock. */
 static int locked_call(struct cfapkg_ctx *ctx, const struct cli *cli,
                        enum cfapkg_err (*fn)(struct cfapkg_ctx *, const char *), const char *arg)
 {
@@ -36,6 +39,9 @@ static int locked_call(struct cfapkg_ctx *ctx, const struct cli *cli,
 	return e ? report_error(ctx, e) : EXIT_OK;
 }
 
+/* env list: every environment with its current generation; one whose
+ * generation cannot be read is shown as having nothing installed rather than
+ * failing the whole list. */
 static int env_list(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	char **names = NULL;
@@ -78,6 +84,8 @@ static int deactivate(const struct cli *cli)
 	return shell ? shell_deactivate(shell) : EXIT_USAGE;
 }
 
+/* env SUBCOMMAND.  activate and deactivate print shell code that the shell
+ * evaluates, so --json is refused for them rather than mixed in. */
 int cmd_env(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *sub = cli->nargs ? cli->args[0] : "";
@@ -94,6 +102,8 @@ int cmd_env(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if (strcmp(sub, "deactivate") == 0 && cli->nargs == 1)
 		return deactivate(cli);
 	if (name && cli->nargs == 2 && strcmp(sub, "create") == 0) {
+		/* A new environment has no generation yet: its switch document
+		 * says 0 -> 0. */
 		int rc = locked_call(ctx, cli, cfapkg_env_create, name);
 		if (!rc && cli->json)
 			json_print(switch_json(name, 0, 0, NULL));
@@ -108,6 +118,8 @@ int cmd_env(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return EXIT_USAGE;
 }
 
+/* list: the current generation's packages; an environment with nothing
+ * installed prints an empty list and still succeeds. */
 int cmd_list(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *env = env_from_cli(cli);
@@ -137,6 +149,8 @@ int cmd_list(struct cfapkg_ctx *ctx, const struct cli *cli)
 	for (i = 0; i < lock->nparts; i++) {
 		const struct cfapkg_lockfile_part *p = &lock->parts[i];
 		cJSON *o = part_json(p);
+		/* The store path and hash are only in --json: the table is for
+		 * people, the JSON for scripts that check the files. */
 		json_str(o, "sha256", p->sha256);
 		json_str(o, "store", p->store);
 		cJSON_AddItemToArray(a, o);
@@ -154,7 +168,9 @@ int cmd_list(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return EXIT_OK;
 }
 
-/* "2026-11-30T07:12:03Z" as "2026-11-30 07:12 UTC". */
+/* "2026-11-30T07:12:03Z" as "2026-11-30 07:12 UTC".
+ * Anything that is not the expected UTC form is shown as written, so an odd
+ * timestamp stays readable. */
 static void format_when(const char *iso, char *buf, size_t len)
 {
 	if (strlen(iso) >= 16 && iso[10] == 'T')
@@ -163,7 +179,9 @@ static void format_when(const char *iso, char *buf, size_t len)
 		cli_fit(buf, len, "%s", iso[0] ? iso : "an unknown time");
 }
 
-/* "[known-good: doctor 2026-11-30 07:12 UTC]", "[checked]"... */
+/* "[known-good: doctor 2026-11-30 07:12 UTC]", "[checked]"...
+ * Only a live probe (doctor) or the user can make a generation known-good;
+ * "checked" means only its static checks passed. */
 static void state_tag(const struct cfapkg_history_entry *h, char *buf, size_t len)
 {
 	char when[48];
@@ -190,7 +208,9 @@ static cJSON *mark_json(const struct cfapkg_gen_mark *m)
 }
 
 /* Each mark and unmark of a generation: into its JSON, and as lines
- * under it in the text. */
+ * under it in the text.
+ * The marks are read only for generations that have any; a history whose marks
+ * cannot be read still lists its generations. */
 static void add_marks(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env,
                       const struct cfapkg_history_entry *h, cJSON *o)
 {
@@ -216,7 +236,9 @@ static void add_marks(struct cfapkg_ctx *ctx, const struct cli *cli, const char 
 }
 
 /* A history entry as JSON; with_changes reads the generation's change
- * lines (the text output has no use for them). */
+ * lines (the text output has no use for them).
+ * A switch (a rollback) creates no generation: it carries "from" and no state
+ * of its own. */
 static cJSON *history_json(struct cfapkg_ctx *ctx, const char *env,
                            const struct cfapkg_history_entry *h, bool with_changes)
 {
@@ -245,6 +267,8 @@ static cJSON *history_json(struct cfapkg_ctx *ctx, const char *env,
 	return o;
 }
 
+/* history: every generation and every switch, oldest first; "*" marks the
+ * current generation. */
 int cmd_history(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *env = env_from_cli(cli);
@@ -284,7 +308,9 @@ int cmd_history(struct cfapkg_ctx *ctx, const struct cli *cli)
 }
 
 /* Why a known-good generation is one: "marked known-good by doctor on
- * 2026-11-30 07:12 UTC (usable: driver, cuBLAS, cuBLASLt OK)". */
+ * 2026-11-30 07:12 UTC (usable: driver, cuBLAS, cuBLASLt OK)".
+ * doctor records what its probe found as the reason; a mark by hand records
+ * the user's reason and the command that made it. */
 static void known_good_why(const struct cfapkg_gen_mark *m, char *buf, size_t len)
 {
 	char when[48];
@@ -319,6 +345,9 @@ static int rollback_target(struct cfapkg_ctx *ctx, const struct cli *cli, unsign
 	}
 	if (to)
 		return EXIT_OK;
+	/* The rule lives in the library (env/rollback.c) so that every front
+	 * end rolls back alike: a switch is never a target, only created
+	 * generations. */
 	if ((e = cfapkg_env_rollback_target(ctx, env, cur, good, target, good ? &mark : NULL)))
 		return report_error(ctx, e);
 	if (mark)
@@ -327,6 +356,9 @@ static int rollback_target(struct cfapkg_ctx *ctx, const struct cli *cli, unsign
 	return EXIT_OK;
 }
 
+/* rollback [--to N | --known-good]: a switch to an existing generation, so it
+ * needs no network and unpacks nothing.  The current generation is read under
+ * the lock, so the target is chosen from what is really current. */
 int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *env = env_from_cli(cli);
@@ -341,6 +373,8 @@ int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if ((e = cfapkg_env_current(ctx, env, &cur))) {
 		rc = report_error(ctx, e);
 	} else if (!(rc = rollback_target(ctx, cli, cur, &target, why, sizeof(why)))) {
+		/* The command recorded in history names both ends, so that a
+		 * later history shows where each switch came from. */
 		cli_fit(command, sizeof(command), "rollback%s %u -> %u",
 		        why[0] ? " --known-good" : "", cur, target);
 		if ((e = cfapkg_env_switch(ctx, env, target, command)))
@@ -351,6 +385,8 @@ int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
 			printf("Environment \"%s\" is %s generation %u (was %u)%s%s\n", env,
 			       target < cur ? "back at" : "now at the later", target, cur,
 			       why[0] ? ": the newest earlier known-good one, " : "", why);
+		/* Staged venvs follow only a switch that happened; a failed
+		 * one left the environment, and so the venvs, as they were. */
 		if (!e)
 			follow_venvs(ctx, cli, env);
 	}
@@ -358,7 +394,9 @@ int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return rc;
 }
 
-/* "cfapkg mark-good 3 --env lab": the command line history records. */
+/* "cfapkg mark-good 3 --env lab": the command line history records.
+ * Only the words that chose the generation are kept: other options do not
+ * change what was marked. */
 static void command_line(const struct cli *cli, char *buf, size_t len)
 {
 	size_t i;
@@ -382,6 +420,9 @@ static void print_mark_json(const char *env, unsigned gen, bool good, bool chang
 	json_print(o);
 }
 
+/* The library records every mark call, even one that leaves the state as it
+ * was; a mark that would change nothing is therefore not made, and says so
+ * instead. */
 static int set_mark(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env,
                     unsigned gen, bool good)
 {
@@ -414,6 +455,8 @@ static int set_mark(struct cfapkg_ctx *ctx, const struct cli *cli, const char *e
 	return EXIT_OK;
 }
 
+/* Generation 0 never exists: it stands for "the current one", looked up under
+ * the lock. */
 static int change_mark(struct cfapkg_ctx *ctx, const struct cli *cli, bool good)
 {
 	const char *env = env_from_cli(cli);
@@ -447,7 +490,9 @@ int cmd_unmark(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return change_mark(ctx, cli, false);
 }
 
-/* pin and unpin: one change per argument, under the root's lock. */
+/* pin and unpin: one change per argument, under the root's lock.
+ * They stop at the first argument that fails; the pins before it stay made,
+ * and each was already reported. */
 static int change_pins(struct cfapkg_ctx *ctx, const struct cli *cli, bool pin)
 {
 	const char *env = env_from_cli(cli);
@@ -473,6 +518,8 @@ static int change_pins(struct cfapkg_ctx *ctx, const struct cli *cli, bool pin)
 	cfapkg_writer_unlock(lock);
 	if (e)
 		return report_error(ctx, e);
+	/* --json prints the pins as they now are, rather than one document per
+	 * change. */
 	return cli->json ? cmd_pins(ctx, cli) : EXIT_OK;
 }
 

@@ -20,12 +20,17 @@ static const char *option_or_setting(const struct cli *cli, enum opt_id id, cons
 	return v ? v : cfapkg_setting(cli_settings(), key, NULL);
 }
 
+/* The download options every fetching command shares.  Each one given on the
+ * command line beats cfapkg.conf and the environment; 0 leaves the library's
+ * default in place. */
 int fetch_opts_from_cli(const struct cli *cli, struct cfapkg_fetch_opts *o)
 {
 	unsigned long long v;
 	const char *s;
 
 	memset(o, 0, sizeof(*o));
+	/* --offline cannot be turned off by a setting: either one asking for
+	 * it is enough. */
 	o->offline = (cli->seen & OPT_BIT(OPT_OFFLINE)) ||
 	             cfapkg_setting_switch(cli_settings(), "offline");
 	o->ca_bundle = option_or_setting(cli, OPT_CA_BUNDLE, "ca-bundle");
@@ -37,6 +42,8 @@ int fetch_opts_from_cli(const struct cli *cli, struct cfapkg_fetch_opts *o)
 	o->parallel = s ? (unsigned)v : 0;
 	if ((s = option_or_setting(cli, OPT_RETRIES, "retries")) && !cli_number(s, 20, &v))
 		goto bad;
+	/* --retries counts the tries after the first; the library counts every
+	 * attempt. */
 	o->attempts = s ? (unsigned)v + 1 : 0;
 	if ((s = option_or_setting(cli, OPT_STALL_TIMEOUT, "stall-timeout")) &&
 	    (!cli_number(s, 3600, &v) || v == 0))
@@ -54,6 +61,8 @@ bad:
 	return EXIT_USAGE;
 }
 
+/* "SHA256  SIZE  LABEL": the hash first, so the line can be pasted into a
+ * recipe or checked with sha256sum. */
 static void print_item(const struct cfapkg_fetch_item *it, const struct cli *cli)
 {
 	char size[32];
@@ -66,6 +75,8 @@ static void print_item(const struct cfapkg_fetch_item *it, const struct cli *cli
 	       it->resumed_from ? ", resumed" : "");
 }
 
+/* Only the first URL is named; "tried" says which URLs were given up
+ * before another served the file. */
 static cJSON *item_json(const struct cfapkg_fetch_item *it)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -85,6 +96,9 @@ static cJSON *item_json(const struct cfapkg_fetch_item *it)
 	return o;
 }
 
+/* tried holds one line per URL that was given up before another served the
+ * file; a download that worked is still worth a warning about a mirror that
+ * failed. */
 void print_tried(const struct cfapkg_fetch_item *items, size_t n)
 {
 	size_t i;
@@ -100,6 +114,9 @@ void print_tried(const struct cfapkg_fetch_item *items, size_t n)
 	}
 }
 
+/* An interrupt with text output says what the .part files kept for a resume
+ * instead of listing the items; with --json the document still lists every
+ * item. */
 static int report_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items, size_t n,
                         const struct cli *cli, enum cfapkg_err e)
 {
@@ -119,6 +136,8 @@ static int report_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
 		if (!cli->json)
 			print_item(&items[i], cli);
 		named |= items[i].err != CFAPKG_E_OK;
+		/* The label goes in front of an error only when the message
+		 * does not name it already. */
 		if (items[i].err && strstr(items[i].error, items[i].label))
 			cli_error("%s\n", items[i].error);
 		else if (items[i].err)
@@ -129,6 +148,8 @@ static int report_items(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
 	return e ? report_error_code(e) : EXIT_OK;
 }
 
+/* The downloads run under the root's lock: the download cache and its
+ * .part files are shared by every cfapkg using the root. */
 static int fetch_with_progress(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *items,
                                size_t n, struct cfapkg_fetch_opts *o, const struct cli *cli)
 {
@@ -166,13 +187,16 @@ bool parse_size(const char *s, uint64_t *out)
 	}
 	if (shift)
 		digits[n - 1] = '\0';
+	/* The bound keeps the shifted value from overflowing; 0 is no size cap
+	 * the user could mean. */
 	if (!cli_number(digits, (1ull << 62) >> shift, &v) || v == 0)
 		return false;
 	*out = (uint64_t)v << shift;
 	return true;
 }
 
-/* The last part of a URL's path ("zluda.zip"), without a query. */
+/* The last part of a URL's path ("zluda.zip"), without a query.
+ * Returns the length of the part; *base points into url, which it borrows. */
 static size_t url_base(const char *url, const char **base)
 {
 	size_t end = strcspn(url, "?#"), start = end;
@@ -225,6 +249,8 @@ static int prefetch_items(struct cfapkg_ctx *ctx, const struct cli *cli, const c
 		items[i].size = -1;
 		items[i].user_urls = true; /* typed here: a file:// URL may be read */
 	}
+	/* --sha256, --size and the mirrors are for one URL only (cmd_prefetch
+	 * refused them with several): they belong to the first item. */
 	items[0].sha256 = sha;
 	if ((s = cli_value(cli, OPT_SIZE)) && !cli_number(s, (1ull << 62), &size)) {
 		cli_error("--size takes a number of bytes\n");
@@ -242,6 +268,8 @@ static int prefetch_items(struct cfapkg_ctx *ctx, const struct cli *cli, const c
 	return rc;
 }
 
+/* prefetch URL...: the same download code as install, so a recipe author sees
+ * the hash cfapkg itself would check. */
 int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *mirrors[CLI_MAX_ARGS + 1];
@@ -259,6 +287,8 @@ int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 	}
 	if ((rc = fetch_opts_from_cli(cli, &o)))
 		return rc;
+	/* The URL given first, then each --mirror in the order given: the
+	 * order the download tries them in. */
 	mirrors[nmirrors++] = cli->args[0];
 	for (i = 0; i < cli->nopts; i++)
 		if (cli->opts[i].id == OPT_MIRROR && nmirrors < CLI_MAX_ARGS)
@@ -266,6 +296,8 @@ int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return prefetch_items(ctx, cli, mirrors, nmirrors, &o);
 }
 
+/* fetch also unpacks into the store: each package's store folder, and whether
+ * it was already there. */
 static void print_unpacked(const struct cfapkg_fetch_item *items, size_t n,
                            const struct cli *cli)
 {
@@ -299,7 +331,9 @@ int refuse_unfetchable(const struct cfapkg_plan *plan)
 	return rc;
 }
 
-/* The plan's packages into the store, as an install would fetch them. */
+/* The plan's packages into the store, as an install would fetch them.
+ * The lockfile is made from the plan before the lock is taken, so a plan that
+ * cannot become a lockfile costs no wait. */
 static int fetch_plan(struct cfapkg_ctx *ctx, const struct cli *cli,
                       const struct cfapkg_plan *plan, struct cfapkg_fetch_opts *o)
 {
@@ -319,6 +353,9 @@ static int fetch_plan(struct cfapkg_ctx *ctx, const struct cli *cli,
 	}
 	progress_init(&p, cli, o);
 	progress_catch_interrupt();
+	/* A part from an APT source needs its pinned index read first (a
+	 * download of its own) to know its .debs: hence under the lock, with
+	 * the progress shown. */
 	e = cfapkg_lockfile_resolve(ctx, set, o);
 	if (!e)
 		e = cfapkg_lockfile_fetch(ctx, set, o, &items, &n);
@@ -331,6 +368,8 @@ static int fetch_plan(struct cfapkg_ctx *ctx, const struct cli *cli,
 	return rc;
 }
 
+/* fetch SPEC...: plan and fill the store as install would, but make no
+ * generation, so a later install needs no network. */
 int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_fetch_opts o;
@@ -349,6 +388,9 @@ int cmd_fetch(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return rc;
 }
 
+/* add-file PATH...: files a recipe expects by their SHA-256 but that the
+ * user supplies.  Each file is tried even when one before failed; the
+ * last failure gives the exit code. */
 int cmd_add_file(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	int rc = EXIT_OK;

@@ -19,6 +19,8 @@ static const char *pci_text(const struct cfapkg_gpu_device *d, char *buf, size_t
 	return n > 0 && (size_t)n < len ? buf : "?";
 }
 
+/* A pick is a target (no device) or a product; candidates go to standard
+ * error, as part of the usage error. */
 static void print_pick(const struct cfapkg_gpu_pick *p)
 {
 	char pci[16];
@@ -39,6 +41,7 @@ static void print_picks(const struct cfapkg_gpu_lookup *l)
 		print_pick(&l->picks[i]);
 }
 
+/* The first candidate is the example of how to name one whole. */
 static void print_ambiguous(const char *text, const struct cfapkg_gpu_lookup *l)
 {
 	const struct cfapkg_gpu_device *d = l->picks[0].device;
@@ -70,6 +73,8 @@ static void print_unknown(struct cfapkg_ctx *ctx, const char *text,
 	} else {
 		fprintf(stderr, "\n");
 	}
+	/* Without a GPU table only targets can be looked up: saying so
+	 * explains why a product name was not found. */
 	if (l->match == CFAPKG_GPU_UNKNOWN && !cfapkg_gpu_devices(ctx, &devs, &n) && n == 0)
 		fprintf(stderr, "No GPU table (gpus.json) is loaded: only a target such as gfx1200 "
 		                "names a GPU.\n");
@@ -86,9 +91,13 @@ int gpu_from_cli(struct cfapkg_ctx *ctx, const char *text, char *gfx, size_t len
 	if (e)
 		return report_error(ctx, e);
 	if (l.match == CFAPKG_GPU_FOUND) {
+		/* A target that does not fit gfx is an error, never a
+		 * shortened one. */
 		n = snprintf(gfx, len, "%s", l.gfx);
 		return n > 0 && (size_t)n < len ? EXIT_OK : EXIT_ERROR;
 	}
+	/* Both ways out are usage errors: the user named the GPU, and only
+	 * they can say which was meant. */
 	if (l.match == CFAPKG_GPU_AMBIGUOUS)
 		print_ambiguous(text, &l);
 	else
@@ -111,7 +120,9 @@ static bool first_of_row(const struct cfapkg_gpu_device *devs, size_t i, const c
 	return true;
 }
 
-/* Appends s to buf at *at; false (buf ending in "...") when it is full. */
+/* Appends s to buf at *at; false (buf ending in "...") when it is full.
+ * On the first piece that does not fit the text ends in "..." and *at stays at
+ * its end, so later calls add nothing. */
 static bool append(char *buf, size_t len, size_t *at, const char *s)
 {
 	int n = snprintf(buf + *at, len - *at, "%s", s);
@@ -142,6 +153,9 @@ static void row_ids(const struct cfapkg_gpu_device *devs, size_t n, size_t i,
 		    !cfapkg_gpu_device_matches(d, pattern))
 			continue;
 		cJSON_AddItemToArray(ids, cJSON_CreateString(pci_text(d, pci, sizeof(pci))));
+		/* A revision of the same vendor and device as the previous id
+		 * is joined to it ("/c3"); anything else starts a new id after
+		 * ", ". */
 		if (room && prev && prev->vendor == d->vendor && prev->device == d->device &&
 		    prev->revision >= 0 && d->revision >= 0 &&
 		    snprintf(rev, sizeof(rev), "/%02x", (unsigned)d->revision) == 3)
@@ -152,6 +166,8 @@ static void row_ids(const struct cfapkg_gpu_device *devs, size_t n, size_t i,
 	}
 }
 
+/* The target's fields are null for a device whose target the table lacks,
+ * rather than left out. */
 static cJSON *row_json(const struct cfapkg_gpu_device *d, const struct cfapkg_gpu_target *t,
                        cJSON *ids)
 {
@@ -211,6 +227,8 @@ static bool join_args(const struct cli *cli, char *buf, size_t len)
 	return true;
 }
 
+/* gpus [PATTERN]: the table's products, one row each; nothing matching is
+ * EXIT_NOTFOUND. */
 int cmd_gpus(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const struct cfapkg_gpu_device *devs;

@@ -11,6 +11,8 @@
 #include "progress.h"
 #include "render.h"
 
+/* The change lines the library made ("+zluda 6-preview.69"), then the new
+ * set's size and what of it still has to be downloaded. */
 static void print_changes(struct cfapkg_trans *t, const char *env)
 {
 	const struct cfapkg_lockfile *new = cfapkg_trans_new(t);
@@ -32,6 +34,9 @@ static void print_changes(struct cfapkg_trans *t, const char *env)
 	       human_size((int64_t)cfapkg_trans_download_bytes(t), fetch, sizeof(fetch)));
 }
 
+/* An install goes ahead without a terminal, with --yes or with --json: it
+ * changes nothing a rollback cannot undo.  At the question, an empty answer
+ * means yes. */
 static bool confirm(const struct cli *cli)
 {
 	char line[16];
@@ -56,6 +61,8 @@ static char *command_text(const struct cli *cli)
 		len += strlen(cli->args[i]) + 1;
 	if (!(buf = malloc(len)))
 		return NULL;
+	/* Each argument's length plus its space was counted above, and 16
+	 * covers " --locked " with the NUL, so nothing here is cut. */
 	used = (size_t)snprintf(buf, len, "%s", cli->command); /* len holds it all */
 	for (i = 0; i < cli->nargs; i++)
 		used += (size_t)snprintf(buf + used, len - used, " %s", cli->args[i]);
@@ -64,6 +71,7 @@ static char *command_text(const struct cli *cli)
 	return buf;
 }
 
+/* Said once the lock is found taken, so a user sees why nothing happens. */
 static void waiting(void *arg, const char *root)
 {
 	const struct cli *cli = arg;
@@ -85,6 +93,8 @@ static const char **cli_pins(const struct cli *cli, size_t *n)
 	return pins;
 }
 
+/* The warning about host-only libraries comes first and even with --quiet or
+ * --json: the generation works here but would not elsewhere. */
 static void print_result(const struct cli *cli, const char *env,
                          const struct cfapkg_trans_result *r)
 {
@@ -111,7 +121,9 @@ static void print_result(const struct cli *cli, const char *env,
 	       r->commit.copies);
 }
 
-/* What went wrong: the solver's reasons, or each failed download named. */
+/* What went wrong: the solver's reasons, or each failed download named.
+ * An interrupt says what was kept for a resume; an unsolvable request shows
+ * the solver's reasons and exits 3 or 4 as plan does. */
 static int report_failure(struct cfapkg_ctx *ctx, struct cfapkg_trans *t,
                           const struct cfapkg_trans_result *r, enum cfapkg_err e,
                           const struct cli *cli)
@@ -130,6 +142,8 @@ static int report_failure(struct cfapkg_ctx *ctx, struct cfapkg_trans *t,
 			cli_error("%s\n", r->items[i].error);
 			named = true;
 		}
+	/* When the downloads were named one by one, only the exit code is left
+	 * to give; else the context's message says what failed. */
 	return named ? report_error_code(e) : report_error(ctx, e);
 }
 
@@ -138,6 +152,8 @@ static int report_failure(struct cfapkg_ctx *ctx, struct cfapkg_trans *t,
 static const char *show_and_ask(struct cfapkg_ctx *ctx, struct cfapkg_trans *t,
                                 const struct cli *cli, const char *env)
 {
+	/* Nothing to do is a success: the environment already is what was
+	 * asked. */
 	if (cfapkg_trans_nothing_to_do(t)) {
 		if (!cli->quiet && !cli->json) {
 			printf("Nothing to do: environment \"%s\" already has this set, and its store "
@@ -156,6 +172,8 @@ static const char *show_and_ask(struct cfapkg_ctx *ctx, struct cfapkg_trans *t,
 	}
 	if (!cli->quiet && !cli->json)
 		print_changes(t, env);
+	/* --dry-run stops after showing everything: nothing is downloaded or
+	 * changed. */
 	if (cli->seen & OPT_BIT(OPT_DRY_RUN))
 		return "dry-run";
 	if (!confirm(cli)) {
@@ -165,6 +183,8 @@ static const char *show_and_ask(struct cfapkg_ctx *ctx, struct cfapkg_trans *t,
 	return NULL;
 }
 
+/* begin, prepare, show and ask, then commit.  The library takes and keeps the
+ * root's lock from begin to free, so what was shown is what is committed. */
 static int run_trans(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_trans_opts *o)
 {
 	static struct progress p;
@@ -191,12 +211,16 @@ static int run_trans(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapk
 	}
 	if (!e && cli->json)
 		json_print(trans_json(env, t, stop ? NULL : &r, stop ? stop : "done"));
+	/* On any failure the library left the environment as it was: only
+	 * the report is left to make. */
 	if (e)
 		rc = report_failure(ctx, t, &r, e, cli);
 	cfapkg_trans_free(t);
 	return rc;
 }
 
+/* repair needs no facts: it fetches again what the current generation already
+ * lists. */
 static int transact(struct cfapkg_ctx *ctx, const struct cli *cli, enum cfapkg_trans_kind kind)
 {
 	struct cfapkg_trans_opts o = {0};
@@ -231,7 +255,8 @@ static int transact(struct cfapkg_ctx *ctx, const struct cli *cli, enum cfapkg_t
 
 /* A lockfile is read before the machine is looked at: a file that is not
  * a lockfile is the first thing to hear about, on a machine without a
- * GPU too (the file records the facts it was made for). */
+ * GPU too (the file records the facts it was made for).
+ * Read and freed: the transaction reads it again itself. */
 static int lockfile_readable(struct cfapkg_ctx *ctx, const char *file)
 {
 	struct cfapkg_lockfile *lock = NULL;
@@ -256,6 +281,8 @@ int cmd_install(struct cfapkg_ctx *ctx, const struct cli *cli)
 	}
 	if (cli_value(cli, OPT_LOCKED) && (rc = lockfile_readable(ctx, cli_value(cli, OPT_LOCKED))))
 		return rc;
+	/* install --dry-run --json prints the plan document, the same as plan
+	 * does, so a script has one shape to read. */
 	if ((cli->seen & OPT_BIT(OPT_DRY_RUN)) && cli->json)
 		return cmd_plan(ctx, cli);
 	return transact(ctx, cli, CFAPKG_TRANS_INSTALL);

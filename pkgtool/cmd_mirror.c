@@ -38,11 +38,16 @@ static int from_plan(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapk
 	enum cfapkg_err e;
 	int rc;
 
+	/* The SPECs start after "create DIR": the copy drops those two words,
+	 * so the plan sees only the packages. */
 	specs = *cli;
 	specs.nargs = cli->nargs - 2;
 	memmove(specs.args, cli->args + 2, specs.nargs * sizeof(specs.args[0]));
 	if ((rc = solve_from_cli(ctx, &specs, &plan)))
 		return rc;
+	/* A set with a part that cannot be fetched is refused whole, as
+	 * install would refuse it: a mirror missing a part would fail the
+	 * client later. */
 	if (!cfapkg_plan_solved(plan)) {
 		print_problems_text(plan, cli);
 		rc = unsolved_exit(plan);
@@ -54,6 +59,8 @@ static int from_plan(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapk
 	return rc;
 }
 
+/* The set to mirror: --locked FILE, else the SPECs, else the environment's
+ * current set.  *out is the caller's to free, also on failure. */
 static int mirror_set(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_lockfile **out)
 {
 	const char *locked = cli_value(cli, OPT_LOCKED);
@@ -78,6 +85,8 @@ static int mirror_set(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfap
 	return e ? report_error(ctx, e) : EXIT_OK;
 }
 
+/* How each file came into DIR: reused from the download cache, fetched now, or
+ * already in DIR from an earlier run. */
 static const char *how_text(enum cfapkg_mirror_how how)
 {
 	return how == CFAPKG_MIRROR_FROM_CACHE ? "copied from the download cache"
@@ -110,6 +119,8 @@ static void print_json(const struct cfapkg_mirror_result *r, const char *dir)
 		json_str(x, "folder", r->folders[i]);
 		cJSON_AddItemToArray(rules, x);
 	}
+	/* example is the file of rules written into DIR, with MIRROR standing
+	 * for the server's address. */
 	json_str(o, "example", r->example);
 	left = cJSON_AddArrayToObject(o, "left_out");
 	for (i = 0; i < r->nleft_out; i++)
@@ -134,6 +145,8 @@ static void print_text(const struct cfapkg_mirror_result *r, const char *dir)
 	       "rules, MIRROR replaced, in its mirrors.conf (docs/offline.md)\n", dir, dir);
 }
 
+/* Every download that failed is named before the error; the result is printed
+ * only when the whole set was mirrored. */
 static int report(struct cfapkg_ctx *ctx, const struct cfapkg_mirror_result *r, const char *dir,
                   enum cfapkg_err e, const struct cli *cli)
 {
@@ -180,6 +193,8 @@ static int sign_channel(struct cfapkg_ctx *ctx, const struct cli *cli,
 	return e ? report_error(ctx, e) : EXIT_OK;
 }
 
+/* The set is decided before the lock is taken; the copying and downloads run
+ * under it, since they share the download cache. */
 static int create(struct cfapkg_ctx *ctx, const struct cli *cli, const char *dir)
 {
 	static struct progress p;
@@ -201,6 +216,8 @@ static int create(struct cfapkg_ctx *ctx, const struct cli *cli, const char *dir
 	progress_end(&p);
 	cfapkg_writer_unlock(lock);
 	rc = report(ctx, r, dir, e, cli);
+	/* The channel is signed only over a complete mirror, so that clients
+	 * never see recipes whose archives are not there. */
 	if (rc == EXIT_OK && cli_value(cli, OPT_KEY))
 		rc = sign_channel(ctx, cli, set, dir);
 	cfapkg_mirror_result_free(r);

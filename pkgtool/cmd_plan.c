@@ -9,6 +9,8 @@
 #include "commands.h"
 #include "render.h"
 
+/* "gfx1200 (RDNA4, supported)": the target with what the GPU table says of it;
+ * a target the table lacks is still planned for. */
 static const char *gpu_label(struct cfapkg_ctx *ctx, const char *gfx, char *buf, size_t len)
 {
 	const struct cfapkg_gpu_target *t = cfapkg_gpu_target_find(ctx, gfx);
@@ -20,6 +22,8 @@ static const char *gpu_label(struct cfapkg_ctx *ctx, const char *gfx, char *buf,
 	return buf;
 }
 
+/* The SIZE column: only packages are downloaded; system parts are the
+ * machine's, user parts the user's own files. */
 static const char *item_size(const struct cfapkg_plan_item *it, char *buf, size_t len)
 {
 	switch (it->version->recipe->kind) {
@@ -35,6 +39,8 @@ static const char *item_size(const struct cfapkg_plan_item *it, char *buf, size_
 	return it->source ? human_size(it->source->size, buf, len) : "?";
 }
 
+/* Facts that were neither detected nor given: the plan could not check the
+ * constraints on them, and says which flag would let it. */
 static void print_unchecked(const struct cfapkg_plan *plan)
 {
 	static const struct {
@@ -71,6 +77,8 @@ static const char *trust_name(const struct cfapkg_source *s)
 {
 	if (s && s->first_use)
 		return "first-use";
+	/* A recipe vouches through a file's hash, its artifacts' hashes, or
+	 * the hash of the APT index the .debs are listed in. */
 	if (s && (s->sha256 || s->nartifacts || (s->apt && s->apt->index_sha256)))
 		return "recipe";
 	return NULL;
@@ -84,6 +92,9 @@ static size_t already_here(struct cfapkg_ctx *ctx, const struct cfapkg_plan *pla
 	struct cfapkg_lockfile *lock = NULL;
 	size_t i, n = 0;
 
+	/* The plan is turned into the lock an install would write, so the
+	 * store and the cache are asked about exactly the parts it would
+	 * fetch. */
 	if (!cfapkg_plan_solved(plan) || cfapkg_lockfile_from_plan(ctx, plan, NULL, 0, &lock)) {
 		cfapkg_ctx_clear_error(ctx); /* a plan that cannot be locked says why below */
 		return 0;
@@ -101,7 +112,8 @@ static size_t already_here(struct cfapkg_ctx *ctx, const struct cfapkg_plan *pla
 	return n;
 }
 
-/* Why the other candidates were not taken. */
+/* Why the other candidates were not taken: a newer version left out is
+ * the first thing a user asks about. */
 static void print_passed(const struct cfapkg_plan *plan)
 {
 	char line[2048];
@@ -114,6 +126,9 @@ static void print_passed(const struct cfapkg_plan *plan)
 		                                 line, sizeof(line)));
 }
 
+/* The plan as a table, then what it would download; notes on experimental
+ * parts, on passed-over candidates, trust on first use and unchecked facts
+ * come after it. */
 void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 {
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
@@ -135,6 +150,9 @@ void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 		                                    cfapkg_status_name(it->status),
 		                                    item_size(it, size, sizeof(size))});
 		nparts += it->version->recipe->kind == CFAPKG_KIND_PACKAGE;
+		/* Sizes a recipe does not record are counted apart, so the
+		 * total is given as "at least" rather than as a number that is
+		 * too small. */
 		if (it->source && it->installable) {
 			nfetch++;
 			total += it->source->size > 0 ? it->source->size : 0;
@@ -143,6 +161,8 @@ void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 		nexp += it->status == CFAPKG_STATUS_EXPERIMENTAL;
 	}
 	table_print(&t);
+	/* With every size known, the total is what the store and the download
+	 * cache still lack, not the sum of the archives. */
 	if (!nunknown && nfetch && (here = already_here(ctx, plan, &total)) > nfetch)
 		here = nfetch;
 	if (nunknown && nunknown == nfetch) /* no byte count to give at all */
@@ -180,6 +200,7 @@ static size_t count_uninstallable(const struct cfapkg_plan *plan)
 	return n;
 }
 
+/* On standard error, one line per part with the library's reason. */
 static void print_uninstallable(const struct cfapkg_plan *plan)
 {
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
@@ -222,6 +243,8 @@ static void fixed_command(const struct cfapkg_plan_fix *fix, const struct cli *c
 	for (k = 0; k < fix->nsteps && !detected_machine(); k++)
 		cli_fit_add(buf, len, " --%s %s", fix->steps[k].fact,
 		            fix->steps[k].value);
+	/* --allow-experimental is added once, and only when not typed
+	 * already. */
 	if (fix->allow_experimental && !(cli->seen & OPT_BIT(OPT_ALLOW_EXPERIMENTAL)))
 		cli_fit_add(buf, len, " --allow-experimental");
 }
@@ -258,6 +281,8 @@ static void print_fix(const struct cfapkg_plan *plan, const struct cli *cli)
 	fprintf(stderr, "Why it does not plan as asked:\n");
 }
 
+/* Everything goes to standard error: a plan that did not solve has no output
+ * for a pipe.  The fix, when there is one, comes first. */
 void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
 {
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
@@ -273,11 +298,15 @@ void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
 	print_fix(plan, cli);
 	for (i = 0; i < cfapkg_plan_problem_count(plan); i++) {
 		const struct cfapkg_problem *p = cfapkg_plan_problem_at(plan, i);
+		/* The problems that remain even with experimental parts
+		 * allowed are listed last, under their own heading. */
 		if (p->beyond_experimental && !beyond) {
 			fprintf(stderr, "and even with --allow-experimental:\n");
 			beyond = true;
 			context = false;
 		}
+		/* Requirement chains explain the problem above them:
+		 * "because:" is said once, before the first. */
 		if (p->kind == CFAPKG_PROBLEM_REQUIRES && !context) {
 			fprintf(stderr, "  because:\n");
 			context = true;
@@ -288,6 +317,8 @@ void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
 	print_detection_notes(stderr, detected_machine());
 }
 
+/* The record's fields as they are, and the sentence the text output gives, so
+ * a script need not render it. */
 static cJSON *problem_json(const struct cfapkg_problem *p, const struct cfapkg_facts *f)
 {
 	cJSON *j = cJSON_CreateObject();
@@ -329,6 +360,8 @@ static cJSON *fix_json(const struct cfapkg_plan_fix *fix)
 	return o;
 }
 
+/* "solved" says a consistent set exists; "installable" also needs every part
+ * of it installable on this machine. */
 cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 {
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
@@ -380,7 +413,9 @@ cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	return o;
 }
 
-/* Each --pin, in the order given. */
+/* Each --pin, in the order given.
+ * NULL-terminated (one more slot than
+ * options); NULL only when out of memory. */
 static const char **cli_pins(const struct cli *cli, size_t *n)
 {
 	const char **pins = calloc(cli->nopts + 1, sizeof(*pins));
@@ -393,6 +428,8 @@ static const char **cli_pins(const struct cli *cli, size_t *n)
 	return pins;
 }
 
+/* The plan is made by the library against the environment, so that its
+ * pins bind as they do for install. */
 int solve_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_plan **out)
 {
 	struct cfapkg_plan_opts opts = {0};
@@ -426,12 +463,15 @@ int unsolved_exit(const struct cfapkg_plan *plan)
 	return EXIT_UNSOLVABLE;
 }
 
+/* One line of the solver's decisions, indented under the heading. */
 static void decision_line(void *arg, const char *text)
 {
 	(void)arg;
 	fprintf(stderr, "  %s\n", text);
 }
 
+/* Only a solved plan has decisions worth showing; --quiet wins over
+ * --verbose. */
 void print_decisions(const struct cfapkg_plan *plan, const struct cli *cli)
 {
 	if (!cli->verbose || cli->quiet || !cfapkg_plan_solved(plan))
@@ -453,6 +493,8 @@ int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli)
 		cfapkg_plan_free(plan);
 		return report_error(ctx, e);
 	}
+	/* A plan that solves but holds a part this machine cannot install
+	 * exits EXIT_UNSUPPORTED: install would refuse it. */
 	rc = !cfapkg_plan_solved(plan)       ? unsolved_exit(plan)
 	     : count_uninstallable(plan) > 0 ? EXIT_UNSUPPORTED
 	                                     : EXIT_OK;
@@ -465,6 +507,7 @@ int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli)
 			print_plan_text(ctx, plan);
 		print_uninstallable(plan);
 	}
+	/* Decisions go to standard error, so they never mix into the JSON. */
 	print_decisions(plan, cli);
 	cfapkg_plan_free(plan);
 	return rc;

@@ -27,6 +27,9 @@ static bool contains(const char *hay, const char *needle)
 	return n == 0;
 }
 
+/* search [PATTERN]: recipes whose name or summary hold the pattern, in any
+ * case; no pattern lists them all.  Nothing found is EXIT_NOTFOUND, so a
+ * script can tell "no such package" from an error. */
 int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *pattern = cli->nargs ? cli->args[0] : "";
@@ -34,6 +37,8 @@ int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli)
 	struct table t;
 	size_t i, found = 0;
 
+	/* The table and the JSON array are both built as recipes are read; the
+	 * one not wanted is freed at the end. */
 	table_init(&t, 4);
 	table_row(&t, (const char *const[]){"NAME", "LATEST", "KIND", "SUMMARY"});
 	for (i = 0; i < cfapkg_recipe_count(ctx); i++) {
@@ -44,6 +49,8 @@ int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli)
 		found++;
 		if (cli->quiet && !cli->json)
 			printf("%s\n", r->name); /* names only, for completion scripts */
+		/* A recipe's versions are sorted newest first: versions[0] is
+		 * its latest. */
 		table_row(&t, (const char *const[]){r->name, r->versions[0].version,
 		                                    cfapkg_kind_name(r->kind), r->summary});
 		o = cJSON_CreateObject();
@@ -70,6 +77,8 @@ int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return EXIT_OK;
 }
 
+/* The requirements as written in the recipe, not as the solver reads them:
+ * what a person would type. */
 static cJSON *deps_json(const struct cfapkg_dep *d, size_t n)
 {
 	cJSON *a = cJSON_CreateArray();
@@ -95,6 +104,8 @@ static cJSON *apt_json(const struct cfapkg_apt_source *a)
 	return o;
 }
 
+/* The key that signs an APT source is what a user must trust; without one, the
+ * recipe's pinned index hash is the trust. */
 static void print_apt(const struct cfapkg_apt_source *a)
 {
 	printf(" - APT %s %s/%s, ", a->repository, a->suite, a->component);
@@ -108,6 +119,8 @@ static void print_apt(const struct cfapkg_apt_source *a)
 		printf(" of %s", a->keyring);
 }
 
+/* One version in info --json; "status" only when --gpu named a target to judge
+ * it against. */
 static cJSON *version_json(struct cfapkg_ctx *ctx, const struct cfapkg_version *v,
                            const char *gfx, bool installed)
 {
@@ -140,6 +153,8 @@ static cJSON *version_json(struct cfapkg_ctx *ctx, const struct cfapkg_version *
 		if (s->max_size > 0)
 			cJSON_AddNumberToObject(j, "max_size", (double)s->max_size);
 		json_str(j, "provenance", s->provenance);
+		/* Where the hash came from: pinned in the recipe, or
+		 * recorded here on first use. */
 		json_str(j, "trust", s->first_use ? "first-use" : s->sha256 ? "recipe" : NULL);
 		json_str(j, "first_use", s->first_use);
 		if (s->apt && s->apt->pins) {
@@ -164,6 +179,8 @@ static void print_deps(const char *label, const struct cfapkg_dep *d, size_t n)
 	printf("\n");
 }
 
+/* A version in info's text: a line of its own, then its note, dependencies,
+ * targets and each platform's source. */
 static void print_version(struct cfapkg_ctx *ctx, const struct cfapkg_version *v,
                           const char *gfx, const char *installed_in)
 {
@@ -200,6 +217,9 @@ static void print_version(struct cfapkg_ctx *ctx, const struct cfapkg_version *v
 			       s->apt->seen ? "\n      pins seen in: " : "",
 			       s->apt->seen ? s->apt->seen : "");
 		printf("\n");
+		/* A hash trusted on first use was never compared with a
+		 * published one: saying so keeps it from reading like a
+		 * recipe's pin. */
 		if (s->first_use)
 			printf("      trusted on first use here (%s): not checked against anyone else's "
 			       "pin\n", s->first_use);
@@ -226,6 +246,8 @@ static struct cfapkg_lockfile *env_set(struct cfapkg_ctx *ctx, const char *env)
 	return lock;
 }
 
+/* Exact name and version: another version of the same recipe is not
+ * "installed" here.  A NULL set holds nothing. */
 static bool is_installed(const struct cfapkg_lockfile *set, const char *name, const char *version)
 {
 	size_t i;
@@ -236,6 +258,8 @@ static bool is_installed(const struct cfapkg_lockfile *set, const char *name, co
 	return false;
 }
 
+/* The first provide of v named name (a provide may also carry a version:
+ * "cublas=11"). */
 static const struct cfapkg_dep *provide_of(const struct cfapkg_version *v, const char *name)
 {
 	size_t i;
@@ -270,6 +294,9 @@ static cJSON *provider_group(const struct cfapkg_version *v, const struct cfapkg
 	return g;
 }
 
+/* Whether b can join a's line: the same recipe providing the same text under
+ * the same os and gfx.  Only neighbours are compared, so a recipe's versions
+ * merge while they run in a row. */
 static bool same_group(const cJSON *a, const cJSON *b)
 {
 	static const char *const keys[] = {"recipe", "provides", "os", "gfx"};
@@ -297,6 +324,8 @@ static cJSON *providers_json(struct cfapkg_ctx *ctx, const char *name,
 			cJSON *g;
 			if (!d)
 				continue;
+			/* A version that joins the previous group frees its
+			 * own and adds its version to that one. */
 			g = provider_group(v, d);
 			if (same_group(last, g))
 				cJSON_Delete(g);
@@ -342,6 +371,7 @@ static void print_conditions(const cJSON *g, const char *name)
 		printf("]");
 }
 
+/* Each group's versions on one line, marking those installed in env. */
 static void print_providers(const cJSON *a, const char *name, const char *env)
 {
 	const cJSON *g, *v;
@@ -392,6 +422,8 @@ static int info_not_recipe(struct cfapkg_ctx *ctx, const struct cli *cli, const 
 		return EXIT_OK;
 	}
 	cJSON_Delete(a);
+	/* NULL when no name is near enough: the message then points to
+	 * search instead. */
 	like = cfapkg_recipe_suggest(ctx, name);
 	cli_error("no recipe named \"%s\"%s%s\n", name,
 	        like ? "; did you mean: " : " (cfapkg search lists them)", like ? like : "");
@@ -399,6 +431,8 @@ static int info_not_recipe(struct cfapkg_ctx *ctx, const struct cli *cli, const 
 	return EXIT_NOTFOUND;
 }
 
+/* The whole recipe with every version, for scripts; "installed" is judged
+ * against env's current generation. */
 static void info_json(struct cfapkg_ctx *ctx, const struct cfapkg_recipe *r, const char *gfx,
                       const char *env, const struct cfapkg_lockfile *set)
 {
@@ -443,6 +477,9 @@ static void info_text(struct cfapkg_ctx *ctx, const struct cfapkg_recipe *r, con
 		              is_installed(set, r->name, r->versions[i].version) ? env : NULL);
 }
 
+/* info NAME: a recipe and its versions, each judged against --gpu when given
+ * and marked when installed in --env.  A name that is no recipe may still be
+ * provided by some: info then lists those. */
 int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *gpu = cli_value(cli, OPT_GPU), *gfx = NULL, *env = env_from_cli(cli);
@@ -467,6 +504,7 @@ int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli)
 		        "them)\n", env);
 		return EXIT_NOTFOUND;
 	}
+	/* NULL when nothing is installed: then no version is marked. */
 	set = env_set(ctx, env);
 	r = cfapkg_recipe_find(ctx, cli->args[0]);
 	if (!r)
@@ -479,7 +517,9 @@ int cmd_info(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return rc;
 }
 
-/* The mirror rule files and their rules, into o and, unless json, printed. */
+/* The mirror rule files and their rules, into o and, unless json, printed.
+ * The root's rule file and the user's are listed, found or not, so that a
+ * rule that is not applied can be traced to a file that was not read. */
 static void config_mirrors(const struct cfapkg_mirrors *m, cJSON *o, bool json)
 {
 	cJSON *files = cJSON_AddArrayToObject(o, "mirror_files");
@@ -541,6 +581,8 @@ static void config_settings(cJSON *o, bool json)
 	}
 }
 
+/* config: where this cfapkg reads its recipes, root, settings and mirror rules
+ * from, without changing anything. */
 int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *env = getenv("CFAPKG_RECIPES");
@@ -558,6 +600,8 @@ int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli)
 	json_str(o, "platform_os", host.os);
 	json_str(o, "platform_arch", host.arch);
 	json_str(o, "root", cfapkg_ctx_root(ctx));
+	/* CFAPKG_NO_BUILTIN_RECIPES turns off the recipes that come with
+	 * cfapkg: then only --recipes and CFAPKG_RECIPES count. */
 	json_str(o, "builtin_recipes", getenv("CFAPKG_NO_BUILTIN_RECIPES") ? NULL
 	                                                                  : cfapkg_builtin_recipe_dir());
 	json_str(o, "CFAPKG_RECIPES", env && *env ? env : NULL);
@@ -598,6 +642,8 @@ int print_versions(const struct cli *cli)
 	size_t i, n = cfapkg_components(libs, sizeof(libs) / sizeof(libs[0]));
 	cJSON *o, *l;
 
+	/* cfapkg_components returns how many there are, which may be more than
+	 * it wrote: only those written are shown. */
 	if (n > sizeof(libs) / sizeof(libs[0]))
 		n = sizeof(libs) / sizeof(libs[0]);
 	if (!cli->json) {

@@ -35,6 +35,8 @@ static int usage(void)
 	return EXIT_USAGE;
 }
 
+/* The recipe named name, or NULL after saying there is none; the caller then
+ * exits EXIT_NOTFOUND. */
 static const struct cfapkg_recipe *find_recipe(struct cfapkg_ctx *ctx, const char *name)
 {
 	const struct cfapkg_recipe *r = cfapkg_recipe_find(ctx, name);
@@ -75,6 +77,10 @@ static char *cat(const char *first, ...)
  * result is several KiB, kept on the stack). */
 #define MAX_SOURCES 16
 
+/* Fills srcs from each --source in command-line order.  Each platform string
+ * is allocated here and freed by add_version; url points into the command
+ * line.  Without --strip, strip -1 takes the newest version's for the
+ * platform; the size is not known until the download. */
 static int sources_from_cli(const struct cli *cli, struct cfapkg_new_source *srcs, size_t *n)
 {
 	const char *fmt = cli_value(cli, OPT_FORMAT), *strip = cli_value(cli, OPT_STRIP);
@@ -95,6 +101,8 @@ static int sources_from_cli(const struct cli *cli, struct cfapkg_new_source *src
 			cli_error("at most %d --source options\n", MAX_SOURCES);
 			return EXIT_USAGE;
 		}
+		/* An empty OS-ARCH before the "=" is refused here, before
+		 * anything is downloaded. */
 		if (!(eq = strchr(cli->opts[i].value, '=')) || eq == cli->opts[i].value) {
 			cli_error("--source %s: expected OS-ARCH=URL "
 			                "(windows-x86_64=https://...)\n", cli->opts[i].value);
@@ -117,6 +125,9 @@ static int sources_from_cli(const struct cli *cli, struct cfapkg_new_source *src
 	return EXIT_OK;
 }
 
+/* Downloads each source with progress shown; on a failure every item that
+ * failed is named.  The label is put in front of an error only when the
+ * library's message does not already name it. */
 static int fetch_sources(struct cfapkg_ctx *ctx, const struct cli *cli,
                          struct cfapkg_fetch_item *items, size_t n)
 {
@@ -140,6 +151,8 @@ static int fetch_sources(struct cfapkg_ctx *ctx, const struct cli *cli,
 	return e ? report_error_code(e) : EXIT_OK;
 }
 
+/* What add-version reports: one line per source, or with --json the new
+ * version as written, so a script can check the hashes it recorded. */
 static void print_added(const struct cfapkg_recipe *r, const struct cfapkg_new_version *nv,
                         const char *file, const struct cli *cli)
 {
@@ -188,6 +201,8 @@ static int fetch_and_write(struct cfapkg_ctx *ctx, const struct cli *cli,
 	size_t i;
 	int rc;
 
+	/* Each item's URL points into nv, which outlives the download; only
+	 * the label is allocated here, and freed below with the item. */
 	memset(items, 0, sizeof(items));
 	for (i = 0, rc = EXIT_OK; i < nv->nsources; i++) {
 		items[i].label = cat(r->name, " ", nv->version, " ", nv->sources[i].platform,
@@ -203,6 +218,9 @@ static int fetch_and_write(struct cfapkg_ctx *ctx, const struct cli *cli,
 	else if (!(rc = take_lock(ctx, cli, &lock)) &&
 	         !(rc = fetch_sources(ctx, cli, items, nv->nsources))) {
 		for (i = 0; i < nv->nsources; i++) {
+			/* The hash and size come from the bytes that arrived,
+			 * not from upstream: the recipe pins what was really
+			 * downloaded. */
 			nv->sources[i].sha256 = items[i].sha256_out;
 			nv->sources[i].size = (int64_t)items[i].size_out;
 		}
@@ -211,6 +229,8 @@ static int fetch_and_write(struct cfapkg_ctx *ctx, const struct cli *cli,
 		else
 			print_added(r, nv, file, cli);
 	} else if (rc != EXIT_BUSY) {
+		/* A busy lock already said why nothing happened; any other
+		 * failure says that the recipe file was left as it was. */
 		fprintf(stderr, "cfapkg: %s was not changed\n", file);
 	}
 	cfapkg_writer_unlock(lock);
@@ -221,6 +241,9 @@ static int fetch_and_write(struct cfapkg_ctx *ctx, const struct cli *cli,
 	return rc;
 }
 
+/* recipe add-version NAME VERSION: the recipe and its file are checked before
+ * any download, so that a version already there, or a recipe file that cannot
+ * be edited, costs no transfer. */
 static int add_version(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_new_source srcs[MAX_SOURCES];
@@ -317,6 +340,9 @@ static char *add_line(const struct cfapkg_recipe *r, const struct cfapkg_release
 	struct text t = {NULL, 0, 0, false};
 	size_t i, picks = 0;
 
+	/* The library marks with pick the one asset add-version would take for
+	 * each platform of the newest version; only those become --source
+	 * options. */
 	text_add(&t, "cfapkg recipe add-version", 25);
 	text_arg(&t, r->name);
 	text_arg(&t, rel->version);
@@ -333,6 +359,8 @@ static char *add_line(const struct cfapkg_recipe *r, const struct cfapkg_release
 			text_arg(&t, src);
 		free(src);
 	}
+	/* The line repeats --recipes so that running it edits the same recipe
+	 * tree that was looked at. */
 	for (i = 0; i < cli->nopts; i++)
 		if (cli->opts[i].id == OPT_RECIPES) {
 			text_add(&t, " --recipes", 10);
@@ -373,6 +401,9 @@ static int select_checks(struct cfapkg_ctx *ctx, const struct cli *cli, struct c
 			c->url = cat(given, (char *)NULL);
 		else if ((e = cfapkg_recipe_releases_url(ctx, c->r, &c->url)))
 			return report_error(ctx, e);
+		/* A --releases-url copy that could not be made is out of
+		 * memory; a recipe without an upstream instead leaves url NULL
+		 * and is skipped below. */
 		if (given && !c->url)
 			return report_error_code(CFAPKG_E_NOMEM);
 		if (c->url)
@@ -400,6 +431,8 @@ static int fetch_lists(struct cfapkg_ctx *ctx, const struct cli *cli, struct che
 
 	if ((rc = fetch_opts_from_cli(cli, &o)))
 		return rc;
+	/* A releases list has no pinned size: the cap stops an upstream that
+	 * sends something else from filling the disk. */
 	o.max_unknown_size = RELEASES_CAP;
 	for (*nitems = 0, i = 0; i < n; i++) {
 		for (k = 0; k < *nitems && strcmp(items[k].urls[0], cs[i].url) != 0; k++)
@@ -421,10 +454,14 @@ static int fetch_lists(struct cfapkg_ctx *ctx, const struct cli *cli, struct che
 	cfapkg_fetch(ctx, items, *nitems, &o); /* each item says how it went */
 	progress_end(&p);
 	cfapkg_writer_unlock(lock);
+	/* Each list's failure is kept on its item and reported per recipe by
+	 * read_lists, so the context's last error is not the command's. */
 	cfapkg_ctx_clear_error(ctx);
 	return EXIT_OK;
 }
 
+/* Reads each downloaded list into its check.  A failure is copied into the
+ * check, so that one upstream that failed does not hide the others. */
 static void read_lists(struct cfapkg_ctx *ctx, struct check *cs, size_t n,
                        const struct cfapkg_fetch_item *items)
 {
@@ -444,6 +481,8 @@ static void read_lists(struct cfapkg_ctx *ctx, struct check *cs, size_t n,
 	}
 }
 
+/* One newer release: its assets with their platforms, and the command that
+ * would record it, or why there is none to give. */
 static void print_release(const struct cfapkg_recipe *r, const struct cfapkg_release *rel,
                           const struct cli *cli)
 {
@@ -464,6 +503,8 @@ static void print_release(const struct cfapkg_recipe *r, const struct cfapkg_rel
 	free(line);
 }
 
+/* Errors go to standard error even with --quiet; only the up-to-date report is
+ * silenced. */
 static void print_check(const struct check *c, const struct cli *cli)
 {
 	const struct cfapkg_releases *rel = c->rel;
@@ -486,6 +527,8 @@ static void print_check(const struct check *c, const struct cli *cli)
 	}
 	if (!rel->nskipped)
 		return;
+	/* Tags that are not versions are shown, at most five, so that a
+	 * release missed because of its tag's name can be noticed. */
 	printf("  tags that name no version:");
 	for (i = 0; i < rel->nskipped && i < 5; i++)
 		printf(" %s", rel->skipped[i]);
@@ -525,6 +568,7 @@ static cJSON *release_json(const struct cfapkg_recipe *r, const struct cfapkg_re
 	return o;
 }
 
+/* A check that failed has no releases: its document stops after "error". */
 static cJSON *check_json(const struct check *c, const struct cli *cli)
 {
 	cJSON *o = cJSON_CreateObject(), *newer, *skipped;
@@ -571,12 +615,16 @@ static int outdated(struct cfapkg_ctx *ctx, const struct cli *cli)
 	for (i = 0; rc == EXIT_OK && i < n; i++) {
 		if (all)
 			cJSON_AddItemToArray(all, check_json(&cs[i], cli));
+		/* With --json a failed recipe is in the document and also said
+		 * on standard error, where a person sees it. */
 		if (!all || cs[i].error)
 			print_check(&cs[i], cli);
 	}
 	if (all)
 		json_print_list("recipes", all);
 	for (i = 0; i < n; i++) {
+		/* The first recipe that failed gives the exit code; the others
+		 * are already reported. */
 		if (rc == EXIT_OK && cs[i].rc)
 			rc = cs[i].rc;
 		free(cs[i].url);
@@ -639,6 +687,8 @@ static void print_set_json(const struct cfapkg_deb_set *set)
 	json_print(doc);
 }
 
+/* The suites' InRelease dates and index hashes come first: they are what the
+ * pins below were read from. */
 static void print_set_text(const struct cfapkg_deb_set *set)
 {
 	struct table t;
@@ -659,6 +709,8 @@ static void print_set_text(const struct cfapkg_deb_set *set)
 	}
 	table_print(&t);
 	printf("%zu packages, %s", set->nmembers, human_size(total, size, sizeof(size)));
+	/* The closure stops at libc6: the machine's C library must be at
+	 * least the highest floor a member asks for, named with that member. */
 	if (set->glibc)
 		printf("; the C library is the machine's: glibc >= %s (for %s)", set->glibc,
 		       set->glibc_by);
@@ -692,6 +744,8 @@ static int deb_set(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return EXIT_OK;
 }
 
+/* recipe SUBCOMMAND: each subcommand checks its own arguments and options;
+ * anything else prints the usage (EXIT_USAGE). */
 int cmd_recipe(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	if (cli->nargs >= 1 && strcmp(cli->args[0], "deb-set") == 0)

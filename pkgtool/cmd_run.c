@@ -9,6 +9,8 @@
 #include "commands.h"
 #include "render.h"
 
+/* env show --json: everything run and activate would set, in the order it is
+ * applied. */
 static cJSON *runtime_json(const struct cfapkg_runtime *rt)
 {
 	cJSON *o = cJSON_CreateObject(), *a, *v;
@@ -37,6 +39,8 @@ static cJSON *runtime_json(const struct cfapkg_runtime *rt)
 	for (i = 0; i < rt->npath_removed; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(rt->path_removed[i]));
 	json_str(o, "rocm", rt->rocm_prefix);
+	/* stable_path is the folder link that follows the current generation;
+	 * null where the paths name one generation's own folder. */
 	json_str(o, "stable_path", rt->stable_dir);
 	a = cJSON_AddArrayToObject(o, "warnings");
 	for (i = 0; i < rt->nwarnings; i++)
@@ -57,6 +61,8 @@ static void show_text(const struct cfapkg_runtime *rt)
 		printf("Paths name generation %u's own folder (no folder link here): a shell "
 		       "activated now keeps generation %u after an update\n", rt->generation,
 		       rt->generation);
+	/* Windows finds DLLs through PATH; elsewhere the same folders also go
+	 * in front of LD_LIBRARY_PATH. */
 	printf("PATH%s, first wins:\n", strcmp(rt->os, "windows") ? " and LD_LIBRARY_PATH" : "");
 	for (i = 0; i < rt->npath; i++)
 		printf("  %s\n", rt->path[i]);
@@ -109,12 +115,16 @@ int cmd_env_runtime(struct cfapkg_ctx *ctx, const struct cli *cli)
 }
 
 /* Parts experimental on this GPU that were validated on others (the
- * reference overlay on anything but gfx1200). */
+ * reference overlay on anything but gfx1200).
+ * Only a warning: an experimental part may still work, and the user chose to
+ * install it. */
 static void warn_unvalidated(struct cfapkg_ctx *ctx, const char *env, const char *gfx)
 {
 	struct cfapkg_lockfile *lock = NULL;
 	size_t i, k;
 
+	/* A set that cannot be read gives no warning rather than stopping the
+	 * program from running. */
 	if (cfapkg_env_lockfile(ctx, env, 0, &lock)) {
 		cfapkg_ctx_clear_error(ctx);
 		return;
@@ -148,6 +158,9 @@ static int launch_failed(struct cfapkg_ctx *ctx, const struct cfapkg_launch *l,
 	return e == CFAPKG_E_NOTFOUND && l && !cfapkg_launch_program(l) ? EXIT_NO_PROGRAM : rc;
 }
 
+/* run PROGRAM ARGS...: the program's exit status becomes cfapkg's, so a script
+ * sees the program's own; 126 and 127 are only cfapkg's when the program could
+ * not be started or found. */
 int cmd_run(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_runtime *rt = NULL;
@@ -166,6 +179,9 @@ int cmd_run(struct cfapkg_ctx *ctx, const struct cli *cli)
 	for (i = 0; i < rt->nwarnings; i++)
 		fprintf(stderr, "warning: %s\n", rt->warnings[i]);
 	warn_unvalidated(ctx, env_from_cli(cli), rt->gfx);
+	/* The runtime is applied to this process first: the program inherits
+	 * its PATH and variables, and the lookup of PROGRAM sees the
+	 * environment's folders. */
 	if (!(e = cfapkg_runtime_apply(ctx, rt)))
 		e = cfapkg_launch_prepare(ctx, rt, cli->args, cli->nargs,
 		                          !(cli->seen & OPT_BIT(OPT_NO_STAGE)), &l);
@@ -175,6 +191,8 @@ int cmd_run(struct cfapkg_ctx *ctx, const struct cli *cli)
 		cfapkg_runtime_free(rt);
 		return rc;
 	}
+	/* Staging (Windows) put DLLs beside the program: said, with how to
+	 * undo it, since it changed a folder outside cfapkg's root. */
 	if (!cli->quiet && (n = cfapkg_launch_staged(l, &dir)))
 		fprintf(stderr, "cfapkg: placed %zu file%s beside %s ('cfapkg unstage %s' restores "
 		        "the folder)\n", n, n == 1 ? "" : "s", cfapkg_launch_program(l), dir);
@@ -189,6 +207,9 @@ int cmd_run(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return status;
 }
 
+/* stage DIR places the DLLs in a program's folder; with --venv, or in an
+ * active venv without DIR, the venv's torch gets the environment's libraries
+ * instead. */
 int cmd_stage(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_runtime *rt = NULL;
@@ -217,6 +238,8 @@ int cmd_stage(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return EXIT_OK;
 }
 
+/* unstage's notes (a file changed since it was staged, say) are warnings: the
+ * rest of the undo still goes on. */
 static void print_note(void *arg, const char *note)
 {
 	(void)arg;

@@ -43,6 +43,8 @@ static int source_args(const struct cli *cli, const char *sub, unsigned long lon
 	return EXIT_OK;
 }
 
+/* The warning goes to standard error even when the pin is printed as JSON: a
+ * first-use pin is only as good as the server was at that moment. */
 static void print_trusted(const struct cfapkg_fetch_item *it, const char *name,
                           const char *version, const char *platform, const struct cli *cli)
 {
@@ -69,6 +71,9 @@ static void print_trusted(const struct cfapkg_fetch_item *it, const char *name,
 	        "('cfapkg recipe export-trusted' gives it to a channel maintainer)\n");
 }
 
+/* recipe trust: downloads the source under the root's lock and records its
+ * hash.  The library clears it before anything can fail, so clearing it on
+ * every path is safe. */
 static int trust(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	static struct progress p;
@@ -97,6 +102,7 @@ static int trust(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return EXIT_OK;
 }
 
+/* Forgetting a pin downloads nothing, so it takes no download options. */
 static int untrust(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_writer_lock *lock = NULL;
@@ -133,6 +139,8 @@ static cJSON *pin_json(const struct cfapkg_first_use_pin *p)
 	return o;
 }
 
+/* Each pin with its status: "applied", or why the loaded recipes do not
+ * use it. */
 static int trusted(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_first_use *fu = NULL;
@@ -181,6 +189,8 @@ static int export_trusted(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return EXIT_OK;
 }
 
+/* cmd_recipe sends only these four subcommands here: anything that is not the
+ * first three is export-trusted. */
 int cmd_recipe_trust(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *sub = cli->args[0];

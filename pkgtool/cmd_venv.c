@@ -11,6 +11,8 @@
 #include "commands.h"
 #include "render.h"
 
+/* --venv always wins; $VIRTUAL_ENV only counts where active asks for it, and
+ * an empty one is no venv. */
 const char *venv_from_cli(const struct cli *cli, bool active)
 {
 	const char *v = cli_value(cli, OPT_VENV), *a = getenv("VIRTUAL_ENV");
@@ -18,6 +20,8 @@ const char *venv_from_cli(const struct cli *cli, bool active)
 	return v ? v : active && a && *a ? a : NULL;
 }
 
+/* "saved": the wheel's own file was kept beside the one placed, so unstage can
+ * put it back; "left": the wheel's files the environment has nothing for. */
 static cJSON *staged_json(const struct cfapkg_venv_staged *s, const struct cfapkg_runtime *rt)
 {
 	cJSON *o = cJSON_CreateObject(), *a;
@@ -50,6 +54,8 @@ static void staged_text(const struct cfapkg_venv_staged *s, const struct cfapkg_
 
 	printf("Staged into %s (torch %s, CUDA %s) from \"%s\" generation %u:\n", s->venv->root,
 	       s->venv->torch_version, s->venv->cuda, rt->env_name, rt->generation);
+	/* A placed file with no part comes from the wheel itself (its NVRTC),
+	 * not from the environment. */
 	for (i = 0; i < s->nplaced; i++)
 		printf("  %s  <- %s%s%s%s\n", s->placed[i].path,
 		       s->placed[i].part ? s->placed[i].part : "the wheel's own nvrtc",
@@ -65,6 +71,8 @@ static void staged_text(const struct cfapkg_venv_staged *s, const struct cfapkg_
 	       "\"%s\" stage it again\n", s->venv->root, rt->env_name);
 }
 
+/* stage --venv DIR: the environment's runtime is resolved first, so a broken
+ * environment changes nothing in the venv. */
 int stage_venv(struct cfapkg_ctx *ctx, const struct cli *cli, const char *dir)
 {
 	struct cfapkg_runtime *rt = NULL;
@@ -87,12 +95,16 @@ int stage_venv(struct cfapkg_ctx *ctx, const struct cli *cli, const char *dir)
 	return EXIT_OK;
 }
 
+/* The library's notes while staged venvs follow a change, one per line on
+ * standard error. */
 static void print_note(void *arg, const char *note)
 {
 	(void)arg;
 	fprintf(stderr, "cfapkg: %s\n", note);
 }
 
+/* A venv that could not follow is a warning, not a failure: the change to the
+ * environment is already made and stays made. */
 void follow_venvs(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env)
 {
 	size_t n = 0;
@@ -104,6 +116,8 @@ void follow_venvs(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env
 	}
 }
 
+/* The names people know the libraries by; a family not in the list is shown as
+ * the probe named it. */
 static const char *family_label(const char *family)
 {
 	static const char *const names[][2] = {
@@ -119,6 +133,8 @@ static const char *family_label(const char *family)
 	return family;
 }
 
+/* doctor --venv --json: the probe's checks, and the file each library was
+ * loaded from, which is what tells whose library torch used. */
 static cJSON *probe_json(const struct cfapkg_venv *v, const struct cfapkg_venv_probe *p)
 {
 	cJSON *o = cJSON_CreateObject(), *a;
@@ -155,6 +171,8 @@ static void probe_text(const struct cfapkg_venv *v, const struct cfapkg_venv_pro
 	for (i = 0; i < p->nchecks; i++) {
 		const struct cfapkg_venv_check *c = &p->checks[i];
 		printf("  %-28s %-12s %s\n", c->check, cfapkg_probe_status_name(c->status), c->detail);
+		/* A skipped check is not a failure: it had nothing to run
+		 * on. */
 		if (c->status != CFAPKG_PROBE_OK && c->status != CFAPKG_PROBE_SKIPPED && c->library)
 			printf("  %-41s the library that failed: %s\n", "", family_label(c->library));
 	}
@@ -173,12 +191,16 @@ static void probe_failed(const struct cfapkg_venv_probe *p, char *failed, size_t
 		if (c->status == CFAPKG_PROBE_OK || c->status == CFAPKG_PROBE_SKIPPED)
 			continue;
 		used = strlen(failed);
+		/* Each detail is cut at 200 bytes, so that one long traceback
+		 * does not crowd the other failures out of failed. */
 		cli_fit(failed + used, len - used, "%storch %s %s%s%s%s: %.200s", used ? "; " : "",
 		        c->check, cfapkg_probe_status_name(c->status), c->library ? " (" : "",
 		        c->library ? family_label(c->library) : "", c->library ? ")" : "", c->detail);
 	}
 }
 
+/* EXIT_OK means the probe ran, whatever it found: *ok says whether the venv
+ * works, and failed why not. */
 int doctor_venv(struct cfapkg_ctx *ctx, const struct cli *cli, const char *dir,
                 unsigned timeout_s, cJSON **json, bool *ok, char *failed, size_t len)
 {
@@ -214,6 +236,8 @@ const char *doctor_venv_dir(struct cfapkg_ctx *ctx, const struct cli *cli, const
 
 	if (dir || !active)
 		return dir;
+	/* An active venv that cannot be read is not probed rather than failing
+	 * doctor: it may not be cfapkg's at all. */
 	if (cfapkg_venv_env(ctx, active, &from)) {
 		cfapkg_ctx_clear_error(ctx);
 		return NULL;

@@ -28,9 +28,12 @@ const char *problem_kind_name(enum cfapkg_problem_kind k)
 		[CFAPKG_PROBLEM_GLIBC_TOO_OLD] = "glibc-too-old",
 		[CFAPKG_PROBLEM_NOT_HERE] = "not-here",
 		[CFAPKG_PROBLEM_NOT_INSTALLABLE] = "not-installable"};
+	/* A kind past the end of the table reads "other" rather than an index
+	 * out of bounds. */
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "other";
 }
 
+/* An empty list from the library reads "none" in the sentence. */
 static const char *or_none(const char *s)
 {
 	return s && *s ? s : "none";
@@ -62,12 +65,15 @@ static void gpu_text(const struct cfapkg_problem *p, const char *who, bool many,
 	int n = snprintf(buf, len, "%s %s %s%s%s%s", who,
 	                 VERB(many, "does not support", "do not support"), p->fact,
 	                 p->have ? " (" : "", p->have ? p->have : "", p->have ? ")" : "");
+	/* The way out is added only when the first part fit whole. */
 	if (n > 0 && (size_t)n < len)
 		cli_fit(buf + n, len - (size_t)n, p->alternatives ? "; versions that do: %s"
 		        : "; no version of %s does",
 		        p->alternatives ? p->alternatives : p->package);
 }
 
+/* cfapkg never installs system parts (a ROCm, a HIP SDK): the sentence says
+ * so, with the recipe's hint on where to get one. */
 static void system_text(const struct cfapkg_problem *p, const char *who, bool many, char *buf,
                         size_t len)
 {
@@ -81,10 +87,14 @@ static void system_text(const struct cfapkg_problem *p, const char *who, bool ma
 const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_facts *f,
                          char *buf, size_t len)
 {
+	/* who names the blocked part and its versions; many picks the plural
+	 * of the verb when several versions are blocked alike. */
 	char who[512];
 	bool many = part(p, who, sizeof(who));
 
 	switch (p->kind) {
+	/* The suggestions are the library's, the same "did you mean" that info
+	 * and pin give. */
 	case CFAPKG_PROBLEM_UNKNOWN_NAME:
 		snprintf(buf, len, "no recipe provides \"%s\"%s%s%s%s", p->package,
 		         p->hint ? ": " : "", p->hint ? p->hint : "",
@@ -145,6 +155,8 @@ const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_fac
 		         VERB(many, "needs", "need"), p->dep, f->os, p->hint ? ": " : "",
 		         p->hint ? p->hint : "");
 		break;
+	/* Two HIP runtime majors cannot load in one process: that conflict
+	 * gets its own sentence, with the hint to keep to one major. */
 	case CFAPKG_PROBLEM_CONFLICT:
 		if (p->fact && strcmp(p->fact, "hip_runtime") == 0)
 			cli_fit(buf, len, "%s and %s use different HIP runtime majors (%s); %s", who,
@@ -167,6 +179,7 @@ const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_fac
 		snprintf(buf, len, "%s %s %s%s%s", who, VERB(many, "needs", "need"), p->dep,
 		         p->hint ? ": " : "", p->hint ? p->hint : "");
 		break;
+	/* A rule type cfapkg does not describe keeps libsolv's own words. */
 	case CFAPKG_PROBLEM_OTHER:
 		snprintf(buf, len, "%s", p->raw ? p->raw : "the solver found a problem");
 		break;

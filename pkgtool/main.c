@@ -8,6 +8,8 @@
 #include "commands.h"
 #include "render.h"
 
+/* One row of the command table: completion scripts, help and the parser are
+ * all made from it, so a command is declared once. */
 struct command {
 	const char *name;
 	int (*run)(struct cfapkg_ctx *ctx, const struct cli *cli);
@@ -29,6 +31,7 @@ _Static_assert(OPT__COUNT < 62, "the option bits reach TAKES_PROGRAM");
 #define OPTS_CHANGE (OPTS_FACTS | OPTS_FETCH | OPT_ENV_BIT | OPT_BIT(OPT_DRY_RUN) | \
                      OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN) | OPT_BIT(OPT_MAX_SIZE))
 
+/* Sorted by name: help lists them in this order. */
 static const struct command commands[] = {
 	{"add-file", cmd_add_file, 0, "add-file PATH...",
 	 "put files you supply into the cache if a recipe expects their SHA-256"},
@@ -145,6 +148,8 @@ static unsigned long long json_bit(const struct command *c)
 	return (c->opts & TEXT_ONLY) ? 0 : OPT_BIT(OPT_JSON);
 }
 
+/* The table's row i for completion scripts (opts.h's cli_commands.at); false
+ * past its end. */
 static bool command_at(size_t i, const char **name, unsigned long long *opts, const char **usage,
                 const char **summary)
 {
@@ -157,11 +162,14 @@ static bool command_at(size_t i, const char **name, unsigned long long *opts, co
 	return true;
 }
 
+/* Whether command i runs a program whose arguments follow its name. */
 static bool command_takes_program(size_t i)
 {
 	return i < sizeof(commands) / sizeof(commands[0]) && (commands[i].opts & TAKES_PROGRAM);
 }
 
+/* Exact names only: a prefix or another package manager's word is suggested,
+ * never run. */
 static const struct command *find_command(const char *name)
 {
 	size_t i;
@@ -218,6 +226,8 @@ static void unknown_command(const char *name)
 		cli_fit(like, sizeof(like), "cfapkg %s", meant);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		names[i] = commands[i].name;
+	/* The other word is said once: a spelling suggestion that names the
+	 * same command is left out. */
 	similar = cfapkg_names_suggest(name, names, i);
 	for (p = similar; p && *p; p += strspn(p, ", ")) {
 		size_t len = strcspn(p, ",");
@@ -231,6 +241,8 @@ static void unknown_command(const char *name)
 	          like[0] ? "; did you mean: " : "", like);
 }
 
+/* A usage too long for the column goes on its own line, with the summary under
+ * it. */
 static void print_help(const struct command *c)
 {
 	size_t i;
@@ -272,6 +284,8 @@ static int help_command(const struct cli *cli)
 	return EXIT_OK;
 }
 
+/* The root, the settings, the --recipes folders and (when needed) the recipes,
+ * in the order each depends on the one before. */
 static int setup_context(struct cfapkg_ctx *ctx, const struct cli *cli, bool recipes)
 {
 	enum cfapkg_err e;
@@ -286,6 +300,8 @@ static int setup_context(struct cfapkg_ctx *ctx, const struct cli *cli, bool rec
 	cli_keep_settings(settings);
 	if (e)
 		return report_error(ctx, e);
+	/* Added before the load, in command-line order, so that they are read
+	 * with the rest. */
 	for (i = 0; i < cli->nopts; i++)
 		if (cli->opts[i].id == OPT_RECIPES &&
 		    (e = cfapkg_ctx_add_recipe_dir(ctx, cli->opts[i].value)))
@@ -326,8 +342,11 @@ static int dispatch(const struct cli *cli)
 		cli_error("'%s' does not take --json: its output is the program's\n", c->name);
 		return EXIT_USAGE;
 	}
+	/* An option the command does not take is refused rather than ignored:
+	 * a silently ignored --env would act on the default environment. */
 	if (!cli_check_allowed(cli, OPTS_GLOBAL | (c->opts & ~NOT_OPTIONS) | json_bit(c)))
 		return EXIT_USAGE;
+	/* help has no handler of its own: it needs no context. */
 	if (!c->run)
 		return help_command(cli);
 	if (!(ctx = cfapkg_ctx_new())) {
@@ -339,11 +358,15 @@ static int dispatch(const struct cli *cli)
 	rc = setup_context(ctx, cli, c->run != cmd_channel && c->run != cmd_completion);
 	if (rc == EXIT_OK)
 		rc = c->run(ctx, cli);
+	/* The settings are kept until the command ends, since it may read them
+	 * at any time; freed here, before the context. */
 	cli_keep_settings(NULL);
 	cfapkg_ctx_free(ctx);
 	return rc;
 }
 
+/* The exit code is the command's (commands.h's enum); with --json a failure
+ * also prints the error document. */
 int main(int argc, char **argv)
 {
 	static const struct cli_commands table = {lookup_command, command_at,
@@ -352,6 +375,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	json_count_failures();
+	/* On Windows the arguments are read again as UTF-16 and converted, so
+	 * names and paths outside the ANSI code page survive. */
 	cfapkg_utf8_args(&argc, &argv);
 	if (!cli_parse(argc, argv, &cli, &table)) {
 		if (asks_for_json(argc, argv))
@@ -359,6 +384,8 @@ int main(int argc, char **argv)
 		cli_contract_end();
 		return EXIT_USAGE;
 	}
+	/* --version needs no context: it works even where the root cannot be
+	 * used. */
 	if (cli.seen & OPT_BIT(OPT_VERSION))
 		return print_versions(&cli);
 	rc = dispatch(&cli);

@@ -33,6 +33,8 @@ static const struct opt_def defs[] = {
 	{"ca-bundle", OPT_CA_BUNDLE, 0, "FILE", "trust the certificate authorities in FILE (PEM)"},
 	{"compute", OPT_COMPUTE, 0, NULL, "cache clean: also remove the stack's compute caches (ZLUDA, MIOpen, ...)"},
 	{"driver", OPT_DRIVER, 0, "VERSION", "the AMD driver version to plan for (25.8.1)"},
+	/* -n is shared with --runs (bench): letter_def picks the one the
+	 * command takes. */
 	{"dry-run", OPT_DRY_RUN, 'n', NULL, "show the plan and change nothing"},
 	{"env", OPT_ENV, 'e', "NAME", "the environment to act on (default: default); bench takes two"},
 	{"expires-days", OPT_EXPIRES_DAYS, 0, "DAYS", "a channel index expires this many days after it is built (30)"},
@@ -90,6 +92,7 @@ static const struct opt_def defs[] = {
 /* getopt_long's code for defs[i]: past every byte a letter can be. */
 #define LONG_CODE 256
 
+/* Every enum value has one row; NULL would mean a row is missing. */
 static const struct opt_def *def_of(enum opt_id id)
 {
 	size_t i;
@@ -150,6 +153,8 @@ static void letters(unsigned long long allowed, char *buf, size_t len)
 	}
 }
 
+/* Built once, on the first parse: the table never changes.  The last row stays
+ * zeroed, as getopt_long needs its end marked. */
 static const struct option *long_options(void)
 {
 	static struct option longs[NDEFS + 1];
@@ -161,6 +166,8 @@ static const struct option *long_options(void)
 	return longs;
 }
 
+/* Every usage error ends in the same pointer to --help; the caller returns
+ * false, and main exits EXIT_USAGE. */
 static bool usage_error(const char *msg, const char *what)
 {
 	cli_error("%s%s\n", msg, what);
@@ -168,7 +175,9 @@ static bool usage_error(const char *msg, const char *what)
 	return false;
 }
 
-/* "--gpux": unknown, and the names like it ("--gpu"). */
+/* "--gpux": unknown, and the names like it ("--gpu").
+ * A name longer than the buffer is cut for the suggestion only; the message
+ * repeats it whole. */
 static bool unknown_named(const char *arg, size_t n)
 {
 	const char *names[NDEFS], *p;
@@ -199,6 +208,8 @@ static bool unknown_long(const char *arg)
 	char list[256] = "";
 
 	for (i = 0; i < NDEFS; i++)
+		/* At most five names are listed: enough to see the prefix is
+		 * too short. */
 		if (strncmp(defs[i].name, arg + 2, n) == 0 && ++fits < 6)
 			cli_fit_add(list, sizeof(list), "%s--%s",
 			            fits > 1 ? ", " : "", defs[i].name);
@@ -232,6 +243,7 @@ static bool option_error(int c, const char *arg, unsigned long long allowed)
 	return usage_error("this option takes no value: ", name);
 }
 
+/* A flag records no value, whatever optarg holds. */
 static bool take(struct cli *cli, const struct opt_def *d, const char *value)
 {
 	if (cli->nopts == CLI_MAX_ARGS)
@@ -242,6 +254,8 @@ static bool take(struct cli *cli, const struct opt_def *d, const char *value)
 	return true;
 }
 
+/* The first argument that is no option is the command; the rest are its
+ * arguments, up to CLI_MAX_ARGS. */
 static bool positional(struct cli *cli, const char *a)
 {
 	if (!cli->command)
@@ -262,6 +276,9 @@ static bool argument(struct cli *cli, const char *a, const struct cli_commands *
 	bool program = false;
 
 	if (!cli->command) {
+		/* Once the command is known its options decide what each
+		 * letter means from here on; an unknown command keeps the
+		 * table's first meanings and is reported by main. */
 		if (table && table->lookup(a, allowed, &program))
 			letters(*allowed, shorts, len);
 		cli->takes_program = program;
@@ -283,9 +300,13 @@ bool cli_parse(int argc, char **argv, struct cli *cli, const struct cli_commands
 	cli->argv = argv;
 	cli->commands = table;
 	letters(0, shorts, sizeof(shorts));
+	/* getopt's own messages are off: option_error says it in cfapkg's
+	 * words, with suggestions. */
 	opterr = 0;
 	optind = 0; /* glibc and mingw-w64 alike: start over, state and all */
 	while (!rest) {
+		/* The argument getopt is about to read, for the error message;
+		 * optind is 0 only before the first call. */
 		int at = optind ? optind : 1;
 		int c = getopt_long(argc, argv, shorts, longs, NULL);
 		if (c == -1)
@@ -309,6 +330,8 @@ bool cli_parse(int argc, char **argv, struct cli *cli, const struct cli_commands
 	return true;
 }
 
+/* The first option the command does not take is named; the rest are not looked
+ * at. */
 bool cli_check_allowed(const struct cli *cli, unsigned long long allowed)
 {
 	size_t i;
@@ -322,6 +345,7 @@ bool cli_check_allowed(const struct cli *cli, unsigned long long allowed)
 	return true;
 }
 
+/* The last one wins: "--env a --env b" acts on b, as most tools do. */
 const char *cli_value(const struct cli *cli, enum opt_id id)
 {
 	const char *v = NULL;
@@ -360,6 +384,8 @@ void cli_print_options(unsigned long long allowed)
 	}
 }
 
+/* Digits only: no sign, no spaces, no 0x; the bound is checked before each
+ * multiplication, so the value never wraps. */
 bool cli_number(const char *s, unsigned long long max, unsigned long long *out)
 {
 	unsigned long long v = 0;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The library's cfapkg_fit_text does the cutting: a text too long ends in
+ * "..." and the result is false.  A zero-size buffer fits nothing. */
 bool cli_vfit(char *dst, size_t size, const char *fmt, va_list ap)
 {
 	return size > 0 && cfapkg_fit_text(dst, size, fmt, ap);
@@ -41,12 +43,15 @@ bool cli_fit_add(char *dst, size_t size, const char *fmt, ...)
 	return whole;
 }
 
+/* Powers of 1024 with binary unit names, one decimal; sizes below 1 KiB are
+ * shown in bytes, exactly. */
 const char *human_size(int64_t bytes, char *buf, size_t len)
 {
 	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
 	double v = (double)bytes;
 	int u = 0;
 
+	/* A negative size is "not known" (a recipe that records none). */
 	if (bytes < 0) {
 		cli_fit(buf, len, "?");
 		return buf;
@@ -62,6 +67,8 @@ const char *human_size(int64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
+/* A table is kept as a JSON array of rows: the strings are copied, so callers
+ * may pass buffers they reuse for the next row. */
 void table_init(struct table *t, size_t ncols)
 {
 	memset(t, 0, sizeof(*t));
@@ -77,6 +84,8 @@ void table_row(struct table *t, const char *const *cells)
 	for (i = 0; i < t->ncols; i++) {
 		const char *c = cells[i] ? cells[i] : "";
 		size_t n = strlen(c);
+		/* Widths are counted in bytes: a name with multi-byte
+		 * characters is padded short. */
 		if (n > t->width[i])
 			t->width[i] = n;
 		cJSON_AddItemToArray(row, cJSON_CreateString(c));
@@ -84,6 +93,7 @@ void table_row(struct table *t, const char *const *cells)
 	cJSON_AddItemToArray(t->rows, row);
 }
 
+/* Columns are separated by two spaces, each as wide as its widest cell. */
 void table_print(struct table *t)
 {
 	const cJSON *row, *cell;

@@ -18,6 +18,8 @@ enum shell { SH_BASH, SH_ZSH, SH_FISH, SH_POWERSHELL, SH_CMD, SH_NONE };
 
 static const char *const shell_names[] = {"bash", "zsh", "fish", "powershell", "cmd"};
 
+/* SH_NONE (after saying which shells there are) for a name without a snippet;
+ * NULL is no shell either. */
 static enum shell shell_of(const char *name)
 {
 	int i;
@@ -42,6 +44,8 @@ static const char *login_shell(const char *path)
 
 	base = base ? base + 1 : path;
 	if (strcmp(base, "pwsh") == 0 || strcmp(base, "pwsh-preview") == 0)
+		/* PowerShell's executables are pwsh (and pwsh-preview), not a
+		 * name from the table. */
 		return "powershell";
 	for (i = 0; i < SH_CMD; i++)
 		if (strcmp(base, shell_names[i]) == 0)
@@ -66,6 +70,7 @@ const char *shell_from_cli(const struct cli *cli)
 	return NULL;
 }
 
+/* The shells of POSIX systems, whose path lists are separated by ":". */
 static bool posix_like(enum shell sh)
 {
 	return sh == SH_BASH || sh == SH_ZSH || sh == SH_FISH;
@@ -75,6 +80,8 @@ static bool posix_like(enum shell sh)
  * (a quote is closed and reopened, or doubled); fish escapes \ and '. */
 static void quoted(enum shell sh, const char *v)
 {
+	/* cmd.exe has no quoting inside set "NAME=value": the value goes as it
+	 * is. */
 	if (sh == SH_CMD) {
 		fputs(v, stdout);
 		return;
@@ -97,8 +104,12 @@ static void quoted(enum shell sh, const char *v)
  * environment, since the names travel in CFAPKG_SAVED. */
 static void function_sh(enum shell sh)
 {
+	/* The function reads CFAPKG_SAVED when it runs, not when it is
+	 * defined, so one definition serves any environment. */
 	printf("cfapkg_deactivate() {\n"
 	       "\tlocal _cfapkg_v _cfapkg_s\n");
+	/* bash and zsh differ only in how they split a list and read a
+	 * variable by its name: ${!name} against ${(P)name}. */
 	if (sh == SH_BASH)
 		printf("\tlocal IFS=' '\n"
 		       "\tfor _cfapkg_v in ${CFAPKG_SAVED-}; do\n"
@@ -156,7 +167,9 @@ static void function_powershell(void)
 }
 
 /* Calls fn with each name CFAPKG_SAVED lists and the value saved for it
- * (NULL: it was unset). */
+ * (NULL: it was unset).
+ * A name too long for the buffer is skipped: no variable cfapkg sets has such
+ * a name. */
 static void each_saved(void (*fn)(const char *name, const char *saved))
 {
 	const char *list = getenv("CFAPKG_SAVED");
@@ -191,6 +204,8 @@ static void restore_cmd(void)
 	printf("set \"CFAPKG_SAVED=\"\n");
 }
 
+/* The variables of this process are put back as they were before the
+ * activation, so the runtime is judged on the user's own settings. */
 static void restore_here(const char *name, const char *saved)
 {
 	cfapkg_setenv(name, saved);
@@ -214,6 +229,8 @@ static void deactivator(enum shell sh)
 		restore_cmd();
 }
 
+/* The function is defined and called at once, then removes itself: the shell
+ * is left as it was before the activation. */
 static void call_deactivator(enum shell sh)
 {
 	deactivator(sh);
@@ -227,6 +244,8 @@ int shell_deactivate(const char *shell)
 
 	if (sh == SH_NONE)
 		return EXIT_USAGE;
+	/* Without CFAPKG_SAVED no activation is in effect here: that is
+	 * EXIT_NOTFOUND, not an empty snippet. */
 	if (!getenv("CFAPKG_SAVED")) {
 		cli_error("no environment is active here (CFAPKG_SAVED is not set)\n");
 		return EXIT_NOTFOUND;
@@ -236,7 +255,10 @@ int shell_deactivate(const char *shell)
 }
 
 /* The names activation sets, each once: PATH, the library path, then the
- * environment's variables. */
+ * environment's variables.
+ * PATH and LD_LIBRARY_PATH come first: they are saved whatever the
+ * environment's variables are, and a variable the environment sets too is
+ * still saved once. */
 static size_t names_set(const struct cfapkg_runtime *rt, const char **out, size_t max)
 {
 	size_t i, k, n = 0;
@@ -253,6 +275,8 @@ static size_t names_set(const struct cfapkg_runtime *rt, const char **out, size_
 	return n;
 }
 
+/* Only a variable that is set is saved: one that was unset has no
+ * CFAPKG_SAVED_ value, and deactivating unsets it again. */
 static void save_line(enum shell sh, const char *v)
 {
 	if (sh == SH_BASH || sh == SH_ZSH)
@@ -279,7 +303,9 @@ static void save_all(enum shell sh, const char *const *names, size_t n)
 		save_line(sh, names[i]);
 }
 
-/* NAME = value, in the shell's syntax. */
+/* NAME = value, in the shell's syntax.
+ * cmd's line is closed with its quote after the value, as set "NAME=value"
+ * wants it. */
 static void assign(enum shell sh, const char *var, const char *value)
 {
 	if (sh == SH_FISH)
@@ -340,6 +366,8 @@ static void prepend(enum shell sh, const char *var, const struct cfapkg_runtime 
 	} else {
 		printf("export %s=", var);
 		quoted(sh, front);
+		/* The old value follows after a ":" only when there was one:
+		 * an empty entry in PATH would mean the current folder. */
 		printf("\"${%s:+:${%s}}\"\n", var, var);
 	}
 	free(front);
@@ -352,6 +380,9 @@ static void path_line(struct cfapkg_ctx *ctx, enum shell sh, const char *var,
 {
 	char *full = NULL;
 
+	/* When the whole value cannot be made, the folders are only put in
+	 * front: the activation still works, with the other ROCm still on the
+	 * path. */
 	if (!rt->npath_removed || cfapkg_runtime_path_value(ctx, rt, var, &full)) {
 		prepend(sh, var, rt);
 		return;
@@ -366,6 +397,8 @@ static void path_line(struct cfapkg_ctx *ctx, enum shell sh, const char *var,
 	cfapkg_free(full);
 }
 
+/* The snippet saves, then sets, then defines the way back; the shell evaluates
+ * it, so nothing but shell code goes to standard output. */
 int shell_activate(struct cfapkg_ctx *ctx, const struct cfapkg_runtime *rt, const char *shell)
 {
 	enum shell sh = shell_of(shell);

@@ -21,6 +21,8 @@ struct metric {
 	pcre2_match_data *md;
 };
 
+/* PCRE2_MULTILINE lets "^" and "$" match at each line of the output, as a user
+ * writing a regex for one line expects. */
 static enum cfapkg_err metric_compile(struct cfapkg_ctx *ctx, const char *regex, struct metric *m)
 {
 	PCRE2_UCHAR msg[256];
@@ -69,6 +71,8 @@ static bool metric_find(const struct metric *m, const char *text, double *out)
 			*out = strtod(num, &end);
 			found = end != num && isfinite(*out); /* "nan", "inf": no number to compare */
 		}
+		/* An empty match moves on by one byte, so the loop always
+		 * ends. */
 		start = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
 	}
 	return found;
@@ -80,6 +84,8 @@ static int by_value(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Warm-ups, runs that failed, and (for the metric) runs that printed no number
+ * are left out of every statistic. */
 static bool counted(const struct cfapkg_bench_run *r, bool metric)
 {
 	return !r->warmup && r->status == 0 && (!metric || r->has_metric);
@@ -133,6 +139,7 @@ void cfapkg_bench_ratio(const struct cfapkg_bench_run *runs, size_t n, bool metr
 	memset(out, 0, sizeof(*out));
 	cfapkg_bench_stats(runs, n, 0, metric, &a);
 	cfapkg_bench_stats(runs, n, 1, metric, &b);
+	/* B / A: above 1 means B took longer, or printed a larger metric. */
 	if (a.n && b.n && a.median != 0)
 		out->of_medians = b.median / a.median;
 	/* Runs alternate, so the k-th measured runs of A and B ran next to each
@@ -154,7 +161,9 @@ void cfapkg_bench_ratio(const struct cfapkg_bench_run *runs, size_t n, bool metr
 }
 
 /* Where a regex's literal text stops: a capturing group ("(" not followed
- * by "?", or a named one). */
+ * by "?", or a named one).
+ * "(?<name>", "(?'name'" and "(?P<name>" capture; "(?<=" and "(?<!" are
+ * lookbehinds and do not. */
 static bool capture_starts(const char *p)
 {
 	if (p[0] != '(')
@@ -200,7 +209,9 @@ static const char *skip_group(const char *p)
 }
 
 /* The regex's literal text before its first capture, with every regex
- * construct turned into one space; at most len - 1 bytes. */
+ * construct turned into one space; at most len - 1 bytes.
+ * The name of the metric is the text the regex looks for before the number:
+ * "TFLOPS: ([0-9.]+)" is named "TFLOPS". */
 static void literal_prefix(const char *p, char *out, size_t len)
 {
 	bool gap = false;
@@ -258,6 +269,8 @@ static bool trims(char c, bool at_end)
 	       (ispunct((unsigned char)c) && !strchr(at_end ? ")]%" : "([", c));
 }
 
+/* A regex with neither text nor a group name gives "metric": the table and the
+ * figure always have something to call the number. */
 const char *cfapkg_bench_metric_name(const char *regex, char *buf, size_t len)
 {
 	char text[256];
@@ -289,6 +302,8 @@ const char *cfapkg_bench_metric_name(const char *regex, char *buf, size_t len)
 static enum cfapkg_err one_run(struct cfapkg_ctx *ctx, const struct cfapkg_bench_opts *o,
                                const struct metric *m, struct cfapkg_bench_run *r)
 {
+	/* static: a MiB of output is too much for the stack, and the runs
+	 * never overlap. */
 	static char out[1 << 20];
 	bool timed_out = false;
 	double t0;
@@ -301,6 +316,8 @@ static enum cfapkg_err one_run(struct cfapkg_ctx *ctx, const struct cfapkg_bench
 	r->wall_s = cfa_plat_now() - t0;
 	if (e)
 		return e;
+	/* A run stopped at the timeout counts as failed (-1), not as a
+	 * time. */
 	if (timed_out)
 		r->status = -1;
 	/* The capture keeps the first sizeof(out) - 1 bytes: a full buffer may
@@ -329,12 +346,16 @@ enum cfapkg_err cfapkg_bench(struct cfapkg_ctx *ctx, const struct cfapkg_bench_o
 	}
 	for (i = 0; i < total && !e; i++) {
 		r[i].index = (unsigned)i;
+		/* Even runs are A, odd ones B, warm-ups first: A B A B, so
+		 * drift in the machine over the bench hits both alike. */
 		r[i].env = (unsigned)(i % 2);
 		r[i].warmup = i / 2 < o->warmup;
 		e = one_run(ctx, o, &m, &r[i]);
 		if (!e && o->on_run)
 			o->on_run(o->arg, &r[i]);
 	}
+	/* This process's environment is put back as it was before the first
+	 * run. */
 	cfapkg_runtime_apply(ctx, NULL);
 	metric_free(&m);
 	if (e) {

@@ -29,6 +29,8 @@ struct phdr {
 	uint64_t offset, vaddr, filesz;
 };
 
+/* A little-endian field of n bytes: the ELF class this reads is always
+ * little-endian, whatever the host. */
 static uint64_t le(const unsigned char *p, size_t n)
 {
 	uint64_t v = 0;
@@ -53,6 +55,9 @@ static bool read_at(FILE *f, uint64_t offset, void *buf, size_t n)
 	       fread(buf, 1, n, f) == n;
 }
 
+/* The program header table's place, entry size and count come from the ELF
+ * header (e_phoff, e_phentsize, e_phnum); an entry size other than the 64-bit
+ * one means the file is not what this reads. */
 static bool read_phdrs(FILE *f, const unsigned char *eh, struct phdr *ph, size_t *n,
                        const char **why)
 {
@@ -74,7 +79,9 @@ static bool read_phdrs(FILE *f, const unsigned char *eh, struct phdr *ph, size_t
 	return true;
 }
 
-/* The file offset of an address inside a loaded segment's file bytes. */
+/* The file offset of an address inside a loaded segment's file bytes.
+ * The dynamic tags give addresses, not file offsets: the PT_LOAD segment that
+ * holds the address says where its bytes are in the file. */
 static bool file_offset(const struct phdr *ph, size_t n, uint64_t addr, uint64_t *out)
 {
 	size_t i;
@@ -95,6 +102,8 @@ struct dyn_tags {
 	bool has_soname, has_rpath, has_runpath;
 };
 
+/* NEEDED entries past CFA_ELF_MAX_NEEDED are dropped: far more than any real
+ * library lists. */
 static void note_tag(struct dyn_tags *t, uint64_t tag, uint64_t val)
 {
 	switch (tag) {
@@ -125,6 +134,8 @@ static void note_tag(struct dyn_tags *t, uint64_t tag, uint64_t val)
 	}
 }
 
+/* DT_NULL ends the table; a table without one ends at the segment's size, and
+ * MAX_DYN bounds a damaged one. */
 static bool read_tags(FILE *f, const struct phdr *dyn, struct dyn_tags *t,
                       const char **why)
 {
@@ -142,7 +153,9 @@ static bool read_tags(FILE *f, const struct phdr *dyn, struct dyn_tags *t,
 	return true;
 }
 
-/* A name at offset in the table, or NULL when the offset is outside it. */
+/* A name at offset in the table, or NULL when the offset is outside it.
+ * The copy ends in a NUL of its own (read_strings), so any offset inside the
+ * table gives a terminated string. */
 static const char *str_at(const struct cfa_elf_dyn *d, uint64_t size, uint64_t off)
 {
 	return off < size ? d->strings + off : NULL;
@@ -165,11 +178,15 @@ static bool read_strings(FILE *f, const struct phdr *ph, size_t n, const struct 
 		if ((d->needed[d->nneeded] = str_at(d, t->strsz, t->needed[i])))
 			d->nneeded++;
 	d->soname = t->has_soname ? str_at(d, t->strsz, t->soname) : NULL;
+	/* Both paths are kept: the caller decides which one the loader uses (a
+	 * RUNPATH makes glibc ignore the RPATH). */
 	d->rpath = t->has_rpath ? str_at(d, t->strsz, t->rpath) : NULL;
 	d->runpath = t->has_runpath ? str_at(d, t->strsz, t->runpath) : NULL;
 	return true;
 }
 
+/* On failure *why is a static text and out is cleared, so the caller has
+ * nothing to free. */
 bool cfa_elf_read(FILE *f, struct cfa_elf_dyn *out, const char **why)
 {
 	unsigned char eh[64];
@@ -188,6 +205,8 @@ bool cfa_elf_read(FILE *f, struct cfa_elf_dyn *out, const char **why)
 	else if (read_phdrs(f, eh, ph, &n, why)) {
 		for (i = 0; i < n && ph[i].type != PT_DYNAMIC; i++)
 			;
+		/* A file without PT_DYNAMIC is linked statically: it loads no
+		 * libraries. */
 		if (i == n)
 			fail(why, "no dynamic section (a static file?)");
 		else

@@ -36,6 +36,8 @@ struct family {
 	bool dll_zero;             /* the DLL's version is followed by "_0" (nvrtc64_112_0) */
 };
 
+/* The CUDA libraries ZLUDA stands in for, by the names the wheels give their
+ * files on each OS. */
 static const struct family families[] = {
 	{"cublas", "cublas64_", "libcublas.so.", false},
 	{"cublaslt", "cublasLt64_", "libcublasLt.so.", false},
@@ -58,6 +60,8 @@ static bool prefix_nocase(const char *s, const char *p)
 	return *p == '\0';
 }
 
+/* File names compare without case on Windows, whose file systems do; on Linux
+ * "libcublas.so" and "LIBCUBLAS.SO" are two files. */
 bool cfa_venv_same_name(const char *a, const char *b, bool windows)
 {
 	if (!windows)
@@ -91,6 +95,8 @@ static bool dll_match(const struct family *f, const char *name, unsigned *major)
 	if (f->dll_zero && !prefix_nocase(name + n, "_0"))
 		return false;
 	n += f->dll_zero ? 2 : 0;
+	/* Three digits are major and minor (nvrtc64_112: CUDA 11.2); two are
+	 * the major alone. */
 	if (d == 3)
 		*major /= 10;
 	return cfa_venv_same_name(name + n, ".dll", true);
@@ -105,6 +111,8 @@ static bool so_match(const struct family *f, const char *name, unsigned *major)
 	if (strncmp(name, f->so, n) != 0 || !(d = digits(name + n, major)))
 		return false;
 	n += d;
+	/* The minor after the major is optional: a wheel may NEED
+	 * "libnvrtc.so.12" or "libnvrtc.so.11.2". */
 	if (name[n] == '.' && (d = digits(name + n + 1, &minor)))
 		n += 1 + d;
 	return name[n] == '\0';
@@ -120,6 +128,8 @@ const char *cfa_venv_family(const char *name, bool windows, unsigned *major)
 	return NULL;
 }
 
+/* What opening a venv finds, before it is copied into the venv's arena; libs
+ * is a fixed array since a torch build loads a handful. */
 struct finder {
 	struct cfapkg_ctx *ctx;
 	struct cfapkg_venv *v;
@@ -152,6 +162,8 @@ struct site_scan {
 	char *found;
 };
 
+/* The first lib/pythonX.Y that has a site-packages folder is taken; it is not
+ * checked for torch here. */
 static int site_one(const char *name, void *arg)
 {
 	struct site_scan *s = arg;
@@ -175,6 +187,8 @@ static enum cfapkg_err find_site(struct finder *f)
 
 	if (!lib)
 		return cfa_nomem(f->ctx);
+	/* Windows venvs keep Lib\site-packages; checked first, since a POSIX
+	 * venv has no Lib folder. */
 	if (is_dir_at(f->v->root, "Lib/site-packages/torch"))
 		s.found = cfa_strdup("Lib/site-packages");
 	else
@@ -197,7 +211,8 @@ static enum cfapkg_err find_site(struct finder *f)
 }
 
 /* The quoted value of "name = '...'" (or "name: Optional[str] = '...'") in
- * torch/version.py; NULL for None or when the line is not there. */
+ * torch/version.py; NULL for None or when the line is not there.
+ * The file is only read as text, never run. */
 static char *py_value(struct finder *f, const char *text, const char *name)
 {
 	size_t n = strlen(name);
@@ -217,7 +232,9 @@ static char *py_value(struct finder *f, const char *text, const char *name)
 	return NULL;
 }
 
-/* "+cu130" in a version: CUDA 13.  0 when there is none. */
+/* "+cu130" in a version: CUDA 13.  0 when there is none.
+ * "+cu118" is CUDA 11.8 and "+cu1281" would be 12.8: the last digit or two are
+ * the minor. */
 static unsigned cu_major(const char *version)
 {
 	const char *cu = version ? strstr(version, "+cu") : NULL;
@@ -237,6 +254,8 @@ static enum cfapkg_err read_version(struct finder *f)
 	if (!path)
 		return cfa_nomem(f->ctx);
 	e = cfa_read_file(f->ctx, path, &text, &len);
+	/* A file far bigger than torch's own is not parsed: it is not the file
+	 * this reads. */
 	if (!e && len > VERSION_PY_MAX)
 		e = cfa_fail(f->ctx, CFAPKG_E_IO, "%s: not torch's version file (%lu bytes)", path,
 		             (unsigned long)len);
@@ -244,6 +263,8 @@ static enum cfapkg_err read_version(struct finder *f)
 		f->v->torch_version = py_value(f, text, "__version__");
 		f->v->cuda = py_value(f, text, "cuda");
 		hip = py_value(f, text, "hip");
+		/* A ROCm build of torch (hip set) runs on AMD GPUs without
+		 * ZLUDA: it has no CUDA libraries to stand in for. */
 		if (!f->v->torch_version)
 			e = cfa_fail(f->ctx, CFAPKG_E_IO, "%s: no __version__ in it (not torch's "
 			             "version file?)", path);
@@ -258,6 +279,8 @@ static enum cfapkg_err read_version(struct finder *f)
 	}
 	if (!e && cfa_parse_u64(f->v->cuda, strcspn(f->v->cuda, "."), 99, &major))
 		f->v->cuda_major = (unsigned)major;
+	/* When version.py gives no CUDA version, the wheel's "+cuNNN" suffix
+	 * says which CUDA it was built for. */
 	if (!e && !f->v->cuda_major)
 		f->v->cuda_major = cu_major(f->v->torch_version);
 	cfa_free(text);
@@ -285,6 +308,8 @@ struct dll_scan {
 	bool torch_cuda;
 };
 
+/* torch_cuda.dll marks a CUDA build on Windows; every CUDA DLL beside it in
+ * torch\lib is one the build loads. */
 static int dll_one(const char *name, void *arg)
 {
 	struct dll_scan *s = arg;
@@ -324,7 +349,9 @@ static bool normalize(char *path)
 }
 
 /* One RPATH entry relative to the venv ($ORIGIN: torch/lib); NULL when
- * it leads out of the venv or is absolute (a system folder). */
+ * it leads out of the venv or is absolute (a system folder).
+ * Absolute entries are system folders, not the venv's: a stand-in could not be
+ * placed there, so they are skipped. */
 static char *rpath_dir(struct finder *f, const char *entry, size_t n)
 {
 	static const char *const origins[] = {"$ORIGIN", "${ORIGIN}"};
@@ -341,7 +368,9 @@ static char *rpath_dir(struct finder *f, const char *entry, size_t n)
 	return dir;
 }
 
-/* The first folder of the search path that holds name; NULL: none. */
+/* The first folder of the search path that holds name; NULL: none.
+ * In the RPATH's own order, as the loader searches it: the first folder that
+ * holds the file is where a stand-in must go. */
 static char *resolve_needed(struct finder *f, const char *search, const char *name)
 {
 	const char *p = search;
@@ -376,6 +405,8 @@ static enum cfapkg_err linux_libs(struct finder *f, const char *so)
 	if (!ok)
 		return cfa_fail(f->ctx, CFAPKG_E_IO, "%s: cannot read its dynamic section: %s", so,
 		                fp ? why : "cannot open it");
+	/* A DT_RUNPATH comes after LD_LIBRARY_PATH and replaces any DT_RPATH;
+	 * recorded, since it changes where a stand-in may be placed. */
 	f->v->runpath = d.runpath != NULL;
 	f->v->search_path = keep(f, d.runpath ? d.runpath : d.rpath ? d.rpath : "");
 	for (i = 0; i < d.nneeded && !f->failed; i++) {
@@ -390,7 +421,9 @@ static enum cfapkg_err linux_libs(struct finder *f, const char *so)
 	return f->failed ? cfa_nomem(f->ctx) : CFAPKG_E_OK;
 }
 
-/* Which build it is (torch_cuda.dll or libtorch_cuda.so) and its names. */
+/* Which build it is (torch_cuda.dll or libtorch_cuda.so) and its names.
+ * libtorch_cuda.so on disk means a Linux wheel; else the DLLs are read, and
+ * the build must have torch_cuda.dll. */
 static enum cfapkg_err find_libs(struct finder *f)
 {
 	char *lib = cfa_aprintf("%s/lib", f->torch), *dir = cfa_aprintf("%s/torch/lib", f->v->site);
@@ -434,6 +467,8 @@ static void find_python(struct finder *f)
 	}
 }
 
+/* The records name each venv by this spelling, so one folder typed two ways is
+ * still one venv. */
 int cfa_venv_abs(const char *dir, char **out)
 {
 	size_t n;

@@ -34,6 +34,8 @@ static const char *str_of(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* Only NAME.json entries count: anything else in the folder is skipped, and an
+ * entry that cannot be read names no venv. */
 static int listed_one(const char *name, void *arg)
 {
 	struct listed *l = arg;
@@ -52,6 +54,8 @@ static int listed_one(const char *name, void *arg)
 		cfapkg_ctx_clear_error(l->ctx); /* a torn entry names no venv */
 	dir = str_of(doc, "dir");
 	env = str_of(doc, "env");
+	/* The first error stops the walk: the rest of the listing is skipped,
+	 * and each_venv returns it. */
 	if (dir && env && (!l->env || strcmp(env, l->env) == 0))
 		l->err = l->fn(l->arg, dir, env);
 	cJSON_Delete(doc);
@@ -75,6 +79,8 @@ static enum cfapkg_err each_venv(struct cfapkg_ctx *ctx, const char *env,
 	return l.err;
 }
 
+/* The runtime is loaded once, for the first venv that needs it, and shared by
+ * the others: they all follow the same environment. */
 struct follower {
 	struct cfapkg_ctx *ctx;
 	const char *env;
@@ -105,6 +111,8 @@ static enum cfapkg_err follow_one(void *arg, const char *dir, const char *env)
 	struct cfapkg_venv_staged *st = NULL;
 	enum cfapkg_err e;
 
+	/* A venv that was deleted is forgotten rather than reported again at
+	 * every later change. */
 	if (!cfa_plat_is_dir(dir)) {
 		say(f->fn, f->arg, "%s is gone: no longer staged from \"%s\"", dir, env);
 		cfa_venv_forget(f->ctx, dir);
@@ -114,6 +122,8 @@ static enum cfapkg_err follow_one(void *arg, const char *dir, const char *env)
 	if (!f->rt && (e = cfapkg_runtime_load(f->ctx, env, 0, NULL, -1, &f->rt)))
 		return e;
 	if ((e = cfapkg_venv_stage(f->ctx, f->rt, dir, &st))) {
+		/* Out of memory stops the follow; any other failure is this
+		 * venv's own. */
 		if (e == CFAPKG_E_NOMEM)
 			return e;
 		/* The others are still staged; this one keeps its files. */
@@ -129,6 +139,8 @@ static enum cfapkg_err follow_one(void *arg, const char *dir, const char *env)
 	return CFAPKG_E_OK;
 }
 
+/* count: the venvs staged again.  An environment staged into no venv costs
+ * only the listing. */
 enum cfapkg_err cfapkg_venv_follow(struct cfapkg_ctx *ctx, const char *env,
                                    void (*fn)(void *arg, const char *note), void *arg,
                                    size_t *count)
@@ -148,6 +160,8 @@ struct checker {
 	size_t files, problems;
 };
 
+/* Each staged file must be there with the hash it was placed with; a missing
+ * or changed one is a problem, with the command that fixes it. */
 static void check_file(struct checker *c, const char *dir, const cJSON *e, const char *env,
                        unsigned gen)
 {
@@ -179,6 +193,8 @@ static enum cfapkg_err check_one(void *arg, const char *dir, const char *env)
 
 	if ((err = cfa_stage_record_read(c->ctx, dir, &doc)))
 		return err;
+	/* A venv without its staging record cannot be unstaged or checked, so
+	 * it is a problem even if its files look right. */
 	if (!doc || !cfa_stage_nested(doc)) {
 		c->problems++;
 		say(c->fn, c->arg, "venv %s: its record %s is gone ('cfapkg stage --env %s --venv %s' "
@@ -191,6 +207,8 @@ static enum cfapkg_err check_one(void *arg, const char *dir, const char *env)
 	                                                                     : 0;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "files"))
 		check_file(c, dir, e, env, gen);
+	/* Files staged from a generation that is no longer current are whole
+	 * but stale: the venv missed a follow. */
 	if (cfapkg_env_current(c->ctx, env, &cur) != CFAPKG_E_OK)
 		cfapkg_ctx_clear_error(c->ctx);
 	else if (cur != gen) {
@@ -202,6 +220,8 @@ static enum cfapkg_err check_one(void *arg, const char *dir, const char *env)
 	return CFAPKG_E_OK;
 }
 
+/* Every problem is reported through fn before the one error that counts
+ * them. */
 enum cfapkg_err cfapkg_venv_verify(struct cfapkg_ctx *ctx, const char *env,
                                    void (*fn)(void *arg, const char *problem), void *arg,
                                    size_t *files)
@@ -230,6 +250,8 @@ static enum cfapkg_err env_of(void *arg, const char *dir, const char *env)
 	return CFAPKG_E_OK;
 }
 
+/* The record stores absolute folders, so dir is made absolute before it is
+ * compared.  *env NULL when cfapkg staged nothing there. */
 enum cfapkg_err cfapkg_venv_env(struct cfapkg_ctx *ctx, const char *dir, char **env)
 {
 	struct env_find f = {NULL, NULL};

@@ -18,9 +18,13 @@
 #define OUTPUT_MAX (256u << 10) /* a few hundred bytes normally; a chatty library more */
 #define MAX_ITEMS 64
 
+/* The order the probe script reports its checks in: the first one missing from
+ * the output is where a probe that died stopped. */
 static const char *const check_order[] = {"import torch", "CUDA available", "device", "matmul"};
 #define NCHECKS (sizeof(check_order) / sizeof(check_order[0]))
 
+/* The probe's lines as read; the strings go into the result's arena, and
+ * failed remembers an allocation that did not succeed. */
 struct reader {
 	struct cfapkg_venv_probe *p;
 	struct cfapkg_venv_check checks[MAX_ITEMS];
@@ -37,6 +41,8 @@ static char *keepn(struct reader *r, const char *s, size_t n)
 	return k;
 }
 
+/* An unknown word reads as FAILED: a check whose result cannot be read never
+ * passes. */
 static enum cfapkg_probe_status status_of(const char *w, size_t n)
 {
 	static const struct {
@@ -77,10 +83,13 @@ static void read_check(struct reader *r, const char *line)
 	lib = field(&line, &nl);
 	c = &r->checks[r->nchecks++];
 	c->check = keepn(r, name, nn);
+	/* The script writes a check's name with "_" for its spaces, so the
+	 * name stays one field of the line. */
 	for (i = 0; c->check && c->check[i]; i++)
 		if (c->check[i] == '_')
 			((char *)c->check)[i] = ' ';
 	c->status = status_of(status, ns);
+	/* "-" in the library field: the check names no library. */
 	c->library = nl && !(nl == 1 && lib[0] == '-') ? keepn(r, lib, nl) : NULL;
 	line += strspn(line, " ");
 	c->detail = keepn(r, line, strlen(line));
@@ -104,6 +113,8 @@ static void read_lib(struct reader *r, const char *rest)
 	read_pair(r, rest, &l->family, &l->path);
 }
 
+/* Lines the probe does not start with a known word (a library's own output)
+ * are ignored. */
 static void read_line(struct reader *r, const char *line)
 {
 	if (strncmp(line, "CHECK ", 6) == 0)
@@ -148,6 +159,9 @@ static void no_end(struct reader *r, bool timed_out, int status, unsigned timeou
 	c = &r->checks[r->nchecks++];
 	c->check = check_order[i];
 	c->status = timed_out ? CFAPKG_PROBE_TIMEOUT : CFAPKG_PROBE_CRASHED;
+	/* The library blamed for a check that never answered: the matmul runs
+	 * in cuBLAS, the device and availability checks in the CUDA driver
+	 * API. */
 	c->library = i == 3 ? "cublas" : i == 0 ? NULL : "cuda";
 	text = timed_out ? cfa_aprintf("no answer in %u s", timeout_ms / 1000)
 	                 : cfa_aprintf("python ended with status %d", status);
@@ -156,6 +170,8 @@ static void no_end(struct reader *r, bool timed_out, int status, unsigned timeou
 	cfa_free(text);
 }
 
+/* The checks and loaded files are copied out of the reader's fixed arrays into
+ * the arena, which the result keeps. */
 static enum cfapkg_err finish(struct reader *r)
 {
 	struct cfapkg_venv_check *c = cfa_arena_alloc(r->p->arena, (r->nchecks + 1) * sizeof(*c));
@@ -175,6 +191,8 @@ static enum cfapkg_err finish(struct reader *r)
 static enum cfapkg_err run(struct cfapkg_ctx *ctx, const struct cfapkg_venv *v,
                            unsigned timeout_ms, struct reader *r)
 {
+	/* The script goes on the command line, not into a file in the venv:
+	 * the probe writes nothing there. */
 	const char *argv[] = {v->python, "-c", cfa_torch_probe_py, NULL};
 	char *text = cfa_malloc(OUTPUT_MAX);
 	int status = 0;
@@ -191,6 +209,9 @@ static enum cfapkg_err run(struct cfapkg_ctx *ctx, const struct cfapkg_venv *v,
 		for (i = 0, reported = false; i < r->nchecks; i++)
 			reported |= strcmp(r->checks[i].check, check_order[NCHECKS - 1]) == 0 ||
 			            r->checks[i].status != CFAPKG_PROBE_OK;
+		/* A probe that ended before its last check and did not report
+		 * a failure itself hung or crashed: the first check it did not
+		 * reach gets the blame. */
 		if (timed_out || (!reported && status != 0) || r->nchecks == 0)
 			no_end(r, timed_out, status, timeout_ms);
 		if (finish(r))
@@ -200,6 +221,8 @@ static enum cfapkg_err run(struct cfapkg_ctx *ctx, const struct cfapkg_venv *v,
 	return e;
 }
 
+/* Owned: cfapkg_venv_probe_free.  A probe that fails is a result, not an
+ * error: errors are for a probe that could not be run. */
 enum cfapkg_err cfapkg_venv_probe(struct cfapkg_ctx *ctx, const struct cfapkg_venv *v,
                                   unsigned timeout_ms, struct cfapkg_venv_probe **out)
 {
@@ -238,6 +261,8 @@ void cfapkg_venv_probe_free(struct cfapkg_venv_probe *p)
 	cfa_free(p);
 }
 
+/* Every check must be OK: a skipped one did not prove anything, and a probe
+ * with no checks proved nothing at all. */
 bool cfapkg_venv_probe_ok(const struct cfapkg_venv_probe *p)
 {
 	size_t i;

@@ -18,6 +18,8 @@
 
 #define PASSED_MAX 6 /* other versions named per part; the rest are counted */
 
+/* The solvable a version became; 0 when the version is not in the pool (a
+ * recipe outside the requests' closure). */
 static Id solvable_of(const struct cfapkg_plan *plan, const struct cfapkg_version *v)
 {
 	Id p;
@@ -37,6 +39,9 @@ static void reason_text(const struct cfapkg_plan *plan, Id p, struct cfa_buf *b)
 	SolverRuleinfo type = info ? solver_ruleinfo(plan->solv, info, &from, &to, &dep) : 0;
 	const struct cfapkg_version *by = cfa_solvable_version(plan, from);
 
+	/* A job's rule is the user's request; a requires rule names the part
+	 * that pulled p in.  Anything else (a weak choice among equals) has no
+	 * rule worth naming. */
 	if (reason == SOLVER_REASON_RESOLVE_JOB || type == SOLVER_RULE_JOB)
 		cfa_buf_printf(b, "your request %s", dep ? cfa_dep_text(plan, dep) : "");
 	else if (type == SOLVER_RULE_PKG_REQUIRES && by)
@@ -46,6 +51,8 @@ static void reason_text(const struct cfapkg_plan *plan, Id p, struct cfa_buf *b)
 		cfa_buf_printf(b, "the solver's choice");
 }
 
+/* Whether v is one of the versions the environment already has: the plan
+ * prefers those, so that an install does not move what it need not. */
 static bool preferred(const struct cfapkg_plan *plan, const struct cfapkg_version *v)
 {
 	size_t i;
@@ -70,7 +77,9 @@ static void rank_text(const struct cfapkg_plan *plan, Id p, const struct cfapkg_
 	cfa_buf_printf(b, "; %s on %s", cfapkg_status_name(st), plan->facts.gfx);
 }
 
-/* The fact a marker requirement of q stands for, or NULL. */
+/* The fact a marker requirement of q stands for, or NULL.
+ * The first marker among q's requirements: the fact that ruled q out before
+ * libsolv ever compared it. */
 static const struct cfa_marker *marker(const struct cfapkg_plan *plan, Id q)
 {
 	const Solvable *s = plan->pool->solvables + q;
@@ -116,6 +125,7 @@ static void marker_text(const struct cfapkg_plan *plan, const struct cfa_marker 
 	}
 }
 
+/* A pin rules out the versions of its name outside its range. */
 static bool pinned_out(const struct cfapkg_plan *plan, const struct cfapkg_version *v)
 {
 	size_t i;
@@ -127,7 +137,9 @@ static bool pinned_out(const struct cfapkg_plan *plan, const struct cfapkg_versi
 	return false;
 }
 
-/* Why version q lost to the chosen p. */
+/* Why version q lost to the chosen p.
+ * The reasons are tried from the hardest to the softest: a fact, a pin, no way
+ * to install it, a lower status, then only being older. */
 static void passed_text(const struct cfapkg_plan *plan, Id q, Id p, struct cfa_buf *b)
 {
 	const struct cfapkg_version *v = cfa_solvable_version(plan, q);
@@ -152,6 +164,8 @@ static void passed_text(const struct cfapkg_plan *plan, Id q, Id p, struct cfa_b
 		cfa_buf_printf(b, "does not fit with the rest of the plan");
 }
 
+/* The other versions of p's recipe, at most PASSED_MAX named; the rest are
+ * only counted, so one line stays readable. */
 static void passed_over(const struct cfapkg_plan *plan, Id p, struct cfa_buf *b)
 {
 	const struct cfapkg_version *v = cfa_solvable_version(plan, p);
@@ -179,6 +193,8 @@ enum cfapkg_err cfapkg_plan_decisions(const struct cfapkg_plan *plan,
 	struct cfa_buf b;
 	size_t i;
 
+	/* An unsolved plan has problems, not decisions: nothing to say
+	 * here. */
 	if (!plan->solved || !plan->solv)
 		return CFAPKG_E_OK;
 	for (i = 0; i < plan->nitems; i++) {
@@ -186,6 +202,7 @@ enum cfapkg_err cfapkg_plan_decisions(const struct cfapkg_plan *plan,
 		Id p = solvable_of(plan, v);
 		if (!p)
 			continue;
+		/* One line per part, handed to the caller as it is made. */
 		cfa_buf_init(&b, 8192);
 		cfa_buf_printf(&b, "%s %s: ", v->recipe->name, v->version);
 		reason_text(plan, p, &b);

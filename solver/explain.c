@@ -19,17 +19,22 @@
 #include "core/strbuf.h"
 #include "solver/solver.h"
 
+/* One rule's record before it is merged; its strings are borrowed until
+ * emit_to copies them into the plan's arena. */
 struct rec {
 	enum cfapkg_problem_kind kind;
 	const struct cfapkg_version *v;   /* blocked version, or NULL */
 	const char *package, *dep, *other, *fact, *have, *alternatives, *hint, *raw;
 };
 
+/* Into the plan's arena, so a record lives as long as the plan and needs no
+ * freeing of its own. */
 static const char *dup(struct cfapkg_plan *plan, const char *s)
 {
 	return s ? cfa_arena_strdup(&plan->arena, s) : NULL;
 }
 
+/* Two strings that are both NULL count as the same field. */
 static bool same(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
@@ -65,6 +70,9 @@ static enum cfapkg_err emit_to(struct cfapkg_plan *plan, bool passed, unsigned g
 		if (p->group != group || p->kind != r->kind || !same(p->package, r->package) ||
 		    !same(p->dep, r->dep) || !same(p->other, r->other) || !same(p->fact, r->fact))
 			continue;
+		/* The blocked versions are kept in libsolv's order, joined by
+		 * ", ".  When the joined text cannot be made, the record keeps
+		 * the versions it had. */
 		if (ver && p->versions && !lists_version(p->versions, ver)) {
 			struct cfa_buf b;
 			cfa_buf_init(&b, 65536);
@@ -97,7 +105,9 @@ static enum cfapkg_err emit(struct cfapkg_plan *plan, unsigned group, const stru
 	return emit_to(plan, false, group, r);
 }
 
-/* Versions of a recipe that pass a test, newest first, comma-separated. */
+/* Versions of a recipe that pass a test, newest first, comma-separated.
+ * NULL when no version passes, so that the record has no alternatives rather
+ * than an empty list. */
 static const char *versions_where(struct cfapkg_plan *plan, const struct cfapkg_recipe *r,
                                   bool (*ok)(const struct cfapkg_plan *,
                                              const struct cfapkg_version *))
@@ -115,11 +125,13 @@ static const char *versions_where(struct cfapkg_plan *plan, const struct cfapkg_
 	return out;
 }
 
+/* The test for versions_where: the versions that would run on the GPU. */
 static bool fits_gpu(const struct cfapkg_plan *plan, const struct cfapkg_version *v)
 {
 	return cfapkg_version_supports_gfx(v, plan->facts.gfx);
 }
 
+/* The installed HIP SDKs for the record; "none" when there are none. */
 static const char *list_sdks(struct cfapkg_plan *plan)
 {
 	struct cfa_buf b;
@@ -136,6 +148,7 @@ static const char *list_sdks(struct cfapkg_plan *plan)
 	return out;
 }
 
+/* The driver's HIP runtimes as the files that carry them ("amdhip64_6"). */
 static const char *list_runtimes(struct cfapkg_plan *plan)
 {
 	struct cfa_buf b;
@@ -163,12 +176,16 @@ static const char *fact_hint(const struct cfapkg_plan *plan, const char *fact)
 	return NULL;
 }
 
+/* The GPU's generation ("RDNA4") for the record; NULL for a target the GPU
+ * table lacks. */
 static const char *generation(const struct cfapkg_plan *plan)
 {
 	const struct cfapkg_gpu_target *t = cfa_gpus_target(plan->ctx, plan->facts.gfx);
 	return t ? t->generation : NULL;
 }
 
+/* A marker back into the fact it stands for.  kinds[] is indexed by enum
+ * cfa_marker_kind: the two lists must keep the same order. */
 static void marker_rec(struct cfapkg_plan *plan, const struct cfa_marker *m, struct rec *r)
 {
 	static const enum cfapkg_problem_kind kinds[] = {
@@ -183,6 +200,8 @@ static void marker_rec(struct cfapkg_plan *plan, const struct cfa_marker *m, str
 	r->package = recipe->name;
 	r->dep = m->dep ? m->dep->text : NULL;
 	switch (m->kind) {
+	/* The versions that would run on this GPU are the way out, so they are
+	 * named. */
 	case CFA_MK_GPU:
 		r->fact = plan->facts.gfx;
 		r->have = generation(plan);
@@ -218,6 +237,8 @@ static void marker_rec(struct cfapkg_plan *plan, const struct cfa_marker *m, str
 	}
 }
 
+/* The same record for a version a solved plan passed over: it goes to
+ * the plan's passed list, all in group 0. */
 enum cfapkg_err cfa_passed_marker(struct cfapkg_plan *plan, const struct cfa_marker *m)
 {
 	struct rec r;
@@ -262,6 +283,7 @@ static const char *recipe_note(const struct cfapkg_plan *plan, const struct cfap
 	return NULL;
 }
 
+/* The first recipe (in load order) with a note on name wins. */
 static const char *note_for(const struct cfapkg_plan *plan, const char *name)
 {
 	const char *text = NULL;
@@ -282,7 +304,8 @@ static const char *requirement_note(const struct cfapkg_plan *plan,
 	return own ? own : note_for(plan, name);
 }
 
-/* The name part of a dependency string ("libtorch-cuda>=2.3" -> name). */
+/* The name part of a dependency string ("libtorch-cuda>=2.3" -> name).
+ * Cut at the first operator character: recipe names hold none. */
 static const char *dep_name(struct cfapkg_plan *plan, const char *dep)
 {
 	size_t n = strcspn(dep, "<>=!");
@@ -304,6 +327,8 @@ static void request_rec(struct cfapkg_plan *plan, Id dep, struct rec *r)
 		r->alternatives = versions_where(plan, recipe, NULL);
 		return;
 	}
+	/* A name no recipe has is a typo or a missing channel: the notes may
+	 * say where it comes from, and the suggestions what was meant. */
 	r->kind = CFAPKG_PROBLEM_UNKNOWN_NAME;
 	r->hint = note_for(plan, name);
 	/* The library's one "did you mean", shared with info and pin. */
@@ -328,9 +353,12 @@ static bool job_rec(struct cfapkg_plan *plan, Id how, Id what, struct rec *r)
 				r->dep = plan->pins[i].text;
 		return true;
 	}
+	/* Only pins (locks) and install jobs are explained: a rule from
+	 * any other job adds no record. */
 	if ((how & SOLVER_JOBMASK) != SOLVER_INSTALL)
 		return false;
 	r->kind = CFAPKG_PROBLEM_REQUIRES;
+	/* The request has no package of its own: the front end names it so. */
 	r->package = "your request";
 	r->dep = dup(plan, cfa_dep_text(plan, what));
 	return true;
@@ -360,6 +388,8 @@ static bool runtime_clash(struct cfapkg_plan *plan, const struct cfapkg_version 
 	return true;
 }
 
+/* One libsolv rule to one record.  source, target and dep mean what
+ * solver_ruleinfo makes them mean for each rule type. */
 static enum cfapkg_err rule_rec(struct cfapkg_plan *plan, unsigned group, Id rid)
 {
 	Id source = 0, target = 0, dep = 0;
@@ -385,6 +415,8 @@ static enum cfapkg_err rule_rec(struct cfapkg_plan *plan, unsigned group, Id rid
 		r.dep = dup(plan, cfa_dep_text(plan, dep));
 		r.hint = requirement_note(plan, r.v, dep_name(plan, r.dep));
 		break;
+	/* A conflict between HIP runtime majors is said as such; any other is
+	 * a plain conflict (or two versions of one name). */
 	case SOLVER_RULE_PKG_CONFLICTS:
 	case SOLVER_RULE_PKG_SAME_NAME: {
 		const struct cfapkg_version *o = cfa_solvable_version(plan, target);
@@ -410,6 +442,8 @@ static enum cfapkg_err rule_rec(struct cfapkg_plan *plan, unsigned group, Id rid
 		if (!job_rec(plan, target, dep, &r))
 			return CFAPKG_E_OK;
 		break;
+	/* A rule type not handled above keeps libsolv's own sentence, so
+	 * nothing is silently dropped. */
 	default:
 		r.kind = CFAPKG_PROBLEM_OTHER;
 		r.raw = dup(plan, solver_problemruleinfo2str(plan->solv, type, source, target, dep));
@@ -447,6 +481,8 @@ static void sort_problems(struct cfapkg_problem *p, size_t n)
 	}
 }
 
+/* libsolv numbers its problems from 1; each problem's rules form one
+ * group of records, in that order. */
 enum cfapkg_err cfa_explain(struct cfapkg_plan *plan)
 {
 	Solver *solv = plan->solv;

@@ -14,6 +14,8 @@
 #include "core/version.h"
 #include "solver/solver.h"
 
+/* One synthetic name: the versions of name that fall inside range provide
+ * text, and a requirement on the range requires text. */
 struct synth {
 	Id name;                     /* the constrained name */
 	Id text;                     /* the synthetic name: the range's text */
@@ -31,6 +33,9 @@ struct builder {
 	bool glibc_known;
 };
 
+/* By name, then by text: the sort puts each name's ranges together for the
+ * binary search in add_matching_synths, and equal texts side by side so that
+ * they are merged once. */
 static int synth_cmp(const void *a, const void *b)
 {
 	const struct synth *x = a, *y = b;
@@ -51,7 +56,9 @@ static const char *fact_of_name(const struct cfapkg_plan *plan, const char *name
 	return NULL;
 }
 
-/* Finds the system recipes whose requirements facts decide. */
+/* Finds the system recipes whose requirements facts decide.
+ * The first system recipe for each fact wins; any later one with the same fact
+ * is an ordinary system recipe. */
 static void find_fact_names(struct cfapkg_plan *plan)
 {
 	size_t i;
@@ -81,6 +88,7 @@ static bool native_range(const Pool *pool, const struct cfa_range *r)
 	       !r->clauses[0].ver.revlen;
 }
 
+/* CFA_OP_NE never gets here: native_range keeps "!=" out of libsolv. */
 static int rel_flags(enum cfa_op op)
 {
 	switch (op) {
@@ -114,7 +122,10 @@ static void note_rel_text(struct cfapkg_plan *plan, Id rel, const char *text)
 }
 
 /* The pool Id a range is required by: its name, a native relation, or its
- * synthetic name (the range's text).  Interned once per pool. */
+ * synthetic name (the range's text).  Interned once per pool.
+ * The cache lives in the range itself, keyed by the pool's serial: a range
+ * reused with a later pool is interned again, never given a stale Id from
+ * another pool. */
 Id cfa_range_id(struct cfapkg_plan *plan, const struct cfa_range *r)
 {
 	struct cfa_range *m = (struct cfa_range *)r; /* the cache is not the value */
@@ -135,6 +146,8 @@ Id cfa_range_id(struct cfapkg_plan *plan, const struct cfa_range *r)
 	return m->id;
 }
 
+/* A relation as the recipe wrote it when it was noted, else libsolv's own
+ * spelling.  The text is borrowed from the pool or the recipes. */
 const char *cfa_dep_text(const struct cfapkg_plan *plan, Id dep)
 {
 	if (ISRELDEP(dep) && (size_t)GETRELID(dep) < plan->rel_text_cap &&
@@ -143,6 +156,8 @@ const char *cfa_dep_text(const struct cfapkg_plan *plan, Id dep)
 	return pool_dep2str(plan->pool, dep);
 }
 
+/* Plain names and native ranges need no synthetic name; neither do the
+ * driver's and glibc's, which facts decide before libsolv sees them. */
 static enum cfapkg_err add_synth(struct builder *b, const struct cfa_range *r)
 {
 	const char *fact = fact_of_name(b->plan, r->name);
@@ -169,7 +184,9 @@ static enum cfapkg_err add_dep_synths(struct builder *b, const struct cfapkg_dep
 	return e;
 }
 
-/* Every distinct range anywhere in the recipes, requests and pins. */
+/* Every distinct range anywhere in the recipes, requests and pins.
+ * The array is grown once to the count of every range that could need one, so
+ * the loops below grow nothing. */
 static enum cfapkg_err collect_synths(struct builder *b)
 {
 	const struct cfapkg_ctx *ctx = b->plan->ctx;
@@ -196,6 +213,8 @@ static enum cfapkg_err collect_synths(struct builder *b)
 	if (e)
 		return e;
 	qsort(b->synths, b->nsynths, sizeof(*b->synths), synth_cmp);
+	/* Two deps spelled alike share one synthetic name: its providers are
+	 * the same set. */
 	for (i = 0, out = 0; i < b->nsynths; i++)
 		if (out == 0 || b->synths[out - 1].text != b->synths[i].text)
 			b->synths[out++] = b->synths[i];
@@ -203,7 +222,9 @@ static enum cfapkg_err collect_synths(struct builder *b)
 	return CFAPKG_E_OK;
 }
 
-/* Adds the synthetic names that (name = ver) satisfies to *provides. */
+/* Adds the synthetic names that (name = ver) satisfies to *provides.
+ * Binary search to the first synth of name, then every one of its ranges that
+ * ver falls in. */
 static Offset add_matching_synths(struct builder *b, Repo *repo, Offset provides, Id name,
                                   const struct cfa_ver *ver)
 {
@@ -222,6 +243,8 @@ static Offset add_matching_synths(struct builder *b, Repo *repo, Offset provides
 	return provides;
 }
 
+/* libsolv compares EVR strings itself only for native ranges; the string is
+ * the version's canonical form, so equal versions share one Id. */
 static Id evr_id(Pool *pool, const struct cfa_ver *v)
 {
 	char evr[CFA_VER_EVR_MAX];
@@ -230,6 +253,8 @@ static Id evr_id(Pool *pool, const struct cfa_ver *v)
 	return pool_str2id(pool, evr, 1);
 }
 
+/* Every version provides itself at its own version, each synthetic name whose
+ * range it falls in, and its recipe's provides that apply here. */
 static enum cfapkg_err add_provides(struct builder *b, Solvable *s,
                                     const struct cfapkg_version *v)
 {
@@ -244,6 +269,8 @@ static enum cfapkg_err add_provides(struct builder *b, Solvable *s,
 		Id name = pool_str2id(b->pool, d->name, 1);
 		if (!cfa_dep_applies(&b->plan->facts, d))
 			continue;
+		/* A provide without a version meets any requirement on its
+		 * name, as in lockcheck.c's meets(). */
 		if (d->range->nclauses == 0) {
 			prov = repo_addid_dep(repo, prov, name, 0);
 			continue;
@@ -258,6 +285,9 @@ static enum cfapkg_err add_provides(struct builder *b, Solvable *s,
 	return CFAPKG_E_OK;
 }
 
+/* The marker is a name nothing provides: requiring it makes libsolv rule the
+ * version out and name the marker as the reason, which cfa_marker_of turns
+ * back into the fact. */
 static enum cfapkg_err add_marker(struct builder *b, Solvable *s, enum cfa_marker_kind kind,
                                   const struct cfapkg_version *v, const struct cfapkg_dep *d)
 {
@@ -279,6 +309,8 @@ static enum cfapkg_err add_marker(struct builder *b, Solvable *s, enum cfa_marke
 			return cfa_nomem(plan->ctx);
 		memset(plan->marker_of + old, 0, (plan->marker_of_cap - old) * sizeof(int));
 	}
+	/* One marker record per distinct text, however many solvables require
+	 * it. */
 	if (!plan->marker_of[id]) {
 		if (cfa_grow((void **)&plan->markers, &plan->markers_cap, plan->nmarkers + 1,
 		             sizeof(*plan->markers)) != 0)
@@ -337,6 +369,8 @@ static bool hip_runtime_reachable(struct builder *b, const struct cfa_range *r)
 	       cfa_hip_packaged_provider(b->plan, r);
 }
 
+/* Requirements the driver or glibc decide never reach libsolv: a fact that
+ * fails them becomes a marker, one it meets drops them. */
 static enum cfapkg_err add_requires(struct builder *b, Solvable *s,
                                     const struct cfapkg_version *v, unsigned char *unchecked)
 {
@@ -370,6 +404,8 @@ static enum cfapkg_err add_requires(struct builder *b, Solvable *s,
 	return e;
 }
 
+/* Whether an installed HIP SDK has v's version: each component the SDK names
+ * must match, so a shorter SDK version covers every longer one. */
 bool cfa_system_present(const struct cfapkg_plan *plan, const struct cfapkg_version *v)
 {
 	const struct cfapkg_facts *f = &plan->facts;
@@ -389,7 +425,9 @@ bool cfa_system_present(const struct cfapkg_plan *plan, const struct cfapkg_vers
 	return false;
 }
 
-/* Markers for machine facts that rule this version out. */
+/* Markers for machine facts that rule this version out.
+ * A package with no download for this OS and architecture is ruled out like
+ * one for another OS: it could not be installed here. */
 static enum cfapkg_err add_fact_markers(struct builder *b, Solvable *s,
                                         const struct cfapkg_version *v, unsigned char *unchecked)
 {
@@ -418,13 +456,17 @@ static enum cfapkg_err add_fact_markers(struct builder *b, Solvable *s,
 		else if (!cfa_system_present(plan, v))
 			e = add_marker(b, s, CFA_MK_SYSTEM, v, NULL);
 	}
+	/* The experimental policy is a marker too, so that a plan blocked only
+	 * by it can say that --allow-experimental would solve it. */
 	if (!e && !plan->allow_experimental &&
 	    plan->status[s - b->pool->solvables] == CFAPKG_STATUS_EXPERIMENTAL)
 		e = add_marker(b, s, CFA_MK_EXPERIMENTAL, v, NULL);
 	return e;
 }
 
-/* One HIP runtime per process: a provider of major N rules out the others. */
+/* One HIP runtime per process: a provider of major N rules out the others.
+ * Conflicting with "< N" and "> N" of the runtime's name leaves only major N
+ * installable beside this version. */
 static void add_one_major(struct builder *b, Solvable *s, const struct cfapkg_version *v)
 {
 	int major = cfa_hip_major(b->plan, v);
@@ -457,6 +499,8 @@ static enum cfapkg_err add_conflicts(struct builder *b, Solvable *s,
 	return CFAPKG_E_OK;
 }
 
+/* One solvable per recipe version; its status and unchecked facts are kept in
+ * arrays indexed by the solvable's Id. */
 static enum cfapkg_err add_version(struct builder *b, const struct cfapkg_version *v)
 {
 	struct cfapkg_plan *plan = b->plan;
@@ -480,6 +524,7 @@ static enum cfapkg_err add_version(struct builder *b, const struct cfapkg_versio
 	return CFAPKG_E_OK;
 }
 
+/* The most solvables the pool can get, for sizing the per-Id arrays. */
 static size_t count_versions(const struct cfapkg_ctx *ctx)
 {
 	size_t i, n = 0;
@@ -493,6 +538,8 @@ enum cfapkg_err cfa_pool_build(struct cfapkg_plan *plan)
 	const struct cfapkg_ctx *ctx = plan->ctx;
 	struct builder b = {.plan = plan};
 	enum cfapkg_err e = CFAPKG_E_OK;
+	/* Two more than the versions: libsolv's solvables 0 and 1 are its own
+	 * (the null solvable and the system solvable). */
 	size_t i, j, total = count_versions(ctx) + 2;
 	unsigned char *reach = NULL;
 
@@ -505,6 +552,8 @@ enum cfapkg_err cfa_pool_build(struct cfapkg_plan *plan)
 		return cfa_nomem(plan->ctx);
 	plan->nvers = total;
 	find_fact_names(plan);
+	/* Only the recipes the requests can reach go into the pool, unless a
+	 * testcase is written (it must hold the whole problem). */
 	if (!plan->full_pool && (e = cfa_closure(plan, &reach)))
 		return e; /* detail set by cfa_closure */
 	if (plan->facts.driver[0])
@@ -536,11 +585,15 @@ enum cfapkg_err cfa_pool_build(struct cfapkg_plan *plan)
 	cfa_free(reach);
 	if (e)
 		return e; /* detail set above */
+	/* whatprovides is only valid once the repo is internalized: the solver
+	 * reads it for every requirement. */
 	repo_internalize(plan->repo);
 	pool_createwhatprovides(b.pool);
 	return CFAPKG_E_OK;
 }
 
+/* NULL for any Id that is not a marker, so callers may ask about every
+ * dependency libsolv reports. */
 const struct cfa_marker *cfa_marker_of(const struct cfapkg_plan *plan, Id dep)
 {
 	if (dep <= 0 || (size_t)dep >= plan->marker_of_cap || !plan->marker_of[dep])
@@ -558,6 +611,9 @@ const struct cfapkg_version *cfa_solvable_version(const struct cfapkg_plan *plan
 	return p > 0 && (size_t)p < plan->nvers ? plan->vers[p] : NULL;
 }
 
+/* Solving and installing are separate: a version may solve and still not be
+ * installable here (no download for this platform, a HIP SDK not present), and
+ * *why says so for the plan. */
 bool cfa_installable(const struct cfapkg_plan *plan, const struct cfapkg_version *v,
                      const char **why)
 {

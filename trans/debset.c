@@ -21,6 +21,8 @@
 #define INDEX_MAX (512u * 1024u * 1024u)
 #define RELEASE_MAX (16u * 1024u * 1024u)
 
+/* One read of a repository folder: everything it finds is kept in the set's
+ * arena, so freeing the set frees it all. */
 struct reading {
 	struct cfapkg_ctx *ctx;
 	struct cfapkg_deb_set *set;
@@ -36,6 +38,8 @@ static enum cfapkg_err read_release(struct reading *r, const char *suite,
 	enum cfapkg_err e;
 	size_t len = 0;
 
+	/* InRelease is tried first: it is what apt keeps when the repository
+	 * has one. */
 	if (path && !cfa_plat_is_file(path)) {
 		cfa_free(path);
 		path = cfa_aprintf("%s/dists/%s/Release", r->dir, suite);
@@ -55,7 +59,9 @@ static enum cfapkg_err read_release(struct reading *r, const char *suite,
 }
 
 /* The index file on disk, the first of Packages, .xz, .gz that is there,
- * and the path the Release lists it under. */
+ * and the path the Release lists it under.
+ * The uncompressed index is tried first: apt keeps its lists decompressed, and
+ * a mirror may keep only the compressed forms. */
 static char *index_file(struct reading *r, const char *suite, const char **listed)
 {
 	static const char *const ends[] = {"", ".xz", ".gz"};
@@ -88,6 +94,9 @@ static enum cfapkg_err tie_index(struct reading *r, const char *path, const char
 
 	if (e)
 		return e;
+	/* An index that is not the one the Release lists may be from another
+	 * day: pins read from it would not match what the Release vouches
+	 * for. */
 	if (!f || strcmp(f->sha256, hex) != 0 || f->size != (int64_t)size)
 		return cfa_fail(r->ctx, CFAPKG_E_INTEGRITY, "%s is not the index its Release lists "
 		                "as %s (%s): fetch the two together (apt-get update)", path, listed,
@@ -98,6 +107,8 @@ static enum cfapkg_err tie_index(struct reading *r, const char *path, const char
 	                                                                    : cfa_nomem(r->ctx);
 }
 
+/* Suite k: its Release's fields into the set's suite info, then its index,
+ * tied to that Release, parsed into r->idx[k]. */
 static enum cfapkg_err read_suite(struct reading *r, const char *suite, size_t k)
 {
 	struct cfapkg_deb_suite_info *info = (struct cfapkg_deb_suite_info *)&r->set->suites[k];
@@ -131,7 +142,8 @@ static enum cfapkg_err read_suite(struct reading *r, const char *suite, size_t k
 	return e;
 }
 
-/* "Pre-Depends, Depends" as one list, for the recipe. */
+/* "Pre-Depends, Depends" as one list, for the recipe.
+ * Pre-Depends comes first: dpkg needs those before it even unpacks. */
 static const char *all_depends(struct cfa_arena *a, const struct cfa_deb_pkg *p)
 {
 	if (p->pre_depends && p->depends) {
@@ -143,7 +155,9 @@ static const char *all_depends(struct cfa_arena *a, const struct cfa_deb_pkg *p)
 	return p->pre_depends ? p->pre_depends : p->depends ? p->depends : "";
 }
 
-/* The floor's upstream part: "2.38" of "2.38-3" or "2.38~". */
+/* The floor's upstream part: "2.38" of "2.38-3" or "2.38~".
+ * An epoch ("1:") is dropped: the floor is compared with the machine's glibc
+ * version, which has none. */
 static const char *glibc_of(struct cfa_arena *a, const char *deb)
 {
 	const char *colon = strchr(deb, ':'), *s = colon ? colon + 1 : deb;
@@ -151,6 +165,8 @@ static const char *glibc_of(struct cfa_arena *a, const char *deb)
 	return cfa_arena_strndup(a, s, strspn(s, "0123456789."));
 }
 
+/* The closure's packages as members, in the closure's order; each borrows its
+ * strings from the index, which the set's arena holds. */
 static enum cfapkg_err members(struct reading *r, const struct cfa_deb_closure *c)
 {
 	struct cfapkg_deb_set *set = r->set;
@@ -169,6 +185,9 @@ static enum cfapkg_err members(struct reading *r, const struct cfa_deb_closure *
 	}
 	set->members = m;
 	set->nmembers = c->n;
+	/* The highest libc6 floor becomes the set's glibc, with the package
+	 * that asked for it, so the recipe can say which machines the set
+	 * needs. */
 	if (c->floor) {
 		char *by = cfa_aprintf("%s %s", c->floor_by->name, c->floor_by->version);
 		set->glibc = glibc_of(set->arena, c->floor);
@@ -196,13 +215,19 @@ static enum cfapkg_err read_set(struct reading *r, const char *const *suites, si
 	r->set->nsuites = nsuites;
 	for (i = 0; i < nsuites && !e; i++) {
 		e = read_suite(r, suites[i], i);
+		/* The suites are searched in the order given: a requirement is
+		 * met from the first suite that can. */
 		order[i] = &r->idx[i];
 	}
 	if (!e)
+		/* The walk stops at libc6: the C library is the machine's,
+		 * never a part of the set. */
 		e = cfa_deb_closure(r->ctx, order, nsuites, roots, nroots, "libc6", r->set->arena, &c);
 	return e ? e : members(r, &c);
 }
 
+/* The InRelease's signature is not checked here: apt checked it when it
+ * fetched the lists.  Owned: cfapkg_deb_set_free. */
 enum cfapkg_err cfapkg_deb_set_read(struct cfapkg_ctx *ctx, const char *repo_dir,
                                     const char *component, const char *arch,
                                     const char *const *suites, size_t nsuites,

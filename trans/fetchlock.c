@@ -15,6 +15,8 @@
 #include "platform/platform.h"
 #include "trans/trans.h"
 
+/* A store folder counts only with its manifest (.cfapkg/manifest.json):
+ * a folder without one is not taken for a whole package. */
 bool cfapkg_store_has(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part *part)
 {
 	char *dir = part->store ? cfa_root_path(ctx, CFA_STORE, part->store) : NULL;
@@ -33,6 +35,8 @@ bool cfapkg_store_has(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part 
 	return has;
 }
 
+/* Whether the download cache holds a file under sha256's name; a NULL
+ * hash is never there. */
 bool cfa_in_cache(struct cfapkg_ctx *ctx, const char *sha256)
 {
 	char *file = sha256 ? cfa_cache_path(ctx, sha256) : NULL;
@@ -59,6 +63,8 @@ static enum cfapkg_err check_fetchable(struct cfapkg_ctx *ctx, const struct cfap
 	                "recorded", p->name, p->version, !p->url ? "no URL" : "no SHA-256");
 }
 
+/* The URL list is allocated here and freed by cfapkg_lockfile_fetch_free; the
+ * strings in it stay the lock's. */
 static bool fill_item(struct cfapkg_fetch_item *it, const char *label, const char *url,
                       const char *const *mirrors, size_t nmirrors, const char *sha256,
                       int64_t size)
@@ -88,6 +94,8 @@ struct fetch_job {
 	size_t nreplace;
 };
 
+/* A folder named to replace is fetched again even though it is there (repair
+ * of a damaged one). */
 static bool replaced(const struct fetch_job *j, const struct cfapkg_lockfile_part *p)
 {
 	size_t i;
@@ -117,6 +125,8 @@ static bool make_items(struct cfapkg_fetch_item *list, const struct cfapkg_lockf
 	if (!p->nartifacts) {
 		if (!fill_item(list, p->name, p->url, p->mirrors, p->nmirrors, p->sha256, p->size))
 			return false;
+		/* The recipe's cap only bounds a download whose size is not
+		 * known; a known size is a bound of its own. */
 		list->max_size = p->size < 0 && p->max_size > 0 ? (uint64_t)p->max_size : 0;
 		list->unpack_format = p->format;
 		list->unpack_name = p->store;
@@ -137,6 +147,8 @@ static bool make_items(struct cfapkg_fetch_item *list, const struct cfapkg_lockf
 	return true;
 }
 
+/* The bytes the download cache lacks for p: its archives that are not
+ * in the cache, by their recorded sizes. */
 uint64_t cfa_bytes_to_fetch(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part *p)
 {
 	uint64_t total = 0;
@@ -155,6 +167,7 @@ uint64_t cfapkg_part_fetch_bytes(struct cfapkg_ctx *ctx, const struct cfapkg_loc
 	return cfapkg_store_has(ctx, part) ? 0 : cfa_bytes_to_fetch(ctx, part);
 }
 
+/* One item per archive: a set's artifacts each, or the single download. */
 static size_t items_needed(const struct cfapkg_lockfile *lock)
 {
 	size_t i, n = 0;
@@ -192,6 +205,8 @@ static int64_t learnt_size(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_
 			return (int64_t)items[i].size_out;
 	if (q && q->size >= 0 && q->sha256 && strcmp(q->sha256, p->sha256) == 0)
 		return q->size;
+	/* A lookup that fails only means the size stays unknown: the error is
+	 * dropped. */
 	if (!cfa_cache_find(ctx, p->sha256, -1, &path) && path)
 		size = cfa_plat_file_size(path);
 	cfapkg_ctx_clear_error(ctx);
@@ -199,6 +214,8 @@ static int64_t learnt_size(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_
 	return size;
 }
 
+/* Sizes are learnt only for single downloads: a set's size is the sum
+ * of its artifacts', which the lock records. */
 void cfa_lock_learn_sizes(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *lock,
                           const struct cfapkg_lockfile *before, const struct cfapkg_fetch_item *items,
                           size_t n)
@@ -224,6 +241,8 @@ static enum cfapkg_err unpack_sets(const struct fetch_job *j)
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i, k;
 
+	/* Each archive was verified against its SHA-256 when it was fetched
+	 * into the cache, so the unpack need not hash it again. */
 	uo.hash_checked = true;
 	for (i = 0; i < lock->nparts && !e; i++) {
 		const struct cfapkg_lockfile_part *p = &lock->parts[i];
@@ -248,6 +267,8 @@ static enum cfapkg_err unpack_sets(const struct fetch_job *j)
 	return e;
 }
 
+/* *items is set even on failure, so the caller can name each download that
+ * failed; it frees them with cfapkg_lockfile_fetch_free. */
 enum cfapkg_err cfa_lock_fetch_replacing(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                          const struct cfapkg_fetch_opts *opts,
                                          const char *const *replace, size_t nreplace,
@@ -276,6 +297,8 @@ enum cfapkg_err cfa_lock_fetch_replacing(struct cfapkg_ctx *ctx, const struct cf
 	*n = k;
 	if (!e && k)
 		e = cfapkg_fetch(ctx, list, k, opts);
+	/* Sets are unpacked only after every download arrived: their archives
+	 * go into one folder together. */
 	return e ? e : unpack_sets(&j);
 }
 

@@ -17,6 +17,8 @@
 #include "platform/platform.h"
 #include "trans/trans.h"
 
+/* One mirror create.  Every list is sized once by start() for the most files
+ * the lock can need, so adding to them never reallocates. */
 struct job {
 	struct cfapkg_ctx *ctx;
 	const char *dir;
@@ -39,6 +41,8 @@ static int hex_digit(char c)
 	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
+/* Compared by address: url_place and decode_path return this very string so
+ * their callers can tell running out of memory from a URL refused. */
 static const char out_of_memory[] = "out of memory";
 
 /* A name that ends a path segment: not empty, ".", or "..". */
@@ -58,6 +62,9 @@ static const char *decode_path(const char *s, size_t n, struct cfa_buf *out)
 		char ch;
 		if (c == '%' && (i + 2 >= n || hex_digit(s[i + 1]) < 0 || hex_digit(s[i + 2]) < 0))
 			return "a % that is not an escape";
+		/* An escaped "/" would make two URLs that a server tells apart
+		 * land on one file here, so it is refused rather than
+		 * decoded. */
 		if (c == '%') {
 			c = hex_digit(s[i + 1]) * 16 + hex_digit(s[i + 2]);
 			i += 2;
@@ -71,6 +78,8 @@ static const char *decode_path(const char *s, size_t n, struct cfa_buf *out)
 			seg = out->len;
 			continue;
 		}
+		/* Refused on every OS: a mirror folder made on Linux may be
+		 * copied to a Windows share. */
 		if (c < 0x20 || c == 0x7f || strchr("\\:*?\"<>|", c))
 			return "a character a file name cannot hold on Windows";
 		ch = (char)c;
@@ -90,11 +99,15 @@ static const char *url_place(struct cfa_arena *a, const char *url, const char **
 
 	if (!skip || !(path = strchr(host, '/')) || path == host)
 		return "not an http:// or https:// URL with a host and a path";
+	/* user@host and [IPv6] hosts would need quoting in a folder name and
+	 * in the rules: refused rather than mapped. */
 	for (i = 0; host + i < path; i++)
 		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:", host[i]))
 			return "a host other than a name or an address (a user name, [IPv6])";
 	cfa_buf_init(&b, 1u << 16);
 	for (i = 0; host + i < path; i++)
+		/* "host:port" becomes "host_port": Windows folder names cannot
+		 * hold ":". */
 		cfa_buf_add(&b, host[i] == ':' ? "_" : host + i, 1);
 	if (!b.failed && !(*folder = cfa_arena_strdup(a, b.data)))
 		b.failed = true;
@@ -108,6 +121,8 @@ static const char *url_place(struct cfa_arena *a, const char *url, const char **
 	return why;
 }
 
+/* One rule per distinct prefix: every file under one host and port is served
+ * through the same rewrite. */
 static enum cfapkg_err note_prefix(struct job *j, const char *prefix, const char *folder)
 {
 	struct cfapkg_mirror_result *r = j->r;
@@ -132,6 +147,8 @@ static enum cfapkg_err add_file(struct job *j, const struct cfapkg_lockfile_part
 	const char **urls;
 	size_t i;
 
+	/* Two parts may share an archive; it is copied once and the first part
+	 * names it. */
 	for (i = 0; i < r->nfiles; i++)
 		if (strcmp(j->files[i].url, url) == 0)
 			return CFAPKG_E_OK;
@@ -142,6 +159,8 @@ static enum cfapkg_err add_file(struct job *j, const struct cfapkg_lockfile_part
 		                p->name, p->version, url, why);
 	if (!(urls = cfa_arena_alloc(r->arena, (nmirrors + 1) * sizeof(*urls))))
 		return cfa_nomem(j->ctx);
+	/* The lock's own URL first, then its mirrors, as an install would try
+	 * them. */
 	urls[0] = url;
 	for (i = 0; i < nmirrors; i++)
 		urls[i + 1] = mirrors[i];
@@ -185,6 +204,9 @@ static enum cfapkg_err add_part(struct job *j, const struct cfapkg_lockfile *loc
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i;
 
+	/* Files the user supplies are not mirrored ('cfapkg add-file' brings
+	 * them to each machine): they are listed as left out, and the mirror
+	 * is still made. */
 	if (p->kind == CFAPKG_KIND_USER && p->nuser_files) {
 		const char *why;
 		char *text = cfa_aprintf("%s %s: files you supply are not mirrored; add them on each "
@@ -221,7 +243,9 @@ static enum cfapkg_err add_part(struct job *j, const struct cfapkg_lockfile *loc
 }
 
 /* src copied to dest by way of dest.cfapkg-part, which takes dest's name
- * only when it hashes to sha256; *bad when it does not (nothing is left). */
+ * only when it hashes to sha256; *bad when it does not (nothing is left).
+ * The hash is checked on the copy, not the source, so what takes the name in
+ * DIR is exactly the pinned bytes. */
 static enum cfapkg_err copy_checked(struct cfapkg_ctx *ctx, const char *src, const char *dest,
                                     const char *sha256, bool *bad)
 {
@@ -232,6 +256,8 @@ static enum cfapkg_err copy_checked(struct cfapkg_ctx *ctx, const char *src, con
 	*bad = false;
 	if (!tmp)
 		return cfa_nomem(ctx);
+	/* A .cfapkg-part from an earlier run that was cut short is not
+	 * resumed: the copy starts afresh. */
 	cfa_plat_remove(tmp);
 	if ((rc = cfa_plat_copy_file(src, tmp)) != 0)
 		e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot copy to %s: %s", src, tmp,
@@ -246,7 +272,9 @@ static enum cfapkg_err copy_checked(struct cfapkg_ctx *ctx, const char *src, con
 	return e;
 }
 
-/* Whether dest holds the pinned file already. */
+/* Whether dest holds the pinned file already.
+ * The size is compared first: it is cheap, and a file of the wrong size cannot
+ * have the pinned hash. */
 static bool present(struct cfapkg_ctx *ctx, const char *dest, const struct cfapkg_mirror_file *f)
 {
 	long long size = cfa_plat_file_size(dest);
@@ -261,7 +289,9 @@ static bool present(struct cfapkg_ctx *ctx, const char *dest, const struct cfapk
 	return strcmp(hex, f->sha256) == 0;
 }
 
-/* DIR/PATH of file k, its folder made. */
+/* DIR/PATH of file k, its folder made.
+ * The path always holds a "/" (HOST/PATH), so the cut at the last one names
+ * the folder. */
 static enum cfapkg_err dest_path(struct job *j, size_t k, char **dest)
 {
 	char *slash;
@@ -294,6 +324,8 @@ static enum cfapkg_err from_cache(struct job *j, size_t k, bool *fetch)
 	*fetch = true;
 	if (!cfa_in_cache(j->ctx, f->sha256))
 		goto out;
+	/* A cache file whose bytes do not match its name is damaged: it is
+	 * removed, so that neither this mirror nor a later install uses it. */
 	if (!(src = cfa_cache_path(j->ctx, f->sha256)))
 		e = j->ctx->err_code;
 	else if (!(e = copy_checked(j->ctx, src, dest, f->sha256, &bad)) && bad)
@@ -308,7 +340,9 @@ out:
 	return e;
 }
 
-/* The files the cache lacked: fetched (verified), then copied. */
+/* The files the cache lacked: fetched (verified), then copied.
+ * The fetch checks each file's hash as it arrives, and the copy checks it
+ * again, so a file changed in between is caught. */
 static enum cfapkg_err fetch_rest(struct job *j, const bool *fetch,
                                   const struct cfapkg_fetch_opts *opts)
 {
@@ -331,6 +365,8 @@ static enum cfapkg_err fetch_rest(struct job *j, const bool *fetch,
 		n++;
 	}
 	r->nitems = n;
+	/* The items stay in r, each with its own result, so that the caller
+	 * can name every download that failed. */
 	if (n && (e = cfapkg_fetch(j->ctx, r->items, n, opts)))
 		return e;
 	for (k = 0, n = 0; k < r->nfiles && !e; k++) {
@@ -350,7 +386,9 @@ static enum cfapkg_err fetch_rest(struct job *j, const bool *fetch,
 	return e;
 }
 
-/* The rules a client needs, one a prefix, MIRROR for the server. */
+/* The rules a client needs, one a prefix, MIRROR for the server.
+ * Written atomically, so an earlier example is only replaced by a whole new
+ * one. */
 static enum cfapkg_err write_example(struct job *j)
 {
 	struct cfapkg_mirror_result *r = j->r;
@@ -385,6 +423,8 @@ static enum cfapkg_err start(struct job *j, const struct cfapkg_lockfile *lock)
 	struct cfa_arena *a = r->arena;
 	size_t i;
 
+	/* Per part: each artifact, one file when it has none, and one APT
+	 * index. */
 	j->cap = 1;
 	for (i = 0; i < lock->nparts; i++)
 		j->cap += lock->parts[i].nartifacts + 2;
@@ -410,6 +450,8 @@ static enum cfapkg_err fill(struct job *j, struct cfapkg_lockfile *lock,
 	bool *fetch;
 	size_t i;
 
+	/* An APT part's .debs are only known once its index is read: resolve
+	 * first, then count and place the files. */
 	if ((e = cfapkg_lockfile_resolve(j->ctx, lock, opts)) || (e = start(j, lock)) ||
 	    (e = cfa_make_dir(j->ctx, j->dir)))
 		return e;
@@ -442,6 +484,8 @@ void cfapkg_mirror_result_free(struct cfapkg_mirror_result *r)
 	cfa_free(r);
 }
 
+/* *out is kept on failure too, once it could be allocated: its items say which
+ * downloads failed.  The caller frees it with cfapkg_mirror_result_free. */
 enum cfapkg_err cfapkg_mirror_create(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *lock,
                                      const char *dir, const struct cfapkg_fetch_opts *opts,
                                      struct cfapkg_mirror_result **out)

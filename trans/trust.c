@@ -34,6 +34,8 @@ static enum cfapkg_err read_pins(struct cfapkg_ctx *ctx, struct cfa_arena *a, ch
 	return cfa_first_use_read(ctx, a, *file, pins, n);
 }
 
+/* Each pin carries its own warning, so a pin copied out of the file alone
+ * still says what it is. */
 static void pin_json(struct cfa_json_build *jb, cJSON *arr, const struct cfapkg_first_use_pin *p)
 {
 	cJSON *o = cfa_json_new_object(jb);
@@ -50,6 +52,8 @@ static void pin_json(struct cfa_json_build *jb, cJSON *arr, const struct cfapkg_
 	cfa_json_append(jb, arr, o);
 }
 
+/* A pin is one recipe version's source for one platform: the three together
+ * name it. */
 static bool same_source(const struct cfapkg_first_use_pin *p, const char *name,
                         const char *version, const char *platform)
 {
@@ -79,7 +83,9 @@ static enum cfapkg_err write_pins(struct cfapkg_ctx *ctx, const char *file,
 	return cfa_write_json(ctx, file, cfa_json_finish(&jb, doc));
 }
 
-/* The loaded source of a recipe's version (as spelt) for a platform. */
+/* The loaded source of a recipe's version (as spelt) for a platform.
+ * The version as the recipe spells it: "6.2" and "6.2.0" are different entries
+ * here, as in the file that records them. */
 static const struct cfapkg_source *find_source(const struct cfapkg_recipe *r, const char *version,
                                                const char *platform)
 {
@@ -107,6 +113,9 @@ static enum cfapkg_err trust_source(struct cfapkg_ctx *ctx, const char *name, co
 		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "%s has no version \"%s\" with a %s source "
 		                "(cfapkg info %s lists them, spelt as the recipe spells them)", name,
 		                version, platform, name);
+	/* Checked before the recipe's own pin: a source trusted before carries
+	 * the recorded hash in sha256 too, and the message should say
+	 * which. */
 	if (s->first_use)
 		return cfa_fail(ctx, CFAPKG_E_USAGE, "%s %s %s was trusted on first use already (%s): "
 		                "to trust a new first download, forget that one with 'cfapkg recipe "
@@ -116,6 +125,8 @@ static enum cfapkg_err trust_source(struct cfapkg_ctx *ctx, const char *name, co
 		return cfa_fail(ctx, CFAPKG_E_USAGE, "%s %s %s is pinned by its recipe (%s): nothing "
 		                "to trust", name, version, platform,
 		                s->provenance ? s->provenance : "SHA-256 recorded");
+	/* A set of archives or an APT source has more than one download, and
+	 * one first download could not stand for the others. */
 	if (s->nartifacts || s->apt || !s->url)
 		return cfa_fail(ctx, CFAPKG_E_UNSUPPORTED, "%s %s %s is %s: only one download at a "
 		                "known URL can be trusted on first use", name, version, platform,
@@ -129,6 +140,8 @@ static enum cfapkg_err trust_source(struct cfapkg_ctx *ctx, const char *name, co
 	return CFAPKG_E_OK;
 }
 
+/* Only this source's own URLs are tried, over HTTPS; the size is not known
+ * yet, and the recipe's max_size, when it has one, caps it. */
 static enum cfapkg_err fetch_first(struct cfapkg_ctx *ctx, const struct cfapkg_source *s,
                                    const char *label, const struct cfapkg_fetch_opts *opts,
                                    struct cfapkg_fetch_item *it)
@@ -205,12 +218,16 @@ enum cfapkg_err cfapkg_recipe_untrust(struct cfapkg_ctx *ctx, const char *name,
 		e = cfa_fail(ctx, CFAPKG_E_NOTFOUND, "%s %s %s was not trusted on first use here "
 		             "(cfapkg recipe trusted lists what was)", name, version, platform);
 	else if (!e)
+		/* The file is written again without the pin: the recipe's
+		 * source is as unpinned as before, and may be trusted anew. */
 		e = write_pins(ctx, file, pins, n, &pins[i], NULL);
 	cfa_free(file);
 	cfa_arena_fini(&a);
 	return e;
 }
 
+/* Every pin with its status ("applied", or why the loaded recipes do not use
+ * it).  Owned: cfapkg_first_use_free; all its strings are in its arena. */
 enum cfapkg_err cfapkg_first_use_list(struct cfapkg_ctx *ctx, struct cfapkg_first_use **out)
 {
 	struct cfapkg_first_use *fu = cfa_calloc(1, sizeof(*fu));
@@ -250,7 +267,8 @@ void cfapkg_first_use_free(struct cfapkg_first_use *fu)
 	cfa_free(fu);
 }
 
-/* obj[key], an object or an array, made when it is not there yet. */
+/* obj[key], an object or an array, made when it is not there yet.
+ * Pins of one recipe share its entry: a member already made is reused. */
 static cJSON *member(struct cfa_json_build *jb, cJSON *obj, const char *key, bool array)
 {
 	cJSON *m = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
@@ -277,7 +295,9 @@ static cJSON *element(struct cfa_json_build *jb, cJSON *arr, const char *key, co
 }
 
 /* The recipe's own source with the pin in it, as a recipe writes it: what
- * describes the download is kept, "unavailable" is not. */
+ * describes the download is kept, "unavailable" is not.
+ * The provenance text goes with the pin into the channel's recipe, so whoever
+ * publishes it sees that no one else checked it. */
 static void source_json(struct cfa_json_build *jb, cJSON *o, const struct cfapkg_source *s,
                         const struct cfapkg_first_use_pin *p)
 {
@@ -304,6 +324,7 @@ static void source_json(struct cfa_json_build *jb, cJSON *o, const struct cfapkg
 	cfa_free(why);
 }
 
+/* No names given: every recipe is wanted. */
 static bool wanted(const char *name, const char *const *names, size_t n)
 {
 	size_t i;
@@ -350,6 +371,8 @@ enum cfapkg_err cfapkg_first_use_export(struct cfapkg_ctx *ctx, const char *cons
 	cfapkg_first_use_free(fu);
 	if (!(doc = cfa_json_finish(&jb, doc)))
 		return cfa_nomem(ctx);
+	/* Copied into cfa's allocator so the caller frees it with cfapkg_free
+	 * like every other string the library returns. */
 	text = cJSON_Print(doc);
 	cJSON_Delete(doc);
 	*json = text ? cfa_strdup(text) : NULL;
