@@ -395,6 +395,7 @@ static int report(struct cfapkg_ctx *ctx, const struct bench *b,
 		                  b->names[0], b->names[1], ext[i])) {
 			cli_error("%s/bench-%s-vs-%s.%s: the path is too long to write the results to\n",
 			          dir ? dir : ".", b->names[0], b->names[1], ext[i]);
+			cJSON_Delete(doc);
 			return EXIT_USAGE;
 		}
 	/* Each file is tried even when one before failed: a figure may still

@@ -44,13 +44,19 @@ static void print_picks(const struct cfapkg_gpu_lookup *l)
 /* The first candidate is the example of how to name one whole. */
 static void print_ambiguous(const char *text, const struct cfapkg_gpu_lookup *l)
 {
-	const struct cfapkg_gpu_device *d = l->picks[0].device;
+	const struct cfapkg_gpu_device *d = l->npicks ? l->picks[0].device : NULL;
 	char pci[16];
 
 	cli_error("GPU \"%s\" fits more than one target:\n", text);
 	print_picks(l);
 	if (l->more)
 		fprintf(stderr, "  ... and %u more (cfapkg gpus \"%s\" lists them)\n", l->more, text);
+	/* A pick may be a target alone, with no device to name. */
+	if (!d) {
+		fprintf(stderr, "Pick one by its target (--gpu %s).\n",
+		        l->npicks ? l->picks[0].target->gfx : "gfxNNNN");
+		return;
+	}
 	fprintf(stderr, "Pick one by its whole name (--gpu \"%s\"), its PCI id (--gpu %s) or its "
 	                "target (--gpu %s).\n",
 	        d->name, pci_text(d, pci, sizeof(pci)), d->gfx);

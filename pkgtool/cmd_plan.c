@@ -225,7 +225,15 @@ static void put_arg(char *buf, size_t len, const char *a)
 	for (p = a; *p && plain; p++)
 		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 		               "-_./:=+,@%", *p) != NULL;
-	cli_fit_add(buf, len, plain ? " %s" : " \"%s\"", a);
+	if (plain) {
+		cli_fit_add(buf, len, " %s", a);
+		return;
+	}
+	/* Inside double quotes a POSIX shell still reads these four. */
+	cli_fit_add(buf, len, " \"");
+	for (p = a; *p; p++)
+		cli_fit_add(buf, len, strchr("\"$`\\", *p) ? "\\%c" : "%c", *p);
+	cli_fit_add(buf, len, "\"");
 }
 
 /* The command as typed, with the fix's flags: a fact given by a flag or

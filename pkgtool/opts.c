@@ -393,9 +393,11 @@ bool cli_number(const char *s, unsigned long long max, unsigned long long *out)
 	if (!s || !*s)
 		return false;
 	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (max - (unsigned)(*s - '0')) / 10)
+		unsigned d = (unsigned)(*s - '0');
+		/* d > max first: max - d would wrap for a bound below 9. */
+		if (*s < '0' || *s > '9' || d > max || v > (max - d) / 10)
 			return false;
-		v = v * 10 + (unsigned)(*s - '0');
+		v = v * 10 + d;
 	}
 	*out = v;
 	return true;

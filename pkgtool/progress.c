@@ -400,11 +400,20 @@ static void track_attempt(struct progress_row *r, const struct cfapkg_fetch_prog
 
 static void json_event(struct progress_row *r, const struct cfapkg_fetch_progress *ev, double t)
 {
+	cJSON *label;
+	char *text;
+
 	if (!ev->finished && t - r->last_json < 0.5)
 		return;
-	fprintf(stderr, "{\"event\": \"%s\", \"label\": \"%s\", \"done\": %llu, \"total\": %llu}\n",
-	        ev->finished ? "finished" : "progress", r->item->label,
+	/* The label is a package name and a URL: cJSON escapes what JSON
+	 * cannot hold as it is. */
+	label = cJSON_CreateString(r->item->label ? r->item->label : "");
+	text = label ? cJSON_PrintUnformatted(label) : NULL;
+	fprintf(stderr, "{\"event\": \"%s\", \"label\": %s, \"done\": %llu, \"total\": %llu}\n",
+	        ev->finished ? "finished" : "progress", text ? text : "\"\"",
 	        (unsigned long long)ev->done, (unsigned long long)ev->total);
+	cJSON_free(text);
+	cJSON_Delete(label);
 	r->last_json = t;
 }
 

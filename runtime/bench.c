@@ -47,7 +47,11 @@ static enum cfapkg_err metric_compile(struct cfapkg_ctx *ctx, const char *regex,
 		                "number, like 'TFLOPS: ([0-9.]+)'", regex);
 	}
 	m->md = pcre2_match_data_create_from_pattern(m->re, NULL);
-	return m->md ? CFAPKG_E_OK : cfa_nomem(ctx);
+	if (m->md)
+		return CFAPKG_E_OK;
+	pcre2_code_free(m->re);
+	m->re = NULL;
+	return cfa_nomem(ctx);
 }
 
 static void metric_free(struct metric *m)
@@ -66,10 +70,16 @@ static bool metric_find(const struct metric *m, const char *text, double *out)
 		char num[64], *end;
 		ov = pcre2_get_ovector_pointer(m->md);
 		if (ov[3] > ov[2] && ov[3] - ov[2] < sizeof(num)) {
+			double v;
 			memcpy(num, text + ov[2], ov[3] - ov[2]);
 			num[ov[3] - ov[2]] = '\0';
-			*out = strtod(num, &end);
-			found = end != num && isfinite(*out); /* "nan", "inf": no number to compare */
+			v = strtod(num, &end);
+			/* "nan", "inf" and a group that holds no number are no
+			 * reading: the last real one stands. */
+			if (end != num && isfinite(v)) {
+				*out = v;
+				found = true;
+			}
 		}
 		/* An empty match moves on by one byte, so the loop always
 		 * ends. */

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shlex
+import subprocess
 import sys
 
 import channel
@@ -61,6 +62,22 @@ def test_fix_first():
     check("plan --json carries the fix", fix.get("allow_experimental") is True and
           {"fact": "hip-sdk", "value": "6.2.4"}.items() <= (fix.get("steps") or [{}])[0].items(),
           fix)
+
+
+def test_fix_command_quoting(tmp):
+    """The fix's command reads back in a shell as it was given: a folder
+    whose name holds $ and a quote is escaped inside its double quotes."""
+    odd = tmp / 'my $HOME "recipes"'
+    odd.mkdir()
+    r = run("plan", "pytorch-cuda-stack", "--os", "windows", "--gpu", "RX 6700 XT",
+            "--hip-sdk", "5.7.1", "--recipes", str(odd))
+    lines = r.stderr.splitlines()
+    command = lines[2].strip() if len(lines) > 2 else ""
+    # A real shell reads it back: Python's shlex keeps the backslash before a $.
+    words = subprocess.run(["sh", "-c", "printf '%s\\n' " + command], capture_output=True,
+                           text=True, timeout=30).stdout.splitlines() if command else []
+    check("the fix's command keeps an odd folder name whole",
+          str(odd) in words and "--allow-experimental" in words, command)
 
 
 def test_other_os_plan():
@@ -150,6 +167,7 @@ def main():
     test_other_os_plan()
     with channel.served("cfapkg-messages-") as (tmp, srv, recipes):
         test_report_facts(tmp)
+        test_fix_command_quoting(tmp)
         root = channel.Root(BIN, tmp / "root", recipes)
         r = root.change("install", "pytorch-cuda-stack", "zluda==6-preview.69")
         if r.returncode != 0:
