@@ -160,20 +160,34 @@ static bool is_dir_at(const char *a, const char *b)
 struct site_scan {
 	const char *root;
 	char *found;
+	bool has_torch;            /* found holds torch */
 };
 
-/* The first lib/pythonX.Y that has a site-packages folder is taken; it is not
- * checked for torch here. */
+/* A lib/pythonX.Y/site-packages that holds torch wins over one that does
+ * not: a venv upgraded from one Python to another keeps both folders, and
+ * the listing's order says nothing about which is in use. */
 static int site_one(const char *name, void *arg)
 {
 	struct site_scan *s = arg;
-	char *rel;
+	char *rel, *torch;
+	bool has;
 
-	if (strncmp(name, "python", 6) != 0 || s->found)
+	if (strncmp(name, "python", 6) != 0 || s->has_torch)
 		return 0;
-	if ((rel = cfa_aprintf("lib/%s/site-packages", name)) && !is_dir_at(s->root, rel))
-		CFA_FREE(rel);
+	if (!(rel = cfa_aprintf("lib/%s/site-packages", name)) || !is_dir_at(s->root, rel)) {
+		cfa_free(rel);
+		return 0;
+	}
+	torch = cfa_aprintf("%s/torch", rel);
+	has = torch && is_dir_at(s->root, torch);
+	cfa_free(torch);
+	if (s->found && !has) {
+		cfa_free(rel);
+		return 0;
+	}
+	cfa_free(s->found);
 	s->found = rel;
+	s->has_torch = has;
 	return 0;
 }
 
@@ -182,7 +196,7 @@ static int site_one(const char *name, void *arg)
  * first there is). */
 static enum cfapkg_err find_site(struct finder *f)
 {
-	struct site_scan s = {f->v->root, NULL};
+	struct site_scan s = {f->v->root, NULL, false};
 	char *lib = cfa_aprintf("%s/lib", f->v->root);
 
 	if (!lib)

@@ -571,6 +571,10 @@ def test_cu126(root, tmp):
         "$ORIGIN/../../nvidia/cublas/lib:$ORIGIN/../../nvidia/cuda_runtime/lib:"
         "$ORIGIN/../../nvidia/cudnn/lib:$ORIGIN/../../nvidia/cufft/lib:"
         "$ORIGIN/../../nvidia/cusparse/lib:$ORIGIN")
+    # A venv moved from one Python to another keeps the old folders: the
+    # one that holds torch is taken, whatever order the listing gives.
+    for old in ("python3.0", "python3.999", "python2.7"):
+        (tmp / "cu126" / "lib" / old / "site-packages").mkdir(parents=True)
     before = tree(tmp / "cu126")
     r, doc = staged_json(root, "--env", "lin", "--venv", str(tmp / "cu126"))
     placed = sorted(p["path"].split("site-packages/")[-1] for p in doc.get("placed", []))
