@@ -455,9 +455,9 @@ static void run_transfers(struct xfer *xs, size_t n, CURLM *multi, unsigned para
 		 * takes the next download, and the last one ends the loop.  Waiting
 		 * here would cost each wave of small files, and every run's end, the
 		 * poll's timeout. */
+		/* At most 100 ms, so that the interrupt flag and backoffs that
+		 * ran out are looked at that often. */
 		if (!ended)
-			/* At most 100 ms, so that the interrupt flag and backoffs
-			 * that ran out are looked at that often. */
 			curl_multi_poll(multi, NULL, 0, 100, NULL);
 	}
 }

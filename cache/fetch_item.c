@@ -148,9 +148,9 @@ bool cfa_fetch_publish(struct xfer *x)
 		return false;
 	/* The validator only served a resume: the bytes are whole now. */
 	cfa_plat_remove(x->meta_path);
+	/* The new name made durable too: the bytes were flushed before the
+	 * rename, but a crash could still lose the rename itself. */
 	if (flush)
-		/* The new name made durable too: the bytes were flushed before
-		 * the rename, but a crash could still lose the rename itself. */
 		cfa_plat_sync_dir(x->final_dir);
 	return true;
 }
