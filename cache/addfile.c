@@ -20,6 +20,8 @@ static bool same_hex(const char *a, const char *b)
 {
 	size_t i;
 
+	/* A recipe's pin may be written in either case; | 0x20 folds hex
+	 * letters and leaves digits as they are. */
 	for (i = 0; i < 64; i++)
 		if ((a[i] | 0x20) != (b[i] | 0x20))
 			return false;
@@ -27,6 +29,8 @@ static bool same_hex(const char *a, const char *b)
 }
 
 /* An uncompressed index of all of Debian main is about 50 MB. */
+/* The ceiling on the decompressed text, ten times that: more is not an index to
+ * read. */
 #define INDEX_MAX (512u * 1024u * 1024u)
 
 static bool found_as(struct cfapkg_added_file *out, const struct cfapkg_version *v,
@@ -41,6 +45,7 @@ static bool found_as(struct cfapkg_added_file *out, const struct cfapkg_version 
 	out->recipe = v->recipe->name;
 	out->version = v->version;
 	va_start(ap, fmt);
+	/* what is a fixed array: a long name is cut, as the text is only shown. */
 	cfa_vfit_text(out->what, sizeof(out->what), fmt, ap);
 	va_end(ap);
 	return true;
@@ -80,6 +85,7 @@ static bool deb_in_index(struct cfapkg_ctx *ctx, const struct cfapkg_version *v,
 	struct cfa_arena arena;
 	struct cfa_deb_want *want;
 	struct cfa_deb_found *found;
+	/* Only the index in the cache is read: adding a file never downloads. */
 	char *file = cfa_cache_path(ctx, a->index_sha256), *text = NULL;
 	size_t len, i;
 	bool hit = false;
@@ -89,6 +95,8 @@ static bool deb_in_index(struct cfapkg_ctx *ctx, const struct cfapkg_version *v,
 	found = cfa_arena_alloc(&arena, a->npackages * sizeof(*found));
 	if (want && !cfa_deb_wants(&arena, a->packages, a->npackages, want))
 		want = NULL; /* out of memory: nothing expected */
+	/* cfa_cache_path names ROOT/downloads/SHA even when no such file is
+	 * there. */
 	if (file && want && found && cfa_plat_is_file(file) &&
 	    !cfa_read_decompressed(ctx, file, file, INDEX_MAX, &text, &len) &&
 	    !cfa_deb_index_find(ctx, file, text, len, a->arch, want, a->npackages, &arena, found))
@@ -107,6 +115,8 @@ static bool expected(struct cfapkg_ctx *ctx, const char *hex, struct cfapkg_adde
 {
 	size_t i, j, k;
 
+	/* Pins a version states outright first: an APT index is read and
+	 * decompressed only when none of them matched. */
 	for (i = 0; i < cfapkg_recipe_count(ctx); i++) {
 		const struct cfapkg_recipe *r = cfapkg_recipe_at(ctx, i);
 		for (j = 0; j < r->nversions; j++)
@@ -134,6 +144,9 @@ static enum cfapkg_err copy_file(struct cfapkg_ctx *ctx, const char *from, const
 	int rc = 0;
 
 	in = cfa_plat_fopen(from, "rb");
+	/* A temporary name in the cache folder itself: the rename stays within
+	 * one file system.  A copy left by a crash is overwritten by the next
+	 * add. */
 	out = cfa_plat_fopen(tmp, "wb");
 	if (!in || !out) {
 		if (in)
@@ -148,6 +161,8 @@ static enum cfapkg_err copy_file(struct cfapkg_ctx *ctx, const char *from, const
 	if (!rc && ferror(in))
 		rc = EIO;
 	fclose(in);
+	/* Flushed before the rename: a file under a SHA name must hold those
+	 * bytes after a crash too. */
 	if (!rc)
 		rc = cfa_plat_fsync(out);
 	if (fclose(out) != 0 && !rc)
@@ -185,6 +200,8 @@ enum cfapkg_err cfapkg_add_file(struct cfapkg_ctx *ctx, const char *path,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	/* The hash is the file's own, computed here: nothing the user says
+	 * about the file is trusted. */
 	if ((e = cfapkg_recipes_load(ctx)) || (e = cfapkg_sha256_file(ctx, path, sha256, NULL)))
 		return e; /* detail set by the loader or the hasher */
 	if (!expected(ctx, sha256, out))

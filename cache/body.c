@@ -17,6 +17,8 @@
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
+/* A file:// URL is read a MiB at a time, each block handed to the same body
+ * callback libcurl calls. */
 #define LOCAL_BLOCK (1u << 20)
 
 size_t cfa_fetch_on_header(char *data, size_t size, size_t nmemb, void *arg)
@@ -26,13 +28,20 @@ size_t cfa_fetch_on_header(char *data, size_t size, size_t nmemb, void *arg)
 	const char *keys[] = {"etag:", "last-modified:"};
 	size_t k;
 
+	/* Headers count as arriving bytes for the stall check: a slow server
+	 * that is still answering is not cut. */
 	x->last_byte_at = cfa_plat_now();
 	if (n > 5 && strncmp(data, "HTTP/", 5) == 0)
 		x->new_validator[0] = '\0'; /* a new response (after a redirect) */
+	/* libcurl passes one whole header line per call, its CRLF included.  An
+	 * ETag is preferred: it replaces a Last-Modified seen before it, and a
+	 * Last-Modified is taken only while no validator is held. */
 	for (k = 0; k < 2; k++) {
 		size_t kl = strlen(keys[k]), i;
 		if (n <= kl)
 			continue;
+		/* Header names are case-insensitive: | 0x20 folds ASCII letters
+		 * to lower case. */
 		for (i = 0; i < kl && (data[i] | 0x20) == keys[k][i]; i++)
 			;
 		if (i == kl && (k == 0 || !x->new_validator[0])) {
@@ -62,10 +71,15 @@ bool cfa_fetch_start_body(struct xfer *x)
 		curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
 	x->body_started = true;
 	cfa_part_stream_drop(x); /* a second body: the file is unpacked afterwards */
+	/* Any answer but 206 to a range request is the whole file (the
+	 * validator no longer matched, or the server ignores ranges): the kept
+	 * bytes go. */
 	if (code != 206 && x->have > 0 && !cfa_part_restart(x))
 		return false;
 	if (code != 206)
 		x->attempt_base = 0; /* the part started over: every byte is this attempt's */
+	/* Before the first byte: a run killed in the middle of the body finds
+	 * the validator its bytes need to resume. */
 	cfa_part_write_meta(x);
 	cfa_part_stream_start(x);
 	return true;
@@ -77,6 +91,8 @@ static uint64_t announced_total(struct xfer *x)
 {
 	curl_off_t len = -1;
 
+	/* Asked only as a body begins, when have is what this answer continues:
+	 * 0 after a 200, the kept prefix after a 206. */
 	if (!x->h ||
 	    curl_easy_getinfo(x->h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &len) != CURLE_OK || len < 0)
 		return 0;
@@ -90,6 +106,8 @@ size_t cfa_fetch_on_body(char *data, size_t size, size_t nmemb, void *arg)
 	uint64_t cap = x->cap;
 
 	x->last_byte_at = cfa_plat_now();
+	/* Returning fewer bytes than were given makes libcurl end the transfer
+	 * with CURLE_WRITE_ERROR; x->stop says why, for retry.c. */
 	if (!x->body_started) {
 		if (!cfa_fetch_start_body(x)) {
 			x->stop = STOP_IO;
@@ -100,6 +118,8 @@ size_t cfa_fetch_on_body(char *data, size_t size, size_t nmemb, void *arg)
 			return 0;
 		}
 	}
+	/* Cut as soon as the bound is passed, rather than kept to the end and
+	 * refused. */
 	if (x->have + n > cap) {
 		x->stop = STOP_OVERFLOW;
 		return 0;
@@ -140,7 +160,11 @@ void cfa_fetch_progress(struct xfer *x, bool finished, uint64_t announced)
 	p.total = x->item->size > 0 ? (uint64_t)x->item->size : announced;
 	p.finished = finished;
 	p.attempt = x->item->attempts;
+	/* A part cut back below what the attempt found (a mismatch empties it)
+	 * resumed nothing. */
 	p.resumed = x->attempt_base <= x->have ? x->attempt_base : 0;
+	/* One lock for every thread of the run: the front end's callback need
+	 * not be thread-safe. */
 	cfa_plat_mutex_lock(x->progress_lock);
 	x->opts->progress(x->opts->progress_arg, &p);
 	cfa_plat_mutex_unlock(x->progress_lock);
@@ -158,6 +182,8 @@ void cfa_fetch_event(struct xfer *x, enum cfapkg_fetch_event_kind kind, const ch
 	ev.url = x->urls && x->url < x->nurls ? x->urls[x->url]
 	         : x->item->nurls             ? x->item->urls[0]
 	                                      : "";
+	/* url_attempts counts the attempts that ended: the one now starting is
+	 * the next. */
 	ev.attempt = x->url_attempts + (kind == CFAPKG_FETCH_TRYING);
 	ev.from = x->have;
 	ev.why = why;
@@ -198,6 +224,8 @@ CURLcode cfa_fetch_read_local(struct xfer *x)
 		rc = local_failed(x, CURLE_FILE_COULDNT_READ_FILE, path, cfa_plat_strerror(errno));
 	else if (!(buf = cfa_malloc(LOCAL_BLOCK)))
 		rc = local_failed(x, CURLE_OUT_OF_MEMORY, path, "out of memory");
+	/* Through the body callback, so that the cap, the hash, the part and
+	 * the stream treat a file as they treat a download. */
 	while (!rc && (n = fread(buf, 1, LOCAL_BLOCK, f)) > 0) {
 		if (cfa_fetch_on_body(buf, 1, n, x) != n)
 			rc = CURLE_WRITE_ERROR; /* x->stop says why */

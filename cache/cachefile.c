@@ -35,6 +35,8 @@ bool cfa_cache_name_sha(const char *name, char sha[SHA_LEN + 1])
 {
 	size_t n = strlen(name);
 
+	/* SHA (64 digits) or SHA~BOOT (64, '~', 8), lower-case hex as the cache
+	 * writes them. */
 	if ((n != SHA_LEN && !(n == SHA_LEN + 9 && name[SHA_LEN] == '~' &&
 	                       is_hex(name + SHA_LEN + 1, 8))) ||
 	    !is_hex(name, SHA_LEN))
@@ -50,6 +52,8 @@ static bool fits(const char *path, int64_t size)
 	long long have = 0;
 	int mode = 0;
 
+	/* Regular, not following a link: a folder or a link by that name is not
+	 * the artifact. */
 	return cfa_plat_regular_file(path, &have, &mode) && (size < 0 || have == size);
 }
 
@@ -64,6 +68,8 @@ static int find_other(const char *name, void *arg)
 
 	if (strncmp(name, o->sha, SHA_LEN) != 0 || name[SHA_LEN] != '~' || o->name)
 		return 0;
+	/* A non-zero return stops the listing: the first match is the one
+	 * tried.  Out of memory it stops too, with no name. */
 	o->name = cfa_strdup(name);
 	return 1;
 }
@@ -80,16 +86,22 @@ static char *promote(struct cfapkg_ctx *ctx, const char *dir, const char *sha, i
 	             cfapkg_sha256_file(ctx, from, hex, &have) == CFAPKG_E_OK &&
 	             strcmp(hex, sha) == 0;
 
+	/* A file that cannot be hashed is only deleted: the artifact is then
+	 * downloaded again, with no error. */
 	cfapkg_ctx_clear_error(ctx);
 	if (whole && (f = cfa_plat_fopen(from, "rb+")) != NULL) {
 		whole = cfa_plat_fsync(f) == 0;
 		fclose(f);
 	}
+	/* Flushed before it takes the SHA name, which promises bytes on the
+	 * disk; the folder after, so that the name lasts. */
 	if (whole && cfa_plat_rename(from, to) == 0) {
 		cfa_plat_sync_dir(dir);
 		cfa_free(from);
 		return to;
 	}
+	/* Torn or other bytes: removed, so that no later lookup hashes it
+	 * again. */
 	if (from)
 		cfa_plat_remove(from);
 	cfa_free(from);
@@ -109,17 +121,22 @@ enum cfapkg_err cfa_cache_find(struct cfapkg_ctx *ctx, const char *sha, int64_t 
 		cfa_free(dir);
 		return CFAPKG_E_OK;
 	}
+	/* SHA first, then this boot's SHA~BOOT: neither costs a hash.  A past
+	 * boot's name is looked for only when both are absent. */
 	if ((path = cfa_aprintf("%s/%s", dir, sha)) && !fits(path, size))
 		CFA_FREE(path);
 	if (!path && cfa_plat_boot_id(boot) && (path = cfa_aprintf("%s/%s~%s", dir, sha, boot)) &&
 	    !fits(path, size))
 		CFA_FREE(path);
+	/* No downloads folder yet: nothing to list. */
 	if (!path && cfa_plat_is_dir(dir)) {
 		cfa_plat_list_dir(dir, find_other, &o);
 		path = o.name ? promote(ctx, dir, sha, size, o.name) : NULL;
 	}
 	cfa_free(o.name);
 	cfa_free(dir);
+	/* A cache that cannot be looked in answers absent: only a root that
+	 * cannot be named is an error. */
 	*out = path;
 	return CFAPKG_E_OK;
 }
@@ -128,6 +145,7 @@ char *cfa_cache_unsynced_name(const char *dir, const char *sha)
 {
 	char boot[9];
 
+	/* The caller frees the name. */
 	return cfa_plat_boot_id(boot) ? cfa_aprintf("%s/%s~%s", dir, sha, boot) : NULL;
 }
 

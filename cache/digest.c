@@ -18,6 +18,7 @@
 
 void cfa_sha256_hex(const unsigned char *md, char hex[65])
 {
+	/* Lower case, the case of the cache's file names. */
 	static const char digits[] = "0123456789abcdef";
 	unsigned i;
 
@@ -33,6 +34,8 @@ bool cfa_sha256_buf(const void *data, size_t len, char hex[65])
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned mdlen = 0;
 
+	/* SHA-256 is always 32 bytes; the check keeps the hex conversion from
+	 * reading past what was written. */
 	if (EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != 32)
 		return false;
 	cfa_sha256_hex(md, hex);
@@ -65,6 +68,8 @@ enum cfapkg_err cfapkg_sha256_file(struct cfapkg_ctx *ctx, const char *path, cha
 		e = cfa_fail(ctx, CFAPKG_E_NOMEM, "cannot start SHA-256 (OpenSSL)");
 		goto out;
 	}
+	/* A read error ends the loop as the end of the file would; ferror below
+	 * tells them apart. */
 	while ((n = fread(buf, 1, BLOCK, f)) > 0) {
 		if (EVP_DigestUpdate(md_ctx, buf, n) != 1) {
 			e = cfa_fail(ctx, CFAPKG_E_IO, "SHA-256 update failed (OpenSSL)");
@@ -103,6 +108,8 @@ void cfapkg_artifact_set_digest(const struct cfapkg_artifact *artifacts, size_t 
 	/* One line per archive: what it is and how it is unpacked, so that a
 	 * set unpacked differently is another store folder. */
 	for (i = 0; ok && i < n; i++) {
+		/* 64 digits, a format name and a number: a line too long fails
+		 * the digest rather than being cut into another one. */
 		char line[128];
 		ok = cfa_snprintf(line, sizeof(line), "%s %s %u\n", artifacts[i].sha256,
 		                  artifacts[i].format, artifacts[i].strip) &&
@@ -110,6 +117,7 @@ void cfapkg_artifact_set_digest(const struct cfapkg_artifact *artifacts, size_t 
 	}
 	ok = ok && EVP_DigestFinal_ex(md_ctx, md, &mdlen) == 1 && mdlen == 32;
 	EVP_MD_CTX_free(md_ctx);
+	/* Empty on failure: no digest, never a wrong one. */
 	if (ok)
 		cfa_sha256_hex(md, hex);
 	else

@@ -51,6 +51,8 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
 	 * judge a speed averaged over the last seconds, so the cut came several
 	 * seconds after the stated time.  curl calls this at least once a
 	 * second even when nothing arrives. */
+	/* A non-zero return makes libcurl abort the transfer with
+	 * CURLE_ABORTED_BY_CALLBACK; x->stop tells retry.c it was a stall. */
 	if (cfa_plat_now() - x->last_byte_at >= (double)x->opts->stall_secs) {
 		x->stop = STOP_STALL;
 		return 1;
@@ -71,6 +73,8 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
 static void set_protocols(struct xfer *x)
 {
 	bool tls = x->item->https_only;
+	/* From 7.85.0 the text forms: the bit masks are deprecated there, and
+	 * newer headers warn of them (warnings are errors). */
 #if LIBCURL_VERSION_NUM >= 0x075500
 	curl_easy_setopt(x->h, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(x->h, CURLOPT_REDIR_PROTOCOLS_STR, tls ? "https" : "http,https");
@@ -99,8 +103,14 @@ static bool setup_handle(struct xfer *x)
 	 * with it: small steps keep the others moving (2 x 1 GiB + 200 x 1 MiB
 	 * took 1.5 times as long with the large ones). */
 	curl_easy_setopt(x->h, CURLOPT_BUFFERSIZE, x->shares_thread ? 128L * 1024L : 512L * 1024L);
+	/* An HTTP status of 400 or more ends the transfer as
+	 * CURLE_HTTP_RETURNED_ERROR before its body: an error page never
+	 * reaches the part. */
 	curl_easy_setopt(x->h, CURLOPT_FAILONERROR, 1L);
+	/* HTTP/2 where TLS can offer it, HTTP/1.1 for plain http. */
 	curl_easy_setopt(x->h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	/* Only the connect has a time limit: a long download has none, the
+	 * stall check stands in. */
 	curl_easy_setopt(x->h, CURLOPT_CONNECTTIMEOUT, 30L);
 	curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, cfa_fetch_on_body);
 	curl_easy_setopt(x->h, CURLOPT_WRITEDATA, x);
@@ -110,6 +120,7 @@ static bool setup_handle(struct xfer *x)
 	curl_easy_setopt(x->h, CURLOPT_XFERINFODATA, x);
 	curl_easy_setopt(x->h, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(x->h, CURLOPT_ERRORBUFFER, x->curl_err);
+	/* How run_transfers finds the transfer of a handle that ended. */
 	curl_easy_setopt(x->h, CURLOPT_PRIVATE, x);
 	curl_easy_setopt(x->h, CURLOPT_USERAGENT, "cfapkg/" CFAPKG_VERSION);
 	if (o->ca_bundle)
@@ -126,12 +137,16 @@ static bool setup_handle(struct xfer *x)
 		    !cfa_snprintf(hdr, sizeof(hdr), "If-Range: %s", x->validator) ||
 		    !(x->headers = curl_slist_append(NULL, hdr)))
 			return false;
+		/* "N-": from byte N to the end.  A server that ignores it
+		 * answers 200, and the part starts over (cfa_fetch_start_body). */
 		curl_easy_setopt(x->h, CURLOPT_RANGE, range);
 		curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, x->headers);
 	}
 	return true;
 }
 
+/* Ends an attempt, whatever became of it; safe on one never started or already
+ * closed (run_group closes them all at the end).  The part's bytes stay. */
 static void close_attempt(struct xfer *x, CURLM *multi)
 {
 	if (x->h) {
@@ -164,6 +179,8 @@ static bool start_attempt(struct xfer *x, CURLM *multi)
 	x->curl_err[0] = '\0';
 	x->new_validator[0] = '\0';
 	x->io_err = 0;
+	/* Each attempt opens the part again and hashes it: what it holds may
+	 * have changed since the last one (a 416 or a mismatch deletes it). */
 	if (!cfa_part_open(x)) {
 		close_attempt(x, multi);
 		if (!x->io_err)
@@ -180,6 +197,7 @@ static bool start_attempt(struct xfer *x, CURLM *multi)
 		write_failed(x, "write");
 		return false;
 	}
+	/* retry.c judges progress against have_at_start. */
 	x->have_at_start = x->attempt_base = x->have;
 	x->last_byte_at = cfa_plat_now();
 	x->active = true;
@@ -230,6 +248,8 @@ static void finish(struct xfer *x)
 	fclose(x->part);
 	x->part = NULL;
 	cfa_sha256_hex(md, x->hex);
+	/* A body short of its declared size ended cleanly as far as libcurl
+	 * knows; it is a mismatch like a wrong hash. */
 	if ((it->size >= 0 && x->have != (uint64_t)it->size) ||
 	    (x->want[0] && strcmp(x->hex, x->want) != 0)) {
 		cfa_part_stream_drop(x);
@@ -241,6 +261,9 @@ static void finish(struct xfer *x)
 	 * other transfers of this thread need not wait for it. */
 	if (x->stream)
 		cfa_stream_feed(x->stream, x->have, true);
+	/* A deferred part takes no cache name now: it is removed once the store
+	 * folder is committed, or published then (cfa_part_stream_end, or
+	 * cfa_fetch_sets_end for a set's archive). */
 	x->deferred = !keep;
 	if (keep && !cfa_fetch_publish(x))
 		return;
@@ -259,6 +282,8 @@ static void on_done(struct xfer *x, CURLM *multi, CURLcode rc)
 
 	if (x->h) /* none for a file:// URL */
 		curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
+	/* An empty body never called the body callback: it is started here, so
+	 * that a part with old bytes is emptied. */
 	if (rc == CURLE_OK && x->stop == STOP_NONE) {
 		if (!x->body_started && !cfa_fetch_start_body(x)) {
 			close_attempt(x, multi);
@@ -289,6 +314,9 @@ static bool cached(struct xfer *x)
 	char *path = NULL;
 	long long size;
 
+	/* The cache is keyed by hash: without a pin there is nothing to look
+	 * up.  A cache that cannot be read is no error: the file is downloaded
+	 * again. */
 	if (!x->want[0] || cfa_cache_find(x->ctx, x->want, it->size, &path) || !path) {
 		cfapkg_ctx_clear_error(x->ctx);
 		return false;
@@ -316,8 +344,11 @@ static enum cfapkg_err prepare(struct cfapkg_ctx *ctx, struct xfer *x, const cha
 	enum cfapkg_err e;
 
 	x->ctx = ctx;
+	/* Only whether the system names its boots matters here: the name itself
+	 * is the cache's (cfa_cache_unsynced_name). */
 	x->boot_id = cfa_plat_boot_id(boot);
 	it->err = CFAPKG_E_OK;
+	/* What an earlier call left in the item's outputs is freed first. */
 	cfapkg_fetch_item_clear(it);
 	it->attempts = 0;
 	it->from_cache = false;
@@ -395,6 +426,7 @@ static void run_transfers(struct xfer *xs, size_t n, CURLM *multi, unsigned para
 			active += xs[i].active;
 			pending += !xs[i].done && !xs[i].active;
 		}
+		/* In xs order; a transfer in its backoff waits its turn. */
 		for (i = 0; i < n && active < parallel; i++)
 			if (!xs[i].done && !xs[i].active && cfa_plat_now() >= xs[i].not_before &&
 			    start_attempt(&xs[i], multi))
@@ -405,6 +437,8 @@ static void run_transfers(struct xfer *xs, size_t n, CURLM *multi, unsigned para
 			cfa_plat_sleep_ms(50); /* every transfer waits for its backoff */
 			continue;
 		}
+		/* Moves every transfer of the thread on as far as it can go
+		 * without blocking; the callbacks run inside it. */
 		curl_multi_perform(multi, &running);
 		ended = 0;
 		while ((msg = curl_multi_info_read(multi, &left)) != NULL) {
@@ -421,6 +455,8 @@ static void run_transfers(struct xfer *xs, size_t n, CURLM *multi, unsigned para
 		 * takes the next download, and the last one ends the loop.  Waiting
 		 * here would cost each wave of small files, and every run's end, the
 		 * poll's timeout. */
+		/* At most 100 ms, so that the interrupt flag and backoffs that
+		 * ran out are looked at that often. */
 		if (!ended)
 			curl_multi_poll(multi, NULL, 0, 100, NULL);
 	}
@@ -429,6 +465,8 @@ static void run_transfers(struct xfer *xs, size_t n, CURLM *multi, unsigned para
 static void run_group(void *arg)
 {
 	struct fetch_group *g = arg;
+	/* A multi handle per thread: libcurl's handles may not be used by two
+	 * threads at once. */
 	CURLM *multi = curl_multi_init();
 	size_t i;
 
@@ -456,6 +494,8 @@ static bool keep_archives_asked(void)
 	char buf[8];
 	const char *v = cfa_plat_getenv("CFAPKG_KEEP_ARCHIVES", buf, sizeof(buf));
 
+	/* Any value but empty or "0" asks; one too long for buf is taken as
+	 * unset. */
 	return v && *v && strcmp(v, "0") != 0;
 }
 
@@ -474,6 +514,8 @@ static void fill_defaults(const struct cfapkg_fetch_opts *in, struct cfapkg_fetc
 		o->stall_secs = 30;
 	if (!o->max_unknown_size)
 		o->max_unknown_size = CFAPKG_MAX_UNKNOWN_SIZE;
+	/* The environment can only turn keeping on: a caller's choice of it
+	 * stands. */
 	if (!o->keep_archives)
 		o->keep_archives = keep_archives_asked();
 }
@@ -560,6 +602,8 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 		e = cfa_nomem(ctx);
 	if (!e && !(progress_lock = cfa_plat_mutex_new()))
 		e = cfa_nomem(ctx);
+	/* The transfers' threads start after this: one lock, shared by all,
+	 * then only read. */
 	for (i = 0; i < n && !e; i++)
 		xs[i].progress_lock = progress_lock;
 	if (!e && !(sets = cfa_calloc(n ? n : 1, sizeof(*sets))))

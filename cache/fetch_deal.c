@@ -15,12 +15,14 @@ static int larger_first(const void *a, const void *b)
 {
 	int64_t x = ((const struct xfer *)a)->item->size, y = ((const struct xfer *)b)->item->size;
 
+	/* An unknown size (-1) sorts last. */
 	return x == y ? 0 : x > y ? -1 : 1;
 }
 
 /* Downloads slice k (of ng) takes: the k-th of every ng, largest first. */
 static size_t slice_len(size_t n, size_t ng, size_t k)
 {
+	/* How many j < n have j % ng == k: ceil((n - k) / ng). */
 	return (n - k + ng - 1) / ng;
 }
 
@@ -36,6 +38,7 @@ static void deal(struct xfer *xs, size_t n, size_t ng)
 	qsort(xs, n, sizeof(*xs), larger_first);
 	for (k = 0, start[0] = 0; k + 1 < ng; k++)
 		start[k + 1] = start[k] + slice_len(n, ng, k);
+	/* The j-th largest goes to slice j % ng, at its (j / ng)-th place. */
 	for (j = 0; j < n; j++)
 		dealt[start[j % ng] + j / ng] = xs[j];
 	memcpy(xs, dealt, n * sizeof(*xs));
@@ -46,6 +49,7 @@ size_t cfa_fetch_deal(struct xfer *xs, size_t n, unsigned parallel, struct fetch
 {
 	size_t k, ng = cfa_plat_cpu_count(), at = 0;
 
+	/* No more threads than processors, downloads, or downloads at once. */
 	ng = ng < n ? ng : n;
 	ng = ng < parallel ? ng : parallel;
 	ng = ng ? ng : 1;
@@ -54,6 +58,8 @@ size_t cfa_fetch_deal(struct xfer *xs, size_t n, unsigned parallel, struct fetch
 		size_t j;
 		groups[k].xs = xs + at;
 		groups[k].n = slice_len(n, ng, k);
+		/* parallel shared out: the first slices take the remainder, and
+		 * each gets at least one, since ng <= parallel. */
 		groups[k].parallel = (unsigned)((parallel + ng - 1 - k) / ng);
 		/* A download with others in its thread takes smaller steps, so
 		 * that a large one's throttled writes do not hold the rest up. */

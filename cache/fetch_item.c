@@ -53,6 +53,8 @@ void cfa_item_tried(struct cfapkg_fetch_item *it, const char *fmt, ...)
 	/* Out of memory the note is lost, not the download: it is only told. */
 	if (!line)
 		return;
+	/* One line per URL given up; fail_item joins them for the context's
+	 * single line. */
 	all = it->tried ? cfa_aprintf("%s\n%s", it->tried, line) : line;
 	if (all != line)
 		cfa_free(line);
@@ -87,6 +89,9 @@ void cfa_item_fail(struct xfer *x, enum cfapkg_err err, const char *fmt, ...)
  * bytes are whole. */
 static bool flush_part(struct xfer *x)
 {
+	/* Opened again by name: the transfer's own stream is closed by now.
+	 * For writing, since Windows flushes a file only through a handle that
+	 * may write to it. */
 	FILE *f = cfa_plat_fopen(x->part_path, "rb+");
 	int rc = f ? cfa_plat_fsync(f) : cfa_plat_write_errno();
 
@@ -106,6 +111,8 @@ static bool take_name(struct xfer *x, const char *final)
 {
 	if (cfa_plat_rename(x->part_path, final) == 0)
 		return true;
+	/* Only the size is compared: a file under a hash's name has that hash
+	 * (fetch.c), so one of the right size is this artifact. */
 	if (cfa_plat_file_size(final) != (long long)x->have)
 		return false;
 	cfa_plat_remove(x->part_path);
@@ -117,6 +124,8 @@ static bool take_name(struct xfer *x, const char *final)
 bool cfa_fetch_publish(struct xfer *x)
 {
 	struct cfapkg_fetch_item *it = x->item;
+	/* NULL both where the system has no boot id and when out of memory:
+	 * either way the part is flushed and named SHA. */
 	char *final = cfa_cache_unsynced_name(x->final_dir, x->hex);
 	bool flush = final == NULL, ok = false;
 
@@ -137,7 +146,10 @@ bool cfa_fetch_publish(struct xfer *x)
 	cfa_free(final);
 	if (!ok)
 		return false;
+	/* The validator only served a resume: the bytes are whole now. */
 	cfa_plat_remove(x->meta_path);
+	/* The new name made durable too: the bytes were flushed before the
+	 * rename, but a crash could still lose the rename itself. */
 	if (flush)
 		cfa_plat_sync_dir(x->final_dir);
 	return true;

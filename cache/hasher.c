@@ -13,6 +13,7 @@
 #include "core/mem.h"
 #include "platform/platform.h"
 
+/* For a file that cannot be mapped: one buffer per hasher (h->buf). */
 #define READ_SIZE (1u << 20)
 /* 2 MiB mapped at a time: mapped pages count in the resident memory. */
 #define WINDOW (32u * CFA_MAP_ALIGN)
@@ -43,6 +44,8 @@ static bool hash_file(struct cfa_hasher *h, const char *path)
 	size_t n;
 	bool ok = true;
 
+	/* The digest's slot is made before the file is read: a file hashed
+	 * always gets its place. */
 	if (cfa_grow((void **)&h->hex, &h->hex_cap, h->nhex + 1, sizeof(*h->hex)) != 0 ||
 	    EVP_DigestInit_ex(h->md, EVP_sha256(), NULL) != 1)
 		return false;
@@ -54,6 +57,8 @@ static bool hash_file(struct cfa_hasher *h, const char *path)
 		}
 		cfa_plat_map_close(map);
 	} else if ((f = cfa_plat_fopen(path, "rb"))) {
+		/* Unbuffered: the reads are a MiB each already, and stdio's
+		 * buffer would only add a copy. */
 		setvbuf(f, NULL, _IONBF, 0);
 		while ((n = fread(h->buf, 1, READ_SIZE, f)) > 0)
 			EVP_DigestUpdate(h->md, h->buf, n);
@@ -79,11 +84,16 @@ static void hasher_main(void *arg)
 		while (next == h->npaths && !h->closed)
 			cfa_plat_cond_wait(h->changed, h->m);
 		path = next < h->npaths ? h->paths[next] : NULL;
+		/* Taken out under the lock: another thread's cfa_grow may move
+		 * the array meanwhile. */
 		if (path)
 			h->paths[next++] = NULL;
 		cfa_plat_mutex_unlock(h->m);
 		if (!path)
 			return;
+		/* Outside the lock: h->hex, nhex and failed are this thread's
+		 * alone until cfa_hasher_finish has joined it.  After a failure
+		 * the rest are only freed: the unpack fails as a whole. */
 		if (!h->failed && !hash_file(h, path))
 			h->failed = true;
 		cfa_free(path);
@@ -101,6 +111,8 @@ struct cfa_hasher *cfa_hasher_new(void)
 		cfa_hasher_free(h);
 		return NULL;
 	}
+	/* On one processor each file is hashed as it is named, as it is where
+	 * no thread can be started: a failed start is no error. */
 	if (cfa_plat_cpu_count() > 1 && cfa_plat_thread_start(hasher_main, h, &h->thread) != 0)
 		h->thread = NULL;
 	return h;
@@ -127,6 +139,8 @@ bool cfa_hasher_add_file(struct cfa_hasher *h, const char *path, size_t *k)
 	cfa_plat_mutex_lock(h->m);
 	ok = cfa_grow((void **)&h->paths, &h->paths_cap, h->npaths + 1, sizeof(*h->paths)) == 0;
 	if (ok) {
+		/* The file's place in the order: the thread hashes in that
+		 * order, so its digest will be h->hex[k]. */
 		*k = h->npaths;
 		h->paths[h->npaths++] = copy;
 		cfa_plat_cond_broadcast(h->changed);
@@ -143,6 +157,7 @@ bool cfa_hasher_finish(struct cfa_hasher *h)
 		return false;
 	if (h->thread) {
 		cfa_plat_mutex_lock(h->m);
+		/* The thread hashes what is queued, then returns. */
 		h->closed = true;
 		cfa_plat_cond_broadcast(h->changed);
 		cfa_plat_mutex_unlock(h->m);
@@ -164,6 +179,8 @@ void cfa_hasher_free(struct cfa_hasher *h)
 	if (!h)
 		return;
 	cfa_hasher_finish(h);
+	/* The thread set what it took to NULL; only paths never hashed are
+	 * left. */
 	for (i = 0; i < h->npaths; i++)
 		cfa_free(h->paths[i]);
 	cfa_free(h->paths);

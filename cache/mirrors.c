@@ -19,6 +19,7 @@
 
 /* A rule file is a few lines; a larger one is a mistake to name. */
 #define FILE_MAX (1u << 20)
+/* The rule every message about a bad line shows as an example. */
 #define EXAMPLE "(https://github.com/ http://mirror.lab/github.com/)"
 
 static bool starts(const char *s, const char *prefix)
@@ -52,13 +53,18 @@ static char *file_url(struct cfa_arena *a, const char *path)
 	struct cfa_buf b;
 	char *out;
 
+	/* The ceiling fits every byte escaped and the scheme: a path is never
+	 * refused for its length. */
 	cfa_buf_init(&b, 3 * strlen(path) + 16);
+	/* A POSIX path brings its own leading slash; D:\x becomes file:///D:/x. */
 	cfa_buf_adds(&b, path[0] == '/' ? "file://" : "file:///");
 	for (; *path; path++) {
 		unsigned char c = (unsigned char)*path;
 		char esc[3] = {'%', hex[c >> 4], hex[c & 15]};
 		if (c == '\\')
 			cfa_buf_add(&b, "/", 1);
+		/* Letters, digits and the few marks a path may hold stay as
+		 * they are; the rest, '%' included, is escaped. */
 		else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 		         strchr("/:-._~+,=@", c))
 			cfa_buf_add(&b, (const char *)&c, 1);
@@ -80,6 +86,8 @@ char *cfa_file_url_path(const char *url)
 {
 	const char *p = starts(url, "file:///") ? url + 7
 	                : starts(url, "file://localhost/") ? url + 16 : NULL;
+	/* p keeps the path's leading slash; a query or a fragment is no part of
+	 * the path. */
 	size_t n = p ? strcspn(p, "?#") : 0, i, k = 0;
 	char *out = p ? cfa_malloc(n + 1) : NULL;
 
@@ -117,6 +125,8 @@ static enum cfapkg_err replacement(struct cfapkg_ctx *ctx, struct cfa_arena *a, 
 {
 	if (absolute_path(text))
 		*url = file_url(a, text);
+	/* A path may hold spaces, a URL may not: after a space in a URL comes a
+	 * third field. */
 	else if (strpbrk(text, " \t"))
 		return bad_line(ctx, file, line, "more than two fields (only a path may have spaces):",
 		                text);
@@ -155,6 +165,8 @@ static enum cfapkg_err parse_line(struct cfapkg_ctx *ctx, struct cfa_arena *a, c
 		                "host:", text);
 	if ((e = replacement(ctx, a, file, line, sep, &r->replacement)))
 		return e;
+	/* Neither is empty: the prefix is a web URL, and a replacement follows
+	 * the separator (the line's end was trimmed). */
 	np = strlen(text);
 	nr = strlen(sep);
 	if ((text[np - 1] == '/') != (sep[nr - 1] == '/' || sep[nr - 1] == '\\'))
@@ -162,6 +174,8 @@ static enum cfapkg_err parse_line(struct cfapkg_ctx *ctx, struct cfa_arena *a, c
 		                "which runs names together:", sep);
 	if (!(r->prefix = cfa_arena_strdup(a, text)))
 		return cfa_nomem(ctx);
+	/* A name from m->files, in the arena: rules and the names they cite are
+	 * freed together. */
 	r->file = file;
 	r->line = line;
 	*got = true;
@@ -183,6 +197,9 @@ static enum cfapkg_err read_text(struct cfapkg_ctx *ctx, const char *path, char 
 		fclose(f);
 		return cfa_nomem(ctx);
 	}
+	/* One byte more than allowed is asked for, so that a file too large is
+	 * told from one just large enough; a NUL inside shows as a shorter
+	 * string. */
 	n = fread(*text, 1, FILE_MAX + 1, f);
 	(*text)[n <= FILE_MAX ? n : FILE_MAX] = '\0';
 	if (ferror(f) || n > FILE_MAX || strlen(*text) != n) {
@@ -227,6 +244,8 @@ static enum cfapkg_err load_file(struct cfapkg_ctx *ctx, struct cfapkg_mirrors *
 	/* A byte order mark, as Notepad writes, is no part of a prefix. */
 	line = text && starts(text, "\xEF\xBB\xBF") ? text + 3 : text;
 	for (e = CFAPKG_E_OK; line && *line && !e; line = next) {
+		/* A \r before the \n (a file written on Windows) is trimmed by
+		 * parse_line. */
 		next = line + strcspn(line, "\n");
 		if (*next)
 			*next++ = '\0';
@@ -248,6 +267,8 @@ static enum cfapkg_err user_file(struct cfapkg_ctx *ctx, struct cfa_arena *a, co
 	int rc = cfa_plat_getenv_dup("CFAPKG_MIRRORS", &v);
 
 	*out = NULL;
+	/* An empty CFAPKG_MIRRORS names no file: the user's rules are then
+	 * turned off, and the configuration folder is not looked in. */
 	*named = rc == 0;
 	if (rc == ENOENT)
 		rc = cfa_plat_config_dir(&v);
@@ -297,6 +318,8 @@ enum cfapkg_err cfapkg_mirrors_load(struct cfapkg_ctx *ctx, struct cfapkg_mirror
 	cfa_free(root);
 	if (!e)
 		e = user_file(ctx, m->arena, &m->files[1], &named);
+	/* The root's file first, then the user's: the rules are tried in the
+	 * order they were read. */
 	if (!e)
 		e = load_file(ctx, m, 0, false, &cap);
 	if (!e)
@@ -338,6 +361,7 @@ static char **pack(char **v, size_t n)
 		bytes += strlen(v[i]) + 1;
 	if (!(out = cfa_malloc(bytes)))
 		return NULL;
+	/* The strings follow the n pointers and the NULL that ends them. */
 	at = (char *)(out + n + 1);
 	for (i = 0; i < n; i++) {
 		size_t len = strlen(v[i]) + 1;
@@ -360,6 +384,8 @@ static enum cfapkg_err mirror_list(struct cfapkg_ctx *ctx, const struct cfapkg_m
 
 	*out = NULL;
 	*nout = *nrule = 0;
+	/* Every rule whose prefix starts the first URL adds a rewrite, in the
+	 * order read; the item's later URLs are not rewritten. */
 	for (i = 0; m && n && ok && i < m->nrules; i++)
 		if (starts(urls[0], m->rules[i].prefix))
 			ok = push_new(&v, &count, &cap, cfa_aprintf("%s%s", m->rules[i].replacement,
@@ -397,6 +423,7 @@ bool cfa_url_secure(const char *url)
 	                                       "http://localhost"};
 	size_t i, n;
 
+	/* Any host over https: TLS guards it on the way. */
 	if (starts_nocase(url, "https://"))
 		return url[8] && url[8] != '/';
 	for (i = 0; i < sizeof(loopback) / sizeof(loopback[0]); i++) {
@@ -421,6 +448,7 @@ static void keep_secure(struct xfer *x)
 			x->urls[k++] = x->urls[i];
 	x->urls[k] = NULL;
 	x->nurls = k;
+	/* No file:// URL is left: none counts as local. */
 	x->nlocal = 0;
 }
 
@@ -429,10 +457,13 @@ enum cfapkg_err cfa_fetch_urls(struct cfapkg_ctx *ctx, struct xfer *x, struct cf
 	const struct cfapkg_fetch_item *it = x->item;
 	enum cfapkg_err e;
 
+	/* The rules are read once per cfapkg_fetch, for the first item that
+	 * needs them, and shared by the rest. */
 	if (!*m && (e = cfapkg_mirrors_load(ctx, m)))
 		return e;
 	if ((e = mirror_list(ctx, *m, it->urls, it->nurls, &x->urls, &x->nurls, &x->nlocal)))
 		return e;
+	/* URLs from the command line may all be files: the user named them. */
 	if (it->user_urls)
 		x->nlocal = x->nurls;
 	if (it->https_only)

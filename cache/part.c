@@ -24,6 +24,8 @@ static void read_meta(struct xfer *x)
 	if (!f)
 		return;
 	n = fread(x->validator, 1, sizeof(x->validator), f);
+	/* A file that fills the whole buffer holds more than any validator
+	 * kept: it counts as none, and the part starts over. */
 	x->validator[n < sizeof(x->validator) ? n : 0] = '\0';
 	fclose(f);
 }
@@ -51,6 +53,9 @@ static void set_buffer(struct xfer *x)
 {
 	size_t size = x->shares_thread ? (size_t)128 << 10 : (size_t)1 << 20;
 
+	/* The buffer is made once and lives as long as the transfer: a restart
+	 * closes the old stream before the new one takes it.  Out of memory,
+	 * stdio keeps its own, smaller one. */
 	if (x->part && (x->iobuf || (x->iobuf = cfa_malloc(size))))
 		setvbuf(x->part, x->iobuf, _IOFBF, size);
 }
@@ -59,6 +64,8 @@ bool cfa_part_restart(struct xfer *x)
 {
 	if (x->part)
 		fclose(x->part);
+	/* Truncated in place rather than removed: the name stays the one a
+	 * later run looks for. */
 	x->part = cfa_plat_fopen(x->part_path, "wb+");
 	if (!x->part)
 		x->io_err = cfa_plat_write_errno();
@@ -76,6 +83,8 @@ bool cfa_part_open(struct xfer *x)
 	read_meta(x);
 	if (!x->validator[0])
 		return cfa_part_restart(x); /* without a validator a resume is not safe */
+	/* Append mode: every write lands at the end whatever the read position,
+	 * so the kept prefix is read back and hashed through the same stream. */
 	x->part = cfa_plat_fopen(x->part_path, "ab+");
 	if (!x->part)
 		x->io_err = cfa_plat_write_errno();
@@ -84,11 +93,15 @@ bool cfa_part_open(struct xfer *x)
 	set_buffer(x);
 	fseek(x->part, 0, SEEK_SET);
 	x->have = 0;
+	/* The digest's state is not saved between runs: the kept bytes are
+	 * hashed again, so the final hash covers the whole file. */
 	while ((n = fread(buf, 1, sizeof(buf), x->part)) > 0) {
 		EVP_DigestUpdate(x->md, buf, n);
 		x->have += n;
 	}
+	/* C requires a seek between reading and writing one stream. */
 	fseek(x->part, 0, SEEK_END);
+	/* Longer than the declared size: not a prefix of this artifact. */
 	if (x->item->size >= 0 && x->have > (uint64_t)x->item->size)
 		return cfa_part_restart(x);
 	x->item->resumed_from = x->have;
@@ -102,6 +115,9 @@ bool cfa_part_name(struct xfer *x, const char *dir)
 	unsigned mdlen = 0;
 	char hex[65];
 
+	/* A pinned part is named by its hash, so any URL of the artifact, and
+	 * the next run, find it; an unpinned one by 16 hex digits of its first
+	 * URL's hash. */
 	if (x->want[0]) {
 		x->part_path = cfa_aprintf("%s/%s.part", dir, x->want);
 	} else {
@@ -116,6 +132,8 @@ bool cfa_part_name(struct xfer *x, const char *dir)
 
 void cfa_part_discard(struct xfer *x)
 {
+	/* Either file may be absent (a part that never got a validator): errors
+	 * are of no interest here. */
 	cfa_plat_remove(x->part_path);
 	cfa_plat_remove(x->meta_path);
 }
@@ -138,6 +156,8 @@ void cfa_part_stream_start(struct xfer *x)
 	}
 	if (x->stream_tried || x->have > 0 || !it->unpack_format || !it->unpack_name || !it->sha256)
 		return;
+	/* One chance only: a stream that stopped cannot take up the bytes of a
+	 * later body again. */
 	x->stream_tried = true;
 	x->streamed_upto = 0;
 	/* Out of memory: no stream, and the file is unpacked afterwards. */
@@ -157,8 +177,12 @@ void cfa_part_stream_start(struct xfer *x)
 /* Every MiB the unpack may read what is written so far. */
 bool cfa_part_stream_feed(struct xfer *x)
 {
+	/* A flush per MiB, not per write: the unpack only needs to keep up, and
+	 * each flush is a system call. */
 	if (x->have - x->streamed_upto < (1u << 20))
 		return true;
+	/* The unpack reads the file through its own handle (stream.c), so it
+	 * may be told only of bytes stdio has handed to the system. */
 	if (fflush(x->part) != 0) {
 		x->io_err = cfa_plat_write_errno();
 		return false;
@@ -192,6 +216,8 @@ void cfa_part_stream_end(struct xfer *x)
 	}
 	if (!x->stream || !x->done || it->err)
 		cfa_part_stream_drop(x);
+	/* A deferred archive never took its cache name: the commit is given
+	 * its .part, and removes it (drop) before the store folder is synced. */
 	else if (cfa_stream_finish(x->stream, true, x->deferred ? x->part_path : it->path,
 	                           x->deferred, &it->unpack) == CFAPKG_E_OK)
 		it->unpacked = it->streamed = true;

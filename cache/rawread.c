@@ -18,6 +18,8 @@ static enum cfapkg_err grow_read(struct cfapkg_ctx *ctx, struct archive *a, cons
 	char block[64 * 1024];
 	la_ssize_t n;
 
+	/* The buffer refuses alike past its ceiling and out of memory: its
+	 * length tells which. */
 	while ((n = archive_read_data(a, block, sizeof(block))) > 0)
 		if (!cfa_buf_add(out, block, (size_t)n))
 			return out->len + (size_t)n > max
@@ -44,11 +46,15 @@ enum cfapkg_err cfa_read_decompressed(struct cfapkg_ctx *ctx, const char *path, 
 	if (!a)
 		return cfa_nomem(ctx);
 	cfa_buf_init(&out, max);
+	/* Each filter by name, not _all: that one may hand formats libarchive
+	 * has no code for (lzop, lrzip) to an outside program. */
 	archive_read_support_filter_gzip(a);
 	archive_read_support_filter_bzip2(a);
 	archive_read_support_filter_xz(a);
 	archive_read_support_filter_lzma(a);
 	archive_read_support_filter_zstd(a);
+	/* raw gives the decompressed stream as one entry; empty lets a file of
+	 * no bytes read as no entry rather than fail. */
 	archive_read_support_format_raw(a);
 	archive_read_support_format_empty(a);
 	f = cfa_plat_fopen(path, "rb");
@@ -59,6 +65,8 @@ enum cfapkg_err cfa_read_decompressed(struct cfapkg_ctx *ctx, const char *path, 
 	archive_read_free(a);
 	if (f)
 		fclose(f);
+	/* Adding nothing still allocates: the text is never NULL, even when
+	 * empty. */
 	if (!e && !cfa_buf_add(&out, "", 0))
 		e = cfa_nomem(ctx);
 	if (e) {

@@ -21,10 +21,15 @@
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
+/* The most attempts at one URL, progress or not (see above). */
 #define MAX_ATTEMPTS_PER_URL 100
 
 static bool retryable(CURLcode rc, long code)
 {
+	/* What a later attempt may not meet again: the network, or the server's
+	 * load.  CURLE_PARTIAL_FILE is a connection closed before the announced
+	 * length: the next attempt resumes.  A 4xx other than 408 (timeout) and
+	 * 429 (too many requests) says the request itself is wrong. */
 	switch (rc) {
 	case CURLE_OPERATION_TIMEDOUT:
 	case CURLE_COULDNT_CONNECT:
@@ -42,8 +47,11 @@ static bool retryable(CURLcode rc, long code)
 
 static bool may_retry(const struct xfer *x, CURLcode rc, long code)
 {
+	/* A body over its bound would be over it again. */
 	if (x->stop == STOP_OVERFLOW || x->opts->attempts <= 1)
 		return false;
+	/* A stall ends as CURLE_ABORTED_BY_CALLBACK (on_progress cut it), which
+	 * retryable does not list. */
 	if (x->stop != STOP_STALL && !retryable(rc, code))
 		return false;
 	return x->no_progress < x->opts->attempts && x->url_attempts < MAX_ATTEMPTS_PER_URL;
@@ -57,6 +65,7 @@ static double backoff(unsigned no_progress)
 
 	if (no_progress == 0)
 		return 0.1;
+	/* 0.5 s, 1 s, 2 s, then 4 s; the shift is bounded before the delay is. */
 	delay = 0.25 * (double)(1u << (no_progress < 5 ? no_progress : 5));
 	return delay > 4 ? 4 : delay;
 }
@@ -118,6 +127,8 @@ static void give_up(struct xfer *x, const char *why, long code)
 	struct cfapkg_fetch_item *it = x->item;
 	char advice[160];
 
+	/* Any URL that served other bytes than pinned makes this an integrity
+	 * failure, even when the last URL failed for another reason. */
 	it->err = x->stop == STOP_OVERFLOW || x->mismatch ? CFAPKG_E_INTEGRITY : CFAPKG_E_NETWORK;
 	cfa_item_error(it, "%s: %s (after %u attempt%s%s); %s", x->urls[x->url], why,
 	               it->attempts, it->attempts == 1 ? "" : "s",
@@ -135,6 +146,7 @@ static bool next_url(struct xfer *x, const char *why)
 	cfa_item_tried(x->item, "%s: %s (after %u attempt%s)", x->urls[x->url], why,
 	               x->url_attempts, x->url_attempts == 1 ? "" : "s");
 	x->url++;
+	/* Each URL has its own budget, and the new one is tried at once. */
 	x->url_attempts = 0;
 	x->no_progress = 0;
 	x->not_before = 0;
@@ -154,6 +166,7 @@ void cfa_fetch_mismatch(struct xfer *x, const char *hex)
 		                    (long long)it->size, (unsigned long long)x->have);
 	else
 		fits = cfa_snprintf(size, sizeof(size), "%llu bytes", (unsigned long long)x->have);
+	/* finish deleted the part: nothing is kept for the next URL. */
 	x->have = 0;
 	/* Two hashes and two numbers: the buffers hold them. */
 	if (!fits || !cfa_snprintf(why, sizeof(why), "SHA-256 %s expected, %s received (%s); the "
@@ -172,6 +185,7 @@ void cfa_fetch_failed(struct xfer *x, CURLcode rc, long code)
 	char why[CURL_ERROR_SIZE + 96];
 
 	x->url_attempts++;
+	/* An attempt that added bytes starts the count again. */
 	x->no_progress = x->have > x->have_at_start ? 0 : x->no_progress + 1;
 	if (!describe(x, rc, code, why, sizeof(why)))
 		memcpy(why, "the transfer failed", sizeof("the transfer failed")); /* never: sized */
@@ -183,6 +197,8 @@ void cfa_fetch_failed(struct xfer *x, CURLcode rc, long code)
 		x->have = 0;
 	}
 	if (may_retry(x, rc, code)) {
+		/* The same URL after the pause: run_transfers starts no attempt
+		 * before not_before. */
 		cfa_fetch_event(x, CFAPKG_FETCH_FAILED, why, backoff(x->no_progress), false);
 		x->not_before = cfa_plat_now() + backoff(x->no_progress);
 		return;

@@ -14,6 +14,7 @@ uint64_t cfapkg_unpacked_estimate(const char *format, int64_t size, int64_t unpa
 {
 	if (unpacked_size >= 0)
 		return (uint64_t)unpacked_size;
+	/* Unknown size: no estimate, and so no refusal on its account. */
 	if (size < 0)
 		return 0;
 	/* A plain tar holds its files as they are; the compressed formats
@@ -50,6 +51,8 @@ static int free_space_at(const char *root, uint64_t *bytes)
 		if (!cut)
 			cut = strrchr(dir, '\\');
 		if (!cut || cut == dir) {
+			/* The top: the system's root for an absolute path, the
+			 * current folder for a relative one. */
 			rc = cfa_plat_free_space(cut ? "/" : ".", bytes);
 			break;
 		}
@@ -76,6 +79,7 @@ enum cfapkg_err cfapkg_check_space(struct cfapkg_ctx *ctx, uint64_t download_byt
 	uint64_t need = download_bytes + unpack_bytes, avail = 0;
 	char n[32], d[32], u[32], f[32];
 
+	/* The sum wrapped: more than any disk holds. */
 	if (need < download_bytes)
 		need = UINT64_MAX;
 	if (!test_free_bytes(&avail) && free_space_at(root, &avail) != 0)

@@ -45,6 +45,8 @@ static bool file_as_listed(struct cfa_dir *dir, const struct listed *f)
 	long long size;
 	int mode;
 
+	/* Only the permission bits are compared, and only where both sides have
+	 * them: a list may record none, and Windows keeps none. */
 	return cfa_plat_regular_file_at(dir, f->path, &size, &mode) && (uint64_t)size == f->size &&
 	       (f->mode < 0 || mode < 0 || (mode & 0777) == (f->mode & 0777));
 }
@@ -73,6 +75,8 @@ static void look_at(void *item)
 			cfa_plat_dir_close(sub);
 			sub = path ? cfa_plat_dir_open(path) : NULL;
 			cfa_free(path);
+			/* Points into the entry itself: its first folder_len
+			 * bytes name the folder open as sub. */
 			folder = f->path;
 			folder_len = len;
 		}
@@ -96,6 +100,8 @@ static bool all_as_listed(const char *path, const struct listed *files, size_t n
 		looks[i].n = n - i * CHUNK < CHUNK ? n - i * CHUNK : CHUNK;
 		looks[i].ok = true;
 	}
+	/* Every chunk runs to its own end or first mismatch; their answers are
+	 * read only after all of them have run. */
 	if (ok)
 		cfa_plat_parallel(look_at, looks, sizeof(*looks), nlooks);
 	for (i = 0; ok && i < nlooks; i++)
@@ -140,6 +146,8 @@ static bool parse_sizes(char *text, struct listed **out, size_t *n)
 		(*out)[*n].path = sp2 + 1;
 		(*out)[*n].size = size;
 		(*out)[(*n)++].mode = octal_mode(sp1 + 1, (size_t)(sp2 - sp1 - 1));
+		/* A listed path must stay inside the folder: a tampered list
+		 * could otherwise have the look probe any file. */
 		if (!cfa_safe_relative(sp2 + 1))
 			return false;
 	}
@@ -199,6 +207,7 @@ static void seal(const char *dir, const struct listed *files, size_t n)
 
 	for (i = 0; paths && i < n; i++)
 		paths[i] = files[i].path;
+	/* Out of memory there is no seal: the next look only looks again. */
 	if (paths)
 		cfa_store_seal(dir, paths, n);
 	cfa_free(paths);
@@ -212,6 +221,7 @@ bool cfa_store_intact(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile_part 
 	size_t len, n;
 	bool ok = false;
 
+	/* Nothing listed changed since the last full look (storeseal.c). */
 	if (dir && cfa_store_seal_holds(ctx, dir)) {
 		ok = true;
 	} else if (sizes && cfa_plat_is_file(sizes)) {

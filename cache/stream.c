@@ -19,6 +19,7 @@
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
+/* One read of the .part at most, and the stream's only buffer. */
 #define READ_SIZE (1u << 20)
 
 struct cfa_stream {
@@ -46,6 +47,8 @@ static la_ssize_t read_part(struct archive *a, void *arg, const void **out)
 
 	(void)a;
 	cfa_plat_mutex_lock(s->m);
+	/* The lock guards readable, ended and cancelled only: pos and the file
+	 * are the reading thread's alone, so the read itself is done unlocked. */
 	while (s->pos == s->readable && !s->ended && !s->cancelled)
 		cfa_plat_cond_wait(s->more, s->m);
 	cancelled = s->cancelled;
@@ -53,6 +56,7 @@ static la_ssize_t read_part(struct archive *a, void *arg, const void **out)
 	cfa_plat_mutex_unlock(s->m);
 	if (cancelled)
 		return -1;
+	/* Ended and all read: libarchive's end of input. */
 	if (!avail)
 		return 0;
 	n = fread(s->buf, 1, avail < READ_SIZE ? (size_t)avail : READ_SIZE, s->in);
@@ -71,6 +75,8 @@ static void stream_body(struct cfa_stream *s)
 		s->result = CFAPKG_E_NOMEM;
 	else
 		s->result = cfa_unpack_extract(s->u, read_part, s, NULL, s->format, s->strip);
+	/* Closed as soon as the unpack ends: a set's archive keeps its stream
+	 * until the set is sealed, and its .part need not stay open that long. */
 	fclose(s->in);
 	s->in = NULL;
 	CFA_FREE(s->buf);
@@ -81,6 +87,8 @@ static void stream_main(void *arg)
 	stream_body(arg);
 }
 
+/* Frees a stream whose thread has ended or never started; the staging folder
+ * goes with the unpacker (cfa_unpack_close). */
 static void stream_free(struct cfa_stream *s)
 {
 	if (s->in)
@@ -104,6 +112,9 @@ static struct cfa_stream *stream_new(struct cfapkg_ctx *ctx, const char *format,
 		return NULL;
 	memcpy(s->format, format, strlen(format) + 1); /* fits: checked above */
 	s->strip = opts->strip;
+	/* A context of its own, so that the thread's errors do not race the
+	 * caller's.  The part is opened so as to let the writer write, rename
+	 * and remove it meanwhile (Windows needs that said). */
 	if (!(s->ctx = cfapkg_ctx_new()) || cfapkg_ctx_set_root(s->ctx, cfapkg_ctx_root(ctx)) ||
 	    !(s->m = cfa_plat_mutex_new()) || !(s->more = cfa_plat_cond_new()) ||
 	    !(s->in = cfa_plat_fopen_shared(part))) {
@@ -116,6 +127,8 @@ static struct cfa_stream *stream_new(struct cfapkg_ctx *ctx, const char *format,
 
 static enum cfapkg_err stream_run(struct cfa_stream *s, struct cfa_stream **out)
 {
+	/* No thread, no stream: the download is unpacked after it, as one that
+	 * could not stream. */
 	if (cfa_plat_thread_start(stream_main, s, &s->thread) != 0) {
 		stream_free(s);
 		return CFAPKG_E_UNSUPPORTED;
@@ -137,6 +150,8 @@ enum cfapkg_err cfa_stream_start(struct cfapkg_ctx *ctx, const char *format, con
 	uo.hash_checked = true; /* committed only once its hash is verified */
 	if (!s)
 		return CFAPKG_E_UNSUPPORTED;
+	/* A store folder that exists already needs no stream: the caller finds
+	 * it when unpacking the file. */
 	if (cfa_unpack_open(s->ctx, name, label, size, &uo, &s->u, &existed) || existed) {
 		stream_free(s);
 		return CFAPKG_E_UNSUPPORTED;
@@ -183,6 +198,8 @@ void cfa_stream_feed(struct cfa_stream *s, uint64_t readable, bool complete)
 {
 	cfa_plat_mutex_lock(s->m);
 	s->readable = readable;
+	/* readable only grows: the writer flushed these bytes before saying so
+	 * (cfa_part_stream_feed). */
 	s->ended = complete;
 	cfa_plat_cond_broadcast(s->more);
 	cfa_plat_mutex_unlock(s->m);
@@ -191,6 +208,7 @@ void cfa_stream_feed(struct cfa_stream *s, uint64_t readable, bool complete)
 void cfa_stream_cancel(struct cfa_stream *s)
 {
 	cfa_plat_mutex_lock(s->m);
+	/* ended too: a reader waiting for bytes wakes and sees the cancel. */
 	s->cancelled = true;
 	s->ended = true;
 	cfa_plat_cond_broadcast(s->more);
@@ -219,6 +237,8 @@ enum cfapkg_err cfa_stream_finish(struct cfa_stream *s, bool keep, const char *f
 	memset(out, 0, sizeof(*out));
 	stream_join(s, !keep);
 	e = s->result;
+	/* A failed or cancelled unpack commits nothing; when not kept, its
+	 * outcome is of no interest to the caller. */
 	if (!e && keep)
 		e = cfa_unpack_commit(s->u, file, drop, out);
 	stream_free(s);
@@ -239,6 +259,8 @@ char *cfa_unpack_label(const struct cfapkg_fetch_item *it)
 /* What did not stream is unpacked from the verified file. */
 void cfa_unpack_fetched(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *it, bool keep)
 {
+	/* The store trusts the hash only of a pinned download: it was verified
+	 * against the pin. */
 	struct cfapkg_unpack_opts uo = {it->unpack_strip, 0, 0, it->sha256 != NULL, NULL, false};
 	char *label;
 	enum cfapkg_err e;

@@ -67,9 +67,13 @@ enum cfapkg_err cfa_stream_set_open(struct cfapkg_ctx *ctx, const char *name, co
 	    cfa_unpack_open(set->ctx, name, label, total, &uo, &set->u, &existed) || existed) {
 		if (set)
 			set_free(set);
+		/* A store folder already there: no set and no error, so that
+		 * nothing streams and the caller finds the folder. */
 		return existed ? CFAPKG_E_OK : CFAPKG_E_UNSUPPORTED;
 	}
 	set->n = n;
+	/* One more than the processors: a worker whose archive waits for its
+	 * download's bytes uses no processor meanwhile. */
 	set->max_workers = cpus + 1 < MAX_WORKERS ? cpus + 1 : MAX_WORKERS;
 	*out = set;
 	return CFAPKG_E_OK;
@@ -94,6 +98,8 @@ static void worker_main(void *arg)
 
 	cfa_plat_mutex_lock(set->m);
 	for (;;) {
+		/* The lock is held but while an archive unpacks.  One taken
+		 * after the set was given up is only marked done. */
 		while ((k = next_member(set)) == set->n && !set->closing)
 			cfa_plat_cond_wait(set->changed, set->m);
 		if (k == set->n)
@@ -154,6 +160,8 @@ struct cfa_stream *cfa_stream_set_start(struct cfa_stream_set *set, size_t k, co
 	if (k < set->n && strcmp(format, "zip") != 0)
 		s = cfa_stream_member_new(set->ctx, set->u, format, &uo, size, part);
 	cfa_plat_mutex_lock(set->m);
+	/* An archive is queued once only; whatever keeps one from streaming
+	 * gives the whole set up, since a set commits all or nothing. */
 	ok = s && set->members[k].state == IDLE && !set->abandoned && add_worker(set);
 	if (ok) {
 		set->members[k].s = s;
@@ -164,6 +172,8 @@ struct cfa_stream *cfa_stream_set_start(struct cfa_stream_set *set, size_t k, co
 	}
 	cfa_plat_cond_broadcast(set->changed);
 	cfa_plat_mutex_unlock(set->m);
+	/* Ended outside the lock: its unpacker is freed, and the set's lock
+	 * guards only the set's state. */
 	if (!ok && s)
 		cfa_stream_member_end(s, false);
 	return ok ? s : NULL;
@@ -176,6 +186,8 @@ void cfa_stream_set_drop(struct cfa_stream_set *set, size_t k)
 	cfa_plat_mutex_lock(set->m);
 	abandon(set);
 	if (k < set->n && set->members[k].s) {
+		/* Its stream is not freed while a worker runs it: abandon
+		 * cancelled it, and it stops at its next read. */
 		while (set->members[k].state == RUNNING)
 			cfa_plat_cond_wait(set->changed, set->m);
 		s = set->members[k].s;
@@ -213,6 +225,8 @@ enum cfapkg_err cfa_stream_set_seal(struct cfa_stream_set *set)
 		e = cfa_stream_member_end(set->members[k].s, true);
 		set->members[k].s = NULL;
 	}
+	/* No file: the seal reads an archive again only for a zip, and a set
+	 * holds none. */
 	return e ? e : cfa_unpack_seal(set->u, NULL);
 }
 
@@ -235,9 +249,12 @@ void cfa_stream_set_close(struct cfa_stream_set *set)
 	if (!set)
 		return;
 	cfa_plat_mutex_lock(set->m);
+	/* closing lets idle workers leave their wait; abandon stops the one
+	 * running. */
 	set->closing = true;
 	abandon(set);
 	cfa_plat_mutex_unlock(set->m);
+	/* Joined without the lock: a worker takes it to end. */
 	for (w = 0; w < set->nworkers; w++)
 		cfa_plat_thread_join(set->workers[w]);
 	for (k = 0; k < set->n; k++)

@@ -28,6 +28,8 @@ static char lower(char c)
 
 static uint32_t name_hash(const char *s, size_t n)
 {
+	/* FNV-1a (offset basis and prime of the 32-bit variant) over the lower-
+	 * cased name: names that differ only in case meet on one probe chain. */
 	uint32_t h = 2166136261u;
 	size_t i;
 
@@ -43,6 +45,8 @@ static bool same_name(const char *a, const char *b, size_t n)
 	for (i = 0; i < n; i++)
 		if (lower(a[i]) != lower(b[i]))
 			return false;
+	/* name may be a prefix of a longer path (under_link): an entry matches
+	 * only when its own path ends there. */
 	return a[n] == '\0';
 }
 
@@ -52,6 +56,7 @@ static size_t *slot_of(const struct cfa_tree *t, const char *name, size_t n)
 {
 	size_t i = name_hash(name, n) & t->mask;
 
+	/* Linear probing: make_room keeps empty slots, so the walk always ends. */
 	while (t->slots[i] != NO_SLOT && !same_name(t->e[t->slots[i] - 1].path, name, n))
 		i = (i + 1) & t->mask;
 	return &t->slots[i];
@@ -65,6 +70,8 @@ static bool make_room(struct cfa_tree *t)
 
 	if (t->slots && (t->n + 1) * 2 <= t->mask)
 		return true;
+	/* 1024 slots to begin with, doubled when half are taken; every entry is
+	 * placed again, and out of memory the old table stands. */
 	t->slots = cfa_calloc(old_slots ? old * 2 : 1024, sizeof(*t->slots));
 	if (!t->slots) {
 		t->slots = old_slots;
@@ -106,6 +113,8 @@ int cfa_tree_add(struct cfa_tree *t, const char *path, enum cfa_tree_kind kind,
 	struct cfa_tree_entry *e;
 	size_t *slot;
 
+	/* The same name in another case is the same entry: Windows would keep
+	 * one file for both. */
 	if ((*out = cfa_tree_find(t, path)))
 		return 0;
 	if (!make_room(t) || cfa_grow((void **)&t->e, &t->cap, t->n + 1, sizeof(*t->e)) != 0)
@@ -121,6 +130,8 @@ int cfa_tree_add(struct cfa_tree *t, const char *path, enum cfa_tree_kind kind,
 		cfa_free(e->target);
 		return -1;
 	}
+	/* Looked up after make_room: a slot found before a resize would be in
+	 * the old table. */
 	slot = slot_of(t, path, strlen(path));
 	*slot = ++t->n;
 	*out = e;
@@ -129,6 +140,8 @@ int cfa_tree_add(struct cfa_tree *t, const char *path, enum cfa_tree_kind kind,
 
 static bool is_absolute(const char *p)
 {
+	/* Absolute on either system: /x, \x, or a drive (C:x); any text whose
+	 * second byte is a colon is taken as one. */
 	return p[0] == '/' || p[0] == '\\' || (p[0] && p[1] == ':');
 }
 
@@ -149,6 +162,8 @@ static void cut_last(struct cfa_buf *b)
 static const char *step(const struct cfa_tree *t, struct cfa_buf *at, struct cfa_buf *todo,
                         unsigned *hops)
 {
+	/* Either slash ends a component: Windows reads a backslash in a link's
+	 * text as one. */
 	size_t c = strcspn(todo->data, "/\\"), rest = c + (todo->data[c] != '\0');
 	const struct cfa_tree_entry *e;
 	char *next;
@@ -167,6 +182,8 @@ static const char *step(const struct cfa_tree *t, struct cfa_buf *at, struct cfa
 				return "symbolic links that loop (or chain more than 40 deep)";
 			if (is_absolute(e->target))
 				return "a symbolic link to an absolute path";
+			/* The link's text is read from the folder that holds
+			 * the link. */
 			cut_last(at);
 			next = cfa_strdup(todo->data + rest);
 			cfa_buf_reset(todo);
@@ -192,6 +209,8 @@ const char *cfa_tree_resolve(const struct cfa_tree *t, const struct cfa_tree_ent
 	cfa_buf_reset(at);
 	cfa_buf_add(at, link->path, slash ? (size_t)(slash - link->path) : 0);
 	cfa_buf_adds(at, ""); /* terminated even when empty */
+	/* A ceiling on the text still to walk: links that keep lengthening it
+	 * end as too long, as a loop ends at MAX_HOPS. */
 	cfa_buf_init(&todo, 1u << 20);
 	cfa_buf_adds(&todo, link->target);
 	while (!why && !todo.failed && todo.len)
@@ -229,6 +248,7 @@ const char *cfa_tree_check(const struct cfa_tree *t, const struct cfa_tree_entry
 	cfa_buf_init(&at, 1u << 20);
 	for (i = 0; i < t->n && !why; i++) {
 		const struct cfa_tree_entry *e = &t->e[i];
+		/* Set before each entry is judged: the entry why speaks of. */
 		*bad = e;
 		if ((why = under_link(t, e)))
 			break;
@@ -332,6 +352,8 @@ enum cfapkg_err cfa_tree_write_manifest(struct cfapkg_ctx *ctx, const struct cfa
 	cfa_buf_init(&text, 1u << 30);
 	cfa_buf_init(&sizes, 1u << 30);
 	listed = tree_sizes(t, &sizes);
+	/* No index is no error (a name with a line break); memory running out
+	 * is. */
 	if (!dir || !cfa_tree_manifest(t, &text, hex, arg) || (!listed && sizes.failed)) {
 		cfa_buf_fini(&text);
 		cfa_buf_fini(&sizes);

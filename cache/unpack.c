@@ -44,6 +44,8 @@ static enum cfapkg_err put_block(struct unpacker *u, FILE *f, const char *name, 
 	static const unsigned char zeros[4096];
 	enum cfapkg_err e = CFAPKG_E_OK;
 
+	/* Through cfa_unpack_put like the data, so that a hole counts toward
+	 * the size cap too. */
 	while (!e && offset > *size)
 		e = cfa_unpack_put(u, f, name, full, zeros,
 		                   offset - *size < sizeof(zeros) ? (size_t)(offset - *size)
@@ -85,7 +87,11 @@ static enum cfapkg_err write_file(struct unpacker *u, struct archive *a,
 		return e;
 	te->mode = cfa_unpack_mode(perm);
 	te->size = size;
+	/* After the close, as the manifest records them: the file is never
+	 * writable in the store. */
 	cfa_plat_set_mode(full, te->mode);
+	/* Named once closed: the hasher reads it back on its own thread while
+	 * its pages are still in memory. */
 	if (!cfa_hasher_add_file(u->hasher, full, &te->hash))
 		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot hash (out of memory?)", full);
 	return CFAPKG_E_OK;
@@ -158,6 +164,7 @@ static enum cfapkg_err folder(struct unpacker *u, const char *raw, const char *n
 
 	if (added < 0)
 		return cfa_nomem(u->ctx);
+	/* A folder named twice is accepted; one over a file or a link is not. */
 	if (!added && te->kind != CFA_TREE_DIR)
 		return cfa_unpack_refuse(u, raw, "a folder of the same name as another entry");
 	if (!(full = cfa_unpack_full(u, name)))
@@ -259,6 +266,8 @@ static enum cfapkg_err extract_all(struct unpacker *u)
 	while (!e && header_read(a, &en, &r))
 		e = entry(u, a, en);
 	if (!e && r != ARCHIVE_EOF) {
+		/* An encrypted entry stops the read as damage would: saying
+		 * what it is helps more. */
 		if (archive_read_has_encrypted_entries(a) > 0)
 			e = cfa_unpack_unreadable(u, a, u->format);
 		else
@@ -278,6 +287,8 @@ static const char *digest_of(void *arg, size_t k)
 
 bool cfa_unpack_streamable(const char *format)
 {
+	/* Formats read front to back without a seek; 7z keeps its header at the
+	 * end. */
 	return strncmp(format, "tar", 3) == 0 || strcmp(format, "zip") == 0 ||
 	       strcmp(format, "deb") == 0;
 }
@@ -287,6 +298,8 @@ uint64_t cfa_unpack_cap(uint64_t archive_size, const struct cfapkg_unpack_opts *
 	uint64_t max_bytes = opts && opts->max_bytes ? opts->max_bytes : 64ull << 30;
 	unsigned ratio = opts && opts->max_ratio ? opts->max_ratio : 1000;
 
+	/* The lower of 1000 times the archive and 64 GiB in all, unless the
+	 * caller sets either. */
 	return archive_size * ratio < max_bytes ? archive_size * ratio : max_bytes;
 }
 
@@ -295,6 +308,8 @@ static enum cfapkg_err unpacker_new(struct cfapkg_ctx *ctx, const char *name, co
 {
 	struct unpacker *u = cfa_calloc(1, sizeof(*u));
 
+	/* Given out even on failure: the caller's cfa_unpack_close frees
+	 * whatever was made. */
 	*out = u;
 	if (!u || !(u->label = cfa_strdup(label)))
 		return cfa_nomem(ctx);
@@ -353,10 +368,14 @@ enum cfapkg_err cfa_unpack_open(struct cfapkg_ctx *ctx, const char *name, const 
 	if ((rc = cfa_plat_mkdir_p(u->store)))
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s", u->store,
 		                cfa_plat_strerror(rc));
+	/* A folder at NAME is only ever replaced by swap_in, which keeps NAME
+	 * whole throughout. */
 	u->replace = cfa_plat_is_dir(u->final);
 	if (u->replace && !(opts && opts->replace) && (e = has_manifest(u, existed)))
 		return e;
 	if (*existed) { /* a store folder is only ever complete */
+		/* No staging name: closing then removes nothing, since that
+		 * name may be another unpack's. */
 		CFA_FREE(u->staging);
 		return CFAPKG_E_OK;
 	}
@@ -379,12 +398,16 @@ enum cfapkg_err cfa_unpack_extract(struct unpacker *u, archive_read_callback *sr
 	u->src = src;
 	u->src_arg = src_arg;
 	u->file = src ? NULL : file;
+	/* Read front to back: a zip is then settled against its central
+	 * directory at the seal. */
 	u->streamed = src != NULL || u->front_to_back;
 	u->strip = strip;
 	/* Every format's name fits; a longer one is none of them. */
 	if (!cfa_snprintf(u->format, sizeof(u->format), "%s", format))
 		return cfa_fail(u->ctx, CFAPKG_E_UNSUPPORTED, "%s: unknown format %s", u->label,
 		                format);
+	/* Names are converted through the locale: a UTF-8 one for this thread
+	 * only (other unpacks run in other threads). */
 	locale = cfa_plat_utf8_begin();
 	e = extract_all(u);
 	cfa_plat_utf8_end(locale);
@@ -429,6 +452,9 @@ static enum cfapkg_err swap_in(struct unpacker *u)
 	enum cfapkg_err e = CFAPKG_E_OK;
 
 	if (may_exchange() && cfa_plat_exchange(u->staging, u->final) == 0) {
+		/* The swap made durable before the old tree goes; a kill after
+		 * it leaves the old one at the staging name, which recovery
+		 * removes. */
 		cfa_plat_sync_dir(u->store);
 		cfa_crash_point();
 		cfa_plat_remove_tree(u->staging);
@@ -443,6 +469,7 @@ static enum cfapkg_err swap_in(struct unpacker *u)
 	cfa_plat_sync_dir(u->store);
 	cfa_crash_point();
 	if (!e && cfa_plat_rename(u->staging, u->final) != 0) {
+		/* Put back: NAME is the damaged but whole folder it was. */
 		cfa_plat_rename(old, u->final);
 		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot move into the store; the damaged "
 		             "folder is left as it was", u->final);
@@ -460,6 +487,7 @@ enum cfapkg_err cfa_unpack_seal(struct unpacker *u, const char *file)
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i;
 
+	/* The manifest needs every digest: the hasher's thread is joined first. */
 	if (!cfa_hasher_finish(u->hasher))
 		return cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot read the unpacked files back to hash "
 		                "them (out of memory?)", u->staging);
@@ -482,6 +510,8 @@ enum cfapkg_err cfa_unpack_move(struct unpacker *u, struct cfapkg_unpack_result 
 {
 	enum cfapkg_err e = CFAPKG_E_OK;
 
+	/* Every file on the disk before the rename that makes NAME, so that a
+	 * NAME folder is whole after a crash too. */
 	cfa_plat_sync_fs(u->staging);
 	cfa_crash_point();
 	if (u->replace)

@@ -16,6 +16,7 @@
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
+/* One block per copy, from the heap: unpacks run in several threads. */
 #define BLOCK (256u * 1024u)
 
 static enum cfapkg_err copy_bytes(struct unpacker *u, const char *name, const char *from,
@@ -53,6 +54,8 @@ static enum cfapkg_err copy_entry(struct unpacker *u, struct cfa_tree_entry *e,
 	if (!to)
 		err = CFAPKG_E_NOMEM; /* cfa_unpack_full said so */
 	else if (!(err = cfa_unpack_make_parent(u, to)) && !(err = copy_bytes(u, e->path, from, to))) {
+		/* The copy is its source in all but name: bits, size and
+		 * digest, and it is no link any more. */
 		cfa_plat_set_mode(to, src->mode);
 		e->kind = CFA_TREE_FILE;
 		e->mode = src->mode;
@@ -86,6 +89,8 @@ static enum cfapkg_err copy_link(struct unpacker *u, struct cfa_tree_entry *e)
  * this one failed. */
 static bool no_links_here(int rc)
 {
+	/* ENOTSUP and EOPNOTSUPP are one value on Linux and two on some
+	 * systems: both are listed. */
 	return rc == ENOSYS || rc == EPERM || rc == ENOTSUP || rc == EOPNOTSUPP;
 }
 
@@ -97,6 +102,8 @@ static enum cfapkg_err make_symlink(struct unpacker *u, struct cfa_tree_entry *e
 
 	if (!full)
 		return CFAPKG_E_NOMEM;
+	/* The text is written as the archive gave it: cfa_tree_check has
+	 * already followed it and found it inside. */
 	if (!(err = cfa_unpack_make_parent(u, full)) && (rc = cfa_plat_symlink(e->target, full)))
 		err = no_links_here(rc) ? copy_link(u, e)
 		                        : cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot make the symbolic "
@@ -135,6 +142,8 @@ enum cfapkg_err cfa_unpack_links(struct unpacker *u)
 	for (i = 0; i < u->tree.n && !e; i++)
 		if (u->tree.e[i].kind == CFA_TREE_HARDLINK)
 			e = copy_entry(u, &u->tree.e[i], cfa_tree_find(&u->tree, u->tree.e[i].target));
+	/* A symbolic link that must be a copy resolves to a file, never to a
+	 * hard link: those are files by now. */
 	for (i = 0; i < u->tree.n && !e; i++)
 		if (u->tree.e[i].kind == CFA_TREE_SYMLINK)
 			e = make_symlink(u, &u->tree.e[i]);

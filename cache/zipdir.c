@@ -48,6 +48,10 @@ static const unsigned char *bytes_at(struct win *w, uint64_t off, size_t len)
 		return NULL;
 	if (w->p && off >= w->at && off + len <= w->at + w->len)
 		return w->p + (off - w->at);
+	/* A view starts on the mapping's alignment and spans a window at least,
+	 * so that records read one after another seldom map again.  It replaces
+	 * the last one: a pointer given out earlier by this window is good only
+	 * until a later call moves it. */
 	start = off - off % CFA_MAP_ALIGN;
 	end = off + len > start + WINDOW ? off + len : start + WINDOW;
 	if (end > w->size)
@@ -103,6 +107,8 @@ static bool read_extra(const unsigned char *x, size_t n, uint64_t *const *vals, 
 		if (len > n - 4)
 			return false;
 		e->zip64 |= id == 1;
+		/* Eight bytes for each value that read all ones, in the order
+		 * the record lists them, and for no other. */
 		for (i = 0; id == 1 && i < nvals; i++) {
 			if (*vals[i] != U32_MAX)
 				continue;
@@ -129,6 +135,8 @@ static uint32_t crc32_of(const unsigned char *p, size_t n)
 	size_t i;
 	int b;
 
+	/* 0xedb88320: the polynomial 0x04c11db7 with its bits reversed, as
+	 * zip's CRC-32 takes each byte low bit first. */
 	for (i = 0; i < n; i++)
 		for (c ^= p[i], b = 0; b < 8; b++)
 			c = c & 1 ? (c >> 1) ^ 0xedb88320u : c >> 1;
@@ -142,6 +150,8 @@ static int central_kind(unsigned made_by, uint32_t attrs)
 {
 	unsigned type = (unsigned)(attrs >> 16) & 0170000u;
 
+	/* Made on Unix (3 in the high byte): the file type bits of st_mode sit
+	 * in the attributes' high half. */
 	if (made_by >> 8 == 3 && type)
 		return type == 0040000u;
 	return attrs & 0x10u ? 1 : -1;
@@ -161,6 +171,8 @@ static const char *read_central(struct win *w, uint64_t *pos, uint64_t end, stru
 	e->csize = u32(p + 20), e->usize = u32(p + 24), e->offset = u32(p + 42);
 	if (*pos + 46 + n + m + c > end || !(p = bytes_at(w, *pos, 46 + n + m)))
 		return "its central directory is damaged";
+	/* Points into w's window: valid until w reads elsewhere, which is why
+	 * the two lists are read through two windows. */
 	e->name = p + 46;
 	e->name_len = n;
 	e->uname = NULL;
@@ -322,6 +334,9 @@ static bool hides_header(struct win *w, uint64_t from, uint64_t to)
 		len = to - from < CFA_MAP_ALIGN ? (size_t)(to - from) : CFA_MAP_ALIGN;
 		if (!(p = bytes_at(w, from, len)))
 			return true; /* unreadable: not known to be clean */
+		/* 'P' is the first byte of the signature as stored (50 4b 03
+		 * 04); the chunks overlap by three bytes, so one that straddles
+		 * two is found too. */
 		for (q = p; (q = memchr(q, 'P', len - 3 - (size_t)(q - p))); q++)
 			if (u32(q) == SIG_LOCAL)
 				return true;
@@ -371,6 +386,8 @@ static bool end_record64(struct win *w, uint64_t locator, struct dir *d)
 	const unsigned char *p = bytes_at(w, locator, 20);
 	uint64_t rec = p ? u64(p + 8) : 0;
 
+	/* Disk numbers 0, and this disk's entries all of them: a zip split over
+	 * disks is refused, as in end_record. */
 	if (!p || !(p = bytes_at(w, rec, 56)) || u32(p) != SIG_END64 || u32(p + 16) || u32(p + 20) ||
 	    u64(p + 24) != u64(p + 32))
 		return false;
@@ -400,6 +417,9 @@ static bool end_record(struct win *w, uint64_t at, struct dir *d)
 
 static bool find_directory(struct win *w, struct dir *d)
 {
+	/* The end record is 22 bytes and its comment at most 65535: it starts
+	 * in the file's last 22 + 65535 bytes.  Searched from the end, so that
+	 * the last valid one is found. */
 	uint64_t at, low = w->size > 22 + 65535 ? w->size - 22 - 65535 : 0;
 
 	for (at = w->size >= 22 ? w->size - 22 + 1 : 0; at-- > low;)
@@ -427,6 +447,8 @@ static const char *directory_order(struct win *cw, const struct dir *d, uint64_t
 	*out = NULL;
 	if (d->entries > d->size / 46) /* a record takes 46 bytes at least */
 		return "its central directory is damaged (more entries than its size holds)";
+	/* One pair more than the entries, so that an empty directory still
+	 * allocates. */
 	if (!(v = cfa_calloc((size_t)d->entries + 1, 2 * sizeof(*v))))
 		return "its central directory lists more entries than fit in memory";
 
@@ -487,6 +509,8 @@ const char *cfa_zip_lists_agree(const char *file, char **entry)
 	const char *why;
 
 	*entry = NULL;
+	/* Two windows on one file: the central record's name stays mapped in cw
+	 * while its local header is read through lw. */
 	cw.m = cfa_plat_map_open(file, &cw.size);
 	lw.m = cfa_plat_map_open(file, &lw.size);
 	why = cw.m && lw.m ? agree(&cw, &lw, &bad) : "it cannot be read (an empty file?)";
