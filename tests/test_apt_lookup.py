@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""What an APT index gave for a part's packages is kept (ROOT/apt/lookups)
+and read back instead of the whole index, with the same answers: a recipe
+whose APT source pins a generated index installs offline (the index and
+its .debs, written here as ar archives, put in the download cache) to the
+same archives with the lookups on and off (--no-index-cache); a second
+install reads its lookup without writing it again; a damaged or truncated
+lookup is written again from the index, and the install still takes the
+same archives; a changed index and changed packages each get a lookup of
+their own, and the install follows the new index; and a kill at every
+point of an install (CFAPKG_CRASH_AFTER), the lookup's write among them,
+leaves a root whose next install takes the same archives.
+
+    test_apt_lookup.py CFAPKG
+"""
+import hashlib
+import io
+import json
+import pathlib
+import shutil
+import sys
+import tarfile
+import tempfile
+
+import harness
+
+BIN = sys.argv[1]
+check = harness.Checks()
+FACTS = ["--os", "linux", "--arch", "x86_64", "--gpu", "gfx1030", "--allow-experimental"]
+REPO_URL = "http://127.0.0.1:9/debian"  # never reached: every install is --offline
+MAX_CRASH_POINTS = 60
+
+
+def tar_gz(files):
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as t:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.mtime = len(data), 0o644, 0
+            t.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def ar(members):
+    """A .deb is an ar archive: debian-binary, control.tar.gz, data.tar.gz."""
+    out = bytearray(b"!<arch>\n")
+    for name, data in members:
+        out += f"{name + '/':<16}{0:<12}{0:<6}{0:<6}{100644:<8}{len(data):<10}`\n".encode()
+        out += data + (b"\n" if len(data) % 2 else b"")
+    return bytes(out)
+
+
+def deb(name, version, arch):
+    control = f"Package: {name}\nVersion: {version}\nArchitecture: {arch}\n" \
+              f"Maintainer: t <t@example.invalid>\nDescription: test\n"
+    data = {f"./usr/share/{name}/VERSION": f"{version}\n".encode()}
+    return ar([("debian-binary", b"2.0\n"),
+               ("control.tar.gz", tar_gz({"./control": control.encode()})),
+               ("data.tar.gz", tar_gz(data))])
+
+
+def sha(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+class Repo:
+    """Generated .debs and an index listing them (in this order)."""
+
+    def __init__(self, pkgs):
+        self.debs, stanzas = {}, []
+        for name, version, arch, depends in pkgs:
+            data = deb(name, version, arch)
+            path = f"pool/main/{name[0]}/{name}/{name}_{version}_{arch}.deb"
+            self.debs[path] = data
+            stanzas.append(f"Package: {name}\nVersion: {version}\nArchitecture: {arch}\n"
+                           f"Maintainer: t <t@example.invalid>\n"
+                           + (f"Depends: {depends}\n" if depends else "") +
+                           f"Filename: {path}\nSize: {len(data)}\nSHA256: {sha(data)}\n"
+                           f"Description: test\n")
+        self.index = "\n".join(stanzas).encode()
+
+    def recipe(self, folder, wanted):
+        r = {"format": 1, "name": "lookup-test", "summary": "an APT source's lookups",
+             "versions": [{"version": "1.0", "os": ["linux"],
+                           "sources": {"linux-x86_64": {"apt": {
+                               "repository": REPO_URL, "suite": "sid", "component": "main",
+                               "index_sha256": sha(self.index), "index_size": len(self.index),
+                               "packages": wanted}}}}]}
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "lookup-test.json").write_text(json.dumps(r, indent=1))
+        return folder
+
+    def seed(self, root):
+        """The index and the .debs in root's download cache."""
+        (root / "downloads").mkdir(parents=True, exist_ok=True)
+        for data in [self.index, *self.debs.values()]:
+            (root / "downloads" / sha(data)).write_bytes(data)
+        return root
+
+
+BASE = [("liba", "1.0-1", "amd64", "libc6 (>= 2.36)"),
+        ("liba", "2.0-1", "amd64", None),
+        ("libb", "1.0-1", "amd64", None),
+        ("libb", "1.5-1", "amd64", "liba (>= 1.0),\n libc6"),
+        ("libb", "1.5-1", "i386", None),
+        ("libc", "3-1", "all", None)]
+WANTED = ["liba=1.0-1", "libb", "libc"]
+
+
+def cfapkg(root, recipes, *args, env=None):
+    return harness.run(BIN, *args, "--root", str(root), "--recipes", str(recipes),
+                       env=dict(env or {}, CFAPKG_NO_BUILTIN_RECIPES="1"))
+
+
+def install(root, recipes, *extra, env=None):
+    return cfapkg(root, recipes, "install", "lookup-test", *FACTS, "--offline", "--yes", *extra,
+                  env=env)
+
+
+def archives(root):
+    """The archives the current generation's lock records for the part."""
+    env = root / "envs" / "default"
+    gen = (env / "current").read_text().strip()
+    lock = json.loads((env / gen / "lock.json").read_text())
+    text = json.dumps(lock)
+    return sorted(text[i:i + 120] for i in range(len(text)) if text.startswith("pool/", i))
+
+
+def lookups(root):
+    d = root / "apt" / "lookups"
+    return sorted(p for p in d.iterdir() if not p.name.endswith(".tmp")) if d.is_dir() else []
+
+
+def reinstall(root, recipes, *extra):
+    cfapkg(root, recipes, "remove", "lookup-test", "--yes")
+    return install(root, recipes, *extra)
+
+
+def test_same(tmp, repo, recipes):
+    off = repo.seed(tmp / "root-off")
+    r = install(off, recipes, "--no-index-cache")
+    check("with --no-index-cache the set installs", r.returncode == 0, r.stdout + r.stderr)
+    check("and keeps no lookup", not lookups(off), lookups(off))
+    want = archives(off) if r.returncode == 0 else []
+    check("it takes the wanted version, the newest of a bare name, and an 'all' one",
+          len(want) == 3 and any("liba_1.0-1_amd64" in a for a in want) and
+          any("libb_1.5-1_amd64" in a for a in want) and any("libc_3-1_all" in a for a in want),
+          want)
+    on = repo.seed(tmp / "root-on")
+    r = install(on, recipes)
+    check("with lookups on the set installs", r.returncode == 0, r.stdout + r.stderr)
+    kept = lookups(on)
+    check("one lookup is kept", len(kept) == 1, kept)
+    check("to the same archives", r.returncode == 0 and archives(on) == want,
+          (archives(on) if r.returncode == 0 else r.stderr, want))
+    if len(kept) != 1:
+        return on, want, None
+    stamp, text = kept[0].stat().st_mtime_ns, kept[0].read_bytes()
+    r = reinstall(on, recipes)
+    check("a second install reads the lookup to the same archives", r.returncode == 0 and
+          archives(on) == want, r.stdout + r.stderr)
+    check("without writing it again", kept[0].stat().st_mtime_ns == stamp and
+          kept[0].read_bytes() == text)
+    return on, want, kept[0]
+
+
+def test_damaged(on, recipes, want, kept):
+    text = kept.read_bytes()
+    body = text.index(b"\n") + 1
+    at = text.index(b"SHA256: ", body) + len(b"SHA256: ")
+    flipped = text[:at] + (b"0" if text[at:at + 1] != b"0" else b"1") + text[at + 1:]
+    for how, damaged in (("a changed digit", flipped), ("a cut file", text[:len(text) // 2]),
+                         ("another key's line", b"cfapkg-apt-lookup " + b"0" * 64 + text[body - 66:]),
+                         ("no line at all", b"garbage")):
+        kept.write_bytes(damaged)
+        r = reinstall(on, recipes)
+        check(f"a lookup with {how} is not trusted: the same archives",
+              r.returncode == 0 and archives(on) == want, r.stdout + r.stderr)
+        check(f"and is written again from the index ({how})", kept.read_bytes() == text)
+
+
+def test_changed(tmp, on, want):
+    newer = Repo(BASE + [("libb", "1.6-1", "amd64", None)])
+    recipes = newer.recipe(tmp / "recipes-newer", WANTED)
+    newer.seed(on)
+    r = reinstall(on, recipes)
+    got = archives(on) if r.returncode == 0 else []
+    check("a changed index gets a lookup of its own", len(lookups(on)) == 2, lookups(on))
+    check("and the install follows it (libb 1.6-1, not the kept 1.5-1)",
+          any("libb_1.6-1_amd64" in a for a in got) and got != want, (got, r.stderr))
+    recipes = newer.recipe(tmp / "recipes-other", ["liba=2.0-1", "libc"])
+    r = reinstall(on, recipes)
+    got = archives(on) if r.returncode == 0 else []
+    check("other packages of the same index get a lookup of their own",
+          len(lookups(on)) == 3, lookups(on))
+    check("and their own archives", len(got) == 2 and any("liba_2.0-1" in a for a in got),
+          (got, r.stderr))
+
+
+def test_crash(tmp, repo, recipes, want):
+    """A kill at crash point n of a first install (the lookup's write is
+    one of them); the install run again takes the same archives."""
+    finished = False
+    for n in range(1, MAX_CRASH_POINTS + 1):
+        root = repo.seed(tmp / f"root-crash-{n}")
+        r = install(root, recipes, env={"CFAPKG_CRASH_AFTER": str(n)})
+        if r.returncode == 0:
+            finished = True
+            break
+        again = install(root, recipes)
+        check(f"killed at point {n}, the next install takes the same archives",
+              again.returncode == 0 and archives(root) == want, again.stdout + again.stderr)
+        check(f"killed at point {n}, the next install keeps one whole lookup",
+              len(lookups(root)) == 1 and lookups(root)[0].read_bytes().startswith(
+                  b"cfapkg-apt-lookup "), lookups(root))
+        shutil.rmtree(root, ignore_errors=True)
+    check(f"an install passes its last crash point within {MAX_CRASH_POINTS}", finished)
+
+
+def main():
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="cfapkg-apt-lookup-"))
+    try:
+        repo = Repo(BASE)
+        recipes = repo.recipe(tmp / "recipes", WANTED)
+        on, want, kept = test_same(tmp, repo, recipes)
+        if kept:
+            test_damaged(on, recipes, want, kept)
+            test_changed(tmp, on, want)
+        test_crash(tmp, repo, recipes, want)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return check.report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
