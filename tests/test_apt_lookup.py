@@ -13,89 +13,19 @@ leaves a root whose next install takes the same archives.
 
     test_apt_lookup.py CFAPKG
 """
-import hashlib
-import io
 import json
 import pathlib
 import shutil
 import sys
-import tarfile
 import tempfile
 
 import harness
+from debrepo import Repo
 
 BIN = sys.argv[1]
 check = harness.Checks()
 FACTS = ["--os", "linux", "--arch", "x86_64", "--gpu", "gfx1030", "--allow-experimental"]
-REPO_URL = "http://127.0.0.1:9/debian"  # never reached: every install is --offline
 MAX_CRASH_POINTS = 60
-
-
-def tar_gz(files):
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w:gz") as t:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size, info.mode, info.mtime = len(data), 0o644, 0
-            t.addfile(info, io.BytesIO(data))
-    return out.getvalue()
-
-
-def ar(members):
-    """A .deb is an ar archive: debian-binary, control.tar.gz, data.tar.gz."""
-    out = bytearray(b"!<arch>\n")
-    for name, data in members:
-        out += f"{name + '/':<16}{0:<12}{0:<6}{0:<6}{100644:<8}{len(data):<10}`\n".encode()
-        out += data + (b"\n" if len(data) % 2 else b"")
-    return bytes(out)
-
-
-def deb(name, version, arch):
-    control = f"Package: {name}\nVersion: {version}\nArchitecture: {arch}\n" \
-              f"Maintainer: t <t@example.invalid>\nDescription: test\n"
-    data = {f"./usr/share/{name}/VERSION": f"{version}\n".encode()}
-    return ar([("debian-binary", b"2.0\n"),
-               ("control.tar.gz", tar_gz({"./control": control.encode()})),
-               ("data.tar.gz", tar_gz(data))])
-
-
-def sha(data):
-    return hashlib.sha256(data).hexdigest()
-
-
-class Repo:
-    """Generated .debs and an index listing them (in this order)."""
-
-    def __init__(self, pkgs):
-        self.debs, stanzas = {}, []
-        for name, version, arch, depends in pkgs:
-            data = deb(name, version, arch)
-            path = f"pool/main/{name[0]}/{name}/{name}_{version}_{arch}.deb"
-            self.debs[path] = data
-            stanzas.append(f"Package: {name}\nVersion: {version}\nArchitecture: {arch}\n"
-                           f"Maintainer: t <t@example.invalid>\n"
-                           + (f"Depends: {depends}\n" if depends else "") +
-                           f"Filename: {path}\nSize: {len(data)}\nSHA256: {sha(data)}\n"
-                           f"Description: test\n")
-        self.index = "\n".join(stanzas).encode()
-
-    def recipe(self, folder, wanted):
-        r = {"format": 1, "name": "lookup-test", "summary": "an APT source's lookups",
-             "versions": [{"version": "1.0", "os": ["linux"],
-                           "sources": {"linux-x86_64": {"apt": {
-                               "repository": REPO_URL, "suite": "sid", "component": "main",
-                               "index_sha256": sha(self.index), "index_size": len(self.index),
-                               "packages": wanted}}}}]}
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "lookup-test.json").write_text(json.dumps(r, indent=1))
-        return folder
-
-    def seed(self, root):
-        """The index and the .debs in root's download cache."""
-        (root / "downloads").mkdir(parents=True, exist_ok=True)
-        for data in [self.index, *self.debs.values()]:
-            (root / "downloads" / sha(data)).write_bytes(data)
-        return root
 
 
 BASE = [("liba", "1.0-1", "amd64", "libc6 (>= 2.36)"),
@@ -181,14 +111,14 @@ def test_damaged(on, recipes, want, kept):
 
 def test_changed(tmp, on, want):
     newer = Repo(BASE + [("libb", "1.6-1", "amd64", None)])
-    recipes = newer.recipe(tmp / "recipes-newer", WANTED)
+    recipes = newer.recipe(tmp / "recipes-newer", "lookup-test", WANTED)
     newer.seed(on)
     r = reinstall(on, recipes)
     got = archives(on) if r.returncode == 0 else []
     check("a changed index gets a lookup of its own", len(lookups(on)) == 2, lookups(on))
     check("and the install follows it (libb 1.6-1, not the kept 1.5-1)",
           any("libb_1.6-1_amd64" in a for a in got) and got != want, (got, r.stderr))
-    recipes = newer.recipe(tmp / "recipes-other", ["liba=2.0-1", "libc"])
+    recipes = newer.recipe(tmp / "recipes-other", "lookup-test", ["liba=2.0-1", "libc"])
     r = reinstall(on, recipes)
     got = archives(on) if r.returncode == 0 else []
     check("other packages of the same index get a lookup of their own",
@@ -221,7 +151,7 @@ def main():
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="cfapkg-apt-lookup-"))
     try:
         repo = Repo(BASE)
-        recipes = repo.recipe(tmp / "recipes", WANTED)
+        recipes = repo.recipe(tmp / "recipes", "lookup-test", WANTED)
         on, want, kept = test_same(tmp, repo, recipes)
         if kept:
             test_damaged(on, recipes, want, kept)

@@ -107,9 +107,11 @@ static enum cfapkg_err find_in_index(struct cfapkg_ctx *ctx, struct cfapkg_lockf
 	return e;
 }
 
+/* fetch: the index is to be fetched into the download cache first, unless
+ * a lookup kept before answers (it was written from that very index). */
 static enum cfapkg_err read_index(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *lock,
                                   struct cfapkg_lockfile_part *p, const struct index_pin *pin,
-                                  const struct cfapkg_fetch_opts *opts)
+                                  const struct cfapkg_fetch_opts *opts, bool fetch)
 {
 	const struct cfapkg_apt_source *a = p->apt;
 	struct cfa_deb_want *want = cfa_arena_alloc(lock->arena, a->npackages * sizeof(*want));
@@ -121,8 +123,12 @@ static enum cfapkg_err read_index(struct cfapkg_ctx *ctx, struct cfapkg_lockfile
 	if (!want || !found || !arts || !cfa_deb_wants(lock->arena, a->packages, a->npackages, want))
 		return cfa_nomem(ctx);
 	if (!keep || !cfa_apt_lookup_load(ctx, pin->sha256, a->arch, want, a->npackages,
-	                                  lock->arena, found))
-		e = find_in_index(ctx, lock, a, pin, keep, want, found);
+	                                  lock->arena, found)) {
+		if (fetch)
+			e = fetch_index(ctx, p, pin, opts);
+		if (!e)
+			e = find_in_index(ctx, lock, a, pin, keep, want, found);
+	}
 	if (!e)
 		e = to_artifacts(ctx, lock->arena, a, found, arts);
 	if (!e)
@@ -141,9 +147,7 @@ static enum cfapkg_err resolve_pinned(struct cfapkg_ctx *ctx, struct cfapkg_lock
 
 	if (!url)
 		return cfa_nomem(ctx);
-	e = fetch_index(ctx, p, &pin, opts);
-	if (!e)
-		e = read_index(ctx, lock, p, &pin, opts);
+	e = read_index(ctx, lock, p, &pin, opts, true);
 	cfa_free(url);
 	return e;
 }
@@ -200,7 +204,7 @@ static enum cfapkg_err resolve_signed(struct cfapkg_ctx *ctx, struct cfapkg_lock
 	if (e)
 		return e;
 	if (!(e = fetch_listed(ctx, p, &ix, opts, &pin)))
-		e = read_index(ctx, lock, p, &pin, opts);
+		e = read_index(ctx, lock, p, &pin, opts, false);
 	if (!e)
 		e = cfa_apt_release_accept(ctx, p->apt, &ix.release);
 	cfa_apt_pinned_index_free(&ix);
