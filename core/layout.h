@@ -18,7 +18,8 @@
  *                              and suite (replay protection)
  *   ROOT/apt/lookups/KEY       what an index gave for a part's packages
  *                              (trans/aptlookup.c: KEY names the index's
- *                              SHA-256, the packages and cfapkg's version)
+ *                              SHA-256 and size, the packages and
+ *                              cfapkg's version)
  *   ROOT/apt/gnupg             gpgv's home folder, kept empty
  *   ROOT/apt/check-*           gpgv's input and output while it checks an
  *                              InRelease (recovery removes what is left)

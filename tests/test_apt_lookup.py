@@ -118,6 +118,13 @@ def test_changed(tmp, on, want):
     check("a changed index gets a lookup of its own", len(lookups(on)) == 2, lookups(on))
     check("and the install follows it (libb 1.6-1, not the kept 1.5-1)",
           any("libb_1.6-1_amd64" in a for a in got) and got != want, (got, r.stderr))
+    wrong = newer.recipe(tmp / "recipes-wrong-size", "lookup-test", WANTED)
+    text = json.loads((wrong / "lookup-test.json").read_text())
+    text["versions"][0]["sources"]["linux-x86_64"]["apt"]["index_size"] += 1
+    (wrong / "lookup-test.json").write_text(json.dumps(text))
+    r = reinstall(on, wrong)
+    check("the same index pinned with another size is not answered by its lookup",
+          r.returncode != 0 and len(lookups(on)) == 2, (r.returncode, r.stderr, lookups(on)))
     recipes = newer.recipe(tmp / "recipes-other", "lookup-test", ["liba=2.0-1", "libc"])
     r = reinstall(on, recipes)
     got = archives(on) if r.returncode == 0 else []

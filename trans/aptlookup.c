@@ -2,8 +2,8 @@
  * aptlookup.c - what an APT index said about a part's packages, kept so
  * that the next install does not read the whole index again (sid's is
  * about 65 MB).  A lookup lives in ROOT/apt/lookups/KEY, KEY being the
- * SHA-256 of cfapkg's version, the index's SHA-256, the architecture and
- * the wanted packages: the index is content-addressed and already
+ * SHA-256 of cfapkg's version, the index's SHA-256 and size, the
+ * architecture and the wanted packages: the index is content-addressed and already
  * verified, so a lookup can never say more than the index did.  The file
  * is a first line "cfapkg-apt-lookup KEY BODY-SHA256" and a body of the
  * chosen stanzas, in Debian's format; it is read back through the same
@@ -29,7 +29,7 @@
 
 /* The key: everything the answer depends on, NUL-separated so that no two
  * inputs spell the same text; a bare name and "name=" differ by the '='. */
-static bool lookup_key(const char *index_sha256, const char *arch,
+static bool lookup_key(const char *index_sha256, int64_t index_size, const char *arch,
                        const struct cfa_deb_want *want, size_t n, char key[65])
 {
 	struct cfa_buf b;
@@ -39,7 +39,7 @@ static bool lookup_key(const char *index_sha256, const char *arch,
 	cfa_buf_init(&b, LOOKUP_MAX);
 	cfa_buf_printf(&b, "%s %s", MAGIC, CFAPKG_VERSION);
 	cfa_buf_add(&b, "", 1);
-	cfa_buf_printf(&b, "%s", index_sha256);
+	cfa_buf_printf(&b, "%s %lld", index_sha256, (long long)index_size);
 	cfa_buf_add(&b, "", 1);
 	cfa_buf_printf(&b, "%s", arch);
 	for (i = 0; i < n; i++) {
@@ -109,16 +109,17 @@ static bool round_trips(struct cfapkg_ctx *ctx, const char *arch, const struct c
 	return same;
 }
 
-bool cfa_apt_lookup_load(struct cfapkg_ctx *ctx, const char *index_sha256, const char *arch,
-                         const struct cfa_deb_want *want, size_t n, struct cfa_arena *arena,
-                         struct cfa_deb_found *found)
+bool cfa_apt_lookup_load(struct cfapkg_ctx *ctx, const char *index_sha256, int64_t index_size,
+                         const char *arch, const struct cfa_deb_want *want, size_t n,
+                         struct cfa_arena *arena, struct cfa_deb_found *found)
 {
 	char key[65], body_sha[65], head[sizeof(MAGIC) + 2 * 65 + 2];
 	char *path = NULL, *text = NULL, *body;
 	size_t len = 0, hlen;
 	bool hit = false;
 
-	if (!lookup_key(index_sha256, arch, want, n, key) || !(path = lookup_path(ctx, key)))
+	if (!n || !lookup_key(index_sha256, index_size, arch, want, n, key) ||
+	    !(path = lookup_path(ctx, key)))
 		return false;
 	if (cfa_plat_is_file(path) && !cfa_read_file(ctx, path, &text, &len) &&
 	    (body = memchr(text, '\n', len)) != NULL) {
@@ -154,15 +155,16 @@ static void lookup_write(struct cfapkg_ctx *ctx, const char *key, const struct c
 	cfa_free(dir);
 }
 
-void cfa_apt_lookup_store(struct cfapkg_ctx *ctx, const char *index_sha256, const char *arch,
-                          const struct cfa_deb_want *want, const struct cfa_deb_found *found,
-                          size_t n)
+void cfa_apt_lookup_store(struct cfapkg_ctx *ctx, const char *index_sha256, int64_t index_size,
+                          const char *arch, const struct cfa_deb_want *want,
+                          const struct cfa_deb_found *found, size_t n)
 {
 	char key[65];
 	struct cfa_buf body;
 
 	cfa_buf_init(&body, LOOKUP_MAX);
-	if (lookup_key(index_sha256, arch, want, n, key) && lookup_body(arch, want, found, n, &body) &&
+	if (n && lookup_key(index_sha256, index_size, arch, want, n, key) &&
+	    lookup_body(arch, want, found, n, &body) &&
 	    round_trips(ctx, arch, &body, want, found, n))
 		lookup_write(ctx, key, &body);
 	/* Only a cache: a root that cannot hold it still installs. */

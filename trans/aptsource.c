@@ -101,7 +101,8 @@ static enum cfapkg_err find_in_index(struct cfapkg_ctx *ctx, struct cfapkg_lockf
 		e = cfa_deb_index_find(ctx, url, text, len, a->arch, want, a->npackages, lock->arena,
 		                       found);
 	if (!e && keep)
-		cfa_apt_lookup_store(ctx, pin->sha256, a->arch, want, found, a->npackages);
+		cfa_apt_lookup_store(ctx, pin->sha256, pin->size, a->arch, want, found,
+		                     a->npackages);
 	cfa_free(text);
 	cfa_free(file);
 	return e;
@@ -122,8 +123,8 @@ static enum cfapkg_err read_index(struct cfapkg_ctx *ctx, struct cfapkg_lockfile
 
 	if (!want || !found || !arts || !cfa_deb_wants(lock->arena, a->packages, a->npackages, want))
 		return cfa_nomem(ctx);
-	if (!keep || !cfa_apt_lookup_load(ctx, pin->sha256, a->arch, want, a->npackages,
-	                                  lock->arena, found)) {
+	if (!keep || !cfa_apt_lookup_load(ctx, pin->sha256, pin->size, a->arch, want,
+	                                  a->npackages, lock->arena, found)) {
 		if (fetch)
 			e = fetch_index(ctx, p, pin, opts);
 		if (!e)
