@@ -28,8 +28,8 @@
 BENCH_ONLY=real,channel,scale,apt picks parts.
 
 With BENCH_BEFORE=PATH (another cfapkg build), that one plans beside this
-one in every round of 1 and 2, as "cfapkg plan (before)" and "cfapkg
-(before)".
+one in every round of 1, 2 and 4, as "cfapkg plan (before)", "cfapkg
+(before)" and "APT (before)".
 
 usage: plan_bench.py CFAPKG [RUNS]
 """
@@ -162,7 +162,7 @@ def sid_wants(index, names):
     return [f"{have[0]}={versions[have[0]]}"] + have[1:]
 
 
-def apt_source(cfapkg, runs, env):
+def apt_source(cfapkg, runs, env, before=None):
     """Install --dry-run with an APT source over sid's index, cold and warm,
     beside the same without an APT source and with --no-index-cache."""
     index = sid_packages()
@@ -195,6 +195,8 @@ def apt_source(cfapkg, runs, env):
         cases = {"without APT": (base + ["plain-part", "--recipes", str(tmp / "plain")], aenv),
                  "APT warm": (apt, aenv),
                  "APT, index read": (apt + ["--no-index-cache"], aenv)}
+        if before:
+            cases["APT (before)"] = ([before] + apt[1:], aenv)
         lookups = root / "apt" / "lookups"
         cold = []
         for _ in range(max(3, runs // 4)):
@@ -239,7 +241,7 @@ def main():
     if "channel" in only:
         signed_channel(cfapkg, real, runs, env)
     if "apt" in only:
-        apt_source(cfapkg, runs, env)
+        apt_source(cfapkg, runs, env, before)
     if "scale" not in only:
         return
     if not shutil.which("testsolv"):
