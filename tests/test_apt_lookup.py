@@ -6,10 +6,11 @@ its .debs, written here as ar archives, put in the download cache) to the
 same archives with the lookups on and off (--no-index-cache); a second
 install reads its lookup without writing it again; a damaged or truncated
 lookup is written again from the index, and the install still takes the
-same archives; a changed index and changed packages each get a lookup of
-their own, and the install follows the new index; and a kill at every
-point of an install (CFAPKG_CRASH_AFTER), the lookup's write among them,
-leaves a root whose next install takes the same archives.
+same archives; one another cfapkg version wrote is not read; a changed
+index and changed packages each get a lookup of their own, and the install
+follows the new index; and a kill at every point of an install
+(CFAPKG_CRASH_AFTER), the lookup's write among them, leaves a root whose
+next install takes the same archives.
 
     test_apt_lookup.py CFAPKG
 """
@@ -109,6 +110,38 @@ def test_damaged(on, recipes, want, kept):
         check(f"and is written again from the index ({how})", kept.read_bytes() == text)
 
 
+def fnv1a(data):
+    h = 14695981039346656037
+    for c in data:
+        h = ((h ^ c) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def test_other_version(repo, on, recipes, want, kept):
+    """A whole, consistent lookup that another cfapkg version wrote (its
+    key line names that version; its name and sum fit), saying libb is
+    1.0-1: this version does not read it, and keeps a lookup of its own."""
+    text = kept.read_bytes()
+    key, _, body = text.split(b"\n", 2)
+    words = key.split(b" ")
+    words[1] = b"0.0.0-other"
+    other_key = b" ".join(words)
+    old = [st for st in repo.index.split(b"\n\n")
+           if st.startswith(b"Package: libb\nVersion: 1.0-1\n")][0]
+    stanzas = [old if st.startswith(b"Package: libb\n") else st
+               for st in body.rstrip(b"\n").split(b"\n\n")]
+    other_body = b"\n\n".join(stanzas) + b"\n\n"
+    other = kept.parent / f"{kept.name.split('-')[0]}-{fnv1a(other_key):016x}"
+    other.write_bytes(other_key + f"\nsum {fnv1a(other_body):016x}\n".encode() + other_body)
+    kept.unlink()
+    r = reinstall(on, recipes)
+    check("a lookup another cfapkg version kept is not read: the same archives",
+          r.returncode == 0 and archives(on) == want, r.stdout + r.stderr)
+    check("and this version keeps its own beside it", kept.read_bytes() == text and
+          other.is_file(), lookups(on))
+    other.unlink()
+
+
 def test_changed(tmp, on, want):
     newer = Repo(BASE + [("libb", "1.6-1", "amd64", None)])
     recipes = newer.recipe(tmp / "recipes-newer", "lookup-test", WANTED)
@@ -162,6 +195,7 @@ def main():
         on, want, kept = test_same(tmp, repo, recipes)
         if kept:
             test_damaged(on, recipes, want, kept)
+            test_other_version(repo, on, recipes, want, kept)
             test_changed(tmp, on, want)
         test_crash(tmp, repo, recipes, want)
     finally:

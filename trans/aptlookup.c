@@ -1,19 +1,19 @@
 /*
  * aptlookup.c - what an APT index said about a part's packages, kept so
  * that the next install does not read the whole index again (sid's is
- * about 65 MB).  A lookup lives in ROOT/apt/lookups/KEY, KEY being the
- * SHA-256 of cfapkg's version, the index's SHA-256 and size, the
- * architecture and the wanted packages: the index is content-addressed and already
- * verified, so a lookup can never say more than the index did.  The file
- * is a first line "cfapkg-apt-lookup KEY BODY-SHA256" and a body of the
- * chosen stanzas, in Debian's format; it is read back through the same
- * reader as the index itself (cfa_deb_index_find), so its entries pass
- * the same checks.  A file whose line or body does not match is ignored
- * and written again from the index.
+ * about 65 MB).  A lookup lives in ROOT/apt/lookups/SHA-HASH; its first
+ * line is its key: cfapkg's version, the index's SHA-256 and size, the
+ * architecture and the wanted packages.  The index is content-addressed
+ * and was verified, so a lookup can never say more than the index did.
+ * A line "sum HASH" of the body follows, then the body: the chosen
+ * stanzas in Debian's format, read back through the same reader as the
+ * index itself (cfa_deb_index_find), so its entries pass the same checks.
+ * A file whose key, sum or stanzas do not match is ignored and written
+ * again from the index.
  */
+#include <stdint.h>
 #include <string.h>
 
-#include "cache/cache.h"
 #include "core/atomic_file.h"
 #include "core/debindex.h"
 #include "core/json.h"
@@ -27,34 +27,53 @@
 /* A lookup holds a few stanzas; anything larger is not one of ours. */
 #define LOOKUP_MAX (4u * 1024u * 1024u)
 
-/* The key: everything the answer depends on, NUL-separated so that no two
- * inputs spell the same text; a bare name and "name=" differ by the '='. */
-static bool lookup_key(const char *index_sha256, int64_t index_size, const char *arch,
-                       const struct cfa_deb_want *want, size_t n, char key[65])
+/* FNV-1a, 64 bits: enough to tell a damaged file (a torn write, a
+ * flipped byte) from a whole one and to spread keys over file names; the
+ * key itself is compared whole.  It is no defence against a hand that
+ * edits the root, nor needs to be: the root is its owner's, as are the
+ * store and the lock. */
+static uint64_t fnv1a(const char *s, size_t n)
 {
-	struct cfa_buf b;
-	bool ok;
+	uint64_t h = 14695981039346656037ull;
 	size_t i;
 
-	cfa_buf_init(&b, LOOKUP_MAX);
-	cfa_buf_printf(&b, "%s %s", MAGIC, CFAPKG_VERSION);
-	cfa_buf_add(&b, "", 1);
-	cfa_buf_printf(&b, "%s %lld", index_sha256, (long long)index_size);
-	cfa_buf_add(&b, "", 1);
-	cfa_buf_printf(&b, "%s", arch);
-	for (i = 0; i < n; i++) {
-		cfa_buf_add(&b, "", 1);
-		cfa_buf_printf(&b, "%s%s%s", want[i].name, want[i].version ? "=" : "",
-		               want[i].version ? want[i].version : "");
-	}
-	ok = !b.failed && cfa_sha256_buf(b.data, b.len, key);
-	cfa_buf_fini(&b);
-	return ok;
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
 }
 
-static char *lookup_path(struct cfapkg_ctx *ctx, const char *key)
+static bool spaceless(const char *s)
 {
-	char *name = cfa_aprintf("lookups/%s", key);
+	return s && *s && !strpbrk(s, " \n\r");
+}
+
+/* The key line: everything the answer depends on, one field per word (no
+ * field holds a space: Debian names and versions cannot); a bare name and
+ * "name=version" differ.  False when a field could not be told apart. */
+static bool lookup_key(const char *index_sha256, int64_t index_size, const char *arch,
+                       const struct cfa_deb_want *want, size_t n, struct cfa_buf *key)
+{
+	size_t i;
+
+	if (!spaceless(index_sha256) || !spaceless(arch))
+		return false;
+	cfa_buf_printf(key, "%s %s %s %lld %s", MAGIC, CFAPKG_VERSION, index_sha256,
+	               (long long)index_size, arch);
+	for (i = 0; i < n; i++) {
+		if (!spaceless(want[i].name) || (want[i].version && !spaceless(want[i].version)))
+			return false;
+		cfa_buf_printf(key, " %s%s%s", want[i].name, want[i].version ? "=" : "",
+		               want[i].version ? want[i].version : "");
+	}
+	return !key->failed;
+}
+
+/* ROOT/apt/lookups/SHA-HASH: the index it came from, then the key's hash. */
+static char *lookup_path(struct cfapkg_ctx *ctx, const char *index_sha256,
+                         const struct cfa_buf *key)
+{
+	char *name = cfa_aprintf("lookups/%s-%016llx", index_sha256,
+	                         (unsigned long long)fnv1a(key->data, key->len));
 	char *path = name ? cfa_root_path(ctx, CFA_APT, name) : NULL;
 
 	cfa_free(name);
@@ -113,40 +132,45 @@ bool cfa_apt_lookup_load(struct cfapkg_ctx *ctx, const char *index_sha256, int64
                          const char *arch, const struct cfa_deb_want *want, size_t n,
                          struct cfa_arena *arena, struct cfa_deb_found *found)
 {
-	char key[65], body_sha[65], head[sizeof(MAGIC) + 2 * 65 + 2];
-	char *path = NULL, *text = NULL, *body;
-	size_t len = 0, hlen;
+	char *path = NULL, *text = NULL, sum[32];
+	struct cfa_buf key;
+	size_t len = 0, head;
 	bool hit = false;
 
-	if (!n || !lookup_key(index_sha256, index_size, arch, want, n, key) ||
-	    !(path = lookup_path(ctx, key)))
-		return false;
-	if (cfa_plat_is_file(path) && !cfa_read_file(ctx, path, &text, &len) &&
-	    (body = memchr(text, '\n', len)) != NULL) {
-		body++;
-		hlen = (size_t)(body - text);
-		hit = cfa_snprintf(head, sizeof(head), "%s %s ", MAGIC, key) &&
-		      hlen == strlen(head) + 65 && memcmp(text, head, strlen(head)) == 0 &&
-		      cfa_sha256_buf(body, len - hlen, body_sha) &&
-		      memcmp(text + strlen(head), body_sha, 64) == 0 &&
-		      !cfa_deb_index_find(ctx, path, body, len - hlen, arch, want, n, arena, found);
+	cfa_buf_init(&key, LOOKUP_MAX);
+	if (n && lookup_key(index_sha256, index_size, arch, want, n, &key) &&
+	    (path = lookup_path(ctx, index_sha256, &key)) && cfa_plat_is_file(path) &&
+	    !cfa_read_file(ctx, path, &text, &len) && len > key.len &&
+	    memcmp(text, key.data, key.len) == 0 && text[key.len] == '\n') {
+		/* "KEY\nsum HASH\n", then the body the hash is of. */
+		const char *body = memchr(text + key.len + 1, '\n', len - key.len - 1);
+		head = body ? (size_t)(++body - text) : 0;
+		hit = body && cfa_snprintf(sum, sizeof(sum), "sum %016llx\n",
+		                           (unsigned long long)fnv1a(body, len - head)) &&
+		      head - key.len - 1 == strlen(sum) &&
+		      memcmp(text + key.len + 1, sum, strlen(sum)) == 0 &&
+		      !cfa_deb_index_find(ctx, path, body, len - head, arch, want, n, arena, found);
 	}
 	/* A miss is no failure: the index is read instead. */
 	if (!hit)
 		cfapkg_ctx_clear_error(ctx);
+	cfa_buf_fini(&key);
 	cfa_free(text);
 	cfa_free(path);
 	return hit;
 }
 
-static void lookup_write(struct cfapkg_ctx *ctx, const char *key, const struct cfa_buf *body)
+static void lookup_write(struct cfapkg_ctx *ctx, const char *index_sha256,
+                         const struct cfa_buf *key, const struct cfa_buf *body)
 {
-	char body_sha[65], *path = lookup_path(ctx, key), *dir = cfa_root_path(ctx, CFA_APT, "lookups");
+	char *path = lookup_path(ctx, index_sha256, key);
+	char *dir = cfa_root_path(ctx, CFA_APT, "lookups");
 	struct cfa_buf file;
 
 	cfa_buf_init(&file, LOOKUP_MAX);
-	if (path && dir && cfa_sha256_buf(body->data, body->len, body_sha) &&
-	    cfa_buf_printf(&file, "%s %s %s\n", MAGIC, key, body_sha) &&
+	if (path && dir &&
+	    cfa_buf_printf(&file, "%s\nsum %016llx\n", key->data,
+	                   (unsigned long long)fnv1a(body->data, body->len)) &&
 	    cfa_buf_add(&file, body->data, body->len) &&
 	    (cfa_plat_is_dir(dir) || cfa_plat_mkdir_p(dir) == 0))
 		(void)cfa_write_atomic(ctx, path, file.data, file.len);
@@ -159,15 +183,16 @@ void cfa_apt_lookup_store(struct cfapkg_ctx *ctx, const char *index_sha256, int6
                           const char *arch, const struct cfa_deb_want *want,
                           const struct cfa_deb_found *found, size_t n)
 {
-	char key[65];
-	struct cfa_buf body;
+	struct cfa_buf key, body;
 
+	cfa_buf_init(&key, LOOKUP_MAX);
 	cfa_buf_init(&body, LOOKUP_MAX);
-	if (n && lookup_key(index_sha256, index_size, arch, want, n, key) &&
+	if (n && lookup_key(index_sha256, index_size, arch, want, n, &key) &&
 	    lookup_body(arch, want, found, n, &body) &&
 	    round_trips(ctx, arch, &body, want, found, n))
-		lookup_write(ctx, key, &body);
+		lookup_write(ctx, index_sha256, &key, &body);
 	/* Only a cache: a root that cannot hold it still installs. */
 	cfapkg_ctx_clear_error(ctx);
+	cfa_buf_fini(&key);
 	cfa_buf_fini(&body);
 }
