@@ -104,8 +104,10 @@ static bool same_text(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-/* Whether the body reads back to exactly what the index gave: a value the
- * stanza format cannot carry (a line break in a Depends) is not kept. */
+/* Whether the body reads back to exactly what the index gave: a value
+ * the stanza reader would read back otherwise (a Depends whose lines end
+ * in blanks, which it trims) is not kept, and that index is read each
+ * time. */
 static bool round_trips(struct cfapkg_ctx *ctx, const char *arch, const struct cfa_buf *body,
                         const struct cfa_deb_want *want, const struct cfa_deb_found *found,
                         size_t n)
