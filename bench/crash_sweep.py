@@ -4,7 +4,8 @@ update, remove, rollback, pin, gc, repair and env remove, in several
 variants each (downloads from nginx on 127.0.0.1 or already cached; a
 fresh root, a second environment sharing the store, a lockfile; a store
 folder lost, one file of it or its manifest; the swap of a replaced folder by two
-renames, as on Windows), more than a thousand kill points in all.
+renames, as on Windows; an APT source whose index lookup is written), more
+than a thousand kill points in all.
 
 CFAPKG_CRASH_AFTER=N kills the process at its Nth crash point.  A
 scenario finds its number of points by itself: N goes up from 1 until a
@@ -41,6 +42,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
 import channel  # noqa: E402
+import debrepo  # noqa: E402
 import harness  # noqa: E402
 
 MAX_POINTS = 2000  # per scenario: a run that still crashes past this is a failure
@@ -59,7 +61,8 @@ SHORT = {"install, fresh root, downloads from nginx": 5,
          "update zluda, download from nginx": 5, "rollback": 5, "pin zluda 7": 5,
          "gc --keep 1 after a rollback": 5, "remove the stack (zluda stays)": 5,
          "env remove b": 5, "repair, a libtorch header lost, download from nginx": 1,
-         "repair, a libtorch header lost, two renames (as on Windows)": 1}
+         "repair, a libtorch header lost, two renames (as on Windows)": 1,
+         "install an APT source, index and .debs cached": 1}
 # verify --json's lines name the part: "default generation 3: zluda
 # 7-preview.10: store/...", or its view: "... generation 3: view/zluda/...".
 DAMAGE_LINE = re.compile(r"^(\S+) generation \d+: (?:view/([^/:]+)|(\S+) \S+:)")
@@ -352,6 +355,13 @@ def roots(s):
     shutil.rmtree(r["lost-all"].path / "store")
     shutil.rmtree(r["lost-all"].path / "downloads")
     r["updated"].must("lock", "-o", str(s.tmp / "lock.json"))
+    # An APT source whose index and .debs are in the cache and whose
+    # lookup is not kept yet: its install writes one (ROOT/apt/lookups).
+    apt = debrepo.Repo([("sweep-liba", "1.0-1", "amd64", None),
+                        ("sweep-libb", "2.0-1", "all", "sweep-liba (>= 1.0)")])
+    apt.recipe(pathlib.Path(s.recipes), "sweep-apt", ["sweep-liba=1.0-1", "sweep-libb"])
+    r["apt-cached"] = s.root("apt-cached")
+    apt.seed(r["apt-cached"].path)
     return r
 
 
@@ -400,6 +410,9 @@ def scenarios(s, r):
           ["install", *stack], damaged=True),
         S("repair, libtorch's manifest lost, download from nginx", r["manifest-lost"],
           ["repair", "--yes"], damaged=True),
+        S("install an APT source, index and .debs cached", r["apt-cached"],
+          ["install", "sweep-apt", "--os", "linux", "--arch", "x86_64", "--gpu", "gfx1030",
+           "--allow-experimental", "--offline", "--yes"]),
         S("pin zluda 7", r["updated"], ["pin", "zluda==7-preview.10"]),
         S("pin zluda 6 (the update goes back)", r["updated"], ["pin", "zluda==6-preview.69"]),
     ]

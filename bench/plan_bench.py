@@ -15,15 +15,29 @@
    built-in folder, alternating in rotated order.  Goal: the channel's
    median within 2 ms of the built-in folder's.
 
+4. APT source over Debian's real sid Packages index (the file the Debian
+   tests cache, ~/.cache/cfapkg/debian-releases/*/sid/Packages, or
+   BENCH_SID_PACKAGES): 'cfapkg install --dry-run --offline' of a recipe
+   whose APT source pins that index (in the download cache) and wants a
+   few of its packages, against the same install of a recipe without an
+   APT source, and the APT one with --no-index-cache (the whole index read
+   every time); cold is the first run after the lookup was removed, warm
+   the runs after.  Side by side in rotated order, every run printed.
+   Goal: warm at most 20 ms above the install without an APT source.
+
+BENCH_ONLY=real,channel,scale,apt picks parts.
+
 With BENCH_BEFORE=PATH (another cfapkg build), that one plans beside this
-one in every round of 1 and 2, as "cfapkg plan (before)" and "cfapkg
-(before)".
+one in every round of 1, 2 and 4, as "cfapkg plan (before)", "cfapkg
+(before)" and "APT (before)".
 
 usage: plan_bench.py CFAPKG [RUNS]
 """
 import contextlib
 import functools
+import hashlib
 import http.server
+import json
 import os
 import pathlib
 import shutil
@@ -125,6 +139,90 @@ def signed_channel(cfapkg, real, runs, env):
           f"{'met' if diff <= 2 else 'NOT met'})")
 
 
+def sid_packages():
+    """The real sid index the Debian tests cached, or None."""
+    given = os.environ.get("BENCH_SID_PACKAGES")
+    if given:
+        return pathlib.Path(given)
+    found = sorted(pathlib.Path.home().glob(".cache/cfapkg/debian-releases/*/sid/Packages"))
+    return found[0] if found else None
+
+
+def sid_wants(index, names):
+    """'NAME=VERSION' for the first of names the index lists, then bare names."""
+    versions = {}
+    name = None
+    with open(index, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if line.startswith("Package: "):
+                name = line[9:].strip()
+            elif line.startswith("Version: ") and name in names and name not in versions:
+                versions[name] = line[9:].strip()
+    have = [n for n in names if n in versions]
+    return [f"{have[0]}={versions[have[0]]}"] + have[1:]
+
+
+def apt_source(cfapkg, runs, env, before=None):
+    """Install --dry-run with an APT source over sid's index, cold and warm,
+    beside the same without an APT source and with --no-index-cache."""
+    index = sid_packages()
+    if not index or not index.is_file():
+        print("apt source     skipped: no cached sid Packages (BENCH_SID_PACKAGES)")
+        return
+    digest = hashlib.sha256(index.read_bytes()).hexdigest()
+    wants = sid_wants(index, ["libamdhip64-6", "hipcc", "librocblas4", "librocsparse1",
+                              "libhsa-runtime64-1", "rocminfo"])
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        for name, src in (("apt", {"apt": {
+                "repository": "http://127.0.0.1:9/debian", "suite": "sid",
+                "component": "main", "index_sha256": digest,
+                "index_size": index.stat().st_size, "packages": wants}}),
+                          ("plain", {"url": "http://127.0.0.1:9/plain.tar.gz",
+                                     "sha256": "0" * 64, "size": 100, "format": "tar.gz"})):
+            (tmp / name).mkdir()
+            recipe = {"format": 1, "name": f"{name}-part", "summary": name,
+                      "versions": [{"version": "1.0", "os": ["linux"],
+                                    "sources": {"linux-x86_64": src}}]}
+            (tmp / name / f"{name}-part.json").write_text(json.dumps(recipe))
+        root = tmp / "root"
+        (root / "downloads").mkdir(parents=True)
+        shutil.copyfile(index, root / "downloads" / digest)
+        aenv = dict(env, CFAPKG_ROOT=str(root), CFAPKG_NO_BUILTIN_RECIPES="1")
+        base = [cfapkg, "install", "--dry-run", "--offline", "--quiet", "--os", "linux",
+                "--arch", "x86_64", "--gpu", "gfx1030", "--allow-experimental"]
+        apt = base + ["apt-part", "--recipes", str(tmp / "apt")]
+        cases = {"without APT": (base + ["plain-part", "--recipes", str(tmp / "plain")], aenv),
+                 "APT warm": (apt, aenv),
+                 "APT, index read": (apt + ["--no-index-cache"], aenv)}
+        if before:
+            cases["APT (before)"] = ([before] + apt[1:], aenv)
+        lookups = root / "apt" / "lookups"
+        cold = []
+        for _ in range(max(3, runs // 4)):
+            shutil.rmtree(lookups, ignore_errors=True)
+            cold.append(timed(apt, aenv)[0])
+        print(f"apt source     sid Packages {index.stat().st_size / 1e6:.0f} MB, "
+              f"packages {' '.join(wants)}")
+        print(f"{'APT cold':<22}median {statistics.median(cold) * 1000:.1f} ms")
+        print(f"{'':<22}runs: {' '.join(f'{x * 1000:.1f}' for x in cold)}")
+        walls = {name: [] for name in cases}
+        names = list(cases)
+        for argv, e in cases.values():
+            timed(argv, e)  # warm the page cache and the lookup
+        for i in range(runs):
+            k = i % len(names)
+            for name in names[k:] + names[:k]:
+                walls[name].append(timed(*cases[name])[0])
+        med = {name: statistics.median(w) for name, w in walls.items()}
+        for name in names:
+            print(f"{name:<22}median {med[name] * 1000:.1f} ms")
+            print(f"{'':<22}runs: {' '.join(f'{x * 1000:.1f}' for x in walls[name])}")
+        diff = (med["APT warm"] - med["without APT"]) * 1000
+        print(f"APT cost       warm {diff:+.1f} ms over the install without it (goal <= 20 ms: "
+              f"{'met' if diff <= 20 else 'NOT met'})")
+
+
 def main():
     cfapkg = os.path.abspath(sys.argv[1])
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 20
@@ -137,8 +235,15 @@ def main():
              "cfapkg plan": (real, env)}
     if before:
         cases["cfapkg plan (before)"] = ([before] + real[1:], env)
-    side_by_side(cases, runs, goal=("cfapkg plan", 0.010))
-    signed_channel(cfapkg, real, runs, env)
+    only = set(filter(None, os.environ.get("BENCH_ONLY", "real,channel,scale,apt").split(",")))
+    if "real" in only:
+        side_by_side(cases, runs, goal=("cfapkg plan", 0.010))
+    if "channel" in only:
+        signed_channel(cfapkg, real, runs, env)
+    if "apt" in only:
+        apt_source(cfapkg, runs, env, before)
+    if "scale" not in only:
+        return
     if not shutil.which("testsolv"):
         sys.exit("testsolv not found (Debian package libsolv-tools)")
     with tempfile.TemporaryDirectory() as tmp:

@@ -16,6 +16,10 @@
  *                              fingerprint
  *   ROOT/apt/releases/ID       the last InRelease accepted per repository
  *                              and suite (replay protection)
+ *   ROOT/apt/lookups/SHA-HASH  what the index SHA gave for a part's
+ *                              packages (trans/aptlookup.c: HASH, of the
+ *                              key: the index's SHA-256 and size, the
+ *                              packages, cfapkg's version)
  *   ROOT/apt/gnupg             gpgv's home folder, kept empty
  *   ROOT/apt/check-*           gpgv's input and output while it checks an
  *                              InRelease (recovery removes what is left)

@@ -1010,6 +1010,10 @@ struct cfapkg_fetch_opts {
 	 * as it can: the .part files keep what arrived (the items' kept), the
 	 * downloads fail with CFAPKG_E_INTERRUPTED, nothing is committed. */
 	const volatile sig_atomic_t *interrupt;
+	/* Read an APT source's whole index every time, rather than what it
+	 * gave for the same packages before (ROOT/apt/lookups, keyed by the
+	 * index's SHA-256): the same answers, for comparing them. */
+	bool no_index_cache;
 };
 
 /** Frees what a fetch left in an item (error, tried, path) and sets it

@@ -33,6 +33,7 @@ int fetch_opts_from_cli(const struct cli *cli, struct cfapkg_fetch_opts *o)
 	 * it is enough. */
 	o->offline = (cli->seen & OPT_BIT(OPT_OFFLINE)) ||
 	             cfapkg_setting_switch(cli_settings(), "offline");
+	o->no_index_cache = (cli->seen & OPT_BIT(OPT_NO_INDEX_CACHE)) != 0;
 	o->ca_bundle = option_or_setting(cli, OPT_CA_BUNDLE, "ca-bundle");
 	o->proxy = cfapkg_setting(cli_settings(), "proxy", NULL);
 	o->no_proxy = cfapkg_setting(cli_settings(), "no-proxy", NULL);

@@ -69,6 +69,7 @@ enum opt_id {
 	OPT_GLIBC,
 	OPT_SUITE,
 	OPT_VERBOSE,
+	OPT_NO_INDEX_CACHE,
 	OPT__COUNT
 };
 
@@ -86,7 +87,7 @@ enum opt_id {
 /* Options of the commands that download. */
 #define OPTS_FETCH                                                                         \
 	(OPT_BIT(OPT_CA_BUNDLE) | OPT_BIT(OPT_OFFLINE) | OPT_BIT(OPT_PARALLEL) |              \
-	 OPT_BIT(OPT_RETRIES) | OPT_BIT(OPT_STALL_TIMEOUT))
+	 OPT_BIT(OPT_RETRIES) | OPT_BIT(OPT_STALL_TIMEOUT) | OPT_BIT(OPT_NO_INDEX_CACHE))
 
 #define CLI_MAX_ARGS 1024
 

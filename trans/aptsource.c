@@ -82,32 +82,58 @@ static enum cfapkg_err to_artifacts(struct cfapkg_ctx *ctx, struct cfa_arena *ar
 	return CFAPKG_E_OK;
 }
 
-static enum cfapkg_err read_index(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *lock,
-                                  struct cfapkg_lockfile_part *p, const struct index_pin *pin)
+/* The wanted packages from the index itself, kept as a lookup for the
+ * next time unless asked not to. */
+static enum cfapkg_err find_in_index(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *lock,
+                                     const struct cfapkg_apt_source *a,
+                                     const struct index_pin *pin, bool keep,
+                                     const struct cfa_deb_want *want, struct cfa_deb_found *found)
 {
 	const char *url = pin->urls[pin->nurls - 1];
-	const struct cfapkg_apt_source *a = p->apt;
-	struct cfa_deb_want *want = cfa_arena_alloc(lock->arena, a->npackages * sizeof(*want));
-	struct cfa_deb_found *found = cfa_arena_alloc(lock->arena, a->npackages * sizeof(*found));
-	struct cfapkg_artifact *arts = cfa_arena_alloc(lock->arena, a->npackages * sizeof(*arts));
 	char *file = cfa_cache_path(ctx, pin->sha256), *text = NULL;
 	enum cfapkg_err e;
 	size_t len;
 
-	if (!want || !found || !arts || !file || !cfa_deb_wants(lock->arena, a->packages, a->npackages, want)) {
-		cfa_free(file);
-		return file ? cfa_nomem(ctx) : ctx->err_code;
-	}
+	if (!file)
+		return ctx->err_code;
 	e = cfa_read_decompressed(ctx, file, url, INDEX_MAX, &text, &len);
 	if (!e)
 		e = cfa_deb_index_find(ctx, url, text, len, a->arch, want, a->npackages, lock->arena,
 		                       found);
+	if (!e && keep)
+		cfa_apt_lookup_store(ctx, pin->sha256, pin->size, a->arch, want, found,
+		                     a->npackages);
+	cfa_free(text);
+	cfa_free(file);
+	return e;
+}
+
+/* fetch: the index is to be fetched into the download cache first, unless
+ * a lookup kept before answers (it was written from that very index). */
+static enum cfapkg_err read_index(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *lock,
+                                  struct cfapkg_lockfile_part *p, const struct index_pin *pin,
+                                  const struct cfapkg_fetch_opts *opts, bool fetch)
+{
+	const struct cfapkg_apt_source *a = p->apt;
+	struct cfa_deb_want *want = cfa_arena_alloc(lock->arena, a->npackages * sizeof(*want));
+	struct cfa_deb_found *found = cfa_arena_alloc(lock->arena, a->npackages * sizeof(*found));
+	struct cfapkg_artifact *arts = cfa_arena_alloc(lock->arena, a->npackages * sizeof(*arts));
+	bool keep = !(opts && opts->no_index_cache);
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	if (!want || !found || !arts || !cfa_deb_wants(lock->arena, a->packages, a->npackages, want))
+		return cfa_nomem(ctx);
+	if (!keep || !cfa_apt_lookup_load(ctx, pin->sha256, pin->size, a->arch, want,
+	                                  a->npackages, lock->arena, found)) {
+		if (fetch)
+			e = fetch_index(ctx, p, pin, opts);
+		if (!e)
+			e = find_in_index(ctx, lock, a, pin, keep, want, found);
+	}
 	if (!e)
 		e = to_artifacts(ctx, lock->arena, a, found, arts);
 	if (!e)
 		e = cfa_lock_set_artifacts(ctx, lock, p, arts, a->npackages);
-	cfa_free(text);
-	cfa_free(file);
 	return e;
 }
 
@@ -122,9 +148,7 @@ static enum cfapkg_err resolve_pinned(struct cfapkg_ctx *ctx, struct cfapkg_lock
 
 	if (!url)
 		return cfa_nomem(ctx);
-	e = fetch_index(ctx, p, &pin, opts);
-	if (!e)
-		e = read_index(ctx, lock, p, &pin);
+	e = read_index(ctx, lock, p, &pin, opts, true);
 	cfa_free(url);
 	return e;
 }
@@ -181,7 +205,7 @@ static enum cfapkg_err resolve_signed(struct cfapkg_ctx *ctx, struct cfapkg_lock
 	if (e)
 		return e;
 	if (!(e = fetch_listed(ctx, p, &ix, opts, &pin)))
-		e = read_index(ctx, lock, p, &pin);
+		e = read_index(ctx, lock, p, &pin, opts, false);
 	if (!e)
 		e = cfa_apt_release_accept(ctx, p->apt, &ix.release);
 	cfa_apt_pinned_index_free(&ix);

@@ -55,6 +55,21 @@ void cfa_trans_changes_free(struct cfapkg_trans *t);
  * of memory. */
 char *cfa_apt_index_url(const struct cfapkg_apt_source *a);
 
+/* aptlookup.c: what the index of that SHA-256 and size gave for want[0..n) on
+ * arch, when a lookup kept before says so (found filled, strings in
+ * arena); false when there is none or it does not check out. */
+struct cfa_deb_want;
+struct cfa_deb_found;
+struct cfa_arena;
+bool cfa_apt_lookup_load(struct cfapkg_ctx *ctx, const char *index_sha256, int64_t index_size,
+                         const char *arch, const struct cfa_deb_want *want, size_t n,
+                         struct cfa_arena *arena, struct cfa_deb_found *found);
+/* Keeps what the index gave for the next time; a failure to write it is
+ * no error (the index is read again then). */
+void cfa_apt_lookup_store(struct cfapkg_ctx *ctx, const char *index_sha256, int64_t index_size,
+                          const char *arch, const struct cfa_deb_want *want,
+                          const struct cfa_deb_found *found, size_t n);
+
 /* fetchlock.c */
 /* Whether the verified artifact of that SHA-256 is in ROOT/downloads. */
 bool cfa_in_cache(struct cfapkg_ctx *ctx, const char *sha256);
