@@ -17,6 +17,8 @@
 #include "env/env.h"
 #include "platform/platform.h"
 
+/* An index expires so that an old signed one cannot be served forever in
+ * place of a newer one: 30 days unless the publisher asks otherwise. */
 #define DEFAULT_EXPIRY_DAYS 30
 
 struct names {
@@ -30,6 +32,8 @@ static int collect_json(const char *name, void *arg)
 	struct names *s = arg;
 	size_t n = strlen(name);
 
+	/* A folder that was published before holds its own index.json, which
+	 * is output, not input. */
 	if (name[0] == '.' || n <= 5 || strcmp(name + n - 5, ".json") != 0 ||
 	    strcmp(name, "index.json") == 0)
 		return 0;
@@ -62,9 +66,18 @@ static enum cfapkg_err add_file(struct cfapkg_ctx *ctx, struct cfapkg_ctx *scrat
 		return cfa_nomem(ctx);
 	e = cfa_json_read_file(ctx, path, CFAPKG_E_RECIPE, &doc);
 	if (!e)
+		/* Parsed into a scratch context: what is checked must not
+		 * become part of the publisher's own recipe set, only its
+		 * verdict counts. */
 		e = gpus ? cfa_gpus_load(scratch, path) : cfa_recipe_parse_json(scratch, path, doc, &r);
+	/* A parse error lives in scratch; it is copied so the caller reads it
+	 * from ctx. */
 	if (e && !ctx->err_code)
 		e = cfa_fail(ctx, e, "%s", cfapkg_ctx_error(scratch));
+	/* The document goes into the index as read, not as re-serialised from
+	 * the parsed recipe: the client parses exactly what the publisher
+	 * checked.  Keys are copied by cJSON, so r->name need not outlive
+	 * scratch. */
 	if (!e && !(gpus ? cJSON_AddItemToObject(index, "gpus", doc)
 	                 : cJSON_AddItemToObject(recipes, r->name, doc)))
 		e = cfa_nomem(ctx);
@@ -94,8 +107,12 @@ static enum cfapkg_err add_folder(struct cfapkg_ctx *ctx, const char *dir, cJSON
 		e = cfa_fail(ctx, CFAPKG_E_IO, "recipe folder %s: %s", dir, cfa_plat_strerror(rc));
 	else if (s.n == 0)
 		e = cfa_fail(ctx, CFAPKG_E_USAGE, "%s holds no recipe (*.json) to publish", dir);
+	/* Sorted so that the same folder always gives the same index text,
+	 * byte for byte. */
 	if (s.n)
 		qsort(s.v, s.n, sizeof(*s.v), by_name);
+	/* One scratch context for all files: it only ever holds the last
+	 * file's error. */
 	for (i = 0; i < s.n && !e; i++)
 		e = add_file(ctx, scratch, dir, s.v[i], recipes, index);
 	for (i = 0; i < s.n; i++)
@@ -116,9 +133,13 @@ static uint64_t next_version(struct cfapkg_ctx *ctx, const char *dir)
 	if (path && cfa_plat_is_file(path) &&
 	    cfa_json_read_file(ctx, path, CFAPKG_E_IO, &doc) == CFAPKG_E_OK) {
 		v = cJSON_GetObjectItemCaseSensitive(doc, "version");
+		/* An index.json that cannot be read starts again at 1;
+		 * clients holding a higher version then refuse the new one as
+		 * older. */
 		if (cJSON_IsNumber(v) && v->valuedouble >= 1)
 			next = (uint64_t)v->valuedouble + 1;
 	}
+	/* A missing or unreadable old index is not an error for the build. */
 	cfapkg_ctx_clear_error(ctx);
 	cJSON_Delete(doc);
 	cfa_free(path);
@@ -137,6 +158,8 @@ static enum cfapkg_err add_header(struct cfapkg_ctx *ctx, cJSON *index,
 
 	cfa_utc_format((int64_t)time(NULL) + (int64_t)days * 86400, expires);
 	cfa_b64_encode(pub, CFA_PUBKEY_LEN, b64);
+	/* The signing key comes first among the keys, then any named for
+	 * later versions. */
 	if (!cJSON_AddNumberToObject(index, "format", 1) ||
 	    !cJSON_AddStringToObject(index, "channel", o->name) ||
 	    !cJSON_AddNumberToObject(index, "version", (double)version) ||
@@ -147,6 +170,8 @@ static enum cfapkg_err add_header(struct cfapkg_ctx *ctx, cJSON *index,
 	/* Keys named for later versions: how a channel rotates its key. */
 	for (i = 0; i < o->nnext_keys; i++) {
 		enum cfapkg_err e = cfa_key_parse_public(ctx, o->next_keys[i], next);
+		/* Once added, doc belongs to the index; only a document not
+		 * added is deleted here. */
 		if (e)
 			return e;
 		cfa_b64_encode(next, CFA_PUBKEY_LEN, b64);
@@ -164,7 +189,11 @@ static enum cfapkg_err write_signed(struct cfapkg_ctx *ctx, const char *dir, EVP
 	char *path = NULL, *line = NULL;
 	enum cfapkg_err e;
 
+	/* The signature line names the key by its id so that a client
+	 * trusting several keys knows which one to verify with. */
 	cfa_key_id(pub, id);
+	/* Ed25519 signs the exact bytes written below; any change of
+	 * whitespace breaks the signature. */
 	if ((e = cfa_sign(ctx, key, text, strlen(text), sig)))
 		return e;
 	cfa_b64_encode(sig, sizeof(sig), b64);
@@ -205,6 +234,8 @@ enum cfapkg_err cfapkg_channel_build(struct cfapkg_ctx *ctx, const char *dir, co
 	if (!e && !(e = add_header(ctx, index, o, version, pub)) &&
 	    !(e = add_folder(ctx, dir, index)) && !(text = cJSON_Print(index)))
 		e = cfa_nomem(ctx);
+	/* Checked here too, so a publisher learns before uploading that no
+	 * client would accept the index. */
 	if (!e && strlen(text) > CFA_CHANNEL_INDEX_MAX)
 		e = cfa_fail(ctx, CFAPKG_E_USAGE, "the index of %s would be %lu bytes, more than "
 		             "clients accept (%lu)", dir, (unsigned long)strlen(text),
@@ -233,6 +264,8 @@ enum cfapkg_err cfapkg_channel_keygen(struct cfapkg_ctx *ctx, const char *privat
 		return e;
 	if (!(line = cfa_aprintf("ed25519 %s\n", b64)))
 		return cfa_nomem(ctx);
+	/* The public key file is the text a client is given to trust the
+	 * channel: "ed25519 BASE64". */
 	e = cfa_write_atomic(ctx, public_file, line, strlen(line));
 	cfa_free(line);
 	if (!e && pub_b64 && !cfa_snprintf(pub_b64, len, "%s", b64))

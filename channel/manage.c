@@ -32,15 +32,22 @@ static enum cfapkg_err describe(struct cfapkg_ctx *ctx, const char *name,
 
 	if (e)
 		return e;
+	/* One more for a NULL at the end, and so that no keys still
+	 * allocates. */
 	if (!(ids = cfa_calloc(st.keys.n + 1, sizeof(*ids)))) {
 		cfa_channel_state_free(&st);
 		return cfa_nomem(ctx);
 	}
 	for (i = 0; i < st.keys.n; i++) {
 		cfa_key_id(st.keys.pub[i], id);
+		/* Out of memory is noted but the loop goes on: c gets every
+		 * string made so far, which cfapkg_channel_list_free
+		 * releases. */
 		if (!(ids[i] = cfa_strdup(id)))
 			e = cfa_nomem(ctx);
 	}
+	/* The state's strings move into c; only the keys, not handed on, are
+	 * freed here. */
 	c->name = st.name;
 	c->url = st.url;
 	c->upstream = st.upstream;
@@ -63,6 +70,8 @@ enum cfapkg_err cfapkg_channel_list(struct cfapkg_ctx *ctx, struct cfapkg_channe
 
 	*out = NULL;
 	*n = 0;
+	/* Zeroed, so cfapkg_channel_list_free can free a list filled only in
+	 * part. */
 	if (!e && !(list = cfa_calloc(count + 1, sizeof(*list))))
 		e = cfa_nomem(ctx);
 	for (i = 0; i < count && !e; i++)
@@ -81,6 +90,8 @@ void cfapkg_channel_list_free(struct cfapkg_channel *list, size_t n)
 {
 	size_t i, k;
 
+	/* Entries never filled are all NULL, and cfa_free(NULL) does
+	 * nothing. */
 	for (i = 0; list && i < n; i++) {
 		cfa_free((void *)list[i].name);
 		cfa_free((void *)list[i].url);
@@ -102,6 +113,8 @@ static void update_named(struct cfapkg_ctx *ctx, const char *name,
 	enum cfapkg_err e = cfa_channel_state_read(ctx, name, &st);
 
 	u->name = cfa_strdup(name);
+	/* A channel whose state cannot be read goes from version 0 to 0,
+	 * refused. */
 	u->from = e ? 0 : st.version;
 	if (!e)
 		e = cfa_channel_update_one(ctx, &st, fo, &current);
@@ -110,6 +123,8 @@ static void update_named(struct cfapkg_ctx *ctx, const char *name,
 	u->outcome = e ? CFAPKG_CHANNEL_REFUSED
 	               : current ? CFAPKG_CHANNEL_CURRENT : CFAPKG_CHANNEL_UPDATED;
 	if (e)
+		/* The message is copied before the error is cleared for the
+		 * next channel. */
 		u->why = cfa_strdup(cfapkg_ctx_error(ctx));
 	cfapkg_ctx_clear_error(ctx);
 	cfa_channel_state_free(&st);
@@ -126,6 +141,7 @@ enum cfapkg_err cfapkg_channel_update(struct cfapkg_ctx *ctx, const char *name,
 
 	*out = NULL;
 	*n = 0;
+	/* One named channel is updated like a list of one. */
 	if (name)
 		names = cfa_calloc(1, sizeof(*names)), count = 1;
 	else
@@ -173,6 +189,8 @@ enum cfapkg_err cfapkg_channel_remove(struct cfapkg_ctx *ctx, const char *name)
 	cfa_channel_state_free(&st);
 	if (!(dir = cfa_channel_file(ctx, name, "")))
 		return ctx->err_code;
+	/* The whole folder: state, accepted index and signatures go together.
+	 * A bad name is refused before any path is built from it. */
 	rc = cfa_plat_remove_tree(dir);
 	e = rc ? cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot remove: %s", dir, cfa_plat_strerror(rc))
 	       : CFAPKG_E_OK;

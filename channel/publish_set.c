@@ -16,6 +16,8 @@
 #include "env/env.h"
 #include "platform/platform.h"
 
+/* How a recipe read from a channel's index names its file (see from_index):
+ * no real path holds this text. */
 #define FROM_INDEX " recipes/"
 
 /* The recipe's JSON from the accepted index it came from: its file is
@@ -31,6 +33,8 @@ static enum cfapkg_err from_index(struct cfapkg_ctx *ctx, const struct cfapkg_re
 	size_t len = 0;
 	enum cfapkg_err e;
 
+	/* The last separator before "/index.signed" starts the channel's
+	 * folder name; '\\' too, for Windows roots. */
 	for (p = r->file; cut && p < cut - strlen("/index.signed"); p++)
 		if (*p == '/' || *p == '\\')
 			slash = p;
@@ -38,11 +42,18 @@ static enum cfapkg_err from_index(struct cfapkg_ctx *ctx, const struct cfapkg_re
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot tell where it came from", r->name);
 	if (!(name = cfa_strndup(slash + 1, (size_t)(cut - strlen("/index.signed") - slash - 1))))
 		return cfa_nomem(ctx);
+	/* The index is opened again, and its signature checked again against
+	 * the channel's keys, rather than trusting what was read at load. */
 	if (!(e = cfa_channel_state_read(ctx, name, &st))) {
 		if (!(e = cfa_channel_signed_read(ctx, name, &signed_text, &payload, &len)) &&
 		    !(e = cfa_index_open(ctx, r->file, payload, len, signed_text, &st.keys, &ix))) {
 			const cJSON *all = cJSON_GetObjectItemCaseSensitive(ix.doc, "recipes");
+			/* The recipe's own object from the signed index,
+			 * printed again: the whole index is not what a
+			 * mirror's folder holds. */
 			char *printed = cJSON_Print(cJSON_GetObjectItemCaseSensitive(all, r->name));
+			/* Copied because cJSON's allocator need not be
+			 * cfa_malloc, and the caller frees with cfa_free. */
 			*text = printed ? cfa_strdup(printed) : NULL;
 			e = *text ? CFAPKG_E_OK : cfa_nomem(ctx);
 			cJSON_free(printed);
@@ -64,9 +75,13 @@ static enum cfapkg_err write_recipe(struct cfapkg_ctx *ctx, const char *dir,
 
 	if (!path)
 		return cfa_nomem(ctx);
+	/* A recipe from a folder is copied byte for byte, its layout and key
+	 * order kept. */
 	e = strstr(r->file, FROM_INDEX) ? from_index(ctx, r, &text)
 	                                : cfa_read_file(ctx, r->file, &text, &len);
 	if (!e)
+		/* The file is named after the recipe, which the parser
+		 * requires of a recipe file. */
 		e = cfa_write_atomic(ctx, path, text, strlen(text));
 	cfa_free(text);
 	cfa_free(path);
@@ -84,6 +99,8 @@ static enum cfapkg_err write_gpus(struct cfapkg_ctx *ctx, const char *dir)
 	if (!e && (!(from = cfa_aprintf("%s/%s", builtin, CFA_GPUS_FILE)) ||
 	           !(to = cfa_aprintf("%s/%s", dir, CFA_GPUS_FILE))))
 		e = cfa_nomem(ctx);
+	/* No built-in GPU table is not an error: the channel then carries
+	 * none. */
 	if (!e && cfa_plat_is_file(from) && !(e = cfa_read_file(ctx, from, &text, &len)))
 		e = cfa_write_atomic(ctx, to, text, len);
 	cfa_free(text);
@@ -101,6 +118,8 @@ enum cfapkg_err cfapkg_channel_publish_set(struct cfapkg_ctx *ctx, const struct 
 	size_t i;
 
 	for (i = 0; i < lock->nparts && !e; i++) {
+		/* The recipe loaded now under that name: if the sources
+		 * changed since the set was locked, it may be a newer one. */
 		const struct cfapkg_recipe *r = cfapkg_recipe_find(ctx, lock->parts[i].name);
 		if (!r)
 			e = cfa_fail(ctx, CFAPKG_E_NOTFOUND, "no recipe describes %s, which the set "

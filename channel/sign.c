@@ -30,11 +30,16 @@ static enum cfapkg_err write_private(struct cfapkg_ctx *ctx, const char *path, c
 		cfa_free(tmp);
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write: %s", path, cfa_plat_strerror(rc));
 	}
+	/* Before the first write: the file is still empty when its mode is
+	 * narrowed.  On Windows this sets no ACL; the file keeps its
+	 * folder's. */
 	cfa_plat_set_mode(tmp, 0600);
 	if (fwrite(pem, 1, len, f) != len || cfa_plat_fsync(f))
 		rc = cfa_plat_write_errno();
 	if (fclose(f) != 0 && !rc)
 		rc = cfa_plat_write_errno();
+	/* The key appears under its name only whole and flushed: an
+	 * interrupted keygen leaves no half key that would look like one. */
 	if (!rc)
 		rc = cfa_plat_rename(tmp, path);
 	if (rc)
@@ -51,10 +56,14 @@ static enum cfapkg_err save_pem(struct cfapkg_ctx *ctx, EVP_PKEY *key, const cha
 	char *pem = NULL;
 	long len;
 
+	/* No cipher and no passphrase: PKCS#8 in the clear, protected by the
+	 * file's mode alone. */
 	if (!mem || !PEM_write_bio_PrivateKey(mem, key, NULL, NULL, 0, NULL, NULL)) {
 		BIO_free(mem);
 		return cfa_fail(ctx, CFAPKG_E_NOMEM, "cannot encode the private key (OpenSSL)");
 	}
+	/* pem points into the BIO's own buffer, valid until BIO_free; it is
+	 * not terminated. */
 	len = BIO_get_mem_data(mem, &pem);
 	e = write_private(ctx, path, pem, (size_t)len);
 	BIO_free(mem);
@@ -70,6 +79,8 @@ enum cfapkg_err cfa_key_generate(struct cfapkg_ctx *ctx, const char *private_pat
 	EVP_PKEY *key = NULL;
 	enum cfapkg_err e;
 
+	/* The key comes from OpenSSL's default random source, seeded by the
+	 * system. */
 	if (!kctx || EVP_PKEY_keygen_init(kctx) != 1 || EVP_PKEY_keygen(kctx, &key) != 1 ||
 	    EVP_PKEY_get_raw_public_key(key, pub, &publen) != 1 || publen != sizeof(pub)) {
 		e = cfa_fail(ctx, CFAPKG_E_NOMEM, "cannot make an ed25519 key (OpenSSL)");
@@ -93,10 +104,16 @@ enum cfapkg_err cfa_key_load_private(struct cfapkg_ctx *ctx, const char *path, E
 	*out = NULL;
 	if (e)
 		return e;
+	/* A read-only BIO over the text; it borrows pem, freed only after the
+	 * BIO. */
 	mem = BIO_new_mem_buf(pem, (int)len);
+	/* No passphrase callback: an encrypted key fails to load rather than
+	 * prompting. */
 	*out = mem ? PEM_read_bio_PrivateKey(mem, NULL, NULL, NULL) : NULL;
 	BIO_free(mem);
 	cfa_free(pem);
+	/* Another key type (RSA, ECDSA) would load fine but could not make
+	 * the signatures clients check. */
 	if (!*out || EVP_PKEY_id(*out) != EVP_PKEY_ED25519) {
 		EVP_PKEY_free(*out);
 		*out = NULL;
@@ -110,6 +127,8 @@ bool cfa_key_public(EVP_PKEY *key, unsigned char pub[CFA_PUBKEY_LEN])
 {
 	size_t n = CFA_PUBKEY_LEN;
 
+	/* The 32 raw bytes, the form the index's "keys" and a .pub file carry
+	 * in base64. */
 	return EVP_PKEY_get_raw_public_key(key, pub, &n) == 1 && n == CFA_PUBKEY_LEN;
 }
 
@@ -118,6 +137,8 @@ enum cfapkg_err cfa_sign(struct cfapkg_ctx *ctx, EVP_PKEY *key, const void *data
 {
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
 	size_t siglen = CFA_SIG_LEN;
+	/* Ed25519 hashes internally: the digest must be NULL and the data
+	 * signed in one EVP_DigestSign call, not by updates. */
 	bool ok = md && EVP_DigestSignInit(md, NULL, NULL, NULL, key) == 1 &&
 	          EVP_DigestSign(md, sig, &siglen, data, len) == 1 && siglen == CFA_SIG_LEN;
 
@@ -140,10 +161,12 @@ static bool one_key(const char *text, size_t len, unsigned char pub[CFA_PUBKEY_L
 	char *b64;
 	bool ok;
 
+	/* Notepad used to add a byte order mark when saving UTF-8. */
 	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
 		text += 3;
 	while (text < end && blank(*text))
 		text++;
+	/* "ed25519 KEY" and "ed25519: KEY" are both taken. */
 	if (end - text > 7 && strncmp(text, "ed25519", 7) == 0 && (blank(text[7]) || text[7] == ':'))
 		for (text += 7; text < end && (blank(*text) || *text == ':'); text++)
 			;
@@ -151,6 +174,8 @@ static bool one_key(const char *text, size_t len, unsigned char pub[CFA_PUBKEY_L
 		;
 	if (!(b64 = cfa_strndup(tok, (size_t)(text - tok))))
 		return !(*why = "out of memory");
+	/* A NUL inside the word would end the copy early: the lengths must
+	 * agree. */
 	ok = strlen(b64) == (size_t)(text - tok) && cfa_b64_decode(b64, pub, CFA_PUBKEY_LEN);
 	cfa_free(b64);
 	while (text < end && blank(*text))
@@ -174,8 +199,12 @@ enum cfapkg_err cfa_key_parse_public(struct cfapkg_ctx *ctx, const char *text,
 	size_t len = 0;
 	enum cfapkg_err e;
 
+	/* An existing file of that name wins over reading the argument as key
+	 * text. */
 	if (!cfa_plat_is_file(text) && one_key(text, strlen(text), pub, &why))
 		return CFAPKG_E_OK;
+	/* One word that is neither a file nor a key is most likely a mistyped
+	 * file name: the message says so. */
 	if (!cfa_plat_is_file(text) && !cfa_plat_is_dir(text) && !strchr(text, ' '))
 		return cfa_fail(ctx, CFAPKG_E_USAGE, "'%s' is neither a file (there is no such file) "
 		                "nor the text of an ed25519 public key; %s", text, how);

@@ -10,11 +10,16 @@
 
 #include "core/mem.h"
 
+/* Requests above a quarter of this get their own chunk (see cfa_arena_alloc),
+ * so a chunk never loses more than a quarter of itself to a request that did
+ * not fit. */
 #define CHUNK_SIZE (64u * 1024u)
 
 struct cfa_arena_chunk {
 	struct cfa_arena_chunk *next;
 	size_t size;
+	/* Aligned like malloc's memory, so every offset rounded to
+	 * max_align_t is fit for any type. */
 	alignas(max_align_t) unsigned char data[];
 };
 
@@ -34,6 +39,8 @@ void cfa_arena_fini(struct cfa_arena *a)
 	memset(a, 0, sizeof(*a));
 }
 
+/* A chunk with room for size bytes after its header; the caller links it
+ * in. */
 static struct cfa_arena_chunk *chunk_new(size_t size)
 {
 	struct cfa_arena_chunk *c = cfa_malloc(sizeof(*c) + size);
@@ -49,6 +56,7 @@ void *cfa_arena_alloc(struct cfa_arena *a, size_t n)
 	struct cfa_arena_chunk *c;
 	void *p;
 
+	/* Rounding up below must not wrap to a small size. */
 	if (n > SIZE_MAX - align)
 		return NULL;
 	n = (n + align - 1) & ~(align - 1);
@@ -65,10 +73,15 @@ void *cfa_arena_alloc(struct cfa_arena *a, size_t n)
 			a->head = c;
 			a->used = n;
 		}
+		/* Memory from the arena is always zeroed: callers rely on it
+		 * (cfa_arena_strndup's terminator, structs filled member by
+		 * member). */
 		memset(c->data, 0, n);
 		a->total += n;
 		return c->data;
 	}
+	/* The rest of the old head is abandoned; it is at most a quarter
+	 * chunk's worth. */
 	if (!a->head || a->used + n > a->head->size) {
 		c = chunk_new(CHUNK_SIZE);
 		if (!c)
@@ -78,6 +91,7 @@ void *cfa_arena_alloc(struct cfa_arena *a, size_t n)
 		a->used = 0;
 	}
 	p = a->head->data + a->used;
+	/* n was rounded up, so the next allocation starts aligned as well. */
 	a->used += n;
 	a->total += n;
 	memset(p, 0, n);
@@ -101,6 +115,8 @@ void cfa_arena_adopt(struct cfa_arena *dst, struct cfa_arena *src)
 		dst->used = src->used;
 	}
 	dst->total += src->total;
+	/* src's chunks now belong to dst: src is left empty and can be
+	 * finished or reused. */
 	cfa_arena_init(src);
 }
 
@@ -109,6 +125,7 @@ char *cfa_arena_strndup(struct cfa_arena *a, const char *s, size_t n)
 	char *d = cfa_arena_alloc(a, n + 1);
 
 	if (d)
+		/* No terminator to write: arena memory comes zeroed. */
 		memcpy(d, s, n);
 	return d;
 }

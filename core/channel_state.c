@@ -28,6 +28,10 @@ bool cfa_channel_name_ok(const char *name)
 {
 	size_t i, n = strlen(name);
 
+	/* No leading '.' (".", "..", hidden folders) or '-' (it would read
+	 * as a command-line option).  Lower case only: Windows folder
+	 * names ignore case, so two names differing in case would share a
+	 * folder. */
 	if (n == 0 || n > 64 || name[0] == '.' || name[0] == '-')
 		return false;
 	for (i = 0; i < n; i++) {
@@ -61,12 +65,16 @@ void cfa_channel_state_free(struct cfa_channel_state *st)
 	memset(st, 0, sizeof(*st));
 }
 
+/* A missing or non-string member reads as "", so NULL from here means out of
+ * memory only. */
 static char *dup_member(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	return cfa_strdup(cJSON_IsString(v) ? v->valuestring : "");
 }
 
+/* Every key must decode: one damaged key fails the read rather than being
+ * skipped.  A missing "keys" array gives no keys, which is refused. */
 static bool read_state_keys(const cJSON *doc, struct cfa_keys *keys)
 {
 	unsigned char pub[CFA_PUBKEY_LEN];
@@ -110,14 +118,21 @@ enum cfapkg_err cfa_channel_state_read(struct cfapkg_ctx *ctx, const char *name,
 		st->url = dup_member(doc, "url");
 		st->upstream = dup_member(doc, "channel");
 		st->priority = (int)number_of(doc, "priority");
+		/* Version 0 means the channel was added but no index accepted
+		 * yet (see load_one). */
 		st->version = (uint64_t)number_of(doc, "version");
 		exp = cJSON_GetObjectItemCaseSensitive(doc, "expires");
+		/* An expiry that does not parse leaves expires at 0, which
+		 * reads as no expiry. */
 		if (cJSON_IsString(exp))
 			cfa_utc_parse(exp->valuestring, &st->expires);
 		exp = cJSON_GetObjectItemCaseSensitive(doc, "stamp");
 		if (cJSON_IsString(exp) && !cfa_snprintf(st->stamp, sizeof(st->stamp), "%s",
 		                                          exp->valuestring))
 			st->stamp[0] = '\0'; /* not one cfapkg wrote: checked again */
+		/* The allocations above are checked together here;
+		 * cfa_channel_state_free below copes with any of them
+		 * NULL. */
 		if (!st->name || !st->url || !st->upstream)
 			e = cfa_nomem(ctx);
 		else if (!read_state_keys(doc, &st->keys))
@@ -144,12 +159,16 @@ enum cfapkg_err cfa_channel_signed_read(struct cfapkg_ctx *ctx, const char *name
 	if (!path)
 		return ctx->err_code;
 	e = cfa_read_file(ctx, path, text, &total);
+	/* Signature lines never hold an empty line, so the first one is the
+	 * boundary even when the payload holds more. */
 	if (!e && !(split = strstr(*text, "\n\n")))
 		e = cfa_fail(ctx, CFAPKG_E_IO, "%s is damaged; run 'cfapkg channel update %s'", path,
 		             name);
 	if (!e) {
 		split[1] = '\0'; /* the signature lines end at the empty line */
 		*payload = split + 2;
+		/* The payload keeps its own length: it is signed byte for
+		 * byte and may itself end without a newline. */
 		*len = total - (size_t)(split + 2 - *text);
 	}
 	if (e) {
@@ -160,6 +179,7 @@ enum cfapkg_err cfa_channel_signed_read(struct cfapkg_ctx *ctx, const char *name
 	return e;
 }
 
+/* A channel's name with its priority, for ordering the load. */
 struct ranked {
 	char *name;
 	int priority;
@@ -181,6 +201,8 @@ static int collect(const char *name, void *arg)
 		cfapkg_ctx_clear_error(s->ctx); /* not a channel (or a broken one): skipped */
 		return 0;
 	}
+	/* Out of memory stops the listing (returning 1); the broken-channel
+	 * case above does not. */
 	if (cfa_grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v))) {
 		s->failed = true;
 		cfa_channel_state_free(&st);
@@ -188,11 +210,14 @@ static int collect(const char *name, void *arg)
 	}
 	s->v[s->n].priority = st.priority;
 	s->v[s->n++].name = st.name;
+	/* The name now belongs to s->v; the rest of the state is freed. */
 	st.name = NULL;
 	cfa_channel_state_free(&st);
 	return 0;
 }
 
+/* Lower priority numbers first, then by name, so the order does not depend on
+ * the order the folder is listed in. */
 static int by_rank(const void *a, const void *b)
 {
 	const struct ranked *x = a, *y = b;
@@ -215,6 +240,7 @@ enum cfapkg_err cfa_channel_names(struct cfapkg_ctx *ctx, char ***names, size_t 
 		cfapkg_ctx_clear_error(ctx);
 		return CFAPKG_E_OK;
 	}
+	/* No channels folder yet is simply no channels. */
 	if (cfa_plat_is_dir(dir))
 		cfa_plat_list_dir(dir, collect, &s);
 	cfa_free(dir);
@@ -227,6 +253,8 @@ enum cfapkg_err cfa_channel_names(struct cfapkg_ctx *ctx, char ***names, size_t 
 	if (s.n)
 		qsort(s.v, s.n, sizeof(*s.v), by_rank);
 	for (i = 0; i < s.n; i++)
+		/* The names move into the result; only the ranking array is
+		 * freed. */
 		(*names)[i] = s.v[i].name;
 	*n = s.n;
 	cfa_free(s.v);
@@ -234,6 +262,8 @@ enum cfapkg_err cfa_channel_names(struct cfapkg_ctx *ctx, char ***names, size_t 
 }
 
 /* "channel lab (index 7, http://mirror/lab)", kept as long as ctx. */
+/* Kept in the context's arena because every recipe read from the index points
+ * at it. */
 static const char *origin_of(struct cfapkg_ctx *ctx, const struct cfa_channel_state *st)
 {
 	char *text = cfa_aprintf("channel %s (index %llu, %s)", st->name,
@@ -257,12 +287,15 @@ static enum cfapkg_err load_one(struct cfapkg_ctx *ctx, const char *name,
 	size_t len = 0, n = 0;
 	enum cfapkg_err e = cfa_channel_state_read(ctx, name, &st);
 
+	/* On failure *st holds nothing: the caller needs to free nothing. */
 	if (e)
 		return e;
 	if (!st.version) { /* added but never accepted: nothing to use */
 		cfa_channel_state_free(&st);
 		return CFAPKG_E_OK;
 	}
+	/* label, the index's path, names the file in errors and is the file
+	 * whose stamp is compared below. */
 	if (!(e = cfa_channel_signed_read(ctx, name, &text, &payload, &len)) &&
 	    (!(label = cfa_channel_file(ctx, name, "index.signed")) ||
 	     !(origin = origin_of(ctx, &st))))
@@ -272,14 +305,20 @@ static enum cfapkg_err load_one(struct cfapkg_ctx *ctx, const char *name,
 	 * about 2 ms). */
 	if (!e && !cfa_plat_file_stamp(label, stamp))
 		stamp[0] = '\0';
+	/* No stamp recorded, or none readable now, counts as changed: the
+	 * signatures are checked. */
 	unchanged = !e && st.stamp[0] && strcmp(stamp, st.stamp) == 0;
 	if (!e && !(e = cfa_index_open(ctx, label, payload, len, text,
 	                               unchanged ? NULL : &st.keys, &ix))) {
 		const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(ix.doc, "gpus");
 		if (!(e = cfa_index_recipes(ctx, &ix, label, origin, &list, &n)))
 			e = add(ctx, list, n, arg);
+		/* An index may carry GPU facts along with its recipes; they
+		 * go into the same context. */
 		if (!e && gpus)
 			e = cfa_gpus_load_json(ctx, label, gpus);
+		/* The recipes handed to add must not point into ix: it is
+		 * closed right here. */
 		cfa_index_close(&ix);
 	}
 	cfa_free(list);
@@ -295,6 +334,8 @@ enum cfapkg_err cfa_channels_load(struct cfapkg_ctx *ctx, cfa_channel_add_fn add
 	size_t n = 0, i;
 	enum cfapkg_err e = cfa_channel_names(ctx, &names, &n);
 
+	/* In priority order (cfa_channel_names), so add sees the most
+	 * preferred channel first; the first error stops the load. */
 	for (i = 0; i < n && !e; i++)
 		e = load_one(ctx, names[i], add, arg);
 	for (i = 0; i < n; i++)
@@ -320,6 +361,7 @@ enum cfapkg_err cfa_channel_state_write(struct cfapkg_ctx *ctx, const struct cfa
 	struct cfa_json_build jb = {false};
 	cJSON *doc = cfa_json_new_object(&jb);
 	char *path = cfa_channel_file(ctx, st->name, "channel.json");
+	/* Long enough for cfa_utc_format's "YYYY-MM-DDTHH:MM:SSZ". */
 	char expires[32] = "", now[32];
 	enum cfapkg_err e;
 
@@ -330,12 +372,18 @@ enum cfapkg_err cfa_channel_state_write(struct cfapkg_ctx *ctx, const struct cfa
 	if (st->expires)
 		cfa_utc_format(st->expires, expires);
 	cfa_utc_now(now);
+	/* The builder records a failed allocation in jb and the write below
+	 * refuses the document, so the adds need no checks of their own. */
 	cfa_json_add_number(&jb, doc, "format", 1);
 	cfa_json_add_string(&jb, doc, "url", st->url);
 	cfa_json_add_string(&jb, doc, "channel", st->upstream);
 	cfa_json_add_number(&jb, doc, "priority", st->priority);
 	add_keys(&jb, doc, &st->keys);
+	/* A double holds every integer up to 2^53 exactly, far more index
+	 * versions than a channel will publish. */
 	cfa_json_add_number(&jb, doc, "version", (double)st->version);
+	/* A NULL value adds no member at all: no "expires" means the index
+	 * does not expire. */
 	cfa_json_add_string(&jb, doc, "expires", expires[0] ? expires : NULL);
 	cfa_json_add_string(&jb, doc, "stamp", st->stamp[0] ? st->stamp : NULL);
 	cfa_json_add_string(&jb, doc, "updated", now);
@@ -358,8 +406,13 @@ enum cfapkg_err cfa_channel_signed_write(struct cfapkg_ctx *ctx, const char *nam
 		return path ? cfa_nomem(ctx) : ctx->err_code;
 	}
 	memcpy(all, sigs, nsig);
+	/* One empty line between the signatures and the payload, whether or
+	 * not sigs ends with a newline: cfa_channel_signed_read splits at the
+	 * first one. */
 	memcpy(all + nsig, "\n\n", newline ? 1 : 2);
 	memcpy(all + nsig + (newline ? 1 : 2), payload, len);
+	/* Written whole or not at all: a reader never sees new signatures
+	 * over an old payload. */
 	e = cfa_write_atomic(ctx, path, all, nsig + (newline ? 1 : 2) + len);
 	cfa_free(all);
 	cfa_free(path);

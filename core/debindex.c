@@ -18,6 +18,8 @@
 #include "core/strbuf.h"
 #include "core/version.h"
 
+/* A piece of the index text, not terminated: spans point into the caller's
+ * buffer until copied into the arena. */
 struct span {
 	const char *s;
 	size_t n;
@@ -26,6 +28,8 @@ struct span {
 enum field { F_PACKAGE, F_VERSION, F_ARCH, F_FILENAME, F_SIZE, F_SHA256, F_DEPENDS, F_PREDEPENDS,
 	     F_PROVIDES, F_GPU_ARCH, F_COUNT };
 
+/* In enum field's order.  X-Rocm-Gpu-Architecture is AMD's own field in its
+ * ROCm repositories, naming the GPU targets a package was built for. */
 static const char *const field_names[F_COUNT] = {
 	"Package", "Version", "Architecture", "Filename", "Size", "SHA256", "Depends",
 	"Pre-Depends", "Provides", "X-Rocm-Gpu-Architecture",
@@ -45,6 +49,8 @@ struct finder {
 	enum cfapkg_err err;
 };
 
+/* Exact, case-sensitive: for values (package names, architectures), unlike
+ * field names. */
 static bool span_is(struct span sp, const char *s)
 {
 	return sp.n == strlen(s) && memcmp(sp.s, s, sp.n) == 0;
@@ -68,11 +74,16 @@ bool cfa_deb_field_is(const char *a, size_t n, const char *name)
 	return true;
 }
 
+/* '\r' counts as blank so that an index with CRLF line ends reads like one
+ * without. */
 static bool blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
+/* Hands one field to fns->field: the name before the colon, the value with
+ * the blanks around it trimmed.  A continued value keeps its inner line
+ * breaks. */
 static bool flush_field(const struct cfa_deb_scan_fns *fns, const char *line, const char *colon,
                         const char *end)
 {
@@ -97,23 +108,37 @@ void cfa_deb_scan(const char *text, size_t len, const struct cfa_deb_scan_fns *f
 		const char *at = text + pos;
 		if (n && at[n - 1] == '\r')
 			n--;
+		/* A continuation only extends the field it follows; one
+		 * after a line without a colon belongs to nothing and is
+		 * dropped. */
 		if (n && blank(at[0]) && colon) {
 			vend = at + n; /* a continuation line */
 		} else {
 			if (colon)
 				go = flush_field(fns, line, colon, vend);
 			colon = NULL;
+			/* An empty line ends the stanza; several in a row
+			 * call end once per line, which the readers take as
+			 * empty stanzas. */
 			if (go && n == 0)
 				go = fns->end(fns->arg);
+			/* A line without a colon is no field and is skipped,
+			 * not an error: an index is read for a few fields
+			 * only. */
 			else if (go && !blank(at[0]) && (colon = memchr(at, ':', n)) != NULL) {
 				line = at;
 				vend = at + n;
 			}
 		}
+		/* Past the newline; at the text's end this steps past len and
+		 * ends the loop. */
 		pos = end + 1;
 	}
 	if (go && colon)
 		go = flush_field(fns, line, colon, vend);
+	/* The text need not end with a blank line: the last stanza is ended
+	 * here.  After a final blank line this is one more empty stanza,
+	 * which the readers ignore. */
 	if (go)
 		fns->end(fns->arg);
 }
@@ -124,12 +149,15 @@ static bool take_field(struct stanza *st, const char *name, size_t nlen, const c
 {
 	size_t k;
 
+	/* A field given twice keeps the later value; the rest are of no
+	 * interest here and ignored. */
 	for (k = 0; k < F_COUNT; k++)
 		if (cfa_deb_field_is(name, nlen, field_names[k])) {
 			st->f[k].s = v;
 			st->f[k].n = vlen;
 			break;
 		}
+	/* Reading one field never stops the scan. */
 	return true;
 }
 
@@ -154,12 +182,16 @@ static enum cfapkg_err take_download(struct cfapkg_ctx *ctx, const char *index_n
 	if (!st->f[F_FILENAME].n || !st->f[F_SIZE].n || !st->f[F_SHA256].n)
 		return bad_entry(ctx, index_name, name, version,
 		                 "listed without a Filename, a Size or a SHA256");
+	/* The Size is what bounds the download, so a stanza without a usable
+	 * one is refused rather than fetched unbounded. */
 	if (!cfa_parse_u64(st->f[F_SIZE].s, st->f[F_SIZE].n, (uint64_t)INT64_MAX, &size))
 		return bad_entry(ctx, index_name, name, version, "its Size is not a number");
 	file = cfa_arena_strndup(arena, st->f[F_FILENAME].s, st->f[F_FILENAME].n);
 	sha = cfa_arena_strndup(arena, st->f[F_SHA256].s, st->f[F_SHA256].n);
 	if (!file || !sha)
 		return cfa_nomem(ctx);
+	/* The Filename is joined to the repository's URL: "../" or an
+	 * absolute path would reach outside it. */
 	if (!cfa_safe_relative(file))
 		return bad_entry(ctx, index_name, name, version,
 		                 "its Filename is not a path inside the repository");
@@ -177,6 +209,7 @@ static enum cfapkg_err take_download(struct cfapkg_ctx *ctx, const char *index_n
 	return CFAPKG_E_OK;
 }
 
+/* "all" packages hold no machine code and install on every architecture. */
 static bool arch_fits(const struct stanza *st, const char *arch)
 {
 	return span_is(st->f[F_ARCH], arch) || span_is(st->f[F_ARCH], "all");
@@ -190,8 +223,12 @@ static bool takes(const struct stanza *st, const struct cfa_deb_want *w,
 {
 	if (!span_is(st->f[F_PACKAGE], w->name))
 		return false;
+	/* A pinned version takes the first matching stanza only; the same
+	 * version listed again (another pocket) is not looked at. */
 	if (w->version)
 		return !found->filename && span_is(st->f[F_VERSION], w->version);
+	/* A name alone takes the newest version in dpkg's order, wherever in
+	 * the index it comes. */
 	return st->f[F_VERSION].n &&
 	       (!found->filename || cfa_deb_version_cmp(st->f[F_VERSION].s, st->f[F_VERSION].n,
 	                                                found->version,
@@ -202,8 +239,12 @@ static void find_in_stanza(struct finder *fd, const struct stanza *st)
 {
 	size_t i;
 
+	/* After the first error the rest of the scan is ignored: the error
+	 * stays the one reported. */
 	if (fd->err || !st->f[F_PACKAGE].n || !arch_fits(st, fd->arch))
 		return;
+	/* One stanza may satisfy several wants (the same package asked for
+	 * twice). */
 	for (i = 0; i < fd->n && !fd->err; i++)
 		if (takes(st, &fd->want[i], &fd->found[i]))
 			fd->err = take_download(fd->ctx, fd->index_name, st, fd->want[i].name,
@@ -225,6 +266,8 @@ static bool find_end(void *arg)
 	struct find_scan *fs = arg;
 
 	find_in_stanza(fs->fd, &fs->st);
+	/* Fields must not leak into the next stanza: one that lacks a Depends
+	 * would inherit the previous one's. */
 	memset(&fs->st, 0, sizeof(fs->st));
 	return !fs->fd->err;
 }
@@ -239,6 +282,8 @@ enum cfapkg_err cfa_deb_index_find(struct cfapkg_ctx *ctx, const char *index_nam
 	const struct cfa_deb_scan_fns fns = {find_field, find_end, &fs};
 	size_t i;
 
+	/* takes() reads a found entry's filename as "found so far", so all
+	 * start empty. */
 	memset(found, 0, n * sizeof(*found));
 	cfa_deb_scan(text, len, &fns);
 	if (fd.err)
@@ -262,6 +307,8 @@ bool cfa_deb_wants(struct cfa_arena *arena, const char *const *packages, size_t 
 		const char *eq = strchr(packages[i], '='); /* the recipe parser checked them */
 		size_t len = eq ? (size_t)(eq - packages[i]) : strlen(packages[i]);
 		want[i].name = cfa_arena_strndup(arena, packages[i], len);
+		/* Borrowed from packages[i], not copied: the want list must
+		 * not outlive the strings it was made from. */
 		want[i].version = eq ? eq + 1 : NULL;
 		if (!want[i].name)
 			return false;
@@ -269,6 +316,8 @@ bool cfa_deb_wants(struct cfa_arena *arena, const char *const *packages, size_t 
 	return true;
 }
 
+/* Debian policy's package names: lower-case letters, digits, '+', '-' and
+ * '.', at least two characters, starting with a letter or digit. */
 bool cfa_deb_name_valid(const char *s, size_t n)
 {
 	size_t i;
@@ -293,6 +342,7 @@ struct reader {
 	enum cfapkg_err err;
 };
 
+/* An absent or empty field is NULL, never an empty string. */
 static const char *copy_span(struct reader *r, struct span sp)
 {
 	const char *c;
@@ -304,6 +354,8 @@ static const char *copy_span(struct reader *r, struct span sp)
 	return c;
 }
 
+/* The array lives in the arena: on growth the old one is left there, at most
+ * as much again as the final array. */
 static bool grow_pkgs(struct reader *r)
 {
 	struct cfa_deb_pkg *more;
@@ -333,8 +385,12 @@ static void read_stanza(struct reader *r)
 	    !grow_pkgs(r))
 		return;
 	p = &r->idx->pkgs[r->idx->n];
+	/* Both spans are non-empty (checked above), so NULL here can only be
+	 * out of memory, with r->err set. */
 	if (!(name = copy_span(r, st->f[F_PACKAGE])) || !(version = copy_span(r, st->f[F_VERSION])))
 		return;
+	/* One stanza with a bad download fails the whole index rather than
+	 * being skipped, and the error names the package. */
 	r->err = take_download(r->ctx, r->idx->label, st, name, version, r->arena, &dl);
 	if (r->err)
 		return;
@@ -348,6 +404,8 @@ static void read_stanza(struct reader *r)
 	p->provides = copy_span(r, st->f[F_PROVIDES]);
 	p->gpu_arch = copy_span(r, st->f[F_GPU_ARCH]);
 	p->index = r->idx;
+	/* Counted only when complete, so an error leaves no half-filled entry
+	 * in the index. */
 	r->idx->n++;
 }
 
@@ -360,6 +418,8 @@ static bool read_end(void *arg)
 {
 	struct reader *r = arg;
 
+	/* Once an error is set the scan stops; this only skips work on the
+	 * stanza it stopped in. */
 	if (!r->err)
 		read_stanza(r);
 	memset(&r->st, 0, sizeof(r->st));
@@ -394,6 +454,8 @@ enum cfapkg_err cfa_deb_index_read(struct cfapkg_ctx *ctx, const char *label, co
 	if (r.err)
 		return r.err;
 	if (out->n)
+		/* cfa_deb_index_first relies on this order: one name's
+		 * versions adjacent, newest first. */
 		qsort(out->pkgs, out->n, sizeof(*out->pkgs), pkg_cmp);
 	return CFAPKG_E_OK;
 }
@@ -403,6 +465,8 @@ const struct cfa_deb_pkg *cfa_deb_index_first(const struct cfa_deb_index *idx, c
 {
 	size_t lo = 0, hi = idx->n, end;
 
+	/* The lowest index whose name is not below name: the first of its
+	 * versions, if any. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (strcmp(idx->pkgs[mid].name, name) < 0)
@@ -434,6 +498,7 @@ bool cfa_deb_version_valid(const char *s)
 			return false;
 		up = colon + 1;
 	}
+	/* Debian policy: the upstream version starts with a digit. */
 	if (*up < '0' || *up > '9')
 		return false;
 	/* The revision follows the last hyphen; the upstream part may hold

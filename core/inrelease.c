@@ -33,10 +33,12 @@ static bool next_line(struct line_iter *it, struct cfa_span *line)
 	line->n = end - it->pos;
 	if (line->n && line->s[line->n - 1] == '\r')
 		line->n--;
+	/* Past the newline; a last line without one ends the text. */
 	it->pos = end + 1;
 	return true;
 }
 
+/* deb822's continuation lines start with a space or a tab. */
 static bool blank(char c)
 {
 	return c == ' ' || c == '\t';
@@ -56,6 +58,9 @@ static bool line_is(struct cfa_span l, const char *s)
 	return l.n == strlen(s) && memcmp(l.s, s, l.n) == 0;
 }
 
+/* The parts of an OpenPGP cleartext-signed message (RFC 4880, 7): the BEGIN
+ * line, armor headers up to an empty line, the dash-escaped text, the armored
+ * signature, and after END nothing but empty lines. */
 enum frame_part { F_FIRST, F_HEADERS, F_TEXT, F_SIGNATURE, F_AFTER };
 
 /* One line of the file in the part it is in; the next part, or -1 with
@@ -71,6 +76,8 @@ static int frame_step(enum frame_part part, struct cfa_span l, const char **why)
 	case F_HEADERS:
 		if (trimmed(l).n == 0)
 			return F_TEXT;
+		/* Armor headers are "Key: value" ("Hash: SHA256"); their keys
+		 * are not checked here. */
 		if (memchr(l.s, ':', l.n))
 			return F_HEADERS;
 		*why = "its armor headers (\"Hash: SHA256\") do not end with an empty line";
@@ -78,6 +85,10 @@ static int frame_step(enum frame_part part, struct cfa_span l, const char **why)
 	case F_TEXT:
 		if (line_is(l, "-----BEGIN PGP SIGNATURE-----"))
 			return F_SIGNATURE;
+		/* In the signed text a line that really starts with '-' is
+		 * written "- -..."; an unescaped one could be a second BEGIN
+		 * line, and which message a reader then takes would be
+		 * anyone's guess. */
 		if (l.n && l.s[0] == '-' && (l.n < 2 || l.s[1] != ' ')) {
 			*why = "a line of its signed text starts with '-' and is not dash-escaped "
 			       "(a second message inside the file)";
@@ -87,6 +98,8 @@ static int frame_step(enum frame_part part, struct cfa_span l, const char **why)
 	case F_SIGNATURE:
 		if (line_is(l, "-----END PGP SIGNATURE-----"))
 			return F_AFTER;
+		/* Base64 never starts a line with '-', and the checksum line
+		 * starts with '='. */
 		if (l.n && l.s[0] == '-') {
 			*why = "its signature block holds another armor line";
 			return -1;
@@ -107,6 +120,8 @@ bool cfa_clearsign_framed(const char *text, size_t len, const char **why)
 	struct cfa_span l;
 	int next;
 
+	/* A NUL would end the text for any C-string reader after this one,
+	 * which would then see another file than the one checked. */
 	if (memchr(text, '\0', len)) {
 		*why = "it holds a NUL byte";
 		return false;
@@ -116,6 +131,8 @@ bool cfa_clearsign_framed(const char *text, size_t len, const char **why)
 			return false;
 		part = (enum frame_part)next;
 	}
+	/* F_AFTER is only reached through the END line: anything short of it
+	 * is a cut file. */
 	if (part != F_AFTER) {
 		*why = part == F_FIRST ? "it is empty" : "it ends before its signature block does";
 		return false;
@@ -164,6 +181,8 @@ static bool sha_line(struct cfa_span l, struct cfa_span *hex, uint64_t *size,
 	for (i = 0; i < 64; i++)
 		if (!is_hex(hex->s[i]))
 			return false;
+	/* Sizes are later held as int64_t, so larger ones are refused
+	 * here. */
 	return cfa_parse_u64(num.s, num.n, (uint64_t)INT64_MAX, size);
 }
 
@@ -179,6 +198,9 @@ static int month_of(struct cfa_span w)
 		return 0;
 	for (m = 0; m < 12; m++) {
 		for (i = 0; i < 3; i++)
+			/* Setting bit 0x20 lower-cases an ASCII letter and
+			 * maps no other byte onto a lower-case letter, so
+			 * "Oct", "OCT" and "oct" all match. */
 			if ((w.s[i] | 0x20) != month_names[m][i])
 				break;
 		if (i == 3)
@@ -190,6 +212,7 @@ static int month_of(struct cfa_span w)
 static unsigned month_days(int64_t y, int m)
 {
 	static const unsigned days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	/* Gregorian: 1900 was not a leap year, 2000 was. */
 	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
 
 	return days[m - 1] + (m == 2 && leap);
@@ -212,6 +235,7 @@ static int64_t clock_of(struct cfa_span w)
 	    !all_digits(w.s + 3, 2) || !all_digits(w.s + 6, 2))
 		return -1;
 	h = num(w.s, 2), m = num(w.s + 3, 2), s = num(w.s + 6, 2);
+	/* 60 is a leap second, which RFC 2822 dates may carry. */
 	if (h > 23 || m > 59 || s > 60)
 		return -1;
 	return (int64_t)(h * 3600 + m * 60 + s);
@@ -223,6 +247,8 @@ static bool zone_of(struct cfa_span w, int64_t *off)
 	uint64_t h, m;
 
 	*off = 0;
+	/* "UTC" as Debian and Ubuntu write it, RFC 2822's "UT" and "GMT", the
+	 * military "Z", and numeric offsets ("+0200"). */
 	if ((w.n == 3 && (memcmp(w.s, "UTC", 3) == 0 || memcmp(w.s, "GMT", 3) == 0)) ||
 	    (w.n == 2 && memcmp(w.s, "UT", 2) == 0) || (w.n == 1 && w.s[0] == 'Z'))
 		return true;
@@ -243,6 +269,8 @@ bool cfa_release_date_parse(const char *s, size_t n, int64_t *t)
 	uint64_t day;
 	int k = 0, month;
 
+	/* Release dates are RFC 2822's: "[Weekday,] DD Mon YYYY HH:MM:SS
+	 * ZONE". */
 	while (k < 6 && next_word(&p, end, &w[k]))
 		k++;
 	if (k && w[0].s[w[0].n - 1] == ',') { /* the weekday says nothing more */
@@ -253,15 +281,20 @@ bool cfa_release_date_parse(const char *s, size_t n, int64_t *t)
 	    w[2].n != 4 || !all_digits(w[2].s, 4))
 		return false;
 	day = num(w[0].s, w[0].n), month = month_of(w[1]), year = (int64_t)num(w[2].s, 4);
+	/* No date before the Unix epoch is meaningful for a repository, and
+	 * "31 Feb" is refused rather than rolled into March. */
 	if (!month || year < 1970 || day < 1 || day > month_days(year, month) ||
 	    (secs = clock_of(w[3])) < 0 || !zone_of(w[4], &off))
 		return false;
+	/* off is east of UTC, so it is taken away to reach UTC. */
 	*t = cfa_days_from_civil(year, (unsigned)month, (unsigned)day) * 86400 + secs - off;
 	return true;
 }
 
 enum rel_field { R_DATE, R_VALID_UNTIL, R_SUITE, R_CODENAME, R_BY_HASH, R_SHA256, R_COUNT };
 
+/* In enum rel_field's order; matched without regard to case, as deb822 field
+ * names are. */
 static const char *const rel_names[R_COUNT] = {"Date",     "Valid-Until",     "Suite",
                                                "Codename", "Acquire-By-Hash", "SHA256"};
 
@@ -285,8 +318,12 @@ static bool rel_field_line(struct rel_reader *r, struct cfa_span l, const char *
 	for (k = 0; k < R_COUNT; k++)
 		if (cfa_deb_field_is(l.s, (size_t)(colon - l.s), rel_names[k]))
 			break;
+	/* Fields not read here (Origin, Architectures, MD5Sum...) pass
+	 * unchecked. */
 	if (k == R_COUNT)
 		return true;
+	/* Which of two copies counts is up to each reader (the first, the
+	 * last): two readers of one signed file could disagree. */
 	if (r->seen[k]) {
 		*why = "a field the trust rests on (Date, Valid-Until, Suite, Codename, "
 		       "Acquire-By-Hash, SHA256) is given twice";
@@ -297,6 +334,8 @@ static bool rel_field_line(struct rel_reader *r, struct cfa_span l, const char *
 	r->seen[k] = true;
 	r->f[k].s = v;
 	r->f[k].n = (size_t)(l.s + l.n - v);
+	/* Spans point into the caller's text, which must outlive the reader's
+	 * result. */
 	r->f[k] = trimmed(r->f[k]);
 	r->current = k;
 	return true;
@@ -308,6 +347,8 @@ static bool rel_more_line(struct rel_reader *r, struct cfa_span l, const char **
 	struct cfa_span hex, path;
 	uint64_t size;
 
+	/* Continuations of fields not read here (or of no field) are
+	 * skipped. */
 	if (r->current != R_SHA256)
 		return true;
 	if (!sha_line(l, &hex, &size, &path)) {
@@ -316,6 +357,8 @@ static bool rel_more_line(struct rel_reader *r, struct cfa_span l, const char **
 	}
 	if (r->f[R_SHA256].n == 0) /* the list starts on this line */
 		r->f[R_SHA256].s = l.s;
+	/* The span runs from the first list line to the end of this one, so
+	 * cfa_release_find can walk it line by line. */
 	r->f[R_SHA256].n = (size_t)(l.s + l.n - r->f[R_SHA256].s);
 	return true;
 }
@@ -330,6 +373,8 @@ static bool rel_dates(const struct rel_reader *r, struct cfa_release *out, const
 		*why = "its Date is not a date as \"Fri, 30 Oct 2026 08:08:01 UTC\"";
 		return false;
 	}
+	/* Valid-Until is optional: without it the Release never expires by
+	 * itself. */
 	if (r->seen[R_VALID_UNTIL] &&
 	    !cfa_release_date_parse(r->f[R_VALID_UNTIL].s, r->f[R_VALID_UNTIL].n,
 	                            &out->valid_until)) {
@@ -347,6 +392,7 @@ bool cfa_release_parse(const char *text, size_t len, struct cfa_release *out, co
 	bool started = false;
 
 	memset(&r, 0, sizeof(r));
+	/* Absent fields read as empty spans (NULL, 0) to the caller. */
 	memset(out, 0, sizeof(*out));
 	r.current = -1;
 	while (next_line(&it, &l)) {
@@ -363,6 +409,7 @@ bool cfa_release_parse(const char *text, size_t len, struct cfa_release *out, co
 		return false;
 	out->suite = r.f[R_SUITE];
 	out->codename = r.f[R_CODENAME];
+	/* Anything but "yes" (in any case) is no. */
 	out->by_hash = r.f[R_BY_HASH].n == 3 && cfa_deb_field_is(r.f[R_BY_HASH].s, 3, "yes");
 	out->sha256 = r.f[R_SHA256];
 	return true;
@@ -375,9 +422,12 @@ bool cfa_release_find(const struct cfa_release *r, const char *path, char sha256
 	struct cfa_span l, hex, p;
 	size_t i;
 
+	/* No SHA256 list: no index can be verified, so none is found. */
 	if (!r->sha256.s)
 		return false;
 	while (next_line(&it, &l)) {
+		/* sha_line writes *size for every line; it only means
+		 * something when true is returned. */
 		if (!sha_line(l, &hex, size, &p) || p.n != strlen(path) || memcmp(p.s, path, p.n) != 0)
 			continue;
 		for (i = 0; i < 64; i++)

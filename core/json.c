@@ -27,10 +27,15 @@ enum cfapkg_err cfa_read_file(struct cfapkg_ctx *ctx, const char *file, char **o
 	if (!(f = cfa_plat_fopen(file, "rb")))
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot open: %s", file,
 		                cfa_plat_strerror(errno));
+	/* The size is taken up front so the whole file lands in one
+	 * allocation; a pipe or device that cannot seek is refused here
+	 * rather than read without a bound. */
 	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
 		fclose(f);
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot read (not a regular file?)", file);
 	}
+	/* The cap keeps a wrong path (a disk image, a log) from being read
+	 * into memory whole. */
 	if ((unsigned long)size > CFA_JSON_FILE_MAX) {
 		fclose(f);
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: larger than %u bytes", file, CFA_JSON_FILE_MAX);
@@ -40,6 +45,8 @@ enum cfapkg_err cfa_read_file(struct cfapkg_ctx *ctx, const char *file, char **o
 		fclose(f);
 		return cfa_nomem(ctx);
 	}
+	/* A short read means the file shrank since ftell; the text would be
+	 * cut, so it is an error rather than a shorter document. */
 	got = fread(buf, 1, (size_t)size, f);
 	if (got != (size_t)size || ferror(f)) {
 		fclose(f);
@@ -47,6 +54,8 @@ enum cfapkg_err cfa_read_file(struct cfapkg_ctx *ctx, const char *file, char **o
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: read error (changed while reading?)", file);
 	}
 	fclose(f);
+	/* The terminator is not counted in *outlen; cJSON and the NUL check
+	 * both rely on it being there. */
 	buf[got] = '\0';
 	*out = buf;
 	*outlen = got;
@@ -82,14 +91,21 @@ enum cfapkg_err cfa_json_read_file(struct cfapkg_ctx *ctx, const char *file,
 	err = cfa_read_file(ctx, file, &buf, &len);
 	if (err)
 		return err; /* detail set by read_all */
+	/* The length covers the terminator and require_null_terminated is
+	 * set: text after the first value ("{} {}") is an error, not silently
+	 * dropped. */
 	root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
 	if (!root) {
 		unsigned line, col;
+		/* On failure cJSON points end at the byte it stopped on;
+		 * without it the error names line 1, column 1. */
 		size_t off = end && end >= buf ? (size_t)(end - buf) : 0;
 		line_col(buf, off, &line, &col);
 		cfa_free(buf);
 		return cfa_fail(ctx, code, "%s:%u:%u: not valid JSON", file, line, col);
 	}
+	/* Checked on the raw text, after the parse: only the text still shows
+	 * a "\u0000" that the parsed strings have already cut short. */
 	if ((err = cfa_json_refuse_nul(ctx, file, buf, len, code))) {
 		cJSON_Delete(root);
 		cfa_free(buf);
@@ -119,6 +135,9 @@ static size_t push(struct cfa_jr *jr, const char *key, size_t i)
 	char num[24], *p = num + sizeof(num);
 	bool dot = key && mark;
 
+	/* An index is written right to left into num as "[i]", so key then
+	 * points into this frame's buffer; it is copied below before push
+	 * returns. */
 	if (!key) {
 		*--p = '\0';
 		*--p = ']';
@@ -129,6 +148,8 @@ static size_t push(struct cfa_jr *jr, const char *key, size_t i)
 		key = p;
 	}
 	n = strlen(key);
+	/* Room for the separator, the segment and its NUL, plus three bytes
+	 * so that a later segment can still be shown as "...". */
 	if (mark + dot + n + 1 + 3 <= sizeof(jr->path)) {
 		if (dot)
 			jr->path[jr->pathlen++] = '.';
@@ -169,6 +190,8 @@ enum cfapkg_err cfa_jr_fail(struct cfa_jr *jr, const char *fmt, ...)
 	va_end(ap);
 	if (!msg)
 		return cfa_nomem(jr->ctx);
+	/* At the top of the document there is no path; "file: : message"
+	 * would read as a typo. */
 	if (jr->pathlen)
 		e = cfa_fail(jr->ctx, jr->code, "%s: %s: %s", jr->file, jr->path, msg);
 	else
@@ -188,6 +211,8 @@ enum cfapkg_err cfa_jr_keys(struct cfa_jr *jr, const cJSON *obj, const char *con
 {
 	const cJSON *m;
 
+	/* Unknown keys are refused, not ignored, so a misspelt optional key
+	 * ("sha265") fails loudly instead of leaving the default in place. */
 	cJSON_ArrayForEach(m, obj)
 	{
 		const char *const *a;
@@ -195,6 +220,8 @@ enum cfapkg_err cfa_jr_keys(struct cfa_jr *jr, const cJSON *obj, const char *con
 			if (strcmp(*a, m->string) == 0)
 				break;
 		if (!*a) {
+			/* The path names the offending key itself, not the
+			 * object holding it. */
 			size_t mark = cfa_jr_push_key(jr, m->string);
 			enum cfapkg_err e = cfa_jr_fail(jr, "unknown key (a typo?)");
 			cfa_jr_pop(jr, mark);
@@ -212,6 +239,8 @@ enum cfapkg_err cfa_jr_string(struct cfa_jr *jr, const cJSON *obj, const char *k
 	size_t mark;
 	char *s;
 
+	/* An explicit null counts as absent only for optional keys; for a
+	 * required one it falls through and is reported as not a string. */
 	if (!v || (cJSON_IsNull(v) && !required)) {
 		if (!required)
 			return CFAPKG_E_OK;
@@ -220,9 +249,14 @@ enum cfapkg_err cfa_jr_string(struct cfa_jr *jr, const cJSON *obj, const char *k
 	mark = cfa_jr_push_key(jr, key);
 	if (!cJSON_IsString(v)) {
 		e = cfa_jr_fail(jr, "expected a string");
+	/* An empty required string is as good as a missing one to every
+	 * caller, so it is refused here once. */
 	} else if (required && v->valuestring[0] == '\0') {
 		e = cfa_jr_fail(jr, "must not be empty");
 	} else {
+		/* Copied into the arena: the cJSON tree is usually deleted
+		 * right after reading, while the strings live as long as the
+		 * context. */
 		s = cfa_arena_strdup(jr->arena, v->valuestring);
 		if (!s)
 			e = cfa_nomem(jr->ctx);
@@ -247,10 +281,14 @@ enum cfapkg_err cfa_jr_int(struct cfa_jr *jr, const cJSON *obj, const char *key,
 		return cfa_jr_fail(jr, "missing required key \"%s\"", key);
 	}
 	mark = cfa_jr_push_key(jr, key);
+	/* cJSON keeps every number as a double, so integers past 2^53 have
+	 * already lost precision; the callers' ranges stay far below that. */
 	d = cJSON_IsNumber(v) ? v->valuedouble : 0;
 	/* Range first: casting a double outside int64 (1e30, inf) is undefined. */
 	if (cJSON_IsNumber(v) && (d != d || d < -9.2e18 || d > 9.2e18))
 		e = cfa_jr_fail(jr, "%g is outside %lld..%lld", d, (long long)min, (long long)max);
+	/* A fraction (1.5) is refused rather than truncated; 2.0 passes, as
+	 * JSON does not tell it from 2. */
 	else if (!cJSON_IsNumber(v) || d != (double)(int64_t)d)
 		e = cfa_jr_fail(jr, "expected a whole number");
 	else if ((int64_t)d < min || (int64_t)d > max)
@@ -268,6 +306,7 @@ enum cfapkg_err cfa_jr_bool(struct cfa_jr *jr, const cJSON *obj, const char *key
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t mark;
 
+	/* An explicit null is not accepted for a flag: only true or false. */
 	if (!v)
 		return CFAPKG_E_OK;
 	mark = cfa_jr_push_key(jr, key);
@@ -295,6 +334,9 @@ enum cfapkg_err cfa_jr_strings(struct cfa_jr *jr, const cJSON *obj, const char *
 		e = cfa_jr_fail(jr, "expected an array of strings");
 		goto out;
 	}
+	/* At least one element, so that an empty array still gets a
+	 * pointer of its own rather than the address of the arena's next
+	 * allocation. */
 	count = (size_t)cJSON_GetArraySize(v);
 	arr = cfa_arena_alloc(jr->arena, (count ? count : 1) * sizeof(*arr));
 	if (!arr) {
@@ -304,10 +346,15 @@ enum cfapkg_err cfa_jr_strings(struct cfa_jr *jr, const cJSON *obj, const char *
 	cJSON_ArrayForEach(item, v)
 	{
 		if (!cJSON_IsString(item) || item->valuestring[0] == '\0') {
+			/* Left pushed on purpose: the pop at out goes back to
+			 * the mark taken before the key, which drops the
+			 * index too. */
 			cfa_jr_push_index(jr, i);
 			e = cfa_jr_fail(jr, "expected a non-empty string");
 			goto out;
 		}
+		/* Each string is copied into the arena, like cfa_jr_string's,
+		 * so the array outlives the cJSON tree. */
 		arr[i] = cfa_arena_strdup(jr->arena, item->valuestring);
 		if (!arr[i++]) {
 			e = cfa_nomem(jr->ctx);
@@ -316,11 +363,15 @@ enum cfapkg_err cfa_jr_strings(struct cfa_jr *jr, const cJSON *obj, const char *
 	}
 	*out = arr;
 	*n = count;
+/* On error *out and *n stay as they were (n was set to 0 above); what was
+ * copied into the arena so far is freed with it. */
 out:
 	cfa_jr_pop(jr, mark);
 	return e;
 }
 
+/* Calls fn on each child of v with that child's path segment pushed, storing
+ * into an arena array of count elements of size elem. */
 static enum cfapkg_err each_child(struct cfa_jr *jr, const cJSON *v, bool by_name, size_t elem,
                                   cfa_jr_item_fn fn, void *arg, void **out, size_t *n)
 {
@@ -333,7 +384,11 @@ static enum cfapkg_err each_child(struct cfa_jr *jr, const cJSON *v, bool by_nam
 		return cfa_nomem(jr->ctx);
 	cJSON_ArrayForEach(item, v)
 	{
+		/* The segment is pushed before fn runs so that any error fn
+		 * reports names the element it was reading. */
 		size_t mark = by_name ? cfa_jr_push_key(jr, item->string) : cfa_jr_push_index(jr, i);
+		/* fn gets uninitialised memory: each element is whatever fn
+		 * writes into it. */
 		e = fn(jr, item, arr + i * elem, arg);
 		cfa_jr_pop(jr, mark);
 		if (e)
@@ -390,6 +445,8 @@ char **cfa_json_strings(const cJSON *a, size_t *n)
 	size_t bytes = sizeof(char *), count = 0;
 	char **out, *p;
 
+	/* First pass: the size of one block holding the pointer array, its
+	 * NULL terminator and all the texts. */
 	cJSON_ArrayForEach(c, a)
 	{
 		if (cJSON_IsString(c)) {
@@ -399,8 +456,12 @@ char **cfa_json_strings(const cJSON *a, size_t *n)
 	}
 	if (!(out = cfa_malloc(bytes)))
 		return NULL;
+	/* The texts follow the count + 1 pointers in the same block, so one
+	 * cfa_free releases both. */
 	p = (char *)(out + count + 1);
 	*n = 0;
+	/* Second pass: the same items in the same order, so the sizes counted
+	 * above hold. */
 	cJSON_ArrayForEach(c, a)
 	{
 		if (cJSON_IsString(c)) {

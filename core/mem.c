@@ -9,6 +9,8 @@
 
 #include "cfapkg.h"
 
+/* 0: no failure planned; otherwise the allocation that brings it to 0 fails,
+ * once. */
 static unsigned long fail_countdown;
 
 void cfapkg_debug_fail_alloc(unsigned long nth)
@@ -27,6 +29,8 @@ void *cfa_malloc(size_t n)
 {
 	if (should_fail())
 		return NULL;
+	/* malloc(0) may return NULL, which callers would take for out of
+	 * memory; a one-byte request gets a pointer of its own. */
 	return malloc(n ? n : 1);
 }
 
@@ -34,6 +38,7 @@ void *cfa_calloc(size_t count, size_t n)
 {
 	if (should_fail())
 		return NULL;
+	/* calloc checks count * n for overflow itself. */
 	return calloc(count ? count : 1, n ? n : 1);
 }
 
@@ -41,6 +46,8 @@ void *cfa_realloc(void *p, size_t n)
 {
 	if (should_fail())
 		return NULL;
+	/* realloc(p, 0) may free p and return NULL, which the caller would
+	 * read as a failure that kept p. */
 	return realloc(p, n ? n : 1);
 }
 
@@ -64,6 +71,8 @@ void cfa_free(void *p)
 	free(p);
 }
 
+/* Doubles from 8 so that appending one element at a time costs amortised
+ * constant time. */
 int cfa_grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap = *cap ? *cap : 8;
@@ -72,11 +81,14 @@ int cfa_grow(void **arr, size_t *cap, size_t need, size_t elem)
 	if (need <= *cap)
 		return 0;
 	while (ncap < need) {
+		/* Doubling must leave ncap * elem representable. */
 		if (ncap > SIZE_MAX / 2 / elem)
 			return -1;
 		ncap *= 2;
 	}
 	n = cfa_realloc(*arr, ncap * elem);
+	/* On failure *arr and *cap are unchanged, so the caller still owns
+	 * and can free the old array. */
 	if (!n)
 		return -1;
 	*arr = n;

@@ -17,6 +17,8 @@
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
+/* The recipe file names of one folder, collected for sorting before any is
+ * parsed. */
 struct dir_scan {
 	struct cfapkg_ctx *ctx;
 	const char *dir;
@@ -28,6 +30,8 @@ struct dir_scan {
 static bool is_recipe_file(const char *name)
 {
 	size_t n = strlen(name);
+	/* The folder's GPU facts file is also JSON but no recipe; hidden
+	 * files are skipped. */
 	return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".json") == 0 &&
 	       strcmp(name, CFA_GPUS_FILE) != 0;
 }
@@ -42,6 +46,8 @@ static int collect(const char *name, void *arg)
 	if (cfa_grow((void **)&s->names, &s->cap, s->n + 1, sizeof(char *)) != 0 ||
 	    !(copy = cfa_strdup(name))) {
 		s->err = cfa_nomem(s->ctx);
+		/* Stops the listing: the error is in s->err, which load_dir
+		 * reports before the listing's own result. */
 		return 1;
 	}
 	s->names[s->n++] = copy;
@@ -69,6 +75,8 @@ static enum cfapkg_err add_recipe(struct cfapkg_ctx *ctx, size_t nearlier,
 		nearlier ? bsearch(&r, ctx->recipes, nearlier, sizeof(*ctx->recipes), cmp_recipe)
 		         : NULL;
 
+	/* The later source wins; the earlier recipe is only unlinked, not
+	 * freed. */
 	if (hit) {
 		*hit = r;
 		return CFAPKG_E_OK;
@@ -91,10 +99,14 @@ struct parse_job {
 	enum cfapkg_err err;
 };
 
+/* Runs in a worker thread on its own slice of names, with its own context for
+ * allocations and errors. */
 static void parse_slice(void *arg)
 {
 	struct parse_job *j = arg;
 
+	/* done counts the recipes parsed, so on an error the caller adds only
+	 * those before the failing file. */
 	for (j->done = 0; j->done < j->n; j->done++) {
 		char *path = cfa_aprintf("%s/%s", j->dir, j->names[j->done]);
 		j->err = path ? cfa_recipe_parse(j->wctx, path, &j->out[j->done]) : cfa_nomem(j->wctx);
@@ -104,6 +116,8 @@ static void parse_slice(void *arg)
 	}
 }
 
+/* Threads only for large folders, and at most PARALLEL_MAX_JOBS of them, each
+ * with a context of its own. */
 #define PARALLEL_MIN_FILES 256
 #define PARALLEL_MAX_JOBS 8
 
@@ -124,10 +138,14 @@ static enum cfapkg_err parse_files(struct cfapkg_ctx *ctx, const char *dir, char
 		njobs = PARALLEL_MAX_JOBS;
 	if (n < PARALLEL_MIN_FILES)
 		njobs = 1;
+	/* Rounded up, so the last slice may be shorter or empty;
+	 * cfa_plat_cpu_count is never 0. */
 	per = (n + njobs - 1) / njobs;
 	memset(jobs, 0, sizeof(jobs));
 	for (i = 0; i < njobs; i++) {
 		size_t start = i * per < n ? i * per : n;
+		/* With one job the caller's own context parses, and errors
+		 * need no copying. */
 		jobs[i] = (struct parse_job){dir, names + start, n - start < per ? n - start : per,
 		                             0, njobs == 1 ? ctx : cfapkg_ctx_new(), out + start,
 		                             CFAPKG_E_OK};
@@ -137,6 +155,9 @@ static enum cfapkg_err parse_files(struct cfapkg_ctx *ctx, const char *dir, char
 	if (!e)
 		cfa_plat_parallel(parse_slice, jobs, sizeof(jobs[0]), njobs);
 	for (i = 0; i < njobs; i++) {
+		/* Slices are in name order, so the first job with an error
+		 * holds the first failing file; later jobs' errors are
+		 * dropped. */
 		if (!e && jobs[i].err) {
 			e = jobs[i].wctx == ctx ? jobs[i].err
 			                        : cfa_fail(ctx, jobs[i].err, "%s",
@@ -147,6 +168,10 @@ static enum cfapkg_err parse_files(struct cfapkg_ctx *ctx, const char *dir, char
 			e = add_recipe(ctx, nearlier, jobs[i].out[k]);
 		}
 		if (jobs[i].wctx && jobs[i].wctx != ctx) {
+			/* The recipes live in the worker's arena: it moves
+			 * into ctx's before the worker context is freed, even
+			 * after an error, since some of them may already be
+			 * in ctx->recipes. */
 			cfa_arena_adopt(&ctx->arena, &jobs[i].wctx->arena);
 			cfapkg_ctx_free(jobs[i].wctx);
 		}
@@ -155,6 +180,7 @@ static enum cfapkg_err parse_files(struct cfapkg_ctx *ctx, const char *dir, char
 	return e;
 }
 
+/* "folder DIR", kept in the arena as long as the recipes that point at it. */
 static const char *folder_origin(struct cfapkg_ctx *ctx, const char *dir)
 {
 	char *text = cfa_aprintf("folder %s", dir);
@@ -172,6 +198,8 @@ static enum cfapkg_err add_channel(struct cfapkg_ctx *ctx, struct cfapkg_recipe 
 	enum cfapkg_err e = CFAPKG_E_OK;
 
 	(void)arg;
+	/* add_recipe's bsearch needs the recipes so far sorted; the channel's
+	 * own are appended after them. */
 	if (ctx->nrecipes)
 		qsort(ctx->recipes, ctx->nrecipes, sizeof(*ctx->recipes), cmp_recipe);
 	for (i = 0; i < n && !e; i++)
@@ -188,6 +216,8 @@ static enum cfapkg_err load_dir(struct cfapkg_ctx *ctx, const char *dir, const c
 	size_t i, nearlier;
 	int rc;
 
+	/* A folder that cannot be listed, a missing one included, fails the
+	 * load rather than giving no recipes. */
 	rc = cfa_plat_list_dir(dir, collect, &s);
 	if (s.err) {
 		e = s.err;
@@ -210,6 +240,8 @@ static enum cfapkg_err load_dir(struct cfapkg_ctx *ctx, const char *dir, const c
 		e = parse_files(ctx, dir, s.names, s.n, nearlier, origin);
 	if (!e && !(path = cfa_aprintf("%s/%s", dir, CFA_GPUS_FILE)))
 		e = cfa_nomem(ctx);
+	/* A folder may carry GPU facts (CFA_GPUS_FILE) next to its recipes;
+	 * they load after them. */
 	if (!e && cfa_plat_is_file(path))
 		e = cfa_gpus_load(ctx, path);
 out:
@@ -226,6 +258,8 @@ static enum cfapkg_err load_env_dirs(struct cfapkg_ctx *ctx)
 	char sep = cfa_plat_path_list_sep();
 	enum cfapkg_err e = CFAPKG_E_OK;
 
+	/* CFAPKG_RECIPES is a list like PATH (':' on POSIX, ';' on Windows);
+	 * empty entries are skipped, not read as the current folder. */
 	while (env && *env && !e) {
 		const char *end = strchr(env, sep);
 		size_t n = end ? (size_t)(end - env) : strlen(env);
@@ -247,8 +281,11 @@ enum cfapkg_err cfapkg_recipes_load(struct cfapkg_ctx *ctx)
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i;
 
+	/* Loading is done once per context: the recipe set does not change
+	 * under a caller that holds recipes from it. */
 	if (ctx->loaded)
 		return CFAPKG_E_OK;
+	/* Set only by the variable's presence, whatever its value. */
 	if (!getenv("CFAPKG_NO_BUILTIN_RECIPES") && !(e = cfa_builtin_recipe_dir(ctx, &builtin)))
 		e = load_dir(ctx, builtin, "built-in");
 	if (!e)
@@ -259,6 +296,8 @@ enum cfapkg_err cfapkg_recipes_load(struct cfapkg_ctx *ctx)
 		e = load_dir(ctx, ctx->recipe_dirs[i], NULL);
 	if (e)
 		return e; /* detail set by the failing load */
+	/* Folders and channels append, so the set is sorted once more for
+	 * cfapkg_recipe_at and lookups by name. */
 	if (ctx->nrecipes)
 		qsort(ctx->recipes, ctx->nrecipes, sizeof(*ctx->recipes), cmp_recipe);
 	/* Last: what this machine trusted applies to whichever recipe won. */
@@ -293,6 +332,8 @@ bool cfapkg_version_supports_gfx(const struct cfapkg_version *v, const char *gfx
 {
 	size_t i;
 
+	/* No gfx list means the version does not depend on the GPU; no GPU
+	 * given means nothing to rule out. */
 	if (v->ngfx == 0 || !gfx || !*gfx)
 		return true;
 	for (i = 0; i < v->ngfx; i++)
@@ -308,6 +349,9 @@ const struct cfapkg_source *cfapkg_version_source(const struct cfapkg_version *v
 
 	for (i = 0; i < v->nsources; i++) {
 		const char *p = v->sources[i].platform;
+		/* Platforms are spelt "OS-ARCH" ("linux-x86_64"); the '-'
+		 * test keeps "linux" from matching an OS whose name merely
+		 * starts with it. */
 		if (strncmp(p, os, n) == 0 && p[n] == '-' && strcmp(p + n + 1, arch) == 0)
 			return &v->sources[i];
 	}
@@ -335,6 +379,8 @@ enum cfapkg_status cfa_version_own_status(const struct cfapkg_version *v, const 
 	size_t i;
 
 	for (i = 0; i < v->nstatus; i++) {
+		/* The exact target wins over "*" wherever each comes in the
+		 * list. */
 		if (gfx && strcmp(v->status[i].gfx, gfx) == 0)
 			return v->status[i].status;
 		if (strcmp(v->status[i].gfx, "*") == 0)
@@ -348,6 +394,8 @@ const char *cfapkg_status_name(enum cfapkg_status s)
 	static const char *const names[] = {[CFAPKG_STATUS_VALIDATED] = "validated",
 	                                    [CFAPKG_STATUS_CANDIDATE] = "candidate",
 	                                    [CFAPKG_STATUS_EXPERIMENTAL] = "experimental"};
+	/* A value from outside the enum (a newer library's, a cast) names
+	 * itself "?" rather than reading past the table. */
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
@@ -375,6 +423,8 @@ enum cfapkg_err cfapkg_version_matches(struct cfapkg_ctx *ctx, const char *versi
 	if (!(spec = cfa_aprintf("x%s", constraint)))
 		return cfa_nomem(ctx);
 	cfa_arena_init(&a);
+	/* A failure without why is out of memory; with it, the constraint's
+	 * own fault. */
 	if (!cfa_range_parse(&a, spec, &r, &why))
 		e = why ? cfa_fail(ctx, CFAPKG_E_VERSION, "constraint \"%s\": %s", constraint, why)
 		        : cfa_nomem(ctx);
@@ -391,6 +441,8 @@ enum cfapkg_err cfapkg_version_matches(struct cfapkg_ctx *ctx, const char *versi
 static bool similar_name(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
+	/* At most two edits between names of five characters or more, one
+	 * between shorter ones. */
 	unsigned most = (la < lb ? la : lb) >= 5 ? 2 : 1;
 
 	return strstr(a, b) || strstr(b, a) || cfa_edit_distance(a, b) <= most;
@@ -406,6 +458,8 @@ static char *names_like(const char *name, const char *(*name_at)(const void *, s
 
 	if (!name || !*name)
 		return NULL;
+	/* A buffer failure is sticky (b.failed) and gives no suggestion
+	 * rather than a cut list. */
 	cfa_buf_init(&b, 4096);
 	for (i = 0; i < n; i++) {
 		const char *other = name_at(arg, i);

@@ -18,8 +18,12 @@
 #include "platform/platform.h"
 
 #define GITHUB_API "https://api.github.com"
+/* Longer asset names are not classified (see asset_platform): the lower-cased
+ * copy lives on the stack. */
 #define ASSET_NAME_MAX 255
 
+/* Compiles upstream.tag; on failure why says what is wrong with the pattern,
+ * in words a recipe author can act on. */
 static pcre2_code *tag_compile(const char *pattern, char *why, size_t len)
 {
 	PCRE2_UCHAR msg[256];
@@ -34,6 +38,8 @@ static pcre2_code *tag_compile(const char *pattern, char *why, size_t len)
 		cfa_fit_text(why, len, "%s at offset %lu", (const char *)msg, (unsigned long)off);
 		return NULL;
 	}
+	/* Exactly one capture group: it is the version, and with two there
+	 * would be no telling which one. */
 	pcre2_pattern_info(re, PCRE2_INFO_CAPTURECOUNT, &groups);
 	if (groups != 1) {
 		pcre2_code_free(re);
@@ -48,6 +54,8 @@ bool cfa_tag_pattern_check(const char *pattern, char *why, size_t len)
 {
 	pcre2_code *re = tag_compile(pattern, why, len);
 
+	/* pcre2_code_free accepts NULL, so a pattern that failed to compile
+	 * needs no test here. */
 	pcre2_code_free(re);
 	return re != NULL;
 }
@@ -66,6 +74,8 @@ static bool github_repo(const char *home, const char **start, size_t *len)
 			p = home + strlen(prefixes[i]);
 	if (!p)
 		return false;
+	/* Stops at the slash after REPO, so "https://github.com/o/r/releases"
+	 * still names o/r. */
 	for (s = p; *s && *s != '#' && *s != '?' && !(*s == '/' && slashes == 1); s++) {
 		if (*s == '/')
 			slashes++;
@@ -89,6 +99,8 @@ enum cfapkg_err cfapkg_recipe_releases_url(struct cfapkg_ctx *ctx, const struct 
 	int rc = cfa_plat_getenv_dup("CFAPKG_GITHUB_API", &api);
 
 	*out = NULL;
+	/* The only other answer is ENOENT, unset, and then the real API is
+	 * used. */
 	if (rc == ENOMEM)
 		return cfa_nomem(ctx);
 	if (api && *api)
@@ -96,16 +108,22 @@ enum cfapkg_err cfapkg_recipe_releases_url(struct cfapkg_ctx *ctx, const struct 
 	baselen = strlen(base);
 	while (baselen > 0 && base[baselen - 1] == '/')
 		baselen--; /* "http://127.0.0.1:8080/" and ".../8080" alike */
+	/* A recipe's explicit api.github.com URL is redirected too, so that
+	 * CFAPKG_GITHUB_API points every query at a test server or mirror. */
 	if (r->upstream_releases && strncmp(r->upstream_releases, GITHUB_API, glen) == 0 &&
 	    (r->upstream_releases[glen] == '/' || r->upstream_releases[glen] == '\0'))
 		*out = cfa_aprintf("%.*s%s", (int)baselen, base, r->upstream_releases + glen);
 	else if (r->upstream_releases)
 		*out = cfa_strdup(r->upstream_releases);
+	/* per_page=100 is the API's largest page; only that first page is
+	 * asked for. */
 	else if (r->homepage && github_repo(r->homepage, &repo, &repolen))
 		*out = cfa_aprintf("%.*s/repos/%.*s/releases?per_page=100", (int)baselen, base,
 		                   (int)repolen, repo);
 	else {
 		free(api); /* the platform's allocation */
+		/* No source of releases is not an error: *out stays NULL,
+		 * the recipe names no upstream to ask. */
 		return CFAPKG_E_OK;
 	}
 	free(api);
@@ -129,6 +147,7 @@ static enum cfapkg_err tagmap_init(struct cfapkg_ctx *ctx, const struct cfapkg_r
 	if (!(m->re = tag_compile(r->upstream_tag, why, sizeof(why))))
 		return cfa_fail(ctx, CFAPKG_E_RECIPE, "%s: upstream.tag \"%s\": %s", r->file,
 		                r->upstream_tag, why);
+	/* One match block sized for the pattern, reused for every tag. */
 	m->md = pcre2_match_data_create_from_pattern(m->re, NULL);
 	return m->md ? CFAPKG_E_OK : cfa_nomem(ctx);
 }
@@ -148,17 +167,26 @@ static bool tag_version(const struct tagmap *m, const char *tag, const char **v,
 	*v = tag;
 	*n = strlen(tag);
 	if (m->re) {
+		/* pcre2_match returns one more than the highest group set;
+		 * below 2 the tag did not match or the group took no part in
+		 * the match. */
 		if (pcre2_match(m->re, (PCRE2_SPTR)tag, *n, 0, 0, m->md, NULL) < 2)
 			return false;
 		ov = pcre2_get_ovector_pointer(m->md);
+		/* ov[2] and ov[3] bound group 1; an empty version is no
+		 * version. */
 		if (ov[2] == PCRE2_UNSET || ov[3] <= ov[2])
 			return false;
 		*v = tag + ov[2];
 		*n = ov[3] - ov[2];
+	/* Only a v before a digit is dropped: "v1.2" is 1.2, while
+	 * "vulkan-1.2" stays as it is and fails to parse. */
 	} else if ((tag[0] == 'v' || tag[0] == 'V') && tag[1] >= '0' && tag[1] <= '9') {
 		(*v)++;
 		(*n)--;
 	}
+	/* A tag whose text does not parse as a cfapkg version ("nightly")
+	 * names no version and is listed as skipped. */
 	return cfa_ver_parse(*v, *n, &parsed, NULL);
 }
 
@@ -193,6 +221,8 @@ static const char *asset_platform(const char *name)
 		return NULL;
 	for (i = 0; i <= n; i++)
 		low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] - 'A' + 'a' : name[i]);
+	/* "win" alone only as a token of its own, since it is inside
+	 * "darwin". */
 	if (strstr(low, "windows") || strstr(low, "win64") || strstr(low, "win32") ||
 	    has_token(low, "win"))
 		os = 0;
@@ -202,6 +232,8 @@ static const char *asset_platform(const char *name)
 		return NULL;
 	if (strstr(low, "aarch64") || strstr(low, "arm64"))
 		arch = 1;
+	/* 32-bit only when the name says so and says nothing 64-bit: "x86" is
+	 * also a substring of "x86_64". */
 	else if (!strstr(low, "x86_64") && !strstr(low, "x86-64") && !strstr(low, "amd64") &&
 	         !strstr(low, "x64") && !strstr(low, "win64") &&
 	         (strstr(low, "i686") || strstr(low, "i386") || strstr(low, "win32") ||
@@ -218,6 +250,7 @@ struct reader {
 	struct tagmap map;
 	struct cfapkg_releases *out;
 	struct cfapkg_release *newer;   /* room for every release */
+	/* Tags that named no version, as many as releases at most. */
 	const char **skipped;
 };
 
@@ -245,6 +278,8 @@ static bool newest_has(const struct cfapkg_recipe *r, const char *platform)
 	return v->nsources == 0;
 }
 
+/* Whether an earlier asset of the same release was already picked for
+ * platform: the first one listed wins. */
 static bool picked(const struct cfapkg_release_asset *as, size_t n, const char *platform)
 {
 	size_t i;
@@ -269,12 +304,16 @@ static enum cfapkg_err read_assets(struct reader *rd, const cJSON *rel, struct c
 		const char *name = json_text(it, "name"), *url = json_text(it, "browser_download_url");
 		const cJSON *size = cJSON_GetObjectItemCaseSensitive(it, "size");
 		struct cfapkg_release_asset *a = &as[n];
+		/* An asset without a name or a URL cannot be named or
+		 * fetched; it is left out and its slot reused. */
 		if (!name || !url)
 			continue;
 		a->name = cfa_arena_strdup(rd->a, name);
 		a->url = cfa_arena_strdup(rd->a, url);
 		if (!a->name || !a->url)
 			return cfa_nomem(rd->ctx);
+		/* -1 says the size is unknown; the bound keeps the cast to
+		 * int64_t defined. */
 		a->size = cJSON_IsNumber(size) && size->valuedouble >= 0 && size->valuedouble < 9e18
 		                  ? (int64_t)size->valuedouble : -1;
 		a->platform = asset_platform(name);
@@ -305,6 +344,8 @@ static enum cfapkg_err read_release(struct reader *rd, const cJSON *rel)
 	char *version;
 	size_t n;
 
+	/* Drafts are not published and their tags may not exist yet; they do
+	 * not count as read. */
 	if (!tag || json_true(rel, "draft"))
 		return CFAPKG_E_OK;
 	rd->out->nread++;
@@ -314,9 +355,13 @@ static enum cfapkg_err read_release(struct reader *rd, const cJSON *rel)
 	}
 	if (!(version = cfa_arena_strndup(rd->a, v, n)))
 		return cfa_nomem(rd->ctx);
+	/* Two tags can spell one version ("v1.2" and "1.2"): the first one
+	 * listed is kept. */
 	if (cfapkg_version_compare(version, rd->out->newest, NULL) <= 0 ||
 	    seen_version(rd, version))
 		return CFAPKG_E_OK;
+	/* newer has room for every release in the list, so it cannot
+	 * overflow. */
 	out = &rd->newer[rd->out->nnewer];
 	out->version = version;
 	out->tag = cfa_arena_strdup(rd->a, tag);
@@ -324,6 +369,8 @@ static enum cfapkg_err read_release(struct reader *rd, const cJSON *rel)
 	out->prerelease = json_true(rel, "prerelease");
 	if (!out->tag || (at && !out->published_at))
 		return cfa_nomem(rd->ctx);
+	/* Counted before the assets are read: on an error the arena is
+	 * dropped whole, so a half-read release is never seen. */
 	rd->out->nnewer++;
 	return read_assets(rd, rel, out);
 }
@@ -348,6 +395,8 @@ static enum cfapkg_err read_list(struct reader *rd, const cJSON *root)
 		if (cJSON_IsObject(it) && (e = read_release(rd, it)))
 			return e;
 	}
+	/* The API lists releases by date, not by version: a fix release of an
+	 * old branch can come after a newer version. */
 	qsort(rd->newer, rd->out->nnewer, sizeof(*rd->newer), newest_first);
 	rd->out->newer = rd->newer;
 	rd->out->skipped = rd->skipped;
@@ -363,7 +412,11 @@ static enum cfapkg_err parse_reply(struct reader *rd, const char *path)
 
 	if (e)
 		return e;
+	/* Text that is not JSON leaves root NULL and is reported below as not
+	 * a list of releases. */
 	root = cJSON_ParseWithLength(text, len);
+	/* The reply is checked for NUL like a local file: a tag or URL cut at
+	 * one would be another tag or URL. */
 	if (root && (e = cfa_json_refuse_nul(rd->ctx, rd->url, text, len, CFAPKG_E_IO))) {
 		cJSON_Delete(root);
 		cfa_free(text);
@@ -400,10 +453,14 @@ enum cfapkg_err cfapkg_releases_read(struct cfapkg_ctx *ctx, const struct cfapkg
 		e = cfa_nomem(ctx);
 	else if (!(e = tagmap_init(ctx, r, &rd.map))) {
 		rd.out->arena = a;
+		/* A recipe's versions are kept newest first, so versions[0]
+		 * is the one to beat. */
 		rd.out->newest = r->versions[0].version;
 		e = parse_reply(&rd, path);
 	}
 	tagmap_fini(&rd.map);
+	/* Nothing is handed out on failure: the arena holds everything read
+	 * so far and goes with it. */
 	if (e) {
 		cfa_arena_fini(a);
 		cfa_free(a);
@@ -419,6 +476,8 @@ void cfapkg_releases_free(struct cfapkg_releases *rel)
 
 	if (!a)
 		return;
+	/* The result lives in its own arena, itself allocated, so freeing the
+	 * arena frees the result struct too. */
 	cfa_arena_fini(a);
 	cfa_free(a);
 }

@@ -16,6 +16,8 @@ struct tag {
 
 /* Pre-release tags as upstreams spell them, lower-case. */
 static const struct tag tags[] = {
+	/* "a", "b" and "c" are PEP 440's short spellings (c is another name
+	 * for rc); "pre" and "preview" rank between beta and rc. */
 	{"dev", CFA_RANK_DEV},     {"a", CFA_RANK_ALPHA},       {"alpha", CFA_RANK_ALPHA},
 	{"b", CFA_RANK_BETA},      {"beta", CFA_RANK_BETA},     {"pre", CFA_RANK_PREVIEW},
 	{"preview", CFA_RANK_PREVIEW}, {"rc", CFA_RANK_RC},     {"c", CFA_RANK_RC},
@@ -32,6 +34,8 @@ static bool is_alpha(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+/* Whether s[0..n) is a known tag, compared without case ("RC" is rc); *rank
+ * is left alone when it is not. */
 static bool tag_rank(const char *s, size_t n, uint8_t *rank)
 {
 	size_t i, j;
@@ -69,6 +73,8 @@ static bool parse_epoch(const char *s, size_t len, size_t *pos, struct cfa_ver *
 	size_t end = span_digits(s, 0, len);
 	uint64_t epoch;
 
+	/* No digits followed by ':' means no epoch: the text is read from its
+	 * start as the release. */
 	if (end == 0 || end == len || s[end] != ':')
 		return true;
 	if (!cfa_parse_u64(s, end, CFA_VER_SEG_MAX, &epoch)) {
@@ -92,6 +98,8 @@ static bool parse_release(const char *s, size_t len, size_t *pos, struct cfa_ver
 			*why = "expected a number";
 			return false;
 		}
+		/* The EVR spells every one of the six segments, so a seventh
+		 * would have nowhere to go. */
 		if (v->nrel == CFA_VER_SEGS) {
 			*why = "more than 6 numeric segments";
 			return false;
@@ -100,6 +108,8 @@ static bool parse_release(const char *s, size_t len, size_t *pos, struct cfa_ver
 			*why = "a numeric segment is larger than 999999999";
 			return false;
 		}
+		/* Segments not given stay 0, so "1.2" and "1.2.0" are the
+		 * same version. */
 		v->rel[v->nrel++] = (uint32_t)seg;
 		i = end;
 		/* A dot continues the release only when a digit follows. */
@@ -112,6 +122,9 @@ static bool parse_release(const char *s, size_t len, size_t *pos, struct cfa_ver
 	}
 }
 
+/* The characters allowed between the release and a pre-release tag:
+ * "1.0-rc1", "1.0.rc1", "1.0_rc1", "1.0~rc1"; none at all ("1.0rc1") is
+ * allowed too. */
 static bool is_pre_sep(char c)
 {
 	return c == '-' || c == '.' || c == '_' || c == '~';
@@ -129,6 +142,7 @@ static bool parse_prenum(const char *s, size_t len, size_t *pos, struct cfa_ver 
 	    is_digit(s[i + 1]))
 		i++;
 	end = span_digits(s, i, len);
+	/* No number ("1.0-rc") is pre-release number 0. */
 	if (end == i)
 		return true;
 	if (!cfa_parse_u64(s + i, end - i, CFA_VER_SEG_MAX, &num)) {
@@ -146,6 +160,8 @@ static bool parse_pre(const char *s, size_t len, size_t *pos, struct cfa_ver *v,
 	size_t i = *pos, t;
 	char sep = 0;
 
+	/* A separator counts only before a letter; before a digit it belongs
+	 * to what follows (a revision "-2"). */
 	if (i + 1 < len && is_pre_sep(s[i]) && is_alpha(s[i + 1]))
 		sep = s[i++];
 	if (i >= len || !is_alpha(s[i]))
@@ -160,10 +176,14 @@ static bool parse_pre(const char *s, size_t len, size_t *pos, struct cfa_ver *v,
 		*why = "unknown pre-release tag (use dev, alpha, beta, preview, rc or post)";
 		return false;
 	}
+	/* Only now is the tag consumed: an unknown word after '-' is left for
+	 * the revision. */
 	*pos = i;
 	return parse_prenum(s, len, pos, v, sep, why);
 }
 
+/* A label's first character may not be '+': "1.0++x" is a typo, not a
+ * label. */
 static bool label_char(char c, bool first)
 {
 	return is_alpha(c) || is_digit(c) || c == '.' || c == '_' || (c == '+' && !first);
@@ -184,10 +204,14 @@ static bool parse_label(const char *s, size_t len, size_t *pos, struct cfa_ver *
 			return false;
 		}
 	}
+	/* labellen is a uint8_t: the 64-character limit also keeps it from
+	 * wrapping. */
 	if (k == i + 1 || k - i - 1 > CFA_VER_LABEL_MAX) {
 		*why = "the build label is empty or longer than 64 characters";
 		return false;
 	}
+	/* label and rev point into the caller's text, which must outlive
+	 * v. */
 	v->label = s + i + 1;
 	v->labellen = (uint8_t)(k - i - 1);
 	*pos = k;
@@ -199,6 +223,8 @@ static bool parse_rev(const char *s, size_t len, size_t i, struct cfa_ver *v, co
 {
 	if (i == len)
 		return true;
+	/* Whatever is left after the release, tag and label can only be a
+	 * Debian revision. */
 	if (s[i] != '-' || i + 1 == len || !(is_digit(s[i + 1]) || is_alpha(s[i + 1]))) {
 		*why = "unexpected character (a build label starts with '+', a Debian revision "
 		       "with '-' and a digit or letter)";
@@ -216,9 +242,13 @@ bool cfa_ver_parse(const char *s, size_t len, struct cfa_ver *v, const char **wh
 	const char *dummy;
 	size_t pos = 0;
 
+	/* Callers that only want a yes or no pass NULL; the parsers below
+	 * always write why on failure. */
 	if (!why)
 		why = &dummy;
 	memset(v, 0, sizeof(*v));
+	/* No tag is a final release, which sorts after every pre-release and
+	 * before post. */
 	v->rank = CFA_RANK_FINAL;
 	if (len == 0) {
 		*why = "empty version";
@@ -236,9 +266,12 @@ int cfa_ver_cmp_nolabel(const struct cfa_ver *a, const struct cfa_ver *b)
 
 	if (a->epoch != b->epoch)
 		return a->epoch < b->epoch ? -1 : 1;
+	/* All six segments, the missing ones 0: "1.2" equals "1.2.0". */
 	for (i = 0; i < CFA_VER_SEGS; i++)
 		if (a->rel[i] != b->rel[i])
 			return a->rel[i] < b->rel[i] ? -1 : 1;
+	/* Ranks are numbered in their order (dev lowest, post highest), so
+	 * comparing the numbers orders the tags. */
 	if (a->rank != b->rank)
 		return a->rank < b->rank ? -1 : 1;
 	if (a->prenum != b->prenum)
@@ -289,6 +322,8 @@ static void put_num(struct evr_out *o, char sep, uint32_t x)
 	do
 		tmp[k++] = (char)('0' + x % 10);
 	while ((x /= 10) != 0);
+	/* Room for the separator, the digits and the terminator; once spoilt,
+	 * later numbers are not written either. */
 	if (!o->ok || o->n + k + (sep ? 1 : 0) + 1 > o->len) {
 		o->ok = false;
 		return;
@@ -297,6 +332,8 @@ static void put_num(struct evr_out *o, char sep, uint32_t x)
 		o->buf[o->n++] = sep;
 	while (k)
 		o->buf[o->n++] = tmp[--k];
+	/* Kept terminated after every number, so a caller that ignores ok
+	 * still gets a string. */
 	o->buf[o->n] = '\0';
 }
 
@@ -310,10 +347,14 @@ static void put_release(struct evr_out *o, const struct cfa_ver *v)
 	size_t i, n;
 	char sep = '-';
 
+	/* Each label byte as a number: libsolv compares the EVR's numbers as
+	 * numbers, which is byte order for the label. */
 	for (i = 0; i < v->labellen; i++, sep = '.')
 		put_num(o, sep, (unsigned char)v->label[i]);
 	if (!v->revlen)
 		return;
+	/* Label bytes are printable (at least '+', 43), so 1 is below all of
+	 * them. */
 	put_num(o, sep, 1);
 	n = cfa_ver_rev_codes(v->rev, v->revlen, codes);
 	for (i = 0; i < n; i++)
@@ -322,6 +363,8 @@ static void put_release(struct evr_out *o, const struct cfa_ver *v)
 
 bool cfa_ver_evr(const struct cfa_ver *v, char *buf, size_t len)
 {
+	/* A zero-length buffer cannot hold even the terminator: the spelling
+	 * fails. */
 	struct evr_out o = {buf, len, 0, len > 0};
 	int i;
 
@@ -329,9 +372,14 @@ bool cfa_ver_evr(const struct cfa_ver *v, char *buf, size_t len)
 		put_num(&o, 0, v->epoch);
 	for (i = 0; i < CFA_VER_SEGS; i++)
 		put_num(&o, i ? '.' : (v->epoch ? ':' : 0), v->rel[i]);
+	/* Rank and pre-release number follow the six segments as two more
+	 * numbers, so the EVR orders pre-releases before the final
+	 * release. */
 	put_num(&o, '.', v->rank);
 	put_num(&o, '.', v->prenum);
 	put_release(&o, v);
+	/* On failure buf holds "", never a cut spelling that libsolv might
+	 * order wrongly. */
 	if (!o.ok && len)
 		buf[0] = '\0';
 	return o.ok;
@@ -341,6 +389,8 @@ int cfapkg_version_compare(const char *a, const char *b, enum cfapkg_err *err)
 {
 	struct cfa_ver va, vb;
 
+	/* Unparsable versions compare equal (0): callers that care pass err
+	 * and check it. */
 	if (!cfa_ver_parse(a, strlen(a), &va, NULL) || !cfa_ver_parse(b, strlen(b), &vb, NULL)) {
 		if (err)
 			*err = CFAPKG_E_VERSION;

@@ -21,8 +21,12 @@ char *cfa_sys_path(struct cfa_sys *s, const char *fmt, ...)
 	rel = cfa_vaprintf(fmt, ap);
 	va_end(ap);
 	if (rel)
+		/* The root is "" on a live machine and a fixture folder in
+		 * tests: every absolute path read goes through here. */
 		full = cfa_aprintf("%s%s", s->root, rel);
 	cfa_free(rel);
+	/* Sticky: callers test s->nomem once at the end rather than after
+	 * every path. */
 	s->nomem |= !full;
 	return full;
 }
@@ -35,14 +39,21 @@ int cfa_sys_read_quiet(const char *path, char *buf, size_t len)
 
 	if (!f)
 		return errno ? errno : ENOENT;
+	/* sysfs files report a size of 4096 and procfs files 0, whatever they
+	 * hold, so the size is not asked: the read itself shows whether the
+	 * text fits. */
 	n = fread(buf, 1, len - 1, f);
 	err = ferror(f) ? (errno ? errno : EIO) : 0;
+	/* A full buffer might be a cut value; one byte more tells.  A cut
+	 * value would be read as another one, so it is an error. */
 	if (!err && n == len - 1 && fgetc(f) != EOF)
 		err = EFBIG;
 	fclose(f);
 	if (err)
 		return err;
 	buf[n] = '\0';
+	/* sysfs and procfs values end with a newline; trailing blanks go with
+	 * it. */
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
 	return 0;
@@ -52,6 +63,8 @@ int cfa_sys_read(struct cfa_sys *s, const char *path, char *buf, size_t len)
 {
 	int err = path ? cfa_sys_read_quiet(path, buf, len) : ENOMEM;
 
+	/* A missing file is the normal answer on machines without the device
+	 * or driver: only other failures are worth a warning. */
 	if (err && err != ENOENT && path)
 		cfa_machine_warn(s->m, "cannot read %s: %s", path,
 		                 err == EFBIG ? "larger than expected" : cfa_plat_strerror(err));
@@ -74,6 +87,8 @@ int cfa_sys_collect_name(const char *name, void *arg)
 
 	if (cfa_grow((void **)&ns->items, &ns->cap, ns->n + 1, sizeof(*ns->items)) != 0 ||
 	    !(copy = cfa_strdup(name)))
+		/* Non-zero stops the listing; the names so far stay in ns for
+		 * the caller to free. */
 		return ENOMEM;
 	ns->items[ns->n++] = copy;
 	return 0;
@@ -97,6 +112,8 @@ int cfa_sys_cmp_numeric_name(const void *a, const void *b)
 
 	cfa_parse_u64(x, strlen(x), UINT64_MAX, &nx);
 	cfa_parse_u64(y, strlen(y), UINT64_MAX, &ny);
+	/* Names that are not numbers all read as 0 and fall back to text
+	 * order among themselves. */
 	return nx != ny ? (nx > ny) - (nx < ny) : strcmp(x, y);
 }
 
@@ -117,6 +134,8 @@ int cfa_sys_list(struct cfa_sys *s, const char *path, struct cfa_names *ns,
 		rc = EACCES;
 	else if (rc == ENOENT && cfa_plat_file_size(path) >= 0)
 		rc = ENOTDIR;
+	/* Sorted even after a failure, so whatever was listed is in a stable
+	 * order. */
 	if (ns->n)
 		qsort(ns->items, ns->n, sizeof(*ns->items), cmp);
 	return rc;

@@ -18,6 +18,9 @@ void cfa_sys_detect_driver(struct cfa_sys *s)
 	struct cfapkg_machine *m = s->m;
 	char buf[128];
 
+	/* The version file exists only for an out-of-tree (DKMS) amdgpu
+	 * module; the in-tree driver has none and goes with the kernel's
+	 * release. */
 	if (cfa_sys_read_rel(s, "/sys/module/amdgpu/version", buf, sizeof(buf)) == 0 && buf[0]) {
 		cfa_machine_set(m, m->driver, sizeof(m->driver), "amdgpu driver version", buf);
 		cfa_fit_text(m->driver_source, sizeof(m->driver_source), "amdgpu module");
@@ -43,6 +46,8 @@ static void runtimes_in(struct cfa_sys *s, const char *dir)
 		char *path;
 		if (strncmp(f, "libamdhip64.so.", 15) != 0)
 			continue;
+		/* "libamdhip64.so.6.4.60402": the first number after ".so."
+		 * is the major. */
 		if (!cfa_parse_u64(f + 15, strcspn(f + 15, "."), 99, &major) || major == 0)
 			continue;
 		if (!(path = cfa_aprintf("%s/%s", dir, f)))
@@ -65,6 +70,8 @@ static bool rocm_version(struct cfa_sys *s, const char *dir, const char *name, c
 	s->nomem |= !path;
 	cfa_free(path);
 	if (read) {
+		/* The build number after '-' is the packaging's, not part of
+		 * the ROCm version. */
 		buf[strcspn(buf, "-\n ")] = '\0';
 		if (cfa_ver_parse(buf, strlen(buf), &v, NULL))
 			return cfa_snprintf(out, len, "%s", buf);
@@ -113,6 +120,8 @@ void cfa_sys_detect_rocm(struct cfa_sys *s)
 			runtimes_in(s, dir);
 		cfa_free(dir);
 	}
+	/* LD_LIBRARY_PATH is this process's, not the root's: its folders are
+	 * read as given.  Empty entries are skipped. */
 	while (ld && *ld && !s->nomem) {
 		size_t n = strcspn(ld, ":");
 		char *dir = n ? cfa_strndup(ld, n) : NULL;
@@ -132,6 +141,8 @@ void cfa_sys_detect_os(struct cfa_sys *s)
 
 	if (cfa_sys_read_rel(s, "/proc/sys/kernel/osrelease", kernel, sizeof(kernel)) != 0)
 		kernel[0] = '\0';
+	/* os-release(5): PRETTY_NAME is the distribution's own display name,
+	 * possibly quoted. */
 	if (cfa_sys_read_rel(s, "/etc/os-release", text, sizeof(text)) == 0 &&
 	    (pretty = strstr(text, "PRETTY_NAME=")) != NULL) {
 		pretty += 12;

@@ -1,6 +1,8 @@
 /*
  * posix.c - the platform seam on Linux and other POSIX systems.
  */
+/* _GNU_SOURCE also declares memrchr, sync_file_range and renameat2, all GNU
+ * extensions. */
 #define _GNU_SOURCE /* syncfs */
 #include "platform/platform.h"
 
@@ -26,6 +28,8 @@ const char *cfa_plat_os(void)
 
 const char *cfa_plat_arch(void)
 {
+	/* Filled once and returned as is: callers keep the pointer.  Two
+	 * threads asking first would both write the same bytes. */
 	static struct utsname u;
 	static int done;
 
@@ -63,6 +67,8 @@ int cfa_plat_data_dir(char **out)
 	const char *xdg = getenv("XDG_DATA_HOME");
 	const char *home = getenv("HOME");
 
+	/* The XDG base directory rules: a relative XDG_DATA_HOME is invalid
+	 * and is ignored. */
 	if (xdg && xdg[0] == '/')
 		*out = join3(xdg, "/cfapkg", "");
 	else if (home && *home)
@@ -87,15 +93,22 @@ int cfa_plat_exe_dir(char **out)
 			return ENOMEM;
 		}
 		buf = bigger;
+		/* readlink does not terminate the text and fills the buffer
+		 * exactly when the target was cut; only n < len proves it
+		 * whole. */
 		n = readlink("/proc/self/exe", buf, len);
 		if (n <= 0 || (size_t)n < len || len > ((size_t)1 << 24))
 			break;
 		len *= 2;
 	}
+	/* No /proc (a chroot, a container without it) or a target too long:
+	 * the caller has no executable folder to go by. */
 	if (n <= 0 || (size_t)n >= len || !(slash = memrchr(buf, '/', (size_t)n))) {
 		free(buf);
 		return ENOENT;
 	}
+	/* The folder, not the executable: cutting at the last '/' also
+	 * terminates the text readlink left unterminated. */
 	*slash = '\0';
 	*out = buf;
 	return 0;
@@ -104,6 +117,7 @@ int cfa_plat_exe_dir(char **out)
 bool cfa_plat_is_file(const char *path)
 {
 	struct stat st;
+	/* stat follows symbolic links: a link to a file is a file here. */
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
@@ -122,6 +136,8 @@ unsigned cfa_plat_term_columns(FILE *f)
 {
 	struct winsize ws;
 
+	/* 0: not a terminal, or one that does not know its width (a serial
+	 * console); callers then pick their own. */
 	return ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
 }
 
@@ -130,6 +146,8 @@ FILE *cfa_plat_fopen(const char *path, const char *mode)
 	return fopen(path, mode);
 }
 
+/* POSIX has no share modes: another process may rename or delete an open file
+ * anyway, so this is a plain read. */
 FILE *cfa_plat_fopen_shared(const char *path)
 {
 	return cfa_plat_fopen(path, "rb");
@@ -149,6 +167,8 @@ struct cfa_map *cfa_plat_map_open(const char *path, uint64_t *size)
 
 	if (fd < 0)
 		return NULL;
+	/* mmap refuses a length of 0, so an empty file has no map; callers
+	 * read it as nothing to map. */
 	if (fstat(fd, &st) != 0 || st.st_size <= 0 || !(m = calloc(1, sizeof(*m)))) {
 		close(fd);
 		return NULL;
@@ -169,10 +189,16 @@ const void *cfa_plat_map_view(struct cfa_map *m, uint64_t offset, size_t len)
 {
 	void *v;
 
+	/* One view at a time: the previous view's pointer is invalid once
+	 * this is called. */
 	unmap_view(m);
+	/* offset must be a multiple of the page size, or mmap fails with
+	 * EINVAL. */
 	v = mmap(NULL, len, PROT_READ, MAP_SHARED, m->fd, (off_t)offset);
 	if (v == MAP_FAILED)
 		return NULL;
+	/* Only a hint, read ahead and drop behind; its failure changes
+	 * nothing. */
 	madvise(v, len, MADV_SEQUENTIAL);
 	m->view = v;
 	m->len = len;
@@ -190,6 +216,8 @@ void cfa_plat_map_close(struct cfa_map *m)
 
 int cfa_plat_fsync(FILE *f)
 {
+	/* stdio's buffer first: fsync only sees what has reached the
+	 * kernel. */
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
 		return errno;
 	return 0;
@@ -199,6 +227,9 @@ void cfa_plat_start_writeback(FILE *f)
 {
 #ifdef SYNC_FILE_RANGE_WRITE
 	if (fflush(f) == 0)
+		/* Starts writing the file's dirty pages without waiting, so
+		 * the fsync that follows later finds less to do; 0, 0 is the
+		 * whole file. */
 		sync_file_range(fileno(f), 0, 0, SYNC_FILE_RANGE_WRITE);
 #else
 	(void)f;
@@ -207,12 +238,16 @@ void cfa_plat_start_writeback(FILE *f)
 
 int cfa_plat_rename(const char *from, const char *to)
 {
+	/* rename replaces to atomically, even when another process holds it
+	 * open. */
 	return rename(from, to) == 0 ? 0 : errno;
 }
 
 int cfa_plat_exchange(const char *a, const char *b)
 {
 #ifdef RENAME_EXCHANGE
+	/* Swaps two names in one step, so there is no moment when neither
+	 * exists; file systems without support answer EINVAL. */
 	return renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0 ? 0 : errno;
 #else
 	(void)a;
@@ -223,6 +258,8 @@ int cfa_plat_exchange(const char *a, const char *b)
 
 int cfa_plat_remove(const char *path)
 {
+	/* Removing what is already gone succeeds: callers clean up without
+	 * checking first. */
 	return unlink(path) == 0 || errno == ENOENT ? 0 : errno;
 }
 
@@ -234,6 +271,9 @@ long long cfa_plat_file_size(const char *path)
 
 void cfa_plat_sync_dir(const char *path)
 {
+	/* A rename or a new file is only durable once its folder's entry is:
+	 * fsync on the folder writes that.  Best effort: nothing to do on
+	 * failure. */
 	int fd = open(path, O_RDONLY | O_DIRECTORY);
 
 	if (fd >= 0) {
@@ -255,7 +295,11 @@ int cfa_plat_dir_link(const char *link, const char *name)
 	if (!tmp)
 		return ENOMEM;
 	/* A relative target: the root can move and the link still holds. */
+	/* A link left over by an interrupted earlier call would make symlink
+	 * fail with EEXIST. */
 	unlink(tmp);
+	/* Made under a temporary name, then renamed over the old link:
+	 * readers see the old target or the new one, never no link. */
 	if (symlink(name, tmp) != 0 || rename(tmp, link) != 0)
 		rc = errno;
 	if (rc)
@@ -294,8 +338,12 @@ int cfa_plat_abs_path(const char *path, char **out)
 	*out = NULL;
 	if (path[0] == '/')
 		return (*out = strdup(path)) ? 0 : ENOMEM;
+	/* getcwd(NULL, 0) allocating a buffer of the needed size is an
+	 * extension that glibc, musl and the BSDs share. */
 	if (!(cwd = getcwd(NULL, 0)))
 		return errno;
+	/* "." and "./x" are not simplified further: the path is absolute, not
+	 * canonical. */
 	*out = strcmp(path, ".") == 0 ? strdup(cwd) : join3(cwd, "/", path);
 	free(cwd);
 	return *out ? 0 : ENOMEM;
@@ -316,12 +364,16 @@ int cfa_plat_copy_file(const char *from, const char *to)
 	if ((in = open(from, O_RDONLY)) < 0)
 		return errno;
 	if (fstat(in, &st) != 0 ||
+	    /* O_EXCL: an existing file at to is never overwritten, and a link
+	     * planted there is not followed. */
 	    (out = open(to, O_WRONLY | O_CREAT | O_EXCL, st.st_mode & 0777)) < 0) {
 		rc = errno;
 		close(in);
 		return rc;
 	}
 	while (rc == 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		/* A short write to a regular file is taken as an error (most
+		 * often a full disk), not retried. */
 		if (write(out, buf, (size_t)n) != n)
 			rc = errno ? errno : EIO;
 	if (n < 0 || fsync(out) != 0)
@@ -329,6 +381,7 @@ int cfa_plat_copy_file(const char *from, const char *to)
 	close(in);
 	if (close(out) != 0 && !rc)
 		rc = errno;
+	/* No half-copied file is left behind under the final name. */
 	if (rc)
 		unlink(to);
 	return rc;
@@ -336,6 +389,8 @@ int cfa_plat_copy_file(const char *from, const char *to)
 
 void cfa_plat_set_mode(const char *path, unsigned mode)
 {
+	/* Permission bits only: setuid, setgid and sticky bits from a package
+	 * are never set. */
 	chmod(path, (mode_t)(mode & 0777));
 }
 
@@ -345,6 +400,8 @@ int cfa_plat_same_file(const char *a, const char *b)
 
 	if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
 		return -1;
+	/* One file under two names (a hard link, a symlink followed) has one
+	 * device and inode. */
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
@@ -354,6 +411,8 @@ int cfa_plat_free_space(const char *path, uint64_t *bytes)
 
 	if (statvfs(path, &st) != 0)
 		return errno;
+	/* f_bavail counts blocks free to unprivileged users, not those kept
+	 * for root; f_frsize is the unit they are counted in. */
 	*bytes = (uint64_t)st.f_bavail * (uint64_t)st.f_frsize;
 	return 0;
 }
@@ -370,17 +429,23 @@ int cfa_plat_write_errno(void)
 	return errno;
 }
 
+/* A UTF-8 LC_CTYPE for libarchive's conversion of entry names; made once and
+ * never freed, as it lives as long as the process. */
 static locale_t utf8_locale;
 static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
 
 static void utf8_make(void)
 {
+	/* C.UTF-8 exists on glibc 2.35 and later and on most distributions
+	 * before that; without it the process's own locale stays in force. */
 	utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
 }
 
 void *cfa_plat_utf8_begin(void)
 {
 	pthread_once(&utf8_once, utf8_make);
+	/* uselocale changes only this thread's locale and returns the one it
+	 * replaced, which is the token cfa_plat_utf8_end restores. */
 	return utf8_locale ? (void *)uselocale(utf8_locale) : NULL;
 }
 
@@ -394,6 +459,7 @@ int cfa_plat_file_mode(const char *path)
 {
 	struct stat st;
 
+	/* lstat: a symbolic link's own mode, not its target's. */
 	return lstat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
 }
 
@@ -401,6 +467,8 @@ bool cfa_plat_regular_file(const char *path, long long *size, int *mode)
 {
 	struct stat st;
 
+	/* A symbolic link is not a regular file here, even when it points at
+	 * one. */
 	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return false;
 	*size = (long long)st.st_size;
@@ -416,6 +484,8 @@ struct cfa_dir *cfa_plat_dir_open(const char *path)
 {
 	struct cfa_dir *d = malloc(sizeof(*d));
 
+	/* Held open so that the *_at calls resolve names against this folder
+	 * even if its path is renamed meanwhile. */
 	if (d && (d->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		free(d);
 		d = NULL;
@@ -437,6 +507,8 @@ bool cfa_plat_regular_file_at(struct cfa_dir *d, const char *rel, long long *siz
 int cfa_plat_hardlink_at(struct cfa_dir *from, const char *from_name, struct cfa_dir *to,
                          const char *to_name)
 {
+	/* Flags 0: a symbolic link at from_name is linked itself, not
+	 * followed. */
 	return linkat(from->fd, from_name, to->fd, to_name, 0) == 0 ? 0 : errno;
 }
 
@@ -453,11 +525,15 @@ void cfa_plat_sync_fs(const char *path)
 	int fd = open(path, O_RDONLY);
 
 	if (fd >= 0) {
+		/* Flushes the whole file system holding path in one call,
+		 * cheaper than an fsync per file after many writes. */
 		syncfs(fd);
 		close(fd);
 	}
 }
 
+/* remove_entry and cfa_plat_remove_tree call each other, one level per
+ * folder. */
 static int remove_entry(const char *dir, const char *name);
 
 struct rm_ctx {
@@ -469,6 +545,8 @@ static int rm_one(const char *name, void *arg)
 {
 	struct rm_ctx *c = arg;
 	int e = remove_entry(c->dir, name);
+	/* The first error is kept and removal goes on: as much as can be
+	 * removed is. */
 	if (e && !c->err)
 		c->err = e;
 	return 0;
@@ -482,6 +560,8 @@ static int remove_entry(const char *dir, const char *name)
 
 	if (!path)
 		return ENOMEM;
+	/* lstat: a symbolic link to a folder is unlinked, never followed
+	 * into. */
 	if (lstat(path, &st) != 0)
 		rc = errno == ENOENT ? 0 : errno;
 	else if (S_ISDIR(st.st_mode))
@@ -496,6 +576,7 @@ int cfa_plat_remove_tree(const char *path)
 {
 	struct rm_ctx c = {path, 0};
 
+	/* A tree that is already gone is removed. */
 	if (cfa_plat_list_dir(path, rm_one, &c) == ENOENT)
 		return 0;
 	if (rmdir(path) != 0 && errno != ENOENT && !c.err)
@@ -518,15 +599,21 @@ int cfa_plat_mkdir_p(const char *path)
 		return cfa_plat_is_dir(path) ? 0 : ENOTDIR;
 	if (!(tmp = strdup(path)))
 		return ENOMEM;
+	/* From i = 1 so that an absolute path's leading '/' is not taken for
+	 * an empty folder name. */
 	for (i = 1; i <= n && !rc; i++) {
 		if (tmp[i] != '/' && tmp[i] != '\0')
 			continue;
 		tmp[i] = '\0';
+		/* 0777 less the umask, as every other program creates
+		 * folders. */
 		if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
 			rc = errno;
 		tmp[i] = path[i];
 	}
 	free(tmp);
+	/* EEXIST also covers a file of that name: only a folder at the end is
+	 * success. */
 	return rc ? rc : cfa_plat_is_dir(path) ? 0 : ENOTDIR;
 }
 
@@ -538,6 +625,8 @@ int cfa_plat_list_dir(const char *path, int (*fn)(const char *name, void *arg), 
 
 	if (!d)
 		return errno;
+	/* readdir's order is the file system's; callers that need an order
+	 * sort the names. */
 	while (rc == 0 && (e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
@@ -549,11 +638,15 @@ int cfa_plat_list_dir(const char *path, int (*fn)(const char *name, void *arg), 
 
 const char *cfa_plat_strerror(int code)
 {
+	/* glibc's "No space left on device", in the lower case of cfapkg's
+	 * messages. */
 	if (code == ENOSPC)
 		return "no space left on device";
 	return code ? strerror(code) : "an error the system did not name";
 }
 
+/* Arguments are already bytes in the locale's encoding, taken as UTF-8; only
+ * Windows needs to convert them. */
 void cfa_plat_utf8_args(int *argc, char ***argv)
 {
 	(void)argc;
@@ -562,5 +655,7 @@ void cfa_plat_utf8_args(int *argc, char ***argv)
 
 void cfa_plat_kill_self(void)
 {
+	/* SIGKILL cannot be caught or ignored: no handler, atexit function or
+	 * stdio flush runs. */
 	kill(getpid(), SIGKILL);
 }

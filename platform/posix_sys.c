@@ -3,6 +3,8 @@
  * programs cache under, and the Windows-only queries answered as "not
  * here".
  */
+/* POSIX.1-2008 for st_mtim, the nanosecond file times that
+ * cfa_plat_file_stamp reads. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -26,20 +28,29 @@
 static long long now_ms(void)
 {
 	struct timespec ts;
+	/* Monotonic: a clock set back or forward during a run must not cut or
+	 * stretch a timeout. */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The forked child: standard input and error to /dev/null, output into the
+ * pipe, then the program.  Never returns. */
 static void child(const char *const *argv, int out)
 {
 	int null = open("/dev/null", O_RDWR);
 
 	if (null >= 0) {
 		dup2(null, 0);
+		/* A probe's messages on stderr would mix into the user's
+		 * terminal; only stdout is read. */
 		dup2(null, 2);
 	}
 	dup2(out, 1);
 	execv(argv[0], (char *const *)argv);
+	/* exec failed: 127 is the shell's "command not found", and _exit
+	 * skips the parent's atexit handlers and stdio buffers, which the
+	 * child shares a copy of. */
 	_exit(127);
 }
 
@@ -76,6 +87,8 @@ int cfa_plat_run_capture(const char *const *argv, unsigned timeout_ms, char *out
 	}
 	if (pid == 0)
 		child(argv, fds[1]);
+	/* The parent's copy of the write end must go, or the read below never
+	 * sees end of file. */
 	close(fds[1]);
 	for (;;) {
 		struct pollfd p = {fds[0], POLLIN, 0};
@@ -87,10 +100,16 @@ int cfa_plat_run_capture(const char *const *argv, unsigned timeout_ms, char *out
 			rc = ETIMEDOUT;
 			break;
 		}
+		/* At most a second per wait so that the deadline is checked
+		 * again even when poll is interrupted by a signal. */
 		if (poll(&p, 1, (int)(left > 1000 ? 1000 : left)) <= 0)
 			continue;
+		/* Once out is full the rest is read into sink and dropped: a
+		 * child blocked on a full pipe would never exit. */
 		n = read(fds[0], used + 1 < len ? out + used : sink,
 		         used + 1 < len ? len - used - 1 : sizeof(sink));
+		/* End of file: the child closed its output, usually by
+		 * exiting. */
 		if (n <= 0)
 			break;
 		if (used + 1 < len)
@@ -99,6 +118,7 @@ int cfa_plat_run_capture(const char *const *argv, unsigned timeout_ms, char *out
 	close(fds[0]);
 	if (len)
 		out[used < len ? used : len - 1] = '\0';
+	/* Always reaped, the killed child too, so no zombie is left. */
 	waitpid(pid, &st, 0);
 	if (!rc)
 		*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
@@ -113,6 +133,8 @@ const char *cfa_plat_getenv(const char *name, char *buf, size_t len)
 	if (!v)
 		return NULL;
 	n = strlen(v);
+	/* A value that does not fit is treated as unset, never cut: a cut
+	 * number or path would be another one. */
 	if (n >= len)
 		return NULL;
 	memcpy(buf, v, n + 1);
@@ -132,6 +154,7 @@ int cfa_plat_config_dir(char **out)
 {
 	const char *xdg = getenv("XDG_CONFIG_HOME");
 	const char *home = getenv("HOME");
+	/* XDG_CONFIG_HOME counts only when absolute, as the XDG rules say. */
 	const char *base = xdg && xdg[0] == '/' ? xdg : home, *tail;
 	size_t n;
 
@@ -169,6 +192,9 @@ static char *concat(const char *a, const char *b)
 	return out;
 }
 
+/* HOME first, as the shell and most programs use it; the password database
+ * only when it is unset or empty (a service started without an
+ * environment). */
 static const char *home_dir(void)
 {
 	const char *home = getenv("HOME");
@@ -177,6 +203,8 @@ static const char *home_dir(void)
 	if (home && *home)
 		return home;
 	pw = getpwuid(getuid());
+	/* getpwuid's result is static storage, overwritten by the next call:
+	 * used right away. */
 	return pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : NULL;
 }
 
@@ -187,6 +215,8 @@ static const char *temp_dir(void)
 
 	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		const char *v = getenv(vars[i]);
+		/* A variable naming a folder that does not exist is skipped,
+		 * as Python's tempfile does. */
 		if (v && *v && cfa_plat_is_dir(v))
 			return v;
 	}
@@ -199,6 +229,8 @@ int cfa_plat_user_dir(enum cfa_user_dir which, char **out)
 
 	*out = NULL;
 	if (which == CFA_USER_TEMP)
+		/* concat with "" is a copy: every result is the caller's to
+		 * free, whichever source it came from. */
 		*out = concat(temp_dir(), "");
 	else if (which == CFA_USER_CACHE && xdg && xdg[0] == '/')
 		*out = concat(xdg, "");
@@ -211,6 +243,7 @@ int cfa_plat_user_dir(enum cfa_user_dir which, char **out)
 
 int cfa_plat_user_name(char **out)
 {
+	/* The order Python's getpass.getuser tries them in. */
 	static const char *const vars[] = {"LOGNAME", "USER", "LNAME", "USERNAME"};
 	struct passwd *pw;
 	size_t i;
@@ -229,9 +262,12 @@ int cfa_plat_user_name(char **out)
 bool cfa_plat_is_real_dir(const char *path)
 {
 	struct stat st;
+	/* lstat: a symbolic link to a folder is not a real folder. */
 	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Only Windows has a build number to report; here the answer is always
+ * empty. */
 void cfa_plat_os_build(char *buf, size_t len)
 {
 	if (len)
@@ -255,6 +291,8 @@ bool cfa_plat_glibc_version(char *buf, size_t len)
 #endif
 }
 
+/* The Windows-only queries answer ENOSYS, so callers need no #ifdef of their
+ * own. */
 int cfa_plat_reg_string(const char *key, const char *value, char **out)
 {
 	(void)key, (void)value, (void)out;
@@ -293,16 +331,22 @@ int cfa_plat_lock(const char *path, unsigned timeout_ms, struct cfa_lock **out)
 {
 	long long deadline = now_ms() + timeout_ms;
 	struct cfa_lock *l;
+	/* The lock file is never deleted: removing it while another process
+	 * waits on it would let two processes lock two different files of one
+	 * name. */
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
 	if (fd < 0)
 		return errno;
+	/* flock locks belong to the open file, not the process, and go away
+	 * when it is closed: a killed holder frees the lock without help. */
 	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		if (errno != EWOULDBLOCK || now_ms() >= deadline) {
 			int e = errno == EWOULDBLOCK ? ETIMEDOUT : errno;
 			close(fd);
 			return e;
 		}
+		/* Polled: flock has no wait with a timeout. */
 		cfa_plat_sleep_ms(50);
 	}
 	l = malloc(sizeof(*l));
@@ -333,6 +377,8 @@ int cfa_plat_setenv(const char *name, const char *value)
 int cfa_plat_exec(const char *const *argv, int *status)
 {
 	(void)status;
+	/* execv replaces the process without flushing stdio: output still
+	 * buffered would be lost. */
 	fflush(NULL);
 	execv(argv[0], (char *const *)argv);
 	return errno;
@@ -342,6 +388,8 @@ bool cfa_plat_boot_id(char out[9])
 {
 	char buf[64];
 	size_t n = 0, i;
+	/* Linux's random UUID for this boot, like "6f0e1c2a-..."; its first
+	 * eight hex digits are enough to tell boots apart. */
 	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY);
 	ssize_t got = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
 
@@ -359,6 +407,8 @@ bool cfa_plat_file_stamp(const char *path, char out[64])
 	struct stat st;
 
 	return stat(path, &st) == 0 &&
+	       /* The inode joins size and time: a file replaced by rename
+	        * gets a new inode even when size and time match. */
 	       snprintf(out, 64, "%lld.%lld.%09ld.%llu", (long long)st.st_size,
 	                (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
 	                (unsigned long long)st.st_ino) < 64;

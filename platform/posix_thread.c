@@ -22,6 +22,8 @@ unsigned cfa_plat_cpu_count(void)
 
 	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
 		return (unsigned)CPU_COUNT(&set);
+	/* Online processors, not configured ones; a container's CPU quota is
+	 * not taken into account. */
 	n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? (unsigned)n : 1;
 }
@@ -38,18 +40,26 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+/* Items past this many run in the calling thread, one after another, while
+ * the threads work on theirs. */
 #define MAX_THREADS 16
 
 void cfa_plat_parallel(void (*fn)(void *item), void *base, size_t size, size_t n)
 {
 	struct thread_item items[MAX_THREADS];
 	pthread_t tid[MAX_THREADS];
+	/* Only threads that started are joined: joining a pthread_t that
+	 * pthread_create did not fill is undefined. */
 	bool started[MAX_THREADS] = {false};
 	size_t i, nt = n < MAX_THREADS ? n : MAX_THREADS;
 
 	for (i = 0; i < nt; i++) {
+		/* items lives on this stack frame, which outlives every
+		 * thread: all are joined before return. */
 		items[i] = (struct thread_item){fn, (char *)base + i * size};
 		started[i] = pthread_create(&tid[i], NULL, thread_main, &items[i]) == 0;
+		/* No thread (EAGAIN at a process or system limit): the item
+		 * still runs, here, before the next thread is started. */
 		if (!started[i])
 			fn(items[i].item);
 	}
@@ -66,6 +76,8 @@ struct cfa_thread {
 	void *arg;
 };
 
+/* t is owned by the caller through cfa_plat_thread_join, which frees it after
+ * the thread has ended. */
 static void *own_thread_main(void *arg)
 {
 	struct cfa_thread *t = arg;
@@ -83,6 +95,8 @@ int cfa_plat_thread_start(void (*fn)(void *), void *arg, struct cfa_thread **out
 		return ENOMEM;
 	t->fn = fn;
 	t->arg = arg;
+	/* fn and arg are set before the thread starts, so it never sees them
+	 * unset. */
 	if ((rc = pthread_create(&t->id, NULL, own_thread_main, t)) != 0) {
 		free(t);
 		return rc;
@@ -116,6 +130,7 @@ struct cfa_mutex *cfa_plat_mutex_new(void)
 
 void cfa_plat_mutex_lock(struct cfa_mutex *m)
 {
+	/* A NULL mutex makes locking a no-op rather than a crash. */
 	if (m)
 		pthread_mutex_lock(&m->m);
 }
@@ -151,6 +166,8 @@ struct cfa_cond *cfa_plat_cond_new(void)
 
 void cfa_plat_cond_wait(struct cfa_cond *c, struct cfa_mutex *m)
 {
+	/* May wake without a broadcast (a spurious wakeup): callers test
+	 * their condition in a loop. */
 	pthread_cond_wait(&c->c, &m->m);
 }
 

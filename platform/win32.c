@@ -15,6 +15,8 @@
 #include <io.h>
 #include <shellapi.h>
 
+/* The longest path the wide file APIs accept with the \\?\ prefix, in UTF-16
+ * units. */
 #define WPATH_MAX 32768
 
 const char *cfa_plat_os(void)
@@ -26,6 +28,8 @@ const char *cfa_plat_arch(void)
 {
 	SYSTEM_INFO si;
 
+	/* Native, not GetSystemInfo: an x86_64 build running under emulation
+	 * on ARM64 must report the machine, not what it is emulated as. */
 	GetNativeSystemInfo(&si);
 	switch (si.wProcessorArchitecture) {
 	case PROCESSOR_ARCHITECTURE_ARM64:
@@ -45,6 +49,9 @@ char cfa_plat_path_list_sep(void)
 /* UTF-8 to a freshly allocated UTF-16 string, or NULL. */
 wchar_t *cfa_win_widen(const char *s)
 {
+	/* MB_ERR_INVALID_CHARS: invalid UTF-8 is refused rather than turned
+	 * into U+FFFD, which would name another file.  With -1 the count
+	 * includes the terminator. */
 	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
 	wchar_t *w;
 
@@ -73,16 +80,26 @@ static wchar_t *wide_path(const char *path)
 		if (w[i] == L'/')
 			w[i] = L'\\';
 	len = i;
+	/* MAX_PATH - 12 is CreateDirectoryW's limit, which leaves room for an
+	 * 8.3 file name inside the folder; shorter paths go to the system as
+	 * they are. */
 	if (len < MAX_PATH - 12 || wcsncmp(w, L"\\\\?\\", 4) == 0)
 		return w;
+	/* The \\?\ form is passed to the file system unparsed: "..", "." and
+	 * relative paths are not resolved there, so the path is made absolute
+	 * and clean first. */
 	n = GetFullPathNameW(w, 0, NULL, NULL);
 	full = n ? malloc((n + 8) * sizeof(wchar_t)) : NULL;
+	/* Without a full path the unprefixed form is passed on; the call that
+	 * uses it then fails with the system's own error. */
 	if (!full || GetFullPathNameW(w, n, full, NULL) == 0) {
 		free(full);
 		return w;
 	}
 	free(w);
 	out = malloc((wcslen(full) + 8) * sizeof(wchar_t));
+	/* A network path \\server\share becomes \\?\UNC\server\share, not
+	 * \\?\\\server. */
 	if (out && wcsncmp(full, L"\\\\", 2) == 0)
 		_snwprintf(out, wcslen(full) + 8, L"\\\\?\\UNC\\%ls", full + 2);
 	else if (out)
@@ -98,6 +115,7 @@ wchar_t *cfa_win_path(const char *path)
 
 int cfa_win_narrow(const wchar_t *w, char *buf, size_t len)
 {
+	/* 0 when buf is too small: the text is never cut, it fails whole. */
 	int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, buf, (int)len, NULL, NULL);
 	return n > 0 ? 0 : ENAMETOOLONG;
 }
@@ -105,6 +123,8 @@ int cfa_win_narrow(const wchar_t *w, char *buf, size_t len)
 char *cfa_win_narrow_dup(const wchar_t *w)
 {
 	int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
+	/* Unpaired surrogates, which Windows names may hold, become U+FFFD
+	 * here: such a name cannot be opened again by its UTF-8 spelling. */
 	char *out = n > 0 ? malloc((size_t)n) : NULL;
 
 	if (out && WideCharToMultiByte(CP_UTF8, 0, w, -1, out, n, NULL, NULL) != n) {
@@ -116,6 +136,8 @@ char *cfa_win_narrow_dup(const wchar_t *w)
 
 int cfa_plat_data_dir(char **out)
 {
+	/* Local, not roaming, application data: packages are large and belong
+	 * to this machine. */
 	const wchar_t *base = _wgetenv(L"LOCALAPPDATA");
 	char *dir;
 	size_t n;
@@ -154,6 +176,7 @@ int cfa_plat_exe_dir(char **out)
 			break;
 		len *= 2;
 	}
+	/* Past WPATH_MAX the name is taken as unknown, like a failed call. */
 	if (n == 0 || n >= len || !(slash = wcsrchr(w, L'\\'))) {
 		free(w);
 		return ENOENT;
@@ -164,6 +187,8 @@ int cfa_plat_exe_dir(char **out)
 	return *out ? 0 : ENOMEM;
 }
 
+/* GetFileAttributesW follows no link: a junction or symbolic link reports its
+ * own attributes, a folder's for a directory link. */
 static DWORD attributes(const char *path)
 {
 	wchar_t *w = wide_path(path);
@@ -224,6 +249,9 @@ FILE *cfa_plat_fopen(const char *path, const char *mode)
 FILE *cfa_plat_fopen_shared(const char *path)
 {
 	wchar_t *w = wide_path(path);
+	/* CreateFileW rather than _wfopen: the C runtime opens without
+	 * FILE_SHARE_DELETE, and then another process could not rename or
+	 * delete the file while it is read. */
 	HANDLE h = INVALID_HANDLE_VALUE;
 	FILE *f = NULL;
 	int fd;
@@ -234,10 +262,13 @@ FILE *cfa_plat_fopen_shared(const char *path)
 	free(w);
 	if (h == INVALID_HANDLE_VALUE)
 		return NULL;
+	/* The descriptor takes over the handle: from here closing the
+	 * descriptor (or the FILE) closes the handle too. */
 	if ((fd = _open_osfhandle((intptr_t)h, _O_RDONLY | _O_BINARY)) < 0) {
 		CloseHandle(h);
 		return NULL;
 	}
+	/* _close releases the handle as well, since fd owns it. */
 	if (!(f = _fdopen(fd, "rb")))
 		_close(fd);
 	return f;
@@ -256,9 +287,13 @@ struct cfa_map *cfa_plat_map_open(const char *path, uint64_t *size)
 	struct cfa_map *m = NULL;
 
 	if (w)
+		/* Without FILE_SHARE_WRITE no other process can open the file
+		 * for writing while it is mapped. */
 		file = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING,
 		                   FILE_ATTRIBUTE_NORMAL, NULL);
 	free(w);
+	/* CreateFileMappingW refuses an empty file (ERROR_FILE_INVALID), so
+	 * none is tried. */
 	if (file != INVALID_HANDLE_VALUE && GetFileSizeEx(file, &sz) && sz.QuadPart > 0)
 		mapping = CreateFileMappingW(file, NULL, PAGE_READONLY, 0, 0, NULL);
 	if (file != INVALID_HANDLE_VALUE)
@@ -277,6 +312,8 @@ const void *cfa_plat_map_view(struct cfa_map *m, uint64_t offset, size_t len)
 {
 	if (m->view)
 		UnmapViewOfFile(m->view);
+	/* The offset must be a multiple of the allocation granularity, 64
+	 * KiB: CFA_MAP_ALIGN. */
 	m->view = MapViewOfFile(m->mapping, FILE_MAP_READ, (DWORD)(offset >> 32),
 	                        (DWORD)(offset & 0xffffffffu), len);
 	return m->view;
@@ -299,6 +336,8 @@ int cfa_plat_fsync(FILE *f)
 
 	if (fflush(f) != 0)
 		return (code = cfa_plat_write_errno()) ? code : EIO;
+	/* FlushFileBuffers writes the file's data and metadata and waits for
+	 * the disk. */
 	if (FlushFileBuffers((HANDLE)_get_osfhandle(_fileno(f))))
 		return 0;
 	err = GetLastError();
@@ -313,10 +352,15 @@ void cfa_plat_start_writeback(FILE *f)
 int cfa_plat_rename(const char *from, const char *to)
 {
 	wchar_t *a = wide_path(from), *b = wide_path(to);
+	/* WRITE_THROUGH returns only once the rename is on the disk.  It
+	 * fails while another process holds b open without
+	 * FILE_SHARE_DELETE. */
 	BOOL ok = a && b && MoveFileExW(a, b, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH);
 
 	free(a);
 	free(b);
+	/* Every failure reads as EACCES; GetLastError's finer cause is
+	 * dropped. */
 	return ok ? 0 : EACCES;
 }
 
@@ -336,6 +380,7 @@ long long cfa_plat_file_size(const char *path)
 	free(w);
 	if (!ok || (d.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY))
 		return -1;
+	/* The size comes from the folder entry, without opening the file. */
 	return ((long long)d.nFileSizeHigh << 32) | d.nFileSizeLow;
 }
 
@@ -346,6 +391,8 @@ bool cfa_plat_regular_file(const char *path, long long *size, int *mode)
 	BOOL ok = w && GetFileAttributesExW(w, GetFileExInfoStandard, &d);
 
 	free(w);
+	/* A reparse point (symbolic link, junction, deduplicated or cloud
+	 * file) is not a plain file here, like a symbolic link on POSIX. */
 	if (!ok || (d.dwFileAttributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT)))
 		return false;
 	*size = ((long long)d.nFileSizeHigh << 32) | d.nFileSizeLow;
@@ -366,6 +413,8 @@ static char *in_dir(const struct cfa_dir *d, const char *name)
 
 	if (path) {
 		memcpy(path, d->path, n);
+		/* A forward slash: wide_path turns it into a backslash with
+		 * the rest. */
 		path[n] = '/';
 		memcpy(path + n + 1, name, m + 1);
 	}
@@ -429,6 +478,8 @@ int cfa_plat_symlink(const char *target, const char *path)
 int cfa_plat_hardlink(const char *target, const char *path)
 {
 	wchar_t *t = wide_path(target), *p = wide_path(path);
+	/* CreateHardLinkW takes the new name first, the existing file second:
+	 * the other way round from link(2). */
 	BOOL ok = t && p && CreateHardLinkW(p, t, NULL);
 	DWORD err = ok ? 0 : GetLastError();
 
@@ -436,9 +487,11 @@ int cfa_plat_hardlink(const char *target, const char *path)
 	free(p);
 	if (ok)
 		return 0;
+	/* EXDEV: hard links cannot cross volumes. */
 	return err == ERROR_NOT_SAME_DEVICE ? EXDEV : err == ERROR_ALREADY_EXISTS ? EEXIST : EACCES;
 }
 
+/* No locale to change: names go to the system as UTF-16. */
 void *cfa_plat_utf8_begin(void)
 {
 	return NULL;
@@ -464,12 +517,17 @@ const char *cfa_plat_strerror(int code)
 void cfa_plat_utf8_args(int *argc, char ***argv)
 {
 	int n = 0, i;
+	/* main's argv is in the ANSI code page, where characters outside it
+	 * are already lost; the wide command line still has them. */
 	wchar_t **wargv = CommandLineToArgvW(GetCommandLineW(), &n);
 	char **out;
 
+	/* The program's output is UTF-8; without this the console shows it in
+	 * the OEM code page. */
 	SetConsoleOutputCP(CP_UTF8);
 	if (!wargv)
 		return;
+	/* Kept for the rest of the process, as argv is. */
 	out = calloc((size_t)n + 1, sizeof(*out));
 	for (i = 0; out && i < n; i++) {
 		int len = WideCharToMultiByte(CP_UTF8, 0, wargv[i], -1, NULL, 0, NULL, NULL);
@@ -488,5 +546,7 @@ void cfa_plat_utf8_args(int *argc, char ***argv)
 
 void cfa_plat_kill_self(void)
 {
+	/* 137 is what a shell reports for a process ended by SIGKILL (128 +
+	 * 9). */
 	TerminateProcess(GetCurrentProcess(), 137);
 }

@@ -13,6 +13,8 @@
 #define K 192
 #define NC 128
 #define CUDA_R_32F 0
+/* cublasComputeType_t's CUBLAS_COMPUTE_32F: float inputs and float
+ * accumulation. */
 #define CUBLAS_COMPUTE_32F 68
 
 struct gemm {
@@ -20,6 +22,7 @@ struct gemm {
 	CUdeviceptr da, db, dc;
 };
 
+/* Static: over half a MiB of matrices, too much for the stack. */
 static struct gemm g;
 
 /* Column-major inputs and C = A * B computed on the CPU. */
@@ -28,6 +31,9 @@ static void gemm_inputs(void)
 	int i, j, l;
 
 	for (i = 0; i < M * K; i++)
+		/* Values -1..1 in steps of 1/4: products are multiples of
+		 * 1/16 and sums of 192 of them stay exact in float and in
+		 * TF32's inputs. */
 		g.a[i] = (float)((i * 7) % 9 - 4) / 4.0f;
 	for (i = 0; i < K * NC; i++)
 		g.b[i] = (float)((i * 5) % 9 - 4) / 4.0f;
@@ -72,9 +78,13 @@ int check_cublas(struct probe *p)
 	if (gemm_setup(p) || !(lib = probe_load(p, probe_names("cublas"), &p->lib_file)))
 		return 1;
 	file = p->lib_file;
+	/* The _v2 names are the ones cublas_v2.h's macros call. */
 	LIBSYM(lib, file, cublasCreate, "cublasCreate_v2");
 	LIBSYM(lib, file, cublasSgemm, "cublasSgemm_v2");
 	LIBCALL(file, cublasCreate, (&h));
+	/* No transposes (0, 0), column-major with leading dimensions equal to
+	 * the row counts; alpha and beta on the host, cuBLAS's default
+	 * pointer mode. */
 	LIBCALL(file, cublasSgemm, (h, 0, 0, M, NC, K, &alpha, DEV(g.da), M,
 	                            DEV(g.db), K, &beta, DEV(g.dc), M));
 	if (probe_download(p, g.c, g.dc, sizeof(g.c)))
@@ -99,6 +109,8 @@ int check_cublaslt(struct probe *p)
 	const char *file;
 	double err;
 
+	/* A 4 MiB workspace for cuBLASLt's kernels; without one it may only
+	 * pick those that need none. */
 	if (gemm_setup(p) || probe_upload(p, &ws, NULL, 4u << 20) ||
 	    !(lib = probe_load(p, probe_names("cublaslt"), &p->lib_file)))
 		return 1;
@@ -112,6 +124,8 @@ int check_cublaslt(struct probe *p)
 	LIBCALL(file, layoutCreate, (&la, CUDA_R_32F, M, K, M));
 	LIBCALL(file, layoutCreate, (&lb, CUDA_R_32F, K, NC, K));
 	LIBCALL(file, layoutCreate, (&lc, CUDA_R_32F, M, NC, M));
+	/* C and D are the same buffer (beta is 0), no algorithm given (NULL)
+	 * so cuBLASLt picks one, and the default stream. */
 	LIBCALL(file, matmul, (h, desc, &alpha, DEV(g.da), la, DEV(g.db), lb,
 	                       &beta, DEV(g.dc), lc, DEV(g.dc), lc, NULL,
 	                       DEV(ws), 4u << 20, NULL));

@@ -9,6 +9,8 @@
 
 #include "probe/probe.h"
 
+/* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR and _MINOR in cuda.h; the
+ * probe carries no CUDA headers, so the numbers are spelt here. */
 #define ATTR_CC_MAJOR 75
 #define ATTR_CC_MINOR 76
 
@@ -65,21 +67,28 @@ int probe_context(struct probe *p)
 	SYM(p, cuDeviceGetAttribute, "cuDeviceGetAttribute");
 	SYM(p, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
 	SYM(p, cuCtxSetCurrent, "cuCtxSetCurrent");
+	/* The _v2 entry points are the ones cuda.h's macros call since CUDA
+	 * 3.2; the plain names are the old 32-bit-size versions. */
 	SYM(p, p->cuMemAlloc, "cuMemAlloc_v2");
 	SYM(p, p->cuMemFree, "cuMemFree_v2");
 	SYM(p, p->cuMemcpyHtoD, "cuMemcpyHtoD_v2");
 	SYM(p, p->cuMemcpyDtoH, "cuMemcpyDtoH_v2");
 	SYM(p, p->cuCtxSynchronize, "cuCtxSynchronize");
+	/* cuInit's flags must be 0. */
 	CALL(p, cuInit, (0));
 	CALL(p, cuDeviceGetCount, (&count));
 	if (count < 1) {
 		probe_failed(p->cuda_file, "cuDeviceGetCount (no device)", count);
 		return 1;
 	}
+	/* Only device 0 is named and used: the probe checks that the stack
+	 * works, not every GPU. */
 	CALL(p, cuDeviceGet, (&dev, 0));
 	CALL(p, cuDeviceGetName, (name, (int)sizeof(name) - 1, dev));
 	CALL(p, cuDeviceGetAttribute, (&major, ATTR_CC_MAJOR, dev));
 	CALL(p, cuDeviceGetAttribute, (&minor, ATTR_CC_MINOR, dev));
+	/* The primary context is the one the runtime API uses, and with it
+	 * cuBLAS and the other libraries. */
 	CALL(p, cuDevicePrimaryCtxRetain, (&ctx, dev));
 	CALL(p, cuCtxSetCurrent, (ctx));
 	/* The name is bounded to 200 bytes, so the summary fits detail[256]. */
@@ -99,11 +108,15 @@ int probe_upload(struct probe *p, CUdeviceptr *d, const void *host, size_t bytes
 
 int probe_download(struct probe *p, void *host, CUdeviceptr d, size_t bytes)
 {
+	/* Kernel launches are asynchronous: an error in one shows up only at
+	 * the next synchronising call, which is this one. */
 	CALL(p, p->cuCtxSynchronize, ());
 	CALL(p, p->cuMemcpyDtoH, (host, d, bytes));
 	return 0;
 }
 
+/* A multiple of the 256-thread block, so N / 256 blocks cover it exactly; the
+ * kernel's bound check is then never taken. */
 #define N (1 << 20)
 
 static int vector_add(struct probe *p, float *a, float *b, float *c)
@@ -126,10 +139,14 @@ static int vector_add(struct probe *p, float *a, float *b, float *c)
 		return 1;
 	CALL(p, cuModuleLoadData, (&mod, vadd_ptx));
 	CALL(p, cuModuleGetFunction, (&fn, mod, "vadd"));
+	/* cuLaunchKernel takes the address of each argument, in the order of
+	 * the PTX entry's parameters. */
 	args[0] = &da;
 	args[1] = &db;
 	args[2] = &dc;
 	args[3] = &n;
+	/* No shared memory, the default stream (NULL), arguments by
+	 * kernelParams rather than extra. */
 	CALL(p, cuLaunchKernel, (fn, N / 256, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
 	if (probe_download(p, c, dc, N * 4))
 		return 1;
@@ -151,12 +168,17 @@ int check_cuda(struct probe *p)
 		goto out;
 	}
 	for (i = 0; i < N; i++) {
+		/* Halves and small integers: every sum is exact in float, so
+		 * any difference from the CPU is a wrong result, not
+		 * rounding. */
 		a[i] = (float)(i % 1000) * 0.5f;
 		b[i] = (float)(i % 7) - 3.0f;
 	}
 	if (probe_context(p) || probe_upload(p, &d, a, N * 4) || probe_download(p, back, d, N * 4))
 		goto out;
 	p->cuMemFree(d);
+	/* Bytes must come back unchanged before a kernel's result can be
+	 * trusted. */
 	if (memcmp(a, back, N * 4) != 0) {
 		rc = probe_wrong(p->cuda_file, "memory round trip", 1);
 		goto out;

@@ -9,6 +9,8 @@
 #include "probe/probe.h"
 
 #define SN 1000
+/* cudaDataType's CUDA_R_32F and cusparseIndexType_t's CUSPARSE_INDEX_32I,
+ * spelt out since the probe is built without CUDA headers. */
 #define CUDA_R_32F 0
 #define INDEX_32I 2
 
@@ -19,6 +21,7 @@ struct csr {
 	int nnz;
 };
 
+/* Static: the arrays are too large to put on the stack comfortably. */
 static struct csr s;
 
 static void csr_inputs(void)
@@ -26,6 +29,8 @@ static void csr_inputs(void)
 	int i, k = 0;
 
 	for (i = 0; i < SN; i++) {
+		/* CSR: rows[i] is where row i's entries start in cols and
+		 * vals; rows[SN] is their count. */
 		s.rows[i] = k;
 		s.x[i] = (float)(i + 1);
 		s.ref[i] = 0;
@@ -40,6 +45,8 @@ static void csr_inputs(void)
 		if (i + 1 < SN) {
 			s.cols[k] = i + 1;
 			s.vals[k++] = -1.0f;
+			/* x[i + 1], the right neighbour, not yet filled at
+			 * this point of the loop. */
 			s.ref[i] -= (float)(i + 2);
 		}
 	}
@@ -79,11 +86,14 @@ int check_cusparse(struct probe *p)
 	    probe_upload(p, &dy, NULL, sizeof(s.y)))
 		return 1;
 	LIBCALL(file, create, (&h));
+	/* Both index arrays 32-bit, base 0 (the 0), values float. */
 	LIBCALL(file, csrCreate, (&mat, SN, SN, s.nnz, DEV(dr), DEV(dc), DEV(dv), INDEX_32I,
 	                          INDEX_32I, 0, CUDA_R_32F));
 	LIBCALL(file, vecCreate, (&vx, SN, DEV(dx), CUDA_R_32F));
 	LIBCALL(file, vecCreate, (&vy, SN, DEV(dy), CUDA_R_32F));
+	/* Operation 0 is no transpose and algorithm 0 the default one. */
 	LIBCALL(file, bufSize, (h, 0, &alpha, mat, vx, &beta, vy, CUDA_R_32F, 0, &size));
+	/* A size of 0 needs no buffer: dbuf then stays 0, a NULL pointer. */
 	if (size && probe_upload(p, &dbuf, NULL, size))
 		return 1;
 	LIBCALL(file, spmv, (h, 0, &alpha, mat, vx, &beta, vy, CUDA_R_32F, 0, DEV(dbuf)));
@@ -97,6 +107,7 @@ int check_cusparse(struct probe *p)
 }
 
 #define FN 256
+/* cufftType's CUFFT_C2C and the forward direction's sign, from cufft.h. */
 #define CUFFT_C2C 0x29
 #define CUFFT_FORWARD (-1)
 
@@ -113,6 +124,8 @@ int check_cufft(struct probe *p)
 	int plan, i;
 
 	for (i = 0; i < FN; i++) {
+		/* Interleaved complex: the real part here, the imaginary part
+		 * 0. */
 		in[2 * i] = (float)cos(2 * 3.14159265358979323846 * 3 * i / FN);
 		in[2 * i + 1] = 0;
 	}
@@ -123,6 +136,8 @@ int check_cufft(struct probe *p)
 	LIBSYM(lib, file, exec, "cufftExecC2C");
 	if (probe_upload(p, &din, in, sizeof(in)) || probe_upload(p, &dout, NULL, sizeof(out)))
 		return 1;
+	/* One transform (batch 1); cuFFT's forward transform is unnormalised,
+	 * hence the N/2 peaks. */
 	LIBCALL(file, plan1d, (&plan, FN, CUFFT_C2C, 1));
 	LIBCALL(file, exec, (plan, DEV(din), DEV(dout), CUFFT_FORWARD));
 	if (probe_download(p, out, dout, sizeof(out)))
@@ -148,6 +163,8 @@ int check_nvml(struct probe *p)
 	if (!(lib = probe_load(p, probe_names("nvml"), &p->lib_file)))
 		return 1;
 	file = p->lib_file;
+	/* The _v2 names are those nvml.h's macros call; NVML needs no CUDA
+	 * context. */
 	LIBSYM(lib, file, init, "nvmlInit_v2");
 	LIBSYM(lib, file, count, "nvmlDeviceGetCount_v2");
 	LIBSYM(lib, file, shutdown, "nvmlShutdown");
@@ -165,6 +182,8 @@ int check_cudnn(struct probe *p)
 	const char *file;
 	void *lib, *h;
 
+	/* cudnnCreate needs a current CUDA context, so the driver is checked
+	 * first. */
 	if (probe_context(p) || !(lib = probe_load(p, probe_names("cudnn"), &p->lib_file)))
 		return 1;
 	file = p->lib_file;
@@ -173,5 +192,7 @@ int check_cudnn(struct probe *p)
 	LIBSYM(lib, file, destroy, "cudnnDestroy");
 	LIBCALL(file, create, (&h));
 	LIBCALL(file, destroy, (h));
+	/* cudnnGetVersion encodes the version as a number (8902 for 8.9.2,
+	 * 90100 for 9.1.0). */
 	return probe_ok(file, "handle created (version %zu)", version());
 }
