@@ -14,13 +14,13 @@
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
-/* Creates path.tmp readable by its owner only before any byte of the key
- * is in it, then renames it into place. */
+/* Creates path.tmp readable by its owner only from its first moment, then
+ * renames it into place. */
 static enum cfapkg_err write_private(struct cfapkg_ctx *ctx, const char *path, const char *pem,
                                      size_t len)
 {
 	char *tmp = cfa_aprintf("%s.tmp", path);
-	FILE *f = tmp ? cfa_plat_fopen(tmp, "wb") : NULL;
+	FILE *f = tmp ? cfa_plat_fopen_private(tmp) : NULL;
 	int rc = 0;
 
 	if (!tmp)
@@ -30,10 +30,6 @@ static enum cfapkg_err write_private(struct cfapkg_ctx *ctx, const char *path, c
 		cfa_free(tmp);
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write: %s", path, cfa_plat_strerror(rc));
 	}
-	/* Before the first write: the file is still empty when its mode is
-	 * narrowed.  On Windows this sets no ACL; the file keeps its
-	 * folder's. */
-	cfa_plat_set_mode(tmp, 0600);
 	if (fwrite(pem, 1, len, f) != len || cfa_plat_fsync(f))
 		rc = cfa_plat_write_errno();
 	if (fclose(f) != 0 && !rc)

@@ -67,6 +67,12 @@ unsigned cfa_plat_term_columns(FILE *f);
 /* fopen with a UTF-8 path. */
 FILE *cfa_plat_fopen(const char *path, const char *mode);
 
+/* A new file for writing that only its owner may read, created so from
+ * its first moment (no window between create and chmod), never through a
+ * link planted at path; a file already there is removed first.  On
+ * Windows the file takes its folder's ACL. */
+FILE *cfa_plat_fopen_private(const char *path);
+
 /* Opens a file for reading that others may go on writing, rename or
  * remove meanwhile (Windows refuses those by default). */
 FILE *cfa_plat_fopen_shared(const char *path);

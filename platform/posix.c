@@ -146,6 +146,22 @@ FILE *cfa_plat_fopen(const char *path, const char *mode)
 	return fopen(path, mode);
 }
 
+FILE *cfa_plat_fopen_private(const char *path)
+{
+	FILE *f;
+	int fd;
+
+	/* O_EXCL after the unlink: a link someone put there is refused, not
+	 * followed. */
+	if (unlink(path) != 0 && errno != ENOENT)
+		return NULL;
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
+		return NULL;
+	if (!(f = fdopen(fd, "wb")))
+		close(fd);
+	return f;
+}
+
 /* POSIX has no share modes: another process may rename or delete an open file
  * anyway, so this is a plain read. */
 FILE *cfa_plat_fopen_shared(const char *path)

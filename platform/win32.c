@@ -246,6 +246,12 @@ FILE *cfa_plat_fopen(const char *path, const char *mode)
 	return f;
 }
 
+FILE *cfa_plat_fopen_private(const char *path)
+{
+	/* No POSIX modes: the folder's ACL decides who may read it. */
+	return cfa_plat_fopen(path, "wb");
+}
+
 FILE *cfa_plat_fopen_shared(const char *path)
 {
 	wchar_t *w = wide_path(path);

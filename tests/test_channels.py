@@ -101,6 +101,16 @@ def test_keys(tmp):
     if not harness.EMULATOR:
         check("the private key is its owner's only",
               (tmp / "lab.key").stat().st_mode & 0o077 == 0, oct((tmp / "lab.key").stat().st_mode))
+    if not harness.EMULATOR:
+        # A link planted where the key is first written is not followed.
+        bait = tmp / "bait.txt"
+        bait.write_text("not a key\n")
+        (tmp / "planted.key.tmp").symlink_to(bait)
+        r = harness.run(BIN, "channel", "keygen", str(tmp / "planted.key"))
+        check("keygen does not write through a link at its temporary name",
+              r.returncode == 0 and bait.read_text() == "not a key\n" and
+              (tmp / "planted.key").stat().st_mode & 0o077 == 0 and
+              not (tmp / "planted.key").is_symlink(), r.stderr)
     r = harness.run(BIN, "channel", "keygen", str(tmp / "lab.key"))
     check("keygen never writes over a key", r.returncode != 0 and "exists" in r.stderr, r.stderr)
     harness.run(BIN, "channel", "keygen", str(tmp / "new.key"))
