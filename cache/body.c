@@ -76,8 +76,14 @@ bool cfa_fetch_start_body(struct xfer *x)
 	 * bytes go. */
 	if (code != 206 && x->have > 0 && !cfa_part_restart(x))
 		return false;
-	if (code != 206)
+	if (code != 206) {
 		x->attempt_base = 0; /* the part started over: every byte is this attempt's */
+		/* The old validator named the bytes just dropped: with no new one
+		 * it must go, or the next attempt would resume these bytes with
+		 * it and append another file's tail. */
+		if (!x->new_validator[0])
+			cfa_part_forget_meta(x);
+	}
 	/* Before the first byte: a run killed in the middle of the body finds
 	 * the validator its bytes need to resume. */
 	cfa_part_write_meta(x);

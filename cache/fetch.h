@@ -125,6 +125,8 @@ void cfa_fetch_sets_end(struct xfer *xs, size_t n, struct cfa_stream_set **sets,
 /* part.c: the .part file of a transfer and its validator (.part.meta). */
 /* Writes the validator of the response now being saved. */
 void cfa_part_write_meta(struct xfer *x);
+/* Drops the validator kept beside the part (its bytes were replaced). */
+void cfa_part_forget_meta(struct xfer *x);
 /* Starts the part over: nothing kept, hash reset. */
 bool cfa_part_restart(struct xfer *x);
 /* Opens the part for appending and hashes what it already holds (starts

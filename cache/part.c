@@ -30,6 +30,12 @@ static void read_meta(struct xfer *x)
 	fclose(f);
 }
 
+void cfa_part_forget_meta(struct xfer *x)
+{
+	cfa_plat_remove(x->meta_path);
+	x->validator[0] = '\0';
+}
+
 void cfa_part_write_meta(struct xfer *x)
 {
 	FILE *f;

@@ -216,6 +216,10 @@ def test_faults(tmp, f):
     check("a file changed between attempts restarts (If-Range)", r.returncode == 0
           and it.get("sha256") == sha(faultserver.content(SIZE, version=2))
           and it.get("resumed_from") == 0, r.stdout + r.stderr)
+    r, it = prefetch(tmp / "r-swap", f.url(f"swap/nometa/{SIZE}"))
+    check("a part replaced by a response with no validator does not resume with the old one",
+          r.returncode == 0 and it.get("sha256") == sha(faultserver.content(SIZE)),
+          r.stdout + r.stderr)
     r, it = prefetch(tmp / "r-loop", f.url("loop"))
     check("redirect loop", r.returncode == 8 and "redirect" in r.stderr.lower()
           and f.url("loop") in r.stderr, r.stderr)

@@ -21,6 +21,10 @@ Paths (SIZE in bytes, KEY any word naming the per-test state):
                          headers)
   /changing/KEY/SIZE     different bytes on every request (ETag vN); the first
                          request closes after half the body
+  /swap/KEY/SIZE         the first request of KEY gets the file (ETag "v1")
+                         and closes half way; the second, other bytes with
+                         no ETag, whatever the Range, closing half way too;
+                         later ones the file again, with Range and If-Range
   /tar                   archive(): a deterministic tar.gz package
   /droptar/KEY           the same; the first request of KEY closes half way
   /eviltar               a tar.gz with an entry that climbs out ("../")
@@ -103,7 +107,8 @@ class Handler(BaseHTTPRequestHandler):
         if start:
             self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
         self.send_header("Content-Length", str(len(body)))
-        self.send_header("ETag", etag)
+        if etag:
+            self.send_header("ETag", etag)
         self.send_header("Accept-Ranges", "bytes")
         self.end_headers()
         if limit is not None:
@@ -201,6 +206,13 @@ class Handler(BaseHTTPRequestHandler):
             n = bump(p[1])
             self.send_file(content(int(p[2]), version=n), etag=f"\"v{n}\"",
                            half_then=self.close_now if n == 1 else None)
+        elif kind == "swap":
+            n = bump(p[1])
+            if n == 2:
+                self.send_file(content(int(p[2]), version=2), etag=None, ranges=False,
+                               half_then=self.close_now)
+            else:
+                self.send_file(content(int(p[2])), half_then=self.close_now if n == 1 else None)
         elif kind == "tar":
             self.send_file(archive())
         elif kind == "droptar":
