@@ -50,6 +50,11 @@ static bool may_retry(const struct xfer *x, CURLcode rc, long code)
 	/* A body over its bound would be over it again. */
 	if (x->stop == STOP_OVERFLOW || x->opts->attempts <= 1)
 		return false;
+	/* A 416 to a resume: the kept part was as long as the file or longer
+	 * (killed before it was checked).  It is gone now, and the same URL is
+	 * asked again from the first byte, with no range to refuse. */
+	if (code == 416 && x->have_at_start > 0)
+		return x->url_attempts < MAX_ATTEMPTS_PER_URL;
 	/* A stall ends as CURLE_ABORTED_BY_CALLBACK (on_progress cut it), which
 	 * retryable does not list. */
 	if (x->stop != STOP_STALL && !retryable(rc, code))

@@ -220,6 +220,10 @@ def test_faults(tmp, f):
     check("a part replaced by a response with no validator does not resume with the old one",
           r.returncode == 0 and it.get("sha256") == sha(faultserver.content(SIZE)),
           r.stdout + r.stderr)
+    r, it = prefetch(tmp / "r-416", f.url(f"overlong/o/{SIZE}"))
+    check("a resume answered 416 starts over on the same URL",
+          r.returncode == 0 and it.get("sha256") == sha(faultserver.content(SIZE)) and
+          it.get("attempts") == 3, r.stdout + r.stderr)
     r, it = prefetch(tmp / "r-loop", f.url("loop"))
     check("redirect loop", r.returncode == 8 and "redirect" in r.stderr.lower()
           and f.url("loop") in r.stderr, r.stderr)

@@ -25,6 +25,10 @@ Paths (SIZE in bytes, KEY any word naming the per-test state):
                          and closes half way; the second, other bytes with
                          no ETag, whatever the Range, closing half way too;
                          later ones the file again, with Range and If-Range
+  /overlong/KEY/SIZE     the first request of KEY announces 16 bytes more than
+                         the file (ETag "v1") and closes after the file; later
+                         ones the file, with Range and If-Range (so the resume
+                         of the whole file gets 416)
   /tar                   archive(): a deterministic tar.gz package
   /droptar/KEY           the same; the first request of KEY closes half way
   /eviltar               a tar.gz with an entry that climbs out ("../")
@@ -213,6 +217,18 @@ class Handler(BaseHTTPRequestHandler):
                                half_then=self.close_now)
             else:
                 self.send_file(content(int(p[2])), half_then=self.close_now if n == 1 else None)
+        elif kind == "overlong":
+            data = content(int(p[2]))
+            if bump(p[1]) == 1:
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data) + 16))
+                self.send_header("ETag", "\"v1\"")
+                self.end_headers()
+                self.wfile.write(data)
+                self.wfile.flush()
+                self.close_now()
+            else:
+                self.send_file(data)
         elif kind == "tar":
             self.send_file(archive())
         elif kind == "droptar":
