@@ -11,6 +11,7 @@
 
 #include "core/arena.h"
 #include "core/ctx.h"
+#include "core/inrelease.h"
 
 struct cfa_deb_want {
 	const char *name;        /* "libamdhip64-5" */
@@ -108,26 +109,21 @@ void cfa_deb_scan(const char *text, size_t len, const struct cfa_deb_scan_fns *f
 /* Field names compare without case. */
 bool cfa_deb_field_is(const char *name, size_t n, const char *want);
 
-/* What an InRelease or Release says (debrelease.c): strings in the
- * arena, NULL when a field is absent. */
-struct cfa_deb_release_file {
-	const char *path;        /* "main/binary-amd64/Packages" */
-	int64_t size;
-	const char *sha256;
-};
+/* What an InRelease or Release says (debrelease.c), read by the one
+ * Release reader trust uses too (inrelease.c): strings in the arena, NULL
+ * when a field is absent; fields.sha256 points into the arena's copy of
+ * the signed text, so cfa_release_find looks an index up there. */
 struct cfa_deb_release {
 	const char *suite, *codename, *date, *valid_until;
-	struct cfa_deb_release_file *files;   /* its SHA256 list */
-	size_t nfiles;
+	struct cfa_release fields;
 	bool clearsigned;        /* an InRelease: the signed text was read */
 };
-/* Reads text (label names it in errors); one without a Date or a SHA256
- * list is refused. */
+/* Reads text (label names it in errors); one that is not framed as one
+ * clearsigned message, or whose fields cfa_release_parse refuses, or
+ * that lists no index, is refused. */
 enum cfapkg_err cfa_deb_release_read(struct cfapkg_ctx *ctx, const char *label, const char *text,
                                      size_t len, struct cfa_arena *arena,
                                      struct cfa_deb_release *out);
-const struct cfa_deb_release_file *cfa_deb_release_find(const struct cfa_deb_release *r,
-                                                        const char *path);
 
 /* Whether s is a version as Debian spells one: [epoch:]upstream[-revision],
  * upstream starting with a digit. */

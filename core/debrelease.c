@@ -1,10 +1,11 @@
 /*
- * debrelease.c - the fields of a Debian InRelease (or Release) file that
- * say where and when an index was published: Suite, Codename, Date,
- * Valid-Until, and the SHA256 list of the indexes it covers, which is
- * how a Packages file is tied to the signed file.  An InRelease is
- * clear-signed: the text between the armour's header and the signature
- * is read, with dash-escaped lines ("- -----") undone.  The signature
+ * debrelease.c - a Debian InRelease (or Release) file a mirror keeps, for
+ * `recipe deb-set`: where and when its indexes were published (Suite,
+ * Codename, Date, Valid-Until) and the SHA256 list that ties a Packages
+ * file to it.  An InRelease is clear-signed: its frame is checked as
+ * trust checks it, and the text between the armour's header and the
+ * signature is read, dash-escaped lines ("- -----") undone.  The fields
+ * are read by trust's own reader (core/inrelease.c).  The signature
  * itself is not checked here: apt checked it when it fetched the file,
  * and a source trusted by its key checks it before this reads it.
  */
@@ -18,91 +19,19 @@
 
 struct rel_reader {
 	struct cfapkg_ctx *ctx;
-	const char *label;
 	struct cfa_arena *arena;
 	struct cfa_deb_release *out;
-	bool stanza_done;          /* only the first stanza is the Release */
 	enum cfapkg_err err;
 };
 
-static const char *keep(struct rel_reader *r, const char *v, size_t n)
+/* A field's text into the arena; NULL for an absent one. */
+static const char *keep(struct rel_reader *r, struct cfa_span v)
 {
-	const char *c = cfa_arena_strndup(r->arena, v, n);
+	const char *c = v.s ? cfa_arena_strndup(r->arena, v.s, v.n) : NULL;
 
-	if (!c)
+	if (v.s && !c)
 		r->err = cfa_nomem(r->ctx);
 	return c;
-}
-
-static const char *skip_blanks(const char *s, const char *end)
-{
-	while (s < end && (*s == ' ' || *s == '\t'))
-		s++;
-	return s;
-}
-
-/* " HEX SIZE PATH" lines of the SHA256 field. */
-static bool take_hashes(struct rel_reader *r, const char *v, size_t n)
-{
-	const char *end = v + n, *line;
-	size_t count = 0, k = 0;
-
-	for (line = v; line < end; line++)
-		count += *line == '\n';
-	r->out->files = cfa_arena_alloc(r->arena, (count + 1) * sizeof(*r->out->files));
-	if (!r->out->files) {
-		r->err = cfa_nomem(r->ctx);
-		return false;
-	}
-	for (line = v; line < end && k <= count;) {
-		const char *nl = memchr(line, '\n', (size_t)(end - line)), *stop = nl ? nl : end;
-		const char *hex = skip_blanks(line, stop), *num, *path, *num_end;
-		uint64_t size;
-		/* Columns are padded to line up: any run of blanks separates. */
-		num_end = num = skip_blanks(hex + (stop - hex >= 64 ? 64 : 0), stop);
-		while (num_end < stop && *num_end != ' ' && *num_end != '\t')
-			num_end++;
-		path = skip_blanks(num_end, stop);
-		if (num > hex + 64 && path < stop && num_end > num &&
-		    cfa_parse_u64(num, (size_t)(num_end - num), (uint64_t)INT64_MAX, &size)) {
-			struct cfa_deb_release_file *f = &r->out->files[k++];
-			f->sha256 = keep(r, hex, 64);
-			f->size = (int64_t)size;
-			f->path = keep(r, path, (size_t)(stop - path));
-		}
-		line = nl ? nl + 1 : end;
-	}
-	r->out->nfiles = k;
-	return !r->err;
-}
-
-static bool rel_field(void *arg, const char *name, size_t nlen, const char *v, size_t vlen)
-{
-	struct rel_reader *r = arg;
-	struct cfa_deb_release *o = r->out;
-
-	if (r->stanza_done)
-		return false;
-	if (cfa_deb_field_is(name, nlen, "Suite"))
-		o->suite = keep(r, v, vlen);
-	else if (cfa_deb_field_is(name, nlen, "Codename"))
-		o->codename = keep(r, v, vlen);
-	else if (cfa_deb_field_is(name, nlen, "Date"))
-		o->date = keep(r, v, vlen);
-	else if (cfa_deb_field_is(name, nlen, "Valid-Until"))
-		o->valid_until = keep(r, v, vlen);
-	else if (cfa_deb_field_is(name, nlen, "SHA256"))
-		return take_hashes(r, v, vlen);
-	return !r->err;
-}
-
-static bool rel_end(void *arg)
-{
-	struct rel_reader *r = arg;
-
-	/* Blank lines before the fields are not the stanza's end. */
-	r->stanza_done |= r->out->suite || r->out->date || r->out->nfiles;
-	return !r->stanza_done;
 }
 
 /* The signed text of a clear-signed file, dash-escaping undone, in the
@@ -150,30 +79,30 @@ enum cfapkg_err cfa_deb_release_read(struct cfapkg_ctx *ctx, const char *label, 
                                      size_t len, struct cfa_arena *arena,
                                      struct cfa_deb_release *out)
 {
-	struct rel_reader r = {ctx, label, arena, out, false, CFAPKG_E_OK};
-	const struct cfa_deb_scan_fns fns = {rel_field, rel_end, &r};
-	const char *body;
+	struct rel_reader r = {ctx, arena, out, CFAPKG_E_OK};
+	struct cfa_release *f = &out->fields;
+	const char *body, *why = NULL;
 	size_t n = 0;
 
 	memset(out, 0, sizeof(*out));
+	/* The same shape trust demands of an InRelease: text outside the
+	 * signed part would be read here and by no one who checked it. */
+	if (len >= sizeof(SIGNED_HEAD) - 1 && memcmp(text, SIGNED_HEAD, sizeof(SIGNED_HEAD) - 1) == 0 &&
+	    !cfa_clearsign_framed(text, len, &why))
+		return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: not one clearsigned Release: %s", label,
+		                why);
 	if (!(body = signed_body(&r, text, len, &n)))
 		return r.err;
-	cfa_deb_scan(body, n, &fns);
-	if (r.err)
-		return r.err;
-	if (!out->date || !out->nfiles)
-		return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: not a Release file (it names no Date "
-		                "or no SHA256 list)", label);
-	return CFAPKG_E_OK;
-}
-
-const struct cfa_deb_release_file *cfa_deb_release_find(const struct cfa_deb_release *r,
-                                                        const char *path)
-{
-	size_t i;
-
-	for (i = 0; i < r->nfiles; i++)
-		if (strcmp(r->files[i].path, path) == 0)
-			return &r->files[i];
-	return NULL;
+	/* One reader of Release fields for trust and for this: the two can
+	 * never disagree on what a file lists. */
+	if (!cfa_release_parse(body, n, f, &why))
+		return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: not a Release file: %s", label, why);
+	if (!f->sha256.s)
+		return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: not a Release file: it lists no index "
+		                "(no SHA256 field)", label);
+	out->suite = keep(&r, f->suite);
+	out->codename = keep(&r, f->codename);
+	out->date = keep(&r, f->date_text);
+	out->valid_until = keep(&r, f->valid_until_text);
+	return r.err;
 }

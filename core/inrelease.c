@@ -407,6 +407,8 @@ bool cfa_release_parse(const char *text, size_t len, struct cfa_release *out, co
 	}
 	if (!rel_dates(&r, out, why))
 		return false;
+	out->date_text = r.f[R_DATE];
+	out->valid_until_text = r.f[R_VALID_UNTIL];
 	out->suite = r.f[R_SUITE];
 	out->codename = r.f[R_CODENAME];
 	/* Anything but "yes" (in any case) is no. */

@@ -20,6 +20,7 @@ struct cfa_span {
 struct cfa_release {
 	int64_t date;              /* Date, seconds since 1970 (UTC) */
 	int64_t valid_until;       /* Valid-Until; 0 when the file names none */
+	struct cfa_span date_text, valid_until_text; /* the two as the file spells them */
 	struct cfa_span suite, codename;
 	bool by_hash;              /* Acquire-By-Hash: yes */
 	struct cfa_span sha256;    /* the SHA256 field's lines, each checked */

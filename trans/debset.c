@@ -87,9 +87,9 @@ static enum cfapkg_err tie_index(struct reading *r, const char *path, const char
                                  const struct cfa_deb_release *rel,
                                  struct cfapkg_deb_suite_info *info)
 {
-	const struct cfa_deb_release_file *f = cfa_deb_release_find(rel, listed);
-	char hex[65];
-	uint64_t size = 0;
+	char hex[65], want[65];
+	uint64_t size = 0, want_size = 0;
+	bool found = cfa_release_find(&rel->fields, listed, want, &want_size);
 	enum cfapkg_err e = cfapkg_sha256_file(r->ctx, path, hex, &size);
 
 	if (e)
@@ -97,10 +97,10 @@ static enum cfapkg_err tie_index(struct reading *r, const char *path, const char
 	/* An index that is not the one the Release lists may be from another
 	 * day: pins read from it would not match what the Release vouches
 	 * for. */
-	if (!f || strcmp(f->sha256, hex) != 0 || f->size != (int64_t)size)
+	if (!found || strcmp(want, hex) != 0 || want_size != size)
 		return cfa_fail(r->ctx, CFAPKG_E_INTEGRITY, "%s is not the index its Release lists "
 		                "as %s (%s): fetch the two together (apt-get update)", path, listed,
-		                f ? "another SHA-256 or size" : "not listed at all");
+		                found ? "another SHA-256 or size" : "not listed at all");
 	info->index_path = listed;
 	info->index_size = (int64_t)size;
 	return (info->index_sha256 = cfa_arena_strdup(r->set->arena, hex)) ? CFAPKG_E_OK
