@@ -2162,19 +2162,25 @@ enum cfapkg_probe_status {
 	CFAPKG_PROBE_SKIPPED       /* the CUDA driver library it needs is missing */
 };
 
+/** One probe's answer.  Its text is allocated, NULL when there is none:
+ * cfapkg_probe_result_clear frees it.  A front end may build one too
+ * (its own checks) with the text NULL or its own. */
 struct cfapkg_probe_result {
 	const char *library;       /* "cuda", "cublas", ... */
 	enum cfapkg_probe_status status;
-	char file[512];            /* the file it loaded, or the name it looked for */
-	char detail[512];          /* what it did, or what failed */
-	char last_step[128];       /* the last call started (for hangs and crashes) */
+	char *file;                /* the file it loaded, or the name it looked for */
+	char *detail;              /* what it did, or what failed */
+	char *last_step;           /* the last call started (for hangs and crashes) */
 };
+/** Frees a result's text and empties it; NULL is ignored. */
+CFAPKG_API void cfapkg_probe_result_clear(struct cfapkg_probe_result *r);
 
 /** The libraries the probe checks, in order ("cuda" first); NULL-ended. */
 CFAPKG_API const char *const *cfapkg_probe_libraries(void);
 /** Runs cfapkg-probe (beside the program) for one library in a child
  * process, with the environment currently applied, the folders dirs
- * searched first, and a time limit. */
+ * searched first, and a time limit.  *out is overwritten: clear it
+ * before it is reused. */
 CFAPKG_API enum cfapkg_err cfapkg_probe(struct cfapkg_ctx *ctx, const char *library,
                                         const char *const *dirs, size_t ndirs,
                                         unsigned timeout_ms, struct cfapkg_probe_result *out);

@@ -387,9 +387,10 @@ static cJSON *probe_json(const struct cfapkg_probe_result *r, const char *hint)
 
 	json_str(o, "library", r->library);
 	json_str(o, "status", cfapkg_probe_status_name(r->status));
-	json_str(o, "file", r->file);
-	json_str(o, "detail", r->detail);
-	json_str(o, "last_step", r->last_step);
+	/* No text is "", as it always was in this output. */
+	json_str(o, "file", r->file ? r->file : "");
+	json_str(o, "detail", r->detail ? r->detail : "");
+	json_str(o, "last_step", r->last_step ? r->last_step : "");
 	json_str(o, "hint", hint[0] ? hint : NULL);
 	return o;
 }
@@ -414,11 +415,12 @@ static const char **probe_dirs(const struct doctor *d, size_t *n)
  * detail follows the status directly. */
 static void print_probe(const struct cfapkg_probe_result *r, const char *hint)
 {
-	bool no_file = !r->file[0] || r->status == CFAPKG_PROBE_MISSING ||
+	const char *file = r->file ? r->file : "", *detail = r->detail ? r->detail : "";
+	bool no_file = !file[0] || r->status == CFAPKG_PROBE_MISSING ||
 	               r->status == CFAPKG_PROBE_SKIPPED;
 
-	printf("  %-28s %-12s %s%s%s\n", r->library, cfapkg_probe_status_name(r->status), r->file,
-	       no_file ? " " : ": ", r->detail);
+	printf("  %-28s %-12s %s%s%s\n", r->library, cfapkg_probe_status_name(r->status), file,
+	       no_file ? " " : ": ", detail);
 	if (hint[0])
 		printf("  %-41s %s\n", "", hint);
 }
@@ -441,16 +443,19 @@ static int live_probe(struct doctor *d, cJSON *out, struct cfapkg_verdict *v)
 	/* A library error (not a failed probe) stops the loop: the verdict
 	 * would be made from a partial list. */
 	for (i = 0; libs[i] && !e; i++) {
-		struct cfapkg_probe_result r;
+		struct cfapkg_probe_result r = {0};
 		char hint[512] = "";
 		if ((e = cfapkg_probe(d->ctx, libs[i], dirs, n, (unsigned)timeout * 1000u, &r)) ||
-		    (e = cfapkg_verdict_add_probe(d->ctx, v, &r)))
+		    (e = cfapkg_verdict_add_probe(d->ctx, v, &r))) {
+			cfapkg_probe_result_clear(&r);
 			break;
+		}
 		if (r.status == CFAPKG_PROBE_MISSING)
 			missing_hint(d, libs[i], hint, sizeof(hint));
 		cJSON_AddItemToArray(out, probe_json(&r, hint));
 		if (!d->cli->json && !d->cli->quiet)
 			print_probe(&r, hint);
+		cfapkg_probe_result_clear(&r);
 	}
 	free(dirs);
 	return e ? report_error(d->ctx, e) : EXIT_OK;

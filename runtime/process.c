@@ -130,10 +130,27 @@ const char *cfapkg_probe_status_name(enum cfapkg_probe_status s)
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
+/* *dst becomes text (NULL when out of memory: the field reads as none). */
+static void set_text(char **dst, char *text)
+{
+	cfa_free(*dst);
+	*dst = text;
+}
+
+void cfapkg_probe_result_clear(struct cfapkg_probe_result *r)
+{
+	if (!r)
+		return;
+	cfa_free(r->file);
+	cfa_free(r->detail);
+	cfa_free(r->last_step);
+	memset(r, 0, sizeof(*r));
+}
+
 /* "RESULT STATUS FILE DETAIL" and "STEP CALL" lines into out.  A Windows
  * probe writes its standard output in text mode, so a line may end in
- * "\r\n": the "\r" belongs to no field.  The fields are text shown to
- * people: one too long for the public struct shows its cut. */
+ * "\r\n": the "\r" belongs to no field.  A later line of a field replaces
+ * an earlier one. */
 static void parse_output(char *text, struct cfapkg_probe_result *out, bool *got)
 {
 	static const struct {
@@ -155,7 +172,7 @@ static void parse_output(char *text, struct cfapkg_probe_result *out, bool *got)
 		if (end && line[end - 1] == '\r')
 			line[end - 1] = '\0';
 		if (strncmp(line, "STEP ", 5) == 0)
-			cfa_fit_text(out->last_step, sizeof(out->last_step), "%s", line + 5);
+			set_text(&out->last_step, cfa_strdup(line + 5));
 		if (strncmp(line, "RESULT ", 7) != 0)
 			continue;
 		line += 7;
@@ -164,9 +181,9 @@ static void parse_output(char *text, struct cfapkg_probe_result *out, bool *got)
 			if (strncmp(line, words[i].word, n) == 0 && line[n] == ' ') {
 				size_t f = strcspn(line + n + 1, " ");
 				out->status = words[i].status;
-				cfa_fit_text(out->file, sizeof(out->file), "%.*s", (int)f, line + n + 1);
-				cfa_fit_text(out->detail, sizeof(out->detail), "%s",
-				             line + n + 1 + f + (line[n + 1 + f] == ' '));
+				set_text(&out->file, cfa_aprintf("%.*s", (int)f, line + n + 1));
+				set_text(&out->detail,
+				         cfa_strdup(line + n + 1 + f + (line[n + 1 + f] == ' ')));
 				*got = true;
 			}
 		}
@@ -198,12 +215,12 @@ static void no_verdict(struct cfapkg_probe_result *out, bool timed_out, int stat
                        unsigned timeout_ms)
 {
 	char how[32];
-	const char *step = out->last_step[0] ? out->last_step : NULL;
+	const char *step = out->last_step && out->last_step[0] ? out->last_step : NULL;
 
 	if (timed_out) {
 		out->status = CFAPKG_PROBE_TIMEOUT;
-		cfa_fit_text(out->detail, sizeof(out->detail), "no answer in %u s (last call: %s)",
-		             timeout_ms / 1000, step ? step : "none");
+		set_text(&out->detail, cfa_aprintf("no answer in %u s (last call: %s)",
+		                                   timeout_ms / 1000, step ? step : "none"));
 		return;
 	}
 	/* A Windows crash's status is its exception code (0xC0000005 for an
@@ -214,8 +231,8 @@ static void no_verdict(struct cfapkg_probe_result *out, bool timed_out, int stat
 	      : cfa_snprintf(how, sizeof(how), "status %d", status)))
 		how[0] = '\0';
 	out->status = CFAPKG_PROBE_CRASHED;
-	cfa_fit_text(out->detail, sizeof(out->detail), "the probe died (%s) in %s", how,
-	             step ? step : "loading the library");
+	set_text(&out->detail, cfa_aprintf("the probe died (%s) in %s", how,
+	                                   step ? step : "loading the library"));
 }
 
 enum cfapkg_err cfapkg_probe(struct cfapkg_ctx *ctx, const char *library,
@@ -259,9 +276,9 @@ enum cfapkg_err cfapkg_probe(struct cfapkg_ctx *ctx, const char *library,
 		no_verdict(out, timed_out, status, timeout_ms);
 	} else if (!got) {
 		out->status = CFAPKG_PROBE_FAILED;
-		cfa_fit_text(out->detail, sizeof(out->detail), "the probe printed more than %lu bytes "
-		             "(the library wrote to its output) and no verdict in them",
-		             (unsigned long)sizeof(text) - 1);
+		set_text(&out->detail, cfa_aprintf("the probe printed more than %lu bytes (the "
+		                                   "library wrote to its output) and no verdict in "
+		                                   "them", (unsigned long)sizeof(text) - 1));
 	}
 	return CFAPKG_E_OK;
 }

@@ -86,7 +86,8 @@ enum cfapkg_err cfapkg_verdict_add_probe(struct cfapkg_ctx *ctx, struct cfapkg_v
 	if (!gemm && !hard)
 		return grew(ctx, v);
 	what = cfa_aprintf("%s %s%s%.*s", r->library, cfapkg_probe_status_name(r->status),
-	                   r->detail[0] ? ": " : "", DETAIL_SHOWN, r->detail);
+	                   r->detail && r->detail[0] ? ": " : "", DETAIL_SHOWN,
+	                   r->detail ? r->detail : "");
 	if (!what)
 		return cfa_nomem(ctx);
 	append(&v->failed, "; ", what);
