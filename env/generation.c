@@ -167,11 +167,11 @@ static void on_issue(void *arg, const struct cfapkg_load_issue *is)
 	struct load_findings *f = arg;
 	char text[1024];
 
-	if (is->host ? f->r->load_note[0] != '\0' : f->refusal != NULL)
+	if (is->host ? f->r->load_note != NULL : f->refusal != NULL)
 		return;
 	issue_text(is, text, sizeof(text));
 	if (is->host)
-		cfa_fit_text(f->r->load_note, sizeof(f->r->load_note), "%s", text);
+		f->r->load_note = cfa_strdup(text);
 	else
 		f->refusal = cfa_strdup(text);
 }
@@ -302,8 +302,19 @@ enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char *env,
 	out->previous = prev;
 	out->checked = true;
 out:
+	/* A failed commit made no generation: its note says nothing. */
+	if (e)
+		cfapkg_commit_result_clear(out);
 	cfa_free(envdir);
 	return e;
+}
+
+void cfapkg_commit_result_clear(struct cfapkg_commit_result *r)
+{
+	if (!r)
+		return;
+	cfa_free(r->load_note);
+	memset(r, 0, sizeof(*r));
 }
 
 /* One JSON object per line, appended: a torn last line from a crash is skipped

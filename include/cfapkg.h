@@ -1428,8 +1428,11 @@ struct cfapkg_commit_result {
 	                              CFAPKG_GEN_CHECKED, not known-good */
 	size_t load_host;          /* libraries' needs met only by this system's own
 	                              libraries (cfapkg_load_check): works here only */
-	char load_note[512];       /* the first of them, in words ("" when none) */
+	char *load_note;           /* the first of them, in words (NULL when none);
+	                              cfapkg_commit_result_clear frees it */
 };
+/** Frees a commit result's text and empties it; NULL is ignored. */
+CFAPKG_API void cfapkg_commit_result_clear(struct cfapkg_commit_result *r);
 /** Writes a new generation from a lock whose packages are in the store,
  * runs its static checks (every file the parts promise is there), records
  * them (CFAPKG_GEN_CHECKED), and only then makes it current.  On any
@@ -1796,7 +1799,7 @@ CFAPKG_API const struct cfapkg_kept *cfapkg_kept_at(const struct cfapkg_kept_lis
 CFAPKG_API void cfapkg_kept_free(struct cfapkg_kept_list *l);
 
 struct cfapkg_trans_result {
-	struct cfapkg_commit_result commit;
+	struct cfapkg_commit_result commit; /* its text borrowed from the transaction */
 	const struct cfapkg_fetch_item *items; /* what was fetched, each with its
 	                              own result (also on failure); borrowed */
 	size_t nitems;

@@ -101,7 +101,7 @@ static void print_result(const struct cli *cli, const char *env,
 	size_t i;
 
 	/* Works here, not on a machine without those libraries: always said. */
-	if (r->commit.load_host)
+	if (r->commit.load_host && r->commit.load_note)
 		fprintf(stderr, "cfapkg: warning: %s%s\n", r->commit.load_note,
 		        r->commit.load_host > 1 ? " (and more found only on this system)" : "");
 	if (cli->quiet || cli->json)

@@ -508,6 +508,18 @@ def refuse_open_closure(tmp, small, m):
           r.returncode != 0 and "libamd_comgr.so." in r.stderr and small.soname in r.stderr
           and small.llvm in r.stderr, r.stderr[-1500:])
     check("and nothing is installed", not (root / "envs" / "default" / "current").exists())
+    # The same set on a machine whose own libraries hold the missing name:
+    # it installs, and says it works here only.
+    needed = re.search(r"needs (libLLVM\.so\.[0-9.]+),", r.stderr)
+    own = pathlib.Path(m) / LIBDIR / (needed.group(1) if needed else small.soname)
+    own.write_bytes(b"\x7fELF this machine's own copy\n")
+    try:
+        r = Root(root, recipes, m).run("install", "comgr-alone", "--yes")
+    finally:
+        own.unlink()
+    check("a set that loads only with this machine's own library installs, and says so",
+          r.returncode == 0 and "cfapkg: warning: " in r.stderr and small.soname in r.stderr and
+          "only this system provides" in r.stderr, r.stderr[-1500:])
 
 
 DEBIAN_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"

@@ -347,6 +347,9 @@ enum cfapkg_err cfapkg_trans_commit(struct cfapkg_trans *t, struct cfapkg_trans_
 		texts[i] = t->changes[i].text;
 	e = cfapkg_env_commit(t->ctx, t->env, t->new, t->o.command ? t->o.command : "",
 	                      texts, t->nchanges, &out->commit);
+	/* The transaction keeps the note, as it keeps the items the result
+	 * lends. */
+	t->load_note = out->commit.load_note;
 	cfa_free(texts);
 	t->prepared = false; /* once */
 	return e;
@@ -357,6 +360,7 @@ void cfapkg_trans_free(struct cfapkg_trans *t)
 	if (!t)
 		return;
 	cfapkg_lockfile_fetch_free(t->items, t->nitems);
+	cfa_free(t->load_note);
 	cfa_trans_changes_free(t);
 	cfa_strv_free(t->damaged, t->ndamaged);
 	cfa_strv_free(t->requests, t->nrequests);

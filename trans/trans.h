@@ -15,6 +15,7 @@ struct cfapkg_trans {
 	struct cfapkg_trans_opts o;
 	const char *env;
 	struct cfapkg_writer_lock *lock;
+	char *load_note;               /* the commit's, lent to its result */
 	struct cfapkg_lockfile *old, *new;
 	struct cfapkg_plan *plan;
 	/* the request set of the new generation (strings owned here) */
