@@ -35,7 +35,7 @@ static const char *keep(struct rel_reader *r, struct cfa_span v)
 }
 
 /* The signed text of a clear-signed file, dash-escaping undone, in the
- * arena; a plain Release is taken whole. */
+ * arena; a plain Release is copied there whole. */
 static const char *signed_body(struct rel_reader *r, const char *text, size_t len,
                                size_t *out_len)
 {
@@ -44,8 +44,12 @@ static const char *signed_body(struct rel_reader *r, const char *text, size_t le
 	const char *body;
 
 	if (len < sizeof(SIGNED_HEAD) - 1 || memcmp(text, SIGNED_HEAD, sizeof(SIGNED_HEAD) - 1)) {
+		/* Into the arena too: the fields point into it and outlive the
+		 * caller's text. */
+		if (!(body = cfa_arena_strndup(r->arena, text, len)))
+			r->err = cfa_nomem(r->ctx);
 		*out_len = len;
-		return text;
+		return body;
 	}
 	r->out->clearsigned = true;
 	/* The armour header ("Hash: SHA256") ends at the first empty line. */
