@@ -188,6 +188,9 @@ def test_crash(tmp, repo, recipes, want):
 
 
 def main():
+    if harness.EMULATOR:  # APT sources are installed on Linux only
+        print("apt-lookup: skipped under the Windows build (APT sources are Linux-only)")
+        return 0
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="cfapkg-apt-lookup-"))
     try:
         repo = Repo(BASE)

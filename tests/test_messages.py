@@ -66,7 +66,10 @@ def test_fix_first():
 
 def test_fix_command_quoting(tmp):
     """The fix's command reads back in a shell as it was given: a folder
-    whose name holds $ and a quote is escaped inside its double quotes."""
+    whose name holds $ and a quote is escaped inside its double quotes.
+    POSIX shells only: the Windows build's command is for its own shells."""
+    if WINE:
+        return
     odd = tmp / 'my $HOME "recipes"'
     odd.mkdir()
     r = run("plan", "pytorch-cuda-stack", "--os", "windows", "--gpu", "RX 6700 XT",
