@@ -24,8 +24,13 @@ struct command {
 /* Its first argument is a program: every argument after the program's
  * name is the program's, options or not. */
 #define TAKES_PROGRAM (1ull << 62)
-#define NOT_OPTIONS (TEXT_ONLY | TAKES_PROGRAM)
-_Static_assert(OPT__COUNT < 62, "the option bits reach TAKES_PROGRAM");
+/* It runs without the recipe set: it reads or switches what is recorded
+ * (a rollback must work while a recipe folder is broken), or it repairs
+ * what would break loading it; the library loads the recipes itself where
+ * a call needs them.  Loading them costs most of a short command's time. */
+#define NO_RECIPES (1ull << 61)
+#define NOT_OPTIONS (TEXT_ONLY | TAKES_PROGRAM | NO_RECIPES)
+_Static_assert(OPT__COUNT < 61, "the option bits reach NO_RECIPES");
 
 #define OPT_ENV_BIT OPT_BIT(OPT_ENV)
 #define OPTS_CHANGE (OPTS_FACTS | OPTS_FETCH | OPT_ENV_BIT | OPT_BIT(OPT_DRY_RUN) | \
@@ -45,11 +50,11 @@ static const struct command commands[] = {
 	 "cache info | clean [--compute] [--dry-run]",
 	 "show cfapkg's downloads and the stack's compute caches; remove what is not needed"},
 	{"channel", cmd_channel,
-	 OPTS_FETCH | OPT_BIT(OPT_KEY) | OPT_BIT(OPT_NAME) | OPT_BIT(OPT_PRIORITY) |
+	 NO_RECIPES | OPTS_FETCH | OPT_BIT(OPT_KEY) | OPT_BIT(OPT_NAME) | OPT_BIT(OPT_PRIORITY) |
 	 OPT_BIT(OPT_EXPIRES_DAYS) | OPT_BIT(OPT_NEXT_KEY) | OPT_BIT(OPT_INDEX_VERSION),
 	 "channel keygen|build|add|list|remove|update",
 	 "publish a recipe folder as a signed channel, and follow channels"},
-	{"completion", cmd_completion, TEXT_ONLY, "completion bash|zsh|fish|powershell",
+	{"completion", cmd_completion, TEXT_ONLY | NO_RECIPES, "completion bash|zsh|fish|powershell",
 	 "print a completion script for the shell, made from this command table"},
 	{"config", cmd_config, 0, "config", "show where cfapkg keeps data and reads recipes"},
 	{"detect", cmd_detect, OPT_BIT(OPT_GPU_INDEX), "detect",
@@ -72,7 +77,7 @@ static const struct command commands[] = {
 	 "list the GPUs cfapkg knows: name, target, generation, status, PCI id"},
 	{"help", NULL, TEXT_ONLY, "help [COMMAND]",
 	 "show the commands, or one command's options (as 'cfapkg COMMAND --help')"},
-	{"history", cmd_history, OPT_ENV_BIT, "history [--env NAME]",
+	{"history", cmd_history, OPT_ENV_BIT | NO_RECIPES, "history [--env NAME]",
 	 "list an environment's generations and switches"},
 	{"info", cmd_info, OPT_BIT(OPT_GPU) | OPT_ENV_BIT, "info NAME [--env NAME]",
 	 "show a recipe (or who provides a name): versions, sources, status, what is installed"},
@@ -81,7 +86,7 @@ static const struct command commands[] = {
 	{"list", cmd_list, OPT_ENV_BIT, "list [--env NAME]", "list what an environment holds"},
 	{"lock", cmd_lock, OPT_ENV_BIT | OPT_BIT(OPT_OUTPUT), "lock [--env NAME] [-o FILE]",
 	 "write the environment's exact set as a lockfile"},
-	{"mark-good", cmd_mark_good, OPT_ENV_BIT, "mark-good [N] [--env NAME]",
+	{"mark-good", cmd_mark_good, OPT_ENV_BIT | NO_RECIPES, "mark-good [N] [--env NAME]",
 	 "record, on your word, that generation N (default: the current one) works here"},
 	{"mirror", cmd_mirror,
 	 OPTS_FACTS | OPTS_FETCH | OPT_ENV_BIT | OPT_BIT(OPT_LOCKED) | OPT_BIT(OPT_MAX_SIZE) |
@@ -116,7 +121,8 @@ static const struct command commands[] = {
 	 "fetch again what an environment's store folders lack, and re-link it (a new generation)"},
 	{"report", cmd_report, OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_OUTPUT), "report [-o FILE]",
 	 "write what detect found as JSON for a compatibility report"},
-	{"rollback", cmd_rollback, OPT_ENV_BIT | OPT_BIT(OPT_TO) | OPT_BIT(OPT_KNOWN_GOOD),
+	{"rollback", cmd_rollback,
+	 OPT_ENV_BIT | OPT_BIT(OPT_TO) | OPT_BIT(OPT_KNOWN_GOOD) | NO_RECIPES,
 	 "rollback [--to N | --known-good]",
 	 "make an earlier generation current again (no network, no unpacking)"},
 	{"run", cmd_run,
@@ -128,7 +134,7 @@ static const struct command commands[] = {
 	 "stage [--env NAME] DIR | --venv DIR",
 	 "place the environment's DLLs in a program's folder (run does this on Windows), or its "
 	 "ZLUDA libraries over a venv's torch's CUDA libraries"},
-	{"unmark", cmd_unmark, OPT_ENV_BIT, "unmark [N] [--env NAME]",
+	{"unmark", cmd_unmark, OPT_ENV_BIT | NO_RECIPES, "unmark [N] [--env NAME]",
 	 "take the known-good mark off generation N (default: the current one)"},
 	{"unpin", cmd_unpin, OPT_ENV_BIT, "unpin NAME... [--env NAME]", "remove pins"},
 	{"unstage", cmd_unstage, OPT_BIT(OPT_VENV), "unstage DIR | --venv DIR",
@@ -353,9 +359,7 @@ static int dispatch(const struct cli *cli)
 		cli_error("out of memory\n");
 		return EXIT_ERROR;
 	}
-	/* channel runs without the recipe set: it repairs what would break
-	 * loading it; completion needs only the tables. */
-	rc = setup_context(ctx, cli, c->run != cmd_channel && c->run != cmd_completion);
+	rc = setup_context(ctx, cli, !(c->opts & NO_RECIPES));
 	if (rc == EXIT_OK)
 		rc = c->run(ctx, cli);
 	/* The settings are kept until the command ends, since it may read them

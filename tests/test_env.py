@@ -155,6 +155,21 @@ def test_history_rollback(root):
           switches)
     r = root.run("rollback", "--to", "3", env={"http_proxy": "http://127.0.0.1:9"})
     check("rollback needs no network", r.returncode == 0 and root.current() == 3)
+    # A recipe folder broken after the install (a bad edit, a half-copied
+    # file) must not stop the way back: a rollback reads only the root.
+    broken = root.path.parent / "broken-recipes"
+    broken.mkdir(exist_ok=True)
+    (broken / "zluda.json").write_text('{"name": "zluda", "versions": [')
+    bad = {"CFAPKG_RECIPES": str(broken)}
+    r = root.run("plan", "zluda", env=bad)
+    check("a broken recipe file is named when recipes are read",
+          r.returncode != 0 and "zluda.json" in r.stderr, r.stdout + r.stderr)
+    r = root.run("rollback", "--to", "2", env=bad)
+    r2 = root.run("history", env=bad)
+    check("rollback and history work while a recipe folder is broken",
+          r.returncode == 0 and root.current() == 2 and r2.returncode == 0,
+          r.stdout + r.stderr + r2.stderr)
+    root.run("rollback", "--to", "3")
 
 
 def test_marks(root):
