@@ -21,6 +21,29 @@
  * callback libcurl calls. */
 #define LOCAL_BLOCK (1u << 20)
 
+/* "Content-Range: bytes START-END/TOTAL": START is kept, so that a 206
+ * is appended to the part only where it really continues it. */
+static void note_range(struct xfer *x, const char *data, size_t n)
+{
+	static const char key[] = "content-range:";
+	size_t i, kl = sizeof(key) - 1;
+	int64_t start = 0;
+
+	for (i = 0; i < kl && i < n && (data[i] | 0x20) == key[i]; i++)
+		;
+	if (i < kl)
+		return;
+	while (i < n && (data[i] == ' ' || data[i] == '\t'))
+		i++;
+	if (n - i < 6 || strncmp(data + i, "bytes ", 6) != 0)
+		return;
+	/* At most 18 digits: a start past 2^62 is no file cfapkg would keep. */
+	for (i += 6, kl = 0; i < n && data[i] >= '0' && data[i] <= '9' && kl < 18; i++, kl++)
+		start = start * 10 + (data[i] - '0');
+	if (kl > 0 && i < n && data[i] == '-')
+		x->range_start = start;
+}
+
 size_t cfa_fetch_on_header(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct xfer *x = arg;
@@ -31,8 +54,11 @@ size_t cfa_fetch_on_header(char *data, size_t size, size_t nmemb, void *arg)
 	/* Headers count as arriving bytes for the stall check: a slow server
 	 * that is still answering is not cut. */
 	x->last_byte_at = cfa_plat_now();
-	if (n > 5 && strncmp(data, "HTTP/", 5) == 0)
+	if (n > 5 && strncmp(data, "HTTP/", 5) == 0) {
 		x->new_validator[0] = '\0'; /* a new response (after a redirect) */
+		x->range_start = -1;
+	}
+	note_range(x, data, n);
 	/* libcurl passes one whole header line per call, its CRLF included.  An
 	 * ETag is preferred: it replaces a Last-Modified seen before it, and a
 	 * Last-Modified is taken only while no validator is held. */
@@ -71,6 +97,15 @@ bool cfa_fetch_start_body(struct xfer *x)
 		curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
 	x->body_started = true;
 	cfa_part_stream_drop(x); /* a second body: the file is unpacked afterwards */
+	/* A 206 from the first byte is the whole file (as a 200 is); one from
+	 * anywhere else than the end of the kept bytes (a proxy or server that
+	 * mishandles ranges) would splice two parts of the file together. */
+	if (code == 206 && x->range_start == 0)
+		code = 200;
+	if (code == 206 && x->range_start != (int64_t)x->have) {
+		x->stop = STOP_RANGE;
+		return false;
+	}
 	/* Any answer but 206 to a range request is the whole file (the
 	 * validator no longer matched, or the server ignores ranges): the kept
 	 * bytes go. */
@@ -116,7 +151,8 @@ size_t cfa_fetch_on_body(char *data, size_t size, size_t nmemb, void *arg)
 	 * with CURLE_WRITE_ERROR; x->stop says why, for retry.c. */
 	if (!x->body_started) {
 		if (!cfa_fetch_start_body(x)) {
-			x->stop = STOP_IO;
+			if (x->stop == STOP_NONE)
+				x->stop = STOP_IO;
 			return 0;
 		}
 		if (announced_total(x) > cap) { /* no need to receive it to know */

@@ -178,6 +178,7 @@ static bool start_attempt(struct xfer *x, CURLM *multi)
 	x->stop = STOP_NONE;
 	x->curl_err[0] = '\0';
 	x->new_validator[0] = '\0';
+	x->range_start = -1;
 	x->io_err = 0;
 	/* Each attempt opens the part again and hashes it: what it holds may
 	 * have changed since the last one (a 416 or a mismatch deletes it). */

@@ -11,7 +11,9 @@
 
 #include "cache/cache.h"
 
-enum stop { STOP_NONE, STOP_OVERFLOW, STOP_IO, STOP_STALL };
+/* Why a transfer was cut short by cfapkg rather than by the network.
+ * STOP_RANGE: a 206 that does not continue the kept bytes. */
+enum stop { STOP_NONE, STOP_OVERFLOW, STOP_IO, STOP_STALL, STOP_RANGE };
 
 struct xfer {
 	struct cfapkg_ctx *ctx;
@@ -58,6 +60,9 @@ struct xfer {
 	/* An ETag or Last-Modified longer than this is not kept: without a
 	 * validator a download starts over rather than resume. */
 	char validator[256], new_validator[256];
+	/* Where this response's Content-Range says its body starts; -1 when
+	 * it sent none. */
+	int64_t range_start;
 	char want[65];                   /* the expected SHA-256 in lower case, "" if any */
 	/* The most bytes the body may bring: the declared size, else the cap
 	 * (an explicit --max-size, else the recipe's max_size, else the

@@ -53,7 +53,7 @@ static bool may_retry(const struct xfer *x, CURLcode rc, long code)
 	/* A 416 to a resume: the kept part was as long as the file or longer
 	 * (killed before it was checked).  It is gone now, and the same URL is
 	 * asked again from the first byte, with no range to refuse. */
-	if (code == 416 && x->have_at_start > 0)
+	if ((code == 416 && x->have_at_start > 0) || x->stop == STOP_RANGE)
 		return x->url_attempts < MAX_ATTEMPTS_PER_URL;
 	/* A stall ends as CURLE_ABORTED_BY_CALLBACK (on_progress cut it), which
 	 * retryable does not list. */
@@ -102,6 +102,10 @@ static bool describe(const struct xfer *x, CURLcode rc, long code, char *why, si
 	if (x->stop == STOP_STALL)
 		return cfa_snprintf(why, len, "nothing arrived for %u s (--stall-timeout)",
 		                    x->opts->stall_secs);
+	if (x->stop == STOP_RANGE)
+		return cfa_snprintf(why, len, "asked to resume at byte %llu, the server sent "
+		                    "bytes from %lld", (unsigned long long)x->have,
+		                    (long long)x->range_start);
 	if (rc == CURLE_HTTP_RETURNED_ERROR)
 		return cfa_snprintf(why, len, "HTTP %ld", code);
 	return cfa_snprintf(why, len, "%s", x->curl_err[0] ? x->curl_err : curl_easy_strerror(rc));
@@ -195,9 +199,10 @@ void cfa_fetch_failed(struct xfer *x, CURLcode rc, long code)
 	if (!describe(x, rc, code, why, sizeof(why)))
 		memcpy(why, "the transfer failed", sizeof("the transfer failed")); /* never: sized */
 	x->mismatch |= x->stop == STOP_OVERFLOW; /* more than the pin: another file */
-	if (x->stop == STOP_OVERFLOW || code == 416) {
-		/* Bytes past the limit, or a range that no longer fits the file:
-		 * nothing kept is of use. */
+	if (x->stop == STOP_OVERFLOW || x->stop == STOP_RANGE || code == 416) {
+		/* Bytes past the limit, or a range that no longer fits the file
+		 * (or that the server does not honour): nothing kept is of use,
+		 * and the next attempt asks for the whole file. */
 		cfa_part_discard(x);
 		x->have = 0;
 	}

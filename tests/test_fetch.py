@@ -224,6 +224,16 @@ def test_faults(tmp, f):
     check("a resume answered 416 starts over on the same URL",
           r.returncode == 0 and it.get("sha256") == sha(faultserver.content(SIZE)) and
           it.get("attempts") == 3, r.stdout + r.stderr)
+    # No pin: only the Content-Range check stands between a bad proxy and
+    # a spliced file recorded under its own (wrong) SHA-256.
+    r, it = prefetch(tmp / "r-offrange", f.url(f"offrange/or/1000/{SIZE}"))
+    check("a resume answered from another byte than asked starts over",
+          r.returncode == 0 and it.get("sha256") == sha(full) and it.get("attempts") == 3,
+          r.stdout + r.stderr)
+    r, it = prefetch(tmp / "r-offrange0", f.url(f"offrange/or0/0/{SIZE}"))
+    check("a resume answered with the whole file as 206 takes it whole",
+          r.returncode == 0 and it.get("sha256") == sha(full) and it.get("attempts") == 2,
+          r.stdout + r.stderr)
     r, it = prefetch(tmp / "r-loop", f.url("loop"))
     check("redirect loop", r.returncode == 8 and "redirect" in r.stderr.lower()
           and f.url("loop") in r.stderr, r.stderr)

@@ -29,6 +29,10 @@ Paths (SIZE in bytes, KEY any word naming the per-test state):
                          the file (ETag "v1") and closes after the file; later
                          ones the file, with Range and If-Range (so the resume
                          of the whole file gets 416)
+  /offrange/KEY/START/SIZE the first request of KEY closes half way (ETag "v1");
+                         the second answers its range with 206 and the bytes
+                         from START on, whatever the Range asked (a proxy that
+                         mishandles ranges); later ones the file, with Range
   /tar                   archive(): a deterministic tar.gz package
   /droptar/KEY           the same; the first request of KEY closes half way
   /eviltar               a tar.gz with an entry that climbs out ("../")
@@ -229,6 +233,18 @@ class Handler(BaseHTTPRequestHandler):
                 self.close_now()
             else:
                 self.send_file(data)
+        elif kind == "offrange":
+            data, n = content(int(p[3])), bump(p[1])
+            if n == 2:
+                start = int(p[2])
+                self.send_response(206)
+                self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+                self.send_header("Content-Length", str(len(data) - start))
+                self.send_header("ETag", "\"v1\"")
+                self.end_headers()
+                self.wfile.write(data[start:])
+            else:
+                self.send_file(data, half_then=self.close_now if n == 1 else None)
         elif kind == "tar":
             self.send_file(archive())
         elif kind == "droptar":
