@@ -60,9 +60,10 @@ static bool hash_file(struct cfa_hasher *h, const char *path)
 		/* Unbuffered: the reads are a MiB each already, and stdio's
 		 * buffer would only add a copy. */
 		setvbuf(f, NULL, _IONBF, 0);
-		while ((n = fread(h->buf, 1, READ_SIZE, f)) > 0)
-			EVP_DigestUpdate(h->md, h->buf, n);
-		ok = !ferror(f);
+		ok = true;
+		while (ok && (n = fread(h->buf, 1, READ_SIZE, f)) > 0)
+			ok = EVP_DigestUpdate(h->md, h->buf, n) == 1;
+		ok = ok && !ferror(f);
 		fclose(f);
 	} else {
 		return false;

@@ -102,9 +102,14 @@ bool cfa_part_open(struct xfer *x)
 	/* The digest's state is not saved between runs: the kept bytes are
 	 * hashed again, so the final hash covers the whole file. */
 	while ((n = fread(buf, 1, sizeof(buf), x->part)) > 0) {
-		EVP_DigestUpdate(x->md, buf, n);
+		if (EVP_DigestUpdate(x->md, buf, n) != 1)
+			return false;
 		x->have += n;
 	}
+	/* A kept part that cannot be read back whole cannot be resumed: its
+	 * hash would cover only what was read. */
+	if (ferror(x->part))
+		return cfa_part_restart(x);
 	/* C requires a seek between reading and writing one stream. */
 	fseek(x->part, 0, SEEK_END);
 	/* Longer than the declared size: not a prefix of this artifact. */

@@ -40,6 +40,7 @@ enum cfapkg_err cfa_read_decompressed(struct cfapkg_ctx *ctx, const char *path, 
 	struct cfa_buf out;
 	enum cfapkg_err e = CFAPKG_E_OK;
 	FILE *f;
+	int r;
 
 	*text = NULL;
 	*len = 0;
@@ -58,10 +59,21 @@ enum cfapkg_err cfa_read_decompressed(struct cfapkg_ctx *ctx, const char *path, 
 	archive_read_support_format_raw(a);
 	archive_read_support_format_empty(a);
 	f = cfa_plat_fopen(path, "rb");
-	if (!f || archive_read_open_FILE(a, f) != ARCHIVE_OK)
-		e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot open %s", label, path);
-	else if (archive_read_next_header(a, &en) == ARCHIVE_OK)
+	if (!f)
+		e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot open %s: %s", label, path,
+		             cfa_plat_strerror(cfa_plat_write_errno()));
+	/* The filters read their first block here: damaged compressed data
+	 * fails at the open, and is not a file that cannot be opened. */
+	else if (archive_read_open_FILE(a, f) != ARCHIVE_OK)
+		e = cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: cannot be read: %s", label,
+		             archive_error_string(a) ? archive_error_string(a) : "damaged");
+	else if ((r = archive_read_next_header(a, &en)) == ARCHIVE_OK)
 		e = grow_read(ctx, a, label, max, &out);
+	/* Only a file of no bytes has no entry: a damaged compressed header
+	 * must not read as an empty index. */
+	else if (r != ARCHIVE_EOF)
+		e = cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: cannot be read: %s", label,
+		             archive_error_string(a) ? archive_error_string(a) : "damaged");
 	archive_read_free(a);
 	if (f)
 		fclose(f);

@@ -35,6 +35,10 @@ static enum cfapkg_err copy_bytes(struct unpacker *u, const char *name, const ch
 	/* The copies count against the size cap: a bomb of links is a bomb. */
 	while (!e && (n = fread(block, 1, BLOCK, in)) > 0)
 		e = cfa_unpack_put(u, out, name, to, block, n, &size);
+	/* A read error ends the loop as the end of the file does: without this
+	 * check the copy would be a silently short file. */
+	if (!e && in && ferror(in))
+		e = cfa_fail(u->ctx, CFAPKG_E_IO, "%s: cannot read it to copy it to %s", from, to);
 	if (in)
 		fclose(in);
 	if (out && fclose(out) != 0 && !e)

@@ -4,13 +4,16 @@
  * Release fields, gpgv's status lines to each verdict, a key file's
  * fingerprints (a fixture key that gpg made, with a signing subkey, whose
  * fingerprints gpg printed), and dpkg's order for "the newest version"
- * (digit runs longer than any integer type included).
+ * (digit runs longer than any integer type included), and an index read
+ * through its compression: empty, plain and gzip read back, damaged gzip
+ * data refused with what is wrong with it.
  *
  *   test_apt_trust FIXTURE_KEY.gpg FIXTURE_KEY.asc
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/cache.h"
 #include "check.h"
 #include "core/debindex.h"
 #include "core/gpgstatus.h"
@@ -216,6 +219,47 @@ static void check_deb_order(void)
 	      !cfa_deb_name_valid("a", 1), "Debian package names");
 }
 
+/* Writes bytes to a file in the working folder and reads it back as an
+ * index; returns whether it was read, and checks the text when it was. */
+static bool read_back(const char *bytes, size_t n, const char *want, const char *why)
+{
+	static const char path[] = "rawread-case.bin";
+	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
+	FILE *f = fopen(path, "wb");
+	char *text = NULL;
+	size_t len = 0;
+	bool ok;
+
+	CHECK(ctx && f && fwrite(bytes, 1, n, f) == n && fclose(f) == 0, "cannot write %s", path);
+	ok = cfa_read_decompressed(ctx, path, path, 1 << 20, &text, &len) == CFAPKG_E_OK;
+	if (ok && want)
+		CHECK(len == strlen(want) && memcmp(text, want, len) == 0, "read back: \"%.*s\"",
+		      (int)len, text);
+	if (!ok && why)
+		CHECK(strstr(cfapkg_ctx_error(ctx), why) && strstr(cfapkg_ctx_error(ctx), path),
+		      "error: %s", cfapkg_ctx_error(ctx));
+	cfa_free(text);
+	cfapkg_ctx_free(ctx);
+	remove(path);
+	return ok;
+}
+
+static void check_decompressed(void)
+{
+	/* gzip -n of "Package: x\n" (no name, no time) */
+	static const char gz[] = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x0b\x48\x4c\xce\x4e"
+	                         "\x4c\x4f\xb5\x52\xa8\xe0\x02\x00\x41\xc6\x79\x0c\x0b\x00\x00\x00";
+	/* gzip's header whole, then a deflate stream that is not one */
+	static const char damaged[] = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\xff\xff\xff\xff";
+
+	CHECK(read_back("", 0, "", NULL), "an empty file reads as an empty index");
+	CHECK(read_back("Package: x\n", 11, "Package: x\n", NULL), "a plain index reads as itself");
+	CHECK(read_back(gz, sizeof(gz) - 1, "Package: x\n", NULL), "a gzip index reads decompressed");
+	/* Named as what it is, not as a file that cannot be opened. */
+	CHECK(!read_back(damaged, sizeof(damaged) - 1, NULL, "gzip"),
+	      "damaged gzip data is refused, and the error names gzip and the file");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -229,5 +273,6 @@ int main(int argc, char **argv)
 	check_key_file(argv[1], "binary");
 	check_key_file(argv[2], "armored");
 	check_deb_order();
+	check_decompressed();
 	return check_report();
 }
