@@ -122,28 +122,42 @@ static enum cfapkg_err add_folder(struct cfapkg_ctx *ctx, const char *dir, cJSON
 	return e;
 }
 
-/* The version after the one already published in dir, 1 for a new one. */
-static uint64_t next_version(struct cfapkg_ctx *ctx, const char *dir)
+/* The version after the one already published in dir, 1 for a new one.
+ * An index.json that is there but cannot be read is an error: starting
+ * again at 1 would publish an index every client already holding a later
+ * one refuses as older. */
+static enum cfapkg_err next_version(struct cfapkg_ctx *ctx, const char *dir, uint64_t *next)
 {
 	char *path = cfa_aprintf("%s/index.json", dir);
-	const cJSON *v;
+	const cJSON *v = NULL;
 	cJSON *doc = NULL;
-	uint64_t next = 1;
+	enum cfapkg_err e = CFAPKG_E_OK;
+	char *why = NULL;
 
-	if (path && cfa_plat_is_file(path) &&
-	    cfa_json_read_file(ctx, path, CFAPKG_E_IO, &doc) == CFAPKG_E_OK) {
-		v = cJSON_GetObjectItemCaseSensitive(doc, "version");
-		/* An index.json that cannot be read starts again at 1;
-		 * clients holding a higher version then refuse the new one as
-		 * older. */
-		if (cJSON_IsNumber(v) && v->valuedouble >= 1)
-			next = (uint64_t)v->valuedouble + 1;
+	*next = 1;
+	if (!path)
+		return cfa_nomem(ctx);
+	if (cfa_plat_is_file(path)) {
+		e = cfa_json_read_file(ctx, path, CFAPKG_E_IO, &doc);
+		v = doc ? cJSON_GetObjectItemCaseSensitive(doc, "version") : NULL;
+		/* Whole numbers a double holds exactly: the cast is defined. */
+		if (!e && cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble < 9007199254740992.0 &&
+		    v->valuedouble == (double)(uint64_t)v->valuedouble) {
+			*next = (uint64_t)v->valuedouble + 1;
+		} else {
+			/* The reader's own error (the line and column) goes into
+			 * this one, which says what to do. */
+			why = e ? cfa_strdup(cfapkg_ctx_error(ctx)) : NULL;
+			cfapkg_ctx_clear_error(ctx);
+			e = cfa_fail(ctx, CFAPKG_E_USAGE, "%s: the version of the index published there "
+			             "cannot be read (%s); pass --index-version N, above the last version "
+			             "clients received", path, why ? why : "no whole \"version\" number");
+		}
 	}
-	/* A missing or unreadable old index is not an error for the build. */
-	cfapkg_ctx_clear_error(ctx);
+	cfa_free(why);
 	cJSON_Delete(doc);
 	cfa_free(path);
-	return next;
+	return e;
 }
 
 static enum cfapkg_err add_header(struct cfapkg_ctx *ctx, cJSON *index,
@@ -219,12 +233,15 @@ enum cfapkg_err cfapkg_channel_build(struct cfapkg_ctx *ctx, const char *dir, co
                                      uint64_t *version_out)
 {
 	unsigned char pub[CFA_PUBKEY_LEN];
-	uint64_t version = o->version ? o->version : next_version(ctx, dir);
-	cJSON *index = cJSON_CreateObject();
+	uint64_t version = o->version;
+	cJSON *index = NULL;
 	EVP_PKEY *key = NULL;
 	char *text = NULL;
 	enum cfapkg_err e;
 
+	if (!version && (e = next_version(ctx, dir, &version)))
+		return e;
+	index = cJSON_CreateObject();
 	if (!o->name || !o->name[0])
 		e = cfa_fail(ctx, CFAPKG_E_USAGE, "a channel needs a name (--name)");
 	else if (!index)

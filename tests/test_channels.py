@@ -256,6 +256,24 @@ def test_rotation(client, lab, tmp, key):
           client.state())
 
 
+def test_damaged_old_index(lab, key):
+    """A build over an index.json it cannot read does not start again at 1
+    (clients would refuse every later index as older than theirs)."""
+    good = (lab / "index.json").read_bytes()
+    (lab / "index.json").write_bytes(good[: len(good) // 2])
+    r = harness.run(BIN, "channel", "build", str(lab), "--key", str(key), "--name", "lab")
+    check("a build over a damaged index.json stops, naming it and --index-version",
+          r.returncode == 2 and str(lab / "index.json") in r.stderr and
+          "--index-version" in r.stderr and
+          (lab / "index.json").read_bytes() == good[: len(good) // 2], r.stdout + r.stderr)
+    version = json.loads(good)["version"]
+    r = harness.run(BIN, "channel", "build", str(lab), "--key", str(key), "--name", "lab",
+                    "--index-version", str(version + 1))
+    check("--index-version builds over it", r.returncode == 0 and
+          json.loads((lab / "index.json").read_text())["version"] == version + 1,
+          r.stdout + r.stderr)
+
+
 def test_priority(client, www, url_of, tmp):
     other = www / "other"
     shutil.copytree(www / "lab", other)
@@ -294,6 +312,7 @@ def main():
         test_local_tamper(client)
         test_artifacts(client, www, www / "lab")
         test_rotation(client, www / "lab", tmp, key)
+        test_damaged_old_index(www / "lab", tmp / "new.key")
         test_priority(client, www, srv.url, tmp)
     return check.report()
 
