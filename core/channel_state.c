@@ -8,6 +8,7 @@
  * accepted is refused, not used.
  */
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,10 +90,13 @@ static bool read_state_keys(const cJSON *doc, struct cfa_keys *keys)
 	return keys->n > 0;
 }
 
-static double number_of(const cJSON *o, const char *key)
+/* A number between lo and hi, 0 for anything else: the state file is the
+ * root's own, but a damaged one must not make the cast undefined. */
+static double number_of(const cJSON *o, const char *key, double lo, double hi)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+	return cJSON_IsNumber(v) && v->valuedouble >= lo && v->valuedouble <= hi ? v->valuedouble
+	                                                                         : 0;
 }
 
 enum cfapkg_err cfa_channel_state_read(struct cfapkg_ctx *ctx, const char *name,
@@ -117,10 +121,10 @@ enum cfapkg_err cfa_channel_state_read(struct cfapkg_ctx *ctx, const char *name,
 		st->name = cfa_strdup(name);
 		st->url = dup_member(doc, "url");
 		st->upstream = dup_member(doc, "channel");
-		st->priority = (int)number_of(doc, "priority");
+		st->priority = (int)number_of(doc, "priority", INT_MIN, INT_MAX);
 		/* Version 0 means the channel was added but no index accepted
 		 * yet (see load_one). */
-		st->version = (uint64_t)number_of(doc, "version");
+		st->version = (uint64_t)number_of(doc, "version", 0, 9007199254740991.0);
 		exp = cJSON_GetObjectItemCaseSensitive(doc, "expires");
 		/* An expiry that does not parse leaves expires at 0, which
 		 * reads as no expiry. */

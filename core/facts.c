@@ -259,7 +259,10 @@ static const char *report_gpu(const cJSON *root)
 
 	if (cJSON_IsString(over) && over->valuestring[0])
 		return over->valuestring;
-	if (!cJSON_IsNumber(sel) || sel->valuedouble < 0 || !cJSON_IsArray(gpus) ||
+	/* Compared before the cast: a double past int's range does not
+	 * convert (1e30 would be undefined behaviour). */
+	if (!cJSON_IsNumber(sel) || !cJSON_IsArray(gpus) || sel->valuedouble < 0 ||
+	    sel->valuedouble >= (double)cJSON_GetArraySize(gpus) ||
 	    !(g = cJSON_GetArrayItem(gpus, (int)sel->valuedouble)))
 		return NULL;
 	g = cJSON_GetObjectItemCaseSensitive(g, "gfx");

@@ -228,6 +228,13 @@ def test_artifacts(client, www, lab):
 def test_local_tamper(client):
     stored = client.path / "channels" / "lab" / "index.signed"
     good = stored.read_bytes()
+    state = client.path / "channels" / "lab" / "channel.json"
+    kept = state.read_bytes()
+    state.write_text(json.dumps({**json.loads(kept), "version": 1e300, "priority": -1e300}))
+    r = client.run("channel", "list")
+    check("a channel state with numbers past any integer is read, not cast blindly",
+          r.returncode == 0 and "lab" in r.stdout, r.stdout + r.stderr)
+    state.write_bytes(kept)
     stored.write_bytes(good.replace(b"6-preview.80", b"6-preview.99"))
     r = client.run("plan", "zluda", *channel.FACTS)
     check("an accepted index changed on disk is refused when planning",

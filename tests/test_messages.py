@@ -109,6 +109,12 @@ def test_report_facts(tmp):
           any(p["name"] == "rocm" and p["version"] == "6.4.2" and p["kind"] == "system"
               for p in doc.get("packages", [])), doc.get("packages"))
     data = json.loads(report.read_text())
+    # A damaged selection (past any GPU, past any integer) names no GPU;
+    # the sanitizer build aborts on the undefined cast it once was.
+    report.write_text(json.dumps({**data, "selected": 1e30}))
+    r = run("plan", "zluda", "--facts", str(report), "--json")
+    check("a report selecting no GPU it lists is asked for a GPU",
+          r.returncode == 2 and "no GPU target to plan for" in r.stderr, r.stdout[-400:] + r.stderr)
     data["report_format"] = 2
     report.write_text(json.dumps(data))
     r = run("plan", "zluda", "--facts", str(report))
