@@ -5,6 +5,7 @@
  * install), so nothing unknown ever sits beside verified downloads.
  */
 #include <errno.h>
+#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,7 +37,8 @@ static bool same_hex(const char *a, const char *b)
 static bool found_as(struct cfapkg_added_file *out, const struct cfapkg_version *v,
                      const char *fmt, ...) CFA_PRINTF(3, 4);
 
-/* Records who expects the file; always true (a match). */
+/* Records who expects the file; always true (a match), even when there
+ * was no memory for what (the caller checks it). */
 static bool found_as(struct cfapkg_added_file *out, const struct cfapkg_version *v,
                      const char *fmt, ...)
 {
@@ -45,8 +47,7 @@ static bool found_as(struct cfapkg_added_file *out, const struct cfapkg_version 
 	out->recipe = v->recipe->name;
 	out->version = v->version;
 	va_start(ap, fmt);
-	/* what is a fixed array: a long name is cut, as the text is only shown. */
-	cfa_vfit_text(out->what, sizeof(out->what), fmt, ap);
+	out->what = cfa_vaprintf(fmt, ap);
 	va_end(ap);
 	return true;
 }
@@ -134,13 +135,41 @@ static bool expected(struct cfapkg_ctx *ctx, const char *hex, struct cfapkg_adde
 	return false;
 }
 
-/* from copied to tmp, flushed, and renamed to dst. */
+/* Copies in to out, hashing what is written; 0 or an errno. */
+static int copy_hashed(FILE *in, FILE *out, char hex[65])
+{
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	unsigned char *buf = cfa_malloc(1 << 16), digest[EVP_MAX_MD_SIZE];
+	unsigned len = 0;
+	size_t n;
+	int rc = md && buf && EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1 ? 0 : ENOMEM;
+
+	while (!rc && (n = fread(buf, 1, 1 << 16, in)) > 0) {
+		if (fwrite(buf, 1, n, out) != n)
+			rc = cfa_plat_write_errno();
+		else if (EVP_DigestUpdate(md, buf, n) != 1)
+			rc = ENOMEM;
+	}
+	if (!rc && ferror(in))
+		rc = EIO;
+	if (!rc && (EVP_DigestFinal_ex(md, digest, &len) != 1 || len != 32))
+		rc = ENOMEM;
+	if (!rc)
+		cfa_sha256_hex(digest, hex);
+	EVP_MD_CTX_free(md);
+	cfa_free(buf);
+	return rc;
+}
+
+/* from copied to tmp, flushed, and renamed to dst.  The copy is hashed as
+ * it is written: the file the recipes were asked about was hashed before,
+ * and a file changed in between must not land under the old hash. */
 static enum cfapkg_err copy_file(struct cfapkg_ctx *ctx, const char *from, const char *dir,
                                  const char *tmp, const char *dst)
 {
-	static unsigned char buf[1 << 16];
+	const char *want = dst + strlen(dir) + 1;
+	char got[65] = "";
 	FILE *in, *out;
-	size_t n;
 	int rc = 0;
 
 	in = cfa_plat_fopen(from, "rb");
@@ -155,11 +184,7 @@ static enum cfapkg_err copy_file(struct cfapkg_ctx *ctx, const char *from, const
 			fclose(out);
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot copy into %s", from, dir);
 	}
-	while (!rc && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n)
-			rc = cfa_plat_write_errno();
-	if (!rc && ferror(in))
-		rc = EIO;
+	rc = copy_hashed(in, out, got);
 	fclose(in);
 	/* Flushed before the rename: a file under a SHA name must hold those
 	 * bytes after a crash too. */
@@ -167,6 +192,12 @@ static enum cfapkg_err copy_file(struct cfapkg_ctx *ctx, const char *from, const
 		rc = cfa_plat_fsync(out);
 	if (fclose(out) != 0 && !rc)
 		rc = cfa_plat_write_errno();
+	if (!rc && !same_hex(got, want)) {
+		cfa_plat_remove(tmp);
+		return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: changed while it was added (SHA-256 %s, "
+		                "then %s); nothing was added: run add-file again once it is complete",
+		                from, want, got);
+	}
 	if (!rc)
 		rc = cfa_plat_rename(tmp, dst);
 	if (rc) {
@@ -174,6 +205,8 @@ static enum cfapkg_err copy_file(struct cfapkg_ctx *ctx, const char *from, const
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot copy into %s: %s", from, tmp,
 		                cfa_plat_strerror(rc));
 	}
+	/* The new name must last as well as the bytes. */
+	cfa_plat_sync_dir(dir);
 	return CFAPKG_E_OK;
 }
 
@@ -192,6 +225,14 @@ static enum cfapkg_err copy_into(struct cfapkg_ctx *ctx, const char *from, const
 	return e;
 }
 
+void cfapkg_added_file_clear(struct cfapkg_added_file *a)
+{
+	if (a) {
+		cfa_free(a->what);
+		a->what = NULL;
+	}
+}
+
 enum cfapkg_err cfapkg_add_file(struct cfapkg_ctx *ctx, const char *path,
                                 struct cfapkg_added_file *out)
 {
@@ -204,18 +245,23 @@ enum cfapkg_err cfapkg_add_file(struct cfapkg_ctx *ctx, const char *path,
 	 * about the file is trusted. */
 	if ((e = cfapkg_recipes_load(ctx)) || (e = cfapkg_sha256_file(ctx, path, sha256, NULL)))
 		return e; /* detail set by the loader or the hasher */
-	if (!expected(ctx, sha256, out))
+	if (expected(ctx, sha256, out) && !out->what)
+		return cfa_nomem(ctx);
+	if (!out->what)
 		return cfa_fail(ctx, CFAPKG_E_NOTFOUND,
 		                "%s: no recipe expects a file with SHA-256 %s (as a user file, a "
 		                "download, or a .deb of an APT index in the cache); it was not added "
 		                "(cfapkg info NAME shows what a recipe expects)",
 		                path, sha256);
 	if (!(dir = cfa_root_path(ctx, CFA_DOWNLOADS, NULL)))
-		return ctx->err_code;
-	if ((rc = cfa_plat_mkdir_p(dir)) != 0)
+		e = ctx->err_code;
+	else if ((rc = cfa_plat_mkdir_p(dir)) != 0)
 		e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s", dir, cfa_plat_strerror(rc));
 	else
 		e = copy_into(ctx, path, dir, sha256);
 	cfa_free(dir);
+	/* A file that was not added has nothing for the caller to free. */
+	if (e)
+		cfapkg_added_file_clear(out);
 	return e;
 }

@@ -1051,10 +1051,11 @@ struct cfapkg_added_file {
 	char sha256[65];
 	const char *recipe;        /* the recipe and version that expect it */
 	const char *version;       /* (borrowed from ctx) */
-	char what[256];            /* "user file cublas64_11.dll", "the
+	char *what;                /* "user file cublas64_11.dll", "the
 	                              windows-x86_64 download", "archive 2 of the
 	                              linux-x86_64 set", "the linux-x86_64 APT index",
-	                              "libamd_comgr2 of the linux-x86_64 APT index" */
+	                              "libamd_comgr2 of the linux-x86_64 APT index";
+	                              owned: cfapkg_added_file_clear */
 };
 /** Adds a file the user supplies to the download cache, only if a recipe
  * expects its SHA-256: a user file (known only by fingerprint, like the
@@ -1064,6 +1065,8 @@ struct cfapkg_added_file {
  * an install finds it in the cache, with --offline too. */
 CFAPKG_API enum cfapkg_err cfapkg_add_file(struct cfapkg_ctx *ctx, const char *path,
                                            struct cfapkg_added_file *out);
+/** Frees what cfapkg_add_file filled in (safe on a zeroed one, and twice). */
+CFAPKG_API void cfapkg_added_file_clear(struct cfapkg_added_file *a);
 
 /** @defgroup first_use Trust on first use ('cfapkg recipe trust')
  * For a download nobody has pinned (LibTorch's Linux zip, TheRock's

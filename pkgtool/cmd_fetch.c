@@ -416,6 +416,7 @@ int cmd_add_file(struct cfapkg_ctx *ctx, const struct cli *cli)
 		if (!cli->quiet)
 			printf("%s  %s  accepted as %s of %s %s\n", added.sha256, cli->args[i],
 			       added.what, added.recipe, added.version);
+		cfapkg_added_file_clear(&added);
 	}
 	cfapkg_writer_unlock(lock);
 	return rc;

@@ -183,6 +183,17 @@ def test_add_file(tmp):
     r = harness.run(BIN, "add-file", str(supplied), "--recipes", str(recipes), "--root", str(root))
     check("add-file accepts an expected file", r.returncode == 0 and "overlay" in r.stdout and
           (root / "downloads" / sha(supplied.read_bytes())).exists(), r.stdout + r.stderr)
+    # What the file is to the recipes is said whole, however long its name.
+    long_name = "cublas64_11-" + "x" * 300 + ".dll"
+    other = tmp / "other.dll"
+    other.write_bytes(os.urandom(3000))
+    (recipes / "long-overlay.json").write_text(json.dumps({
+        "format": 1, "name": "long-overlay", "summary": "test", "kind": "user", "versions": [{
+            "version": "1", "user_files": [{"name": long_name,
+                                             "sha256": sha(other.read_bytes())}]}]}))
+    r = harness.run(BIN, "add-file", str(other), "--recipes", str(recipes), "--root", str(root))
+    check("add-file names what the file is whole", r.returncode == 0 and
+          f"accepted as user file {long_name} of long-overlay 1" in r.stdout, r.stdout + r.stderr)
     r = harness.run(BIN, "add-file", str(stranger), "--recipes", str(recipes), "--root", str(root))
     check("add-file refuses an unknown file", r.returncode == 4 and "no recipe expects" in r.stderr
           and not (root / "downloads" / sha(stranger.read_bytes())).exists(), r.stderr)
