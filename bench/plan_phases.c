@@ -24,6 +24,7 @@ int main(int argc, char **argv)
 	struct cfapkg_plan *plan = NULL;
 	struct cfapkg_facts f;
 	double t0, t1, t2;
+	size_t nitems;
 
 	if (argc < 5 || !ctx) {
 		fprintf(stderr, "usage: plan_phases RECIPE_DIR GFX OS SPEC...\n");
@@ -51,8 +52,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t2 = now();
-	printf("load %.3f s, solve %.3f s, %zu packages, %s\n", t1 - t0, t2 - t1,
-	       cfapkg_plan_item_count(plan), cfapkg_plan_solved(plan) ? "solved" : "unsolvable");
+	cfapkg_plan_items(plan, &nitems);
+	printf("load %.3f s, solve %.3f s, %zu packages, %s\n", t1 - t0, t2 - t1, nitems,
+	       cfapkg_plan_solved(plan) ? "solved" : "unsolvable");
 	cfapkg_plan_free(plan);
 	cfapkg_ctx_free(ctx);
 	return 0;

@@ -114,18 +114,19 @@ static bool deb_in_index(struct cfapkg_ctx *ctx, const struct cfapkg_version *v,
 /* The recipe version that expects this hash, and as what. */
 static bool expected(struct cfapkg_ctx *ctx, const char *hex, struct cfapkg_added_file *out)
 {
-	size_t i, j, k;
+	size_t i, j, k, n;
+	const struct cfapkg_recipe *const *all = cfapkg_recipes(ctx, &n);
 
 	/* Pins a version states outright first: an APT index is read and
 	 * decompressed only when none of them matched. */
-	for (i = 0; i < cfapkg_recipe_count(ctx); i++) {
-		const struct cfapkg_recipe *r = cfapkg_recipe_at(ctx, i);
+	for (i = 0; i < n; i++) {
+		const struct cfapkg_recipe *r = all[i];
 		for (j = 0; j < r->nversions; j++)
 			if (pinned_by(&r->versions[j], hex, out))
 				return true;
 	}
-	for (i = 0; i < cfapkg_recipe_count(ctx); i++) {
-		const struct cfapkg_recipe *r = cfapkg_recipe_at(ctx, i);
+	for (i = 0; i < n; i++) {
+		const struct cfapkg_recipe *r = all[i];
 		for (j = 0; j < r->nversions; j++)
 			for (k = 0; k < r->versions[j].nsources; k++)
 				if (r->versions[j].sources[k].apt && r->versions[j].sources[k].apt->index_sha256 &&

@@ -55,7 +55,7 @@ static enum cfapkg_err describe(struct cfapkg_ctx *ctx, const char *name,
 	c->version = st.version;
 	c->expires = st.expires;
 	c->key_ids = (const char *const *)ids;
-	c->nkeys = st.keys.n;
+	c->nkey_ids = st.keys.n;
 	cfa_keys_free(&st.keys);
 	return e;
 }
@@ -96,7 +96,7 @@ void cfapkg_channel_list_free(struct cfapkg_channel *list, size_t n)
 		cfa_free((void *)list[i].name);
 		cfa_free((void *)list[i].url);
 		cfa_free((void *)list[i].upstream);
-		for (k = 0; list[i].key_ids && k < list[i].nkeys; k++)
+		for (k = 0; list[i].key_ids && k < list[i].nkey_ids; k++)
 			cfa_free((void *)list[i].key_ids[k]);
 		cfa_free((void *)list[i].key_ids);
 	}

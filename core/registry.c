@@ -297,7 +297,7 @@ enum cfapkg_err cfapkg_recipes_load(struct cfapkg_ctx *ctx)
 	if (e)
 		return e; /* detail set by the failing load */
 	/* Folders and channels append, so the set is sorted once more for
-	 * cfapkg_recipe_at and lookups by name. */
+	 * cfapkg_recipes and lookups by name. */
 	if (ctx->nrecipes)
 		qsort(ctx->recipes, ctx->nrecipes, sizeof(*ctx->recipes), cmp_recipe);
 	/* Last: what this machine trusted applies to whichever recipe won. */
@@ -318,14 +318,10 @@ enum cfapkg_err cfapkg_recipe_parse_file(struct cfapkg_ctx *ctx, const char *pat
 	return e;
 }
 
-size_t cfapkg_recipe_count(const struct cfapkg_ctx *ctx)
+const struct cfapkg_recipe *const *cfapkg_recipes(const struct cfapkg_ctx *ctx, size_t *n)
 {
-	return ctx->nrecipes;
-}
-
-const struct cfapkg_recipe *cfapkg_recipe_at(const struct cfapkg_ctx *ctx, size_t i)
-{
-	return i < ctx->nrecipes ? ctx->recipes[i] : NULL;
+	*n = ctx->nrecipes;
+	return (const struct cfapkg_recipe *const *)ctx->recipes;
 }
 
 bool cfapkg_version_supports_gfx(const struct cfapkg_version *v, const char *gfx)

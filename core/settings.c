@@ -53,6 +53,10 @@ struct cfapkg_settings {
 	char *from[NKEYS];       /* "FILE:LINE" or the variable's name */
 	char *files[3];          /* system, user, root; NULL when there is none */
 	bool found[3];
+	/* What cfapkg_settings_items and _files lend: the above as public
+	 * records, made once the load is done (the strings are the above). */
+	struct cfapkg_setting items[NKEYS];
+	struct cfapkg_settings_file file_list[3];
 };
 
 static const char *const file_roles[3] = {"system", "user", "root"};
@@ -308,6 +312,23 @@ void cfapkg_settings_free(struct cfapkg_settings *s)
 	cfa_free(s);
 }
 
+/* The records the list calls lend, from what the load read. */
+static void publish(struct cfapkg_settings *s)
+{
+	size_t i;
+
+	for (i = 0; i < NKEYS; i++) {
+		s->items[i].key = keys[i].name;
+		s->items[i].value = s->value[i];
+		s->items[i].from = s->from[i];
+	}
+	for (i = 0; i < 3; i++) {
+		s->file_list[i].role = file_roles[i];
+		s->file_list[i].path = s->files[i];
+		s->file_list[i].found = s->found[i];
+	}
+}
+
 enum cfapkg_err cfapkg_settings_load(struct cfapkg_ctx *ctx, struct cfapkg_settings **out)
 {
 	struct cfapkg_settings *s = cfa_calloc(1, sizeof(*s));
@@ -337,6 +358,7 @@ enum cfapkg_err cfapkg_settings_load(struct cfapkg_ctx *ctx, struct cfapkg_setti
 		cfapkg_settings_free(s);
 		return e;
 	}
+	publish(s);
 	*out = s;
 	return CFAPKG_E_OK;
 }
@@ -358,24 +380,15 @@ bool cfapkg_setting_switch(const struct cfapkg_settings *s, const char *key)
 	return v && parse_switch(v, &on) && on;
 }
 
-bool cfapkg_setting_at(const struct cfapkg_settings *s, size_t i, const char **key,
-                       const char **value, const char **from)
+const struct cfapkg_setting *cfapkg_settings_items(const struct cfapkg_settings *s, size_t *n)
 {
-	if (i >= NKEYS)
-		return false;
-	*key = keys[i].name;
-	*value = s ? s->value[i] : NULL;
-	*from = s ? s->from[i] : NULL;
-	return true;
+	*n = s ? NKEYS : 0;
+	return s ? s->items : NULL;
 }
 
-bool cfapkg_settings_file(const struct cfapkg_settings *s, size_t i, const char **role,
-                          const char **path, bool *found)
+const struct cfapkg_settings_file *cfapkg_settings_files(const struct cfapkg_settings *s,
+                                                         size_t *n)
 {
-	if (i >= 3)
-		return false;
-	*role = file_roles[i];
-	*path = s ? s->files[i] : NULL;
-	*found = s && s->found[i];
-	return true;
+	*n = s ? 3 : 0;
+	return s ? s->file_list : NULL;
 }

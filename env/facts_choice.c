@@ -16,7 +16,7 @@ static bool sets(const struct cfapkg_facts_request *req, const char *key)
 {
 	size_t i;
 
-	for (i = 0; i < req->nfacts; i++)
+	for (i = 0; i < req->nkeys; i++)
 		if (strcmp(req->keys[i], key) == 0)
 			return true;
 	return false;
@@ -31,7 +31,7 @@ static void remembered(struct cfapkg_ctx *ctx, const struct cfapkg_facts_request
 	struct cfapkg_facts f;
 	unsigned gen = 0;
 
-	if (!req->env || req->nfacts || !cfapkg_env_exists(ctx, req->env))
+	if (!req->env || req->nkeys || !cfapkg_env_exists(ctx, req->env))
 		return;
 	if (cfapkg_env_facts(ctx, req->env, &gen, &f) == CFAPKG_E_OK && f.gfx[0]) {
 		c->remembered_gen = gen;
@@ -105,7 +105,7 @@ enum cfapkg_err cfapkg_facts_choose(struct cfapkg_ctx *ctx, const struct cfapkg_
 		return e;
 	if (req->file && (e = cfapkg_facts_load(ctx, &c->facts, req->file)))
 		return e;
-	for (i = 0; i < req->nfacts; i++)
+	for (i = 0; i < req->nkeys; i++)
 		if ((e = cfapkg_facts_set(ctx, &c->facts, req->keys[i], req->values[i])))
 			return e;
 	other_os(req, c);

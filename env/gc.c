@@ -437,10 +437,11 @@ struct sweep {
 
 static bool user_file_hash(struct cfapkg_ctx *ctx, const char *hex)
 {
-	size_t i, j, k;
+	size_t i, j, k, n;
+	const struct cfapkg_recipe *const *all = cfapkg_recipes(ctx, &n);
 
-	for (i = 0; i < cfapkg_recipe_count(ctx); i++) {
-		const struct cfapkg_recipe *rc = cfapkg_recipe_at(ctx, i);
+	for (i = 0; i < n; i++) {
+		const struct cfapkg_recipe *rc = all[i];
 		for (j = 0; j < rc->nversions; j++)
 			for (k = 0; k < rc->versions[j].nuser_files; k++)
 				if (strcmp(rc->versions[j].user_files[k].sha256, hex) == 0)

@@ -178,7 +178,8 @@ enum cfapkg_err cfapkg_lockfile_from_plan(struct cfapkg_ctx *ctx, const struct c
                                       const char *const *specs, size_t nspecs,
                                       struct cfapkg_lockfile **out)
 {
-	size_t i, n = cfapkg_plan_item_count(plan);
+	size_t i, n;
+	const struct cfapkg_plan_item *items = cfapkg_plan_items(plan, &n);
 	struct cfapkg_lockfile *l;
 	struct cfapkg_lockfile_part *parts;
 	const char **req;
@@ -203,8 +204,7 @@ enum cfapkg_err cfapkg_lockfile_from_plan(struct cfapkg_ctx *ctx, const struct c
 		if (!(req[i] = cfa_arena_strdup(l->arena, specs[i])))
 			e = cfa_nomem(ctx);
 	for (i = 0; i < n && !e; i++)
-		e = part_from_item(ctx, l, cfapkg_plan_item_at(plan, i), cfapkg_plan_facts(plan),
-		                   &parts[i]);
+		e = part_from_item(ctx, l, &items[i], cfapkg_plan_facts(plan), &parts[i]);
 	if (e) {
 		cfapkg_lockfile_free(l);
 		return e;

@@ -26,10 +26,29 @@
  * records (the "Owned: cfapkg_free" results) with cfapkg_free.  Every
  * free function accepts NULL.
  *
- * Lists: what an object holds is read with NAME_count and NAME_at (a
- * plan's items, a context's recipes) or, in a record the caller may
- * build too, as a pointer and a count member (a lockfile's parts); what a
- * call computes comes back as an array and its count (out, n).
+ * Lists: a list is always a pointer to its first element and a count of
+ * elements; none is walked by index until a call says "no more".  In a
+ * struct they are a member NAME and a member nNAME beside it (a
+ * lockfile's parts and nparts; an array that runs beside another takes
+ * the first one's count: a mirror result's prefixes and folders,
+ * nprefixes).  An object's list is read with one call that returns the
+ * array and sets *n (cfapkg_recipes, cfapkg_plan_items,
+ * cfapkg_kept_items); a call that can fail returns its error and the
+ * list through (out, n); cfapkg_components alone fills the caller's
+ * array (out, max).  An empty list is a count of 0, its pointer
+ * possibly NULL.  Who owns it: a list read from an object or a struct is
+ * borrowed from that owner, valid while it lives and never freed on its
+ * own; a list a call makes for the caller is owned, and its call says
+ * how it goes: cfapkg_free(*out) for one allocation that holds its
+ * records and their text (cfapkg_env_marks, cfapkg_env_damage,
+ * cfapkg_bench, the text lists of cfapkg_env_list), or a typed free given
+ * the array and its count where each element holds allocations of its
+ * own (cfapkg_channel_list_free, cfapkg_channel_updates_free,
+ * cfapkg_history_free, cfapkg_stack_caches_free,
+ * cfapkg_lockfile_fetch_free).  Lists of text that a call makes end with
+ * a NULL as well; a command line (argv, as cfapkg_exec, cfapkg_run_capture
+ * and cfapkg_bench_opts take it) is the one list known by its NULL end
+ * alone, as the system's exec takes it.
  */
 #ifndef CFAPKG_H
 #define CFAPKG_H
@@ -140,7 +159,7 @@ CFAPKG_API void cfapkg_writer_unlock(struct cfapkg_writer_lock *lock);
 
 /** @defgroup recipes Recipes (read-only views, borrowed from the context)
  * What the context loaded from the built-in folder, the folders added and
- * the channels: read with cfapkg_recipe_count/_at and cfapkg_recipe_find.
+ * the channels: read with cfapkg_recipes and cfapkg_recipe_find.
  * A front end never builds one; it reads them to list and explain. */
 enum cfapkg_kind {
 	CFAPKG_KIND_PACKAGE, /* downloaded, verified and unpacked by cfapkg */
@@ -205,7 +224,8 @@ struct cfapkg_apt_source {     /* packages of a repository in Debian's layout */
 	const char *key_url;       /* where that key is fetched the first time */
 	const char *keyring;       /* a keyring file of the system's, or NULL */
 	/* The pinned form: each .deb with its own pin (no index is read; the
-	 * source's artifacts are these .debs), NULL for the index form. */
+	 * source's artifacts are these .debs), one per package (npackages of
+	 * them, packages their "NAME=VERSION"); NULL for the index form. */
 	const struct cfapkg_deb_pin *pins;
 	const char *const *mirrors;  /* more base URLs of the same repository */
 	size_t nmirrors;
@@ -329,9 +349,9 @@ CFAPKG_API enum cfapkg_err cfapkg_recipes_load(struct cfapkg_ctx *ctx);
  * borrowed from ctx. */
 CFAPKG_API enum cfapkg_err cfapkg_recipe_parse_file(struct cfapkg_ctx *ctx, const char *path,
                                                     const struct cfapkg_recipe **out);
-CFAPKG_API size_t cfapkg_recipe_count(const struct cfapkg_ctx *ctx);
-/** Recipes sorted by name.  Borrowed from ctx. */
-CFAPKG_API const struct cfapkg_recipe *cfapkg_recipe_at(const struct cfapkg_ctx *ctx, size_t i);
+/** The loaded recipes, sorted by name.  Borrowed from ctx. */
+CFAPKG_API const struct cfapkg_recipe *const *cfapkg_recipes(const struct cfapkg_ctx *ctx,
+                                                            size_t *n);
 CFAPKG_API const struct cfapkg_recipe *cfapkg_recipe_find(const struct cfapkg_ctx *ctx,
                                                           const char *name);
 /** Recipe names like name, for "did you mean": one holds the other, or
@@ -558,7 +578,8 @@ struct cfapkg_gpu_lookup {
  * out->match says what was found.  Without a GPU table, only a target. */
 CFAPKG_API enum cfapkg_err cfapkg_gpu_lookup(struct cfapkg_ctx *ctx, const char *text,
                                              struct cfapkg_gpu_lookup *out);
-/** The GPU table's devices, in its order (none without a table). */
+/** The GPU table's devices, in its order (none without a table); loads
+ * the recipes first when they are not.  Borrowed from ctx. */
 CFAPKG_API enum cfapkg_err cfapkg_gpu_devices(struct cfapkg_ctx *ctx,
                                               const struct cfapkg_gpu_device **out, size_t *n);
 /** Whether pattern fits d as cfapkg_gpu_lookup reads it, in part: a
@@ -622,13 +643,25 @@ CFAPKG_API const char *cfapkg_setting(const struct cfapkg_settings *s, const cha
                                       const char **from);
 /** A true/false setting: true only when set and true. */
 CFAPKG_API bool cfapkg_setting_switch(const struct cfapkg_settings *s, const char *key);
-/** Setting i of the known keys, in name order; false past the last. */
-CFAPKG_API bool cfapkg_setting_at(const struct cfapkg_settings *s, size_t i, const char **key,
-                                  const char **value, const char **from);
-/** File i (0 system, 1 user, 2 root): its role, its path (NULL when there
- * is none), whether it was there and read; false past the last. */
-CFAPKG_API bool cfapkg_settings_file(const struct cfapkg_settings *s, size_t i,
-                                     const char **role, const char **path, bool *found);
+/** Every known key, set or not, as cfapkg_setting gives it. */
+struct cfapkg_setting {
+	const char *key;           /* "parallel" */
+	const char *value;         /* NULL: not set */
+	const char *from;          /* "FILE:LINE" or a variable's name; NULL when not set */
+};
+/** The known keys in name order.  Borrowed from s (none when s is NULL). */
+CFAPKG_API const struct cfapkg_setting *cfapkg_settings_items(const struct cfapkg_settings *s,
+                                                              size_t *n);
+/** A settings file cfapkg looks for. */
+struct cfapkg_settings_file {
+	const char *role;          /* "system", "user", "root" */
+	const char *path;          /* NULL when there is none to look for */
+	bool found;                /* it was there and read */
+};
+/** The files in the order they are read (system, user, root).  Borrowed
+ * from s (none when s is NULL). */
+CFAPKG_API const struct cfapkg_settings_file *cfapkg_settings_files(
+	const struct cfapkg_settings *s, size_t *n);
 
 /** @defgroup detect Machine detection
  * Linux reads the KFD topology, PCI sysfs, the amdgpu module and ROCm
@@ -709,7 +742,7 @@ struct cfapkg_facts_request {
 	int gpu_index;             /* which detected GPU; -1: as cfapkg_detect picks */
 	const char *const *keys;   /* facts set in this order, as cfapkg_facts_set takes */
 	const char *const *values; /* them (a "gpu" already resolved to one target) */
-	size_t nfacts;
+	size_t nkeys;
 };
 struct cfapkg_facts_choice {
 	enum cfapkg_facts_from from;
@@ -808,23 +841,24 @@ CFAPKG_API enum cfapkg_err cfapkg_plan_solve(struct cfapkg_ctx *ctx,
                                              struct cfapkg_plan **out);
 CFAPKG_API void cfapkg_plan_free(struct cfapkg_plan *plan);
 CFAPKG_API bool cfapkg_plan_solved(const struct cfapkg_plan *plan);
-CFAPKG_API size_t cfapkg_plan_item_count(const struct cfapkg_plan *plan);
 /** Items in install order (dependencies first).  Borrowed from plan. */
-CFAPKG_API const struct cfapkg_plan_item *cfapkg_plan_item_at(const struct cfapkg_plan *plan, size_t i);
-CFAPKG_API size_t cfapkg_plan_problem_count(const struct cfapkg_plan *plan);
-CFAPKG_API const struct cfapkg_problem *cfapkg_plan_problem_at(const struct cfapkg_plan *plan, size_t i);
+CFAPKG_API const struct cfapkg_plan_item *cfapkg_plan_items(const struct cfapkg_plan *plan,
+                                                            size_t *n);
+/** A plan that did not solve (cfapkg_plan_solved): why, one reason a
+ * record.  Borrowed from plan. */
+CFAPKG_API const struct cfapkg_problem *cfapkg_plan_problems(const struct cfapkg_plan *plan,
+                                                             size_t *n);
 /** A solved plan's passed-over versions: the other versions of each part
  * chosen, and the parts that provide what the set needs, each with why it
  * was not taken (the fact that rules it out, a name it does not provide on
  * this GPU, or that it cannot be installed while the chosen one can).
- * Records of one reason are merged ("6.4.2, 6.2.4"); group is 0. */
-CFAPKG_API size_t cfapkg_plan_passed_count(const struct cfapkg_plan *plan);
-CFAPKG_API const struct cfapkg_problem *cfapkg_plan_passed_at(const struct cfapkg_plan *plan,
-                                                           size_t i);
-/** Facts the plan could not check ("driver", "hip_runtime", "hip_sdk", "glibc").
- * Borrowed. */
-CFAPKG_API size_t cfapkg_plan_unchecked_count(const struct cfapkg_plan *plan);
-CFAPKG_API const char *cfapkg_plan_unchecked_at(const struct cfapkg_plan *plan, size_t i);
+ * Records of one reason are merged ("6.4.2, 6.2.4"); group is 0.
+ * Borrowed from plan. */
+CFAPKG_API const struct cfapkg_problem *cfapkg_plan_passed(const struct cfapkg_plan *plan,
+                                                           size_t *n);
+/** Facts the plan could not check ("driver", "hip_runtime", "hip_sdk",
+ * "glibc").  Borrowed from plan. */
+CFAPKG_API const char *const *cfapkg_plan_unchecked(const struct cfapkg_plan *plan, size_t *n);
 CFAPKG_API const struct cfapkg_facts *cfapkg_plan_facts(const struct cfapkg_plan *plan);
 
 /** What the solver decided, one line per part of a solved plan (for
@@ -1199,7 +1233,7 @@ struct cfapkg_channel {
 	uint64_t version;          /* the accepted index, 0 when none */
 	int64_t expires;           /* its expiry (Unix time), 0 when none */
 	const char *const *key_ids; /* the keys trusted for the next version */
-	size_t nkeys;
+	size_t nkey_ids;
 };
 /** The root's channels, lowest priority first.  Owned:
  * cfapkg_channel_list_free. */
@@ -1796,9 +1830,10 @@ struct cfapkg_kept_list;
 CFAPKG_API enum cfapkg_err cfapkg_trans_kept(struct cfapkg_ctx *ctx, const struct cfapkg_trans *t,
                                              const char *const *names, size_t nnames,
                                              struct cfapkg_kept_list **out);
-CFAPKG_API size_t cfapkg_kept_count(const struct cfapkg_kept_list *l);
-/** Reason i (NULL past the last). */
-CFAPKG_API const struct cfapkg_kept *cfapkg_kept_at(const struct cfapkg_kept_list *l, size_t i);
+/** The reasons, in the order of t's new set.  Borrowed from l (none when
+ * l is NULL). */
+CFAPKG_API const struct cfapkg_kept *cfapkg_kept_items(const struct cfapkg_kept_list *l,
+                                                       size_t *n);
 CFAPKG_API void cfapkg_kept_free(struct cfapkg_kept_list *l);
 
 struct cfapkg_trans_result {
@@ -2181,8 +2216,9 @@ struct cfapkg_probe_result {
 /** Frees a result's text and empties it; NULL is ignored. */
 CFAPKG_API void cfapkg_probe_result_clear(struct cfapkg_probe_result *r);
 
-/** The libraries the probe checks, in order ("cuda" first); NULL-ended. */
-CFAPKG_API const char *const *cfapkg_probe_libraries(void);
+/** The libraries the probe checks, in order ("cuda" first).  Static
+ * storage. */
+CFAPKG_API const char *const *cfapkg_probe_libraries(size_t *n);
 /** Runs cfapkg-probe (beside the program) for one library in a child
  * process, with the environment currently applied, the folders dirs
  * searched first, and a time limit.  *out is overwritten: clear it

@@ -159,7 +159,7 @@ static cJSON *channel_json(const struct cfapkg_channel *c)
 	/* Said, not refused: an expired index is still listed so it can be
 	 * updated or removed. */
 	cJSON_AddBoolToObject(o, "expired", c->expires && c->expires <= (int64_t)time(NULL));
-	for (k = 0; k < c->nkeys; k++)
+	for (k = 0; k < c->nkey_ids; k++)
 		cJSON_AddItemToArray(keys, cJSON_CreateString(c->key_ids[k]));
 	cJSON_AddItemToObject(o, "keys", keys);
 	return o;

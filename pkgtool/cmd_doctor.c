@@ -349,7 +349,8 @@ static bool os_matches(const struct cfapkg_note *n, const char *os)
 static void missing_hint(struct doctor *d, const char *library, char *buf, size_t len)
 {
 	const char *name = provided_name(library);
-	size_t i, k;
+	size_t i, k, n;
+	const struct cfapkg_recipe *const *all = cfapkg_recipes(d->ctx, &n);
 
 	buf[0] = '\0';
 	/* The order goes from the most to the least specific advice: a part
@@ -361,16 +362,16 @@ static void missing_hint(struct doctor *d, const char *library, char *buf, size_
 			        d->rt->parts[i].name, d->rt->parts[i].version);
 			return;
 		}
-	for (i = 0; i < cfapkg_recipe_count(d->ctx); i++) {
-		const struct cfapkg_recipe *r = cfapkg_recipe_at(d->ctx, i);
+	for (i = 0; i < n; i++) {
+		const struct cfapkg_recipe *r = all[i];
 		for (k = 0; k < r->nnotes; k++)
 			if (strcmp(r->notes[k].name, name) == 0 && os_matches(&r->notes[k], d->rt->os)) {
 				cli_fit(buf, len, "%s", r->notes[k].text);
 				return;
 			}
 	}
-	for (i = 0; i < cfapkg_recipe_count(d->ctx); i++) {
-		const struct cfapkg_recipe *r = cfapkg_recipe_at(d->ctx, i);
+	for (i = 0; i < n; i++) {
+		const struct cfapkg_recipe *r = all[i];
 		for (k = 0; k < r->nversions; k++)
 			if (provides(&r->versions[k], name)) {
 				cli_fit(buf, len, "%s provides it ('cfapkg install %s')", r->name, r->name);
@@ -428,7 +429,8 @@ static void print_probe(const struct cfapkg_probe_result *r, const char *hint)
 /* One probe per library, each result given to the library's verdict. */
 static int live_probe(struct doctor *d, cJSON *out, struct cfapkg_verdict *v)
 {
-	const char *const *libs = cfapkg_probe_libraries();
+	size_t nlibs;
+	const char *const *libs = cfapkg_probe_libraries(&nlibs);
 	const char *t = cli_value(d->cli, OPT_TIMEOUT), **dirs;
 	unsigned long long timeout = DEFAULT_TIMEOUT_S;
 	enum cfapkg_err e = CFAPKG_E_OK;
@@ -442,7 +444,7 @@ static int live_probe(struct doctor *d, cJSON *out, struct cfapkg_verdict *v)
 		return report_error(d->ctx, CFAPKG_E_NOMEM);
 	/* A library error (not a failed probe) stops the loop: the verdict
 	 * would be made from a partial list. */
-	for (i = 0; libs[i] && !e; i++) {
+	for (i = 0; i < nlibs && !e; i++) {
 		struct cfapkg_probe_result r = {0};
 		char hint[512] = "";
 		if ((e = cfapkg_probe(d->ctx, libs[i], dirs, n, (unsigned)timeout * 1000u, &r)) ||

@@ -318,11 +318,12 @@ static void print_unpacked(const struct cfapkg_fetch_item *items, size_t n,
  * naming each such package and why. */
 int refuse_unfetchable(const struct cfapkg_plan *plan)
 {
-	size_t i;
+	size_t i, n;
+	const struct cfapkg_plan_item *items = cfapkg_plan_items(plan, &n);
 	int rc = EXIT_OK;
 
-	for (i = 0; i < cfapkg_plan_item_count(plan); i++) {
-		const struct cfapkg_plan_item *it = cfapkg_plan_item_at(plan, i);
+	for (i = 0; i < n; i++) {
+		const struct cfapkg_plan_item *it = &items[i];
 		if (it->version->recipe->kind != CFAPKG_KIND_PACKAGE || it->installable)
 			continue;
 		cli_error("%s %s cannot be fetched: %s\n",

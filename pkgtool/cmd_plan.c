@@ -49,21 +49,23 @@ static void print_unchecked(const struct cfapkg_plan *plan)
 	            {"hip_runtime", "HIP runtimes in the driver (pass --hip-runtime)"},
 	            {"hip_sdk", "installed HIP SDKs (pass --hip-sdk)"},
 	            {"glibc", "the C library's version (pass --glibc)"}};
-	size_t i, k;
+	size_t i, k, n;
+	const char *const *unchecked = cfapkg_plan_unchecked(plan, &n);
 
-	for (i = 0; i < cfapkg_plan_unchecked_count(plan); i++)
+	for (i = 0; i < n; i++)
 		for (k = 0; k < 4; k++)
-			if (strcmp(cfapkg_plan_unchecked_at(plan, i), what[k].fact) == 0)
+			if (strcmp(unchecked[i], what[k].fact) == 0)
 				printf("note: not checked, not known: %s\n", what[k].text);
 }
 
 /* Parts whose pin is only what this machine received the first time. */
 static void print_first_use(const struct cfapkg_plan *plan)
 {
-	size_t i;
+	size_t i, n;
+	const struct cfapkg_plan_item *items = cfapkg_plan_items(plan, &n);
 
-	for (i = 0; i < cfapkg_plan_item_count(plan); i++) {
-		const struct cfapkg_plan_item *it = cfapkg_plan_item_at(plan, i);
+	for (i = 0; i < n; i++) {
+		const struct cfapkg_plan_item *it = &items[i];
 		if (it->source && it->source->first_use)
 			printf("note: %s %s: its %s download is trusted on first use (recorded %s), not "
 			       "checked against anyone else's pin\n", it->version->recipe->name,
@@ -117,13 +119,14 @@ static size_t already_here(struct cfapkg_ctx *ctx, const struct cfapkg_plan *pla
 static void print_passed(const struct cfapkg_plan *plan)
 {
 	char line[2048];
-	size_t i;
+	size_t i, n;
+	const struct cfapkg_problem *passed = cfapkg_plan_passed(plan, &n);
 
-	if (cfapkg_plan_passed_count(plan))
+	if (n)
 		printf("Passed over:\n");
-	for (i = 0; i < cfapkg_plan_passed_count(plan); i++)
-		printf("  - %s\n", problem_text(cfapkg_plan_passed_at(plan, i), cfapkg_plan_facts(plan),
-		                                 line, sizeof(line)));
+	for (i = 0; i < n; i++)
+		printf("  - %s\n", problem_text(&passed[i], cfapkg_plan_facts(plan), line,
+		                                 sizeof(line)));
 }
 
 /* The plan as a table, then what it would download; notes on experimental
@@ -134,15 +137,16 @@ void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
 	struct table t;
 	int64_t total = 0;
-	size_t i, nfetch = 0, nexp = 0, nunknown = 0, nparts = 0, here = 0;
+	size_t i, nitems, nfetch = 0, nexp = 0, nunknown = 0, nparts = 0, here = 0;
+	const struct cfapkg_plan_item *items = cfapkg_plan_items(plan, &nitems);
 	char gpu[128], size[32];
 
 	printf("Plan for %s on %s-%s:\n\n", gpu_label(ctx, f->gfx, gpu, sizeof(gpu)), f->os,
 	       f->arch);
 	table_init(&t, 5);
 	table_row(&t, (const char *const[]){"  NAME", "VERSION", "KIND", "STATUS", "SIZE"});
-	for (i = 0; i < cfapkg_plan_item_count(plan); i++) {
-		const struct cfapkg_plan_item *it = cfapkg_plan_item_at(plan, i);
+	for (i = 0; i < nitems; i++) {
+		const struct cfapkg_plan_item *it = &items[i];
 		char name[160];
 		cli_fit(name, sizeof(name), "  %s", it->version->recipe->name);
 		table_row(&t, (const char *const[]){name, it->version->version,
@@ -193,10 +197,11 @@ void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
  * would be refused, so the plan says which and why. */
 static size_t count_uninstallable(const struct cfapkg_plan *plan)
 {
-	size_t i, n = 0;
+	size_t i, nitems, n = 0;
+	const struct cfapkg_plan_item *items = cfapkg_plan_items(plan, &nitems);
 
-	for (i = 0; i < cfapkg_plan_item_count(plan); i++)
-		n += !cfapkg_plan_item_at(plan, i)->installable;
+	for (i = 0; i < nitems; i++)
+		n += !items[i].installable;
 	return n;
 }
 
@@ -204,10 +209,11 @@ static size_t count_uninstallable(const struct cfapkg_plan *plan)
 static void print_uninstallable(const struct cfapkg_plan *plan)
 {
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
-	size_t i;
+	size_t i, n;
+	const struct cfapkg_plan_item *items = cfapkg_plan_items(plan, &n);
 
-	for (i = 0; i < cfapkg_plan_item_count(plan); i++) {
-		const struct cfapkg_plan_item *it = cfapkg_plan_item_at(plan, i);
+	for (i = 0; i < n; i++) {
+		const struct cfapkg_plan_item *it = &items[i];
 		if (!it->installable)
 			cli_error("%s %s cannot be installed yet on %s-%s: %s\n",
 			        it->version->recipe->name, it->version->version, f->os, f->arch,
@@ -296,7 +302,8 @@ void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
 	bool context = false, beyond = false;
 	char line[2048];
-	size_t i;
+	size_t i, n;
+	const struct cfapkg_problem *problems = cfapkg_plan_problems(plan, &n);
 
 	cli_error("cannot plan");
 	for (i = 0; i < cli->nargs; i++)
@@ -304,8 +311,8 @@ void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
 	fprintf(stderr, " for %s on %s-%s%s\n", f->gfx, f->os, f->arch,
 	        cfapkg_plan_fix(plan) ? "" : ":");
 	print_fix(plan, cli);
-	for (i = 0; i < cfapkg_plan_problem_count(plan); i++) {
-		const struct cfapkg_problem *p = cfapkg_plan_problem_at(plan, i);
+	for (i = 0; i < n; i++) {
+		const struct cfapkg_problem *p = &problems[i];
 		/* The problems that remain even with experimental parts
 		 * allowed are listed last, under their own heading. */
 		if (p->beyond_experimental && !beyond) {
@@ -368,14 +375,28 @@ static cJSON *fix_json(const struct cfapkg_plan_fix *fix)
 	return o;
 }
 
+/* A list of problem records as an array named key of o. */
+static void add_problems(cJSON *o, const char *key, const struct cfapkg_problem *p, size_t n,
+                         const struct cfapkg_facts *f)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, key);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, problem_json(&p[i], f));
+}
+
 /* "solved" says a consistent set exists; "installable" also needs every part
  * of it installable on this machine. */
 cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 {
 	const struct cfapkg_facts *f = cfapkg_plan_facts(plan);
 	const struct cfapkg_gpu_target *t = cfapkg_gpu_target_find(ctx, f->gfx);
-	cJSON *o = cJSON_CreateObject(), *pk, *pr, *un, *gpu;
-	size_t i;
+	cJSON *o = cJSON_CreateObject(), *pk, *un, *gpu;
+	size_t i, n;
+	const struct cfapkg_plan_item *items = cfapkg_plan_items(plan, &n);
+	const struct cfapkg_problem *probs;
+	const char *const *unchecked;
 
 	gpu = cJSON_AddObjectToObject(o, "gpu");
 	json_str(gpu, "gfx", f->gfx);
@@ -387,8 +408,8 @@ cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	cJSON_AddBoolToObject(o, "installable",
 	                      cfapkg_plan_solved(plan) && count_uninstallable(plan) == 0);
 	pk = cJSON_AddArrayToObject(o, "packages");
-	for (i = 0; i < cfapkg_plan_item_count(plan); i++) {
-		const struct cfapkg_plan_item *it = cfapkg_plan_item_at(plan, i);
+	for (i = 0; i < n; i++) {
+		const struct cfapkg_plan_item *it = &items[i];
 		cJSON *p = cJSON_CreateObject();
 		json_str(p, "name", it->version->recipe->name);
 		json_str(p, "version", it->version->version);
@@ -407,16 +428,15 @@ cJSON *plan_json(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 			cJSON_AddNullToObject(p, "size");
 		cJSON_AddItemToArray(pk, p);
 	}
-	pr = cJSON_AddArrayToObject(o, "problems");
-	for (i = 0; i < cfapkg_plan_problem_count(plan); i++)
-		cJSON_AddItemToArray(pr, problem_json(cfapkg_plan_problem_at(plan, i), f));
-	pr = cJSON_AddArrayToObject(o, "passed_over");
-	for (i = 0; i < cfapkg_plan_passed_count(plan); i++)
-		cJSON_AddItemToArray(pr, problem_json(cfapkg_plan_passed_at(plan, i), f));
+	probs = cfapkg_plan_problems(plan, &n);
+	add_problems(o, "problems", probs, n, f);
+	probs = cfapkg_plan_passed(plan, &n);
+	add_problems(o, "passed_over", probs, n, f);
 	cJSON_AddItemToObject(o, "fix", fix_json(cfapkg_plan_fix(plan)));
 	un = cJSON_AddArrayToObject(o, "unchecked");
-	for (i = 0; i < cfapkg_plan_unchecked_count(plan); i++)
-		cJSON_AddItemToArray(un, cJSON_CreateString(cfapkg_plan_unchecked_at(plan, i)));
+	unchecked = cfapkg_plan_unchecked(plan, &n);
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(un, cJSON_CreateString(unchecked[i]));
 	cJSON_AddItemToObject(o, "detection", detection_json(detected_machine()));
 	return o;
 }
@@ -461,12 +481,13 @@ int solve_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_
 
 int unsolved_exit(const struct cfapkg_plan *plan)
 {
-	size_t i;
+	size_t i, n;
+	const struct cfapkg_problem *p = cfapkg_plan_problems(plan, &n);
 
 	/* A misspelt name is "no such package" (4), as info and pin say it,
 	 * not a set that cannot be made consistent (3). */
-	for (i = 0; i < cfapkg_plan_problem_count(plan); i++)
-		if (cfapkg_plan_problem_at(plan, i)->kind == CFAPKG_PROBLEM_UNKNOWN_NAME)
+	for (i = 0; i < n; i++)
+		if (p[i].kind == CFAPKG_PROBLEM_UNKNOWN_NAME)
 			return EXIT_NOTFOUND;
 	return EXIT_UNSOLVABLE;
 }

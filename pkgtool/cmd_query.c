@@ -35,14 +35,15 @@ int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli)
 	const char *pattern = cli->nargs ? cli->args[0] : "";
 	cJSON *arr = cJSON_CreateArray();
 	struct table t;
-	size_t i, found = 0;
+	size_t i, n, found = 0;
+	const struct cfapkg_recipe *const *all = cfapkg_recipes(ctx, &n);
 
 	/* The table and the JSON array are both built as recipes are read; the
 	 * one not wanted is freed at the end. */
 	table_init(&t, 4);
 	table_row(&t, (const char *const[]){"NAME", "LATEST", "KIND", "SUMMARY"});
-	for (i = 0; i < cfapkg_recipe_count(ctx); i++) {
-		const struct cfapkg_recipe *r = cfapkg_recipe_at(ctx, i);
+	for (i = 0; i < n; i++) {
+		const struct cfapkg_recipe *r = all[i];
 		cJSON *o;
 		if (!contains(r->name, pattern) && !contains(r->summary, pattern))
 			continue;
@@ -314,10 +315,11 @@ static cJSON *providers_json(struct cfapkg_ctx *ctx, const char *name,
                              const struct cfapkg_lockfile *set)
 {
 	cJSON *a = cJSON_CreateArray(), *last = NULL;
-	size_t i, j;
+	size_t i, j, n;
+	const struct cfapkg_recipe *const *all = cfapkg_recipes(ctx, &n);
 
-	for (i = 0; i < cfapkg_recipe_count(ctx); i++) {
-		const struct cfapkg_recipe *r = cfapkg_recipe_at(ctx, i);
+	for (i = 0; i < n; i++) {
+		const struct cfapkg_recipe *r = all[i];
 		for (j = 0; j < r->nversions; j++) {
 			const struct cfapkg_version *v = &r->versions[j];
 			const struct cfapkg_dep *d = provide_of(v, name);
@@ -552,31 +554,35 @@ static void config_mirrors(const struct cfapkg_mirrors *m, cJSON *o, bool json)
 static void config_settings(cJSON *o, bool json)
 {
 	const struct cfapkg_settings *s = cli_settings();
-	const char *role, *path, *key, *value, *from;
 	cJSON *files = json ? cJSON_AddArrayToObject(o, "settings_files") : NULL;
 	cJSON *set = json ? cJSON_AddObjectToObject(o, "settings") : NULL;
-	bool found;
-	size_t i;
+	size_t i, n;
+	const struct cfapkg_settings_file *fl = cfapkg_settings_files(s, &n);
+	const struct cfapkg_setting *items;
 
-	for (i = 0; cfapkg_settings_file(s, i, &role, &path, &found); i++) {
+	for (i = 0; i < n; i++) {
 		cJSON *f = files ? cJSON_CreateObject() : NULL;
 		if (!json) {
-			printf("%-17s %s%s\n", i ? "" : "settings files:", path ? path : "(none)",
-			       path ? (found ? "" : " (not there)") : "");
+			printf("%-17s %s%s\n", i ? "" : "settings files:",
+			       fl[i].path ? fl[i].path : "(none)",
+			       fl[i].path ? (fl[i].found ? "" : " (not there)") : "");
 			continue;
 		}
-		json_str(f, "role", role);
-		json_str(f, "path", path);
-		cJSON_AddBoolToObject(f, "found", found);
+		json_str(f, "role", fl[i].role);
+		json_str(f, "path", fl[i].path);
+		cJSON_AddBoolToObject(f, "found", fl[i].found);
 		cJSON_AddItemToArray(files, f);
 	}
-	for (i = 0; cfapkg_setting_at(s, i, &key, &value, &from); i++) {
-		cJSON *v = set ? cJSON_AddObjectToObject(set, key) : NULL;
+	items = cfapkg_settings_items(s, &n);
+	for (i = 0; i < n; i++) {
+		const struct cfapkg_setting *it = &items[i];
+		cJSON *v = set ? cJSON_AddObjectToObject(set, it->key) : NULL;
 		if (json) {
-			json_str(v, "value", value);
-			json_str(v, "from", from);
-		} else if (value || from) {
-			printf("  %-15s %s  (%s)\n", key, value ? value : "(libcurl's own)", from);
+			json_str(v, "value", it->value);
+			json_str(v, "from", it->from);
+		} else if (it->value || it->from) {
+			printf("  %-15s %s  (%s)\n", it->key, it->value ? it->value : "(libcurl's own)",
+			       it->from);
 		}
 	}
 }
@@ -590,7 +596,7 @@ int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli)
 	struct cfapkg_facts host;
 	enum cfapkg_err e;
 	cJSON *o, *dirs;
-	size_t i;
+	size_t i, nrecipes;
 
 	if ((e = cfapkg_mirrors_load(ctx, &mirrors)))
 		return report_error(ctx, e);
@@ -609,7 +615,8 @@ int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli)
 	for (i = 0; i < cli->nopts; i++)
 		if (cli->opts[i].id == OPT_RECIPES)
 			cJSON_AddItemToArray(dirs, cJSON_CreateString(cli->opts[i].value));
-	cJSON_AddNumberToObject(o, "recipes", (double)cfapkg_recipe_count(ctx));
+	cfapkg_recipes(ctx, &nrecipes);
+	cJSON_AddNumberToObject(o, "recipes", (double)nrecipes);
 	if (cli->json) {
 		config_mirrors(mirrors, o, true);
 		config_settings(o, true);
@@ -626,7 +633,7 @@ int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli)
 		printf("CFAPKG_RECIPES:   %s\n", env);
 	for (i = 0; i < (size_t)cJSON_GetArraySize(dirs); i++)
 		printf("--recipes:        %s\n", cJSON_GetArrayItem(dirs, (int)i)->valuestring);
-	printf("recipes loaded:   %zu\n", cfapkg_recipe_count(ctx));
+	printf("recipes loaded:   %zu\n", nrecipes);
 	config_settings(o, false);
 	config_mirrors(mirrors, o, false);
 	cfapkg_mirrors_free(mirrors);

@@ -379,7 +379,9 @@ static int select_checks(struct cfapkg_ctx *ctx, const struct cli *cli, struct c
                          size_t *n)
 {
 	const char *given = cli_value(cli, OPT_RELEASES_URL);
-	size_t i, count = cli->nargs > 1 ? cli->nargs - 1 : cfapkg_recipe_count(ctx);
+	size_t i, nall;
+	const struct cfapkg_recipe *const *all = cfapkg_recipes(ctx, &nall);
+	size_t count = cli->nargs > 1 ? cli->nargs - 1 : nall;
 	struct check *cs = calloc(count ? count : 1, sizeof(*cs));
 	enum cfapkg_err e;
 
@@ -394,7 +396,7 @@ static int select_checks(struct cfapkg_ctx *ctx, const struct cli *cli, struct c
 	}
 	for (i = 0; i < count; i++) {
 		struct check *c = &cs[*n];
-		c->r = cli->nargs > 1 ? find_recipe(ctx, cli->args[i + 1]) : cfapkg_recipe_at(ctx, i);
+		c->r = cli->nargs > 1 ? find_recipe(ctx, cli->args[i + 1]) : all[i];
 		if (!c->r)
 			return EXIT_NOTFOUND;
 		if (given)

@@ -53,14 +53,16 @@ void explain_nothing_to_do(struct cfapkg_ctx *ctx, struct cfapkg_trans *t, const
 {
 	const struct cfapkg_lockfile *set = cfapkg_trans_new(t);
 	struct cfapkg_kept_list *l = NULL;
-	size_t i;
+	const struct cfapkg_kept *kept;
+	size_t i, n;
 
 	/* Only a note under "Nothing to do": what cannot be said is left out. */
 	if (cfapkg_trans_kept(ctx, t, (const char *const *)cli->args, cli->nargs, &l)) {
 		cfapkg_ctx_clear_error(ctx);
 		return;
 	}
-	for (i = 0; i < cfapkg_kept_count(l); i++)
-		say_one(cfapkg_kept_at(l, i), &set->facts);
+	kept = cfapkg_kept_items(l, &n);
+	for (i = 0; i < n; i++)
+		say_one(&kept[i], &set->facts);
 	cfapkg_kept_free(l);
 }

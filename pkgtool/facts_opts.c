@@ -144,7 +144,7 @@ int facts_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_
 	s.n = 0;
 	if ((rc = gpu_index_from_cli(cli, &req.gpu_index)) || (rc = set_from_cli(ctx, cli, &s)))
 		return rc;
-	req.nfacts = s.n;
+	req.nkeys = s.n;
 	e = cfapkg_facts_choose(ctx, &req, &choice);
 	if (e && choice.detected && choice.machine.selected < 0) {
 		print_detection_notes(stderr, &choice.machine);

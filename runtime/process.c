@@ -116,10 +116,11 @@ enum cfapkg_err cfapkg_run_capture(struct cfapkg_ctx *ctx, const char *const *ar
 }
 
 static const char *const libraries[] = {"cuda", "cublas", "cublaslt", "cusparse",
-                                        "cufft", "nvml", "cudnn", NULL};
+                                        "cufft", "nvml", "cudnn"};
 
-const char *const *cfapkg_probe_libraries(void)
+const char *const *cfapkg_probe_libraries(size_t *n)
 {
+	*n = sizeof(libraries) / sizeof(libraries[0]);
 	return libraries;
 }
 

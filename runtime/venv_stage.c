@@ -167,10 +167,11 @@ static void who_provides(struct stager *s, const char *family, unsigned major, s
                          struct cfa_buf *majors)
 {
 	bool seen[100] = {false};
-	size_t i, j, k, shown = 0;
+	size_t i, j, k, n, shown = 0;
+	const struct cfapkg_recipe *const *all = cfapkg_recipes(s->ctx, &n);
 
-	for (i = 0; i < cfapkg_recipe_count(s->ctx); i++) {
-		const struct cfapkg_recipe *r = cfapkg_recipe_at(s->ctx, i);
+	for (i = 0; i < n; i++) {
+		const struct cfapkg_recipe *r = all[i];
 		for (j = 0; j < r->nversions; j++)
 			for (k = 0; k < r->versions[j].nprovides; k++) {
 				unsigned m = provide_major(r->versions[j].provides[k].text, family);

@@ -209,12 +209,8 @@ enum cfapkg_err cfa_passed_over(struct cfapkg_plan *plan)
 	return e;
 }
 
-size_t cfapkg_plan_passed_count(const struct cfapkg_plan *plan)
+const struct cfapkg_problem *cfapkg_plan_passed(const struct cfapkg_plan *plan, size_t *n)
 {
-	return plan->npassed;
-}
-
-const struct cfapkg_problem *cfapkg_plan_passed_at(const struct cfapkg_plan *plan, size_t i)
-{
-	return i < plan->npassed ? &plan->passed[i] : NULL;
+	*n = plan->npassed;
+	return plan->passed;
 }

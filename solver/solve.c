@@ -532,34 +532,22 @@ bool cfapkg_plan_solved(const struct cfapkg_plan *plan)
 	return plan->solved;
 }
 
-size_t cfapkg_plan_item_count(const struct cfapkg_plan *plan)
+const struct cfapkg_plan_item *cfapkg_plan_items(const struct cfapkg_plan *plan, size_t *n)
 {
-	return plan->nitems;
+	*n = plan->nitems;
+	return plan->items;
 }
 
-const struct cfapkg_plan_item *cfapkg_plan_item_at(const struct cfapkg_plan *plan, size_t i)
+const struct cfapkg_problem *cfapkg_plan_problems(const struct cfapkg_plan *plan, size_t *n)
 {
-	return i < plan->nitems ? &plan->items[i] : NULL;
+	*n = plan->nproblems;
+	return plan->problems;
 }
 
-size_t cfapkg_plan_problem_count(const struct cfapkg_plan *plan)
+const char *const *cfapkg_plan_unchecked(const struct cfapkg_plan *plan, size_t *n)
 {
-	return plan->nproblems;
-}
-
-const struct cfapkg_problem *cfapkg_plan_problem_at(const struct cfapkg_plan *plan, size_t i)
-{
-	return i < plan->nproblems ? &plan->problems[i] : NULL;
-}
-
-size_t cfapkg_plan_unchecked_count(const struct cfapkg_plan *plan)
-{
-	return plan->nunchecked;
-}
-
-const char *cfapkg_plan_unchecked_at(const struct cfapkg_plan *plan, size_t i)
-{
-	return i < plan->nunchecked ? plan->unchecked[i] : NULL;
+	*n = plan->nunchecked;
+	return plan->unchecked;
 }
 
 const struct cfapkg_facts *cfapkg_plan_facts(const struct cfapkg_plan *plan)

@@ -68,11 +68,12 @@ static enum cfapkg_status kept_status(struct cfapkg_ctx *ctx, const struct cfapk
 /* The first problem that is not the chain of requirements above it. */
 static const struct cfapkg_problem *misfit(const struct cfapkg_plan *plan)
 {
-	size_t i, n = cfapkg_plan_problem_count(plan);
+	size_t i, n;
+	const struct cfapkg_problem *p = cfapkg_plan_problems(plan, &n);
 
 	for (i = 0; i < n; i++)
-		if (cfapkg_plan_problem_at(plan, i)->kind != CFAPKG_PROBLEM_REQUIRES || i + 1 == n)
-			return cfapkg_plan_problem_at(plan, i);
+		if (p[i].kind != CFAPKG_PROBLEM_REQUIRES || i + 1 == n)
+			return &p[i];
 	return NULL;
 }
 
@@ -215,14 +216,10 @@ enum cfapkg_err cfapkg_trans_kept(struct cfapkg_ctx *ctx, const struct cfapkg_tr
 	return CFAPKG_E_OK;
 }
 
-size_t cfapkg_kept_count(const struct cfapkg_kept_list *l)
+const struct cfapkg_kept *cfapkg_kept_items(const struct cfapkg_kept_list *l, size_t *n)
 {
-	return l ? l->n : 0;
-}
-
-const struct cfapkg_kept *cfapkg_kept_at(const struct cfapkg_kept_list *l, size_t i)
-{
-	return l && i < l->n ? &l->items[i] : NULL;
+	*n = l ? l->n : 0;
+	return l ? l->items : NULL;
 }
 
 void cfapkg_kept_free(struct cfapkg_kept_list *l)

@@ -22,11 +22,12 @@ static int fail(struct cfapkg_ctx *ctx, const char *what)
 
 static const char *version_of(const struct cfapkg_plan *plan, const char *name)
 {
-	size_t i;
+	size_t i, n;
+	const struct cfapkg_plan_item *items = cfapkg_plan_items(plan, &n);
 
-	for (i = 0; i < cfapkg_plan_item_count(plan); i++)
-		if (strcmp(cfapkg_plan_item_at(plan, i)->version->recipe->name, name) == 0)
-			return cfapkg_plan_item_at(plan, i)->version->version;
+	for (i = 0; i < n; i++)
+		if (strcmp(items[i].version->recipe->name, name) == 0)
+			return items[i].version->version;
 	return "";
 }
 
@@ -83,14 +84,15 @@ static int why_kept(struct cfapkg_ctx *ctx, struct cfapkg_facts *f)
 	struct cfapkg_kept_list *l = NULL;
 	struct cfapkg_trans *t = NULL;
 	const struct cfapkg_kept *k;
-	size_t i;
+	size_t i, n;
 	int rc = 1;
 
 	if (!cfapkg_trans_begin(ctx, &o, &t) && !cfapkg_trans_prepare(t) &&
 	    cfapkg_trans_nothing_to_do(t) && !cfapkg_trans_kept(ctx, t, names, 2, &l)) {
-		for (i = 0; (k = cfapkg_kept_at(l, i)) != NULL; i++)
-			printf("kept %s %s (newest %s): reason %d\n", k->name, k->version, k->newest,
-			       (int)k->why);
+		k = cfapkg_kept_items(l, &n);
+		for (i = 0; i < n; i++)
+			printf("kept %s %s (newest %s): reason %d\n", k[i].name, k[i].version,
+			       k[i].newest, (int)k[i].why);
 		rc = 0;
 	}
 	cfapkg_kept_free(l);
@@ -106,7 +108,7 @@ int main(int argc, char **argv)
 	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
 	const char *keys[] = {"gpu"}, *values[] = {argc > 3 ? argv[3] : ""};
 	struct cfapkg_facts_request req = {.env = "default", .gpu_index = -1, .keys = keys,
-	                                   .values = values, .nfacts = 1};
+	                                   .values = values, .nkeys = 1};
 	static struct cfapkg_facts_choice machine;
 	struct cfapkg_facts f;
 	struct cfapkg_plan *plan = NULL;

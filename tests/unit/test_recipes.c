@@ -47,10 +47,11 @@ static void check_bad_recipes(const char *dir)
  * SHA-256, a set's, an APT index's) says where it was seen. */
 static void check_provenance(const struct cfapkg_ctx *ctx)
 {
-	size_t i, j, k, pins = 0;
+	size_t i, j, k, n, pins = 0;
+	const struct cfapkg_recipe *const *all = cfapkg_recipes(ctx, &n);
 
-	for (i = 0; i < cfapkg_recipe_count(ctx); i++) {
-		const struct cfapkg_recipe *r = cfapkg_recipe_at(ctx, i);
+	for (i = 0; i < n; i++) {
+		const struct cfapkg_recipe *r = all[i];
 		for (j = 0; j < r->nversions; j++)
 			for (k = 0; k < r->versions[j].nsources; k++) {
 				const struct cfapkg_source *s = &r->versions[j].sources[k];
