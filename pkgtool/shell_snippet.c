@@ -80,10 +80,12 @@ static bool posix_like(enum shell sh)
  * (a quote is closed and reopened, or doubled); fish escapes \ and '. */
 static void quoted(enum shell sh, const char *v)
 {
-	/* cmd.exe has no quoting inside set "NAME=value": the value goes as it
-	 * is. */
+	/* cmd.exe has no quoting inside set "NAME=value", but the lines are
+	 * run as a batch file, which expands %NAME% even there: a percent sign
+	 * is doubled to stay one. */
 	if (sh == SH_CMD) {
-		fputs(v, stdout);
+		for (; *v; v++)
+			fputs(*v == '%' ? "%%" : (char[2]){*v, '\0'}, stdout);
 		return;
 	}
 	putchar('\'');
@@ -189,9 +191,26 @@ static void each_saved(void (*fn)(const char *name, const char *saved))
 	}
 }
 
+/* NAME = value, in the shell's syntax.
+ * cmd's line is closed with its quote after the value, as set "NAME=value"
+ * wants it. */
+static void assign(enum shell sh, const char *var, const char *value)
+{
+	if (sh == SH_FISH)
+		printf("set -gx %s ", var);
+	else if (sh == SH_POWERSHELL)
+		printf("$env:%s = ", var);
+	else if (sh == SH_CMD)
+		printf("set \"%s=", var);
+	else
+		printf("export %s=", var);
+	quoted(sh, value);
+	printf("%s\n", sh == SH_CMD ? "\"" : "");
+}
+
 static void restore_line_cmd(const char *name, const char *saved)
 {
-	printf("set \"%s=%s\"\n", name, saved ? saved : "");
+	assign(SH_CMD, name, saved ? saved : "");
 	if (saved)
 		printf("set \"CFAPKG_SAVED_%s=\"\n", name);
 }
@@ -301,23 +320,6 @@ static void save_all(enum shell sh, const char *const *names, size_t n)
 	printf(sh == SH_CMD ? "\"\n" : "'\n");
 	for (i = 0; i < n; i++)
 		save_line(sh, names[i]);
-}
-
-/* NAME = value, in the shell's syntax.
- * cmd's line is closed with its quote after the value, as set "NAME=value"
- * wants it. */
-static void assign(enum shell sh, const char *var, const char *value)
-{
-	if (sh == SH_FISH)
-		printf("set -gx %s ", var);
-	else if (sh == SH_POWERSHELL)
-		printf("$env:%s = ", var);
-	else if (sh == SH_CMD)
-		printf("set \"%s=", var);
-	else
-		printf("export %s=", var);
-	quoted(sh, value);
-	printf("%s\n", sh == SH_CMD ? "\"" : "");
 }
 
 /* rt's folders joined with sep (free), NULL when out of memory. */

@@ -345,6 +345,10 @@ def test_snippet_text(root):
     check("cmd: 'env deactivate' writes the saved values back",
           r.stdout.splitlines() == ['set "ZLUDA_CC=old value"', 'set "CFAPKG_SAVED_ZLUDA_CC="',
                                     'set "HIP_PATH="', 'set "CFAPKG_SAVED="'], r.stdout)
+    r = root.run("env", "deactivate", "--shell", "cmd",
+                 env={**saved, "CFAPKG_SAVED_ZLUDA_CC": "50% of %HOME%"})
+    check("cmd: a saved percent sign is doubled, as the lines run as a batch file",
+          'set "ZLUDA_CC=50%% of %%HOME%%"' in r.stdout.splitlines(), r.stdout)
     r = root.run("env", "activate", "--env", "rt", "--shell", "cmd", env=saved)
     check("cmd: activating again restores first",
           r.stdout.startswith('set "ZLUDA_CC=old value"\n'), r.stdout[:200])
