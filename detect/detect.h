@@ -5,6 +5,9 @@
 #ifndef CFA_DETECT_H
 #define CFA_DETECT_H
 
+#include <stdarg.h>
+
+#include "core/compat.h"
 #include "core/ctx.h"
 
 /* Linux, or any OS given CFAPKG_SYSROOT: reads root/sys, root/proc, root/opt. */
@@ -13,31 +16,39 @@ enum cfapkg_err cfa_detect_sysfs(struct cfapkg_ctx *ctx, const char *root,
 /* Windows: DXGI, registry, System32, HIP SDK folders (platform/). */
 enum cfapkg_err cfa_detect_windows(struct cfapkg_ctx *ctx, struct cfapkg_machine *m);
 
-/* struct cfapkg_machine has fixed fields (it is public).  Descriptive text
- * too long for one (a warning, a product name) is cut with a visible
- * "..." (cfa_fit_text); a value the machine acts on (a path, a version, a
- * target) is never cut: it is left out, with a warning naming it whole. */
-void cfa_machine_warn(struct cfapkg_machine *m, const char *fmt, ...) CFA_PRINTF(2, 3);
-/* Copies a value into a field: false, the field "" (unknown) and a warning
- * naming what and the value, when it does not fit. */
-bool cfa_machine_set(struct cfapkg_machine *m, char *dst, size_t len, const char *what,
-                     const char *value);
-/* Adds a GPU; NULL when the table is full (a warning says so). */
-struct cfapkg_gpu *cfa_machine_add_gpu(struct cfapkg_machine *m);
-void cfa_machine_add_runtime(struct cfapkg_machine *m, unsigned major, const char *file);
-void cfa_machine_add_sdk(struct cfapkg_machine *m, const char *version, const char *path,
-                         const char *source);
+/* What a backend finds is held whole (allocated; the lists grow as they
+ * fill).  Each of these returns false (NULL) when out of memory, which
+ * ends detection in CFAPKG_E_NOMEM: the caller must look. */
+bool cfa_machine_warn(struct cfapkg_machine *m, const char *fmt, ...) CFA_PRINTF(2, 3)
+	CFA_MUST_USE;
+bool cfa_machine_vwarn(struct cfapkg_machine *m, const char *fmt, va_list ap) CFA_PRINTF(2, 0)
+	CFA_MUST_USE;
+/* Sets a text field to the formatted text, freeing what it held. */
+bool cfa_machine_setf(char **dst, const char *fmt, ...) CFA_PRINTF(2, 3) CFA_MUST_USE;
+/* A name of cfapkg's own closed set ("kfd", "/opt") into its fixed field. */
+#define CFA_MACHINE_NAME(field, name) cfa_machine_name((field), sizeof(field), (name))
+void cfa_machine_name(char *dst, size_t len, const char *name);
+/* Adds a GPU (index set, revision and status -1). */
+struct cfapkg_gpu *cfa_machine_add_gpu(struct cfapkg_machine *m) CFA_MUST_USE;
+/* A HIP runtime major once, with the file that shows it. */
+bool cfa_machine_add_runtime(struct cfapkg_machine *m, unsigned major, const char *file)
+	CFA_MUST_USE;
+/* An SDK once per version; source is of the closed set CFA_MACHINE_NAME takes. */
+bool cfa_machine_add_sdk(struct cfapkg_machine *m, const char *version, const char *path,
+                         const char *source) CFA_MUST_USE;
 /* "gfx" + major + minor and stepping as hex digits, from a KFD
  * gfx_target_version (120001 -> gfx1201) or HSA_OVERRIDE_GFX_VERSION
  * ("11.0.0" -> gfx1100).  False when it does not decode. */
 bool cfa_gfx_from_kfd(unsigned long v, char out[16]);
 bool cfa_gfx_from_override(const char *s, char out[16]);
 
-/* hipinfo.c: the gcnArchName and totalGlobalMem of each device block of
- * hipInfo's output, in order.  Returns how many devices were found. */
+/* hipinfo.c: the name, gcnArchName (its GPU target, without a full
+ * target id's features) and totalGlobalMem of each device block of
+ * hipInfo's output, in order, the text borrowed from it.  Returns how many
+ * blocks there are; the first max of them are written to out. */
 struct cfa_hipinfo_device {
-	char name[128];
-	char gfx[16];
+	const char *name, *gfx;    /* in the text; not terminated */
+	size_t name_len, gfx_len;
 	uint64_t memory;
 };
 size_t cfa_hipinfo_parse(const char *text, struct cfa_hipinfo_device *out, size_t max);

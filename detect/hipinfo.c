@@ -65,8 +65,10 @@ size_t cfa_hipinfo_parse(const char *text, struct cfa_hipinfo_device *out, size_
 		size_t len = eol ? (size_t)(eol - line) : strlen(line), vlen;
 		p = eol ? eol + 1 : NULL;
 		if (strncmp(line, "device#", 7) == 0) {
-			/* "device#  0" starts a block (no colon on this line) */
-			cur = n < max ? &out[n++] : NULL;
+			/* "device#  0" starts a block (no colon on this line);
+			 * blocks past max are counted, not written. */
+			cur = n < max ? &out[n] : NULL;
+			n++;
 			if (cur)
 				memset(cur, 0, sizeof(*cur));
 			continue;
@@ -81,14 +83,14 @@ size_t cfa_hipinfo_parse(const char *text, struct cfa_hipinfo_device *out, size_
 		if (!cur) {
 			continue;
 		} else if (strncmp(line, "Name:", 5) == 0) {
-			cfa_fit_text(cur->name, sizeof(cur->name), "%.*s", (int)vlen, val);
+			cur->name = val;
+			cur->name_len = vlen;
 		} else if (strncmp(line, "gcnArchName:", 12) == 0) {
-			/* "gfx1200" or a full target id "gfx90a:sramecc+:xnack-"; a
-			 * name too long to be a target is no target (not a cut one). */
+			/* "gfx1200" or a full target id "gfx90a:sramecc+:xnack-":
+			 * the target is what comes before the features. */
 			size_t g = strcspn(val, ":\r\n ");
-			if (!cfa_snprintf(cur->gfx, sizeof(cur->gfx), "%.*s", (int)(g < vlen ? g : vlen),
-			                  val))
-				cur->gfx[0] = '\0';
+			cur->gfx = val;
+			cur->gfx_len = g < vlen ? g : vlen;
 		} else if (strncmp(line, "totalGlobalMem:", 15) == 0) {
 			cur->memory = parse_memory(val, vlen);
 		}

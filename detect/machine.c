@@ -1,109 +1,173 @@
 /*
  * machine.c - filling in what a backend found (sysfs.c on Linux,
  * windows.c on Windows): warnings, text fields, GPUs, HIP runtimes and
- * SDKs, each bounded by the public struct's room and said when it does not
- * fit, and gfx names from the driver's and HSA's version numbers.
+ * SDKs, each held whole (text allocated, lists grown as they fill), and
+ * freeing it all; and gfx names from the driver's and HSA's version
+ * numbers.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <string.h>
 
+#include "core/mem.h"
 #include "core/strbuf.h"
 #include "core/version.h"
 #include "detect/detect.h"
 
-/* How many entries a fixed array of the public struct holds. */
-#define MACHINE_SLOTS(arr) (sizeof(arr) / sizeof((arr)[0]))
-
-void cfa_machine_warn(struct cfapkg_machine *m, const char *fmt, ...)
+/* Room for one more entry of a list held as array and count.  The public
+ * struct keeps no capacity, so each entry is one realloc: the lists are
+ * short, and a warning per unreadable file is still only a few hundred. */
+static bool one_more(void **arr, size_t n, size_t elem)
 {
-	va_list ap;
+	void *p;
 
-	if (m->nwarnings == CFAPKG_MAX_WARNINGS)
-		return;
-	/* The last slot says that more went unsaid, rather than dropping it silently. */
-	if (m->nwarnings == CFAPKG_MAX_WARNINGS - 1) {
-		cfa_fit_text(m->warnings[m->nwarnings++], sizeof(m->warnings[0]),
-		             "more warnings were left out");
-		return;
-	}
-	va_start(ap, fmt);
-	cfa_vfit_text(m->warnings[m->nwarnings++], sizeof(m->warnings[0]), fmt, ap);
-	va_end(ap);
+	if (n >= SIZE_MAX / elem - 1)
+		return false;
+	if (!(p = cfa_realloc(*arr, (n + 1) * elem)))
+		return false; /* *arr is kept, and freed with the machine */
+	*arr = p;
+	return true;
 }
 
-bool cfa_machine_set(struct cfapkg_machine *m, char *dst, size_t len, const char *what,
-                     const char *value)
+bool cfa_machine_vwarn(struct cfapkg_machine *m, const char *fmt, va_list ap)
 {
-	if (cfa_snprintf(dst, len, "%s", value))
-		return true;
-	dst[0] = '\0';
-	cfa_machine_warn(m, "%s \"%s\" is longer than %lu bytes; left out", what, value,
-	                 (unsigned long)(len - 1));
-	return false;
+	char *text = cfa_vaprintf(fmt, ap);
+
+	if (!text || !one_more((void **)&m->warnings, m->nwarnings, sizeof(*m->warnings))) {
+		cfa_free(text);
+		return false;
+	}
+	m->warnings[m->nwarnings++] = text;
+	return true;
+}
+
+bool cfa_machine_warn(struct cfapkg_machine *m, const char *fmt, ...)
+{
+	va_list ap;
+	bool ok;
+
+	va_start(ap, fmt);
+	ok = cfa_machine_vwarn(m, fmt, ap);
+	va_end(ap);
+	return ok;
+}
+
+bool cfa_machine_setf(char **dst, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+
+	va_start(ap, fmt);
+	text = cfa_vaprintf(fmt, ap);
+	va_end(ap);
+	if (!text)
+		return false;
+	cfa_free(*dst);
+	*dst = text;
+	return true;
+}
+
+void cfa_machine_name(char *dst, size_t len, const char *name)
+{
+	/* Every name of the set fits its field; one that did not would be a
+	 * mistake here, and is left out rather than shown cut. */
+	if (!cfa_snprintf(dst, len, "%s", name))
+		dst[0] = '\0';
 }
 
 struct cfapkg_gpu *cfa_machine_add_gpu(struct cfapkg_machine *m)
 {
 	struct cfapkg_gpu *g;
 
-	if (m->ngpus == CFAPKG_MAX_GPUS) {
-		cfa_machine_warn(m, "more than %d GPUs; the rest are not listed", CFAPKG_MAX_GPUS);
+	if (!one_more((void **)&m->gpus, m->ngpus, sizeof(*m->gpus)))
 		return NULL;
-	}
 	g = &m->gpus[m->ngpus];
 	memset(g, 0, sizeof(*g));
-	g->index = m->ngpus++;
+	g->index = (unsigned)m->ngpus++;
 	g->revision = -1;
 	g->status = -1;
 	return g;
 }
 
-void cfa_machine_add_runtime(struct cfapkg_machine *m, unsigned major, const char *file)
+bool cfa_machine_add_runtime(struct cfapkg_machine *m, unsigned major, const char *file)
 {
-	unsigned i;
+	struct cfapkg_hip_runtime *r;
+	size_t i;
 
 	for (i = 0; i < m->nhip_runtimes; i++)
-		if (m->hip_runtimes[i] == major)
-			return;
-	if (m->nhip_runtimes == MACHINE_SLOTS(m->hip_runtimes)) {
-		cfa_machine_warn(m, "HIP runtime %u (%s) is not listed: more than %lu runtimes", major,
-		                 file, (unsigned long)MACHINE_SLOTS(m->hip_runtimes));
-		return;
-	}
-	/* The major is the fact that counts; a file name too long to keep is
-	 * left out whole (with a warning), not shown cut. */
-	m->hip_runtimes[m->nhip_runtimes] = major;
-	cfa_machine_set(m, m->hip_runtime_files[m->nhip_runtimes++], sizeof(m->hip_runtime_files[0]),
-	                "HIP runtime file", file);
+		if (m->hip_runtimes[i].major == major)
+			return true;
+	if (!one_more((void **)&m->hip_runtimes, m->nhip_runtimes, sizeof(*m->hip_runtimes)))
+		return false;
+	r = &m->hip_runtimes[m->nhip_runtimes];
+	if (!(r->file = cfa_strdup(file)))
+		return false;
+	r->major = major;
+	m->nhip_runtimes++;
+	return true;
 }
 
-void cfa_machine_add_sdk(struct cfapkg_machine *m, const char *version, const char *path,
+bool cfa_machine_add_sdk(struct cfapkg_machine *m, const char *version, const char *path,
                          const char *source)
 {
 	struct cfapkg_hip_sdk *s;
-	unsigned i;
+	size_t i;
 
 	for (i = 0; i < m->nhip_sdks; i++)
 		if (strcmp(m->hip_sdks[i].version, version) == 0)
-			return;
-	if (m->nhip_sdks == MACHINE_SLOTS(m->hip_sdks)) {
-		cfa_machine_warn(m, "HIP SDK %s at %s is not listed: more than %lu SDKs", version, path,
-		                 (unsigned long)MACHINE_SLOTS(m->hip_sdks));
-		return;
-	}
-	/* Programs are pointed at the SDK's folder: one that does not fit is
-	 * not listed at all rather than listed cut. */
+			return true;
+	if (!one_more((void **)&m->hip_sdks, m->nhip_sdks, sizeof(*m->hip_sdks)))
+		return false;
 	s = &m->hip_sdks[m->nhip_sdks];
-	if (!cfa_snprintf(s->version, sizeof(s->version), "%s", version) ||
-	    !cfa_snprintf(s->path, sizeof(s->path), "%s", path)) {
-		cfa_machine_warn(m, "HIP SDK %s at %s is not listed: its version or folder is longer "
-		                 "than cfapkg can record (%lu and %lu bytes)", version, path,
-		                 (unsigned long)sizeof(s->version) - 1, (unsigned long)sizeof(s->path) - 1);
-		memset(s, 0, sizeof(*s));
-		return;
+	memset(s, 0, sizeof(*s));
+	s->version = cfa_strdup(version);
+	s->path = cfa_strdup(path);
+	if (!s->version || !s->path) {
+		cfa_free(s->version);
+		cfa_free(s->path);
+		return false;
 	}
-	cfa_fit_text(s->source, sizeof(s->source), "%s", source);
+	CFA_MACHINE_NAME(s->source, source);
 	m->nhip_sdks++;
+	return true;
+}
+
+static void gpu_clear(struct cfapkg_gpu *g)
+{
+	cfa_free(g->name);
+	cfa_free(g->generation);
+	cfa_free(g->chip);
+	cfa_free(g->problem);
+}
+
+void cfapkg_machine_clear(struct cfapkg_machine *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->ngpus; i++)
+		gpu_clear(&m->gpus[i]);
+	for (i = 0; i < m->nhip_runtimes; i++)
+		cfa_free(m->hip_runtimes[i].file);
+	for (i = 0; i < m->nhip_sdks; i++) {
+		cfa_free(m->hip_sdks[i].version);
+		cfa_free(m->hip_sdks[i].path);
+	}
+	for (i = 0; i < m->nwarnings; i++)
+		cfa_free(m->warnings[i]);
+	cfa_free(m->gpus);
+	cfa_free(m->hip_runtimes);
+	cfa_free(m->hip_sdks);
+	cfa_free(m->warnings);
+	cfa_free(m->arch);
+	cfa_free(m->os_build);
+	cfa_free(m->driver);
+	cfa_free(m->driver_source);
+	cfa_free(m->driver_detail);
+	cfa_free(m->glibc);
+	cfa_free(m->glibc_source);
+	memset(m, 0, sizeof(*m));
 }
 
 bool cfa_gfx_from_kfd(unsigned long v, char out[16])

@@ -79,8 +79,8 @@ static bool hex_file(struct cfa_sys *s, const char *path, uint64_t max, uint64_t
 		p += 2;
 	if (cfa_parse_hex(p, strlen(p), max, out))
 		return true;
-	cfa_machine_warn(s->m, "%s: \"%.24s\" is not a hex number up to 0x%llx; ignored", path, buf,
-	                 (unsigned long long)max);
+	cfa_sys_warn(s, "%s: \"%.24s\" is not a hex number up to 0x%llx; ignored", path, buf,
+	             (unsigned long long)max);
 	return false;
 }
 
@@ -95,9 +95,9 @@ static bool add_bank(struct cfa_sys *s, const char *path, const char *text, uint
 	if (heap.state != PROP_OK || (heap.value != 1 && heap.value != 2))
 		return true;
 	if (size.state == PROP_BAD || (size.state == PROP_OK && *total > VRAM_MAX - size.value)) {
-		cfa_machine_warn(s->m, "%s: size_in_bytes %s %s; the VRAM size is left unknown", path,
-		                 size.text, size.state == PROP_BAD ? "is not a size up to 1 PiB"
-		                 : "makes the banks add up to over 1 PiB");
+		cfa_sys_warn(s, "%s: size_in_bytes %s %s; the VRAM size is left unknown", path,
+		             size.text, size.state == PROP_BAD ? "is not a size up to 1 PiB"
+		             : "makes the banks add up to over 1 PiB");
 		*total = 0;
 		return false;
 	}
@@ -135,7 +135,7 @@ struct pci_gpu {
 	uint32_t cls;              /* PCI class, 0 when unknown */
 	int revision;              /* -1 when unknown */
 	bool claimed;              /* a readable KFD node describes it */
-	char problem[160];         /* what its KFD node lacked, when that is known */
+	char *problem;             /* what its KFD node lacked, when that is known (owned) */
 };
 
 /* What one pass over the KFD topology and the DRM nodes found. */
@@ -263,8 +263,8 @@ static void pci_gather(struct scan *s)
 	int rc = cfa_sys_list_rel(s->sys, "/sys/class/drm", &all, cfa_sys_cmp_name);
 
 	if (rc && rc != ENOENT && rc != ENOMEM)
-		cfa_machine_warn(s->sys->m, "cannot list %s/sys/class/drm: %s; GPUs are known only "
-		                 "from the KFD topology", s->sys->root, cfa_plat_strerror(rc));
+		cfa_sys_warn(s->sys, "cannot list %s/sys/class/drm: %s; GPUs are known only from the "
+		             "KFD topology", s->sys->root, cfa_plat_strerror(rc));
 	for (i = 0; i < all.n; i++) {
 		struct pci_gpu *p;
 		bool render;
@@ -306,23 +306,23 @@ struct node_facts {
 	uint64_t vendor, device, minor;
 };
 
-static bool no_facts(char *why, size_t len, const char *fmt, ...) CFA_PRINTF(3, 4);
+static bool no_facts(char **why, const char *fmt, ...) CFA_PRINTF(2, 3);
 
-/* Says why a node's facts cannot be used (text for people, fitted to
- * why's size) and returns false. */
-static bool no_facts(char *why, size_t len, const char *fmt, ...)
+/* Says why a node's facts cannot be used (text for people; NULL when out
+ * of memory) and returns false. */
+static bool no_facts(char **why, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	cfa_vfit_text(why, len, fmt, ap);
+	*why = cfa_vaprintf(fmt, ap);
 	va_end(ap);
 	return false;
 }
 
 /* A GPU node's facts, or false and why they cannot be trusted: a value out
  * of range would otherwise be truncated into a wrong target or device. */
-static bool node_facts(const char *text, struct node_facts *f, char *why, size_t len)
+static bool node_facts(const char *text, struct node_facts *f, char **why)
 {
 	struct prop gtv = prop(text, "gfx_target_version", GFX_TARGET_MAX);
 	struct prop vendor = prop(text, "vendor_id", 0xffff);
@@ -333,22 +333,20 @@ static bool node_facts(const char *text, struct node_facts *f, char *why, size_t
 	f->device = device.value;
 	f->minor = minor.value;
 	if (gtv.state == PROP_ABSENT)
-		return no_facts(why, len, "no gfx_target_version (the file is empty or is not KFD "
+		return no_facts(why, "no gfx_target_version (the file is empty or is not KFD "
 		                "properties)");
 	if (gtv.state == PROP_BAD)
-		return no_facts(why, len, "gfx_target_version %s is out of range", gtv.text);
+		return no_facts(why, "gfx_target_version %s is out of range", gtv.text);
 	if (gtv.value == 0)
-		return no_facts(why, len, "gfx_target_version 0: the driver gives it no compute "
-		                "target");
+		return no_facts(why, "gfx_target_version 0: the driver gives it no compute target");
 	if (!cfa_gfx_from_kfd((unsigned long)gtv.value, f->gfx))
-		return no_facts(why, len, "gfx_target_version %s does not decode to a target",
-		                gtv.text);
+		return no_facts(why, "gfx_target_version %s does not decode to a target", gtv.text);
 	if (vendor.state == PROP_BAD || device.state == PROP_BAD)
-		return no_facts(why, len, "%s %s is not a 16-bit PCI id",
+		return no_facts(why, "%s %s is not a 16-bit PCI id",
 		                vendor.state == PROP_BAD ? "vendor_id" : "device_id",
 		                vendor.state == PROP_BAD ? vendor.text : device.text);
 	if (minor.state == PROP_BAD)
-		return no_facts(why, len, "drm_render_minor %s is out of range", minor.text);
+		return no_facts(why, "drm_render_minor %s is out of range", minor.text);
 	return true;
 }
 
@@ -357,10 +355,10 @@ static bool node_facts(const char *text, struct node_facts *f, char *why, size_t
 static void bad_node(struct scan *s, const char *node, const char *path, bool unreadable,
                      const char *why, struct pci_gpu *p)
 {
-	cfa_machine_warn(s->sys->m, "KFD node %s is not used: %s%s: %s", node,
-	                 unreadable ? "cannot read " : "", path, why);
-	if (p && !p->claimed && !p->problem[0])
-		cfa_fit_text(p->problem, sizeof(p->problem), "KFD node %s: %s", node, why);
+	cfa_sys_warn(s->sys, "KFD node %s is not used: %s%s: %s", node,
+	             unreadable ? "cannot read " : "", path, why);
+	if (p && !p->claimed && !p->problem)
+		s->sys->nomem |= !cfa_machine_setf(&p->problem, "KFD node %s: %s", node, why);
 	else
 		s->bad_nodes++;
 }
@@ -368,7 +366,7 @@ static void bad_node(struct scan *s, const char *node, const char *path, bool un
 /* One KFD node's GPU, from its properties file at path. */
 static void kfd_gpu(struct scan *s, const char *node, const char *path)
 {
-	char text[8192], why[160];
+	char text[8192], *why = NULL;
 	struct node_facts f = {0};
 	struct pci_gpu *p;
 	struct cfapkg_gpu *g;
@@ -382,13 +380,19 @@ static void kfd_gpu(struct scan *s, const char *node, const char *path)
 	}
 	if (cpu_node(s, node, text))
 		return;
-	if (!node_facts(text, &f, why, sizeof(why))) {
-		bad_node(s, node, path, false, why, f.minor ? pci_by_node(s, true, (int)f.minor) : NULL);
+	if (!node_facts(text, &f, &why)) {
+		if (why)
+			bad_node(s, node, path, false, why,
+			         f.minor ? pci_by_node(s, true, (int)f.minor) : NULL);
+		s->sys->nomem |= !why;
+		cfa_free(why);
 		return;
 	}
-	if (!(g = cfa_machine_add_gpu(s->sys->m)))
+	if (!(g = cfa_machine_add_gpu(s->sys->m))) {
+		s->sys->nomem = true;
 		return;
-	cfa_fit_text(g->source, sizeof(g->source), "kfd");
+	}
+	CFA_MACHINE_NAME(g->source, "kfd");
 	memcpy(g->gfx, f.gfx, sizeof(g->gfx)); /* the same size */
 	g->vendor = (uint16_t)f.vendor;
 	g->device = (uint16_t)f.device;
@@ -411,20 +415,23 @@ static void kfd_node(struct scan *s, const char *node)
 	cfa_free(path);
 }
 
-/* Why a PCI device no readable KFD node describes is listed so, or NULL. */
-static void unclaimed_problem(const struct scan *s, const struct pci_gpu *p, char *out,
-                              size_t len)
+/* Why a PCI device no readable KFD node describes is listed so, into
+ * *out (left NULL when nothing is known). */
+static void unclaimed_problem(const struct scan *s, const struct pci_gpu *p, char **out)
 {
-	if (p->problem[0])
-		cfa_fit_text(out, len, "%s", p->problem);
+	bool ok = true;
+
+	if (p->problem)
+		ok = cfa_machine_setf(out, "%s", p->problem);
 	else if (s->topology_err && s->topology_err != ENOENT)
-		cfa_fit_text(out, len, "the KFD topology could not be read (%s)",
-		             cfa_plat_strerror(s->topology_err));
+		ok = cfa_machine_setf(out, "the KFD topology could not be read (%s)",
+		                      cfa_plat_strerror(s->topology_err));
 	else if (s->bad_nodes)
-		cfa_fit_text(out, len, "no readable KFD node describes it");
+		ok = cfa_machine_setf(out, "no readable KFD node describes it");
 	else if (!s->topology_err)
-		cfa_fit_text(out, len, "no KFD node describes it (the driver gave it no compute "
-		             "support)");
+		ok = cfa_machine_setf(out, "no KFD node describes it (the driver gave it no compute "
+		                      "support)");
+	s->sys->nomem |= !ok;
 }
 
 /* AMD display devices no readable KFD node describes.  Without KFD at all
@@ -438,15 +445,17 @@ static void pci_unclaimed(struct scan *s)
 	for (i = 0; i < s->npci; i++) {
 		const struct pci_gpu *p = &s->pci[i];
 		struct cfapkg_gpu *g;
-		if (p->claimed || p->vendor != 0x1002 || (!p->problem[0] && (p->cls >> 16) != 0x03))
+		if (p->claimed || p->vendor != 0x1002 || (!p->problem && (p->cls >> 16) != 0x03))
 			continue;
-		if (!(g = cfa_machine_add_gpu(s->sys->m)))
+		if (!(g = cfa_machine_add_gpu(s->sys->m))) {
+			s->sys->nomem = true;
 			return;
+		}
 		g->vendor = p->vendor;
 		g->device = p->device;
 		g->revision = p->revision;
-		cfa_fit_text(g->source, sizeof(g->source), "pci");
-		unclaimed_problem(s, p, g->problem, sizeof(g->problem));
+		CFA_MACHINE_NAME(g->source, "pci");
+		unclaimed_problem(s, p, &g->problem);
 	}
 }
 
@@ -461,14 +470,17 @@ void cfa_sys_detect_gpus(struct cfa_sys *sys)
 	pci_gather(&s);
 	s.topology_err = cfa_sys_list_rel(sys, KFD_NODES, &nodes, cfa_sys_cmp_numeric_name);
 	if (s.topology_err && s.topology_err != ENOENT && s.topology_err != ENOMEM)
-		cfa_machine_warn(sys->m, "cannot list %s" KFD_NODES ": %s; the GPUs' compute targets "
-		                 "are unknown: check the folder's permissions, that the amdgpu driver "
-		                 "is loaded, and in a container that /dev/kfd and /sys/class/kfd are "
-		                 "passed in", sys->root, cfa_plat_strerror(s.topology_err));
+		cfa_sys_warn(sys, "cannot list %s" KFD_NODES ": %s; the GPUs' compute targets are "
+		             "unknown: check the folder's permissions, that the amdgpu driver is "
+		             "loaded, and in a container that /dev/kfd and /sys/class/kfd are passed "
+		             "in", sys->root, cfa_plat_strerror(s.topology_err));
 	for (i = 0; i < nodes.n && !sys->nomem; i++)
 		kfd_node(&s, nodes.items[i]);
-	pci_unclaimed(&s);
+	if (!sys->nomem)
+		pci_unclaimed(&s);
 	cfa_sys_names_free(&nodes);
+	for (i = 0; i < s.npci; i++)
+		cfa_free(s.pci[i].problem);
 	cfa_free(s.pci);
 }
 

@@ -21,6 +21,9 @@ struct cfa_sys {
 	bool nomem;
 };
 
+/* A warning on the machine; running out of memory for it is sticky too. */
+void cfa_sys_warn(struct cfa_sys *s, const char *fmt, ...) CFA_PRINTF(2, 3);
+
 /* root + the formatted part below it; NULL when out of memory. */
 char *cfa_sys_path(struct cfa_sys *s, const char *fmt, ...) CFA_PRINTF(2, 3);
 

@@ -12,6 +12,15 @@
 #include "detect/sysfs.h"
 #include "platform/platform.h"
 
+void cfa_sys_warn(struct cfa_sys *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	s->nomem |= !cfa_machine_vwarn(s->m, fmt, ap);
+	va_end(ap);
+}
+
 char *cfa_sys_path(struct cfa_sys *s, const char *fmt, ...)
 {
 	char *rel, *full = NULL;
@@ -66,8 +75,8 @@ int cfa_sys_read(struct cfa_sys *s, const char *path, char *buf, size_t len)
 	/* A missing file is the normal answer on machines without the device
 	 * or driver: only other failures are worth a warning. */
 	if (err && err != ENOENT && path)
-		cfa_machine_warn(s->m, "cannot read %s: %s", path,
-		                 err == EFBIG ? "larger than expected" : cfa_plat_strerror(err));
+		cfa_sys_warn(s, "cannot read %s: %s", path,
+		             err == EFBIG ? "larger than expected" : cfa_plat_strerror(err));
 	return err;
 }
 

@@ -16,12 +16,12 @@
 #include "detect/sysfs.h"
 #include "platform/platform.h"
 
-/* The newest "GLIBC_X.Y[.Z]" of a version list, into out. */
-static bool newest_glibc(const struct cfa_elf *e, char *out, size_t len)
+/* The newest "GLIBC_X.Y[.Z]" of a version list, or NULL. */
+static const char *newest_glibc(const struct cfa_elf *e)
 {
 	struct cfa_ver best, v;
+	const char *found = NULL;
 	size_t i;
-	bool found = false;
 
 	for (i = 0; i < e->nverdefs; i++) {
 		const char *name = e->verdefs[i];
@@ -30,7 +30,7 @@ static bool newest_glibc(const struct cfa_elf *e, char *out, size_t len)
 			continue; /* GLIBC_PRIVATE and the library's own name */
 		if (!found || cfa_ver_cmp(&v, &best) > 0) {
 			best = v;
-			found = cfa_snprintf(out, len, "%s", name + 6);
+			found = name + 6;
 		}
 	}
 	return found;
@@ -41,32 +41,35 @@ static bool from_file(struct cfa_sys *s, const char *path)
 	struct cfapkg_machine *m = s->m;
 	struct cfa_arena a;
 	struct cfa_elf e;
-	const char *why = NULL;
-	bool ok;
+	const char *why = NULL, *version = NULL;
 
 	cfa_arena_init(&a);
-	ok = cfa_elf_read_file(path, &a, &e, &why) == CFA_ELF_OK &&
-	     newest_glibc(&e, m->glibc, sizeof(m->glibc));
-	if (ok)
-		cfa_machine_set(m, m->glibc_source, sizeof(m->glibc_source), "C library", path);
+	if (cfa_elf_read_file(path, &a, &e, &why) == CFA_ELF_OK)
+		version = newest_glibc(&e);
+	if (version)
+		s->nomem |= !cfa_machine_setf(&m->glibc, "%s", version) ||
+		            !cfa_machine_setf(&m->glibc_source, "%s", path);
 	else if (cfa_plat_is_file(path))
-		cfa_machine_warn(m, "%s: not a glibc whose version could be read%s%s", path,
-		                 why ? ": " : "", why ? why : "");
+		cfa_sys_warn(s, "%s: not a glibc whose version could be read%s%s", path,
+		             why ? ": " : "", why ? why : "");
 	cfa_arena_fini(&a);
-	return ok;
+	return version != NULL;
 }
 
 void cfa_sys_detect_glibc(struct cfa_sys *s)
 {
 	struct cfapkg_machine *m = s->m;
+	/* glibc's versions are a few digits and dots: a longer answer is not
+	 * one, and the files are read instead. */
+	char running[64];
 	size_t i;
 
-	if (!s->root[0] && cfa_plat_glibc_version(m->glibc, sizeof(m->glibc))) {
-		cfa_fit_text(m->glibc_source, sizeof(m->glibc_source),
-		             "the running C library (gnu_get_libc_version)");
+	if (!s->root[0] && cfa_plat_glibc_version(running, sizeof(running))) {
+		s->nomem |= !cfa_machine_setf(&m->glibc, "%s", running) ||
+		            !cfa_machine_setf(&m->glibc_source,
+		                              "the running C library (gnu_get_libc_version)");
 		return;
 	}
-	m->glibc[0] = '\0';
 	for (i = 0; i < cfa_elf_nsystem_dirs && !s->nomem; i++) {
 		char *path = cfa_sys_path(s, "%s/libc.so.6", cfa_elf_system_dirs[i]);
 		bool found = path && cfa_plat_is_file(path) && from_file(s, path);

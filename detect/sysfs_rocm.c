@@ -16,21 +16,25 @@
 void cfa_sys_detect_driver(struct cfa_sys *s)
 {
 	struct cfapkg_machine *m = s->m;
-	char buf[128];
-
+	char module[128], kernel[128];
 	/* The version file exists only for an out-of-tree (DKMS) amdgpu
 	 * module; the in-tree driver has none and goes with the kernel's
 	 * release. */
-	if (cfa_sys_read_rel(s, "/sys/module/amdgpu/version", buf, sizeof(buf)) == 0 && buf[0]) {
-		cfa_machine_set(m, m->driver, sizeof(m->driver), "amdgpu driver version", buf);
-		cfa_fit_text(m->driver_source, sizeof(m->driver_source), "amdgpu module");
-	} else if (cfa_sys_read_rel(s, "/proc/sys/kernel/osrelease", buf, sizeof(buf)) == 0) {
-		cfa_machine_set(m, m->driver, sizeof(m->driver), "kernel release", buf);
-		cfa_fit_text(m->driver_source, sizeof(m->driver_source),
-		             "kernel release (in-tree amdgpu)");
-	}
-	if (cfa_sys_read_rel(s, "/proc/sys/kernel/osrelease", buf, sizeof(buf)) == 0)
-		cfa_fit_text(m->driver_detail, sizeof(m->driver_detail), "kernel %s", buf);
+	bool has_module = cfa_sys_read_rel(s, "/sys/module/amdgpu/version", module,
+	                                   sizeof(module)) == 0 && module[0];
+	bool has_kernel = cfa_sys_read_rel(s, "/proc/sys/kernel/osrelease", kernel,
+	                                   sizeof(kernel)) == 0;
+	bool ok = true;
+
+	if (has_module)
+		ok = cfa_machine_setf(&m->driver, "%s", module) &&
+		     cfa_machine_setf(&m->driver_source, "amdgpu module");
+	else if (has_kernel)
+		ok = cfa_machine_setf(&m->driver, "%s", kernel) &&
+		     cfa_machine_setf(&m->driver_source, "kernel release (in-tree amdgpu)");
+	if (ok && has_kernel)
+		ok = cfa_machine_setf(&m->driver_detail, "kernel %s", kernel);
+	s->nomem |= !ok;
 }
 
 /* libamdhip64.so.N files in a folder give the runtime majors. */
@@ -50,57 +54,58 @@ static void runtimes_in(struct cfa_sys *s, const char *dir)
 		 * is the major. */
 		if (!cfa_parse_u64(f + 15, strcspn(f + 15, "."), 99, &major) || major == 0)
 			continue;
-		if (!(path = cfa_aprintf("%s/%s", dir, f)))
-			s->nomem = true;
-		else
-			cfa_machine_add_runtime(s->m, (unsigned)major, path);
+		path = cfa_aprintf("%s/%s", dir, f);
+		s->nomem |= !path || !cfa_machine_add_runtime(s->m, (unsigned)major, path);
 		cfa_free(path);
 	}
 	cfa_sys_names_free(&files);
 }
 
-/* "6.4.2-120" -> "6.4.2"; "rocm-6.4.2" -> "6.4.2". */
-static bool rocm_version(struct cfa_sys *s, const char *dir, const char *name, char *out,
-                         size_t len)
+/* "6.4.2-120" -> "6.4.2"; "rocm-6.4.2" -> "6.4.2".  Allocated; NULL
+ * when there is none (or out of memory: s->nomem). */
+static char *rocm_version(struct cfa_sys *s, const char *dir, const char *name)
 {
-	char *path = cfa_aprintf("%s/.info/version", dir), buf[64];
-	struct cfa_ver v;
+	char *path = cfa_aprintf("%s/.info/version", dir), buf[64], *v = NULL;
+	struct cfa_ver ver;
 	bool read = cfa_sys_read(s, path, buf, sizeof(buf)) == 0;
 
 	s->nomem |= !path;
 	cfa_free(path);
-	if (read) {
-		/* The build number after '-' is the packaging's, not part of
-		 * the ROCm version. */
+	/* The build number after '-' is the packaging's, not part of the
+	 * ROCm version. */
+	if (read)
 		buf[strcspn(buf, "-\n ")] = '\0';
-		if (cfa_ver_parse(buf, strlen(buf), &v, NULL))
-			return cfa_snprintf(out, len, "%s", buf);
-	}
-	/* A version too long for out is not one to plan with: none. */
-	if (strncmp(name, "rocm-", 5) == 0 && cfa_ver_parse(name + 5, strlen(name + 5), &v, NULL))
-		return cfa_snprintf(out, len, "%s", name + 5);
-	return false;
+	if (read && cfa_ver_parse(buf, strlen(buf), &ver, NULL))
+		v = cfa_strdup(buf);
+	else if (strncmp(name, "rocm-", 5) == 0 &&
+	         cfa_ver_parse(name + 5, strlen(name + 5), &ver, NULL))
+		v = cfa_strdup(name + 5);
+	else
+		return NULL;
+	s->nomem |= !v;
+	return v;
 }
 
 /* /opt/rocm*: an SDK each, and their HIP runtimes. */
 static void rocm_in_opt(struct cfa_sys *s)
 {
 	struct cfa_names opt = {0};
-	char version[64];
 	size_t i;
 
 	cfa_sys_list_rel(s, "/opt", &opt, cfa_sys_cmp_name);
 	for (i = 0; i < opt.n && !s->nomem; i++) {
-		char *dir, *lib;
+		char *dir, *lib, *version;
 		if (strncmp(opt.items[i], "rocm", 4) != 0)
 			continue;
 		dir = cfa_sys_path(s, "/opt/%s", opt.items[i]);
 		lib = dir ? cfa_aprintf("%s/lib", dir) : NULL;
 		s->nomem |= !lib;
-		if (dir && rocm_version(s, dir, opt.items[i], version, sizeof(version)))
-			cfa_machine_add_sdk(s->m, version, dir, "/opt");
+		version = dir ? rocm_version(s, dir, opt.items[i]) : NULL;
+		if (version)
+			s->nomem |= !cfa_machine_add_sdk(s->m, version, dir, "/opt");
 		if (lib)
 			runtimes_in(s, lib);
+		cfa_free(version);
 		cfa_free(lib);
 		cfa_free(dir);
 	}
@@ -138,6 +143,7 @@ void cfa_sys_detect_os(struct cfa_sys *s)
 	char text[16384], kernel[128] = "";
 	const char *pretty;
 	struct cfapkg_machine *m = s->m;
+	bool ok = true;
 
 	if (cfa_sys_read_rel(s, "/proc/sys/kernel/osrelease", kernel, sizeof(kernel)) != 0)
 		kernel[0] = '\0';
@@ -148,9 +154,10 @@ void cfa_sys_detect_os(struct cfa_sys *s)
 		pretty += 12;
 		if (*pretty == '"')
 			pretty++;
-		cfa_fit_text(m->os_build, sizeof(m->os_build), "%.*s%s%s",
-		             (int)strcspn(pretty, "\"\n"), pretty, kernel[0] ? ", kernel " : "", kernel);
+		ok = cfa_machine_setf(&m->os_build, "%.*s%s%s", (int)strcspn(pretty, "\"\n"), pretty,
+		                      kernel[0] ? ", kernel " : "", kernel);
 	} else if (kernel[0]) {
-		cfa_fit_text(m->os_build, sizeof(m->os_build), "Linux, kernel %s", kernel);
+		ok = cfa_machine_setf(&m->os_build, "Linux, kernel %s", kernel);
 	}
+	s->nomem |= !ok;
 }

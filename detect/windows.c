@@ -16,10 +16,12 @@
  *   HIP SDKs     HIP_PATH, HIP_PATH_xx, %ProgramFiles%\AMD\ROCm\<version>.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/recipe.h"
 #include "core/strbuf.h"
 #include "core/version.h"
 #include "detect/detect.h"
@@ -84,28 +86,50 @@ bool cfa_parse_hwid(const char *id, uint16_t *vendor, uint16_t *device, int *rev
 	return true;
 }
 
-static void from_adapters(struct cfapkg_machine *m)
+/* Every display adapter DXGI lists (the platform fills at most the room
+ * given, so a full list is asked for again with twice the room); NULL
+ * when out of memory. */
+static struct cfa_plat_adapter *all_adapters(size_t *n)
 {
-	/* Room for other vendors' adapters too, and one AMD GPU too many (so
-	 * that it is said); a full list says that it may not be all. */
-	struct cfa_plat_adapter a[4 * CFAPKG_MAX_GPUS];
-	size_t n = cfa_plat_adapters(a, sizeof(a) / sizeof(a[0])), i;
+	struct cfa_plat_adapter *a = NULL, *bigger;
+	size_t room = 8;
 
-	if (n == sizeof(a) / sizeof(a[0]))
-		cfa_machine_warn(m, "DXGI lists %lu display adapters or more: those past them are not "
-		                 "read", (unsigned long)n);
+	for (;;) {
+		if (room > SIZE_MAX / 2 / sizeof(*a) ||
+		    !(bigger = cfa_realloc(a, room * sizeof(*a)))) {
+			cfa_free(a);
+			return NULL;
+		}
+		a = bigger;
+		if ((*n = cfa_plat_adapters(a, room)) < room)
+			return a;
+		room *= 2;
+	}
+}
 
-	for (i = 0; i < n; i++) {
+static bool from_adapters(struct cfapkg_machine *m)
+{
+	size_t n, i;
+	struct cfa_plat_adapter *a = all_adapters(&n);
+	bool ok = a != NULL;
+
+	for (i = 0; ok && i < n; i++) {
 		struct cfapkg_gpu *g;
-		if (a[i].vendor != 0x1002 || !(g = cfa_machine_add_gpu(m)))
+		if (a[i].vendor != 0x1002)
 			continue;
+		if (!(g = cfa_machine_add_gpu(m)) ||
+		    !cfa_machine_setf(&g->name, "%s", a[i].description)) {
+			ok = false;
+			break;
+		}
 		g->vendor = 0x1002;
 		g->device = (uint16_t)a[i].device;
 		g->revision = (int)a[i].revision;
 		g->vram_bytes = a[i].dedicated_memory;
-		cfa_fit_text(g->name, sizeof(g->name), "%s", a[i].description);
-		cfa_fit_text(g->source, sizeof(g->source), "dxgi");
+		CFA_MACHINE_NAME(g->source, "dxgi");
 	}
+	cfa_free(a);
+	return ok;
 }
 
 /* What a pass over the registry's display keys needs; out of memory is
@@ -132,21 +156,25 @@ static char *reg_value(bool *nomem, const char *key, const char *value)
 	return copy;
 }
 
+/* The driver's version, its source and its DriverVersion, from one
+ * display key. */
 static void driver_from_key(struct class_scan *cs, const char *key)
 {
 	struct cfapkg_machine *m = cs->m;
 	char *dv = reg_value(&cs->nomem, key, "DriverVersion");
 	char *rsv = reg_value(&cs->nomem, key, "RadeonSoftwareVersion");
+	const char *adrenalin = dv ? cfa_adrenalin_of(dv) : NULL;
+	bool ok = true;
 
 	if (dv)
-		cfa_fit_text(m->driver_detail, sizeof(m->driver_detail), "DriverVersion %s", dv);
-	if (rsv && cfa_machine_set(m, m->driver, sizeof(m->driver), "RadeonSoftwareVersion", rsv))
-		cfa_fit_text(m->driver_source, sizeof(m->driver_source),
-		             "registry RadeonSoftwareVersion");
-	else if (!rsv && dv && cfa_adrenalin_of(dv) &&
-	         cfa_machine_set(m, m->driver, sizeof(m->driver), "Adrenalin release",
-	                         cfa_adrenalin_of(dv)))
-		cfa_fit_text(m->driver_source, sizeof(m->driver_source), "DriverVersion table");
+		ok = cfa_machine_setf(&m->driver_detail, "DriverVersion %s", dv);
+	if (ok && rsv)
+		ok = cfa_machine_setf(&m->driver, "%s", rsv) &&
+		     cfa_machine_setf(&m->driver_source, "registry RadeonSoftwareVersion");
+	else if (ok && adrenalin)
+		ok = cfa_machine_setf(&m->driver, "%s", adrenalin) &&
+		     cfa_machine_setf(&m->driver_source, "DriverVersion table");
+	cs->nomem |= !ok;
 	cfa_free(dv);
 	cfa_free(rsv);
 }
@@ -157,14 +185,16 @@ static void gpu_from_key(struct class_scan *cs, const char *key, uint16_t ven, u
 	struct cfapkg_gpu *g = cfa_machine_add_gpu(cs->m);
 	char *desc;
 
-	if (!g)
+	if (!g) {
+		cs->nomem = true;
 		return;
+	}
 	g->vendor = ven;
 	g->device = dev;
 	g->revision = rev;
-	cfa_fit_text(g->source, sizeof(g->source), "registry");
+	CFA_MACHINE_NAME(g->source, "registry");
 	if ((desc = reg_value(&cs->nomem, key, "DriverDesc")))
-		cfa_fit_text(g->name, sizeof(g->name), "%s", desc);
+		cs->nomem |= !cfa_machine_setf(&g->name, "%s", desc);
 	cfa_free(desc);
 }
 
@@ -183,7 +213,7 @@ static int display_key(const char *sub, void *arg)
 	if (id && cfa_parse_hwid(id, &ven, &dev, &rev) && ven == 0x1002) {
 		if (cs->add_gpus)
 			gpu_from_key(cs, key, ven, dev, rev);
-		if (!cs->m->driver[0])
+		if (!cs->m->driver && !cs->nomem)
 			driver_from_key(cs, key);
 	}
 	cfa_free(id);
@@ -197,10 +227,10 @@ static bool from_registry(struct cfapkg_machine *m)
 	char *rsv;
 
 	cfa_plat_reg_subkeys(DISPLAY_CLASS, display_key, &cs);
-	if (!m->driver[0] &&
+	if (!cs.nomem && !m->driver &&
 	    (rsv = reg_value(&cs.nomem, "SOFTWARE\\AMD\\CN", "RadeonSoftwareVersion"))) {
-		if (cfa_machine_set(m, m->driver, sizeof(m->driver), "RadeonSoftwareVersion", rsv))
-			cfa_fit_text(m->driver_source, sizeof(m->driver_source), "registry AMD\\CN");
+		cs.nomem |= !cfa_machine_setf(&m->driver, "%s", rsv) ||
+		            !cfa_machine_setf(&m->driver_source, "registry AMD\\CN");
 		cfa_free(rsv);
 	}
 	return !cs.nomem;
@@ -240,9 +270,7 @@ static bool hip_runtimes(struct cfapkg_machine *m)
 			/* A version is four 16-bit numbers: it fits, or is left out. */
 			label = cfa_plat_file_version(path, ver, sizeof(ver)) == 0
 			        ? cfa_aprintf("%s (%s)", path, ver) : cfa_strdup(path);
-			if (label)
-				cfa_machine_add_runtime(m, dlls[i].major, label);
-			nomem = !label;
+			nomem = !label || !cfa_machine_add_runtime(m, dlls[i].major, label);
 			cfa_free(label);
 		}
 		cfa_free(path);
@@ -266,13 +294,13 @@ static bool add_sdk_dir(struct cfapkg_machine *m, const char *dir, const char *s
 	bin = cfa_aprintf("%s\\bin", dir);
 	if ((ok = leaf && bin)) {
 		if (!cfa_plat_is_dir(bin))
-			cfa_machine_warn(m, "%s (%s) has no bin folder; not counted as a HIP SDK", dir,
-			                 source);
+			ok = cfa_machine_warn(m, "%s (%s) has no bin folder; not counted as a HIP SDK",
+			                      dir, source);
 		else if (!cfa_ver_parse(leaf, strlen(leaf), &v, NULL))
-			cfa_machine_warn(m, "HIP SDK at %s: cannot tell its version from the folder name",
-			                 dir);
+			ok = cfa_machine_warn(m, "HIP SDK at %s: cannot tell its version from the "
+			                      "folder name", dir);
 		else
-			cfa_machine_add_sdk(m, leaf, dir, source);
+			ok = cfa_machine_add_sdk(m, leaf, dir, source);
 	}
 	cfa_free(leaf);
 	cfa_free(bin);
@@ -337,63 +365,113 @@ static bool hip_sdks(struct cfapkg_machine *m)
 	return ok && !rs.nomem;
 }
 
+/* The hipInfo.exe of the first SDK that has one (allocated), NULL when
+ * none has: *nomem when out of memory. */
+static char *find_hipinfo(const struct cfapkg_machine *m, bool *nomem)
+{
+	size_t s;
+
+	for (s = 0; s < m->nhip_sdks; s++) {
+		char *exe = cfa_aprintf("%s\\bin\\hipInfo.exe", m->hip_sdks[s].path);
+		if (!exe) {
+			*nomem = true;
+			return NULL;
+		}
+		if (cfa_plat_is_file(exe))
+			return exe;
+		cfa_free(exe);
+	}
+	return NULL;
+}
+
+/* One hipInfo device's facts into a GPU: its name and memory when DXGI
+ * and the registry gave none, its target when it is one. */
+static bool from_device(struct cfapkg_machine *m, struct cfapkg_gpu *g,
+                        const struct cfa_hipinfo_device *d, const char *exe)
+{
+	char gfx[16];
+
+	/* No name at all is left to gpus.json (detect.c names every GPU). */
+	if (!g->name && d->name_len &&
+	    !cfa_machine_setf(&g->name, "%.*s", (int)d->name_len, d->name))
+		return false;
+	if (!g->vram_bytes)
+		g->vram_bytes = d->memory;
+	if (!d->gfx_len)
+		return true;
+	/* A target is "gfx" and a few hex digits; anything else is none
+	 * rather than one that would match no recipe. */
+	if (!cfa_snprintf(gfx, sizeof(gfx), "%.*s", (int)d->gfx_len, d->gfx) || !cfa_valid_gfx(gfx))
+		return cfa_machine_warn(m, "%s names GPU %u's target \"%.*s\", which is not one (gfx "
+		                        "and a few hex digits); it is left unknown", exe, g->index,
+		                        (int)d->gfx_len, d->gfx);
+	memcpy(g->gfx, gfx, sizeof(g->gfx)); /* the same size */
+	CFA_MACHINE_NAME(g->source, "hipinfo");
+	return true;
+}
+
+/* What hipInfo printed, each device into the GPU of its index (a new one
+ * past those found). */
+static bool from_hipinfo_text(struct cfapkg_machine *m, const char *out, const char *exe)
+{
+	size_t n = cfa_hipinfo_parse(out, NULL, 0), i;
+	struct cfa_hipinfo_device *devs = n ? cfa_calloc(n, sizeof(*devs)) : NULL;
+	bool ok = !n || devs;
+
+	if (devs)
+		cfa_hipinfo_parse(out, devs, n);
+	for (i = 0; ok && i < n; i++) {
+		struct cfapkg_gpu *g = i < m->ngpus ? &m->gpus[i] : cfa_machine_add_gpu(m);
+		ok = g && from_device(m, g, &devs[i], exe);
+	}
+	cfa_free(devs);
+	return ok;
+}
+
 /* hipInfo.exe of the newest SDK that has one names each device's target. */
 static bool run_hipinfo(struct cfapkg_machine *m)
 {
 	/* hipInfo prints a few lines per device: 64 KiB is far more than any
 	 * machine's listing (the platform keeps at most this much). */
 	static char out[65536];
-	struct cfa_hipinfo_device devs[CFAPKG_MAX_GPUS + 1]; /* one too many is said */
-	char *exe = NULL;
 	const char *argv[2];
-	size_t n, i;
+	bool nomem = false, ok;
 	int status = 0, rc;
-	unsigned s;
+	char *exe = find_hipinfo(m, &nomem);
 
-	for (s = 0; s < m->nhip_sdks; s++) {
-		cfa_free(exe);
-		if (!(exe = cfa_aprintf("%s\\bin\\hipInfo.exe", m->hip_sdks[s].path)))
-			return false;
-		if (cfa_plat_is_file(exe))
-			break;
-	}
-	if (s == m->nhip_sdks) {
-		cfa_free(exe);
-		return true;
-	}
+	if (!exe)
+		return !nomem;
 	argv[0] = exe;
 	argv[1] = NULL;
 	rc = cfa_plat_run_capture(argv, HIPINFO_TIMEOUT_MS, out, sizeof(out), &status);
-	n = rc ? 0 : cfa_hipinfo_parse(out, devs, CFAPKG_MAX_GPUS + 1);
 	if (rc)
-		cfa_machine_warn(m, "%s: %s", exe, rc == ETIMEDOUT ? "timed out" : cfa_plat_strerror(rc));
-	else if (n == 0)
-		cfa_machine_warn(m, "%s exited %d and listed no device", exe, status);
-	if (!rc && strlen(out) == sizeof(out) - 1)
-		cfa_machine_warn(m, "%s printed more than %lu bytes; devices listed past that are "
-		                 "not read", exe, (unsigned long)sizeof(out) - 1);
-	for (i = 0; i < n; i++) {
-		struct cfapkg_gpu *g = i < m->ngpus ? &m->gpus[i] : cfa_machine_add_gpu(m);
-		if (!g)
-			break;
-		if (!g->name[0])
-			cfa_fit_text(g->name, sizeof(g->name), "%s", devs[i].name);
-		if (!g->vram_bytes)
-			g->vram_bytes = devs[i].memory;
-		if (devs[i].gfx[0]) {
-			memcpy(g->gfx, devs[i].gfx, sizeof(g->gfx)); /* the same size */
-			cfa_fit_text(g->source, sizeof(g->source), "hipinfo");
-		}
-	}
+		ok = cfa_machine_warn(m, "%s: %s", exe,
+		                      rc == ETIMEDOUT ? "timed out" : cfa_plat_strerror(rc));
+	else if (!cfa_hipinfo_parse(out, NULL, 0))
+		ok = cfa_machine_warn(m, "%s exited %d and listed no device", exe, status);
+	else
+		ok = from_hipinfo_text(m, out, exe);
+	if (ok && !rc && strlen(out) == sizeof(out) - 1)
+		ok = cfa_machine_warn(m, "%s printed more than %lu bytes; devices listed past that are "
+		                      "not read", exe, (unsigned long)sizeof(out) - 1);
 	cfa_free(exe);
-	return true;
+	return ok;
+}
+
+/* The OS and its build: the platform writes "Windows" and three numbers,
+ * far shorter than the room given. */
+static bool os_build(struct cfapkg_machine *m)
+{
+	char build[128];
+
+	cfa_plat_os_build(build, sizeof(build));
+	return !build[0] || cfa_machine_setf(&m->os_build, "%s", build);
 }
 
 enum cfapkg_err cfa_detect_windows(struct cfapkg_ctx *ctx, struct cfapkg_machine *m)
 {
-	cfa_plat_os_build(m->os_build, sizeof(m->os_build));
-	from_adapters(m);
-	if (!from_registry(m) || !hip_runtimes(m) || !hip_sdks(m) || !run_hipinfo(m))
+	if (!os_build(m) || !from_adapters(m) || !from_registry(m) || !hip_runtimes(m) ||
+	    !hip_sdks(m) || !run_hipinfo(m))
 		return cfa_nomem(ctx);
 	return CFAPKG_E_OK;
 }

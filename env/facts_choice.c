@@ -92,13 +92,21 @@ static void other_os(const struct cfapkg_facts_request *req, struct cfapkg_facts
 		f->hip_sdks_known = false, f->nhip_sdks = 0;
 }
 
+void cfapkg_facts_choice_clear(struct cfapkg_facts_choice *c)
+{
+	if (!c)
+		return;
+	cfapkg_machine_clear(&c->machine);
+	memset(c, 0, sizeof(*c));
+}
+
 enum cfapkg_err cfapkg_facts_choose(struct cfapkg_ctx *ctx, const struct cfapkg_facts_request *req,
                                     struct cfapkg_facts_choice *c)
 {
 	enum cfapkg_err e;
 	size_t i;
 
-	memset(c, 0, sizeof(*c));
+	cfapkg_facts_choice_clear(c);
 	c->from = req->file || sets(req, "gpu") ? CFAPKG_FACTS_DESCRIBED : CFAPKG_FACTS_DETECTED;
 	cfapkg_facts_init_host(&c->facts);
 	if (c->from == CFAPKG_FACTS_DETECTED && (e = detect_here(ctx, req, c)))

@@ -24,7 +24,9 @@
  * until the named owner is freed) or "owned".  An owned object is freed
  * with its own cfapkg_*_free; owned text and plain arrays of text or
  * records (the "Owned: cfapkg_free" results) with cfapkg_free.  Every
- * free function accepts NULL.
+ * free function accepts NULL.  A record the caller holds and a call fills
+ * with allocated members (a detected machine, a probe's answer) is
+ * emptied with its cfapkg_*_clear.
  *
  * Lists: a list is always a pointer to its first element and a count of
  * elements; none is walked by index until a call says "no more".  In a
@@ -667,57 +669,79 @@ CFAPKG_API const struct cfapkg_settings_file *cfapkg_settings_files(
  * Linux reads the KFD topology, PCI sysfs, the amdgpu module and ROCm
  * installs (CFAPKG_SYSROOT=DIR reads DIR/sys, DIR/proc, DIR/opt instead, on
  * any OS, describing a Linux machine: the test seam).  Windows asks DXGI, the display driver's registry
- * keys, System32 and the HIP SDK folders (running hipInfo.exe). */
-#define CFAPKG_MAX_GPUS 8
-#define CFAPKG_MAX_WARNINGS 16
+ * keys, System32 and the HIP SDK folders (running hipInfo.exe).
+ *
+ * What detection found is held whole, however long and however many:
+ * text is allocated, NULL when it is not known (a field that says "set"
+ * is never NULL in a detected machine); a list is an array and its
+ * count.  cfapkg_machine_clear frees it all.  The few fixed arrays hold
+ * short names from a closed set that cfapkg itself writes, each marked
+ * so. */
 struct cfapkg_gpu {
 	unsigned index;
-	char name[128];            /* product name, or "AMD GPU 1002:XXXX" when unknown */
-	char gfx[16];              /* as the hardware reports it ("" when unknown) */
-	char generation[16];       /* from gpus.json, "" when unknown */
-	char chip[32];
+	char *name;                /* product name, or "AMD GPU 1002:XXXX (not in gpus.json)":
+	                              set for every GPU detected */
+	char gfx[16];              /* closed set: a target, "gfx" and 3 to 5 hex digits (decoded
+	                              from KFD's number, or hipInfo's and gpus.json's checked
+	                              for that form); "" when unknown */
+	char *generation;          /* from gpus.json, NULL when unknown */
+	char *chip;                /* from gpus.json, NULL when unknown */
 	uint64_t vram_bytes;
 	uint16_t vendor, device;
 	int revision;              /* -1 when unknown */
-	char pci_id[32];           /* "1002:7590 rev c0" */
-	char source[16];           /* "kfd", "pci", "dxgi", "hipinfo" */
+	char pci_id[24];           /* closed set: written from the ids ("1002:7590 rev c0") */
+	char source[16];           /* closed set: "kfd", "pci", "dxgi", "registry", "hipinfo" */
 	bool integrated;
 	bool known;                /* the device is in gpus.json */
 	int status;                /* enum cfapkg_status of its target, -1 unknown */
-	char problem[160];         /* why its KFD facts could not be read, "" when they were:
+	char *problem;             /* why its KFD facts could not be read, NULL when they were:
 	                            * listed from its PCI identity, target from gpus.json */
 };
+struct cfapkg_hip_runtime {
+	unsigned major;            /* one entry per major */
+	char *file;                /* the library that shows it (on Windows with its
+	                              version): set */
+};
 struct cfapkg_hip_sdk {
-	char version[32];
-	char path[512];
-	char source[32];           /* "/opt", "HIP_PATH", "Program Files"... */
+	char *version;             /* "6.4.2": set */
+	char *path;                /* its folder: set */
+	char source[16];           /* closed set: "/opt", "HIP_PATH", "HIP_PATH_xx",
+	                              "Program Files" */
 };
 struct cfapkg_machine {
-	char os[16], arch[16];
-	char os_build[128];        /* "Debian GNU/Linux 12, kernel 6.1.0", "Windows 10.0.26100" */
-	struct cfapkg_gpu gpus[CFAPKG_MAX_GPUS];
-	unsigned ngpus;
+	char os[16];               /* closed set: cfapkg_host_os's names, "linux" below a
+	                              CFAPKG_SYSROOT */
+	char *arch;                /* as the system names it: "x86_64" */
+	char *os_build;            /* "Debian GNU/Linux 12, kernel 6.1.0", "Windows 10.0.26100" */
+	struct cfapkg_gpu *gpus;
+	size_t ngpus;
 	int selected;              /* index into gpus, -1 when none */
 	int passed_over;           /* a discrete GPU not chosen (it could not be read) while an
 	                            * integrated one was: probably the one meant; -1 when none */
-	char gfx_override[16];     /* HSA_OVERRIDE_GFX_VERSION as a target, "" when unset */
-	char driver[64];           /* comparable driver version, "" when unknown */
-	char driver_source[64];    /* where it came from */
-	char driver_detail[128];   /* other driver facts (Windows DriverVersion, kernel) */
-	unsigned hip_runtimes[8];  /* HIP runtime majors present */
-	unsigned nhip_runtimes;
-	char hip_runtime_files[8][256];
-	struct cfapkg_hip_sdk hip_sdks[8];
-	unsigned nhip_sdks;
-	char warnings[CFAPKG_MAX_WARNINGS][512]; /* files that could not be read, and the like */
-	unsigned nwarnings;
-	char glibc[16];            /* the C library's version (Linux): "2.36"; "" when unknown */
-	char glibc_source[256];    /* where it was read: "gnu_get_libc_version", a libc.so.6 */
+	char gfx_override[16];     /* closed set: HSA_OVERRIDE_GFX_VERSION as a target, as gfx;
+	                              "" when unset */
+	char *driver;              /* the driver's version as it reports it */
+	char *driver_source;       /* where it came from */
+	char *driver_detail;       /* other driver facts (Windows DriverVersion, kernel) */
+	struct cfapkg_hip_runtime *hip_runtimes; /* HIP runtime majors present */
+	size_t nhip_runtimes;
+	struct cfapkg_hip_sdk *hip_sdks;
+	size_t nhip_sdks;
+	char **warnings;           /* files that could not be read, and the like */
+	size_t nwarnings;
+	char *glibc;               /* the C library's version (Linux): "2.36" */
+	char *glibc_source;        /* where it was read: "gnu_get_libc_version", a libc.so.6 */
 };
-/** Detects this machine.  gpu_index < 0 picks the discrete GPU with the
+/** Frees what a machine holds and zeroes it all; safe on a zeroed
+ * machine, and twice. */
+CFAPKG_API void cfapkg_machine_clear(struct cfapkg_machine *m);
+/** Detects this machine into m, which must be zeroed or hold an earlier
+ * detection: it is cleared first (cfapkg_machine_clear frees it after).
+ * gpu_index < 0 picks the discrete GPU with the
  * most memory (else the first), preferring GPUs that could be read;
  * otherwise that GPU, or CFAPKG_E_NOTFOUND.  No AMD GPU is not an error:
- * ngpus is 0 and selected -1 (warnings say what could not be read). */
+ * ngpus is 0 and selected -1 (warnings say what could not be read).
+ * CFAPKG_E_NOMEM when what was found could not all be held. */
 CFAPKG_API enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index,
                                          struct cfapkg_machine *m);
 /** The detected facts, for planning: OS, architecture, the selected GPU's
@@ -748,19 +772,24 @@ struct cfapkg_facts_choice {
 	enum cfapkg_facts_from from;
 	struct cfapkg_facts facts; /* what to plan with */
 	bool detected;             /* machine holds what detection read (its notes apply) */
-	struct cfapkg_machine machine;
+	struct cfapkg_machine machine; /* owned by the choice */
 	unsigned remembered_gen;   /* REMEMBERED: the generation that served; DETECTED:
 	                              one planned for another GPU than this one; else 0 */
 	struct cfapkg_facts remembered; /* that generation's facts */
 	bool other_os;             /* another OS named here: its driver, HIP runtimes and
 	                              SDKs were dropped (not known) unless set too */
 };
-/** Chooses into c.  With no AMD GPU here and none remembered,
- * CFAPKG_E_NOTFOUND with detected true and machine.selected -1; a bad
- * fact or file as cfapkg_facts_set and cfapkg_facts_load say. */
+/** Chooses into c, which must be zeroed or hold an earlier choice: it is
+ * cleared first (cfapkg_facts_choice_clear frees it after).  With no AMD
+ * GPU here and none remembered, CFAPKG_E_NOTFOUND with detected true and
+ * machine.selected -1; a bad fact or file as cfapkg_facts_set and
+ * cfapkg_facts_load say. */
 CFAPKG_API enum cfapkg_err cfapkg_facts_choose(struct cfapkg_ctx *ctx,
                                                const struct cfapkg_facts_request *req,
                                                struct cfapkg_facts_choice *c);
+/** Frees the machine a choice holds and zeroes it all; safe on a zeroed
+ * choice, and twice. */
+CFAPKG_API void cfapkg_facts_choice_clear(struct cfapkg_facts_choice *c);
 
 /** @defgroup plan Planning
  * One solve of requests on facts, with libsolv.  A front end showing what

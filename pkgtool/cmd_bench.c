@@ -189,8 +189,9 @@ static void look_at(struct cfapkg_ctx *ctx, struct bench *b, const struct cfapkg
 		 * for is named, so the figure does not claim a GPU that was
 		 * not there. */
 		cli_fit(w->gpu, sizeof(w->gpu), "%s (planned for; no AMD GPU detected)", rt->gfx);
-	cli_fit(w->os, sizeof(w->os), "%s-%s%s%s", m ? m->os : cfapkg_host_os(), m ? m->arch : "",
-	        m && m->os_build[0] ? ", " : "", m ? m->os_build : "");
+	cli_fit(w->os, sizeof(w->os), "%s-%s%s%s", m ? m->os : cfapkg_host_os(),
+	        m && m->arch ? m->arch : "",
+	        m && m->os_build ? ", " : "", m && m->os_build ? m->os_build : "");
 	today(w->date, sizeof(w->date));
 }
 
@@ -429,6 +430,7 @@ static int report(struct cfapkg_ctx *ctx, const struct bench *b,
 int cmd_bench(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	static struct bench b;
+	struct cfapkg_machine here = {0};
 	const struct cfapkg_machine *machine = NULL;
 	struct cfapkg_bench_opts o;
 	struct cfapkg_runtime *rt[2] = {NULL, NULL};
@@ -459,7 +461,7 @@ int cmd_bench(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if ((e = cfapkg_find_program(ctx, cli->args[0], program, sizeof(program))))
 		return report_error(ctx, e);
 	for (i = 0; i < 2 && !rc; i++)
-		rc = load_runtime(ctx, cli, b.names[i], &rt[i], &machine);
+		rc = load_runtime(ctx, cli, b.names[i], &rt[i], &here, &machine);
 	if (!rc) {
 		/* Both runtimes are resolved before the first run: a broken
 		 * environment fails the bench before any time is spent. */
@@ -479,6 +481,7 @@ int cmd_bench(struct cfapkg_ctx *ctx, const struct cli *cli)
 		rc = e ? report_error(ctx, e) : report(ctx, &b, runs, n);
 	}
 	cfapkg_free(runs);
+	cfapkg_machine_clear(&here);
 	cfapkg_runtime_free(rt[0]);
 	cfapkg_runtime_free(rt[1]);
 	cfapkg_lockfile_free(b.what.lock[0]);

@@ -22,7 +22,7 @@ static const char *status_text(int status)
 static cJSON *machine_json(const struct cfapkg_machine *m)
 {
 	cJSON *o = cJSON_CreateObject(), *gpus, *drv, *rts, *sdks, *warn;
-	unsigned i;
+	size_t i;
 
 	gpus = cJSON_AddArrayToObject(o, "gpus");
 	for (i = 0; i < m->ngpus; i++) {
@@ -31,14 +31,14 @@ static cJSON *machine_json(const struct cfapkg_machine *m)
 		cJSON_AddNumberToObject(j, "index", g->index);
 		json_str(j, "name", g->name);
 		json_str(j, "gfx", g->gfx[0] ? g->gfx : NULL);
-		json_str(j, "generation", g->generation[0] ? g->generation : NULL);
+		json_str(j, "generation", g->generation);
 		cJSON_AddNumberToObject(j, "vram_bytes", (double)g->vram_bytes);
 		json_str(j, "pci_id", g->pci_id);
 		json_str(j, "source", g->source);
 		json_str(j, "status", status_text(g->status));
 		cJSON_AddBoolToObject(j, "integrated", g->integrated);
 		cJSON_AddBoolToObject(j, "known", g->known);
-		json_str(j, "problem", g->problem[0] ? g->problem : NULL);
+		json_str(j, "problem", g->problem);
 		cJSON_AddItemToArray(gpus, j);
 	}
 	json_index(o, "selected", m->selected);
@@ -47,19 +47,19 @@ static cJSON *machine_json(const struct cfapkg_machine *m)
 	json_index(o, "passed_over", m->passed_over);
 	json_str(o, "gfx_override", m->gfx_override[0] ? m->gfx_override : NULL);
 	drv = cJSON_AddObjectToObject(o, "driver");
-	json_str(drv, "version", m->driver[0] ? m->driver : NULL);
-	json_str(drv, "source", m->driver_source[0] ? m->driver_source : NULL);
-	json_str(drv, "detail", m->driver_detail[0] ? m->driver_detail : NULL);
+	json_str(drv, "version", m->driver);
+	json_str(drv, "source", m->driver_source);
+	json_str(drv, "detail", m->driver_detail);
 	if (strcmp(m->os, "linux") == 0) {
 		cJSON *libc = cJSON_AddObjectToObject(o, "glibc");
-		json_str(libc, "version", m->glibc[0] ? m->glibc : NULL);
-		json_str(libc, "source", m->glibc_source[0] ? m->glibc_source : NULL);
+		json_str(libc, "version", m->glibc);
+		json_str(libc, "source", m->glibc_source);
 	}
 	rts = cJSON_AddArrayToObject(o, "hip_runtimes");
 	for (i = 0; i < m->nhip_runtimes; i++) {
 		cJSON *j = cJSON_CreateObject();
-		cJSON_AddNumberToObject(j, "major", m->hip_runtimes[i]);
-		json_str(j, "file", m->hip_runtime_files[i]);
+		cJSON_AddNumberToObject(j, "major", m->hip_runtimes[i].major);
+		json_str(j, "file", m->hip_runtimes[i].file);
 		cJSON_AddItemToArray(rts, j);
 	}
 	sdks = cJSON_AddArrayToObject(o, "hip_sdks");
@@ -76,12 +76,18 @@ static cJSON *machine_json(const struct cfapkg_machine *m)
 	return o;
 }
 
-/* "*" marks the GPU that plans are made for; a GPU detection could not fully
- * read is shown with what went wrong. */
-static void print_machine(const struct cfapkg_machine *m)
+/* A text field as shown: what it holds, or what stands for nothing. */
+static const char *or_else(const char *text, const char *none)
+{
+	return text ? text : none;
+}
+
+/* Each GPU, "*" marking the one plans are made for; a GPU detection could
+ * not fully read is shown with what went wrong. */
+static void print_gpus(const struct cfapkg_machine *m)
 {
 	char size[32];
-	unsigned i;
+	size_t i;
 
 	if (m->ngpus == 0)
 		printf("No AMD GPU found%s\n", m->nwarnings ? ", but detection could not read "
@@ -89,29 +95,35 @@ static void print_machine(const struct cfapkg_machine *m)
 	for (i = 0; i < m->ngpus; i++) {
 		const struct cfapkg_gpu *g = &m->gpus[i];
 		printf("%s GPU %u: %s  %s  %s  %s  %s  [%s, by %s]%s\n",
-		       (int)i == m->selected ? "*" : " ", g->index, g->name,
-		       g->gfx[0] ? g->gfx : "gfx?", g->generation[0] ? g->generation : "?",
+		       (int)i == m->selected ? "*" : " ", g->index, or_else(g->name, "?"),
+		       g->gfx[0] ? g->gfx : "gfx?", or_else(g->generation, "?"),
 		       g->vram_bytes ? human_size((int64_t)g->vram_bytes, size, sizeof(size))
 		                     : "VRAM ?", g->pci_id,
 		       status_text(g->status), g->source, g->integrated ? " integrated" : "");
-		if (g->problem[0])
+		if (g->problem)
 			printf("        could not be read: %s\n", g->problem);
 	}
+}
+
+static void print_machine(const struct cfapkg_machine *m)
+{
+	size_t i;
+
+	print_gpus(m);
 	/* HSA_OVERRIDE_GFX_VERSION makes ROCm treat the GPU as another target:
 	 * plans follow it, so detect says so. */
 	if (m->gfx_override[0])
 		printf("HSA_OVERRIDE_GFX_VERSION: planning uses %s\n", m->gfx_override);
-	printf("driver: %s%s%s%s%s\n", m->driver[0] ? m->driver : "unknown",
-	       m->driver_source[0] ? " (" : "", m->driver_source, m->driver_source[0] ? ")" : "",
-	       "");
-	if (m->driver_detail[0])
+	printf("driver: %s%s%s%s\n", or_else(m->driver, "unknown"), m->driver_source ? " (" : "",
+	       or_else(m->driver_source, ""), m->driver_source ? ")" : "");
+	if (m->driver_detail)
 		printf("        %s\n", m->driver_detail);
 	if (strcmp(m->os, "linux") == 0)
-		printf("glibc: %s%s%s%s\n", m->glibc[0] ? m->glibc : "unknown",
-		       m->glibc_source[0] ? " (" : "", m->glibc_source, m->glibc_source[0] ? ")" : "");
+		printf("glibc: %s%s%s%s\n", or_else(m->glibc, "unknown"), m->glibc_source ? " (" : "",
+		       or_else(m->glibc_source, ""), m->glibc_source ? ")" : "");
 	printf("HIP runtimes:%s\n", m->nhip_runtimes ? "" : " none");
 	for (i = 0; i < m->nhip_runtimes; i++)
-		printf("  %u: %s\n", m->hip_runtimes[i], m->hip_runtime_files[i]);
+		printf("  %u: %s\n", m->hip_runtimes[i].major, m->hip_runtimes[i].file);
 	printf("HIP SDKs / ROCm:%s\n", m->nhip_sdks ? "" : " none");
 	for (i = 0; i < m->nhip_sdks; i++)
 		printf("  %s: %s (%s)\n", m->hip_sdks[i].version, m->hip_sdks[i].path,
@@ -137,31 +149,36 @@ static int detect_machine(struct cfapkg_ctx *ctx, const struct cli *cli, struct 
 	return EXIT_OK;
 }
 
-int cmd_detect(struct cfapkg_ctx *ctx, const struct cli *cli)
+/* Shows the machine; EXIT_NO_GPU without an AMD GPU. */
+static int show_machine(const struct cli *cli, const struct cfapkg_machine *m)
 {
-	/* static: the machine description holds several fixed-size tables of
-	 * text, too large to keep on the stack. */
-	static struct cfapkg_machine m;
-	int rc = detect_machine(ctx, cli, &m);
-
-	if (rc)
-		return rc;
 	if (cli->json)
-		json_print(machine_json(&m));
+		json_print(machine_json(m));
 	else if (!cli->quiet)
-		print_machine(&m);
+		print_machine(m);
 	/* No AMD GPU is EXIT_NO_GPU even after the machine was shown: a script
 	 * can tell it from a failure to detect. */
-	if (m.ngpus == 0) {
+	if (m->ngpus == 0) {
 		/* With --json or --quiet the reasons have not been shown yet. */
 		if (cli->json || cli->quiet)
-			print_detection_notes(stderr, &m);
+			print_detection_notes(stderr, m);
 		cli_error("no AMD GPU found on this machine%s; to plan for another "
-		                "machine, pass --gpu gfxNNNN to cfapkg plan\n", m.nwarnings ?
+		                "machine, pass --gpu gfxNNNN to cfapkg plan\n", m->nwarnings ?
 		        " (detection could not read everything: see the warnings)" : "");
 		return EXIT_NO_GPU;
 	}
 	return EXIT_OK;
+}
+
+int cmd_detect(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	struct cfapkg_machine m = {0};
+	int rc = detect_machine(ctx, cli, &m);
+
+	if (rc == EXIT_OK)
+		rc = show_machine(cli, &m);
+	cfapkg_machine_clear(&m);
+	return rc;
 }
 
 /* Replaces every occurrence of what (when long enough to mean something)
@@ -220,21 +237,16 @@ static void make_private(cJSON *o)
 		scrub(o, getenv(users[i]), "<user>");
 }
 
-int cmd_report(struct cfapkg_ctx *ctx, const struct cli *cli)
+/* The report's document: what detect --json says, and the system and
+ * cfapkg it was made with, scrubbed.  NULL when out of memory. */
+static char *report_text(const struct cfapkg_machine *m)
 {
-	static struct cfapkg_machine m;
-	const char *path = cli_value(cli, OPT_OUTPUT);
-	cJSON *o;
+	cJSON *o = machine_json(m);
 	char *text;
-	FILE *f;
-	int rc = detect_machine(ctx, cli, &m);
 
-	if (rc)
-		return rc;
-	o = machine_json(&m);
-	cJSON_AddStringToObject(o, "os", m.os);
-	cJSON_AddStringToObject(o, "arch", m.arch);
-	cJSON_AddStringToObject(o, "os_build", m.os_build);
+	cJSON_AddStringToObject(o, "os", m->os);
+	cJSON_AddStringToObject(o, "arch", m->arch ? m->arch : "");
+	cJSON_AddStringToObject(o, "os_build", m->os_build ? m->os_build : "");
 	cJSON_AddStringToObject(o, "cfapkg_version", cfapkg_version_string());
 	cJSON_AddNumberToObject(o, "report_format", 1);
 	/* The report leaves the machine, so it is scrubbed after everything
@@ -245,6 +257,21 @@ int cmd_report(struct cfapkg_ctx *ctx, const struct cli *cli)
 	json_stamp(o);
 	text = json_output_failed() ? NULL : cJSON_Print(o);
 	cJSON_Delete(o);
+	return text;
+}
+
+int cmd_report(struct cfapkg_ctx *ctx, const struct cli *cli)
+{
+	struct cfapkg_machine m = {0};
+	const char *path = cli_value(cli, OPT_OUTPUT);
+	char *text;
+	FILE *f;
+	int rc = detect_machine(ctx, cli, &m);
+
+	text = rc ? NULL : report_text(&m);
+	cfapkg_machine_clear(&m);
+	if (rc)
+		return rc;
 	if (!text) {
 		cli_error("out of memory while building the report\n");
 		return EXIT_ERROR;

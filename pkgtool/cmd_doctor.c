@@ -188,7 +188,7 @@ static void static_checks(struct doctor *d)
 		row(d, "GPU", "OK", "%s (%s)", m->gpus[m->selected].name, d->rt->gfx);
 	for (i = 0; m && i < m->nhip_runtimes; i++)
 		cli_fit_add(list, sizeof(list), "%s%u", i ? ", " : "",
-		            m->hip_runtimes[i]);
+		            m->hip_runtimes[i].major);
 	if (m && m->nhip_runtimes)
 		row(d, "HIP runtime (driver)", "OK", "amdhip64 %s", list);
 	else
@@ -639,6 +639,7 @@ static int report_elsewhere(struct doctor *d, cJSON *probes)
 int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_runtime *rt = NULL;
+	struct cfapkg_machine here = {0};
 	const struct cfapkg_machine *m = NULL;
 	struct doctor d = {ctx, cli, NULL, NULL, cJSON_CreateArray(), 0, false};
 	cJSON *probes = cJSON_CreateArray();
@@ -651,11 +652,12 @@ int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 	/* The runtime is applied to this process (its PATH and variables) so
 	 * the probes below load the environment's libraries, as a program run
 	 * in it would. */
-	if (!v || (rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, &m)) ||
+	if (!v || (rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, &here, &m)) ||
 	    cfapkg_runtime_apply(ctx, rt)) {
 		cJSON_Delete(d.checks);
 		cJSON_Delete(probes);
 		cfapkg_runtime_free(rt);
+		cfapkg_machine_clear(&here);
 		if (!v)
 			return report_error(ctx, CFAPKG_E_NOMEM);
 		cfapkg_verdict_free(v);
@@ -675,6 +677,7 @@ int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if (d.elsewhere) {
 		rc = report_elsewhere(&d, probes);
 		cfapkg_runtime_free(rt);
+		cfapkg_machine_clear(&here);
 		cfapkg_verdict_free(v);
 		return rc;
 	}
@@ -693,6 +696,7 @@ int cmd_doctor(struct cfapkg_ctx *ctx, const struct cli *cli)
 	cJSON_Delete(d.checks);
 	cJSON_Delete(probes);
 	cfapkg_runtime_free(rt);
+	cfapkg_machine_clear(&here);
 	cfapkg_verdict_free(v);
 	return rc;
 }

@@ -102,7 +102,7 @@ int cmd_env_runtime(struct cfapkg_ctx *ctx, const struct cli *cli)
 	 * activation (which a new activation's snippet restores first), not
 	 * on what the activation set. */
 	shell_undo_here();
-	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL)))
+	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL, NULL)))
 		return rc;
 	if (activate)
 		rc = shell_activate(ctx, rt, shell);
@@ -174,7 +174,7 @@ int cmd_run(struct cfapkg_ctx *ctx, const struct cli *cli)
 		cli_error("usage: cfapkg run [--env NAME] -- PROGRAM ARGS...\n");
 		return EXIT_USAGE;
 	}
-	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL)))
+	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL, NULL)))
 		return rc;
 	for (i = 0; i < rt->nwarnings; i++)
 		fprintf(stderr, "warning: %s\n", rt->warnings[i]);
@@ -224,7 +224,7 @@ int cmd_stage(struct cfapkg_ctx *ctx, const struct cli *cli)
 		          "(or in an active venv: stage [--env NAME])\n");
 		return EXIT_USAGE;
 	}
-	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL)))
+	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL, NULL)))
 		return rc;
 	e = cfapkg_stage(ctx, rt, cli->args[0], &n);
 	cfapkg_runtime_free(rt);

@@ -80,7 +80,7 @@ int stage_venv(struct cfapkg_ctx *ctx, const struct cli *cli, const char *dir)
 	enum cfapkg_err e;
 	int rc;
 
-	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL)))
+	if ((rc = load_runtime(ctx, cli, env_from_cli(cli), &rt, NULL, NULL)))
 		return rc;
 	if ((e = cfapkg_venv_stage(ctx, rt, dir, &s))) {
 		cfapkg_runtime_free(rt);

@@ -67,6 +67,8 @@ int gpu_index_from_cli(const struct cli *cli, int *index);
 /* The machine the last facts_from_cli detected; NULL when the facts
  * describe another machine (--gpu, CFAPKG_GPU, --facts). */
 const struct cfapkg_machine *detected_machine(void);
+/* Frees what facts_from_cli kept (main, once the command has ended). */
+void forget_facts_choice(void);
 
 /* cmd_fetch.c */
 int cmd_prefetch(struct cfapkg_ctx *ctx, const struct cli *cli);
@@ -138,9 +140,13 @@ void follow_venvs(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env
 const char *doctor_venv_dir(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env);
 int doctor_venv(struct cfapkg_ctx *ctx, const struct cli *cli, const char *dir,
                 unsigned timeout_s, struct cJSON **json, bool *ok, char *failed, size_t len);
-/* The environment's runtime resolved for this machine (--gpu-index). */
+/* The environment's runtime resolved for this machine (--gpu-index).  m
+ * (the caller's: zeroed, or from an earlier call; NULL: none kept) gets
+ * the machine detected, to be cleared by the caller; *machine is m when
+ * detection worked, else NULL. */
 int load_runtime(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env,
-                 struct cfapkg_runtime **rt, const struct cfapkg_machine **machine);
+                 struct cfapkg_runtime **rt, struct cfapkg_machine *m,
+                 const struct cfapkg_machine **machine);
 
 /* shell_snippet.c: env activate's snippet (it saves what it changes and
  * defines cfapkg_deactivate), and env deactivate's. */

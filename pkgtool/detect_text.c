@@ -37,7 +37,7 @@ void print_choice_hint(FILE *out, const struct cfapkg_machine *m)
 
 void print_detection_notes(FILE *out, const struct cfapkg_machine *m)
 {
-	unsigned i;
+	size_t i;
 
 	for (i = 0; m && i < m->nwarnings; i++)
 		fprintf(out, "warning: %s\n", m->warnings[i]);
@@ -48,7 +48,7 @@ void print_detection_notes(FILE *out, const struct cfapkg_machine *m)
 cJSON *detection_json(const struct cfapkg_machine *m)
 {
 	cJSON *o, *warn;
-	unsigned i;
+	size_t i;
 
 	if (!m)
 		return cJSON_CreateNull();
@@ -58,7 +58,7 @@ cJSON *detection_json(const struct cfapkg_machine *m)
 		const struct cfapkg_gpu *g = &m->gpus[m->selected];
 		json_str(o, "name", g->name);
 		cJSON_AddBoolToObject(o, "integrated", g->integrated);
-		json_str(o, "problem", g->problem[0] ? g->problem : NULL);
+		json_str(o, "problem", g->problem);
 	}
 	json_index(o, "passed_over", m->passed_over);
 	warn = cJSON_AddArrayToObject(o, "warnings");

@@ -38,8 +38,14 @@ int gpu_index_from_cli(const struct cli *cli, int *index)
 	return EXIT_OK;
 }
 
-/* Kept for the plan, which shows detection's warnings. */
+/* Kept for the plan, which shows detection's warnings, until the command
+ * ends (forget_facts_choice). */
 static struct cfapkg_facts_choice choice;
+
+void forget_facts_choice(void)
+{
+	cfapkg_facts_choice_clear(&choice);
+}
 
 const struct cfapkg_machine *detected_machine(void)
 {

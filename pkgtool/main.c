@@ -362,9 +362,11 @@ static int dispatch(const struct cli *cli)
 	rc = setup_context(ctx, cli, !(c->opts & NO_RECIPES));
 	if (rc == EXIT_OK)
 		rc = c->run(ctx, cli);
-	/* The settings are kept until the command ends, since it may read them
-	 * at any time; freed here, before the context. */
+	/* The settings and the machine the facts were chosen on are kept
+	 * until the command ends, since it may read them at any time; freed
+	 * here, before the context. */
 	cli_keep_settings(NULL);
+	forget_facts_choice();
 	cfapkg_ctx_free(ctx);
 	return rc;
 }

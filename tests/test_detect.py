@@ -374,6 +374,54 @@ def test_glibc(tmp):
           any(str(libc) in w for w in d.get("warnings", [])), d)
 
 
+def test_held_whole(tmp):
+    """However many GPUs and warnings, however long a name, path or reason:
+    detection reports each whole.  The machine: the RX 9060 XT tree with
+    eleven more GPUs, twenty KFD nodes that cannot be read, an unreadable
+    node with a long name that names a PCI GPU, a long PRETTY_NAME, and
+    (not on Windows, whose paths are shorter) a root so deep that the ROCm
+    folder is past 512 bytes."""
+    windows = BIN.lower().endswith(".exe")
+    deep = tmp if windows else tmp.joinpath(*(c * 100 for c in "deeper"))
+    root = deep / "machine"
+    shutil.copytree(ROOTS / "rx9060xt", root)
+    shutil.copytree(ROOTS / "dgpu-unreadable-igpu/sys/class/drm/renderD129",
+                    root / "sys/class/drm/renderD129")
+    nodes = root / KFD
+    for n in range(2, 13):
+        (nodes / str(n)).mkdir()
+        (nodes / str(n) / "properties").write_text(gpu_props(120000, minor=0))
+    for n in range(13, 33):
+        (nodes / str(n) / "properties").mkdir(parents=True)
+    long_node = "n" * 150
+    (nodes / long_node).mkdir()
+    (nodes / long_node / "properties").write_text(gpu_props(0, device=0x164e, minor=129))
+    pretty = "Distribution " + "with a long name " * 12
+    (root / "etc/os-release").write_text(f'PRETTY_NAME="{pretty}"\n')
+    r, d = detect_at(root)
+    gpus, warnings = d.get("gpus", []), d.get("warnings", [])
+    check("more than 8 GPUs are all listed", len(gpus) == 13 and
+          [g["index"] for g in gpus] == list(range(13)), r.stdout[-1500:] + r.stderr)
+    unread = [str(nodes / str(n) / "properties") for n in range(13, 33)]
+    check("more than 16 warnings are all kept, each whole", len(warnings) == 22 and
+          all(any(p in w for w in warnings) for p in unread)
+          and not any(w.endswith("...") or "left out" in w for w in warnings),
+          "\n".join(warnings))
+    pci = gpus[-1] if gpus else {}
+    check("a long reason is kept whole", pci.get("source") == "pci" and
+          pci.get("problem") == f"KFD node {long_node}: gfx_target_version 0: the driver gives "
+          "it no compute target", pci)
+    sdk = (d.get("hip_sdks") or [{}])[0]
+    rt = (d.get("hip_runtimes") or [{}])[0]
+    check("the ROCm folder and its HIP runtime are listed whole",
+          sdk.get("path") == str(root / "opt/rocm-6.4.2") and
+          rt.get("file") == str(root / "opt/rocm-6.4.2/lib/libamdhip64.so.6"), d)
+    r = run("report", env={"CFAPKG_SYSROOT": str(root)})
+    doc = json.loads(r.stdout or "{}")
+    check("a long OS name is kept whole", doc.get("os_build") == f"{pretty}, kernel "
+          "6.8.0-45-generic", r.stdout[-600:] + r.stderr)
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         tmp = pathlib.Path(d)
@@ -387,6 +435,7 @@ def main():
         test_sizes_and_ids(tmp)
         test_report_privacy(tmp)
         test_glibc(tmp)
+        test_held_whole(tmp)
     return check.report()
 
 

@@ -2,9 +2,10 @@
  * fuzz_hipinfo.c - the Windows detection parsers (detect/hipinfo.c,
  * detect/windows.c, detect/detect.c): hipInfo.exe's output, and each line
  * as a PCI hardware id, a DriverVersion, an HSA_OVERRIDE_GFX_VERSION and a
- * KFD gfx_target_version.  Properties: no more devices than room, every
- * field terminated within its array, a GPU target without the feature
- * suffix of a full target id, and decoded targets that are valid ones.
+ * KFD gfx_target_version.  Properties: no device written past the room
+ * given (and the same count without room), every field a span of its own
+ * line, a GPU target without the feature suffix of a full target id, and
+ * decoded targets that are valid ones.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,18 +17,28 @@
 
 #define ROOM 4
 
+/* A span of a device's text: within the text, on one line. */
+static bool within(const char *text, size_t len, const char *span, size_t n)
+{
+	return !span ? n == 0
+	             : span >= text && span + n <= text + len && !memchr(span, '\n', n);
+}
+
 static void check_devices(const char *text)
 {
 	struct cfa_hipinfo_device d[ROOM + 1];
-	size_t n, i;
+	size_t n, i, len = strlen(text);
 
 	memset(d, 0x5a, sizeof(d));
 	n = cfa_hipinfo_parse(text, d, ROOM);
-	FUZZ_CHECK(n <= ROOM, "%zu devices in room for %d", n, ROOM);
-	for (i = 0; i < n; i++) {
-		FUZZ_CHECK(memchr(d[i].name, 0, sizeof(d[i].name)) && memchr(d[i].gfx, 0, sizeof(d[i].gfx)),
-		           "device %zu: a field without its terminator", i);
-		FUZZ_CHECK(!strpbrk(d[i].gfx, ": \r\n"), "device %zu: gfx \"%s\"", i, d[i].gfx);
+	FUZZ_CHECK(cfa_hipinfo_parse(text, NULL, 0) == n, "%zu devices, counted again differently",
+	           n);
+	for (i = 0; i < n && i < ROOM; i++) {
+		FUZZ_CHECK(within(text, len, d[i].name, d[i].name_len) &&
+		               within(text, len, d[i].gfx, d[i].gfx_len),
+		           "device %zu: a field outside its line", i);
+		FUZZ_CHECK(!d[i].gfx || !memchr(d[i].gfx, ':', d[i].gfx_len), "device %zu: gfx \"%.*s\"",
+		           i, (int)d[i].gfx_len, d[i].gfx);
 	}
 	for (i = 0; i < sizeof(d[ROOM]); i++)
 		FUZZ_CHECK(((unsigned char *)&d[ROOM])[i] == 0x5a, "wrote past the devices given");

@@ -13,10 +13,12 @@
  * is how an unreadable file is written), and ">=override" gives the
  * entry's text as HSA_OVERRIDE_GFX_VERSION.  Paths with other characters
  * than letters, digits and ".-_+", or with "." or ".." components, are
- * skipped.  Properties: detection succeeds (no GPU is not an error), the
- * table and the choice stay within bounds, every text field is
- * terminated, every GPU target is a valid one, and the planning facts
- * made from the result are ones the facts parser would accept.
+ * skipped.  Properties: detection succeeds (no GPU is not an error),
+ * each list agrees with its count and the choice stays within it, every
+ * GPU is named and its fixed fields terminated, every GPU target is a
+ * valid one, and the planning facts made from the result are ones the
+ * facts parser would accept; the sanitizer build checks that clearing the
+ * machine frees all of it.
  */
 #define _XOPEN_SOURCE 700 /* setenv */
 
@@ -111,38 +113,44 @@ static void make_tree(const uint8_t *data, size_t size)
 	}
 }
 
-static bool terminated(const char *s, size_t len)
+static void check_lists(const struct cfapkg_machine *m)
 {
-	return memchr(s, '\0', len) != NULL;
+	size_t i;
+
+	FUZZ_CHECK((m->ngpus == 0) == (m->gpus == NULL) && (m->nwarnings == 0) == (m->warnings == NULL)
+	               && (!m->nhip_runtimes || m->hip_runtimes) && (!m->nhip_sdks || m->hip_sdks),
+	           "%lu GPUs, %lu warnings: a list and its count disagree", (unsigned long)m->ngpus,
+	           (unsigned long)m->nwarnings);
+	for (i = 0; i < m->nwarnings; i++)
+		FUZZ_CHECK(m->warnings[i] != NULL, "warning %lu is NULL", (unsigned long)i);
+	for (i = 0; i < m->nhip_runtimes; i++)
+		FUZZ_CHECK(m->hip_runtimes[i].file && m->hip_runtimes[i].major > 0,
+		           "HIP runtime %lu", (unsigned long)i);
+	for (i = 0; i < m->nhip_sdks; i++)
+		FUZZ_CHECK(m->hip_sdks[i].version && m->hip_sdks[i].path, "HIP SDK %lu",
+		           (unsigned long)i);
 }
 
 static void check_machine(const struct cfapkg_machine *m)
 {
 	struct cfapkg_facts f;
 	struct cfa_ver v;
-	unsigned i;
+	size_t i;
 
-	FUZZ_CHECK(m->ngpus <= CFAPKG_MAX_GPUS && m->nwarnings <= CFAPKG_MAX_WARNINGS &&
-	               m->nhip_runtimes <= 8 && m->nhip_sdks <= 8,
-	           "%u GPUs, %u warnings", m->ngpus, m->nwarnings);
+	check_lists(m);
 	FUZZ_CHECK(m->selected >= -1 && m->selected < (int)m->ngpus && m->passed_over >= -1 &&
 	               m->passed_over < (int)m->ngpus,
-	           "selected %d, passed over %d of %u", m->selected, m->passed_over, m->ngpus);
-	FUZZ_CHECK(terminated(m->os_build, sizeof(m->os_build)) &&
-	               terminated(m->driver, sizeof(m->driver)) &&
-	               terminated(m->driver_detail, sizeof(m->driver_detail)),
-	           "a machine field without its terminator");
-	for (i = 0; i < m->nwarnings; i++)
-		FUZZ_CHECK(terminated(m->warnings[i], sizeof(m->warnings[i])), "warning %u", i);
+	           "selected %d, passed over %d of %lu", m->selected, m->passed_over,
+	           (unsigned long)m->ngpus);
 	for (i = 0; i < m->ngpus; i++) {
 		const struct cfapkg_gpu *g = &m->gpus[i];
-		FUZZ_CHECK(terminated(g->name, sizeof(g->name)) &&
-		               terminated(g->problem, sizeof(g->problem)) &&
-		               terminated(g->pci_id, sizeof(g->pci_id)),
-		           "GPU %u: a field without its terminator", i);
-		FUZZ_CHECK(!g->gfx[0] || cfa_valid_gfx(g->gfx), "GPU %u: target \"%s\"", i, g->gfx);
+		FUZZ_CHECK(g->name && memchr(g->pci_id, '\0', sizeof(g->pci_id)) &&
+		               memchr(g->source, '\0', sizeof(g->source)),
+		           "GPU %lu: no name, or a field without its terminator", (unsigned long)i);
+		FUZZ_CHECK(!g->gfx[0] || cfa_valid_gfx(g->gfx), "GPU %lu: target \"%s\"",
+		           (unsigned long)i, g->gfx);
 		FUZZ_CHECK(g->index == i && g->revision >= -1 && g->revision <= 0xff,
-		           "GPU %u: index %u, revision %d", i, g->index, g->revision);
+		           "GPU %lu: index %u, revision %d", (unsigned long)i, g->index, g->revision);
 	}
 	/* As the command line does: host facts, then what was detected. */
 	cfapkg_facts_init_host(&f);
@@ -172,6 +180,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	/* Cleared by each detection, and after the last one. */
 	static struct cfapkg_machine m;
 	enum cfapkg_err e;
 
@@ -181,6 +190,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	e = cfapkg_detect(ctx, -1, &m);
 	FUZZ_CHECK(e == CFAPKG_E_OK, "detection failed: %s", cfapkg_ctx_error(ctx));
 	check_machine(&m);
+	cfapkg_machine_clear(&m);
 	cfapkg_ctx_clear_error(ctx);
 	cfa_plat_remove_tree(root);
 	return 0;

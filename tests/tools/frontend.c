@@ -109,7 +109,8 @@ int main(int argc, char **argv)
 	const char *keys[] = {"gpu"}, *values[] = {argc > 3 ? argv[3] : ""};
 	struct cfapkg_facts_request req = {.env = "default", .gpu_index = -1, .keys = keys,
 	                                   .values = values, .nkeys = 1};
-	static struct cfapkg_facts_choice machine;
+	struct cfapkg_facts_choice machine = {0};
+	bool chosen;
 	struct cfapkg_facts f;
 	struct cfapkg_plan *plan = NULL;
 	struct cfapkg_writer_lock *lock = NULL;
@@ -122,11 +123,15 @@ int main(int argc, char **argv)
 
 	if (argc != 4 || !ctx)
 		return 2;
-	if (cfapkg_ctx_set_root(ctx, argv[1]) || cfapkg_ctx_add_recipe_dir(ctx, argv[2]) ||
-	    cfapkg_facts_choose(ctx, &req, &machine) || machine.from != CFAPKG_FACTS_DESCRIBED ||
-	    (!cfapkg_env_exists(ctx, "default") && cfapkg_env_create(ctx, "default")))
+	if (cfapkg_ctx_set_root(ctx, argv[1]) || cfapkg_ctx_add_recipe_dir(ctx, argv[2]))
 		return fail(ctx, "setup");
+	/* Only the choice's facts are planned with: its machine goes at once. */
+	chosen = cfapkg_facts_choose(ctx, &req, &machine) == CFAPKG_E_OK &&
+	         machine.from == CFAPKG_FACTS_DESCRIBED;
 	f = machine.facts;
+	cfapkg_facts_choice_clear(&machine);
+	if (!chosen || (!cfapkg_env_exists(ctx, "default") && cfapkg_env_create(ctx, "default")))
+		return fail(ctx, "setup");
 	if (cfapkg_env_plan(ctx, "default", &f, specs, 1, &po, &plan) || !cfapkg_plan_solved(plan))
 		return fail(ctx, "plan");
 	if ((size_t)snprintf(planned, sizeof(planned), "%s", version_of(plan, "zluda")) >=

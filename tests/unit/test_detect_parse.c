@@ -30,6 +30,12 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* Whether a span of hipInfo's text reads want. */
+static int span_is(const char *span, size_t n, const char *want)
+{
+	return span && n == strlen(want) && strncmp(span, want, n) == 0;
+}
+
 static void check_hipinfo(const char *path)
 {
 	struct cfa_hipinfo_device d[4];
@@ -41,15 +47,18 @@ static void check_hipinfo(const char *path)
 		return;
 	n = cfa_hipinfo_parse(text, d, 4);
 	CHECK(n == 2, "two devices, got %zu", n);
-	CHECK(n > 0 && strcmp(d[0].gfx, "gfx1200") == 0, "device 0 is gfx1200 (%s)", d[0].gfx);
-	CHECK(n > 0 && strcmp(d[0].name, "AMD Radeon RX 9060 XT") == 0, "device 0 name (%s)",
-	      d[0].name);
+	CHECK(n > 0 && span_is(d[0].gfx, d[0].gfx_len, "gfx1200"), "device 0 is gfx1200 (%.*s)",
+	      (int)d[0].gfx_len, d[0].gfx);
+	CHECK(n > 0 && span_is(d[0].name, d[0].name_len, "AMD Radeon RX 9060 XT"),
+	      "device 0 name (%.*s)", (int)d[0].name_len, d[0].name);
 	CHECK(n > 0 && d[0].memory > 15ull * 1024 * 1024 * 1024 &&
 	          d[0].memory < 16ull * 1024 * 1024 * 1024,
 	      "15.92 GB (%llu)", (unsigned long long)d[0].memory);
-	CHECK(n > 1 && strcmp(d[1].gfx, "gfx1036") == 0, "a full target id keeps its gfx (%s)",
-	      d[1].gfx);
+	CHECK(n > 1 && span_is(d[1].gfx, d[1].gfx_len, "gfx1036"),
+	      "a full target id keeps its gfx (%.*s)", (int)d[1].gfx_len, d[1].gfx);
 	CHECK(n > 1 && d[1].memory == 512ull * 1024 * 1024, "512.00 MB");
+	CHECK(cfa_hipinfo_parse(text, d, 1) == 2 && span_is(d[0].gfx, d[0].gfx_len, "gfx1200"),
+	      "with room for one: both counted, the first written");
 	CHECK(cfa_hipinfo_parse("hipErrorNoDevice\r\n", d, 4) == 0, "no device, no entry");
 	free(text);
 }
