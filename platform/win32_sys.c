@@ -34,21 +34,25 @@ void cfa_plat_sleep_ms(unsigned ms)
 	Sleep(ms);
 }
 
-/* Appends one argument quoted the way CommandLineToArgvW splits it. */
-static void quote_arg(const wchar_t *a, wchar_t *out, size_t *n, size_t cap)
+/* Appends one argument quoted the way CommandLineToArgvW splits it; false
+ * when it does not fit in cap (with its terminator). */
+static bool quote_arg(const wchar_t *a, wchar_t *out, size_t *n, size_t cap)
 {
 	/* The rules: backslashes are literal except before a quote, where
 	 * 2n backslashes and a quote give n backslashes and open or close a
 	 * quoted part, and 2n + 1 give n and a literal quote. */
 	size_t slashes = 0;
 	/* An empty argument must be written "" or it would vanish. */
-	bool quote = !*a || wcspbrk(a, L" \t\"") != NULL;
+	bool quote = !*a || wcspbrk(a, L" \t\"") != NULL, fits = true;
 
-	/* PUT always leaves room for the terminator. */
-#define PUT(c)                          \
-	do {                            \
-		if (*n + 1 < cap)       \
+	/* PUT always leaves room for the terminator, and notes a character
+	 * that did not fit. */
+#define PUT(c)                             \
+	do {                               \
+		if (*n + 1 < cap)          \
 			out[(*n)++] = (c); \
+		else                       \
+			fits = false;      \
 	} while (0)
 	if (quote)
 		PUT(L'"');
@@ -71,30 +75,40 @@ static void quote_arg(const wchar_t *a, wchar_t *out, size_t *n, size_t cap)
 	}
 #undef PUT
 	out[*n] = 0;
+	return fits;
 }
 
-static wchar_t *command_line(const char *const *argv)
+/* The command line for argv in *out (free); ENOMEM, or E2BIG when it is
+ * longer than CreateProcessW takes (32767 characters): a program given a
+ * cut argument would act on something else than asked. */
+static int command_line(const char *const *argv, wchar_t **out)
 {
-	/* 32767 characters is CreateProcessW's limit for a command line. */
 	size_t cap = 32768, n = 0, i;
 	wchar_t *cmd = malloc(cap * sizeof(wchar_t));
+	int rc = 0;
 
+	*out = NULL;
 	if (!cmd)
-		return NULL;
+		return ENOMEM;
 	cmd[0] = 0;
-	for (i = 0; argv[i]; i++) {
+	for (i = 0; argv[i] && !rc; i++) {
 		wchar_t *w = cfa_win_widen(argv[i]);
-		if (!w) {
-			free(cmd);
-			return NULL;
-		}
 		/* Arguments are separated by one space. */
 		if (i && n + 1 < cap)
 			cmd[n++] = L' ';
-		quote_arg(w, cmd, &n, cap);
+		else if (i)
+			rc = E2BIG;
+		if (!w)
+			rc = ENOMEM;
+		else if (!rc && !quote_arg(w, cmd, &n, cap))
+			rc = E2BIG;
 		free(w);
 	}
-	return cmd;
+	if (rc)
+		free(cmd);
+	else
+		*out = cmd;
+	return rc;
 }
 
 /* An inheritable temporary file that deletes itself when closed. */
@@ -144,13 +158,13 @@ int cfa_plat_run_capture(const char *const *argv, unsigned timeout_ms, char *out
 	STARTUPINFOW si;
 	PROCESS_INFORMATION pi;
 	HANDLE tmp = temp_output();
-	wchar_t *cmd = command_line(argv), *exe = cfa_win_widen(argv[0]);
+	wchar_t *cmd = NULL, *exe = cfa_win_widen(argv[0]);
 	DWORD code = 0, got = 0;
-	int rc = 0;
+	int rc = command_line(argv, &cmd);
 
 	out[0] = '\0';
-	if (tmp == INVALID_HANDLE_VALUE || !cmd || !exe) {
-		rc = tmp == INVALID_HANDLE_VALUE ? EACCES : ENOMEM;
+	if (rc || tmp == INVALID_HANDLE_VALUE || !exe) {
+		rc = rc ? rc : tmp == INVALID_HANDLE_VALUE ? EACCES : ENOMEM;
 		goto out;
 	}
 	memset(&si, 0, sizeof(si));
@@ -561,15 +575,15 @@ int cfa_plat_exec(const char *const *argv, int *status)
 {
 	STARTUPINFOW si;
 	PROCESS_INFORMATION pi;
-	wchar_t *cmd = command_line(argv), *exe = cfa_win_widen(argv[0]);
+	wchar_t *cmd = NULL, *exe = cfa_win_widen(argv[0]);
 	DWORD code = 1;
-	int rc = 0;
+	int rc = command_line(argv, &cmd);
 
 	memset(&si, 0, sizeof(si));
 	si.cb = sizeof(si);
 	fflush(NULL);
-	if (!cmd || !exe) {
-		rc = ENOMEM;
+	if (rc || !exe) {
+		rc = rc ? rc : ENOMEM;
 	/* Windows cannot replace a process: the program runs as a child with
 	 * the same console and handles, and its exit status is handed back
 	 * for the caller to exit with. */
