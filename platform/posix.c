@@ -26,21 +26,23 @@ const char *cfa_plat_os(void)
 	return "linux";
 }
 
+/* Filled once and returned as is: callers keep the pointer.  Once, under
+ * pthread_once: two threads asking first must not write it together. */
+static struct utsname arch_uts;
+static pthread_once_t arch_once = PTHREAD_ONCE_INIT;
+
+static void arch_fill(void)
+{
+	/* The BSDs say amd64 for what Linux and the recipes call x86_64;
+	 * utsname's fields are far longer than the name. */
+	if (uname(&arch_uts) != 0 || strcmp(arch_uts.machine, "amd64") == 0)
+		memcpy(arch_uts.machine, "x86_64", sizeof("x86_64"));
+}
+
 const char *cfa_plat_arch(void)
 {
-	/* Filled once and returned as is: callers keep the pointer.  Two
-	 * threads asking first would both write the same bytes. */
-	static struct utsname u;
-	static int done;
-
-	if (!done) {
-		/* The BSDs say amd64 for what Linux and the recipes call x86_64;
-		 * utsname's fields are far longer than the name. */
-		if (uname(&u) != 0 || strcmp(u.machine, "amd64") == 0)
-			memcpy(u.machine, "x86_64", sizeof("x86_64"));
-		done = 1;
-	}
-	return u.machine;
+	pthread_once(&arch_once, arch_fill);
+	return arch_uts.machine;
 }
 
 char cfa_plat_path_list_sep(void)

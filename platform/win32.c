@@ -539,8 +539,12 @@ void cfa_plat_utf8_args(int *argc, char ***argv)
 		int len = WideCharToMultiByte(CP_UTF8, 0, wargv[i], -1, NULL, 0, NULL, NULL);
 		out[i] = len > 0 ? malloc((size_t)len) : NULL;
 		if (!out[i] || WideCharToMultiByte(CP_UTF8, 0, wargv[i], -1, out[i], len, NULL, NULL) <= 0) {
+			/* Keep the ANSI arguments; what was made for these goes. */
+			while (i >= 0)
+				free(out[i--]);
+			free(out);
 			LocalFree(wargv);
-			return; /* keep the ANSI arguments */
+			return;
 		}
 	}
 	LocalFree(wargv);
