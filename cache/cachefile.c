@@ -89,9 +89,13 @@ static char *promote(struct cfapkg_ctx *ctx, const char *dir, const char *sha, i
 	/* A file that cannot be hashed is only deleted: the artifact is then
 	 * downloaded again, with no error. */
 	cfapkg_ctx_clear_error(ctx);
+	/* A file that cannot be opened to flush is not known to be on the
+	 * disk: it is not promoted. */
 	if (whole && (f = cfa_plat_fopen(from, "rb+")) != NULL) {
 		whole = cfa_plat_fsync(f) == 0;
 		fclose(f);
+	} else {
+		whole = false;
 	}
 	/* Flushed before it takes the SHA name, which promises bytes on the
 	 * disk; the folder after, so that the name lasts. */

@@ -584,7 +584,7 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 	char *dir;
 	enum cfapkg_err e;
 	size_t i;
-	bool ran;
+	bool ran, curl_up = false;
 
 	fill_defaults(opts, &o);
 	if (!(dir = cfa_root_path(ctx, CFA_DOWNLOADS, NULL)))
@@ -599,7 +599,7 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 		set_cap(&xs[i], opts);
 		e = prepare(ctx, &xs[i], dir, &mirrors);
 	}
-	if (!e && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) /* before any thread */
+	if (!e && !(curl_up = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK)) /* before any thread */
 		e = cfa_nomem(ctx);
 	if (!e && !(progress_lock = cfa_plat_mutex_new()))
 		e = cfa_nomem(ctx);
@@ -635,7 +635,8 @@ enum cfapkg_err cfapkg_fetch(struct cfapkg_ctx *ctx, struct cfapkg_fetch_item *i
 			e = fail_item(ctx, &items[i]);
 	}
 	cfa_plat_mutex_free(progress_lock);
-	if (progress_lock)
+	/* Each init is paired with one cleanup, whatever failed after it. */
+	if (curl_up)
 		curl_global_cleanup();
 	cfapkg_mirrors_free(mirrors);
 	cfa_free(xs);

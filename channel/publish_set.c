@@ -48,14 +48,22 @@ static enum cfapkg_err from_index(struct cfapkg_ctx *ctx, const struct cfapkg_re
 		if (!(e = cfa_channel_signed_read(ctx, name, &signed_text, &payload, &len)) &&
 		    !(e = cfa_index_open(ctx, r->file, payload, len, signed_text, &st.keys, &ix))) {
 			const cJSON *all = cJSON_GetObjectItemCaseSensitive(ix.doc, "recipes");
+			const cJSON *own = cJSON_GetObjectItemCaseSensitive(all, r->name);
 			/* The recipe's own object from the signed index,
 			 * printed again: the whole index is not what a
 			 * mirror's folder holds. */
-			char *printed = cJSON_Print(cJSON_GetObjectItemCaseSensitive(all, r->name));
+			char *printed = own ? cJSON_Print(own) : NULL;
 			/* Copied because cJSON's allocator need not be
 			 * cfa_malloc, and the caller frees with cfa_free. */
 			*text = printed ? cfa_strdup(printed) : NULL;
-			e = *text ? CFAPKG_E_OK : cfa_nomem(ctx);
+			/* An index that no longer holds the recipe was changed
+			 * since the load: not a lack of memory. */
+			if (!own)
+				e = cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: channel %s's index no longer "
+				             "holds it; run 'cfapkg channel update %s' and try again",
+				             r->name, name, name);
+			else
+				e = *text ? CFAPKG_E_OK : cfa_nomem(ctx);
 			cJSON_free(printed);
 			cfa_index_close(&ix);
 		}
