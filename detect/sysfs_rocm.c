@@ -125,8 +125,11 @@ void cfa_sys_detect_rocm(struct cfa_sys *s)
 			runtimes_in(s, dir);
 		cfa_free(dir);
 	}
-	/* LD_LIBRARY_PATH is this process's, not the root's: its folders are
-	 * read as given.  Empty entries are skipped. */
+	/* LD_LIBRARY_PATH is this process's: it describes this machine, and
+	 * so is read only when no other root is (CFAPKG_SYSROOT), its
+	 * folders as given.  Empty entries are skipped. */
+	if (s->root[0])
+		ld = NULL;
 	while (ld && *ld && !s->nomem) {
 		size_t n = strcspn(ld, ":");
 		char *dir = n ? cfa_strndup(ld, n) : NULL;

@@ -422,6 +422,19 @@ def test_held_whole(tmp):
           "6.8.0-45-generic", r.stdout[-600:] + r.stderr)
 
 
+def test_own_library_path(tmp):
+    """A described machine (CFAPKG_SYSROOT) is not given this process's
+    LD_LIBRARY_PATH: a HIP runtime there is this machine's, not that one's."""
+    lib = tmp / "own-lib"
+    lib.mkdir()
+    (lib / "libamdhip64.so.6").write_bytes(b"\x7fELF stand-in")
+    r = detect("no-amd", env={"LD_LIBRARY_PATH": str(lib)})
+    d = json.loads(r.stdout or "{}")
+    check("a described machine does not get this process's library path",
+          "hip_runtimes" in d and not any(str(lib) in (rt.get("file") or "")
+                                        for rt in d.get("hip_runtimes") or []), r.stdout[-600:])
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         tmp = pathlib.Path(d)
@@ -436,6 +449,7 @@ def main():
         test_report_privacy(tmp)
         test_glibc(tmp)
         test_held_whole(tmp)
+        test_own_library_path(tmp)
     return check.report()
 
 
