@@ -53,6 +53,13 @@ void cfa_plat_parallel(void (*fn)(void *item), void *base, size_t size, size_t n
 	bool started[MAX_THREADS] = {false};
 	size_t i, nt = n < MAX_THREADS ? n : MAX_THREADS;
 
+	/* One item runs here: a thread for it would only add its start, its
+	 * stack and a malloc arena of its own, the most of a short command's
+	 * time. */
+	if (n == 1) {
+		fn(base);
+		return;
+	}
 	for (i = 0; i < nt; i++) {
 		/* items lives on this stack frame, which outlives every
 		 * thread: all are joined before return. */

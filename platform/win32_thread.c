@@ -39,6 +39,11 @@ void cfa_plat_parallel(void (*fn)(void *item), void *base, size_t size, size_t n
 	HANDLE h[MAX_THREADS];
 	size_t i, nt = n < MAX_THREADS ? n : MAX_THREADS;
 
+	/* One item runs here: a thread would only add its start. */
+	if (n == 1) {
+		fn(base);
+		return;
+	}
 	for (i = 0; i < nt; i++) {
 		items[i] = (struct thread_item){fn, (char *)base + i * size};
 		h[i] = CreateThread(NULL, 0, thread_main, &items[i], 0, NULL);
