@@ -30,6 +30,8 @@ char *cfa_cache_path(struct cfapkg_ctx *ctx, const char *sha);
 char *cfa_cache_unsynced_name(const char *dir, const char *sha);
 /* The SHA-256 a cache file's name (SHA or SHA~BOOT) stands for. */
 bool cfa_cache_name_sha(const char *name, char sha[65]);
+/* Whether s[0..n) is all lower-case hex digits, as the cache's names are. */
+bool cfa_lower_hex(const char *s, size_t n);
 
 /* An archive entry's name made safe: components joined by "/", the first
  * strip of them dropped ("" when none is left).  False with *why when the

@@ -21,7 +21,7 @@
 
 #define SHA_LEN 64
 
-static bool is_hex(const char *s, size_t n)
+bool cfa_lower_hex(const char *s, size_t n)
 {
 	size_t i;
 
@@ -38,8 +38,8 @@ bool cfa_cache_name_sha(const char *name, char sha[SHA_LEN + 1])
 	/* SHA (64 digits) or SHA~BOOT (64, '~', 8), lower-case hex as the cache
 	 * writes them. */
 	if ((n != SHA_LEN && !(n == SHA_LEN + 9 && name[SHA_LEN] == '~' &&
-	                       is_hex(name + SHA_LEN + 1, 8))) ||
-	    !is_hex(name, SHA_LEN))
+	                       cfa_lower_hex(name + SHA_LEN + 1, 8))) ||
+	    !cfa_lower_hex(name, SHA_LEN))
 		return false;
 	memcpy(sha, name, SHA_LEN);
 	sha[SHA_LEN] = '\0';

@@ -31,6 +31,10 @@
 
 #include "core/ctx.h"
 
+/* The first word of an APT lookup's key line (trans/aptlookup.c writes
+ * them, env/gc.c removes those no longer read). */
+#define CFA_APT_LOOKUP_MAGIC "cfapkg-apt-lookup"
+
 enum cfa_place {
 	CFA_LOCK_FILE,
 	CFA_STORE,      /* name NULL: the folder; else one package */

@@ -115,4 +115,13 @@ void cfa_lock_artifacts_json(struct cfa_json_build *jb, cJSON *o, const struct c
 enum cfapkg_err cfa_lock_read_artifacts(struct cfa_jr *jr, const cJSON *o,
                                         struct cfapkg_lockfile_part *p);
 
+/* pinned.c: gc's questions.  Whether a loaded recipe expects hex as a
+ * user file, or pins it as an APT source's index; whether name is an APT
+ * lookup's (SHA-HASH, its index's SHA-256 in sha), and whether the file at
+ * path is one this cfapkg wrote for that index. */
+bool cfa_user_file_pinned(struct cfapkg_ctx *ctx, const char *hex);
+bool cfa_apt_index_pinned(struct cfapkg_ctx *ctx, const char *hex);
+bool cfa_apt_lookup_name(const char *name, char sha[65]);
+bool cfa_apt_lookup_current(const char *path, const char *sha);
+
 #endif

@@ -286,7 +286,8 @@ const char *cfapkg_gc_kind_name(enum cfapkg_gc_kind kind)
 	static const char *const names[] = {[CFAPKG_GC_GENERATION] = "generation",
 	                                    [CFAPKG_GC_STORE] = "store",
 	                                    [CFAPKG_GC_DOWNLOAD] = "download",
-	                                    [CFAPKG_GC_PART] = "partial"};
+	                                    [CFAPKG_GC_PART] = "partial",
+	                                    [CFAPKG_GC_LOOKUP] = "lookup"};
 
 	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
 }
@@ -325,6 +326,7 @@ static void take(struct gc_state *g, struct cfapkg_gc_item it, const char *path,
 	r->downloads += it.kind == CFAPKG_GC_DOWNLOAD;
 	r->unpacked += it.kind == CFAPKG_GC_DOWNLOAD && it.unpacked;
 	r->parts += it.kind == CFAPKG_GC_PART;
+	r->lookups += it.kind == CFAPKG_GC_LOOKUP;
 }
 
 /* A kept package's archive stays only while its store folder is missing
@@ -435,21 +437,6 @@ struct sweep {
 	enum cfapkg_err err;
 };
 
-static bool user_file_hash(struct cfapkg_ctx *ctx, const char *hex)
-{
-	size_t i, j, k, n;
-	const struct cfapkg_recipe *const *all = cfapkg_recipes(ctx, &n);
-
-	for (i = 0; i < n; i++) {
-		const struct cfapkg_recipe *rc = all[i];
-		for (j = 0; j < rc->nversions; j++)
-			for (k = 0; k < rc->versions[j].nuser_files; k++)
-				if (strcmp(rc->versions[j].user_files[k].sha256, hex) == 0)
-					return true;
-	}
-	return false;
-}
-
 static bool ends_in(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -513,7 +500,7 @@ static int sweep_download(const char *name, void *arg)
 		return 0;
 	if (ends_in(name, ".part") || ends_in(name, ".part.meta")) {
 		sweep_part(s, name, path);
-	} else if (archive && !user_file_hash(s->g->ctx, sha) &&
+	} else if (archive && !cfa_user_file_pinned(s->g->ctx, sha) &&
 	           cfa_plat_file_size(path) >= 0) { /* an archive; user files stay */
 		it.bytes = size_of(path);
 		it.unpacked = kept(&s->g->unpacked, sha);
@@ -539,6 +526,33 @@ static int sweep_store(const char *name, void *arg)
 	return 0;
 }
 
+/* ROOT/apt/lookups: a lookup stays while its index is pinned by a recipe
+ * or stays in the download cache after this gc (either may serve the
+ * next install), and only in the form this cfapkg reads; anything else
+ * there is no lookup of use. */
+static int sweep_lookup(const char *name, void *arg)
+{
+	struct sweep *s = arg;
+	struct cfapkg_gc_item it = {CFAPKG_GC_LOOKUP, NULL, 0, name, 0, false};
+	char sha[65] = "", *path, *index;
+	bool named = cfa_apt_lookup_name(name, sha), keep;
+
+	if (name[0] == '.' || s->err || !(path = sweep_path(s, name)))
+		return 0;
+	index = named ? cfa_root_path(s->g->ctx, CFA_DOWNLOADS, sha) : NULL;
+	keep = named && cfa_apt_lookup_current(path, sha) &&
+	       (cfa_apt_index_pinned(s->g->ctx, sha) ||
+	        (index && cfa_plat_is_file(index) &&
+	         (kept(&s->g->keep, sha) || cfa_user_file_pinned(s->g->ctx, sha))));
+	if (!keep && cfa_plat_is_file(path)) {
+		it.bytes = size_of(path);
+		take(s->g, it, path, NULL, &s->err);
+	}
+	cfa_free(index);
+	cfa_free(path);
+	return 0;
+}
+
 static bool keep_archives_set(void)
 {
 	char buf[8];
@@ -547,11 +561,11 @@ static bool keep_archives_set(void)
 	return v && *v && strcmp(v, "0") != 0;
 }
 
-/* Sweeps one of the root's folders with fn. */
-static enum cfapkg_err sweep_place(struct sweep *s, enum cfa_place place,
+/* Sweeps one of the root's folders (or the folder sub in it) with fn. */
+static enum cfapkg_err sweep_place(struct sweep *s, enum cfa_place place, const char *sub,
                                    int (*fn)(const char *name, void *arg))
 {
-	char *dir = cfa_root_path(s->g->ctx, place, NULL);
+	char *dir = cfa_root_path(s->g->ctx, place, sub);
 
 	if (!dir)
 		return s->g->ctx->err_code;
@@ -594,9 +608,11 @@ enum cfapkg_err cfapkg_gc_run(struct cfapkg_ctx *ctx, const struct cfapkg_gc_opt
 		e = gc_env(&g, envs[i], keep);
 	cfa_free(envs);
 	if (!e && !o->downloads_only)
-		e = sweep_place(&s, CFA_STORE, sweep_store);
+		e = sweep_place(&s, CFA_STORE, NULL, sweep_store);
 	if (!e)
-		e = sweep_place(&s, CFA_DOWNLOADS, sweep_download);
+		e = sweep_place(&s, CFA_DOWNLOADS, NULL, sweep_download);
+	if (!e)
+		e = sweep_place(&s, CFA_APT, "lookups", sweep_lookup);
 	keep_fini(&g.keep);
 	keep_fini(&g.unpacked);
 	return e;

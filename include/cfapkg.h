@@ -1628,8 +1628,11 @@ enum cfapkg_gc_kind {
 	CFAPKG_GC_GENERATION,      /* env's generation N */
 	CFAPKG_GC_STORE,           /* a store folder (name) */
 	CFAPKG_GC_DOWNLOAD,        /* an archive in ROOT/downloads (name: its SHA-256) */
-	CFAPKG_GC_PART             /* a partial download (name: NAME.part, or a lone
+	CFAPKG_GC_PART,            /* a partial download (name: NAME.part, or a lone
 	                              NAME.part.meta); bytes count its .meta too */
+	CFAPKG_GC_LOOKUP           /* an APT lookup in ROOT/apt/lookups (name: its file)
+	                              whose index no recipe pins and the download cache
+	                              no longer holds, or that another cfapkg wrote */
 };
 struct cfapkg_gc_item {
 	enum cfapkg_gc_kind kind;
@@ -1641,7 +1644,7 @@ struct cfapkg_gc_item {
 	bool unpacked;             /* downloads: kept generations use it, and its store
 	                              folder exists */
 };
-/** "generation", "store", "download", "partial".  Static storage. */
+/** "generation", "store", "download", "partial", "lookup".  Static storage. */
 CFAPKG_API const char *cfapkg_gc_kind_name(enum cfapkg_gc_kind kind);
 
 struct cfapkg_gc_result {
@@ -1649,6 +1652,7 @@ struct cfapkg_gc_result {
 	size_t unpacked;           /* of downloads: archives a kept generation uses
 	                              whose store folder exists */
 	size_t parts;              /* partial downloads given up (a day old) */
+	size_t lookups;            /* APT lookups no longer of use */
 	uint64_t bytes;            /* space freed */
 	struct cfapkg_gc_item *items; /* each thing removed, in order (cfapkg_gc_run;
 	                              cfapkg_gc leaves NULL) */

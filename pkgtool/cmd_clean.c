@@ -165,6 +165,9 @@ static void print_gc_item(const char *verb, const struct cfapkg_gc_item *it)
 	else if (it->kind == CFAPKG_GC_DOWNLOAD)
 		printf("%s download %s (%s%s)\n", verb, it->name, size,
 		       it->unpacked ? ", unpacked in the store" : ", no kept generation uses it");
+	else if (it->kind == CFAPKG_GC_LOOKUP)
+		printf("%s APT lookup %s (%s, its index is no longer pinned or cached)\n", verb,
+		       it->name, size);
 	else
 		printf("%s partial download %s (%s, last written over a day ago)\n", verb, it->name,
 		       size);
@@ -175,12 +178,18 @@ static void print_gc_summary(const struct cfapkg_gc_result *r, bool dry_run)
 {
 	char size[32];
 
-	printf("%s %lu %s, %lu store %s, %lu %s and %lu partial %s: %s %s\n",
+	char lookups[48] = "";
+
+	/* Named only when there are some: most roots have no APT source. */
+	if (r->lookups)
+		cli_fit(lookups, sizeof(lookups), ", %lu APT %s", (unsigned long)r->lookups,
+		        plural(r->lookups, "lookup", "lookups"));
+	printf("%s %lu %s, %lu store %s, %lu %s and %lu partial %s%s: %s %s\n",
 	       dry_run ? "gc would remove" : "Removed", (unsigned long)r->generations,
 	       plural(r->generations, "generation", "generations"), (unsigned long)r->prefixes,
 	       plural(r->prefixes, "prefix", "prefixes"), (unsigned long)r->downloads,
 	       plural(r->downloads, "download", "downloads"), (unsigned long)r->parts,
-	       plural(r->parts, "download", "downloads"),
+	       plural(r->parts, "download", "downloads"), lookups,
 	       human_size((int64_t)r->bytes, size, sizeof(size)), dry_run ? "to free" : "freed");
 }
 
@@ -227,6 +236,7 @@ int cmd_gc(struct cfapkg_ctx *ctx, const struct cli *cli)
 		cJSON_AddNumberToObject(j, "prefixes", (double)r.prefixes);
 		cJSON_AddNumberToObject(j, "downloads", (double)r.downloads);
 		cJSON_AddNumberToObject(j, "parts", (double)r.parts);
+		cJSON_AddNumberToObject(j, "lookups", (double)r.lookups);
 		cJSON_AddNumberToObject(j, "bytes_freed", (double)r.bytes);
 		cJSON_AddItemToObject(j, "items", gc_items_json(&r));
 		json_print(j);

@@ -8,7 +8,8 @@ install reads its lookup without writing it again; a damaged or truncated
 lookup is written again from the index, and the install still takes the
 same archives; one another cfapkg version wrote is not read; a changed
 index and changed packages each get a lookup of their own, and the install
-follows the new index; and a kill at every point of an install
+follows the new index; gc keeps the lookups of the index the recipes pin
+and removes the rest; and a kill at every point of an install
 (CFAPKG_CRASH_AFTER), the lookup's write among them, leaves a root whose
 next install takes the same archives.
 
@@ -165,6 +166,37 @@ def test_changed(tmp, on, want):
           len(lookups(on)) == 3, lookups(on))
     check("and their own archives", len(got) == 2 and any("liba_2.0-1" in a for a in got),
           (got, r.stderr))
+    return recipes
+
+
+def test_gc(on, recipes):
+    """gc keeps the lookups of the index the recipes pin (they answer an
+    install even once gc has removed that index from the cache), and
+    removes the rest: the old index's, another version's, and files that
+    are no lookup; a dry run lists exactly what the real run removes."""
+    d = on / "apt" / "lookups"
+    current = [p for p in lookups(on) if p.name.split("-")[0] ==
+               json.loads((recipes / "lookup-test.json").read_text())["versions"][0]["sources"]
+               ["linux-x86_64"]["apt"]["index_sha256"]]
+    (d / "not-a-lookup").write_bytes(b"junk")
+    other = current[0].read_bytes().replace(b"cfapkg-apt-lookup ", b"cfapkg-apt-lookup 0.0.0-", 1)
+    (d / (current[0].name[:65] + "0" * 16)).write_bytes(other)
+    before = set(lookups(on))
+    r = cfapkg(on, recipes, "gc", "--dry-run", "--json")
+    doc = json.loads(r.stdout or "{}")
+    listed = sorted(i["name"] for i in doc.get("items", []) if i["kind"] == "lookup")
+    r = cfapkg(on, recipes, "gc", "--json")
+    removed = sorted(p.name for p in before - set(lookups(on)))
+    check("gc keeps the lookups of the pinned index and no other",
+          r.returncode == 0 and sorted(lookups(on)) == sorted(current) and len(current) == 2,
+          (lookups(on), current, r.stderr))
+    check("gc removes the old index's lookup, another version's and a stray file",
+          len(removed) == 3 and "not-a-lookup" in removed and
+          json.loads(r.stdout or "{}").get("lookups") == 3, (removed, r.stdout[-300:]))
+    check("gc --dry-run lists the lookups gc then removes", listed == removed, (listed, removed))
+    r = reinstall(on, recipes)
+    check("a kept lookup answers an offline install after gc removed its index",
+          r.returncode == 0 and len(archives(on)) == 2, r.stdout + r.stderr)
 
 
 def test_crash(tmp, repo, recipes, want):
@@ -199,7 +231,7 @@ def main():
         if kept:
             test_damaged(on, recipes, want, kept)
             test_other_version(repo, on, recipes, want, kept)
-            test_changed(tmp, on, want)
+            test_gc(on, test_changed(tmp, on, want))
         test_crash(tmp, repo, recipes, want)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -23,7 +23,7 @@
 #include "platform/platform.h"
 #include "trans/trans.h"
 
-#define MAGIC "cfapkg-apt-lookup"
+#define MAGIC CFA_APT_LOOKUP_MAGIC
 /* A lookup holds a few stanzas; anything larger is not one of ours. */
 #define LOOKUP_MAX (4u * 1024u * 1024u)
 
