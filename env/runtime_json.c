@@ -35,8 +35,9 @@ static char *expand_gfx(const char *in, const char *gfx)
 {
 	const char *at = strstr(in, "{gfx}");
 
-	/* With no target in the lock the mark is left in: runtime/ expands
-	 * every {gfx} it still finds when a program starts. */
+	/* With no target in the lock the value is kept as written:
+	 * runtime/ expands the marks it still holds when a program starts
+	 * (resolve.c). */
 	if (!at || !gfx[0])
 		return cfa_strdup(in);
 	return cfa_aprintf("%.*s%s%s", (int)(at - in), in, gfx, at + 5);
