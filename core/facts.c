@@ -27,6 +27,8 @@ void cfapkg_facts_init_host(struct cfapkg_facts *f)
 static enum cfapkg_err set_copy(struct cfapkg_ctx *ctx, char *dst, size_t len, const char *key,
                                 const char *value)
 {
+	/* Too long is an error, never a cut value: a cut version or target
+	 * would be another one. */
 	if (!cfa_snprintf(dst, len, "%s", value))
 		return cfa_fail(ctx, CFAPKG_E_FACTS, "%s \"%s\" is too long", key, value);
 	return CFAPKG_E_OK;
@@ -39,6 +41,8 @@ static enum cfapkg_err add_runtime(struct cfapkg_ctx *ctx, struct cfapkg_facts *
 	unsigned i;
 
 	f->hip_runtimes_known = true;
+	/* "none" says there are none, which differs from not knowing: a plan
+	 * can then refuse what needs one, rather than assume one is there. */
 	if (strcmp(value, "none") == 0) {
 		f->nhip_runtimes = 0;
 		return CFAPKG_E_OK;
@@ -47,6 +51,7 @@ static enum cfapkg_err add_runtime(struct cfapkg_ctx *ctx, struct cfapkg_facts *
 		return cfa_fail(ctx, CFAPKG_E_FACTS,
 		                "hip-runtime \"%s\": give the HIP major version (6, 7) or none",
 		                value);
+	/* A runtime given twice is kept once. */
 	for (i = 0; i < f->nhip_runtimes; i++)
 		if (f->hip_runtimes[i] == major)
 			return CFAPKG_E_OK;
@@ -86,6 +91,9 @@ static enum cfapkg_err set_gpu(struct cfapkg_ctx *ctx, struct cfapkg_facts *f, c
 
 	if (e)
 		return e; /* detail set by the recipe loader */
+	/* A name that fits several targets, or none, is refused with what it
+	 * could mean: a plan for a guessed GPU would install the wrong
+	 * kernels. */
 	if (l.match != CFAPKG_GPU_FOUND)
 		return cfa_gpu_lookup_fail(ctx, value, &l);
 	return set_copy(ctx, f->gfx, sizeof(f->gfx), "gpu", l.gfx);
