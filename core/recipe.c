@@ -258,9 +258,9 @@ static enum cfapkg_err parse_notes(struct cfa_jr *jr, const cJSON *root, struct 
 	                    (void **)&r->notes, &r->nnotes);
 }
 
-/* "dir/zluda.json" must hold the recipe named "zluda". */
-/* So that the file a recipe is in can be told from its name, and two files
- * cannot both claim one name. */
+/* "dir/zluda.json" must hold the recipe named "zluda", so that the file a
+ * recipe is in can be told from its name and two files cannot both claim one
+ * name. */
 static bool name_matches_file(const char *file, const char *name)
 {
 	const char *base = file, *p;

@@ -178,11 +178,10 @@ enum cfapkg_err cfapkg_recipe_check_version(struct cfapkg_ctx *ctx, const struct
 	return CFAPKG_E_OK;
 }
 
-/* path.cfapkg-new, flushed, with path's permission bits, renamed over
- * path: a reader sees the old file or the new one, never a part.  0 or
- * errno-style. */
-/* Unlike cfa_write_atomic this keeps the file's permission bits: a recipe is
- * the user's own file, in a folder of the user's. */
+/* path.cfapkg-new, flushed, with path's permission bits (which cfa_write_atomic
+ * would not keep: a recipe is the user's own file, in a folder of the user's),
+ * renamed over path: a reader sees the old file or the new one, never a part.
+ * 0 or errno-style. */
 static int write_atomic(const char *path, const char *text, size_t len)
 {
 	char *tmp = cfa_aprintf("%s.cfapkg-new", path);

@@ -154,9 +154,8 @@ static int recover_env(const char *name, void *arg)
 	cfa_plat_list_dir(dir, remove_matching, &inner);
 	cfa_plat_list_dir(dir, recover_gen, &inner);
 	/* A kill between switching 'current' and the link leaves the link
-	 * behind: it follows 'current' again. */
-	/* A hidden entry of envs/ is not an environment, so it has no link to
-	 * put right. */
+	 * behind: it follows 'current' again.  A hidden entry of envs/ is not
+	 * an environment, so it has no link to put right. */
 	if (name[0] != '.')
 		cfa_env_relink(w->ctx, name, dir);
 	w->count += inner.count;

@@ -258,9 +258,9 @@ static enum cfapkg_err existing_gen(struct cfapkg_ctx *ctx, const char *env, uns
 	return e;
 }
 
-/* One mark as marks.log keeps it; NULL when out of memory. */
-/* The reason and command are kept as given ("" for none), so that history can
- * say why and by what each mark was made. */
+/* One mark as marks.log keeps it; NULL when out of memory.  The reason and
+ * command are kept as given ("" for none), so that history can say why and by
+ * what each mark was made. */
 static cJSON *mark_json(enum cfapkg_gen_state state, enum cfapkg_mark_source by,
                         const char *reason, const char *command)
 {

@@ -247,9 +247,9 @@ out:
 	return e;
 }
 
-/* A user part: the files the user added (cfapkg add-file), by hash. */
-/* Such files are never unpacked into the store: they are linked straight from
- * the downloads cache, where add-file put them under their hash. */
+/* A user part: the files the user added (cfapkg add-file), by hash.  Such files
+ * are never unpacked into the store: they are linked straight from the
+ * downloads cache, where add-file put them under their hash. */
 static enum cfapkg_err build_user_file(struct linker *k, const struct cfapkg_lockfile_part *p,
                                        const struct cfapkg_user_file *f, const char *gendir)
 {
@@ -269,11 +269,11 @@ static enum cfapkg_err build_user_file(struct linker *k, const struct cfapkg_loc
 	return e;
 }
 
-/* The view's copies.json (none when every entry is a link); NULL copies:
- * the list could not be built for want of memory. */
-/* A NULL list goes on to cfa_write_json, which reports it as out of memory:
- * copies.json must never be left out when a copy was made, or verify would take
- * the copy for a link and never hash it. */
+/* The view's copies.json (none when every entry is a link); NULL copies: the
+ * list could not be built for want of memory.  A NULL list goes on to
+ * cfa_write_json, which reports it as out of memory: copies.json must never be
+ * left out when a copy was made, or verify would take the copy for a link and
+ * never hash it. */
 static enum cfapkg_err write_copies(struct cfapkg_ctx *ctx, const char *gendir, cJSON *copies)
 {
 	char *path;

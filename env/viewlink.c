@@ -55,7 +55,7 @@ static void close_pair(struct cfa_dir *from, struct cfa_dir *to)
 	cfa_plat_dir_close(to);
 }
 
-/* Links one slice's files. from and to are always the folders of the last path
+/* Links one slice's files.  from and to are always the folders of the last path
  * seen; a new pair is opened only when the folder changes, which the manifest's
  * folder-by-folder order makes rare.  A folder that cannot be opened leaves its
  * files undone for view.c to try one by one. */

@@ -32,9 +32,8 @@ static struct saved *original(const char *name)
 	return NULL;
 }
 
-/* Remembers a variable's value before the first change. */
-/* Only the value before the first change is kept: a runtime applied over
- * another must still undo to what the process started with. */
+/* Remembers a variable's value before the first change only: a runtime applied
+ * over another must still undo to what the process started with. */
 static int remember(const char *name)
 {
 	char *raw = NULL;

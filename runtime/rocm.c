@@ -281,9 +281,9 @@ static enum cfapkg_err note_removed(struct cfapkg_ctx *ctx, struct cfapkg_runtim
 	return CFAPKG_E_OK;
 }
 
-/* Other ROCm folders on the variable's current value. */
-/* Only the user's value is scanned: what the runtime adds is its own, and apply
- * puts it in front of what is left. */
+/* Other ROCm folders on the variable's current value.  Only the user's value is
+ * scanned: what the runtime adds is its own, and apply puts it in front of what
+ * is left. */
 static enum cfapkg_err scan_list(struct cfapkg_ctx *ctx, struct cfapkg_runtime *rt,
                                  struct removed *r, const char *var)
 {

@@ -172,9 +172,9 @@ static unsigned provide_major(const char *text, const char *name)
 }
 
 /* The recipe versions that provide family at major, as "zluda 7-preview.10,
- * ..." (at most a few), and the majors the recipes provide at all. */
-/* seen covers majors 1 to 99, far past any cuBLAS there is; the versions shown
- * stop at four, so that the message stays readable. */
+ * ..." (at most four, so that the message stays readable), and the majors the
+ * recipes provide at all; seen covers majors 1 to 99, far past any cuBLAS there
+ * is. */
 static void who_provides(struct stager *s, const char *family, unsigned major, struct cfa_buf *who,
                          struct cfa_buf *majors)
 {
