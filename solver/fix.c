@@ -39,7 +39,8 @@ static bool add_step(struct cfapkg_plan *plan, struct cfapkg_plan_fix_step *step
 			return true;
 	/* Past MAX_STEPS a candidate is dropped, not an error: the search could
 	 * not try every mix of more anyway.  The texts are copied into the
-	 * plan, which outlives the problem records they come from. */
+	 * plan, as the caller builds them in buffers of its own that do not
+	 * outlive the call. */
 	if (*n == MAX_STEPS)
 		return true;
 	steps[*n].fact = fact;

@@ -129,8 +129,8 @@ static enum cfapkg_err add_change(struct cfapkg_trans *t, enum cfapkg_change_kin
 
 static bool same_artifact(const struct cfapkg_lockfile_part *a, const struct cfapkg_lockfile_part *b)
 {
-	/* A new part with no hash yet (an APT set whose index is read only at
-	 * commit) is judged by its version alone. */
+	/* A new part with no hash (a system, meta or user part: nothing of it
+	 * is downloaded) is judged by its version alone. */
 	return strcmp(a->version, b->version) == 0 &&
 	       (!b->sha256 || (a->sha256 && strcmp(a->sha256, b->sha256) == 0));
 }
