@@ -147,6 +147,8 @@ enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
 		return add_runtime(ctx, f, value);
 	if (strcmp(key, "hip-sdk") == 0)
 		return add_sdk(ctx, f, value);
+	/* The keys come from the caller's own tables (the front end's flags, a
+	 * facts file's members), so an unknown one is the caller's mistake. */
 	return cfa_fail(ctx, CFAPKG_E_USAGE, "unknown fact \"%s\"", key);
 }
 
@@ -182,6 +184,8 @@ static enum cfapkg_err load_list(struct cfa_jr *jr, const cJSON *root, const cha
 	/* An empty list is a known "none". */
 	if ((e = cfapkg_facts_set(jr->ctx, f, fact, "none")))
 		return e;
+	/* A number is taken as the whole number it is, so that 6 and "6" are
+	 * one runtime; one out of range is no version at all. */
 	cJSON_ArrayForEach(item, a)
 	{
 		const char *s = NULL;
@@ -213,6 +217,8 @@ static enum cfapkg_err parse_facts(struct cfa_jr *jr, const cJSON *obj, struct c
 		const char *s = NULL;
 		if ((e = cfa_jr_string(jr, obj, scalar[i], false, &s)))
 			return e;
+		/* An empty value is as if absent: the fact stays unknown rather
+		 * than being set to nothing. */
 		if (!s || !*s)
 			continue;
 		if (!lookup && strcmp(scalar[i], "gpu") == 0)
@@ -265,6 +271,8 @@ static const char *report_gpu(const cJSON *root)
 	const cJSON *sel = cJSON_GetObjectItemCaseSensitive(root, "selected");
 	const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(root, "gpus"), *g;
 
+	/* The override wins, as it did on that machine: it is what the kernels
+	 * there were looked up for. */
 	if (cJSON_IsString(over) && over->valuestring[0])
 		return over->valuestring;
 	if (!cJSON_IsNumber(sel) || sel->valuedouble < 0 || !cJSON_IsArray(gpus) ||

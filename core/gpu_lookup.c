@@ -63,6 +63,8 @@ static bool normalize(const char *s, char *out, size_t cap)
 			;
 		if ((len = (size_t)(s - w)) == 0)
 			break;
+		/* Whole words only, so that a product whose name merely
+		 * contains the letters keeps them. */
 		if (word_is(w, len, "amd") || word_is(w, len, "radeon"))
 			continue;
 		if (n + len >= cap)
@@ -80,6 +82,8 @@ static bool parse_pci_text(const char *s, struct query *q)
 	size_t n = strlen(s);
 	uint64_t v, d, r;
 
+	/* Exactly VVVV:DDDD or VVVV:DDDD:RR: anything else is a name, looked up
+	 * as one. */
 	if ((n != 9 && n != 12) || s[4] != ':' || (n == 12 && s[9] != ':') ||
 	    !cfa_parse_hex(s, 4, 0xffff, &v) || !cfa_parse_hex(s + 5, 4, 0xffff, &d) ||
 	    (n == 12 && !cfa_parse_hex(s + 10, 2, 0xff, &r)))
