@@ -16,6 +16,8 @@
 int load_runtime(struct cfapkg_ctx *ctx, const struct cli *cli, const char *env,
                  struct cfapkg_runtime **rt, const struct cfapkg_machine **machine)
 {
+	/* Static: *machine hands it to the caller, who may show what detection
+	 * found after this returns; a command loads one runtime. */
 	static struct cfapkg_machine m;
 	const struct cfapkg_machine *mp = NULL;
 	enum cfapkg_err e;

@@ -248,6 +248,8 @@ static int update(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return e ? report_error_code(e) : EXIT_OK;
 }
 
+/* A subcommand is matched with its count of arguments where it has a fixed one,
+ * so that "list extra" is a usage error rather than a quiet list. */
 int cmd_channel(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *sub = cli->nargs ? cli->args[0] : "";

@@ -220,6 +220,8 @@ static void make_private(cJSON *o)
 		scrub(o, getenv(users[i]), "<user>");
 }
 
+/* A report is a facts file for another machine's plans (cfapkg_facts_load reads
+ * it back), so it carries its own format number and cfapkg's version. */
 int cmd_report(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	static struct cfapkg_machine m;
