@@ -37,6 +37,8 @@ enum cfapkg_err cfa_write_atomic(struct cfapkg_ctx *ctx, const char *path, const
 	FILE *f;
 	int rc = 0;
 
+	/* Beside the target, so on the same file system: the rename is then
+	 * the one step that replaces it. */
 	if (cfa_path(ctx, &tmp, "%s.tmp", path))
 		return ctx->err_code;
 	if (!(f = cfa_plat_fopen(tmp, "wb"))) {
@@ -51,13 +53,19 @@ enum cfapkg_err cfa_write_atomic(struct cfapkg_ctx *ctx, const char *path, const
 		rc = cfa_plat_fsync(f);
 	if (fclose(f) != 0 && !rc)
 		rc = cfa_plat_write_errno();
+	/* A crash test may stop here: the new text is flushed under .tmp and
+	 * the old file is still whole. */
 	cfa_crash_point();
 	if (!rc)
 		rc = cfa_plat_rename(tmp, path);
+	/* A failed write leaves no .tmp behind, so that nothing half-written is
+	 * ever taken for the new file. */
 	if (rc)
 		cfa_plat_remove(tmp);
 	/* tmp's room is reused for the folder: path's own, shorter by ".tmp". */
 	memcpy(tmp, path, strlen(path) + 1);
+	/* The folder is flushed too: until it is, the rename itself may not
+	 * survive a power cut. */
 	if (!rc && (slash = strrchr(tmp, '/')) != NULL) {
 		*slash = '\0';
 		cfa_plat_sync_dir(tmp);
@@ -72,6 +80,8 @@ enum cfapkg_err cfa_write_json(struct cfapkg_ctx *ctx, const char *path, cJSON *
 	char *text = doc ? cJSON_Print(doc) : NULL;
 	enum cfapkg_err e;
 
+	/* doc is consumed either way, so that a caller may pass a builder's
+	 * result (NULL when it ran out of memory) straight in. */
 	cJSON_Delete(doc);
 	if (!text)
 		return cfa_nomem(ctx);

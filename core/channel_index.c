@@ -47,6 +47,8 @@ void cfa_key_id(const unsigned char pub[CFA_PUBKEY_LEN], char id[CFA_KEYID_LEN +
 	static const char digits[] = "0123456789abcdef";
 	size_t i;
 
+	/* A digest that fails gives an id of zeros, which no signature line
+	 * names: the key then matches nothing rather than something wrong. */
 	if (EVP_Digest(pub, CFA_PUBKEY_LEN, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != 32)
 		memset(md, 0, 32);
 	for (i = 0; i < CFA_KEYID_LEN / 2; i++) {
@@ -61,6 +63,8 @@ bool cfa_verify(const unsigned char pub[CFA_PUBKEY_LEN], const void *data, size_
 {
 	EVP_PKEY *key = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, pub, CFA_PUBKEY_LEN);
 	EVP_MD_CTX *md = key ? EVP_MD_CTX_new() : NULL;
+	/* No digest is named: Ed25519 hashes the message itself, in one
+	 * call. */
 	bool ok = md && EVP_DigestVerifyInit(md, NULL, NULL, NULL, key) == 1 &&
 	          EVP_DigestVerify(md, sig, CFA_SIG_LEN, data, len) == 1;
 
@@ -90,6 +94,8 @@ bool cfa_keys_add(struct cfa_keys *k, const unsigned char pub[CFA_PUBKEY_LEN])
 {
 	void *grown;
 
+	/* A key listed twice is kept once, so that the list counts distinct
+	 * keys. */
 	if (cfa_keys_has(k, pub))
 		return true;
 	if (!(grown = cfa_realloc(k->pub, (k->n + 1) * CFA_PUBKEY_LEN)))
@@ -107,6 +113,8 @@ static bool line_verifies(const char *line, size_t n, const char *payload, size_
 	unsigned char sig[CFA_SIG_LEN];
 	size_t i;
 
+	/* The whole shape is checked before anything is copied, so a line of
+	 * any other length is never read past its end. */
 	if (n != 8 + CFA_KEYID_LEN + 1 + CFA_SIG_B64_LEN || strncmp(line, "ed25519 ", 8) != 0 ||
 	    line[8 + CFA_KEYID_LEN] != ' ')
 		return false;
@@ -114,6 +122,8 @@ static bool line_verifies(const char *line, size_t n, const char *payload, size_
 	b64[CFA_SIG_B64_LEN] = '\0';
 	if (!cfa_b64_decode(b64, sig, sizeof(sig)))
 		return false;
+	/* The id only picks which keys to try; the signature is the proof, so a
+	 * matching id with a bad signature goes on to the next key. */
 	for (i = 0; i < trusted->n; i++) {
 		cfa_key_id(trusted->pub[i], id);
 		if (memcmp(id, line + 8, CFA_KEYID_LEN) == 0 &&
@@ -129,6 +139,8 @@ static bool line_verifies(const char *line, size_t n, const char *payload, size_
 static bool signed_by_trusted(const char *sigs, const char *payload, size_t len,
                               const struct cfa_keys *trusted, struct cfa_index *out)
 {
+	/* Any one line that verifies is enough: an index signed by an old key
+	 * and its successor stays readable on both sides of a rotation. */
 	while (*sigs) {
 		size_t n = strcspn(sigs, "\r\n");
 		if (line_verifies(sigs, n, payload, len, trusted, out))
@@ -171,6 +183,8 @@ static enum cfapkg_err read_header(struct cfapkg_ctx *ctx, const char *label,
 	const cJSON *exp = cJSON_GetObjectItemCaseSensitive(d, "expires");
 	const cJSON *keys = cJSON_GetObjectItemCaseSensitive(d, "keys");
 
+	/* A format this cfapkg does not know is refused whole: reading it as
+	 * format 1 could take a new field's absence for a meaning. */
 	if (!cJSON_IsObject(d) || !cJSON_IsNumber(fmt) || fmt->valuedouble != 1)
 		return bad(ctx, label, "not a format 1 channel index (a newer cfapkg may read it)");
 	if (!cJSON_IsString(name) || !name->valuestring[0])
@@ -200,6 +214,8 @@ enum cfapkg_err cfa_index_open(struct cfapkg_ctx *ctx, const char *label, const 
 	if (trusted && !signed_by_trusted(sigs, payload, len, trusted, out))
 		return bad(ctx, label, "no valid signature by a key this channel trusts (a damaged "
 		           "or forged index, or a key that was rotated without notice)");
+	/* Parsed only now, after the signature: nothing of a payload is looked
+	 * at before its bytes are known to be the channel's. */
 	if (!(out->doc = cJSON_ParseWithLength(payload, len)))
 		return bad(ctx, label, "signed, but not JSON");
 	if ((e = cfa_json_refuse_nul(ctx, label, payload, len, CFAPKG_E_INTEGRITY))) {

@@ -114,6 +114,8 @@ enum cfapkg_err cfa_fail(struct cfapkg_ctx *ctx, enum cfapkg_err err, const char
 	va_list ap;
 	int n;
 
+	/* The first failure's message is kept: it names the cause, and what
+	 * callers say on their way out would only bury it. */
 	if (ctx->err[0] != '\0')
 		return err;
 	va_start(ap, fmt);
@@ -175,6 +177,8 @@ enum cfapkg_err cfapkg_ctx_set_root(struct cfapkg_ctx *ctx, const char *dir)
 		e = (copy = cfa_strdup(dir)) ? CFAPKG_E_OK : cfa_nomem(ctx);
 	if (e)
 		return e;
+	/* The old root is let go only once the new one is had, so that a
+	 * failure leaves the context as it was. */
 	cfa_free(ctx->root);
 	ctx->root = copy;
 	return CFAPKG_E_OK;
@@ -263,9 +267,13 @@ void cfa_crash_point(void)
 		/* Tests only: a count of crash points; anything else turns it off. */
 		if (!s || !cfa_parse_u64(s, strlen(s), 1000000000, &parsed))
 			parsed = 0;
+		/* Only the first thread here sets the count (-2: off); a thread
+		 * that lost the race reads what the winner set. */
 		atomic_compare_exchange_strong(&left, &n, parsed > 0 ? (long)parsed : -2);
 		n = atomic_load(&left);
 	}
+	/* The point that takes the count from 1 to 0 kills; one already past it
+	 * never does. */
 	if (n > 0 && atomic_fetch_sub(&left, 1) == 1)
 		cfa_plat_kill_self();
 }
@@ -287,6 +295,8 @@ const struct cfapkg_recipe *cfapkg_recipe_find(const struct cfapkg_ctx *ctx, con
 	size_t lo = 0, hi = ctx->nrecipes;
 
 	while (lo < hi) {
+		/* In this form, not (lo + hi) / 2, so that the sum cannot
+		 * wrap. */
 		size_t mid = lo + (hi - lo) / 2;
 		int c = strcmp(ctx->recipes[mid]->name, name);
 		if (c == 0)

@@ -61,6 +61,8 @@ static enum rel_op parse_op(const char **s, const char *end)
 	           {"=", OP_EQ},  {"<", OP_LE},  {">", OP_GE}}; /* "<" ">": old spellings */
 	size_t i;
 
+	/* The two-character operators first, so that "<<" is never read as "<"
+	 * followed by a stray one. */
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 		size_t n = strlen(ops[i].text);
 		if ((size_t)(end - *s) >= n && memcmp(*s, ops[i].text, n) == 0) {
@@ -73,6 +75,8 @@ static enum rel_op parse_op(const char **s, const char *end)
 
 static bool copy_word(char *dst, size_t size, const char *s, size_t n)
 {
+	/* Too long is refused, not cut: a cut name could be another
+	 * package's. */
 	if (n == 0 || n >= size)
 		return false;
 	memcpy(dst, s, n);
@@ -167,6 +171,8 @@ static const struct cfa_deb_pkg *candidate(const struct walk *w, const struct re
 {
 	size_t i, j, n;
 
+	/* A package already in the set is preferred, so that two needs of one
+	 * name settle on one version whenever one version meets both. */
 	for (i = 0; i < w->out->n; i++)
 		if (meets(w->out->pkgs[i], r))
 			return w->out->pkgs[i];
@@ -261,6 +267,8 @@ static enum cfapkg_err clause(struct walk *w, const struct cfa_deb_pkg *by, cons
 			                (int)(end - s), s);
 		if (strcmp(r.name, w->floor) == 0)
 			return floor_rel(w, by, &r);
+		/* The first alternative that can be met is taken, as apt takes
+		 * it, even when a later one would cost nothing more. */
 		if ((p = candidate(w, &r)) != NULL)
 			return add(w, p);
 		if (bar == end)
@@ -282,6 +290,7 @@ static enum cfapkg_err follow(struct walk *w, const struct cfa_deb_pkg *p, const
 	for (end = s + strlen(s); s < end && !e; s = comma + 1) {
 		if (!(comma = memchr(s, ',', (size_t)(end - s))))
 			comma = end;
+		/* An empty clause (a trailing comma) asks for nothing. */
 		if (skip_space(s, comma) < comma)
 			e = clause(w, p, s, comma);
 	}
@@ -301,6 +310,8 @@ static enum cfapkg_err root(struct walk *w, const char *spec)
 	r.op = eq ? OP_EQ : OP_ANY;
 	{
 		const struct cfa_deb_pkg *p = candidate(w, &r);
+		/* A root must be a package of that very name: a provider of a
+		 * virtual name is not what was asked for. */
 		if (!p || strcmp(p->name, r.name) != 0)
 			return cfa_fail(w->ctx, CFAPKG_E_NOTFOUND, "no package %s%s%s in %s; apt-cache "
 			                "policy %s shows what the archive has", r.name, eq ? " " : "",
@@ -330,12 +341,17 @@ enum cfapkg_err cfa_deb_closure(struct cfapkg_ctx *ctx, const struct cfa_deb_ind
 		e = root(&w, roots[i]);
 	/* Breadth first: the list grows behind the cursor until it holds. */
 	for (i = 0; i < out->n && !e; i++) {
+		/* Pre-Depends are followed as Depends are: the set is unpacked,
+		 * never configured, so the two differ only in what apt would do
+		 * first. */
 		e = follow(&w, out->pkgs[i], out->pkgs[i]->pre_depends);
 		if (!e)
 			e = follow(&w, out->pkgs[i], out->pkgs[i]->depends);
 	}
 	if (e)
 		return e;
+	/* By name, so that the set does not depend on the order the walk met
+	 * its packages in. */
 	qsort(out->pkgs, out->n, sizeof(*out->pkgs), by_name);
 	return CFAPKG_E_OK;
 }
@@ -381,6 +397,8 @@ static bool pins_meet(const struct cfapkg_deb_pin *pins, size_t n, const char *f
 	return false;
 }
 
+/* The walk's rules, checked on a set already pinned: a recipe's set must still
+ * hold what each member depends on, whoever wrote it. */
 bool cfa_deb_pins_closed(const struct cfapkg_deb_pin *pins, size_t n, const char *floor_pkg,
                          char *floor, size_t flen, char *why, size_t wlen)
 {
@@ -410,6 +428,8 @@ bool cfa_deb_depends_each(const char *depends, bool (*fn)(const char *name, void
 	struct rel r;
 
 	for (end = s ? s + strlen(s) : s; s && s < end; s = sep + 1) {
+		/* Cut at '|' as well as ',', so that every alternative's name
+		 * is offered. */
 		sep = s + strcspn(s, ",|");
 		if (parse_rel(s, sep, &r) && !fn(r.name, arg))
 			return false;

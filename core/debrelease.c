@@ -57,6 +57,8 @@ static const char *signed_body(struct rel_reader *r, const char *text, size_t le
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
 		s = nl ? nl + 1 : end;
+		/* An empty line, or one that is only a "\r" (a file written on
+		 * Windows). */
 		if (n == 0 || (n == 1 && s[-2] == '\r'))
 			break;
 	}
@@ -67,6 +69,8 @@ static const char *signed_body(struct rel_reader *r, const char *text, size_t le
 		if ((size_t)(end - s) >= sizeof(SIG_HEAD) - 1 &&
 		    memcmp(s, SIG_HEAD, sizeof(SIG_HEAD) - 1) == 0)
 			break;
+		/* "- " starts a dash-escaped line: the escape goes, the line
+		 * stays, as a reader of the signed text sees it. */
 		if (sig - s >= 2 && s[0] == '-' && s[1] == ' ')
 			s += 2;
 		cfa_buf_add(&b, s, (size_t)(sig - s));
@@ -101,6 +105,8 @@ enum cfapkg_err cfa_deb_release_read(struct cfapkg_ctx *ctx, const char *label, 
 	 * never disagree on what a file lists. */
 	if (!cfa_release_parse(body, n, f, &why))
 		return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: not a Release file: %s", label, why);
+	/* A Release without its SHA256 list pins no index, which is all this
+	 * file is read for. */
 	if (!f->sha256.s)
 		return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: not a Release file: it lists no index "
 		                "(no SHA256 field)", label);

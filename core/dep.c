@@ -17,6 +17,8 @@ const char *cfa_op_text(enum cfa_op op)
 	return op_texts[op];
 }
 
+/* A name starts with a letter or digit, so that it is never taken for an option
+ * or the start of an operator. */
 static bool is_name_char(char c, bool first)
 {
 	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
@@ -24,6 +26,8 @@ static bool is_name_char(char c, bool first)
 	return !first && (c == '.' || c == '_' || c == '-' || c == '+');
 }
 
+/* A name ends at the first space or operator character, which no name may
+ * hold. */
 size_t cfapkg_spec_name_len(const char *spec)
 {
 	return strcspn(spec, " <>=!");
@@ -64,6 +68,8 @@ static bool parse_op(const char *s, size_t *i, enum cfa_op *op)
 	           {">", CFA_OP_GT},  {"<", CFA_OP_LT},  {"=", CFA_OP_EQ}};
 	size_t k;
 
+	/* The two-character operators are tried first, so that ">=" is never
+	 * read as ">" and then "="; a lone "=" is read as "==". */
 	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
 		size_t n = strlen(ops[k].text);
 		if (strncmp(s + *i, ops[k].text, n) == 0) {
@@ -90,6 +96,9 @@ static bool expand_wildcard(struct cfa_clause *c, const char *v, size_t n, const
 		*why = "a wildcard version must be plain numbers (==6.4.*)";
 		return false;
 	}
+	/* Both bounds take the lowest rank there is: the series' own
+	 * pre-releases are inside (2.3.0.dev1), the next series' are not
+	 * (2.4.0rc1). */
 	lo.rank = CFA_RANK_DEV;
 	c[0].op = CFA_OP_GE;
 	c[0].ver = lo;
@@ -105,6 +114,7 @@ static bool parse_clauses(const char *s, size_t i, struct cfa_clause *c, unsigne
 	for (;;) {
 		size_t start, end;
 		i = skip_space(s, i);
+		/* Room for two is asked, as a wildcard becomes two clauses. */
 		if (*n + 2 > CFA_RANGE_CLAUSES_MAX) {
 			*why = "too many clauses";
 			return false;
@@ -193,6 +203,8 @@ bool cfa_range_parse(struct cfa_arena *a, const char *text, struct cfa_range *r,
 	r->nclauses = n;
 	return true;
 nomem:
+	/* A NULL reason is how the caller tells running out of memory from a
+	 * constraint that does not parse. */
 	*why = NULL;
 	return false;
 }
@@ -241,6 +253,8 @@ bool cfa_in_list(const char *s, const char *const *list, size_t n)
 	return false;
 }
 
+/* An empty list means any: a dependency that names no OS or target applies on
+ * every machine. */
 bool cfa_dep_applies(const struct cfapkg_facts *f, const struct cfapkg_dep *d)
 {
 	return (d->nos == 0 || cfa_in_list(f->os, d->os, d->nos)) &&

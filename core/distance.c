@@ -19,6 +19,8 @@ unsigned cfa_edit_distance_part(const char *a, const char *b, bool part)
 
 	la = la > NORM_MAX ? NORM_MAX : la;
 	lb = lb > NORM_MAX ? NORM_MAX : lb;
+	/* For a part, starting anywhere in b costs nothing (the first row is
+	 * 0), and ending anywhere is the minimum over the last row below. */
 	for (j = 0; j <= lb; j++)
 		prev[j] = part ? 0 : (unsigned)j;
 	for (i = 1; i <= la; i++) {
@@ -28,6 +30,8 @@ unsigned cfa_edit_distance_part(const char *a, const char *b, bool part)
 			unsigned del = prev[j] + 1, ins = cur[j - 1] + 1;
 			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
 		}
+		/* Two rows are all the table needs: each row is made from the
+		 * one above. */
 		memcpy(prev, cur, (lb + 1) * sizeof(prev[0]));
 	}
 	best = prev[lb];

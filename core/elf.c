@@ -50,6 +50,8 @@ struct parse {
 	uint64_t strsz;
 };
 
+/* Little-endian whatever the host, as only ELFDATA2LSB files are read, and byte
+ * by byte, so that a field at an odd offset is no trap. */
 static uint16_t u16(const unsigned char *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);
@@ -74,6 +76,8 @@ static bool bad(struct parse *p, const char *why)
 /* len bytes at off, both inside the file. */
 static bool read_at(struct parse *p, uint64_t off, void *buf, size_t len)
 {
+	/* In this form, not off + len > size, so that an offset near the top of
+	 * the range cannot wrap round. */
 	if (off > p->size || len > p->size - off)
 		return bad(p, "a part of it lies past the end of the file");
 	if (!p->rd(p->arg, off, buf, len))
@@ -88,6 +92,9 @@ static bool addr_offset(struct parse *p, uint64_t addr, uint64_t *off)
 
 	for (i = 0; i < p->nloads; i++) {
 		const struct load *l = &p->loads[i];
+		/* Bytes past filesz are zero-filled memory with nothing
+		 * behind them in the file, so an address there has no offset
+		 * to read. */
 		if (addr >= l->vaddr && addr - l->vaddr < l->filesz) {
 			*off = addr - l->vaddr + l->offset;
 			return true;
@@ -111,6 +118,10 @@ static bool program_headers(struct parse *p, const unsigned char *eh)
 		if (!read_at(p, phoff + (uint64_t)i * phentsize, ph, sizeof(ph)))
 			return false;
 		type = u32(ph);
+		/* p_offset, p_vaddr and p_filesz lie at 8, 16 and 32.  Segments
+		 * past LOADS_MAX are not kept: an address only they hold then
+		 * fails to map, which refuses the file rather than writing past
+		 * the array. */
 		if (type == PT_LOAD && p->nloads < LOADS_MAX)
 			p->loads[p->nloads++] = (struct load){u64(ph + 16), u64(ph + 8), u64(ph + 32)};
 		else if (type == PT_DYNAMIC) {
@@ -182,11 +193,15 @@ static bool verdefs(struct parse *p, uint64_t addr, uint64_t count)
 		uint32_t next;
 		if (!read_at(p, off, vd, sizeof(vd)) || !read_at(p, off + u32(vd + 12), aux, sizeof(aux)))
 			return false;
+		/* vd_cnt (at 6) counts the names; the first, at vd_aux (12), is
+		 * the version's own. */
 		if (u16(vd + 6) && (name = dyn_str(p, u32(aux))) &&
 		    !add_name(p, &p->out->verdefs, &p->out->nverdefs, &cap, name))
 			return false;
 		if (p->why)
 			return false;
+		/* vd_next 0 ends the chain; count and NAMES_MAX bound it too,
+		 * so a chain that loops cannot run forever. */
 		if ((next = u32(vd + 16)) == 0)
 			break;
 		off += next;
@@ -209,6 +224,7 @@ static bool dynamic(struct parse *p)
 
 	if (!p->dyn_size)
 		return true; /* static: needs nothing */
+	/* Each entry is two 64-bit words, a tag and a value. */
 	if (p->dyn_size > DYN_MAX || p->dyn_size % 16)
 		return bad(p, "its dynamic section is not a list of entries");
 	n = p->dyn_size / 16;
@@ -233,6 +249,8 @@ static bool dynamic(struct parse *p)
 		else if (tag == DT_VERDEFNUM)
 			d.verdefnum = val;
 	}
+	/* Without a string table there are no names to read: the object asks
+	 * nothing of the loader by name. */
 	if (!d.has_strtab)
 		return true;
 	if (!read_strtab(p, d.strtab, d.strsz))
@@ -252,6 +270,8 @@ static bool dynamic(struct parse *p)
 	return !d.has_verdef || verdefs(p, d.verdef, d.verdefnum);
 }
 
+/* The machine's own library folders, multiarch ones first, as Debian, Ubuntu
+ * and Fedora lay them out. */
 const char *const cfa_elf_system_dirs[] = {
 	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
 	"/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib",
@@ -306,6 +326,8 @@ struct file_reader {
 static bool map_read(void *arg, uint64_t off, void *buf, size_t len)
 {
 	struct file_reader *f = arg;
+	/* A view must start at an aligned offset; only what is asked for is
+	 * mapped, so a gigabyte library costs a window, not its size. */
 	uint64_t base = off - off % CFA_MAP_ALIGN;
 	const unsigned char *view = cfa_plat_map_view(f->map, base, (size_t)(off - base) + len);
 

@@ -27,6 +27,8 @@ void cfapkg_facts_init_host(struct cfapkg_facts *f)
 static enum cfapkg_err set_copy(struct cfapkg_ctx *ctx, char *dst, size_t len, const char *key,
                                 const char *value)
 {
+	/* Too long is an error, never a cut value: a cut version or target
+	 * would be another one. */
 	if (!cfa_snprintf(dst, len, "%s", value))
 		return cfa_fail(ctx, CFAPKG_E_FACTS, "%s \"%s\" is too long", key, value);
 	return CFAPKG_E_OK;
@@ -39,6 +41,8 @@ static enum cfapkg_err add_runtime(struct cfapkg_ctx *ctx, struct cfapkg_facts *
 	unsigned i;
 
 	f->hip_runtimes_known = true;
+	/* "none" says there are none, which differs from not knowing: a plan
+	 * can then refuse what needs one, rather than assume one is there. */
 	if (strcmp(value, "none") == 0) {
 		f->nhip_runtimes = 0;
 		return CFAPKG_E_OK;
@@ -47,6 +51,7 @@ static enum cfapkg_err add_runtime(struct cfapkg_ctx *ctx, struct cfapkg_facts *
 		return cfa_fail(ctx, CFAPKG_E_FACTS,
 		                "hip-runtime \"%s\": give the HIP major version (6, 7) or none",
 		                value);
+	/* A runtime given twice is kept once. */
 	for (i = 0; i < f->nhip_runtimes; i++)
 		if (f->hip_runtimes[i] == major)
 			return CFAPKG_E_OK;
@@ -86,6 +91,9 @@ static enum cfapkg_err set_gpu(struct cfapkg_ctx *ctx, struct cfapkg_facts *f, c
 
 	if (e)
 		return e; /* detail set by the recipe loader */
+	/* A name that fits several targets, or none, is refused with what it
+	 * could mean: a plan for a guessed GPU would install the wrong
+	 * kernels. */
 	if (l.match != CFAPKG_GPU_FOUND)
 		return cfa_gpu_lookup_fail(ctx, value, &l);
 	return set_copy(ctx, f->gfx, sizeof(f->gfx), "gpu", l.gfx);
@@ -139,6 +147,8 @@ enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
 		return add_runtime(ctx, f, value);
 	if (strcmp(key, "hip-sdk") == 0)
 		return add_sdk(ctx, f, value);
+	/* The keys come from the caller's own tables (the front end's flags, a
+	 * facts file's members), so an unknown one is the caller's mistake. */
 	return cfa_fail(ctx, CFAPKG_E_USAGE, "unknown fact \"%s\"", key);
 }
 
@@ -174,6 +184,8 @@ static enum cfapkg_err load_list(struct cfa_jr *jr, const cJSON *root, const cha
 	/* An empty list is a known "none". */
 	if ((e = cfapkg_facts_set(jr->ctx, f, fact, "none")))
 		return e;
+	/* A number is taken as the whole number it is, so that 6 and "6" are
+	 * one runtime; one out of range is no version at all. */
 	cJSON_ArrayForEach(item, a)
 	{
 		const char *s = NULL;
@@ -205,6 +217,8 @@ static enum cfapkg_err parse_facts(struct cfa_jr *jr, const cJSON *obj, struct c
 		const char *s = NULL;
 		if ((e = cfa_jr_string(jr, obj, scalar[i], false, &s)))
 			return e;
+		/* An empty value is as if absent: the fact stays unknown rather
+		 * than being set to nothing. */
 		if (!s || !*s)
 			continue;
 		if (!lookup && strcmp(scalar[i], "gpu") == 0)
@@ -257,6 +271,8 @@ static const char *report_gpu(const cJSON *root)
 	const cJSON *sel = cJSON_GetObjectItemCaseSensitive(root, "selected");
 	const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(root, "gpus"), *g;
 
+	/* The override wins, as it did on that machine: it is what the kernels
+	 * there were looked up for. */
 	if (cJSON_IsString(over) && over->valuestring[0])
 		return over->valuestring;
 	/* Compared before the cast: a double past int's range does not

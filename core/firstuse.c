@@ -44,6 +44,9 @@ static enum cfapkg_err read_pin(struct cfa_jr *jr, const cJSON *o, void *elem, v
 	    (e = cfa_jr_string(jr, o, "format", false, &p->format)) ||
 	    (e = cfa_jr_string(jr, o, "recorded", true, &p->recorded)))
 		return e;
+	/* Every later download of the source is checked against this digest, so
+	 * it must be one: anything else would fail them all or compare as
+	 * nothing. */
 	if (!cfa_valid_sha256(p->sha256))
 		return cfa_jr_fail(jr, "sha256 must be 64 hex digits");
 	return CFAPKG_E_OK;
@@ -80,6 +83,8 @@ enum cfapkg_err cfa_first_use_read(struct cfapkg_ctx *ctx, struct cfa_arena *are
 	if ((e = cfa_json_read_file(ctx, file, CFAPKG_E_RECIPE, &doc)))
 		return e;
 	cfa_jr_init(&jr, ctx, arena, file, CFAPKG_E_RECIPE);
+	/* Only format 1 is known: a newer file is refused rather than
+	 * half-read, since a pin misread is a download trusted wrongly. */
 	if (!(e = cfa_jr_object(&jr, doc)) && !(e = cfa_jr_keys(&jr, doc, file_keys)) &&
 	    !(e = cfa_jr_int(&jr, doc, "format", 1, 1, true, &format)))
 		e = cfa_jr_array(&jr, doc, "pins", sizeof(**pins), false, read_pin, NULL,
@@ -107,6 +112,8 @@ static struct cfapkg_source *pin_source(struct cfapkg_ctx *ctx,
 	return NULL;
 }
 
+/* The questions are asked in apply_pin's order, so that the answer says why the
+ * pin was or was not applied. */
 const char *cfa_first_use_status(struct cfapkg_ctx *ctx, const struct cfapkg_first_use_pin *p)
 {
 	const struct cfapkg_source *s = pin_source(ctx, p);
@@ -141,6 +148,8 @@ static enum cfapkg_err apply_pin(struct cfapkg_ctx *ctx, const struct cfapkg_fir
 	cfa_free(text);
 	if (!s->provenance)
 		return cfa_nomem(ctx);
+	/* The pin's strings live in ctx's arena, as the recipes' do, so the
+	 * source may point at them for as long as the recipes are loaded. */
 	s->sha256 = p->sha256;
 	s->size = p->size;
 	s->unavailable = NULL;

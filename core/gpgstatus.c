@@ -28,6 +28,8 @@ static void split(const char *s, size_t len, struct words *out)
 	size_t i = 0;
 
 	out->count = 0;
+	/* Words past WORDS_MAX are dropped: nothing read here lies further than
+	 * VALIDSIG's eleventh. */
 	while (i < len && out->count < WORDS_MAX) {
 		while (i < len && s[i] == ' ')
 			i++;
@@ -72,6 +74,8 @@ static struct cfa_gpg_sig *new_sig(struct cfa_gpg_status *st)
 {
 	struct cfa_gpg_sig *s;
 
+	/* More signatures than are kept marks the status as overflowed, which
+	 * the verdict refuses: a file is never judged on only part of them. */
 	if (st->nsigs == CFA_GPG_SIGS_MAX) {
 		st->overflow = true;
 		return NULL;
@@ -126,6 +130,10 @@ static void validsig_line(struct cfa_gpg_status *st, const struct words *w)
 	struct cfa_gpg_sig *s = st->nsigs ? &st->sig[st->nsigs - 1] : NULL;
 	uint64_t algo = 0;
 
+	/* Taken only after a result that checked the signature: after BADSIG
+	 * or an error it would vouch for nothing.  The primary key's
+	 * fingerprint is the eleventh word; where it is missing, the signing
+	 * key's own stands in. */
 	if (!s || s->valid || s->state == CFA_SIG_NONE || s->state == CFA_SIG_BAD ||
 	    s->state == CFA_SIG_ERROR || s->state == CFA_SIG_NO_KEY)
 		return;
@@ -165,6 +173,8 @@ void cfa_gpg_status_parse(const char *text, size_t len, struct cfa_gpg_status *o
 		size_t end = nl ? (size_t)(nl - text) : len, n = end - pos;
 		if (n && text[pos + n - 1] == '\r')
 			n--;
+		/* Lines without the prefix are gpgv's messages for people:
+		 * never read. */
 		if (n > plen && memcmp(text + pos, PREFIX, plen) == 0)
 			status_line(out, text + pos + plen, n - plen);
 		pos = end + 1;
@@ -181,6 +191,8 @@ static bool same_hex(const char *a, const char *b)
 
 bool cfa_gpg_sig_by(const struct cfa_gpg_sig *s, const char *pin)
 {
+	/* A pin may name the signing subkey or its primary key; either one's
+	 * fingerprint counts. */
 	return (s->fpr[0] && same_hex(s->fpr, pin)) || (s->primary[0] && same_hex(s->primary, pin));
 }
 
@@ -188,11 +200,13 @@ bool cfa_gpg_sig_by(const struct cfa_gpg_sig *s, const char *pin)
  * (3) are refused, as apt refuses them. */
 static bool strong_hash(unsigned algo)
 {
+	/* 13 is a number OpenPGP leaves reserved, not a hash. */
 	return algo >= 8 && algo <= 14 && algo != 13;
 }
 
 static bool by(const struct cfa_gpg_sig *s, const char *pin)
 {
+	/* No pin: any key gpgv was given may sign. */
 	return !pin || cfa_gpg_sig_by(s, pin);
 }
 
@@ -252,6 +266,8 @@ enum cfa_gpg_verdict cfa_gpg_judge(const struct cfa_gpg_status *st, const char *
 	*which = -1;
 	if (st->nsigs == 0)
 		return CFA_GPG_UNSIGNED;
+	/* Exactly one signed text: a file with two could show one text to a
+	 * reader and have the other checked. */
 	if (st->plaintexts != 1 || st->overflow)
 		return CFA_GPG_NOT_ONE;
 	/* One bad signature is enough to refuse: the file was changed after

@@ -63,6 +63,8 @@ static bool normalize(const char *s, char *out, size_t cap)
 			;
 		if ((len = (size_t)(s - w)) == 0)
 			break;
+		/* Whole words only, so that a product whose name merely
+		 * contains the letters keeps them. */
 		if (word_is(w, len, "amd") || word_is(w, len, "radeon"))
 			continue;
 		if (n + len >= cap)
@@ -80,6 +82,8 @@ static bool parse_pci_text(const char *s, struct query *q)
 	size_t n = strlen(s);
 	uint64_t v, d, r;
 
+	/* Exactly VVVV:DDDD or VVVV:DDDD:RR: anything else is a name, looked up
+	 * as one. */
 	if ((n != 9 && n != 12) || s[4] != ':' || (n == 12 && s[9] != ':') ||
 	    !cfa_parse_hex(s, 4, 0xffff, &v) || !cfa_parse_hex(s + 5, 4, 0xffff, &d) ||
 	    (n == 12 && !cfa_parse_hex(s + 10, 2, 0xff, &r)))
@@ -136,6 +140,8 @@ static bool device_fits(const struct query *q, const struct cfapkg_gpu_device *d
 			return false;
 		if (q->revision < 0)
 			return true;
+		/* A revision asked for fits that revision's entry; when no
+		 * entry has it, the entry for every revision of the id. */
 		return q->exact ? d->revision == q->revision : d->revision < 0;
 	}
 	if (!normalize(d->name, norm, sizeof(norm)))
@@ -186,6 +192,9 @@ static void collect(const struct cfapkg_ctx *ctx, struct query *q, struct cfapkg
 		const struct cfapkg_gpu_device *d = &g->devices[i];
 		if (!device_fits(q, d))
 			continue;
+		/* Names that fit one target are one answer however many
+		 * products they are; a second target makes the text
+		 * ambiguous. */
 		if (gfx && strcmp(gfx, d->gfx) != 0)
 			several = true;
 		if (!gfx)
@@ -217,6 +226,8 @@ static unsigned long score(const char *mine, const char *key, bool name)
 	unsigned long whole = name ? cfa_edit_distance_part(mine, key, false) : 0;
 	unsigned long prefix = common_prefix(mine, key);
 
+	/* Weighted so that each measure only breaks the ties of the one before
+	 * it: names are far shorter than a thousand characters. */
 	return part * 1000000ul + whole * 1000ul + 999ul - (prefix > 999 ? 999 : prefix);
 }
 
@@ -224,6 +235,8 @@ static unsigned long score(const char *mine, const char *key, bool name)
 static void rank(struct cfapkg_gpu_lookup *out, unsigned long *scores,
                  const struct cfapkg_gpu_pick *p, unsigned long s)
 {
+	/* picks[0..npicks) stay sorted by score: a new one moves the worse ones
+	 * down, and past NEAREST the worst falls off. */
 	unsigned i = out->npicks;
 
 	if (i == NEAREST && s >= scores[NEAREST - 1])
@@ -282,6 +295,9 @@ static void nearest_devices(const struct cfapkg_ctx *ctx, const struct query *q,
 		else if (!normalize(d->name, key, sizeof(key)))
 			continue;
 		s = score(mine, key, name);
+		/* At most half the text may differ: anything further is another
+		 * GPU, not a slip of the keyboard.  A product already suggested
+		 * is not named twice. */
 		if (s / 1000000ul <= (slips ? slips : 1) && !seen_key(out, q, d))
 			rank(out, scores, &p, s);
 	}
@@ -311,6 +327,8 @@ enum cfapkg_err cfapkg_gpu_lookup(struct cfapkg_ctx *ctx, const char *text,
 	out->match = CFAPKG_GPU_UNKNOWN;
 	if (!ctx->loaded && (e = cfapkg_recipes_load(ctx)))
 		return e; /* detail set by the loader */
+	/* Text that names nothing ("AMD Radeon", or longer than any name) is
+	 * simply unknown, with nothing near it to suggest. */
 	if (!read_query(text, &q) || !q.norm[0])
 		return CFAPKG_E_OK;
 	if (q.kind == TEXT_TARGET) {
@@ -438,6 +456,8 @@ const struct cfapkg_gpu_device *cfapkg_gpu_device_find(struct cfapkg_ctx *ctx, u
 		const struct cfapkg_gpu_device *d = &ctx->gpus->devices[i];
 		if (d->vendor != vendor || d->device != device)
 			continue;
+		/* An entry for this very revision wins over one for every
+		 * revision of the id, wherever it stands in the table. */
 		if (d->revision == revision)
 			return d;
 		if (d->revision < 0 && !any)

@@ -81,6 +81,8 @@ static enum cfapkg_err parse_pci(struct cfa_jr *jr, const char *pci,
 {
 	uint64_t vendor, device;
 
+	/* Exactly VVVV:DDDD, as lspci -n prints it, so that an id is copied
+	 * from its output as it is. */
 	if (strlen(pci) != 9 || pci[4] != ':' || !cfa_parse_hex(pci, 4, 0xffff, &vendor) ||
 	    !cfa_parse_hex(pci + 5, 4, 0xffff, &device))
 		return cfa_jr_fail(jr, "pci must be VVVV:DDDD in hex (1002:7590)");
@@ -172,6 +174,8 @@ const struct cfapkg_gpu_target *cfa_gpus_target(const struct cfapkg_ctx *ctx, co
 {
 	size_t i;
 
+	/* NULL without a table too: callers take an unknown target for one with
+	 * no known needs, not for an error. */
 	if (!ctx->gpus)
 		return NULL;
 	for (i = 0; i < ctx->gpus->ntargets; i++)

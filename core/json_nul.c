@@ -67,6 +67,9 @@ static bool string_has_nul(const char **p, const char *end)
 	const char *s = *p;
 	bool nul = false;
 
+	/* Each escape is stepped over with what it escapes, so that "\\u0000"
+	 * (a backslash, then plain text) is not taken for the escape of a NUL;
+	 * the four zeros have no case to differ in. */
 	for (; s < end && *s != '"'; s++) {
 		if (*s == '\0')
 			nul = true;
@@ -105,6 +108,8 @@ static void punctuation(struct walk *w, char c)
 {
 	struct frame *top = w->n ? &w->f[w->n - 1] : NULL;
 
+	/* Only brackets and commas move the place: the text has parsed as JSON,
+	 * so anything else outside a string is a name, a number or a blank. */
 	if (c == '{' || c == '[')
 		open_frame(w, c == '{');
 	else if ((c == '}' || c == ']') && w->n)
@@ -132,6 +137,7 @@ static int find_nul(const char *text, size_t len, struct cfa_buf *where)
 		else
 			punctuation(&w, c);
 	}
+	/* A NUL outside any value, or at the top, has no path to name. */
 	if (found && !where->len)
 		cfa_buf_adds(where, "the document");
 	cfa_free(w.f);

@@ -26,6 +26,7 @@ static const char *folder(enum cfa_place place)
 		return "apt";
 	case CFA_FIRST_USE:
 		return "first-use.json";
+	/* Every other place is named above; the trash is the one left. */
 	default:
 		return "trash";
 	}
@@ -45,6 +46,8 @@ char *cfa_root_path(struct cfapkg_ctx *ctx, enum cfa_place place, const char *na
 		cfa_buf_printf(&b, "/%s", name);
 	if (!b.failed)
 		return b.data; /* the buffer's memory is the caller's now */
+	/* The length tells a path too long for the bound from running out of
+	 * memory, so that each gets its own message. */
 	len = strlen(ctx->root) + strlen(folder(place)) + (name ? strlen(name) + 1 : 0) + 1;
 	cfa_buf_fini(&b);
 	if (len <= (1u << 16))
@@ -90,12 +93,17 @@ char *cfa_store_name(const char *name, const char *version, const char *sha256)
 	cfa_buf_printf(&b, "%s-", name);
 	for (p = version; *p; p++) {
 		unsigned char c = (unsigned char)*p;
+		/* '@' is not a safe character itself, so an escape can never be
+		 * mistaken for a version's own text, and two versions never
+		 * share a name. */
 		char esc[3] = {'@', hex[c >> 4], hex[c & 15]};
 		if (name_safe(*p))
 			cfa_buf_add(&b, p, 1);
 		else
 			cfa_buf_add(&b, esc, 3);
 	}
+	/* Eight digits of the hash tell two builds of one version apart; the
+	 * whole hash is what each download is checked against. */
 	cfa_buf_printf(&b, "-%.8s", sha256);
 	if (!b.failed)
 		return b.data; /* the buffer's memory is the caller's now */

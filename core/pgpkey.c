@@ -20,6 +20,8 @@
 
 enum { TAG_SECRET_KEY = 5, TAG_PUBLIC_KEY = 6 };
 
+/* Always false, so that a check and its reason read as one return; a NULL
+ * reason means out of memory. */
 static bool refuse(const char **why, const char *reason)
 {
 	*why = reason;
@@ -40,6 +42,9 @@ static bool new_length(const unsigned char *p, size_t n, size_t off, struct pack
 	if (off + 1 >= n)
 		return refuse(why, "a packet header runs past the end");
 	o1 = p[off + 1];
+	/* One byte below 192, two from 192 to 223, and 255 then four; 224 to
+	 * 254 are partial lengths.  Each branch checks that its length bytes
+	 * are there before reading them, so a cut file never reads past n. */
 	if (o1 < 192) {
 		pk->body = off + 2, pk->len = o1;
 	} else if (o1 < 224) {
@@ -63,6 +68,8 @@ static bool old_length(const unsigned char *p, size_t n, size_t off, struct pack
 {
 	unsigned type = p[off] & 3, bytes = type == 0 ? 1 : type == 1 ? 2 : 4, i;
 
+	/* Bits 1-0: one, two or four length bytes, or 3 for a length the packet
+	 * does not give. */
 	if (type == 3)
 		return refuse(why, "a packet has an indeterminate length, which no key packet uses");
 	if (off + bytes >= n)
@@ -89,11 +96,15 @@ static bool packet_at(const unsigned char *p, size_t n, size_t off, struct packe
 		pk->tag = (p[off] >> 2) & 0x0f;
 		ok = old_length(p, n, off, pk, why);
 	}
+	/* Compared as len > n - body, not body + len > n, so that a huge length
+	 * cannot wrap round. */
 	if (ok && pk->len > n - pk->body)
 		return refuse(why, "a packet runs past the end of the file");
 	return ok;
 }
 
+/* Upper-case, as gpg prints fingerprints, so that one read off its output
+ * compares as it is. */
 static void to_hex(const unsigned char *md, size_t n, char *out)
 {
 	static const char digits[] = "0123456789ABCDEF";
@@ -120,6 +131,9 @@ static bool fingerprint(const unsigned char *b, size_t len, char out[CFA_PGP_FPR
 		return refuse(why, "a key is of an OpenPGP version other than 4, 5 or 6");
 	if (b[0] == 4 && len > 0xffff)
 		return refuse(why, "a version 4 key packet is longer than its format allows");
+	/* The packet's length goes into the hash as two bytes for version 4 and
+	 * four for the later ones; the head is what RFC 9580 puts before the
+	 * body. */
 	if (b[0] == 4) {
 		head[0] = 0x99, head[1] = (unsigned char)(len >> 8), head[2] = (unsigned char)len;
 		hlen = 3;
@@ -151,8 +165,13 @@ bool cfa_pgp_keys(const unsigned char *p, size_t n, struct cfa_pgp_key *keys, si
 	while (off < n) {
 		if (!packet_at(p, n, off, &pk, why))
 			return false;
+		/* A secret key is refused, never skipped: the file was exported
+		 * wrongly, and no secret material is to be kept in the root. */
 		if (pk.tag == TAG_SECRET_KEY)
 			return refuse(why, "it holds a secret key (export only the public key)");
+		/* Only a primary key starts a key.  User IDs, signatures and
+		 * subkeys after it are part of it, which is why its length runs
+		 * on below. */
 		if (pk.tag == TAG_PUBLIC_KEY) {
 			if (*nkeys == CFA_PGP_KEYS_MAX)
 				return refuse(why, "it holds more keys than cfapkg reads from one file");
@@ -173,6 +192,8 @@ bool cfa_pgp_fpr_valid(const char *s)
 {
 	size_t n = strlen(s), i;
 
+	/* 40 digits for a version 4 key's SHA-1, 64 for the SHA-256 of versions
+	 * 5 and 6; either case, as people copy them. */
 	if (n != 40 && n != 64)
 		return false;
 	for (i = 0; i < n; i++)
@@ -199,6 +220,8 @@ static bool take_line(const char **s, const char *end, const char **line, size_t
 	*line = *s;
 	*n = (size_t)((nl ? nl : end) - *s);
 	*s = nl ? nl + 1 : end;
+	/* Trailing blanks and a "\r" are dropped: armor copied from a web page
+	 * or a mail often carries them, and they are no part of the base64. */
 	while (*n && ((*line)[*n - 1] == '\r' || (*line)[*n - 1] == ' ' || (*line)[*n - 1] == '\t'))
 		(*n)--;
 	return true;
@@ -269,6 +292,8 @@ bool cfa_pgp_dearmor(const char *data, size_t len, unsigned char **out, size_t *
 
 	*out = NULL;
 	*why = NULL;
+	/* A binary key starts with a packet header, whose top bit is set; armor
+	 * is ASCII text.  A binary key is copied as it is. */
 	if (len && ((const unsigned char *)data)[0] & 0x80) {
 		if (!(r.out = cfa_malloc(len)))
 			return false;

@@ -73,6 +73,8 @@ static enum cfapkg_err check_lists(struct cfa_jr *jr, struct cfapkg_version *v)
 {
 	size_t i;
 
+	/* Architectures must be spelled as hosts name them (valid.c); OS names
+	 * and targets are checked where they are parsed. */
 	for (i = 0; i < v->narch; i++)
 		if (!cfa_valid_arch(v->arch[i]))
 			return cfa_jr_fail(jr, "arch \"%s\" is not x86_64, aarch64 or x86",
@@ -90,6 +92,8 @@ static bool asks_glibc(const struct cfapkg_version *v, const struct cfa_ver *flo
 		const struct cfa_range *r = v->requires[i].range;
 		if (strcmp(v->requires[i].name, "glibc") != 0)
 			continue;
+		/* Only a bound at the floor or above counts: "glibc >= 2.35"
+		 * would not check a need of 2.38. */
 		for (k = 0; k < r->nclauses; k++)
 			if ((r->clauses[k].op == CFA_OP_GE || r->clauses[k].op == CFA_OP_GT ||
 			     r->clauses[k].op == CFA_OP_EQ) &&
@@ -114,6 +118,8 @@ static enum cfapkg_err check_glibc_floor(struct cfa_jr *jr, const struct cfapkg_
 		    !cfa_deb_pins_closed(a->pins, a->npackages, "libc6", floor, sizeof(floor), why,
 		                         sizeof(why)) || !floor[0])
 			continue;
+		/* A Debian version may carry a revision ("2.38-1"); the
+		 * upstream part is what a glibc version is compared with. */
 		n = strspn(floor, "0123456789.");
 		if (cfa_ver_parse(floor, n, &need, NULL) && !asks_glibc(v, &need))
 			return cfa_jr_fail(jr, "its Debian packages need libc6 (>= %s): add \"glibc >= "
@@ -189,6 +195,9 @@ static enum cfapkg_err parse_versions(struct cfa_jr *jr, const cJSON *root,
 	                 &count);
 	if (e)
 		return e;
+	/* Sorted newest first, the order every caller expects; it also puts
+	 * equal versions side by side, so one pass finds a version given
+	 * twice. */
 	qsort(vs, count, sizeof(*vs), version_newest_first);
 	for (i = 1; i < count; i++)
 		if (cfa_ver_cmp(vs[i - 1].parsed, vs[i].parsed) == 0)
@@ -230,6 +239,9 @@ static enum cfapkg_err parse_upstream(struct cfa_jr *jr, const cJSON *root,
 	    (e = cfa_jr_string(jr, o, "releases", false, &r->upstream_releases)) ||
 	    (e = cfa_jr_string(jr, o, "tag", false, &r->upstream_tag)))
 		goto out;
+	/* Only a web address: 'recipe outdated' fetches it, and any other
+	 * scheme (file://) would read this machine's files on a recipe's
+	 * say-so. */
 	if (r->upstream_releases && strncmp(r->upstream_releases, "https://", 8) != 0 &&
 	    strncmp(r->upstream_releases, "http://", 7) != 0)
 		e = cfa_jr_fail(jr, "releases must start with https:// or http://");
@@ -246,7 +258,9 @@ static enum cfapkg_err parse_notes(struct cfa_jr *jr, const cJSON *root, struct 
 	                    (void **)&r->notes, &r->nnotes);
 }
 
-/* "dir/zluda.json" must hold the recipe named "zluda". */
+/* "dir/zluda.json" must hold the recipe named "zluda", so that the file a
+ * recipe is in can be told from its name and two files cannot both claim one
+ * name. */
 static bool name_matches_file(const char *file, const char *name)
 {
 	const char *base = file, *p;
@@ -270,6 +284,9 @@ static enum cfapkg_err parse_header(struct cfa_jr *jr, const cJSON *root, struct
 	if ((e = cfa_jr_object(jr, root)) || (e = cfa_jr_keys(jr, root, cfa_recipe_keys)) ||
 	    (e = cfa_jr_int(jr, root, "format", 1, 1000, true, &format)))
 		return e;
+	/* Any plausible number is read first, so that a newer recipe is told
+	 * which format this cfapkg reads rather than that its number is out of
+	 * range. */
 	if (format != CFA_RECIPE_FORMAT)
 		return cfa_jr_fail(jr, "format %lld is not supported (this cfapkg reads format %d)",
 		                   (long long)format, CFA_RECIPE_FORMAT);
@@ -289,6 +306,8 @@ static enum cfapkg_err parse_header(struct cfa_jr *jr, const cJSON *root, struct
 		                   r->name);
 	if (!kind_parse(kind, &r->kind))
 		return cfa_jr_fail(jr, "kind \"%s\" is not package, system, meta or user", kind);
+	/* A system part is found by what detection knows of the machine, so it
+	 * must name that fact; no other kind is judged by one. */
 	if ((r->kind == CFAPKG_KIND_SYSTEM) != (r->fact != NULL))
 		return cfa_jr_fail(jr, "\"fact\" is required for kind \"system\" and only there");
 	for (fk = facts_kinds; r->fact && *fk && strcmp(*fk, r->fact) != 0; fk++)

@@ -25,6 +25,8 @@ static bool in_dir(const char *file, const char *dir)
 	if (strncmp(file, dir, n) != 0)
 		return false;
 	sep = strspn(file + n, "/\\"); /* "dir/" given: the file is "dir//name.json" */
+	/* Only a direct child counts: recipes are read from a folder's own
+	 * *.json files, never from below it. */
 	return sep > 0 && file[n + sep] && !strpbrk(file + n + sep, "/\\");
 }
 
@@ -94,6 +96,9 @@ static int newest_strip(const struct cfapkg_version *v, const char *platform)
 
 	for (i = 0; i < v->nsources; i++) {
 		const struct cfapkg_source *s = &v->sources[i];
+		/* A set's or an APT source's archives are unpacked by rules of
+		 * their own; only a plain archive's strip carries over to a new
+		 * version. */
 		if (s->nartifacts || s->apt)
 			continue;
 		if (strcmp(s->platform, platform) == 0)
@@ -131,6 +136,8 @@ static enum cfapkg_err check_source(struct cfapkg_ctx *ctx, const struct cfapkg_
 	if (s->strip > STRIP_MAX)
 		return cfa_fail(ctx, CFAPKG_E_USAGE, "--strip %d: at most %d leading folders",
 		                s->strip, STRIP_MAX);
+	/* A strip not given is the newest version's: a project's archives
+	 * usually keep one layout from release to release. */
 	if (s->strip < 0)
 		s->strip = newest_strip(&r->versions[0], s->platform);
 	return CFAPKG_E_OK;
@@ -151,6 +158,8 @@ enum cfapkg_err cfapkg_recipe_check_version(struct cfapkg_ctx *ctx, const struct
 		return cfa_fail(ctx, CFAPKG_E_VERSION, "version \"%s\": %s", nv->version, why);
 	for (i = 0; i < r->nversions; i++) {
 		const char *had = r->versions[i].version;
+		/* Compared as versions, not as text: two spellings of one
+		 * version would otherwise be the same version twice. */
 		if (cfa_ver_cmp(&v, r->versions[i].parsed) != 0)
 			continue;
 		if (strcmp(had, nv->version) == 0)
@@ -169,9 +178,10 @@ enum cfapkg_err cfapkg_recipe_check_version(struct cfapkg_ctx *ctx, const struct
 	return CFAPKG_E_OK;
 }
 
-/* path.cfapkg-new, flushed, with path's permission bits, renamed over
- * path: a reader sees the old file or the new one, never a part.  0 or
- * errno-style. */
+/* path.cfapkg-new, flushed, with path's permission bits (which cfa_write_atomic
+ * would not keep: a recipe is the user's own file, in a folder of the user's),
+ * renamed over path: a reader sees the old file or the new one, never a part.
+ * 0 or errno-style. */
 static int write_atomic(const char *path, const char *text, size_t len)
 {
 	char *tmp = cfa_aprintf("%s.cfapkg-new", path);
@@ -204,6 +214,8 @@ static int write_atomic(const char *path, const char *text, size_t len)
  * *why (cfa_free). */
 static enum cfapkg_err reload(const char *file, const char *version, char **why)
 {
+	/* A context of its own, so that the file is read as a new run would
+	 * read it, untouched by what this one has loaded. */
 	struct cfapkg_ctx *check = cfapkg_ctx_new();
 	struct cfapkg_recipe *r = NULL;
 	enum cfapkg_err e;
@@ -245,6 +257,8 @@ enum cfapkg_err cfapkg_recipe_add_version(struct cfapkg_ctx *ctx, const struct c
 		             cfa_plat_strerror(rc));
 		goto out;
 	}
+	/* The old text was kept for this: a version that leaves the recipe
+	 * unable to load is taken out again, so the file never stays broken. */
 	if ((e = reload(r->file, nv->version, &why)) != CFAPKG_E_OK) {
 		rc = write_atomic(r->file, old, oldlen);
 		e = cfa_fail(ctx, e == CFAPKG_E_NOMEM ? e : CFAPKG_E_RECIPE, "%s; %s%s",

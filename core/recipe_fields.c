@@ -17,6 +17,8 @@ static enum cfapkg_err check_list(struct cfa_jr *jr, const char *key, const char
 
 	for (i = 0; i < n; i++) {
 		if (!ok(v[i])) {
+			/* The entry is named by its index, so that the message
+			 * points at it in the file. */
 			size_t mark = cfa_jr_push_key(jr, key);
 			enum cfapkg_err e;
 			cfa_jr_push_index(jr, i);
@@ -141,6 +143,7 @@ static enum cfapkg_err status_item(struct cfa_jr *jr, const cJSON *m, void *elem
 	struct cfapkg_gpu_status *st = elem;
 
 	(void)arg;
+	/* "*" stands for every target the version does not name. */
 	if (strcmp(m->string, "*") != 0 && !cfa_valid_gfx(m->string))
 		return cfa_jr_fail(jr, "a status key is a GPU target (gfx1200) or \"*\"");
 	if (!cJSON_IsString(m) || !cfa_status_parse(m->valuestring, &st->status))
@@ -167,6 +170,8 @@ static enum cfapkg_err layout_item(struct cfa_jr *jr, const cJSON *item, void *e
 	    (e = cfa_jr_string(jr, item, "path", true, &rule->path)) ||
 	    (e = cfa_jr_string(jr, item, "as", true, &rule->as)))
 		return e;
+	/* Both ends are checked: path is read from the store folder and as is
+	 * made in the view, and neither may reach outside its package. */
 	if (!cfa_safe_relative(rule->path) || !cfa_safe_relative(rule->as))
 		return cfa_jr_fail(jr, "paths must be relative and stay inside the package");
 	return CFAPKG_E_OK;
@@ -182,6 +187,9 @@ static bool valid_env_name(const char *s)
 {
 	size_t i;
 
+	/* Upper case, digits and '_': a lower-case name is another variable on
+	 * Linux and the same one on Windows, so one recipe would mean two
+	 * things. */
 	if (!((s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
 		return false;
 	for (i = 1; s[i]; i++)
@@ -225,6 +233,9 @@ enum cfapkg_err cfa_parse_runtime(struct cfa_jr *jr, const cJSON *ver, struct cf
 		}
 	if ((e = cfa_jr_strings(jr, o, "stage", &v->stage, &v->nstage)))
 		goto out;
+	/* Staging copies files beside a program, into one folder, so an entry
+	 * is a file name of the package's top folder or a "*.ext" pattern for
+	 * them. */
 	for (i = 0; i < v->nstage; i++)
 		if (!cfa_safe_relative(v->stage[i]) || strchr(v->stage[i], '/') ||
 		    strchr(v->stage[i] + 1, '*') || (v->stage[i][0] == '*' && v->stage[i][1] != '.')) {
@@ -252,6 +263,8 @@ static enum cfapkg_err user_file_item(struct cfa_jr *jr, const cJSON *item, void
 	    (e = cfa_jr_string(jr, item, "name", true, &uf->name)) ||
 	    (e = cfa_jr_string(jr, item, "sha256", true, &uf->sha256)))
 		return e;
+	/* The name becomes view/PART/NAME, so it may not climb out, name a
+	 * drive or stream, or hide. */
 	if (strpbrk(uf->name, "/\\:") || uf->name[0] == '.')
 		return cfa_jr_fail(jr, "name must be a plain file name");
 	return cfa_valid_sha256(uf->sha256) ? CFAPKG_E_OK

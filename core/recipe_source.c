@@ -50,6 +50,8 @@ static bool in_list(const char *s, const char *const *list)
 	return false;
 }
 
+/* Only the web: a file:// URL or any other scheme in a recipe would read the
+ * machine's own files on the recipe's say-so. */
 static bool web_url(const char *url)
 {
 	return strncmp(url, "https://", 8) == 0 || strncmp(url, "http://", 7) == 0;
@@ -136,6 +138,8 @@ static enum cfapkg_err parse_artifacts(struct cfa_jr *jr, const cJSON *o, struct
 	s->size = 0;
 	for (i = 0; i < s->nartifacts; i++)
 		s->size += s->artifacts[i].size;
+	/* The list was read as required and non-empty, so there is a first; the
+	 * set is named by its first archive's format. */
 	s->format = s->artifacts[0].format;
 	return CFAPKG_E_OK;
 }
@@ -151,6 +155,8 @@ static enum cfapkg_err check_packages(struct cfa_jr *jr, const struct cfapkg_apt
 		return cfa_jr_fail(jr, "packages must list at least one \"NAME=VERSION\"");
 	for (i = 0; i < a->npackages; i++) {
 		const char *eq = strchr(a->packages[i], '=');
+		/* A bare name is allowed: the pinned or signed index then
+		 * decides which .deb it is. */
 		if (!eq && cfa_deb_name_valid(a->packages[i], strlen(a->packages[i])))
 			continue;
 		if (!eq || !cfa_deb_name_valid(a->packages[i], (size_t)(eq - a->packages[i])) ||
@@ -180,11 +186,15 @@ static enum cfapkg_err parse_signed_by(struct cfa_jr *jr, const cJSON *apt,
 	if (a->key_fingerprint && !cfa_pgp_fpr_valid(a->key_fingerprint))
 		return cfa_jr_fail(jr, "fingerprint must be 40 or 64 hex digits, without spaces "
 		                   "(gpg --show-keys KEYFILE prints it)");
+	/* Exactly one of the two, so that there is one place the key comes
+	 * from. */
 	if (!a->key_url == !a->keyring)
 		return cfa_jr_fail(jr, "needs either url (with fingerprint) or keyring");
 	if (a->key_url && (!a->key_fingerprint || !web_url(a->key_url)))
 		return cfa_jr_fail(jr, "url must start with https:// or http:// and needs "
 		                   "fingerprint: the key is accepted only with that fingerprint");
+	/* Absolute, as apt's own: a relative path would name another file in
+	 * each folder cfapkg is run from. */
 	if (a->keyring && a->keyring[0] != '/')
 		return cfa_jr_fail(jr, "keyring must be an absolute path (as apt's signed-by: "
 		                   "/usr/share/keyrings/debian-archive-keyring.gpg)");
@@ -222,6 +232,8 @@ static enum cfapkg_err parse_pin(struct cfa_jr *jr, const cJSON *o, void *elem, 
 	if (!cfa_deb_version_valid(p->version))
 		return cfa_jr_fail(jr, "version \"%s\" is not a version as Debian spells it "
 		                   "(5.3.0+dfsg-2, 1:2.3-1)", p->version);
+	/* The file is joined to the repository's URL and to each mirror's, so
+	 * it may not climb out of them. */
 	if (!cfa_safe_relative(p->file))
 		return cfa_jr_fail(jr, "file must be a path inside the repository (pool/main/...)");
 	return CFAPKG_E_OK;
@@ -257,6 +269,8 @@ static enum cfapkg_err pins_to_artifacts(struct cfa_jr *jr, struct cfapkg_apt_so
 		names[i] = nv ? cfa_arena_strdup(jr->arena, nv) : NULL;
 		cfa_free(nv);
 		arts[i].url = join_url(jr, a->repository, p->file);
+		/* Each mirror serves the same file under its own base, so the
+		 * pin's hash holds wherever the bytes come from. */
 		for (k = 0; mirrors && k < a->nmirrors; k++)
 			if (!(mirrors[k] = join_url(jr, a->mirrors[k], p->file)))
 				mirrors = NULL;
@@ -294,6 +308,8 @@ static enum cfapkg_err parse_packages(struct cfa_jr *jr, const cJSON *o,
 	const cJSON *list = cJSON_GetObjectItemCaseSensitive(o, "packages");
 	enum cfapkg_err e;
 
+	/* The first entry decides the form: strings are looked up in an index,
+	 * objects are pins of their own. */
 	if (!cJSON_IsArray(list) || !cJSON_IsObject(cJSON_GetArrayItem(list, 0)))
 		return cfa_jr_strings(jr, o, "packages", &a->packages, &a->npackages);
 	if ((e = cfa_jr_array(jr, o, "packages", sizeof(*a->pins), true, parse_pin, NULL,
@@ -315,6 +331,7 @@ static enum cfapkg_err parse_apt(struct cfa_jr *jr, const cJSON *src, struct cfa
 		return cfa_nomem(jr->ctx);
 	memset(a, 0, sizeof(*a));
 	a->index_size = -1;
+	/* The default when the recipe names none: Debian's name for x86_64. */
 	a->arch = "amd64";
 	if ((e = cfa_jr_object(jr, o)) || (e = cfa_jr_keys(jr, o, cfa_apt_keys)) ||
 	    (e = cfa_jr_string(jr, o, "repository", true, &a->repository)) ||
@@ -349,6 +366,8 @@ static enum cfapkg_err parse_apt(struct cfa_jr *jr, const cJSON *src, struct cfa
 		return cfa_jr_fail(jr, "an APT source without index_sha256 and index_size (or "
 		                   "signed_by, or its packages pinned one by one) needs "
 		                   "\"unavailable\": the reason (and the command that records them)");
+	/* A recipe's own reason wins; on another system the source can still be
+	 * planned, only not installed. */
 	if (strcmp(cfa_plat_os(), "linux") != 0 && !s->unavailable)
 		s->unavailable = APT_LINUX_ONLY;
 	return CFAPKG_E_OK;
@@ -365,6 +384,9 @@ static enum cfapkg_err parse_single(struct cfa_jr *jr, const cJSON *o, struct cf
 	    (e = cfa_jr_string(jr, o, "format", true, &s->format)) ||
 	    (e = check_format(jr, s->format)) || (e = check_sha(jr, "sha256", s->sha256)))
 		return e;
+	/* A download that cannot be verified is never offered without its
+	 * reason: the user is told why it cannot be installed, not left to find
+	 * out. */
 	if ((!s->url || !s->sha256) && !s->unavailable)
 		return cfa_jr_fail(jr, "a source without url or sha256 needs \"unavailable\": "
 		                   "the reason it cannot be installed yet");
@@ -433,6 +455,8 @@ const char *cfapkg_format_from_url(const char *url)
 		{".txz", "tar.xz"},    {".tar.zst", "tar.zst"}, {".tzst", "tar.zst"},
 		{".tar.bz2", "tar.bz2"}, {".tbz2", "tar.bz2"}, {".tar", "tar"},
 		{".zip", "zip"},       {".7z", "7z"},         {".deb", "deb"}};
+	/* The query and fragment are no part of the file's name; its end is
+	 * compared without regard to case, as servers name files both ways. */
 	size_t n = strcspn(url, "?#"), i, k, m;
 
 	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {

@@ -38,6 +38,8 @@ static size_t skip_ws(const char *t, size_t i, size_t n)
 static size_t string_end(const char *t, size_t i, size_t n)
 {
 	for (i++; i < n; i++) {
+		/* A backslash takes the next character with it, so an escaped
+		 * quote never ends the string. */
 		if (t[i] == '\\')
 			i++;
 		else if (t[i] == '"')
@@ -59,6 +61,8 @@ static size_t value_end(const char *t, size_t i, size_t n)
 			i++;
 		return i;
 	}
+	/* Strings are stepped over whole, so that a bracket inside one is never
+	 * counted as nesting. */
 	for (; i < n; i++) {
 		if (t[i] == '"') {
 			size_t e = string_end(t, i, n);
@@ -85,6 +89,8 @@ static bool members(const char *t, size_t n, size_t o, struct member *m, size_t 
 		return true;
 	for (;;) {
 		struct member *k = &m[*count];
+		/* More members than MEMBERS_MAX is refused rather than written
+		 * past the array; a recipe's version has a dozen at most. */
 		if (i >= n || t[i] != '"' || *count == MEMBERS_MAX)
 			return false;
 		k->key.start = i;
@@ -106,6 +112,8 @@ static bool members(const char *t, size_t n, size_t o, struct member *m, size_t 
 	}
 }
 
+/* A key compared without its quotes: one written with escapes never equals a
+ * plain word, which no recipe key needs. */
 static bool text_is(const char *t, struct span s, const char *word)
 {
 	size_t n = strlen(word);
@@ -167,15 +175,21 @@ static void find_style(struct layout *l, size_t obj, size_t obj_end)
 	l->open = between(l->t, obj + 1, m[0].key.start);
 	l->kv = between(l->t, m[0].key.end, m[0].value.start);
 	l->close = between(l->t, m[l->nm - 1].value.end, obj_end - 1);
+	/* The separator between members is copied too; with one member there is
+	 * none to copy, so the plainest one. */
 	if (l->nm > 1)
 		l->msep = between(l->t, m[0].value.end, m[1].key.start);
 	else
 		l->msep = (struct piece){", ", 2};
 	l->multiline = memchr(l->open.s, '\n', l->open.n) != NULL;
+	/* The file's own line ends: a file written on Windows keeps "\r\n". */
 	l->nl = memchr(l->open.s, '\r', l->open.n) ? (struct piece){"\r\n", 2}
 	                                          : (struct piece){"\n", 1};
 	l->indent = after_newline(l->open);
 	closing = after_newline(l->close);
+	/* One level of indent is what the members have beyond the closing
+	 * brace; when that cannot be told, a tab or two spaces, after the
+	 * file's habit. */
 	if (l->indent.n > closing.n && memcmp(l->indent.s, closing.s, closing.n) == 0)
 		l->unit = (struct piece){l->indent.s + closing.n, l->indent.n - closing.n};
 	else
@@ -202,6 +216,8 @@ static bool find_layout(struct layout *l, size_t a, const char *newest)
 	size_t n = l->n, i = skip_ws(t, a + 1, n), end, k;
 	bool found = false;
 
+	/* Versions are kept newest first, so the new one goes before the
+	 * first. */
 	l->insert_at = i;
 	for (k = 0; i < n && t[i] != ']'; k++) {
 		if ((end = value_end(t, i, n)) == BAD)
@@ -232,6 +248,9 @@ static void add(struct cfa_buf *b, struct piece p)
 static void add_string(struct cfa_buf *b, const char *s)
 {
 	cfa_buf_adds(b, "\"");
+	/* Quotes, backslashes and control characters are escaped, as JSON
+	 * requires of a string; everything else, UTF-8 included, is copied as
+	 * it is. */
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\')
@@ -285,6 +304,8 @@ static void add_source(struct cfa_buf *b, const struct layout *l,
 	add_ws(b, l, 1, 2);
 	add_key(b, l, "format");
 	add_string(b, s->format);
+	/* strip is written only when it was given, so that a source that needs
+	 * none carries no line for it. */
 	if (s->strip >= 0) {
 		add_ws(b, l, 1, 2);
 		add_key(b, l, "strip");
@@ -334,6 +355,8 @@ static void add_version(struct cfa_buf *b, const struct layout *l,
 		const struct member *m = &l->m[i];
 		bool version = text_is(l->t, m->key, "version"), sources = text_is(l->t, m->key,
 		                                                                   "sources");
+		/* status and note are what was learnt of the newest build: a
+		 * new version starts without them, to be judged on its own. */
 		if (!version && !sources && !is_shape_key(l->t, m->key))
 			continue;
 		if (!first)
@@ -371,6 +394,8 @@ enum cfapkg_err cfa_recipe_text_insert(struct cfapkg_ctx *ctx, const char *file,
 		return cfa_fail(ctx, CFAPKG_E_RECIPE, "%s: the \"versions\" array or its version \"%s\" "
 		                "cannot be found in the text (the file changed since it was read?)",
 		                file, newest);
+	/* The new version adds far less than a MiB; the bound only stops a
+	 * runaway. */
 	cfa_buf_init(&b, len + (1u << 20));
 	cfa_buf_add(&b, text, l.insert_at);
 	add_version(&b, &l, nv);

@@ -26,6 +26,7 @@
 
 enum kind { NUMBER, SWITCH, TEXT, PATH };
 
+/* Kept sorted by name, the order cfapkg_settings_items lists them in. */
 static const struct key {
 	const char *name;
 	enum kind kind;
@@ -65,6 +66,8 @@ static int key_index(const char *name, size_t len)
 {
 	size_t i;
 
+	/* The length is compared first, so that a key is never matched by a
+	 * longer or shorter one that shares its start. */
 	for (i = 0; i < NKEYS; i++)
 		if (strlen(keys[i].name) == len && strncmp(keys[i].name, name, len) == 0)
 			return (int)i;
@@ -132,12 +135,16 @@ static enum cfapkg_err set(struct cfapkg_ctx *ctx, struct cfapkg_settings *s, si
 	}
 	memcpy(v, value, len);
 	v[len] = '\0';
+	/* Checked before anything is replaced: a bad value is an error, never a
+	 * way to unset what a weaker source set. */
 	if (!valid(&keys[k], v, &why)) {
 		enum cfapkg_err e = bad_value(ctx, from, &keys[k], v, why);
 		cfa_free(v);
 		cfa_free(f);
 		return e;
 	}
+	/* A stronger source replaces the value and where it came from together,
+	 * so that what is shown as the source is always the one that won. */
 	cfa_free(s->value[k]);
 	cfa_free(s->from[k]);
 	s->value[k] = v;
@@ -149,6 +156,7 @@ static const char *trim(const char *p, const char **end)
 {
 	while (p < *end && (*p == ' ' || *p == '\t'))
 		p++;
+	/* A "\r" at the end is a line of a file written on Windows. */
 	while (*end > p && ((*end)[-1] == ' ' || (*end)[-1] == '\t' || (*end)[-1] == '\r'))
 		(*end)--;
 	return p;
@@ -158,6 +166,8 @@ static enum cfapkg_err unknown_key(struct cfapkg_ctx *ctx, const char *where, co
                                    size_t len)
 {
 	const char *names[NKEYS];
+	/* Room for every key's name; a list that ever outgrew it would end in
+	 * "..." rather than run past it. */
 	char list[256] = "", typed[64], *like;
 	enum cfapkg_err e;
 	size_t i;
@@ -212,6 +222,8 @@ static enum cfapkg_err load_file(struct cfapkg_ctx *ctx, struct cfapkg_settings 
 	if ((e = cfa_read_file(ctx, s->files[i], &text, &len)))
 		return e;
 	s->found[i] = true;
+	/* A NUL would end the text early and hide the lines after it, so the
+	 * file is refused rather than read in part. */
 	if (strlen(text) != len)
 		e = cfa_fail(ctx, CFAPKG_E_USAGE, "%s: a NUL byte: not a settings file", s->files[i]);
 	/* A byte order mark, as Notepad writes, is no part of the first key. */
@@ -338,6 +350,8 @@ enum cfapkg_err cfapkg_settings_load(struct cfapkg_ctx *ctx, struct cfapkg_setti
 	*out = NULL;
 	if (!s)
 		return cfa_nomem(ctx);
+	/* The root's own file needs the root, so it is settled first
+	 * (CFAPKG_ROOT or the default). */
 	if (!ctx->root)
 		e = cfapkg_ctx_set_root(ctx, NULL);
 	if (!e)
@@ -346,6 +360,8 @@ enum cfapkg_err cfapkg_settings_load(struct cfapkg_ctx *ctx, struct cfapkg_setti
 		e = file_of(ctx, "CFAPKG_CONFIG", false, &s->files[1]);
 	if (!e && !(s->files[2] = cfa_aprintf("%s/cfapkg.conf", ctx->root)))
 		e = cfa_nomem(ctx);
+	/* The files weakest first, then the variables, which beat them all;
+	 * each later source replaces what an earlier one set. */
 	for (i = 0; i < 3 && !e; i++)
 		e = load_file(ctx, s, i);
 	if (!e)
@@ -377,6 +393,8 @@ bool cfapkg_setting_switch(const struct cfapkg_settings *s, const char *key)
 	const char *v = cfapkg_setting(s, key, NULL);
 	bool on = false;
 
+	/* A value that does not parse (which loading refuses anyway) reads as
+	 * off. */
 	return v && parse_switch(v, &on) && on;
 }
 

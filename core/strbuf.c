@@ -26,6 +26,7 @@ void cfa_buf_fini(struct cfa_buf *b)
 void cfa_buf_reset(struct cfa_buf *b)
 {
 	b->len = 0;
+	/* The failure goes too: a buffer reset is one starting over. */
 	b->failed = false;
 	if (b->data)
 		b->data[0] = '\0';
@@ -33,6 +34,8 @@ void cfa_buf_reset(struct cfa_buf *b)
 
 bool cfa_buf_add(struct cfa_buf *b, const char *s, size_t n)
 {
+	/* A failed buffer stays failed, so that a caller may add piece after
+	 * piece and test once at the end. */
 	if (b->failed)
 		return false;
 	/* The ceiling is checked before growing: input larger than the
@@ -41,6 +44,7 @@ bool cfa_buf_add(struct cfa_buf *b, const char *s, size_t n)
 		b->failed = true;
 		return false;
 	}
+	/* One byte more than the text, so that data is always a string. */
 	if (cfa_grow((void **)&b->data, &b->cap, b->len + n + 1, 1) != 0) {
 		b->failed = true;
 		return false;
@@ -92,6 +96,7 @@ bool cfa_buf_printf(struct cfa_buf *b, const char *fmt, ...)
 
 const char *cfa_buf_str(const struct cfa_buf *b)
 {
+	/* Never NULL: a buffer nothing was added to reads as empty text. */
 	return b->data ? b->data : "";
 }
 
@@ -102,6 +107,8 @@ bool cfa_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
 
 	if (len == 0)
 		return false;
+	/* Digits only, nothing else: no sign, blank or "0x", each of which
+	 * strtoull would quietly take. */
 	for (i = 0; i < len; i++) {
 		unsigned d;
 		if (s[i] < '0' || s[i] > '9')
@@ -163,6 +170,7 @@ char *cfa_vaprintf(const char *fmt, va_list ap)
 	char *out;
 	int n;
 
+	/* Copied first: one va_list cannot be walked twice. */
 	va_copy(again, ap);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	if (n < 0 || !(out = cfa_malloc((size_t)n + 1))) {

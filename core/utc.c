@@ -42,6 +42,9 @@ bool cfa_utc_parse(const char *s, int64_t *t)
 		return false;
 	y = digits_at(s, 4), mo = digits_at(s + 5, 2), d = digits_at(s + 8, 2);
 	h = digits_at(s + 11, 2), mi = digits_at(s + 14, 2), sec = digits_at(s + 17, 2);
+	/* Nothing cfapkg keeps is older than 1970, and the formatting below
+	 * counts only from there; 60 seconds is a leap second, which a clock
+	 * may print. */
 	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 ||
 	    mi > 59 || sec < 0 || sec > 60)
 		return false;
@@ -49,6 +52,8 @@ bool cfa_utc_parse(const char *s, int64_t *t)
 	return true;
 }
 
+/* The inverse of cfa_days_from_civil, for times from 1970 on: every time cfapkg
+ * keeps is one, and the remainders below would go negative before. */
 void cfa_utc_format(int64_t t, char buf[32])
 {
 	int64_t z = t / 86400 + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
@@ -74,6 +79,8 @@ void cfa_utc_now(char buf[32])
 	time_t t = time(NULL);
 	struct tm *tm = gmtime(&t);
 
+	/* A clock that cannot be read gives the epoch, which reads as long ago,
+	 * never as a time still to come. */
 	if (!tm || !strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", tm))
 		memcpy(buf, epoch, sizeof(epoch));
 }

@@ -8,6 +8,9 @@
 
 #include "core/recipe.h"
 
+/* The names cfapkg itself gives hosts (cfa_plat_os, cfa_plat_arch): a recipe
+ * that spells one otherwise would name no machine, so it is refused rather than
+ * left never to match. */
 static const char *const os_names[] = {"windows", "linux", NULL};
 static const char *const arch_names[] = {"x86_64", "aarch64", "x86", NULL};
 
@@ -33,6 +36,8 @@ bool cfa_valid_gfx(const char *s)
 {
 	size_t i, n = strlen(s);
 
+	/* "gfx" and three to five hex digits (gfx900, gfx90a, gfx1100),
+	 * lower-case only, so that one target has one spelling to compare. */
 	if (n < 6 || n > 8 || strncmp(s, "gfx", 3) != 0)
 		return false;
 	for (i = 3; i < n; i++)
@@ -73,10 +78,14 @@ bool cfa_safe_relative(const char *p)
 {
 	const char *seg = p;
 
+	/* A colon anywhere is refused: on Windows it names a drive ("C:x") or a
+	 * file's hidden stream ("f:s"), either of which leaves the package. */
 	if (!*p || *p == '/' || *p == '\\' || strchr(p, ':'))
 		return false;
 	while (*seg) {
 		size_t n = strcspn(seg, "/\\");
+		/* Only a whole ".." segment climbs; "..a" or "a.." is a
+		 * name. */
 		if (n == 2 && seg[0] == '.' && seg[1] == '.')
 			return false;
 		seg += n;

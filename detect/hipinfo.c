@@ -9,6 +9,8 @@
 #include "core/strbuf.h"
 #include "detect/detect.h"
 
+/* The tool pads its labels on the left to line them up, so a label is found
+ * after the blanks. */
 static const char *skip_blanks(const char *p)
 {
 	while (*p == ' ' || *p == '\t')
@@ -65,8 +67,10 @@ size_t cfa_hipinfo_parse(const char *text, struct cfa_hipinfo_device *out, size_
 		size_t len = eol ? (size_t)(eol - line) : strlen(line), vlen;
 		p = eol ? eol + 1 : NULL;
 		if (strncmp(line, "device#", 7) == 0) {
-			/* "device#  0" starts a block (no colon on this line);
-			 * blocks past max are counted, not written. */
+			/* "device#  0" starts a block (no colon on this line).
+			 * Past max a block is still read through, only not
+			 * kept, so that its lines are never taken for the last
+			 * kept device's; every block is counted. */
 			cur = n < max ? &out[n] : NULL;
 			n++;
 			if (cur)
@@ -78,8 +82,12 @@ size_t cfa_hipinfo_parse(const char *text, struct cfa_hipinfo_device *out, size_
 			continue;
 		val = skip_blanks(colon + 1);
 		vlen = len - (size_t)(val - line);
+		/* A Windows tool ends its lines in "\r\n"; the "\r" is no part
+		 * of a value. */
 		while (vlen && (val[vlen - 1] == '\r' || val[vlen - 1] == ' '))
 			vlen--;
+		/* Lines before the first block (the tool's own header) belong
+		 * to no device. */
 		if (!cur) {
 			continue;
 		} else if (strncmp(line, "Name:", 5) == 0) {

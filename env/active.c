@@ -37,6 +37,9 @@ void cfa_env_link_current(const char *envdir, unsigned gen)
 	cfa_free(link);
 }
 
+/* The generation the link names, read back from the link itself.  Anything else
+ * (no link, a target that is not a generation number) is 0, so that the caller
+ * relinks rather than trusts it. */
 unsigned cfa_env_linked(const char *envdir)
 {
 	char *link = link_path(envdir), *name = NULL;
@@ -54,6 +57,9 @@ void cfa_env_relink(struct cfapkg_ctx *ctx, const char *env, const char *envdir)
 {
 	unsigned cur = 0;
 
+	/* A current generation that cannot be read is left for the next run; an
+	 * environment with none has nothing to link to, and a link that already
+	 * agrees is left alone, so recovery writes nothing then. */
 	if (cfapkg_env_current(ctx, env, &cur) != CFAPKG_E_OK)
 		cfapkg_ctx_clear_error(ctx); /* recovery goes on with the next environment */
 	else if (cur && cfa_env_linked(envdir) != cur)
@@ -71,6 +77,9 @@ enum cfapkg_err cfa_env_program_dir(struct cfapkg_ctx *ctx, const char *env, uns
 	*stable = false;
 	if ((e = cfa_env_dir(ctx, env, &envdir)) || (e = cfapkg_env_current(ctx, env, &cur)))
 		goto out;
+	/* The stable path is given only for the current generation, and only
+	 * when the link names it: given for another generation, a program would
+	 * run the current one's files instead of gen's. */
 	*stable = gen == cur && cfa_env_linked(envdir) == gen;
 	if (*stable)
 		e = cfa_path(ctx, out, "%s/%s", envdir, CFA_ENV_ACTIVE);

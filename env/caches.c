@@ -54,6 +54,8 @@ static const struct cache_def defs[] = {
 	 "comgr"},
 };
 
+/* The host's own separator: these paths are shown to people who go and look for
+ * the folders, so they are written the way the host writes paths. */
 static char sep(void)
 {
 	return strcmp(cfa_plat_os(), "windows") == 0 ? '\\' : '/';
@@ -86,6 +88,8 @@ static char *default_path(const struct cache_def *d, const char *base)
 		out = cfa_aprintf("%s%c%.*s%s%s", base, sep(), (int)(mark - d->rel), d->rel, user,
 		                  mark + strlen("{user}"));
 	cfa_free(user);
+	/* Only rel's part is rewritten: the base comes from the platform
+	 * already in the host's form. */
 	for (p = out ? out + strlen(base) : NULL; p && *p; p++)
 		if (*p == '/')
 			*p = sep();
@@ -100,6 +104,10 @@ struct tally {
 	uint64_t folders;          /* the store's: folders counted at the top */
 };
 
+/* Adds one entry of t->dir to the count.  Only real folders are entered, never
+ * a link to one: what a link points at is not the cache's own, and a loop of
+ * links would never end.  It always answers 0, so one entry that cannot be read
+ * does not end the walk; only running out of memory is kept, in failed. */
 static int tally_entry(const char *name, void *arg)
 {
 	struct tally *t = arg, inner;
@@ -134,6 +142,7 @@ static enum cfapkg_err locate(struct cfapkg_ctx *ctx, const struct cache_def *d,
 	bool nomem;
 	int rc;
 
+	/* A variable set but empty names no folder, so the default stands. */
 	if (d->var && cfa_plat_getenv_dup(d->var, &moved) == 0 && *moved) {
 		c->set_by = d->var;
 		c->path = cfa_strdup(moved);
@@ -142,6 +151,8 @@ static enum cfapkg_err locate(struct cfapkg_ctx *ctx, const struct cache_def *d,
 		c->path = default_path(d, base);
 		nomem = !c->path;
 	} else {
+		/* A base folder that is not known here leaves c->path NULL: the
+		 * cache is then shown as not found, which is not an error. */
 		nomem = rc == ENOMEM;
 	}
 	free(moved); /* the platform's text is malloc'd */
@@ -158,6 +169,7 @@ static enum cfapkg_err look(struct cfapkg_ctx *ctx, const struct cache_def *d,
 
 	c->name = d->name;
 	c->what = d->what;
+	/* A cache that is not there is shown as absent with nothing counted. */
 	if ((e = locate(ctx, d, c)) || !c->path || !(c->present = cfa_plat_is_dir(c->path)))
 		return e;
 	t.dir = c->path;
@@ -176,6 +188,8 @@ void cfapkg_stack_caches_free(struct cfapkg_stack_cache *c, size_t n)
 	cfa_free(c);
 }
 
+/* Only the definitions for this system are looked at, so *n counts the entries
+ * filled in, which is also what a failure part way frees. */
 enum cfapkg_err cfapkg_stack_caches(struct cfapkg_ctx *ctx, struct cfapkg_stack_cache **out,
                                     size_t *n)
 {
@@ -204,12 +218,16 @@ static bool too_broad(const char *path)
 {
 	static const enum cfa_user_dir bases[] = {CFA_USER_HOME, CFA_USER_CACHE, CFA_USER_TEMP};
 	size_t n = strlen(path), i;
+	/* Three characters or fewer is a root or a drive ("/", "C:", "C:\"). */
 	bool broad = n <= 3;
 
 	while (n > 1 && (path[n - 1] == '/' || path[n - 1] == '\\'))
 		n--;
 	for (i = 0; i < sizeof(bases) / sizeof(bases[0]) && !broad; i++) {
 		char *base = NULL;
+		/* path is the base folder or one above it when the base starts
+		 * with it and goes on, if at all, with a separator (so
+		 * "/home/al" is not above "/home/alice"). */
 		if (cfa_plat_user_dir(bases[i], &base) == 0)
 			broad = strncmp(base, path, n) == 0 &&
 			        (base[n] == '\0' || base[n] == '/' || base[n] == '\\');
@@ -225,6 +243,9 @@ enum cfapkg_err cfapkg_stack_cache_remove(struct cfapkg_ctx *ctx,
 
 	if (!c->path || !cfa_plat_is_dir(c->path))
 		return CFAPKG_E_OK;
+	/* The check is made on the very path that would be removed: a variable
+	 * pointed at the home folder by mistake would otherwise have it
+	 * emptied. */
 	if (too_broad(c->path))
 		return cfa_fail(ctx, CFAPKG_E_USAGE, "%s: not removed as %s: it is a home, cache or "
 		                "temporary folder itself (%s names it); point %s at the cache's own "
@@ -262,6 +283,9 @@ static int count_download(const char *name, void *arg)
 		d->failed = true;
 		return 0;
 	}
+	/* A NAME.part and its NAME.part.meta are one interrupted download: both
+	 * are counted in part_bytes, and only the .part as a part; every other
+	 * file is a finished artifact. */
 	if (cfa_plat_regular_file(path, &size, &mode)) {
 		bool part = ends_with(name, ".part"), meta = ends_with(name, ".part.meta");
 		uint64_t bytes = size > 0 ? (uint64_t)size : 0;
@@ -304,6 +328,8 @@ static int count_store_folder(const char *name, void *arg)
 	return tally_entry(name, t);
 }
 
+/* A store that is not there yet counts as empty: the listing then calls no one
+ * and every total stays 0. */
 enum cfapkg_err cfapkg_store_info(struct cfapkg_ctx *ctx, struct cfapkg_store_info *out)
 {
 	char *dir = cfa_root_path(ctx, CFA_STORE, NULL);

@@ -69,6 +69,8 @@ enum cfapkg_err cfa_env_dir(struct cfapkg_ctx *ctx, const char *env, char **out)
 	return *out ? CFAPKG_E_OK : ctx->err_code;
 }
 
+/* The number is not checked against what exists: a caller that needs an
+ * existing generation looks for its lock.json (marks.c, existing_gen). */
 enum cfapkg_err cfa_gen_dir(struct cfapkg_ctx *ctx, const char *env, unsigned gen, char **out)
 {
 	char *dir;
@@ -192,6 +194,10 @@ enum cfapkg_err cfa_trash(struct cfapkg_ctx *ctx, const char *path)
 		e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot move it out of the way (is a program "
 		             "using it?)", path);
 	if (!e) {
+		/* The rename is flushed before the slow delete starts, so that
+		 * after a crash the folder is found in the trash, where
+		 * recovery looks, and not back under its old name
+		 * half-deleted. */
 		cfa_plat_sync_dir(trash);
 		cfa_crash_point();
 		cfa_plat_remove_tree(dst); /* what is left here, recovery removes */
@@ -208,6 +214,8 @@ bool cfapkg_env_exists(struct cfapkg_ctx *ctx, const char *env)
 	char *dir;
 	bool there;
 
+	/* A name that is not valid names no environment: that is an answer, not
+	 * an error, so the reason is dropped. */
 	if (cfa_env_dir(ctx, env, &dir)) {
 		cfapkg_ctx_clear_error(ctx);
 		return false;
@@ -222,6 +230,9 @@ enum cfapkg_err cfapkg_env_create(struct cfapkg_ctx *ctx, const char *env)
 	char *dir;
 	enum cfapkg_err e = cfa_env_dir(ctx, env, &dir);
 
+	/* The general check comes first (cfa_env_dir); the Windows rules apply
+	 * only to new names, so that an existing environment is never locked
+	 * out. */
 	if (e || (e = check_new_name(ctx, env))) {
 		cfa_free(dir);
 		return e;
@@ -327,6 +338,8 @@ enum cfapkg_err cfapkg_env_list(struct cfapkg_ctx *ctx, char ***names, size_t *n
 		add_name(CFAPKG_DEFAULT_ENV, &l);
 	if (l.failed || !(*names = pack_names(&l)))
 		return cfa_nomem(ctx);
+	/* Sorted because a listing comes in no set order: every front end shows
+	 * the environments alike, and the default one among them by name. */
 	qsort(*names, l.n, sizeof(char *), by_name);
 	*n = l.n;
 	return CFAPKG_E_OK;
@@ -356,8 +369,13 @@ enum cfapkg_err cfapkg_env_current(struct cfapkg_ctx *ctx, const char *env, unsi
 	/* A number and a newline; anything longer does not parse below. */
 	len = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
+	/* A file edited by hand on Windows may end in "\r\n"; either end is
+	 * dropped. */
 	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
 		len--;
+	/* 0 is never a generation: a 'current' that says 0 is damage, not
+	 * "nothing installed", and the bound keeps the number in an
+	 * unsigned. */
 	if (!cfa_parse_u64(text, len, 1000000000u, &v) || v == 0)
 		e = cfa_fail(ctx, CFAPKG_E_LOCKFILE, "%s: does not hold a generation number; "
 		             "'cfapkg rollback --env %s --to N' sets it again", path, env);
@@ -455,6 +473,8 @@ static enum cfapkg_err write_pins(struct cfapkg_ctx *ctx, const char *env, char 
 	if (add)
 		cfa_json_append_string(&jb, a, add);
 	a = cfa_json_finish(&jb, a);
+	/* The environment's folder may not exist yet: the default environment
+	 * can be pinned before anything is installed into it. */
 	if (!(e = pins_path(ctx, env, &path, &dir)))
 		e = cfa_make_dir(ctx, dir);
 	if (e)
@@ -531,6 +551,8 @@ enum cfapkg_err cfapkg_env_pin(struct cfapkg_ctx *ctx, const char *env, const ch
 	 * refused without reading them. */
 	if (!e && !(e = cfapkg_recipes_load(ctx)))
 		e = check_pin(ctx, spec, &r);
+	/* An earlier pin of the same name is replaced, not kept beside the new
+	 * one: there is one pin per name. */
 	if (!e && !(e = cfapkg_env_pins(ctx, env, &pins, &n)))
 		e = write_pins(ctx, env, pins, r.name, spec);
 	cfa_free(pins);

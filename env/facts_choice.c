@@ -12,6 +12,8 @@
 #include "core/mem.h"
 #include "env/env.h"
 
+/* Whether the caller sets key by hand: such a fact is never dropped or replaced
+ * by what was detected. */
 static bool sets(const struct cfapkg_facts_request *req, const char *key)
 {
 	size_t i;
@@ -54,10 +56,14 @@ static enum cfapkg_err detect_here(struct cfapkg_ctx *ctx, const struct cfapkg_f
 {
 	enum cfapkg_err e;
 
+	/* Read before detecting, so that the generation's facts are at hand
+	 * whichever way detection goes. */
 	remembered(ctx, req, c);
 	if ((e = cfapkg_detect(ctx, req->gpu_index, &c->machine)))
 		return e;
 	c->detected = true;
+	/* A GPU found here wins over the remembered machine: the plan is for
+	 * where it runs unless told otherwise. */
 	if (c->machine.selected >= 0) {
 		cfapkg_machine_facts(&c->machine, &c->facts);
 		return CFAPKG_E_OK;
@@ -81,6 +87,8 @@ static void other_os(const struct cfapkg_facts_request *req, struct cfapkg_facts
 	bool runtimes = !sets(req, "hip-runtime") && f->hip_runtimes_known;
 	bool sdks = !sets(req, "hip-sdk") && f->hip_sdks_known;
 
+	/* Nothing to do unless the machine was detected, another OS was named,
+	 * and there is something detected left to drop. */
 	if (!c->detected || strcmp(f->os, c->machine.os) == 0 || !(driver || runtimes || sdks))
 		return;
 	c->other_os = true;
@@ -108,11 +116,15 @@ enum cfapkg_err cfapkg_facts_choose(struct cfapkg_ctx *ctx, const struct cfapkg_
 
 	cfapkg_facts_choice_clear(c);
 	c->from = req->file || sets(req, "gpu") ? CFAPKG_FACTS_DESCRIBED : CFAPKG_FACTS_DETECTED;
+	/* The facts start as this host's OS and architecture, so that a
+	 * description that leaves them out is a machine of this kind. */
 	cfapkg_facts_init_host(&c->facts);
 	if (c->from == CFAPKG_FACTS_DETECTED && (e = detect_here(ctx, req, c)))
 		return e;
 	if (req->file && (e = cfapkg_facts_load(ctx, &c->facts, req->file)))
 		return e;
+	/* In the caller's order, so that a fact set twice keeps its last
+	 * value. */
 	for (i = 0; i < req->nkeys; i++)
 		if ((e = cfapkg_facts_set(ctx, &c->facts, req->keys[i], req->values[i])))
 			return e;

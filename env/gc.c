@@ -65,6 +65,9 @@ static int remove_matching(const char *name, void *arg)
 		return 0;
 	if (!(path = walk_path(w, w->dir, name)))
 		return 0;
+	/* What cannot be removed now (a file held open) stays for the next
+	 * recovery, uncounted: recovery never fails on what it could not
+	 * tidy. */
 	if (cfa_plat_is_dir(path) ? cfa_plat_remove_tree(path) == 0 : cfa_plat_remove(path) == 0)
 		w->count++;
 	cfa_free(path);
@@ -86,6 +89,8 @@ static int recover_old(const char *name, void *arg)
 		if (cfa_plat_is_dir(final) ? cfa_plat_remove_tree(old) == 0
 		                           : cfa_plat_rename(old, final) == 0)
 			w->count++;
+		/* Flushed at once: the name put back must survive a power cut
+		 * before the next writer runs. */
 		cfa_plat_sync_dir(w->dir);
 	}
 	cfa_free(final);
@@ -117,9 +122,13 @@ static int recover_meta(const char *name, void *arg)
 /* A file being replaced inside a generation (its "good" mark). */
 static int recover_gen(const char *name, void *arg)
 {
+	/* "\x01" is a prefix no file name has, so only the ".tmp" files match:
+	 * the generation's own files stay. */
 	struct walk *w = arg, inner = {w->ctx, NULL, "\x01", ".tmp", 0, false};
 	char *dir;
 
+	/* Only numbered folders are generations; the hidden .new-N ones were
+	 * removed whole before this listing. */
 	if (name[0] < '1' || name[0] > '9' || !(dir = walk_path(w, w->dir, name)))
 		return 0;
 	if (cfa_plat_is_dir(dir)) {
@@ -140,10 +149,13 @@ static int recover_env(const char *name, void *arg)
 	if (!dir)
 		return 0;
 	inner.dir = dir;
+	/* First the half-made generations (.new-N) and unrenamed files, then
+	 * the files being replaced inside each finished generation. */
 	cfa_plat_list_dir(dir, remove_matching, &inner);
 	cfa_plat_list_dir(dir, recover_gen, &inner);
 	/* A kill between switching 'current' and the link leaves the link
-	 * behind: it follows 'current' again. */
+	 * behind: it follows 'current' again.  A hidden entry of envs/ is not
+	 * an environment, so it has no link to put right. */
 	if (name[0] != '.')
 		cfa_env_relink(w->ctx, name, dir);
 	w->count += inner.count;
@@ -220,8 +232,13 @@ enum cfapkg_err cfapkg_recover(struct cfapkg_ctx *ctx, unsigned *cleaned)
 	enum cfapkg_err e;
 
 	*cleaned = 0;
+	/* The trash holds only what was already on its way out, so all of it
+	 * goes. */
 	if ((e = walk_place(&w, CFA_TRASH, remove_matching)))
 		return e;
+	/* Set-aside store folders are put back before the staging folders go:
+	 * when a kill came between the two renames of a repair, .old-NAME is
+	 * the only whole copy of NAME. */
 	w.prefix = ".staging-";
 	if ((e = walk_place(&w, CFA_STORE, recover_old)) ||
 	    (e = walk_place(&w, CFA_DOWNLOADS, recover_meta)) ||
@@ -304,12 +321,17 @@ static void take(struct gc_state *g, struct cfapkg_gc_item it, const char *path,
 	const char *env = it.env, *name = it.name;
 	bool folder = it.kind == CFAPKG_GC_GENERATION || it.kind == CFAPKG_GC_STORE;
 
+	/* A folder goes by one rename into the trash, so a kill part way never
+	 * leaves half a generation or store folder under its real name; a file
+	 * is removed in one step already. */
 	if (!g->dry_run && folder && (*err = cfa_trash(g->ctx, path)) != CFAPKG_E_OK)
 		return;
 	if (!g->dry_run && !folder && cfa_plat_remove(path) != 0)
 		return;
 	if (!g->dry_run && other)
 		cfa_plat_remove(other);
+	/* The item's strings are the caller's; copies are made only once the
+	 * removal happened, so a removal that failed leaves nothing listed. */
 	it.env = env ? cfa_strdup(env) : NULL;
 	it.name = name ? cfa_strdup(name) : NULL;
 	if ((env && !it.env) || (name && !it.name) ||
@@ -351,6 +373,9 @@ static enum cfapkg_err keep_part(struct gc_state *g, const struct cfapkg_lockfil
 	return CFAPKG_E_OK;
 }
 
+/* Only packages have store folders and archives.  A user part's files are kept
+ * by cfa_user_file_pinned whatever the generations say, and a system part is the
+ * machine's. */
 static enum cfapkg_err keep_lock(struct gc_state *g, const char *env, unsigned gen)
 {
 	struct cfapkg_lockfile *lock = NULL;
@@ -387,6 +412,9 @@ static enum cfapkg_err gc_env(struct gc_state *g, const char *env, unsigned keep
 		linked = cfa_env_linked(dir);
 		cfa_free(dir);
 	}
+	/* History is oldest first, so it is walked from the end and newer
+	 * counts the created generations seen so far: the newest keep of them
+	 * stay.  Switches do not count, since they made no generation. */
 	for (i = n; i-- > 0 && !e;) {
 		if (h[i].is_switch)
 			continue;
@@ -452,6 +480,8 @@ static uint64_t size_of(const char *path)
 static bool stale(const struct sweep *s, const char *path)
 {
 	long long written = cfa_plat_file_mtime(path);
+	/* A part whose time cannot be read is never stale: it is kept rather
+	 * than guessed at. */
 	return written >= 0 && (long long)s->now - written > PART_MAX_AGE_SECONDS;
 }
 
@@ -471,6 +501,8 @@ static void sweep_part(struct sweep *s, const char *name, const char *path)
 		return;
 	}
 	it.bytes = size_of(path) + (part ? size_of(other) : 0);
+	/* A part goes with its .meta once it is old; a lone .meta, which no
+	 * resume can use, goes only once it is old too. */
 	if (part)
 		take(s->g, it, path, other, &s->err);
 	else if (!cfa_plat_is_file(other) && stale(s, path))
@@ -498,6 +530,8 @@ static int sweep_download(const char *name, void *arg)
 	if (name[0] == '.' || kept(&s->g->keep, archive ? sha : name) || s->err ||
 	    !(path = sweep_path(s, name)))
 		return 0;
+	/* Parts go by age, archives unless kept or added by the user; any
+	 * other name is not cfapkg's to remove, and stays. */
 	if (ends_in(name, ".part") || ends_in(name, ".part.meta")) {
 		sweep_part(s, name, path);
 	} else if (archive && !cfa_user_file_pinned(s->g->ctx, sha) &&
@@ -516,6 +550,8 @@ static int sweep_store(const char *name, void *arg)
 	struct cfapkg_gc_item it = {CFAPKG_GC_STORE, NULL, 0, name, 0, false};
 	char *path;
 
+	/* Hidden names are staging and set-aside folders: recovery's to
+	 * finish, never gc's to take. */
 	if (name[0] == '.' || kept(&s->g->keep, name) || s->err || !(path = sweep_path(s, name)))
 		return 0;
 	if (cfa_plat_is_dir(path)) {
@@ -558,6 +594,7 @@ static bool keep_archives_set(void)
 	char buf[8];
 	const char *v = cfa_plat_getenv("CFAPKG_KEEP_ARCHIVES", buf, sizeof(buf));
 
+	/* Any value but empty or "0" asks for the archives to be kept. */
 	return v && *v && strcmp(v, "0") != 0;
 }
 
@@ -604,6 +641,8 @@ enum cfapkg_err cfapkg_gc_run(struct cfapkg_ctx *ctx, const struct cfapkg_gc_opt
 	memset(out, 0, sizeof(*out));
 	if ((e = cfapkg_recipes_load(ctx)) || (e = cfapkg_env_list(ctx, &envs, &n)))
 		return e;
+	/* Every environment is read before anything is swept: what is kept is
+	 * only known once all the kept generations have been read. */
 	for (i = 0; i < n && !e; i++)
 		e = gc_env(&g, envs[i], keep);
 	cfa_free(envs);
@@ -618,6 +657,8 @@ enum cfapkg_err cfapkg_gc_run(struct cfapkg_ctx *ctx, const struct cfapkg_gc_opt
 	return e;
 }
 
+/* The older entry point reports totals only: the list of items is freed and out
+ * keeps its counts. */
 enum cfapkg_err cfapkg_gc(struct cfapkg_ctx *ctx, unsigned keep, struct cfapkg_gc_result *out)
 {
 	struct cfapkg_gc_opts o = {keep, false, false};

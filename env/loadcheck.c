@@ -58,6 +58,10 @@ struct lister {
 	size_t cap;
 };
 
+/* Adds one entry name to the folder's list.  The arena cannot grow a block in
+ * place, so a full list doubles into a new one and the old block stays until
+ * the arena goes; doubling keeps that waste below the list's final size.
+ * Running out of memory stops the listing (1). */
 static int take_name(const char *name, void *arg)
 {
 	struct lister *l = arg;
@@ -88,6 +92,7 @@ static void add_dir(struct checker *c, const char *path, const char *part, const
 	struct lister l;
 	size_t i;
 
+	/* A folder that two parts' PATH entries both name is listed once. */
 	for (i = 0; i < c->ndirs; i++)
 		if (strcmp(c->dirs[i].path, path) == 0)
 			return;
@@ -104,6 +109,8 @@ static void add_dir(struct checker *c, const char *path, const char *part, const
 	c->nomem |= !d->path;
 	if (d->path)
 		cfa_plat_list_dir(path, take_name, &l); /* a folder not there holds nothing */
+	/* Sorted so that a lookup is a binary search: every needed name of
+	 * every object is looked up in every folder. */
 	if (d->nnames)
 		qsort(d->names, d->nnames, sizeof(*d->names), name_cmp);
 }
@@ -113,6 +120,8 @@ static bool dir_has(const struct search_dir *d, const char *name)
 	return bsearch(&name, d->names, d->nnames, sizeof(*d->names), name_cmp) != NULL;
 }
 
+/* A name in any folder counts, not only in the part's own: the loader searches
+ * the whole library path. */
 static bool env_has(const struct checker *c, const char *name)
 {
 	size_t i;
@@ -129,6 +138,9 @@ static bool origin_has(const char *runpath, const char *libdir, const char *name
 	const char *s = runpath;
 	bool found = false;
 
+	/* Only an entry relative to $ORIGIN can point into the environment;
+	 * an absolute one names a fixed folder of some machine, which the
+	 * check does not count on. */
 	while (s && *s && !found) {
 		size_t n = strcspn(s, ":");
 		const char *rest = NULL;
@@ -227,6 +239,9 @@ static const struct cfapkg_apt_source *pinned_set(struct cfapkg_ctx *ctx, const 
 	return NULL;
 }
 
+/* A part pinned from a Debian set also gets a guess at the package that should
+ * carry the name: Debian's name for a library of that soname, said to be named
+ * in a member's Depends when one names it and the set lacks it. */
 static void report(struct checker *c, const struct search_dir *d, const char *file,
                    const char *needed, const char *host)
 {
@@ -253,6 +268,10 @@ static void check_needed(struct checker *c, const struct search_dir *d, const ch
 {
 	char *host;
 
+	/* A name with a '/' is a path the loader opens as it is, never searched
+	 * for; the C library's names are the machine's by definition.  RUNPATH
+	 * is used before RPATH because the loader ignores RPATH when RUNPATH is
+	 * there. */
 	if (strchr(name, '/') || cfa_elf_glibc_name(name) || env_has(c, name) ||
 	    origin_has(e->runpath ? e->runpath : e->rpath, d->path, name))
 		return;
@@ -284,6 +303,8 @@ static void check_dir(struct checker *c, const struct search_dir *d)
 			continue;
 		}
 		cfa_arena_init(&a);
+		/* Only what the loader loads, shared objects and programs, has
+		 * needs to meet; an object file beside them has none. */
 		if (cfa_elf_read_file(path, &a, &e, &why) == CFA_ELF_OK &&
 		    (e.type == CFA_ELF_DYN || e.type == CFA_ELF_EXEC))
 			for (k = 0; k < e.nneeded; k++)
@@ -297,6 +318,8 @@ static enum cfapkg_err run(struct checker *c, size_t *missing, size_t *host)
 {
 	size_t i;
 
+	/* Folders of no part (a system ROCm's) only serve for finding names:
+	 * their own libraries are not the environment's to check. */
 	for (i = 0; i < c->ndirs && !c->nomem; i++)
 		if (c->dirs[i].part)
 			check_dir(c, &c->dirs[i]);
@@ -311,6 +334,8 @@ static enum cfapkg_err run(struct checker *c, size_t *missing, size_t *host)
 
 static void init(struct checker *c, struct cfapkg_ctx *ctx, cfapkg_load_issue_fn fn, void *arg)
 {
+	/* CFAPKG_SYSROOT puts the system's library folders under a test's
+	 * made-up root, as detect/ does with the rest of the system. */
 	const char *root = getenv("CFAPKG_SYSROOT");
 
 	memset(c, 0, sizeof(*c));
@@ -333,6 +358,9 @@ enum cfapkg_err cfa_load_check_gen(struct cfapkg_ctx *ctx, const struct cfapkg_l
 		return run(&c, missing, host); /* DLLs are found by other rules */
 	for (i = 0; i < lock->nparts && !c.nomem; i++) {
 		const struct cfapkg_lockfile_part *p = &lock->parts[i];
+		/* Only the packages' folders are in the view.  A system part's
+		 * are found on the machine when a program starts, so there is
+		 * nothing of theirs to read when a generation is made. */
 		for (j = 0; p->kind == CFAPKG_KIND_PACKAGE && j < p->npath; j++) {
 			char *dir = cfa_aprintf("%s/view/%s/%s", gendir, p->name, p->path[j]);
 			c.nomem |= !dir;
@@ -354,6 +382,8 @@ static const struct cfapkg_runtime_part *owner(const struct cfapkg_runtime *rt, 
 		if (p->kind != CFAPKG_KIND_PACKAGE || !p->prefix)
 			continue;
 		n = strlen(p->prefix);
+		/* The prefix must end at a separator, so that "/x/torch2" is
+		 * not taken for a folder of "/x/torch". */
 		if (strncmp(dir, p->prefix, n) == 0 && (dir[n] == '/' || dir[n] == '\0'))
 			return p;
 	}

@@ -14,10 +14,14 @@
 #include "core/strbuf.h"
 #include "env/env.h"
 
+/* The set's sha256 and store folder are derived here from the archives, never
+ * taken from the caller, so that what is written reads back: the reader derives
+ * them again and refuses a lockfile where they differ. */
 enum cfapkg_err cfa_lock_set_artifacts(struct cfapkg_ctx *ctx, struct cfapkg_lockfile *l,
                                        struct cfapkg_lockfile_part *p,
                                        const struct cfapkg_artifact *arts, size_t n)
 {
+	/* At least one element, so that NULL always means out of memory. */
 	struct cfapkg_artifact *copy = cfa_arena_alloc(l->arena, (n ? n : 1) * sizeof(*copy));
 	char hex[65], *sha, *store;
 	size_t i;
@@ -26,6 +30,8 @@ enum cfapkg_err cfa_lock_set_artifacts(struct cfapkg_ctx *ctx, struct cfapkg_loc
 		return cfa_nomem(ctx);
 	memcpy(copy, arts, n * sizeof(*copy));
 	cfapkg_artifact_set_digest(copy, n, hex);
+	/* An empty digest means the digest failed; that is reported as out of
+	 * memory below, through the store name left NULL. */
 	sha = hex[0] ? cfa_arena_strdup(l->arena, hex) : NULL;
 	store = sha ? cfa_store_name(p->name, p->version, sha) : NULL;
 	p->store = store ? cfa_arena_strdup(l->arena, store) : NULL;
@@ -35,6 +41,8 @@ enum cfapkg_err cfa_lock_set_artifacts(struct cfapkg_ctx *ctx, struct cfapkg_loc
 	p->artifacts = copy;
 	p->nartifacts = n;
 	p->sha256 = sha;
+	/* A set has no single source: its URLs are per archive, and url, size
+	 * and format must not keep a single package's values from before. */
 	p->url = NULL;
 	p->size = 0;
 	for (i = 0; i < n; i++)
@@ -44,6 +52,9 @@ enum cfapkg_err cfa_lock_set_artifacts(struct cfapkg_ctx *ctx, struct cfapkg_loc
 	return CFAPKG_E_OK;
 }
 
+/* The part's own sha256 and store are written by the caller; this writes only
+ * what they are derived from.  Mirrors are left out when there are none, as a
+ * single package's are. */
 void cfa_lock_artifacts_json(struct cfa_json_build *jb, cJSON *o, const struct cfapkg_lockfile_part *p)
 {
 	cJSON *a = cfa_json_add_array(jb, o, "artifacts");
@@ -66,6 +77,9 @@ void cfa_lock_artifacts_json(struct cfa_json_build *jb, cJSON *o, const struct c
 	}
 }
 
+/* A lockfile's set names are checked, not trusted: a hand-edited or damaged
+ * "sha256" or "store" that no longer matches the archives would otherwise send
+ * the set into, or take it from, another set's store folder. */
 enum cfapkg_err cfa_lock_read_artifacts(struct cfa_jr *jr, const cJSON *o,
                                         struct cfapkg_lockfile_part *p)
 {
@@ -98,6 +112,8 @@ enum cfapkg_err cfa_lock_read_artifacts(struct cfa_jr *jr, const cJSON *o,
 	p->sha256 = sha;
 	p->store = store;
 	p->url = NULL;
+	/* The array was read as required and non-empty, so there is a first
+	 * archive. */
 	p->format = arts[0].format;
 	p->size = 0;
 	for (size_t i = 0; i < n; i++)

@@ -34,6 +34,8 @@ const char *cfapkg_gen_state_name(enum cfapkg_gen_state s)
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
+/* Two sources only, and this is the text marks.log keeps: mark_from_json reads
+ * "hand" back and takes anything else for the doctor. */
 const char *cfapkg_mark_source_name(enum cfapkg_mark_source by)
 {
 	return by == CFAPKG_MARK_HAND ? "hand" : "doctor";
@@ -67,6 +69,9 @@ enum cfapkg_err cfa_write_checked(struct cfapkg_ctx *ctx, const char *gendir)
 	char *path, now[32];
 	enum cfapkg_err e = cfa_path(ctx, &path, "%s/%s", gendir, CHECKED_FILE);
 
+	/* The time is only for people to read; the file's presence is the
+	 * record, written atomically so that a kill never leaves half of
+	 * one. */
 	cfa_utc_now(now);
 	if (!e)
 		e = cfa_write_atomic(ctx, path, now, strlen(now));
@@ -74,6 +79,9 @@ enum cfapkg_err cfa_write_checked(struct cfapkg_ctx *ctx, const char *gendir)
 	return e;
 }
 
+/* A member fitted into a fixed field, "" when absent.  Only the time goes here,
+ * which is shown, never parsed: a hand-edited one too long for the field ends
+ * in "..." rather than failing the read. */
 static void copy_field(char *dst, size_t len, const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -95,6 +103,9 @@ struct cfapkg_gen_mark *cfa_marks_pack(const struct cfapkg_gen_mark *m, size_t n
 	struct cfapkg_gen_mark *out;
 	char *text;
 
+	/* One block for the records and their text, so that a list of marks is
+	 * freed with one call; a NULL text is kept as "" so readers need not
+	 * test. */
 	for (i = 0; i < n; i++)
 		size += strlen(m[i].reason ? m[i].reason : "") +
 		        strlen(m[i].command ? m[i].command : "") + 2;
@@ -122,6 +133,8 @@ static bool mark_from_json(const cJSON *o, unsigned gen, struct cfapkg_gen_mark 
 	const cJSON *good = cJSON_GetObjectItemCaseSensitive(o, "good");
 	const cJSON *by = cJSON_GetObjectItemCaseSensitive(o, "by");
 
+	/* Without both it is not a mark (another record, or a hand edit), and
+	 * it is skipped rather than read as one of either kind. */
 	if (!cJSON_IsBool(good) || !cJSON_IsString(by))
 		return false;
 	memset(m, 0, sizeof(*m));
@@ -154,6 +167,8 @@ enum cfapkg_err cfa_marks_read(struct cfapkg_ctx *ctx, const char *gendir, unsig
 		cJSON_Delete(held);
 		return ok ? ctx->err_code : cfa_nomem(ctx);
 	}
+	/* A missing marks.log leaves f NULL and e OK: a generation with no
+	 * marks. */
 	e = cfa_open_if_there(ctx, path, &f);
 	cfa_free(path);
 	cfa_buf_init(&line, (size_t)1 << 30); /* a line is one mark, however long */
@@ -206,6 +221,9 @@ enum cfapkg_err cfa_gen_state_of(struct cfapkg_ctx *ctx, const char *gendir,
 	enum cfapkg_err e;
 
 	*out = CFAPKG_GEN_UNCHECKED;
+	/* Only the last mark counts, and a mark is a verdict on the whole
+	 * generation, so a known-good one decides without a look at the
+	 * files. */
 	if (n && marks[n - 1].good) {
 		*out = CFAPKG_GEN_KNOWN_GOOD;
 		return CFAPKG_E_OK;
@@ -227,6 +245,8 @@ static enum cfapkg_err existing_gen(struct cfapkg_ctx *ctx, const char *env, uns
 	enum cfapkg_err e;
 
 	*dir = NULL;
+	/* gen 0 is resolved to the current generation here, so that the
+	 * caller goes on with the number it stands for. */
 	if (*gen == 0 && (e = cfapkg_env_current(ctx, env, gen)))
 		return e;
 	if (!(e = cfa_gen_file(ctx, env, *gen, "lock.json", &lock)) && !cfa_plat_is_file(lock))
@@ -238,7 +258,9 @@ static enum cfapkg_err existing_gen(struct cfapkg_ctx *ctx, const char *env, uns
 	return e;
 }
 
-/* One mark as marks.log keeps it; NULL when out of memory. */
+/* One mark as marks.log keeps it; NULL when out of memory.  The reason and
+ * command are kept as given ("" for none), so that history can say why and by
+ * what each mark was made. */
 static cJSON *mark_json(enum cfapkg_gen_state state, enum cfapkg_mark_source by,
                         const char *reason, const char *command)
 {
@@ -276,6 +298,8 @@ enum cfapkg_err cfapkg_env_mark(struct cfapkg_ctx *ctx, const char *env, unsigne
 	if (!(o = mark_json(state, by, reason, command))) {
 		e = cfa_nomem(ctx);
 	} else {
+		/* Nothing is written yet: a crash test stopping here must leave
+		 * the marks as they were. */
 		cfa_crash_point();
 		/* Every call appends, even one that leaves the state as it
 		 * was: history shows each time someone said so. */

@@ -14,6 +14,8 @@
 #include "env/env.h"
 #include "platform/platform.h"
 
+/* Any recipe's user file stays, not only those of kept generations: the file
+ * added with add-file is the user's own copy and cannot be downloaded again. */
 bool cfa_user_file_pinned(struct cfapkg_ctx *ctx, const char *hex)
 {
 	size_t i, j, k, n;

@@ -40,6 +40,9 @@ enum cfapkg_err cfapkg_env_rollback_target(struct cfapkg_ctx *ctx, const char *e
 			*target = h[i].generation;
 			chosen = i;
 		}
+	/* The mark that made the target known-good is handed back, so that the
+	 * front end can say who vouched for it and when.  It is packed before
+	 * the history it points into is freed. */
 	if (*target && known_good && why && !(*why = cfa_marks_pack(&h[chosen].mark, 1)))
 		e = cfa_nomem(ctx);
 	cfapkg_history_free(h, n);

@@ -23,6 +23,8 @@ enum cfapkg_err cfapkg_writer_lock(struct cfapkg_ctx *ctx, unsigned timeout_ms,
 	*out = NULL;
 	if (!path)
 		return ctx->err_code;
+	/* The root is made here because the lock file lives in it: the first
+	 * writer of a new root has nothing else to lock on. */
 	if ((rc = cfa_plat_mkdir_p(ctx->root)) != 0) {
 		cfa_free(path);
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s", ctx->root,
@@ -42,6 +44,8 @@ enum cfapkg_err cfapkg_writer_lock(struct cfapkg_ctx *ctx, unsigned timeout_ms,
 	return cfapkg_recover(ctx, &cleaned);
 }
 
+/* The lock goes with its handle; a writer killed without calling this loses it
+ * too, as the system drops a dead process's locks. */
 void cfapkg_writer_unlock(struct cfapkg_writer_lock *lock)
 {
 	cfa_plat_unlock((struct cfa_lock *)lock);

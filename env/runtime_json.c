@@ -35,6 +35,9 @@ static char *expand_gfx(const char *in, const char *gfx)
 {
 	const char *at = strstr(in, "{gfx}");
 
+	/* With no target in the lock the value is kept as written:
+	 * runtime/ expands the marks it still holds when a program starts
+	 * (resolve.c). */
 	if (!at || !gfx[0])
 		return cfa_strdup(in);
 	return cfa_aprintf("%.*s%s%s", (int)(at - in), in, gfx, at + 5);
@@ -48,6 +51,8 @@ struct stage_scan {
 	bool failed;
 };
 
+/* Case is ignored as Windows ignores it, so "*.dll" matches FOO.DLL.  Folding
+ * with | 0x20 is enough for what a suffix holds: letters, digits and dots. */
 static bool ends_with_nocase(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix), i;
@@ -60,6 +65,9 @@ static bool ends_with_nocase(const char *s, const char *suffix)
 	return true;
 }
 
+/* One stage entry.  "from" is relative to the generation, like every package
+ * path in runtime.json, so it holds whether the generation is reached through
+ * its numbered folder or through the active link. */
 static void add_stage(struct cfa_json_build *jb, cJSON *list, const struct cfapkg_lockfile_part *p,
                       const char *file, const char *as)
 {
@@ -102,6 +110,8 @@ static void stage_pattern(struct cfa_json_build *jb, cJSON *list, const struct c
 	size_t k;
 
 	cfa_plat_list_dir(view, stage_match, &s);
+	/* Sorted, when read whole, because a listing comes in no set order and
+	 * the same view must give the same runtime.json. */
 	if (s.failed)
 		jb->failed = true;
 	else if (s.n)
@@ -135,6 +145,8 @@ static void stage_part(struct cfa_json_build *jb, cJSON *list, const struct cfap
 			cfa_free(path);
 		}
 	}
+	/* Layout names are staged without a look: the view's check (view.c) has
+	 * already refused a part whose layout name is missing. */
 	for (i = 0; i < p->nlayout; i++)
 		add_stage(jb, list, p, p->layout[i].as, p->layout[i].as);
 	cfa_free(view);
@@ -191,6 +203,9 @@ cJSON *cfa_runtime_json(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lo
 		if ((p->kind == CFAPKG_KIND_PACKAGE || p->kind == CFAPKG_KIND_USER) &&
 		    strcmp(lock->facts.os, "windows") == 0)
 			stage_part(&jb, stage, p, gendir);
+		/* Should two packages name a launcher, the later one in the
+		 * lock wins, as a later part's variables override an earlier
+		 * one's. */
 		if (p->launcher && p->kind == CFAPKG_KIND_PACKAGE)
 			launcher = p;
 	}

@@ -93,6 +93,8 @@ static void say(struct verifier *v, bool counted, const char *fmt, ...)
 static void view_problem(struct verifier *v, const struct cfapkg_lockfile_part *p, const char *rel,
                          const char *what)
 {
+	/* Past the first few an entry is still counted, only not told, so that
+	 * the totals stay true; verify_package adds one line for the rest. */
 	if (++v->view_bad <= VIEW_PROBLEMS_SHOWN)
 		problem(v, "view/%s/%s %s", p->name, rel, what);
 	else
@@ -109,6 +111,8 @@ static bool mode_differs(const char *path, const cJSON *mode, char *was, size_t 
 
 	if (now < 0 || !cJSON_IsString(mode) || !*mode->valuestring)
 		return false;
+	/* The bound stops a long run of digits before it can overflow; what is
+	 * left unread then makes the mode one that is not judged. */
 	for (s = mode->valuestring; *s >= '0' && *s <= '7' && want < 07777; s++)
 		want = want * 8 + (unsigned)(*s - '0');
 	if (*s || ((unsigned)now & 0777) == (want & 0777))
@@ -135,6 +139,8 @@ static bool hashes_to(struct verifier *v, const char *path, const char *hex)
 {
 	char got[65];
 
+	/* A file that cannot be read is a problem to report, not an error that
+	 * ends the run, so the reason is dropped from ctx. */
 	if (cfapkg_sha256_file(v->ctx, path, got, NULL) != CFAPKG_E_OK) {
 		cfapkg_ctx_clear_error(v->ctx);
 		return false;
@@ -193,6 +199,8 @@ static int by_text(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* copies.json names entries relative to the view ("PART/rel"), as view.c wrote
+ * them. */
 static bool listed_copy(struct verifier *v, const char *part, const char *rel)
 {
 	char *key;
@@ -205,9 +213,10 @@ static bool listed_copy(struct verifier *v, const char *part, const char *rel)
 	return listed;
 }
 
-/* One view entry (rel, under view/PART) against the store file it was
- * made from; hex is the manifest's digest (NULL for a link). */
-/* A view entry at path that is not the store's file from: why not. */
+/* A view entry at path that is not the store's file from: why not.  A
+ * listed copy is judged by its contents, since it never was the store's
+ * file; same < 0 means the identity could not be compared (the store's
+ * file is gone), so the contents are all there is to go on. */
 static void judge_view_entry(struct verifier *v, const struct cfapkg_lockfile_part *p, const char *rel,
                              const char *path, const char *hex, int same)
 {
@@ -224,6 +233,8 @@ static void judge_view_entry(struct verifier *v, const struct cfapkg_lockfile_pa
 	}
 }
 
+/* One view entry (rel, under view/PART) against the store file it was
+ * made from; hex is the manifest's digest (NULL for a link). */
 static void check_view_entry(struct verifier *v, const struct cfapkg_lockfile_part *p, const char *rel,
                              const char *from, const char *hex)
 {
@@ -275,9 +286,15 @@ static void check_view(struct verifier *v, const struct cfapkg_lockfile_part *p,
 	cJSON_ArrayForEach(f, files)
 	{
 		const char *rel = json_text(f, "path");
+		/* A name that a layout rule took over is checked below, against
+		 * the file the rule links, not against the manifest's file of
+		 * that name. */
 		if (!rel || !cfa_safe_relative(rel) || layout_name(p, rel) ||
 		    !(from = checked(v, cfa_aprintf("%s/%s", store, rel))))
 			continue;
+		/* A folder of the store has no view entry of its own to check;
+		 * an entry without a digest (a link) is judged by identity
+		 * alone. */
 		if (is_file_entry(f) || !cfa_plat_is_dir(from))
 			check_view_entry(v, p, rel, from, is_file_entry(f) ? json_text(f, "sha256") : NULL);
 		cfa_free(from);
@@ -301,6 +318,9 @@ static void check_store(struct verifier *v, const struct cfapkg_lockfile_part *p
 	cJSON_ArrayForEach(f, files)
 	{
 		const char *rel = json_text(f, "path");
+		/* A manifest path that is not safely inside the package is
+		 * never opened: nothing outside the store folder is hashed on
+		 * its say-so. */
 		if (rel && cfa_safe_relative(rel) && is_file_entry(f) &&
 		    !store_file_ok(v, p, f, store))
 			s->damaged = true;
@@ -338,12 +358,15 @@ static void verify_package(struct verifier *v, const struct cfapkg_lockfile_part
 		v->failed = true;
 		goto out;
 	}
+	/* A store folder already found missing for an earlier part is not read
+	 * again. */
 	if (!s->missing &&
 	    cfa_json_read_file(v->ctx, path, CFAPKG_E_INTEGRITY, &doc) != CFAPKG_E_OK) {
 		cfapkg_ctx_clear_error(v->ctx);
 		s->missing = true;
 	}
 	if (s->missing) {
+		/* Told once per store folder, however many parts use it. */
 		if (fresh)
 			problem(v, "%s %s: store/%s is missing or has no manifest", p->name, p->version,
 			        p->store);
@@ -351,8 +374,13 @@ static void verify_package(struct verifier *v, const struct cfapkg_lockfile_part
 		goto out;
 	}
 	files = cJSON_GetObjectItemCaseSensitive(doc, "files");
+	/* Hashed for the first part that uses the folder only; later parts take
+	 * its verdict. */
 	if (fresh)
 		check_store(v, p, files, store, s);
+	/* The view is checked for every part, even when its store folder was
+	 * judged for an earlier one: each part has its own entries in the
+	 * view. */
 	v->view_bad = 0;
 	check_view(v, p, files, store);
 	if (v->view_bad > VIEW_PROBLEMS_SHOWN)
@@ -375,6 +403,8 @@ static void verify_user_part(struct verifier *v, const struct cfapkg_lockfile_pa
 	char *path, *added;
 	size_t i;
 
+	/* A user part has no store folder; "" keeps the strings that
+	 * pack_damage copies non-NULL. */
 	d->store = "";
 	v->view_bad = 0;
 	for (i = 0; i < p->nuser_files && !v->failed; i++) {
@@ -392,6 +422,9 @@ static void verify_user_part(struct verifier *v, const struct cfapkg_lockfile_pa
 			        p->name, p->version, f->sha256, f->name);
 			d->store_missing = true;
 		}
+		/* A user file's entry is judged by contents: it may be a link
+		 * to the added file or a copy of it, and either way its
+		 * fingerprint is what the recipe names. */
 		if (!cfa_plat_is_file(path))
 			view_problem(v, p, f->name, "is missing");
 		else if (!hashes_to(v, path, f->sha256))
@@ -411,6 +444,9 @@ static void read_copies(struct verifier *v)
 
 	v->copies = NULL;
 	v->ncopies = 0;
+	/* An unreadable copies.json does not stop the check: without it every
+	 * copy is reported as replaced, which is said once here so that the
+	 * reports make sense. */
 	if (path && cfa_plat_is_file(path) &&
 	    cfa_json_read_file(v->ctx, path, CFAPKG_E_LOCKFILE, &v->copies) != CFAPKG_E_OK) {
 		cfapkg_ctx_clear_error(v->ctx);
@@ -420,6 +456,9 @@ static void read_copies(struct verifier *v)
 	cfa_free(path);
 	if (!v->copies)
 		return;
+	/* The paths are borrowed from v->copies, which lives as long as the
+	 * list; the extra byte keeps an empty list from being a zero-byte
+	 * request. */
 	v->copy_list = cfa_malloc((size_t)cJSON_GetArraySize(v->copies) * sizeof(*v->copy_list) + 1);
 	if (!v->copy_list) {
 		v->failed = true;
@@ -445,6 +484,8 @@ static enum cfapkg_err verify_env(struct verifier *v, const char *env, bool keep
 	*lock = NULL;
 	v->env = env;
 	CFA_FREE(v->gendir);
+	/* An environment with no current generation has nothing installed to
+	 * check: that is no error. */
 	if ((e = cfapkg_env_current(v->ctx, env, &v->gen)) || v->gen == 0 ||
 	    (e = cfa_gen_dir(v->ctx, env, v->gen, &v->gendir)) ||
 	    (e = cfapkg_env_lockfile(v->ctx, env, v->gen, lock)))
@@ -453,6 +494,8 @@ static enum cfapkg_err verify_env(struct verifier *v, const char *env, bool keep
 	for (i = 0; i < (*lock)->nparts && !v->failed; i++) {
 		const struct cfapkg_lockfile_part *p = &(*lock)->parts[i];
 		struct cfapkg_damage *d;
+		/* A system part is the machine's: nothing of it was installed
+		 * here. */
 		if (p->kind != CFAPKG_KIND_PACKAGE && p->kind != CFAPKG_KIND_USER)
 			continue;
 		before = v->ndamage;
@@ -462,6 +505,8 @@ static enum cfapkg_err verify_env(struct verifier *v, const char *env, bool keep
 			verify_package(v, p, d);
 		else
 			verify_user_part(v, p, d);
+		/* The entry is taken back unless it is kept and shows damage,
+		 * so v->damage ends as the damaged parts only. */
 		if (!keep_damage || !(d->store_missing || d->store_damaged || d->view_damaged))
 			v->ndamage = before;
 	}

@@ -34,6 +34,9 @@ enum cfapkg_err cfa_store_dir(struct cfapkg_ctx *ctx, const struct cfapkg_lockfi
 	return *out ? CFAPKG_E_OK : ctx->err_code;
 }
 
+/* Creates the folder that is to hold path.  The manifest lists files folder by
+ * folder, so the last folder made is remembered and a run of files in one
+ * folder costs one mkdir, not one each. */
 static enum cfapkg_err parent_dir(struct linker *k, const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -57,6 +60,8 @@ static enum cfapkg_err parent_dir(struct linker *k, const char *path)
 	return CFAPKG_E_OK;
 }
 
+/* A copy is the only entry verify cannot tell by identity, so each one is
+ * listed (relative to the view) for verify to hash. */
 static enum cfapkg_err note_copy(struct linker *k, const char *to)
 {
 	size_t n = strlen(k->view);
@@ -68,6 +73,9 @@ static enum cfapkg_err note_copy(struct linker *k, const char *to)
 	return k->jb.failed ? cfa_nomem(k->ctx) : CFAPKG_E_OK;
 }
 
+/* One file into the view, the cheapest way that works: a hard link shares the
+ * store's file, a symbolic link still is the store's file, and a copy, the last
+ * resort, costs the space and a hash at each verify. */
 static enum cfapkg_err link_one(struct linker *k, const char *from, const char *to)
 {
 	enum cfapkg_err e = parent_dir(k, to);
@@ -75,6 +83,9 @@ static enum cfapkg_err link_one(struct linker *k, const char *from, const char *
 
 	if (e)
 		return e;
+	/* A crash test may stop the commit here, between two files of the view:
+	 * the generation is still under its hidden .new-N name, which recovery
+	 * removes. */
 	cfa_crash_point();
 	rc = cfa_plat_hardlink(from, to);
 	if (rc == EEXIST) { /* a layout name may replace a file of the package */
@@ -135,6 +146,8 @@ static enum cfapkg_err link_files(struct linker *k, const char *store, const cha
 	}
 	if (!e)
 		k->r->hardlinks += cfa_view_link_many(store, view, paths, i, done);
+	/* Every path was checked before any was linked, so a manifest naming a
+	 * path outside the package fails before a single file is linked. */
 	for (n = i, i = 0; i < n && !e; i++)
 		if (!done[i])
 			e = link_rel(k, store, paths[i], view, paths[i], false);
@@ -143,6 +156,9 @@ static enum cfapkg_err link_files(struct linker *k, const char *store, const cha
 	return e;
 }
 
+/* The manifest is the list of a package's files, and it is written last when
+ * the package is unpacked: a store folder without one was never completed and
+ * must not be linked from. */
 static enum cfapkg_err link_manifest(struct linker *k, const struct cfapkg_lockfile_part *p,
                                      const char *store, const char *view)
 {
@@ -190,6 +206,8 @@ static enum cfapkg_err check_part(struct cfapkg_ctx *ctx, const struct cfapkg_lo
 			return e ? e : cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s %s promises %s (from %s), "
 			                        "which is not in its archive", p->name, p->version,
 			                        p->layout[i].as, p->layout[i].path);
+	/* A launcher is used only on Windows, so only there is a missing one an
+	 * error. */
 	if (p->launcher && strcmp(os, "windows") == 0 && !exists_in(ctx, view, p->launcher, false, &e))
 		return e ? e : cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s %s promises the launcher %s, "
 		                        "which is not in its archive", p->name, p->version, p->launcher);
@@ -213,8 +231,14 @@ static enum cfapkg_err build_part(struct linker *k, const struct cfapkg_lockfile
 		goto out;
 	if ((e = cfa_make_dir(k->ctx, view)) || (e = link_manifest(k, p, store, view)))
 		goto out;
+	/* Layout names are linked after the package's own files, so that a name
+	 * that takes the place of one of them replaces it, not the other way
+	 * round. */
 	for (i = 0; i < p->nlayout && !e; i++)
 		e = link_rel(k, store, p->layout[i].path, view, p->layout[i].as, true);
+	/* The promises are checked in the finished view: a recipe whose names
+	 * point at nothing fails the commit here, rather than the program that
+	 * needs them later. */
 	if (!e)
 		e = check_part(k->ctx, p, view, k->os);
 out:
@@ -223,7 +247,9 @@ out:
 	return e;
 }
 
-/* A user part: the files the user added (cfapkg add-file), by hash. */
+/* A user part: the files the user added (cfapkg add-file), by hash.  Such files
+ * are never unpacked into the store: they are linked straight from the
+ * downloads cache, where add-file put them under their hash. */
 static enum cfapkg_err build_user_file(struct linker *k, const struct cfapkg_lockfile_part *p,
                                        const struct cfapkg_user_file *f, const char *gendir)
 {
@@ -243,8 +269,11 @@ static enum cfapkg_err build_user_file(struct linker *k, const struct cfapkg_loc
 	return e;
 }
 
-/* The view's copies.json (none when every entry is a link); NULL copies:
- * the list could not be built for want of memory. */
+/* The view's copies.json (none when every entry is a link); NULL copies: the
+ * list could not be built for want of memory.  A NULL list goes on to
+ * cfa_write_json, which reports it as out of memory: copies.json must never be
+ * left out when a copy was made, or verify would take the copy for a link and
+ * never hash it. */
 static enum cfapkg_err write_copies(struct cfapkg_ctx *ctx, const char *gendir, cJSON *copies)
 {
 	char *path;

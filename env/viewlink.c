@@ -55,6 +55,10 @@ static void close_pair(struct cfa_dir *from, struct cfa_dir *to)
 	cfa_plat_dir_close(to);
 }
 
+/* Links one slice's files.  from and to are always the folders of the last path
+ * seen; a new pair is opened only when the folder changes, which the manifest's
+ * folder-by-folder order makes rare.  A folder that cannot be opened leaves its
+ * files undone for view.c to try one by one. */
 static void link_slice(void *item)
 {
 	struct slice *s = item;
@@ -90,16 +94,23 @@ size_t cfa_view_link_many(const char *store, const char *view, const char *const
 
 	if (n == 0)
 		return 0;
+	/* At most one slice per core, per MIN_SLICE files and MAX_SLICES in
+	 * all, and always one. */
 	if (nslices > MAX_SLICES)
 		nslices = MAX_SLICES;
 	if (nslices > n / MIN_SLICE)
 		nslices = n / MIN_SLICE ? n / MIN_SLICE : 1;
 	per = (n + nslices - 1) / nslices;
 	for (i = 0; i < nslices; i++) {
+		/* first is capped at n, so that per's rounding up can never
+		 * make a slice start past the end: such a slice is empty
+		 * instead. */
 		size_t first = i * per < n ? i * per : n;
 		slices[i] = (struct slice){store, view, paths + first, done + first,
 		                           n - first < per ? n - first : per, 0};
 	}
+	/* Cleared before any thread starts; each slice writes only its own
+	 * range of done, so the threads share nothing they write. */
 	memset(done, 0, n * sizeof(*done));
 	cfa_plat_parallel(link_slice, slices, sizeof(slices[0]), nslices);
 	for (i = 0; i < nslices; i++)

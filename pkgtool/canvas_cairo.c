@@ -22,6 +22,8 @@ static cairo_t *cr_of(struct canvas *c)
 	return ((struct png *)c)->cr;
 }
 
+/* Anything but a hex digit reads as 0 rather than being refused: the colours
+ * are the figure's own literals. */
 static unsigned hex(char h)
 {
 	return h >= '0' && h <= '9' ? (unsigned)(h - '0')
@@ -51,6 +53,8 @@ static void stroke_with(cairo_t *cr, const struct stroke *s)
 	cairo_set_line_width(cr, s->width);
 	cairo_set_dash(cr, dash, s->dashed ? 2 : 0, 0);
 	cairo_stroke(cr);
+	/* The dash is reset after each stroke, so that the next shape is solid
+	 * unless it asks otherwise. */
 	cairo_set_dash(cr, dash, 0, 0);
 }
 
@@ -59,6 +63,8 @@ static void paint(cairo_t *cr, const char *fill, const struct stroke *s)
 {
 	if (fill) {
 		colour(cr, fill);
+		/* The path is kept for the outline, and cleared after both, so
+		 * that no shape carries into the next. */
 		cairo_fill_preserve(cr);
 	}
 	if (s && s->colour)
@@ -101,6 +107,8 @@ static void circle(struct canvas *c, const char *fill, const struct stroke *s, d
 {
 	cairo_t *cr = cr_of(c);
 
+	/* A sub-path of its own, so that the arc is not joined to where the
+	 * last shape ended. */
 	cairo_new_sub_path(cr);
 	cairo_arc(cr, cx, cy, r, 0, 6.283185307179586);
 	paint(cr, fill, s);
@@ -138,6 +146,8 @@ static void one_line(cairo_t *cr, const struct text_style *t, double x, double y
 	cairo_text_extents(cr, s, &e);
 	x -= t->anchor == ANCHOR_MIDDLE ? e.x_advance / 2 : t->anchor == ANCHOR_END ? e.x_advance : 0;
 	cairo_move_to(cr, x, y);
+	/* The outline first and the letters over it, as the SVG's paint-order
+	 * draws them. */
 	if (t->halo) {
 		cairo_text_path(cr, s);
 		colour(cr, "white");
@@ -155,6 +165,8 @@ static void text(struct canvas *c, const struct text_style *t, double x, double 
 	cairo_t *cr = cr_of(c);
 	size_t i;
 
+	/* The font and a rotation are undone afterwards, so that they do not
+	 * carry into the next shape. */
 	cairo_save(cr);
 	cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
 	                       t->bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
@@ -183,6 +195,9 @@ struct canvas *png_canvas_open(double width, double height)
 
 	if (!p)
 		return NULL;
+	/* No alpha: the figure is opaque, on white.  A surface that could not
+	 * be made gives a context in an error state, which the check below
+	 * catches. */
 	p->surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)width, (int)height);
 	p->cr = cairo_create(p->surface);
 	if (cairo_status(p->cr) != CAIRO_STATUS_SUCCESS) {
@@ -202,6 +217,8 @@ struct canvas *png_canvas_open(double width, double height)
 int png_canvas_close(struct canvas *c, const char *path)
 {
 	struct png *p = (struct png *)c;
+	/* A drawing call that failed leaves the context in an error state,
+	 * which is checked once here rather than after each call. */
 	int rc = cairo_status(p->cr) == CAIRO_STATUS_SUCCESS &&
 	                 cairo_surface_write_to_png(p->surface, path) == CAIRO_STATUS_SUCCESS
 	             ? 0

@@ -15,6 +15,7 @@ struct svg {
 	FILE *f;
 };
 
+/* The canvas is the first member of struct svg, so the pointer converts. */
 static FILE *out(struct canvas *c)
 {
 	return ((struct svg *)c)->f;
@@ -30,6 +31,8 @@ static void stroke_attrs(FILE *f, const struct stroke *s)
 
 static void group(struct canvas *c, const char *cls, const char *tooltip)
 {
+	/* The class and tooltip may hold recipe and environment names, so they
+	 * are escaped like any text. */
 	fputs("<g class=\"", out(c));
 	svg_text(out(c), cls);
 	fputs("\">", out(c));
@@ -49,6 +52,8 @@ static void line(struct canvas *c, const struct stroke *s, const char *cls, doub
                  double x2, double y2)
 {
 	fputs("<line", out(c));
+	/* A class is one of the figure's own names ("median env0"), never text
+	 * from outside, so it goes in as it is. */
 	if (cls)
 		fprintf(out(c), " class=\"%s\"", cls);
 	fprintf(out(c), " x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", x1, y1, x2, y2);
@@ -105,12 +110,16 @@ static void text(struct canvas *c, const struct text_style *t, double x, double 
 		fprintf(f, " text-anchor=\"%s\"", anchors[t->anchor]);
 	if (t->fill)
 		fprintf(f, " fill=\"%s\"", t->fill);
+	/* paint-order draws the white outline behind the letters, so that text
+	 * over grid lines stays readable. */
 	if (t->halo)
 		fputs(" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\"", f);
 	if (t->vertical)
 		fprintf(f, " transform=\"rotate(-90 %.1f %.1f)\"", x, y);
 	fputs(">", f);
 	for (i = 0; i < n; i++) {
+		/* Each line below the last, 1.3 times the font size apart, as
+		 * the PNG's lines are. */
 		if (n > 1)
 			fprintf(f, "<tspan x=\"%.1f\" dy=\"%.3g\">", x, i ? t->size * 1.3 : 0.0);
 		/* A line after the first begins with its space, so that the
@@ -142,6 +151,8 @@ struct canvas *svg_canvas_open(const char *path, double width, double height, co
 	        "2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 	        "font-family=\"sans-serif\" font-size=\"12\">\n<title>", width, height, width, height);
 	svg_text(s->f, title);
+	/* A white background, so that the figure reads the same on a dark page
+	 * as the PNG does. */
 	fprintf(s->f, "</title>\n<rect width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", width,
 	        height);
 	return &s->c;
@@ -153,6 +164,8 @@ int svg_canvas_close(struct canvas *c)
 	int rc;
 
 	fputs("</svg>\n", s->f);
+	/* A write that failed part way (a full disk) is caught here once,
+	 * rather than after every fprintf. */
 	rc = ferror(s->f) || c->failed ? -1 : 0;
 	if (fclose(s->f) != 0)
 		rc = -1;

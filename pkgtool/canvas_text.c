@@ -27,6 +27,8 @@ static const unsigned short bold[95] = {
 	500, 675, 716, 593, 716, 678, 435, 716, 712, 343, 343, 665, 343, 1042, 712, 687,
 	716, 716, 493, 595, 478, 712, 652, 924, 645, 652, 582, 712, 365, 712, 838};
 
+/* The width of s's first n bytes.  Only the first byte of a character past
+ * ASCII counts, so that a character of several bytes is one advance. */
 static double width_n(const char *s, size_t n, double size, bool heavy)
 {
 	const unsigned short *adv = heavy ? bold : book;
@@ -65,11 +67,15 @@ static size_t break_at(const char *s, double size, bool heavy, double width)
 		else if (s[i] == ' ')
 			space = i;
 	}
+	/* A break never falls inside a character; at least one byte is taken,
+	 * so that wrapping moves on even when not one character fits. */
 	while (fits > 0 && ((unsigned char)s[fits] & 0xC0) == 0x80)
 		fits--; /* not inside a character */
 	return clause ? clause : space ? space : fits ? fits : 1;
 }
 
+/* Every line is also cut to what buf has left, so that lines never run past it;
+ * the blanks at a break are dropped, not carried to the next line. */
 size_t wrap_text(const char *s, double size, bool heavy, double width, char *buf, size_t len,
                  const char **lines, size_t max)
 {
@@ -99,6 +105,8 @@ const char *fit_cut(const char *s, double size, bool heavy, double width, char *
 		cli_fit(buf, len, "%s", s);
 		return buf;
 	}
+	/* Shortened until the text and its dots fit both the width and buf, and
+	 * the cut falls between characters. */
 	while (n > 0 && (width_n(s, n, size, heavy) + dots > width || n + 4 > len ||
 	                 ((unsigned char)s[n] & 0xC0) == 0x80))
 		n--;

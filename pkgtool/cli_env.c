@@ -14,6 +14,7 @@
  * short enough that a stuck writer is noticed. */
 #define LOCK_WAIT_MS (10u * 60u * 1000u)
 
+/* --env beats cfapkg.conf's "env", which beats the default. */
 const char *env_from_cli(const struct cli *cli)
 {
 	const char *env = cli_value(cli, OPT_ENV);
@@ -23,6 +24,9 @@ const char *env_from_cli(const struct cli *cli)
 	return env ? env : CFAPKG_DEFAULT_ENV;
 }
 
+/* A value that is not a number of seconds up to a day is ignored and the
+ * default stands, so that a typo never makes cfapkg wait forever or not at
+ * all. */
 unsigned lock_wait_ms(void)
 {
 	const char *env = getenv("CFAPKG_LOCK_WAIT");
@@ -31,6 +35,8 @@ unsigned lock_wait_ms(void)
 	return env && cli_number(env, 86400, &secs) ? (unsigned)secs * 1000u : LOCK_WAIT_MS;
 }
 
+/* The name is checked before its existence, so that a bad name is told the rule
+ * it breaks rather than that there is no such environment. */
 int need_env(struct cfapkg_ctx *ctx, const char *env)
 {
 	enum cfapkg_err e = cfapkg_env_check_name(ctx, env);
@@ -45,6 +51,8 @@ int need_env(struct cfapkg_ctx *ctx, const char *env)
 	return EXIT_OK;
 }
 
+/* A first try that does not wait, so that the wait is announced before it
+ * starts rather than looking like a hang. */
 int take_lock(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_writer_lock **lock)
 {
 	enum cfapkg_err e = cfapkg_writer_lock(ctx, 0, lock);

@@ -214,6 +214,8 @@ static cJSON *env_about(const struct bench *b, unsigned k)
 	return o;
 }
 
+/* What was compared and where, so that a result file read later, or on another
+ * machine, still says what it measured. */
 static cJSON *about_json(const struct bench *b)
 {
 	cJSON *o = cJSON_CreateObject(), *a;
@@ -272,6 +274,8 @@ static cJSON *result_json(const struct bench *b, const struct cfapkg_bench_run *
 	return o;
 }
 
+/* A file left half-written by a failed write reports -1, so that bench does not
+ * say it wrote a result it did not. */
 static int write_json(const char *path, cJSON *doc)
 {
 	/* A document that lost a member to a failed allocation is not written. */

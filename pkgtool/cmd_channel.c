@@ -64,6 +64,8 @@ static const char *base_name(const char *dir)
 	return base;
 }
 
+/* An option not given leaves *out as the caller set it, its default; one given
+ * must be a whole number within max, or the command stops with usage. */
 static int number_opt(const struct cli *cli, enum opt_id id, unsigned long long max,
                       unsigned long long *out)
 {
@@ -77,6 +79,9 @@ static int number_opt(const struct cli *cli, enum opt_id id, unsigned long long 
 	return EXIT_OK;
 }
 
+/* The keys given with --next-key (MAX_NEXT_KEYS at most; more are left out) go
+ * into the index as the ones a later index may be signed by, so that a key's
+ * rotation is announced before it happens. */
 static int build(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_channel_build_opts o = {0};
@@ -198,6 +203,8 @@ static int list(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return EXIT_OK;
 }
 
+/* A refusal goes to the error stream with its reason, so that a script reading
+ * the output sees only the channels that were updated or current. */
 static void print_update(const struct cfapkg_channel_update *u)
 {
 	switch (u->outcome) {
@@ -214,6 +221,8 @@ static void print_update(const struct cfapkg_channel_update *u)
 	}
 }
 
+/* Every channel's outcome is shown even when one of them failed: the list comes
+ * back with the error, which then gives the exit status. */
 static int update(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_channel_update *u = NULL;
@@ -239,6 +248,8 @@ static int update(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return e ? report_error_code(e) : EXIT_OK;
 }
 
+/* A subcommand is matched with its count of arguments where it has a fixed one,
+ * so that "list extra" is a usage error rather than a quiet list. */
 int cmd_channel(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *sub = cli->nargs ? cli->args[0] : "";

@@ -274,6 +274,8 @@ static cJSON *stack_cache_json(const struct cfapkg_stack_cache *c)
 	return o;
 }
 
+/* A cache that is not there is still listed, with where it would be, so that a
+ * user can see where each program keeps its own. */
 static void print_stack_cache(const struct cfapkg_stack_cache *c)
 {
 	char size[32];
@@ -372,6 +374,8 @@ static int clean_compute(struct cfapkg_ctx *ctx, const struct cli *cli, bool dry
 	return rc;
 }
 
+/* The download cache is swept under the root's lock, as gc sweeps it; the
+ * programs' own caches outside the root need none. */
 static int cache_clean(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_gc_opts o = {0, (cli->seen & OPT_BIT(OPT_DRY_RUN)) != 0, true};

@@ -21,6 +21,8 @@ static void option_list(const struct comp_model *m, const char *cmd, const char 
 	enum opt_id id;
 	size_t i, n = 0;
 
+	/* An option a command does not take is left out of its list, so that
+	 * completion never offers what the command would refuse. */
 	for (i = 0; cli_option_at(i, &name, &id, &arg, &help); i++)
 		if (comp_takes(m, cmd, id))
 			printf("%s--%s", n++ ? sep : "", name);
@@ -207,6 +209,8 @@ void comp_zsh(const struct comp_model *m)
 	       "\tset -- 2\n");
 	sh_scan(m);
 	sh_dispatch("_files", "_cfapkg_describe");
+	/* Autoloaded from a file in fpath, the script is the function's body
+	 * and completes at once; sourced, it only registers the function. */
 	printf("if [[ ${zsh_eval_context[-1]} == loadautofunc ]]; then\n"
 	       "\t_cfapkg \"$@\"\n"
 	       "else\n"
@@ -214,6 +218,8 @@ void comp_zsh(const struct comp_model *m)
 	       "fi\n");
 }
 
+/* The model is static: it holds every command's tables, which is much for the
+ * stack, and a run builds it once. */
 int cmd_completion(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	static const char *const shells[] = {"bash", "zsh", "fish", "powershell"};

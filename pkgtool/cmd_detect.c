@@ -238,7 +238,9 @@ static void make_private(cJSON *o)
 }
 
 /* The report's document: what detect --json says, and the system and
- * cfapkg it was made with, scrubbed.  NULL when out of memory. */
+ * cfapkg it was made with, scrubbed.  A report is a facts file for another
+ * machine's plans (cfapkg_facts_load reads it back), so it carries its own
+ * format number and cfapkg's version.  NULL when out of memory. */
 static char *report_text(const struct cfapkg_machine *m)
 {
 	cJSON *o = machine_json(m);

@@ -195,6 +195,8 @@ static void state_tag(const struct cfapkg_history_entry *h, char *buf, size_t le
 		cli_fit(buf, len, "[%s]", h->checked ? "checked" : "not checked");
 }
 
+/* The mark as marks.log keeps it, "by" named as history prints it, so that the
+ * text and the document say the same. */
 static cJSON *mark_json(const struct cfapkg_gen_mark *m)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -533,6 +535,8 @@ int cmd_unpin(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return change_pins(ctx, cli, false);
 }
 
+/* Reading takes no lock: pins.json is replaced in one rename, so a reader sees
+ * the old list or the new one, never a mix. */
 int cmd_pins(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *env = env_from_cli(cli);

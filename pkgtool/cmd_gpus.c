@@ -33,6 +33,8 @@ static void print_pick(const struct cfapkg_gpu_pick *p)
 		        pci_text(p->device, pci, sizeof(pci)), p->device->gfx);
 }
 
+/* On the error stream, as they explain an error: standard output stays for what
+ * a command was asked to print. */
 static void print_picks(const struct cfapkg_gpu_lookup *l)
 {
 	unsigned i;
@@ -62,6 +64,8 @@ static void print_ambiguous(const char *text, const struct cfapkg_gpu_lookup *l)
 	        d->name, pci_text(d, pci, sizeof(pci)), d->gfx);
 }
 
+/* The error and its nearest names make one message: the line ends only after
+ * the list, or at once when there is none. */
 static void print_unknown(struct cfapkg_ctx *ctx, const char *text,
                           const struct cfapkg_gpu_lookup *l)
 {
@@ -88,6 +92,8 @@ static void print_unknown(struct cfapkg_ctx *ctx, const char *text,
 		fprintf(stderr, "'cfapkg gpus' lists the names, PCI ids and targets --gpu takes.\n");
 }
 
+/* The GPU a flag names, as its one target; the candidates or the nearest names
+ * are told here, where the flag is, rather than later by the solve. */
 int gpu_from_cli(struct cfapkg_ctx *ctx, const char *text, char *gfx, size_t len)
 {
 	struct cfapkg_gpu_lookup l;

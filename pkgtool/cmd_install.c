@@ -266,6 +266,8 @@ static int lockfile_readable(struct cfapkg_ctx *ctx, const char *file)
 	return e ? report_error(ctx, e) : EXIT_OK;
 }
 
+/* A lockfile that does not read is refused before anything else, so that its
+ * own message, not a later step's, says what is wrong with it. */
 int cmd_install(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	int rc;
@@ -288,6 +290,7 @@ int cmd_install(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return transact(ctx, cli, CFAPKG_TRANS_INSTALL);
 }
 
+/* remove names what to drop; it never means "everything". */
 int cmd_remove(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	if (cli->nargs == 0) {

@@ -21,6 +21,8 @@ static int print_lock_json(const char *env, char *text)
 	return EXIT_OK;
 }
 
+/* --output names a file of the user's, written as asked; without it the text
+ * goes to standard output, or under --json into the document. */
 int cmd_lock(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *env = env_from_cli(cli), *out = cli_value(cli, OPT_OUTPUT);
@@ -59,6 +61,9 @@ static void print_problem(void *arg, const char *line)
 	fprintf(stderr, "changed: %s\n", line);
 }
 
+/* The store and the views first, then the files staged into Python environments
+ * from them; when the store is damaged, its message is the one reported, as the
+ * staged files came from it. */
 int cmd_verify(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *env = cli_value(cli, OPT_ENV);

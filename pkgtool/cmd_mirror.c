@@ -93,6 +93,9 @@ static const char *how_text(enum cfapkg_mirror_how how)
 	       : how == CFAPKG_MIRROR_DOWNLOADED ? "downloaded" : "already there";
 }
 
+/* Each file with where it came from and the prefix rules a client needs, so
+ * that a script can check the mirror against the set without reading the
+ * text. */
 static void print_json(const struct cfapkg_mirror_result *r, const char *dir)
 {
 	cJSON *o = cJSON_CreateObject(), *files = cJSON_AddArrayToObject(o, "files");
@@ -128,6 +131,8 @@ static void print_json(const struct cfapkg_mirror_result *r, const char *dir)
 	json_print(o);
 }
 
+/* Then what to do with DIR: serve it as it is, and give clients the rules
+ * written into it. */
 static void print_text(const struct cfapkg_mirror_result *r, const char *dir)
 {
 	char size[32];
@@ -225,6 +230,8 @@ static int create(struct cfapkg_ctx *ctx, const struct cli *cli, const char *dir
 	return rc;
 }
 
+/* --locked names the whole set, so packages beside it would be a second,
+ * conflicting answer to what is mirrored. */
 int cmd_mirror(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	if (cli->nargs < 2 || strcmp(cli->args[0], "create") != 0) {

@@ -509,6 +509,8 @@ void print_decisions(const struct cfapkg_plan *plan, const struct cli *cli)
 	cfapkg_plan_decisions(plan, decision_line, NULL);
 }
 
+/* A testcase is written whether or not the plan solved: a failing one is the
+ * case most worth replaying. */
 int cmd_plan(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *testcase = cli_value(cli, OPT_TESTCASE);

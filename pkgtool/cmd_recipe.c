@@ -292,6 +292,8 @@ struct text {
 	bool failed;
 };
 
+/* Grown by doubling past what is needed, so that a line built piece by piece is
+ * copied a few times, not once per piece; a failure sticks. */
 static void text_add(struct text *t, const char *s, size_t n)
 {
 	if (t->failed)
@@ -640,6 +642,8 @@ static int outdated(struct cfapkg_ctx *ctx, const struct cli *cli)
 	return rc;
 }
 
+/* What each suite's InRelease said, so that a reader can see which file the
+ * pins below were read from and when it was published. */
 static cJSON *suite_json(const struct cfapkg_deb_suite_info *s)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -656,6 +660,8 @@ static cJSON *suite_json(const struct cfapkg_deb_suite_info *s)
 	return o;
 }
 
+/* Under the member names a recipe's pinned packages use (file, sha256, size
+ * ...), so that a maintainer can copy them as they are. */
 static cJSON *member_json(const struct cfapkg_deb_member *m)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -672,6 +678,8 @@ static cJSON *member_json(const struct cfapkg_deb_member *m)
 	return o;
 }
 
+/* With no C library floor the glibc member is left out: its two fields then go
+ * to no object, which json_str passes over. */
 static void print_set_json(const struct cfapkg_deb_set *set)
 {
 	cJSON *doc = cJSON_CreateObject(), *a, *g;

@@ -48,6 +48,9 @@ static cJSON *runtime_json(const struct cfapkg_runtime *rt)
 	return o;
 }
 
+/* In the order a program meets them: where its paths point, what goes in front
+ * of the search path, what is taken off it, the variables, then what is staged
+ * beside it. */
 static void show_text(const struct cfapkg_runtime *rt)
 {
 	size_t i;
@@ -246,6 +249,9 @@ static void print_note(void *arg, const char *note)
 	fprintf(stderr, "warning: %s\n", note);
 }
 
+/* Takes no lock: the files undone are in a folder of the user's, and the root's
+ * list of staged venvs keeps one file per venv (venv_list.c), so that unstaging
+ * writes no file another command writes. */
 int cmd_unstage(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *dir = cli->nargs == 1 ? cli->args[0] : venv_from_cli(cli, true);

@@ -48,6 +48,8 @@ static cJSON *staged_json(const struct cfapkg_venv_staged *s, const struct cfapk
 	return o;
 }
 
+/* What was placed and what was left to the wheel, so that a torch that still
+ * loads NVIDIA's file for some library can be told from one fully served. */
 static void staged_text(const struct cfapkg_venv_staged *s, const struct cfapkg_runtime *rt)
 {
 	size_t i;

@@ -42,6 +42,9 @@ static void walk_all(struct walk *w)
 	size_t *queue = calloc(w->lock->nparts + 1, sizeof(*queue));
 	size_t head = 0, tail = 0, i, k, j;
 
+	/* A part is marked as it is queued, so that each is queued once and the
+	 * queue, one slot per part, cannot overflow.  Without memory for it the
+	 * walk reaches nothing, which only makes the answer say less. */
 	for (i = 0; queue && i < w->lock->nparts; i++)
 		if (w->lock->parts[i].requested) {
 			w->seen[i] = true;
@@ -69,6 +72,8 @@ static void print_chain(const struct walk *w, size_t target)
 {
 	size_t path[64], n = 0, i;
 
+	/* Sixty-four links at most, far deeper than any set nests, so that the
+	 * array is never overrun. */
 	for (i = target; i != SIZE_MAX && n < 64; i = w->from[i])
 		path[n++] = i;
 	while (n--) {
@@ -91,6 +96,8 @@ static cJSON *chain_json(const struct walk *w, size_t target)
 		json_str(o, "version", w->lock->parts[i].version);
 		cJSON_AddBoolToObject(o, "requested", w->lock->parts[i].requested);
 		json_str(o, "required_as", w->from[i] == SIZE_MAX ? NULL : w->via[i]);
+		/* Walked from the part back to its request, inserted at the
+		 * front so that the document reads from the request down. */
 		cJSON_InsertItemInArray(a, 0, o);
 	}
 	return a;
@@ -106,6 +113,8 @@ static size_t show_chains(const struct walk *w, const char *name, const struct c
 		if (!meets(&w->lock->parts[i], name, strlen(name)))
 			continue;
 		found++;
+		/* A part no request reaches is said to be so in text; in JSON
+		 * its chain is the part alone, with no request at its head. */
 		if (cli->json)
 			cJSON_AddItemToArray(chains, chain_json(w, i));
 		else if (!w->seen[i])
@@ -132,6 +141,8 @@ static int why_in_lock(const struct cli *cli, const char *env, const struct cfap
 		rc = EXIT_ERROR;
 		goto out;
 	}
+	/* Every part starts unreached; the walk fills in the ones a request
+	 * leads to. */
 	for (i = 0; i < lock->nparts; i++)
 		w.from[i] = SIZE_MAX;
 	walk_all(&w);

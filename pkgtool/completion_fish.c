@@ -29,6 +29,8 @@ static void fish_letters(const struct comp_model *m)
 
 	comp_letters(m, letters, sizeof(letters));
 	printf("function __cfapkg_letter_valued\n\tswitch $argv[1]\n");
+	/* A letter that takes a value everywhere needs no command to be known;
+	 * one that does in some commands asks which command came first. */
 	for (i = 0; letters[i]; i++) {
 		comp_letter_valued(m, letters[i], cmds, sizeof(cmds), &everywhere);
 		if (everywhere)
@@ -116,6 +118,8 @@ static void fish_options(const struct comp_model *m)
 
 	for (i = 0; cli_option_at(i, &name, &id, &arg, &help); i++) {
 		enum comp_kind k = comp_option_value(id, arg, &words);
+		/* An option every command takes needs no condition; one that
+		 * only some take is offered only after one of those. */
 		printf("complete -c cfapkg");
 		if (!comp_takes(m, NULL, id)) {
 			printf(" -n '__cfapkg_cmd_is");
@@ -148,6 +152,8 @@ void comp_fish(const struct comp_model *m)
 	valued_list(" ", "");
 	printf("\n");
 	fish_functions(m);
+	/* No files by default: they are offered only after "--" (a program's
+	 * own arguments) and for an option that takes a file. */
 	printf("complete -c cfapkg -f\n"
 	       "complete -c cfapkg -n __cfapkg_rest -F\n");
 	for (i = 0; i < m->ncmd; i++) {
@@ -161,6 +167,8 @@ void comp_fish(const struct comp_model *m)
 			       m->cmd[i].subs);
 	for (i = 0; i < m->ncmd; i++) {
 		const struct comp_command *c = &m->cmd[i];
+		/* Environment names only after 'env remove': the other env
+		 * subcommands take none or a new name. */
 		if (c->args == COMP_ENVS)
 			printf("complete -c cfapkg -n '__cfapkg_after_sub %s; and test \"$__cfapkg_s\" = "
 			       "remove' -a '(__cfapkg_envs)'\n", c->name);
@@ -235,6 +243,8 @@ static void ps_tables(const struct comp_model *m)
 		printf("\n");
 	}
 	printf("\t}\n\t$options = @{\n");
+	/* One entry more than there are commands: the last, under '', holds the
+	 * options taken before any command is named. */
 	for (i = 0; i <= m->ncmd; i++) {
 		const char *cmd = i < m->ncmd ? m->cmd[i].name : NULL;
 		size_t n = 0;
@@ -279,6 +289,9 @@ void comp_powershell(const struct comp_model *m)
 	       "Register-ArgumentCompleter -Native -CommandName cfapkg, cfapkg.exe -ScriptBlock {\n"
 	       "\tparam($wordToComplete, $commandAst, $cursorPosition)\n");
 	ps_tables(m);
+	/* The words before the cursor are scanned as the fish script scans
+	 * them: a value is skipped with its option, --root and --recipes are
+	 * kept to pass on to the listing commands, and "--" ends completion. */
 	printf("\t$before = @($commandAst.CommandElements |\n"
 	       "\t\tWhere-Object { $_.Extent.EndOffset -lt $cursorPosition -or\n"
 	       "\t\t\t($_.Extent.EndOffset -eq $cursorPosition -and -not $wordToComplete) } |\n"

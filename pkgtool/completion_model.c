@@ -34,6 +34,9 @@ static void add_subs(const char *p, char *out, size_t len)
 		if (n > word)
 			n = word;
 		used = strlen(out);
+		/* A piece that is no subcommand (a placeholder) is skipped, and
+		 * one that would not fit is left out rather than cut into
+		 * another word. */
 		if (sub_word(p, n) && used + n + 2 < len)
 			cli_fit(out + used, len - used, "%s%.*s", used ? " " : "", (int)n, p);
 		p += n + (n < word);
@@ -85,6 +88,8 @@ static enum comp_kind usage_args(const char *name, const char *usage)
 
 	while (*p) {
 		size_t n = strcspn(p, " ");
+		/* A placeholder right after an option is that option's value,
+		 * not a positional argument. */
 		bool after_option = prev[0] == '-' || (prev[0] == '[' && prev[1] == '-');
 		if (!after_option && p != usage &&
 		    (placeholder_is(p, n, "SPEC") || placeholder_is(p, n, "NAME")))
@@ -97,6 +102,8 @@ static enum comp_kind usage_args(const char *name, const char *usage)
 	return COMP_NONE;
 }
 
+/* The model is read from the same table the usage text comes from, so that no
+ * script can offer what the command line would refuse. */
 void comp_model_build(struct comp_model *m, const struct cli_commands *table)
 {
 	const char *name, *usage, *summary;
@@ -120,6 +127,9 @@ void comp_model_build(struct comp_model *m, const struct cli_commands *table)
 	}
 }
 
+/* Fixed words for the options whose values are a known set; files for the
+ * placeholders that name one; nothing for a free value, which no list could
+ * complete. */
 enum comp_kind comp_option_value(enum opt_id id, const char *arg, const char **words)
 {
 	*words = "";
@@ -147,6 +157,9 @@ bool comp_takes(const struct comp_model *m, const char *cmd, enum opt_id id)
 void comp_quoted(const char *s, bool fish)
 {
 	putchar('\'');
+	/* fish escapes a quote inside quotes; a POSIX shell cannot, so there
+	 * the quote is closed, an escaped one added and the quote opened
+	 * again. */
 	for (; *s; s++) {
 		if (*s == '\'')
 			fputs(fish ? "\\'" : "'\\''", stdout);
@@ -180,6 +193,8 @@ void comp_letters(const struct comp_model *m, char *all, size_t len)
 	enum opt_id id;
 	size_t i, n = 0;
 
+	/* Each letter once, though several commands may give it meanings of
+	 * their own: comp_letter_valued tells them apart. */
 	for (i = 0; cli_option_at(i, &name, &id, &arg, &help) && n + 1 < len; i++) {
 		char l = cli_opt_letter(id, OPT_BIT(id));
 		if (l && !memchr(all, l, n))
@@ -206,5 +221,6 @@ void comp_letter_valued(const struct comp_model *m, char letter, char *cmds, siz
 			cli_fit_add(cmds, len, "%s%s", cmds[0] ? " " : "",
 			            m->cmd[i].name);
 	}
+	/* A letter no command has is valued nowhere, not everywhere. */
 	*everywhere = *everywhere && any;
 }

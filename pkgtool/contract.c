@@ -42,6 +42,8 @@ void cli_error(const char *fmt, ...)
 			last_error[0] = '\0';
 		va_end(ap);
 		len = strlen(last_error);
+		/* Kept without its line end: in the JSON error document the
+		 * message is a string, which has no use for one. */
 		while (len && last_error[len - 1] == '\n')
 			last_error[--len] = '\0';
 	}
@@ -63,10 +65,14 @@ void json_stamp(cJSON *doc)
 	if (!(f = cJSON_CreateNumber(JSON_FORMAT)))
 		return; /* counted as an allocation failure: nothing is printed */
 	cJSON_AddItemToObject(doc, "format", f);
+	/* cJSON adds at the end, so the member is moved to the front, where a
+	 * reader looks first. */
 	cJSON_DetachItemViaPointer(doc, f);
 	cJSON_InsertItemInArray(doc, 0, f);
 }
 
+/* items is taken either way, even when the document cannot be made, so that a
+ * caller never has to free it. */
 void json_print_list(const char *key, cJSON *items)
 {
 	cJSON *doc = cJSON_CreateObject();
@@ -102,6 +108,8 @@ void json_print_error(int status)
 {
 	cJSON *doc, *err;
 
+	/* One document per run: a command that printed its own has said what
+	 * went wrong there. */
 	if (document_printed)
 		return;
 	doc = cJSON_CreateObject();
@@ -162,6 +170,8 @@ void json_print(cJSON *v)
 	cJSON_Delete(v);
 }
 
+/* A missing text is null, not an absent member, so that every document of a
+ * kind has the same members. */
 void json_str(cJSON *o, const char *key, const char *v)
 {
 	if (v)
@@ -170,6 +180,8 @@ void json_str(cJSON *o, const char *key, const char *v)
 		cJSON_AddNullToObject(o, key);
 }
 
+/* The library's own message when it left one, which names the file or part and
+ * what to do; the code's general text only when it did not. */
 int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err)
 {
 	const char *detail = cfapkg_ctx_error(ctx);
@@ -181,6 +193,9 @@ int report_error(struct cfapkg_ctx *ctx, enum cfapkg_err err)
 int report_error_code(enum cfapkg_err err)
 {
 	switch (err) {
+	/* Bad input of any kind (an option, a version, a facts file, a
+	 * lockfile) is a usage error to a script: what was given must
+	 * change. */
 	case CFAPKG_E_USAGE:
 	case CFAPKG_E_VERSION:
 	case CFAPKG_E_FACTS:

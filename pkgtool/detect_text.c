@@ -10,6 +10,8 @@
 #include "commands.h"
 #include "render.h"
 
+/* A GPU index below 0 means none, which JSON says as null rather than as a
+ * number a reader might take for a GPU. */
 void json_index(cJSON *o, const char *key, int index)
 {
 	if (index >= 0)
@@ -35,6 +37,8 @@ void print_choice_hint(FILE *out, const struct cfapkg_machine *m)
 	fprintf(out, "; 'cfapkg detect' shows what was read\n");
 }
 
+/* Shown by every command that detects (detect, plan, install), so that a
+ * warning about what was read is never only in 'cfapkg detect'. */
 void print_detection_notes(FILE *out, const struct cfapkg_machine *m)
 {
 	size_t i;
@@ -45,6 +49,8 @@ void print_detection_notes(FILE *out, const struct cfapkg_machine *m)
 		print_choice_hint(out, m);
 }
 
+/* A described machine (NULL here) was never detected, so it is null rather than
+ * an object with nothing found. */
 cJSON *detection_json(const struct cfapkg_machine *m)
 {
 	cJSON *o, *warn;

@@ -10,6 +10,9 @@
 #include "commands.h"
 #include "render.h"
 
+/* One line per part, each with the command that would move it; a newer version
+ * that is experimental here is only taken with consent, so its command says
+ * so. */
 static void say_one(const struct cfapkg_kept *k, const struct cfapkg_facts *f)
 {
 	const char *gfx = f->gfx[0] ? f->gfx : "this GPU";

@@ -59,6 +59,8 @@ static bool part(const struct cfapkg_problem *p, char *buf, size_t len)
 /* The singular or plural form of a verb phrase. */
 #define VERB(many, one, more) ((many) ? (more) : (one))
 
+/* The fact is the target the plan is for, and have what gpus.json calls it; the
+ * way out names the versions that do support it, or says none does. */
 static void gpu_text(const struct cfapkg_problem *p, const char *who, bool many, char *buf,
                      size_t len)
 {
@@ -84,6 +86,8 @@ static void system_text(const struct cfapkg_problem *p, const char *who, bool ma
 	        p->hint ? p->hint : "install it yourself");
 }
 
+/* One sentence per record, cut to buf when longer: these go on one line of a
+ * plan's output, after the part they are about. */
 const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_facts *f,
                          char *buf, size_t len)
 {

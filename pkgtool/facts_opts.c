@@ -20,6 +20,8 @@ static const struct {
 	{OPT_GLIBC, "glibc"},
 };
 
+/* One or two digits: no machine has a hundred GPUs, and a bound this small
+ * needs no overflow check.  Not given is -1, detection's own pick. */
 int gpu_index_from_cli(const struct cli *cli, int *index)
 {
 	const char *v = cli_value(cli, OPT_GPU_INDEX);
@@ -107,6 +109,8 @@ struct set_facts {
 	size_t n;
 };
 
+/* A GPU given by name is kept as its target, in s's own room, so that the
+ * library is handed one known target; every other fact goes as given. */
 static int add_fact(struct cfapkg_ctx *ctx, struct set_facts *s, const char *key,
                     const char *value)
 {
@@ -122,6 +126,8 @@ static int add_fact(struct cfapkg_ctx *ctx, struct set_facts *s, const char *key
 	return EXIT_OK;
 }
 
+/* CFAPKG_GPU first, so that any fact flag after it still wins, and not at all
+ * when --gpu is given. */
 static int set_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct set_facts *s)
 {
 	const char *env_gpu = getenv("CFAPKG_GPU");
@@ -141,6 +147,8 @@ static int set_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct se
 
 int facts_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_facts *f)
 {
+	/* Static: the request points into it until the choice is made, it is
+	 * kept off the stack, and a command sets its facts once. */
 	static struct set_facts s;
 	struct cfapkg_facts_request req = {.env = planned_env(cli), .file = cli_value(cli, OPT_FACTS),
 	                                   .keys = s.keys, .values = s.values};

@@ -43,6 +43,8 @@ static cJSON *change_from_text(const char *text)
 	const char *action = "change", *sp = strchr(text, ' ');
 	size_t n;
 
+	/* A line of another shape (one an older cfapkg wrote), or a name longer
+	 * than any, is kept whole as "other", never dropped. */
 	if (!sp || (size_t)(sp - text) >= sizeof(name))
 		return change_object("other", NULL, NULL, NULL, text);
 	n = (size_t)(sp - text);
@@ -97,6 +99,8 @@ cJSON *trans_json(const char *env, struct cfapkg_trans *t, const struct cfapkg_t
 		cJSON_AddNumberToObject(o, "generation", r->commit.generation);
 		cJSON_AddNumberToObject(o, "previous", r->commit.previous);
 	}
+	/* Changes and the download size come with a transaction; a switch or an
+	 * error before one has none to give. */
 	if (t)
 		c = cfapkg_trans_changes(t, &n);
 	a = cJSON_AddArrayToObject(o, "changes");
@@ -117,6 +121,8 @@ cJSON *switch_json(const char *env, unsigned from, unsigned to, const char *why)
 	json_str(o, "env", env);
 	cJSON_AddNumberToObject(o, "generation", to);
 	cJSON_AddNumberToObject(o, "previous", from);
+	/* No reason is null, as an absent value is everywhere in these
+	 * documents. */
 	json_str(o, "reason", why && *why ? why : NULL);
 	return o;
 }

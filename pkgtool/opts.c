@@ -127,6 +127,8 @@ static const struct opt_def *letter_def(int c, unsigned long long allowed)
 	return first;
 }
 
+/* The letter only where it stands for this option: a letter two options share
+ * (-n) belongs to the one the command takes, and to no other. */
 char cli_opt_letter(enum opt_id id, unsigned long long allowed)
 {
 	const struct opt_def *d = def_of(id);
@@ -289,6 +291,8 @@ static bool argument(struct cli *cli, const char *a, const struct cli_commands *
 	return positional(cli, a);
 }
 
+/* The letters getopt accepts are remade once the command is known (argument),
+ * since a shared letter means what that command makes it. */
 bool cli_parse(int argc, char **argv, struct cli *cli, const struct cli_commands *table)
 {
 	const struct option *longs = long_options();
@@ -358,6 +362,8 @@ const char *cli_value(const struct cli *cli, enum opt_id id)
 	return v;
 }
 
+/* The table in its own order, for the completion scripts and the help: both
+ * read the one table the parser reads. */
 bool cli_option_at(size_t i, const char **name, enum opt_id *id, const char **arg,
                    const char **help)
 {
@@ -370,6 +376,8 @@ bool cli_option_at(size_t i, const char **name, enum opt_id *id, const char **ar
 	return true;
 }
 
+/* Only the options the command takes, each with the letter it has there, so
+ * that the help never shows a letter meaning another option. */
 void cli_print_options(unsigned long long allowed)
 {
 	size_t i;
@@ -408,6 +416,8 @@ bool cli_number(const char *s, unsigned long long max, unsigned long long *out)
  * command runs. */
 static struct cfapkg_settings *kept_settings;
 
+/* A second call replaces the first's settings, freeing them: the settings kept
+ * are always the latest read. */
 void cli_keep_settings(struct cfapkg_settings *s)
 {
 	cfapkg_settings_free(kept_settings);

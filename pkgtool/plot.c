@@ -56,6 +56,8 @@ static bool has_value(const struct cfapkg_bench_run *r, bool metric)
 	return metric ? r->has_metric && isfinite(r->metric) : isfinite(r->wall_s);
 }
 
+/* Warm-up runs and failed runs are drawn, hollow or as crosses, but only the
+ * others count towards a median. */
 static bool counted(const struct cfapkg_bench_run *r, bool metric)
 {
 	return !r->warmup && r->status == 0 && has_value(r, metric);
@@ -118,6 +120,8 @@ static void fit_title(struct para *t, const char *text)
 {
 	double size;
 
+	/* Smaller rather than on a third line, so that everything below the
+	 * title keeps its place from one figure to the next. */
 	for (size = TITLE_SIZE; size > 12; size -= 1) {
 		wrap(t, text, size, true);
 		if (t->n <= 2)
@@ -133,6 +137,8 @@ static void subtitle(struct layout *l, const struct bench_plot *p,
 	char text[1024] = "program:";
 	size_t i, used = 0, warm = 0;
 
+	/* Each argument is cut to what is left of PROGRAM_MAX, so that one long
+	 * path cannot take the whole line. */
 	for (i = 0; i < p->nargs && used < PROGRAM_MAX; i++) {
 		size_t len = strlen(p->args[i]), room = PROGRAM_MAX - used;
 		cli_fit_add(text, sizeof(text), " %.*s%s",
@@ -142,6 +148,8 @@ static void subtitle(struct layout *l, const struct bench_plot *p,
 	wrap(&l->sub[0], text, SMALL, false);
 	for (i = 0; i < n; i++)
 		warm += runs[i].warmup;
+	/* The runs alternate between A and B, so each environment had half of
+	 * them, warm-ups alike. */
 	cli_fit(text, sizeof(text), "%lu runs each after %lu warm-up, A B alternating; ratio: "
 	        "median B / median A; spread: per-round B / A, min to max",
 	        (unsigned long)((n - warm) / 2), (unsigned long)(warm / 2));
@@ -190,6 +198,8 @@ static void lay_out(struct layout *l, const struct bench_plot *p,
 	subtitle(l, p, runs, n);
 	about(l, p);
 	l->panels = p->metric_name ? 2 : 1;
+	/* One gutter for both panels, the wider one's, so that their frames
+	 * line up. */
 	l->gutter = gutter(false, runs, n);
 	if (p->metric_name && gutter(true, runs, n) > l->gutter)
 		l->gutter = gutter(true, runs, n);
@@ -262,6 +272,8 @@ static void legend(struct canvas *c, const struct layout *l, const struct bench_
  * (those are drawn at the edge, marked). */
 static void scale(struct panel *pn, bool metric, const struct cfapkg_bench_run *runs, size_t n)
 {
+	/* Room for every run bench allows: a thousand runs and a hundred
+	 * warm-ups for each of the two environments. */
 	double v[2 * 1100], top = 0;
 	size_t i, k = 0;
 
@@ -323,6 +335,8 @@ static void mark(struct canvas *c, const struct panel *pn, const struct bench_pl
 	cli_fit(cls, sizeof(cls), "run %s%s env%u%s", r->warmup ? "warmup" : "measured",
 	        ok ? "" : " failed", r->env, side ? " offscale" : "");
 	c->ops->group(c, cls, tip);
+	/* A value off the axis shows as an arrow whatever else it is, so that
+	 * no mark is drawn outside the frame; then a failure as a cross. */
 	if (side)
 		off_axis(c, pn, x, side, colour[r->env], value(r, metric), metric);
 	else if (!ok)
@@ -451,6 +465,8 @@ static void draw(struct canvas *c, const struct layout *l, const struct bench_pl
 	draw_para(c, &l->sub[0], MARGIN, l->sub_y[0], "#444444", NULL, "subtitle", false);
 	draw_para(c, &l->sub[1], MARGIN, l->sub_y[1], "#444444", NULL, NULL, false);
 	legend(c, l, p);
+	/* The metric's panel above wall time's: it is what the figure is about
+	 * when there is one. */
 	if (p->metric_name)
 		panel(c, l, p, l->panel_top, true, runs, n);
 	panel(c, l, p, l->panel_top + PANEL_H * (l->panels - 1), false, runs, n);
@@ -461,6 +477,8 @@ static void draw(struct canvas *c, const struct layout *l, const struct bench_pl
 int write_plots(const char *svg, const char *png, const struct bench_plot *p,
                 const struct cfapkg_bench_run *runs, size_t n)
 {
+	/* Static: the layout's text buffers are much for the stack, and one
+	 * figure is made per run. */
 	static struct layout l;
 	struct canvas *c;
 	char head[1024];

@@ -23,6 +23,7 @@ double panel_x(const struct panel *p, double run)
 	return p->left + (run - 0.5) * p->width / (double)(p->runs ? p->runs : 1);
 }
 
+/* Screen y grows downwards, so the panel's bottom is its lowest value. */
 double panel_y(const struct panel *p, double v)
 {
 	return p->top + p->height - (v - p->lo) * p->height / (p->hi - p->lo);
@@ -33,6 +34,8 @@ static double nice_step(double x)
 {
 	double unit = 1;
 
+	/* Bounded both ways, so that a step of 0 or of infinity ends the loops
+	 * rather than spinning. */
 	while (unit > x && unit > 1e-300)
 		unit /= 10;
 	while (unit * 10 <= x && unit < 1e300)
@@ -49,6 +52,9 @@ static double steps(double v, double step, int up)
 
 	if (k > 9e18 || k < -9e18)
 		return k; /* past what a whole number can hold: near enough */
+	/* The cast truncates toward zero; the two checks below move k to the
+	 * step at or below v (or above, when up), whichever side of zero v is
+	 * on. */
 	k = (double)(long long)k;
 
 	if (!up && k * step > v)
@@ -77,6 +83,8 @@ void panel_scale(struct panel *p, const double *v, size_t n)
 		lo -= lo == 0 ? 0 : pad;
 		hi += pad;
 	}
+	/* The range is widened to whole steps, so that the first and last grid
+	 * lines are ticks too. */
 	p->step = nice_step((hi - lo) / TICKS);
 	p->lo = steps(lo, p->step, 0) * p->step;
 	p->hi = steps(hi, p->step, 1) * p->step;
@@ -99,10 +107,15 @@ const char *tick_label(double v, double step, char *buf, size_t len)
 
 	if (v < step * 1e-9 && v > -step * 1e-9)
 		v = 0; /* no "-0.0" from a sum of steps */
+	/* As many decimals as the step has: a step of 0.2 shows one, 0.05
+	 * two and 5 none.  The slack keeps 0.1 * 10 from reading as just
+	 * under 1. */
 	while (s < 1 - 1e-9 && decimals < 9) {
 		s *= 10;
 		decimals++;
 	}
+	/* Very large values and very fine steps would make long labels: they
+	 * get four significant digits instead. */
 	if (v >= 1e7 || v <= -1e7 || step < 1e-6)
 		cli_fit(buf, len, "%.4g", v);
 	else
@@ -123,6 +136,7 @@ static void x_axis(struct canvas *c, const struct panel *p)
 	char label[32];
 	const char *one = label;
 
+	/* Whole runs only: a run has no halves. */
 	if (step < 1)
 		step = 1;
 	for (r = 1; r <= (double)p->runs; r += step) {
@@ -145,6 +159,8 @@ static void y_axis(struct canvas *c, const struct panel *p, const char *ytitle)
 	const char *one = label;
 	int k;
 
+	/* Stepped by count from lo rather than by adding to v, so that rounding
+	 * does not build up; the slack lets the last tick land on hi. */
 	for (k = 0; (v = p->lo + k * p->step) <= p->hi + p->step * 1e-6; k++) {
 		double y = panel_y(p, v);
 		c->ops->line(c, &grid, NULL, p->left, y, right, y);
@@ -157,6 +173,8 @@ static void y_axis(struct canvas *c, const struct panel *p, const char *ytitle)
 
 void panel_axes(struct canvas *c, const struct panel *p, const char *ytitle)
 {
+	/* The grid first and the frame over its ends; the caller draws the
+	 * marks after, over both. */
 	y_axis(c, p, ytitle);
 	x_axis(c, p);
 	c->ops->group(c, "frame", NULL);
@@ -183,6 +201,8 @@ void svg_text(FILE *f, const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (p && *p) {
+		/* Each character is checked whole: broken UTF-8 from a recipe
+		 * or a machine's name would make the file unreadable as XML. */
 		size_t n = *p < 0x80 ? 1 : utf8_len(p);
 		if (*p == '&')
 			fputs("&amp;", f);

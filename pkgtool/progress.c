@@ -119,11 +119,14 @@ static double rate_of(const struct progress_row *r, double now)
 {
 	double secs = now - r->started;
 
+	/* Under a fifth of a second a rate is noise, so none is shown yet. */
 	return secs > 0.2 && r->done > r->base ? (double)(r->done - r->base) / secs : 0;
 }
 
 static void time_text(double secs, char *buf, size_t len)
 {
+	/* Capped at 99:59:59, so that a stalled download's estimate keeps the
+	 * field's width instead of growing without end. */
 	unsigned long s = secs < 0 ? 0 : secs > 359999 ? 359999 : (unsigned long)(secs + 0.5);
 
 	if (s >= 3600)
@@ -403,6 +406,8 @@ static void json_event(struct progress_row *r, const struct cfapkg_fetch_progres
 	cJSON *label;
 	char *text;
 
+	/* At most two progress events a second for each download; a finish is
+	 * always sent, so that a reader never misses the end. */
 	if (!ev->finished && t - r->last_json < 0.5)
 		return;
 	/* The label is a package name and a URL: cJSON escapes what JSON
@@ -494,6 +499,8 @@ static void summary(struct progress *p)
 		resumed += r->resumed;
 		bytes += r->brought + (r->done > r->base ? r->done - r->base : 0);
 	}
+	/* Nothing came (all from the cache, or all failed): there is nothing to
+	 * sum up. */
 	if (!files)
 		return;
 	time_text(secs, t, sizeof(t));
@@ -512,9 +519,13 @@ static void summary(struct progress *p)
 
 void progress_end(struct progress *p)
 {
+	/* The handler goes first: from here on a Ctrl-C ends cfapkg at once, as
+	 * the downloads it could stop are over. */
 	signal(SIGINT, SIG_DFL);
 	if (p->tty)
 		clear_drawn(p);
+	/* No summary after an interrupt: report_interrupted says what was kept,
+	 * and a total of what came would read as if it had all come. */
 	if ((p->tty || p->plain) && !interrupt_flag)
 		summary(p);
 	fflush(stderr);

@@ -42,7 +42,11 @@ int main(int argc, char **argv)
 		else
 			break;
 	}
+	/* Every check but the driver's own needs the driver, so its absence
+	 * there reads as SKIPPED, not as the checked library missing. */
 	p.for_other = argc > 1 && strcmp(argv[1], "cuda") != 0;
+	/* Every word after the library must have been read as an option above;
+	 * a word left over is a usage error, as is an unknown library. */
 	for (i = 0; argc > 1 && a == argc && i < sizeof(checks) / sizeof(checks[0]); i++)
 		if (strcmp(argv[1], checks[i].name) == 0)
 			break;

@@ -31,6 +31,8 @@ static const char *const windows_names[][5] = {
 	{"cudnn", "cudnn64_9.dll", "cudnn64_8.dll", NULL},
 };
 
+/* The names after the table's key, the first being the one a CUDA 11.8 program
+ * links (probe.h); NULL for a library not in the table. */
 const char *const *probe_names(const char *lib)
 {
 	const char *const(*t)[5] = strcmp(cfa_dl_os(), "windows") == 0 ? windows_names : linux_names;
@@ -46,6 +48,8 @@ void probe_step(const char *call)
 {
 	const char *field = strrchr(call, '>'); /* "p->cuMemAlloc" is cuMemAlloc */
 
+	/* Flushed at once, so that the caller has the line even when the call
+	 * that follows hangs or kills the process. */
 	printf("STEP %s\n", field ? field + 1 : call);
 	fflush(stdout);
 }
@@ -118,6 +122,8 @@ static void *load_in(const char *dir, const char *name, char **path, char **firs
 	char why[1024] = "";
 	void *h = NULL;
 
+	/* Only a file that is there is opened, so that a name missing from one
+	 * folder is not told as a failure to load. */
 	if (!(*path = dup_printf("%s/%s", dir, name)) || !cfa_dl_exists(*path))
 		return NULL;
 	if (!(h = cfa_dl_open(*path, why, sizeof(why))) && !*first_why)
@@ -132,6 +138,9 @@ void *probe_load(struct probe *p, const char *const *names, char **loaded)
 	void *h = NULL;
 	int nomem = 0;
 
+	/* Each name in every given folder, then by the system's order, before
+	 * the next name: the first name is the one a program would load
+	 * first. */
 	for (i = 0; names[i] && !h && !nomem; i++) {
 		for (d = 0; d < p->ndirs && !h && !nomem; d++) {
 			char *path = NULL;

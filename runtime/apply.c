@@ -32,7 +32,8 @@ static struct saved *original(const char *name)
 	return NULL;
 }
 
-/* Remembers a variable's value before the first change. */
+/* Remembers a variable's value before the first change only: a runtime applied
+ * over another must still undo to what the process started with. */
 static int remember(const char *name)
 {
 	char *raw = NULL;
@@ -56,6 +57,8 @@ static int remember(const char *name)
 	return 0;
 }
 
+/* Every variable a runtime changed goes back, so that the next runtime starts
+ * from the process's own values, not from the last runtime's. */
 static void undo(void)
 {
 	size_t i;
@@ -64,6 +67,7 @@ static void undo(void)
 		cfa_plat_setenv(saved[i].name, saved[i].value);
 }
 
+/* Compared whole, so that removing /opt/rocm does not drop /opt/rocm-6. */
 static bool removed(const struct cfapkg_runtime *rt, const char *dir, size_t len)
 {
 	size_t i;
@@ -87,6 +91,8 @@ static char *joined(const struct cfapkg_runtime *rt, const char *original)
 	cfa_buf_add(&value, "", 0); /* "" when there is nothing to list */
 	for (i = 0; i < rt->npath; i++)
 		cfa_buf_printf(&value, "%s%s", n++ ? sep : "", rt->path[i]);
+	/* Empty entries of the original are dropped: in a path list an empty
+	 * entry means the current folder, which a runtime must never add. */
 	for (at = original; at && *at; at += *at != '\0') {
 		size_t len = strcspn(at, sep);
 		if (len && !removed(rt, at, len)) {
@@ -108,6 +114,8 @@ static int prepend(const char *var, const struct cfapkg_runtime *rt)
 	char *value;
 	int rc;
 
+	/* Built from the original value, never the current one, so that
+	 * applying twice does not put the folders in front twice. */
 	if (remember(var) || !(value = joined(rt, original(var)->value)))
 		return -1;
 	rc = cfa_plat_setenv(var, value);
@@ -137,6 +145,8 @@ enum cfapkg_err cfapkg_runtime_apply(struct cfapkg_ctx *ctx, const struct cfapkg
 	if (!rt)
 		return CFAPKG_E_OK;
 	bad |= prepend("PATH", rt) != 0;
+	/* Windows finds DLLs through PATH; the other systems have a library
+	 * path variable of their own. */
 	if (strcmp(cfa_plat_os(), "windows") != 0)
 		bad |= prepend("LD_LIBRARY_PATH", rt) != 0;
 	for (i = 0; i < rt->nenv && !bad; i++)

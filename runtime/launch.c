@@ -54,6 +54,8 @@ static enum cfapkg_err stage(struct cfapkg_ctx *ctx, const struct cfapkg_runtime
 	return cfapkg_stage(ctx, rt, l->dir, &l->staged);
 }
 
+/* The program is found before anything is staged, so that a name that is not
+ * found places no files anywhere. */
 static enum cfapkg_err find(struct cfapkg_ctx *ctx, const char *name, struct cfapkg_launch *l)
 {
 	char buf[4096];
@@ -73,6 +75,8 @@ enum cfapkg_err cfapkg_launch_prepare(struct cfapkg_ctx *ctx, const struct cfapk
 	enum cfapkg_err e;
 	size_t i, n = 0;
 
+	/* *out is set before any failure, so that the caller frees whatever was
+	 * made with cfapkg_launch_free, however far it got. */
 	*out = l;
 	if (!l)
 		return cfa_nomem(ctx);
@@ -80,6 +84,8 @@ enum cfapkg_err cfapkg_launch_prepare(struct cfapkg_ctx *ctx, const struct cfapk
 		return cfa_fail(ctx, CFAPKG_E_USAGE, "no program to run");
 	if ((e = find(ctx, args[0], l)) || (may_stage && on_windows() && (e = stage(ctx, rt, l))))
 		return e;
+	/* Room for the launcher and its "--", the arguments, and the NULL
+	 * end. */
 	if (!(l->argv = cfa_calloc(nargs + 3, sizeof(*l->argv))))
 		return cfa_nomem(ctx);
 	/* The launcher starts the program under the part that needs it

@@ -34,6 +34,8 @@ static enum cfapkg_err try_path(struct cfapkg_ctx *ctx, const char *dir, const c
 	if ((e = cfa_path(ctx, out, "%s%s%s", dir, sep, name)) || cfa_plat_is_file(*out))
 		return e;
 	CFA_FREE(*out);
+	/* A name typed without an extension also finds NAME.exe on Windows, as
+	 * a command line does; one with an extension is taken as it is. */
 	if (windows() && !strchr(base, '.') &&
 	    !(e = cfa_path(ctx, out, "%s%s%s.exe", dir, sep, name)) && !cfa_plat_is_file(*out))
 		CFA_FREE(*out);
@@ -60,6 +62,8 @@ static enum cfapkg_err search_path(struct cfapkg_ctx *ctx, const char *name, cha
 		return cfa_nomem(ctx);
 	for (p = rc ? NULL : path; p && *p && !*out && !e;) {
 		size_t n = strcspn(p, seps);
+		/* An empty entry would mean the current folder: a program is
+		 * never picked up from there by accident. */
 		if (n && !(dir = cfa_strndup(p, n)))
 			e = cfa_nomem(ctx);
 		else if (n)
@@ -74,6 +78,8 @@ static enum cfapkg_err search_path(struct cfapkg_ctx *ctx, const char *name, cha
 enum cfapkg_err cfapkg_find_program(struct cfapkg_ctx *ctx, const char *name, char *buf,
                                     size_t len)
 {
+	/* A name with a folder in it is a path, as a shell takes it, and PATH
+	 * is not searched. */
 	bool has_dir = strchr(name, '/') || strchr(name, '\\');
 	char *found = NULL;
 	enum cfapkg_err e = has_dir ? try_path(ctx, "", name, &found)
@@ -108,6 +114,9 @@ enum cfapkg_err cfapkg_run_capture(struct cfapkg_ctx *ctx, const char *const *ar
 {
 	int rc = cfa_plat_run_capture(argv, timeout_ms, out, len, status);
 
+	/* A time-out is no error here: the caller learns of it through
+	 * *timed_out and still has what the program printed before it was
+	 * stopped. */
 	*timed_out = rc == ETIMEDOUT;
 	if (rc && rc != ETIMEDOUT)
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot start it: %s", argv[0],
@@ -126,6 +135,7 @@ const char *const *cfapkg_probe_libraries(size_t *n)
 
 const char *cfapkg_probe_status_name(enum cfapkg_probe_status s)
 {
+	/* In the order of enum cfapkg_probe_status, which indexes it. */
 	static const char *const names[] = {"OK", "MISSING", "FAILED", "WRONG RESULT",
 	                                    "TIMEOUT", "CRASHED", "SKIPPED"};
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
@@ -174,6 +184,8 @@ static void parse_output(char *text, struct cfapkg_probe_result *out, bool *got)
 			line[end - 1] = '\0';
 		if (strncmp(line, "STEP ", 5) == 0)
 			set_text(&out->last_step, cfa_strdup(line + 5));
+		/* Any other line is the library's or the probe's own chatter,
+		 * not a field. */
 		if (strncmp(line, "RESULT ", 7) != 0)
 			continue;
 		line += 7;
@@ -240,6 +252,8 @@ enum cfapkg_err cfapkg_probe(struct cfapkg_ctx *ctx, const char *library,
                              const char *const *dirs, size_t ndirs, unsigned timeout_ms,
                              struct cfapkg_probe_result *out)
 {
+	/* Static, as 64 KiB is much for a stack; the probes are run one after
+	 * the other, never at once. */
 	static char text[1 << 16];
 	const char **argv = NULL;
 	char *prog = NULL;
@@ -257,6 +271,8 @@ enum cfapkg_err cfapkg_probe(struct cfapkg_ctx *ctx, const char *library,
 		cfa_free(prog);
 		return cfa_nomem(ctx);
 	}
+	/* The probe is given only the folders to look in: it loads the library
+	 * itself, so a crash or a hang is its own and cfapkg can report it. */
 	argv[n++] = prog;
 	argv[n++] = library;
 	for (i = 0; i < ndirs; i++) {

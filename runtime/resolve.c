@@ -25,6 +25,8 @@ struct resolver {
 	size_t nwarn, warn_cap;
 };
 
+/* Everything the runtime points at lives in its arena, so that
+ * cfapkg_runtime_free frees it all at once; NULL when out of memory. */
 static char *keep(struct resolver *r, const char *s)
 {
 	return cfa_arena_strdup(r->rt->arena, s);
@@ -52,6 +54,8 @@ static const char *system_prefix(const struct cfapkg_machine *m, const char *ver
 {
 	size_t i, mm = strcspn(version, ".");
 
+	/* mm ends as the length of "major.minor", so that 6.2 matches 6.2.4 but
+	 * never 6.20. */
 	if (version[mm] == '.')
 		mm += 1 + strcspn(version + mm + 1, ".");
 	for (i = 0; m && i < m->nhip_sdks; i++)
@@ -73,6 +77,8 @@ static enum cfapkg_err warn_missing(struct resolver *r, const cJSON *item)
 
 	if (!line)
 		return cfa_nomem(r->ctx);
+	/* A missing part leaves out several values at once; it is named
+	 * once. */
 	for (i = 0; i < r->nwarn && strcmp(r->warn[i], line) != 0; i++)
 		;
 	if (i == r->nwarn &&
@@ -164,6 +170,9 @@ static enum cfapkg_err resolve_value(struct resolver *r, const cJSON *it, const 
 	size_t i;
 
 	*out = NULL;
+	/* A folder always needs its part's prefix, and so does a value that
+	 * names it; a plain setting stands even when its system part is not
+	 * here. */
 	if ((dir || strstr(raw, "{prefix}")) && ((e = prefix_of(r, it, &prefix)) || !prefix))
 		return e;
 	value = expand(raw, prefix, r->rt->gfx);
@@ -192,6 +201,8 @@ static enum cfapkg_err resolve_paths(struct resolver *r, const cJSON *doc)
 	{
 		if ((e = resolve_value(r, it, str_of(it, "dir"), true, &dirs[n])))
 			return e;
+		/* A folder of a missing system part is left out, not kept as a
+		 * hole. */
 		n += dirs[n] != NULL;
 	}
 	r->rt->path = dirs;
@@ -204,6 +215,7 @@ static enum cfapkg_err resolve_paths(struct resolver *r, const cJSON *doc)
  * system ROCm's, whatever the order. */
 static enum cfapkg_err resolve_env(struct resolver *r, const cJSON *doc)
 {
+	/* With room for the variables cfa_rocm_settle adds afterwards. */
 	struct cfapkg_env_var *vars = room_for(r, doc, "env", CFA_ROCM_EXTRA_VARS, sizeof(*vars));
 	const cJSON *it;
 	enum cfapkg_err e;
@@ -250,6 +262,9 @@ static enum cfapkg_err resolve_parts(struct resolver *r, const cJSON *doc)
 		char *p = NULL;
 		parts[n].name = keep(r, str_of(it, "part"));
 		parts[n].version = keep(r, str_of(it, "version"));
+		/* A kind this cfapkg does not know (a newer runtime.json) is
+		 * read as meta, which has no folder, rather than failing the
+		 * program's start. */
 		parts[n].kind = CFAPKG_KIND_META;
 		for (k = 0; k < 4; k++)
 			if (strcmp(str_of(it, "kind"), cfapkg_kind_name(kinds[k])) == 0)
@@ -310,6 +325,9 @@ static enum cfapkg_err resolve_files(struct resolver *r, const cJSON *doc)
 	{
 		const char *as = str_of(it, "as");
 		size_t i;
+		/* A runtime.json edited by hand must not stage a file from
+		 * outside the generation, nor onto a name outside the program's
+		 * folder. */
 		if (!cfa_safe_relative(str_of(it, "from")) || strpbrk(as, "/\\:") || !as[0])
 			continue;
 		/* one file per name: a later part's (an overlay's) replaces an earlier one's */
@@ -324,6 +342,8 @@ static enum cfapkg_err resolve_files(struct resolver *r, const cJSON *doc)
 	}
 	r->rt->stage = st;
 	r->rt->nstage = n;
+	/* A launcher is used on Windows only, and like a staged file it must
+	 * lie inside the generation. */
 	if (l && strcmp(r->rt->os, "windows") == 0 && cfa_safe_relative(str_of(l, "file")) &&
 	    !(r->rt->launcher = keep_path(r, "view/%s/%s", str_of(l, "part"), str_of(l, "file"))))
 		return cfa_nomem(r->ctx);
@@ -350,10 +370,13 @@ static enum cfapkg_err resolve(struct resolver *r, const cJSON *doc, const char 
 	rt->gfx = keep(r, str_of(doc, "gfx"));
 	if (!rt->env_name || !rt->os || !rt->gfx)
 		return cfa_nomem(r->ctx);
+	/* ROCm is settled last: it puts its folder first on the paths and adds
+	 * to the variables, so both must be resolved already. */
 	if ((e = resolve_paths(r, doc)) || (e = resolve_env(r, doc)) ||
 	    (e = resolve_files(r, doc)) || (e = resolve_parts(r, doc)) ||
 	    (e = cfa_rocm_settle(r->ctx, rt, r->m, gpu_index)))
 		return e;
+	/* One more than needed, so that even no warnings is a real array. */
 	rt->warnings = cfa_arena_alloc(rt->arena, (r->nwarn + 1) * sizeof(char *));
 	if (!rt->warnings)
 		return cfa_nomem(r->ctx);
@@ -395,6 +418,8 @@ enum cfapkg_err cfapkg_runtime_load(struct cfapkg_ctx *ctx, const char *env, uns
 	bool stable = false;
 	enum cfapkg_err e;
 
+	/* 0 is resolved here, so that the runtime names the generation it was
+	 * loaded from, never 0. */
 	if (gen == 0 && (e = cfapkg_env_current(ctx, env, &gen)))
 		return e;
 	if ((e = read_runtime(ctx, env, gen, &r.gendir, &stable, &doc)))
@@ -414,6 +439,8 @@ enum cfapkg_err cfapkg_runtime_load(struct cfapkg_ctx *ctx, const char *env, uns
 	cfa_free(r.gendir);
 	cfa_free(r.warn);
 	if (e) {
+		/* A runtime whose arena could not be had is freed by hand:
+		 * cfapkg_runtime_free expects one. */
 		if (r.rt && !r.rt->arena)
 			CFA_FREE(r.rt);
 		cfapkg_runtime_free(r.rt);

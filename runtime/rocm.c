@@ -25,6 +25,8 @@ struct dir_match {
 	bool failed;
 };
 
+/* Folding with | 0x20 is enough for what is compared here: library names and
+ * "rocm", letters, digits, dots and underscores. */
 static bool same_nocase(const char *a, const char *b, size_t n)
 {
 	size_t i;
@@ -77,6 +79,7 @@ const char *cfa_rocm_var(const struct cfapkg_runtime *rt, const char *name)
 bool cfa_rocm_user_set(const char *name)
 {
 	char *value = NULL;
+	/* Set to "" counts as not set: an empty value names nothing. */
 	bool set = cfa_plat_getenv_dup(name, &value) == 0 && value && value[0];
 
 	free(value); /* the platform's allocation */
@@ -96,6 +99,8 @@ static enum cfapkg_err set_var(struct cfapkg_ctx *ctx, struct cfapkg_runtime *rt
 		return cfa_nomem(ctx);
 	for (i = 0; i < rt->nenv && strcmp(vars[i].name, name) != 0; i++)
 		;
+	/* A new name goes into the room resolve.c left (CFA_ROCM_EXTRA_VARS):
+	 * this file sets five names at most, so it always fits. */
 	vars[i].name = name; /* callers pass literals */
 	vars[i].value = kept;
 	rt->nenv += i == rt->nenv;
@@ -131,6 +136,8 @@ static const char *own_rocm(const struct cfapkg_runtime *rt)
 		named = cfa_rocm_var(rt, "ROCM_PATH");
 	if (named && named[0])
 		return named;
+	/* From the last part back: a later part overrides an earlier one, so
+	 * the last HIP runtime in the lock is the one programs are given. */
 	for (i = rt->nparts; i-- > 0;)
 		if (rt->parts[i].prefix && rt->parts[i].kind != CFAPKG_KIND_META &&
 		    holds_hip_runtime(rt, rt->parts[i].prefix))
@@ -186,6 +193,8 @@ static enum cfapkg_err put_first(struct cfapkg_ctx *ctx, struct cfapkg_runtime *
 		cfa_free(lib);
 		return cfa_nomem(ctx);
 	}
+	/* The library folder is dropped where it already stands, so that it is
+	 * on the path once, in front. */
 	for (i = 0; i < rt->npath; i++)
 		if (!same_dir(rt->path[i], lib))
 			path[n++] = rt->path[i];
@@ -208,6 +217,9 @@ static void overlay_first(struct cfapkg_runtime *rt)
 	for (i = 0; rt->rocblas_overlay && i < rt->nparts; i++)
 		if (strcmp(rt->parts[i].name, rt->rocblas_overlay) == 0)
 			prefix = rt->parts[i].prefix;
+	/* path[0..front) holds the overlay's folders found so far, in their
+	 * order; each one found next moves down to front, the rest shifting up
+	 * behind it. */
 	for (i = 0; prefix && i < rt->npath; i++) {
 		const char *dir = path[i];
 		if (!inside(dir, prefix))
@@ -225,6 +237,8 @@ static bool other_rocm(const struct cfapkg_runtime *rt, const char *dir)
 	const char *c = dir;
 	size_t i;
 
+	/* Folders of the ROCm in use, and any the runtime itself puts on the
+	 * path, are never taken off, whatever their names. */
 	if (inside(dir, rt->rocm_prefix))
 		return false;
 	for (i = 0; i < rt->npath; i++)
@@ -253,6 +267,7 @@ static enum cfapkg_err note_removed(struct cfapkg_ctx *ctx, struct cfapkg_runtim
 
 	if (!one)
 		return cfa_nomem(ctx);
+	/* A folder named twice (in PATH and LD_LIBRARY_PATH) is noted once. */
 	for (i = 0; i < r->n && strcmp(r->dirs[i], one) != 0; i++)
 		;
 	if (i == r->n && other_rocm(rt, one)) {
@@ -266,7 +281,9 @@ static enum cfapkg_err note_removed(struct cfapkg_ctx *ctx, struct cfapkg_runtim
 	return CFAPKG_E_OK;
 }
 
-/* Other ROCm folders on the variable's current value. */
+/* Other ROCm folders on the variable's current value.  Only the user's value is
+ * scanned: what the runtime adds is its own, and apply puts it in front of what
+ * is left. */
 static enum cfapkg_err scan_list(struct cfapkg_ctx *ctx, struct cfapkg_runtime *rt,
                                  struct removed *r, const char *var)
 {
@@ -322,6 +339,9 @@ static int plan_gpu(const struct cfapkg_machine *m, const char *gfx)
 		    (b->integrated == g->integrated && g->vram_bytes > b->vram_bytes))
 			best = (int)i;
 	}
+	/* No GPU of the target: detection's pick.  The answer is the index
+	 * detection gave the GPU among the AMD GPUs, not its place in
+	 * m->gpus. */
 	if (best < 0)
 		best = m->selected;
 	return best < 0 ? -1 : (int)m->gpus[best].index;
@@ -332,6 +352,8 @@ static enum cfapkg_err set_gpu(struct cfapkg_ctx *ctx, struct cfapkg_runtime *rt
 {
 	char idx[16];
 
+	/* With one GPU there is nothing to choose, so HIP_VISIBLE_DEVICES is
+	 * set only when the caller names one. */
 	if (gpu_index < 0 && m && m->ngpus > 1)
 		gpu_index = plan_gpu(m, rt->gfx);
 	rt->gpu_index = gpu_index;
@@ -424,6 +446,9 @@ static enum cfapkg_err target_vars(struct cfapkg_ctx *ctx, struct cfapkg_runtime
 	cfapkg_ctx_clear_error(ctx); /* an unknown target has no needs */
 	if (!t)
 		return CFAPKG_E_OK;
+	/* The override is for the Linux runtime, which reads it.  A value the
+	 * user or a part set stays, so that a setting made by hand always
+	 * wins. */
 	if (t->hsa_override && strcmp(rt->os, "linux") == 0 &&
 	    !cfa_rocm_user_set("HSA_OVERRIDE_GFX_VERSION") &&
 	    !cfa_rocm_var(rt, "HSA_OVERRIDE_GFX_VERSION") &&
@@ -455,6 +480,8 @@ enum cfapkg_err cfa_rocm_settle(struct cfapkg_ctx *ctx, struct cfapkg_runtime *r
 		    (e = take_off_path(ctx, rt)))
 			return e;
 	}
+	/* After put_first: the overlay's folders must come before even the
+	 * ROCm's library folder, which put_first, when it ran, put in front. */
 	overlay_first(rt);
 	if ((e = set_gpu(ctx, rt, m, gpu_index)))
 		return e;

@@ -44,6 +44,7 @@ static char *effective(const struct cfapkg_runtime *rt, const char *name)
 		return cfa_strdup(own);
 	if (cfa_plat_getenv_dup(name, &user) != 0 || !user)
 		return NULL;
+	/* An empty value names nothing, so it counts as unset. */
 	copy = user[0] ? cfa_strdup(user) : NULL;
 	free(user); /* the platform's allocation */
 	return copy;
@@ -66,6 +67,8 @@ static char *system_rocm(const struct cfapkg_runtime *rt, const struct cfapkg_ma
 static char *kernel_gfx(const struct cfapkg_runtime *rt)
 {
 	char *override = effective(rt, "HSA_OVERRIDE_GFX_VERSION"), gfx[16];
+	/* The override is read by the Linux runtime only; on Windows the GPU's
+	 * own target is what kernels are looked up for. */
 	bool mapped = override && strcmp(rt->os, "linux") == 0 &&
 	              cfa_gfx_from_override(override, gfx);
 
@@ -86,6 +89,8 @@ static void tensile(struct checker *c)
 	if (!dir && c->r->prefix)
 		dir = cfa_aprintf("%s%c%s%crocblas%clibrary", c->r->prefix, sep, c->win ? "bin" : "lib",
 		                  sep, sep);
+	/* A folder of the target's own beside the shared one is where rocBLAS
+	 * looks first, so it is the one reported. */
 	if (dir && (sub = cfa_aprintf("%s%c%s", dir, sep, c->r->gfx)) && cfa_plat_is_dir(sub)) {
 		cfa_free(dir);
 		dir = sub;
@@ -93,6 +98,8 @@ static void tensile(struct checker *c)
 		cfa_free(sub);
 	}
 	c->r->tensile_dir = keep(c, dir ? cfa_strdup(dir) : NULL);
+	/* The first file that is there is the one rocBLAS would read, so the
+	 * search stops at it. */
 	for (i = 0; dir && i < 3 && !c->r->tensile_file; i++) {
 		file = i < 2 ? cfa_aprintf("%s%c%s%s.dat", dir, sep, names[i], c->r->gfx)
 		             : cfa_aprintf("%s%cTensileLibrary.dat", dir, sep);
@@ -114,6 +121,8 @@ static void miopen(struct checker *c)
 	                         : NULL;
 	size_t i;
 
+	/* The ROCm in use first, then each folder of the runtime's path in
+	 * order: the first MIOpen found is the one a program would load. */
 	for (i = 0; !c->r->miopen && i <= c->rt->npath; i++) {
 		const char *dir = i == 0 ? lib : c->rt->path[i - 1];
 		char *name = dir ? cfa_rocm_dir_find(dir, head, tail) : NULL;
@@ -130,6 +139,10 @@ static void hipblaslt(struct checker *c, const struct cfapkg_gpu_target *t)
 	char *dir = cfa_rocm_hipblaslt_dir(c->rt, c->r->prefix), *file = NULL;
 	int has = cfa_rocm_hipblaslt_kernel(dir, c->r->gfx, &file);
 
+	/* Without a kernel folder to look in (has < 0), the target table
+	 * decides, and a target it does not know is assumed to have kernels:
+	 * this is advice, and a wrong warning would send people after a problem
+	 * they do not have. */
 	c->r->hipblaslt = has < 0 ? !t || t->hipblaslt : has == 1;
 	if (has >= 0)
 		c->r->hipblaslt_dir = keep(c, cfa_strdup(dir));
@@ -144,6 +157,8 @@ static void rocm_part(struct checker *c)
 
 	for (i = 0; c->r->from_env && i < c->rt->nparts; i++) {
 		const struct cfapkg_runtime_part *p = &c->rt->parts[i];
+		/* The part's folder must end where a separator follows, so that
+		 * /x/rocm is not taken for the part at /x/ro. */
 		if (!p->prefix || strncmp(c->r->prefix, p->prefix, n = strlen(p->prefix)) != 0 ||
 		    (c->r->prefix[n] && c->r->prefix[n] != '/' && c->r->prefix[n] != '\\'))
 			continue;
@@ -174,6 +189,8 @@ enum cfapkg_err cfapkg_rocm_check(struct cfapkg_ctx *ctx, const struct cfapkg_ru
 		return cfa_nomem(ctx);
 	}
 	cfa_arena_init(c.r->arena);
+	/* The environment's own ROCm, when it has one, is the one its programs
+	 * use; only without one does the system's matter. */
 	c.r->from_env = rt->rocm_prefix != NULL;
 	c.r->prefix = keep(&c, rt->rocm_prefix ? cfa_strdup(rt->rocm_prefix) : system_rocm(rt, m));
 	c.r->gfx = keep(&c, kernel_gfx(rt));

@@ -49,6 +49,8 @@ enum cfapkg_err cfa_stage_record_write(struct cfapkg_ctx *ctx, const char *dir,
 
 	if (jb->failed)
 		return cfa_nomem(ctx);
+	/* A copy is written because cfa_write_json consumes what it is given,
+	 * and the caller goes on adding to doc. */
 	if (!(e = cfa_path(ctx, &path, "%s/%s", dir, RECORD)))
 		e = cfa_write_json(ctx, path, cJSON_Duplicate(doc, 1)); /* NULL: out of memory */
 	cfa_free(path);
@@ -73,11 +75,15 @@ cJSON *cfa_stage_entry(const cJSON *doc, const char *name)
 	return entry_named(cJSON_GetObjectItemCaseSensitive(doc, "files"), name);
 }
 
+/* A venv's record has a "venv" member: its names are paths below the venv, and
+ * only the venv's own rules may undo it. */
 bool cfa_stage_nested(const cJSON *doc)
 {
 	return cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(doc, "venv"));
 }
 
+/* A file that cannot be read is never taken for the one staged, so it is never
+ * removed or written over as if it were ours. */
 bool cfa_stage_same_hash(struct cfapkg_ctx *ctx, const char *path, const char *hex)
 {
 	char got[65];
@@ -121,6 +127,8 @@ static enum cfapkg_err record_one(struct cfapkg_ctx *ctx, struct cfa_json_build 
 	cJSON *files = cJSON_GetObjectItemCaseSensitive(doc, "files"), *e;
 
 	*ours = false;
+	/* A name the record already lists is ours while it still holds what was
+	 * staged, or is gone; anything else there now is a user's. */
 	if ((e = entry_named(files, s->as)))
 		*ours = cfa_stage_same_hash(ctx, dst, entry_str(e, "sha256")) || !cfa_plat_is_file(dst);
 	if (!e) {
@@ -131,6 +139,8 @@ static enum cfapkg_err record_one(struct cfapkg_ctx *ctx, struct cfa_json_build 
 	cfa_json_set_string(jb, e, "sha256", hex);
 	/* Through the environment's stable path when it has one. */
 	cfa_json_set_string(jb, e, "from", s->from);
+	/* A user's file is there and a saved original too: setting this one
+	 * aside would write over the original, so the caller's rule decides. */
 	if (!*ours && cfa_plat_is_file(dst) && cfa_plat_is_file(save)) {
 		if (changed == CFA_CHANGED_REFUSE)
 			return cfa_fail(ctx, CFAPKG_E_IO, "%s: a saved copy of it is already there "
@@ -157,6 +167,8 @@ enum cfapkg_err cfa_stage_file(struct cfapkg_ctx *ctx, const char *dir, struct c
 	    (err = record_one(ctx, jb, doc, dir, s, dst, save, hex, changed, &ours, entry)) ||
 	    (err = cfa_stage_record_write(ctx, dir, jb, doc)))
 		goto out;
+	/* The record naming this file is on disk already: a kill from here on
+	 * leaves something unstage can undo. */
 	cfa_crash_point();
 	if (!ours && cfa_plat_is_file(dst) && cfa_plat_rename(dst, save) != 0) {
 		err = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot set it aside (is the program running?)",
@@ -182,6 +194,8 @@ cJSON *cfa_stage_record_start(struct cfa_json_build *jb, cJSON *doc,
 		doc = cfa_json_new_object(jb);
 		cfa_json_add_number(jb, doc, "format", 1);
 	}
+	/* An existing record is added to, not replaced: staging again must
+	 * still remember the user's files that the first staging set aside. */
 	if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "files")))
 		cfa_json_set_item(jb, doc, "files", cfa_json_new_array(jb));
 	cfa_json_set_string(jb, doc, "env", rt->env_name);
@@ -228,11 +242,16 @@ enum cfapkg_err cfa_unstage_entry(struct cfapkg_ctx *ctx, const char *dir, const
 	bool kept;
 	enum cfapkg_err err;
 
+	/* A plain record names files of dir itself, so any separator or drive
+	 * colon is refused; a venv's names may go down into the venv, never out
+	 * of it. */
 	if (!name || !name[0] || (nested ? !cfa_safe_relative(name) : strpbrk(name, "/\\:") != NULL))
 		return CFAPKG_E_OK;
 	if ((err = placed_paths(ctx, dir, name, &dst, &save)))
 		return err;
 	kept = saved && cfa_plat_is_file(save);
+	/* A file changed since it was staged is someone's work (an upgrade, a
+	 * fix by hand): it is left and the user told, never deleted. */
 	if (cfa_plat_is_file(dst) && !cfa_stage_same_hash(ctx, dst, entry_str(e, "sha256"))) {
 		err = cfa_path(ctx, &note, "%s changed since it was staged: left as it is%s%s", dst,
 		               kept ? "; your original is " : "", kept ? save : "");

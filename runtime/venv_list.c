@@ -16,6 +16,9 @@
 
 enum cfapkg_err cfa_venv_list_entry(struct cfapkg_ctx *ctx, const char *root, char **out)
 {
+	/* A hash, not the path, names the file: a path may be longer than a
+	 * file name can be and hold characters one cannot.  FNV-1a gives the
+	 * same name on every run and build, which is all the name needs. */
 	uint64_t h = 14695981039346656037ull; /* FNV-1a */
 	char name[32];
 	const unsigned char *p;
@@ -33,6 +36,8 @@ void cfa_venv_forget(struct cfapkg_ctx *ctx, const char *dir)
 {
 	char *abs = NULL, *path = NULL;
 
+	/* The entry is named by the absolute folder, as staging named it, so a
+	 * venv given by a relative path is forgotten all the same. */
 	if (cfa_venv_abs(dir, &abs) != 0)
 		return;
 	if (cfa_venv_list_entry(ctx, abs, &path) == CFAPKG_E_OK)

@@ -54,6 +54,9 @@ struct stager {
 	bool failed;               /* out of memory */
 };
 
+/* Text kept in the result's arena, so that what the result points at is freed
+ * with it.  A failure only marks s->failed; the caller turns that into one
+ * out-of-memory error at the end of its step. */
 static char *keep(struct stager *s, const char *text)
 {
 	char *k = text ? cfa_arena_strdup(s->out->arena, text) : NULL;
@@ -99,6 +102,9 @@ static enum cfapkg_err find_sources(struct stager *s)
 
 	if (e)
 		return e;
+	/* Only packages and user parts have files of their own.  The lock is
+	 * read for each part's requirements, which the runtime does not
+	 * carry. */
 	for (i = 0; i < s->rt->nparts && s->nsrc < MAX_SOURCES; i++) {
 		const struct cfapkg_runtime_part *p = &s->rt->parts[i];
 		if ((p->kind != CFAPKG_KIND_PACKAGE && p->kind != CFAPKG_KIND_USER) || !p->prefix ||
@@ -132,6 +138,10 @@ static const struct source *source_of(struct stager *s, const char *name, const 
 	size_t i = s->nsrc;
 
 	*path = NULL;
+	/* From the last part back, so that an overlay wins over the ZLUDA it
+	 * extends.  The folder is listed rather than the name opened, so that
+	 * on Windows a name in another case is found and staged as the folder
+	 * spells it. */
 	while (i-- > 0) {
 		struct name_scan n = {name, s->v->windows, NULL};
 		cfa_plat_list_dir(s->src[i].dir, name_one, &n);
@@ -162,7 +172,9 @@ static unsigned provide_major(const char *text, const char *name)
 }
 
 /* The recipe versions that provide family at major, as "zluda 7-preview.10,
- * ..." (at most a few), and the majors the recipes provide at all. */
+ * ..." (at most four, so that the message stays readable), and the majors the
+ * recipes provide at all; seen covers majors 1 to 99, far past any cuBLAS there
+ * is. */
 static void who_provides(struct stager *s, const char *family, unsigned major, struct cfa_buf *who,
                          struct cfa_buf *majors)
 {
@@ -216,6 +228,8 @@ static enum cfapkg_err refuse(struct stager *s, const struct cfapkg_torch_lib *l
 	return e;
 }
 
+/* Past MAX_PLACED, far above what a torch build loads, the rest are not staged
+ * rather than written past the arrays. */
 static void add_file(struct stager *s, const char *from, const char *rel, const char *part,
                      const char *version)
 {
@@ -252,6 +266,9 @@ static enum cfapkg_err plan(struct stager *s)
 		const struct cfapkg_torch_lib *l = &s->v->libs[i];
 		const struct source *src = l->dir ? source_of(s, l->name, &from) : NULL;
 		bool is_cublas = strcmp(l->family, "cublas") == 0 && l->dir;
+		/* cuBLAS is what torch cannot start without, so a missing one
+		 * refuses the staging; any other name the environment lacks
+		 * keeps the wheel's file and is listed as left. */
 		if (is_cublas && !src)
 			return refuse(s, l);
 		cublas |= is_cublas;
@@ -260,6 +277,9 @@ static enum cfapkg_err plan(struct stager *s)
 				s->left[s->nleft++] = l->name;
 			continue;
 		}
+		/* Before ZLUDA's nvrtc takes the name: the files are staged in
+		 * order, so the wheel's nvrtc is copied to its new name while
+		 * it still is the wheel's. */
 		if (s->v->windows && strcmp(l->family, "nvrtc") == 0)
 			add_nvrtc_real(s, l);
 		add_file(s, from, keepf(s, "%s/%s", l->dir, l->name), src->part, src->version);
@@ -273,6 +293,8 @@ static enum cfapkg_err plan(struct stager *s)
 	return s->failed ? cfa_nomem(s->ctx) : CFAPKG_E_OK;
 }
 
+/* The venv's entry in the root's list is written after its files are placed, so
+ * that the list never names a venv that holds none of cfapkg's files. */
 static enum cfapkg_err remember(struct cfapkg_ctx *ctx, const char *root, const char *env)
 {
 	struct cfa_json_build jb = {false};
@@ -304,6 +326,8 @@ static enum cfapkg_err drop_unserved(struct stager *s, cJSON *doc)
 	size_t i, count = 0;
 
 	while (e && !err) {
+		/* Taken first, since this entry may be detached and freed
+		 * below. */
 		cJSON *next = e->next;
 		const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "name");
 		for (i = 0; i < s->nfiles && !(cJSON_IsString(n) &&
@@ -333,6 +357,8 @@ static bool same_torch(const cJSON *doc, const struct cfapkg_venv *v)
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(doc, "venv"), "torch");
 
+	/* No record yet counts as the same torch: there is nothing staged that
+	 * another torch's wheel could have replaced. */
 	return !doc || (cJSON_IsString(t) && strcmp(t->valuestring, v->torch_version) == 0);
 }
 
@@ -346,12 +372,17 @@ static enum cfapkg_err place(struct stager *s)
 
 	if ((e = cfa_stage_record_read(s->ctx, s->v->root, &doc)))
 		return e;
+	/* With the torch the record was made for, a changed staged file is ours
+	 * to write over; after a torch upgrade it is the new wheel's, and is
+	 * kept as the original instead (stage.h). */
 	changed = same_torch(doc, s->v) ? CFA_CHANGED_REPLACE : CFA_CHANGED_KEEP;
 	if (doc && !cfa_stage_nested(doc)) {
 		cJSON_Delete(doc);
 		return cfa_fail(s->ctx, CFAPKG_E_USAGE, "%s: 'cfapkg stage DIR' placed files here; "
 		                "'cfapkg unstage %s' first", s->v->root, s->v->root);
 	}
+	/* Entries the new plan no longer serves are undone first, so that their
+	 * wheel files are back before the record is written again. */
 	if (!(e = drop_unserved(s, doc))) {
 		doc = cfa_stage_record_start(&jb, doc, s->rt);
 		note_venv(&jb, doc, s->v);
@@ -392,6 +423,9 @@ static enum cfapkg_err stage(struct stager *s, const char *dir)
 
 	if ((e = cfapkg_venv_open(s->ctx, dir, &s->v)))
 		return e;
+	/* A Windows torch loads DLLs and a Linux one shared objects: files
+	 * from an environment made for the other system would only break the
+	 * venv. */
 	if (s->v->windows != (strcmp(s->rt->os, "windows") == 0))
 		return cfa_fail(s->ctx, CFAPKG_E_USAGE, "torch %s in %s is a %s build; environment "
 		                "\"%s\" was made for %s: stage from an environment made for %s",
@@ -422,6 +456,8 @@ enum cfapkg_err cfapkg_venv_stage(struct cfapkg_ctx *ctx, const struct cfapkg_ru
 	s->rt = rt;
 	e = stage(s, dir);
 	if (e) {
+		/* On failure the venv is freed here and unhooked from the
+		 * result, so that freeing the result does not free it twice. */
 		cfapkg_venv_free(s->v);
 		s->out->venv = NULL;
 		cfapkg_venv_staged_free(s->out);

@@ -44,6 +44,9 @@ struct cfapkg_verdict *cfapkg_verdict_new(void)
 
 	if (!v)
 		return NULL;
+	/* Usable until a probe says otherwise: a verdict with no probes added
+	 * has nothing against it, and the caller decides whether that is
+	 * enough. */
 	v->usable = true;
 	cfa_buf_init(&v->absent, TEXT_MAX);
 	cfa_buf_init(&v->failed, TEXT_MAX);
@@ -59,6 +62,8 @@ void cfapkg_verdict_free(struct cfapkg_verdict *v)
 	cfa_free(v);
 }
 
+/* A failed append is not returned but left in the buffer's failed flag, which
+ * grew() turns into the one out-of-memory answer. */
 static bool append(struct cfa_buf *b, const char *sep, const char *text)
 {
 	return (!b->len || cfa_buf_adds(b, sep)) && cfa_buf_adds(b, text);
@@ -80,11 +85,17 @@ enum cfapkg_err cfapkg_verdict_add_probe(struct cfapkg_ctx *ctx, struct cfapkg_v
 
 	if (r->status == CFAPKG_PROBE_OK)
 		return CFAPKG_E_OK;
+	/* Every library that is not OK is named as absent, even one that also
+	 * fails the verdict, so that the list shows all that is missing or
+	 * wrong. */
 	append(&v->absent, ", ", r->library);
 	v->usable = v->usable && !gemm && !hard;
 	v->hard += hard;
 	if (!gemm && !hard)
 		return grew(ctx, v);
+	/* The detail is cut at DETAIL_SHOWN bytes: the reason is kept in
+	 * marks.log and shown by history, and the start of a probe's detail
+	 * is what says what failed. */
 	what = cfa_aprintf("%s %s%s%.*s", r->library, cfapkg_probe_status_name(r->status),
 	                   r->detail && r->detail[0] ? ": " : "", DETAIL_SHOWN,
 	                   r->detail ? r->detail : "");
@@ -130,6 +141,9 @@ enum cfapkg_err cfapkg_verdict_needs_mark(struct cfapkg_ctx *ctx, const struct c
 {
 	enum cfapkg_err e = cfapkg_env_gen_state(ctx, env, gen, state);
 
+	/* A mark is needed only when the verdict would change the state: doctor
+	 * run again on a generation it already judged adds nothing to its
+	 * history. */
 	*needed = !e && v->usable != (*state == CFAPKG_GEN_KNOWN_GOOD);
 	return e;
 }
@@ -171,5 +185,7 @@ enum cfapkg_err cfapkg_verdict_mark(struct cfapkg_ctx *ctx, const struct cfapkg_
 	e = cfapkg_env_mark(ctx, env, gen, v->usable ? CFAPKG_GEN_KNOWN_GOOD : CFAPKG_GEN_CHECKED,
 	                    CFAPKG_MARK_DOCTOR, reason, command);
 	cfa_free(reason);
+	/* The state is read back after the mark rather than assumed, so that
+	 * the caller shows what the generation's marks now say. */
 	return e ? e : cfapkg_env_gen_state(ctx, env, gen, state);
 }

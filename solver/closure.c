@@ -26,6 +26,8 @@ struct index {
 	size_t n, cap;
 };
 
+/* FNV-1a: names are short and this only picks a bucket, so any even spread will
+ * do. */
 static uint32_t hash(const char *s)
 {
 	uint32_t h = 2166136261u;
@@ -38,6 +40,8 @@ static int add(struct index *ix, const char *name, size_t recipe)
 {
 	size_t b = hash(name) & ix->mask, i;
 
+	/* A recipe is listed once per name, however many of its versions
+	 * provide it, so that a walk reaches it once per name. */
 	for (i = ix->buckets[b]; i; i = ix->p[i - 1].next)
 		if (ix->p[i - 1].recipe == recipe && strcmp(ix->p[i - 1].name, name) == 0)
 			return 0;
@@ -54,6 +58,8 @@ static int build_index(const struct cfapkg_ctx *ctx, struct index *ix)
 
 	for (i = 0; i < ctx->nrecipes; i++)
 		nprov += 1 + ctx->recipes[i]->nversions;
+	/* A power of two, so that a mask picks the bucket, and about one bucket
+	 * per entry, so that chains stay short. */
 	for (ix->mask = 1023; ix->mask < nprov; ix->mask = ix->mask * 2 + 1)
 		;
 	ix->buckets = cfa_calloc(ix->mask + 1, sizeof(*ix->buckets));
@@ -83,6 +89,8 @@ static void visit_name(struct walk *w, const char *name)
 
 	for (i = w->ix->buckets[hash(name) & w->ix->mask]; i; i = w->ix->p[i - 1].next) {
 		const struct provider *p = &w->ix->p[i - 1];
+		/* Marked as it is queued, so that each recipe is queued once
+		 * and the queue, sized to the recipes, never overflows. */
 		if (!w->reach[p->recipe] && strcmp(p->name, name) == 0) {
 			w->reach[p->recipe] = 1;
 			w->queue[w->nqueue++] = p->recipe;
@@ -90,6 +98,8 @@ static void visit_name(struct walk *w, const char *name)
 	}
 }
 
+/* Every version's requirements, not only the one that will win: which one wins
+ * is the solver's to decide, on the pool this builds. */
 static void visit_recipe(struct walk *w, const struct cfapkg_recipe *r)
 {
 	size_t j, k;
@@ -115,6 +125,8 @@ enum cfapkg_err cfa_closure(struct cfapkg_plan *plan, unsigned char **out)
 	}
 	for (i = 0; i < plan->nspecs; i++)
 		visit_name(&w, plan->specs[i].name);
+	/* Breadth first: the queue grows behind the cursor until nothing new is
+	 * reached. */
 	for (i = 0; i < w.nqueue; i++)
 		visit_recipe(&w, ctx->recipes[w.queue[i]]);
 	*out = w.reach;

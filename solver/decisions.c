@@ -24,6 +24,8 @@ static Id solvable_of(const struct cfapkg_plan *plan, const struct cfapkg_versio
 {
 	Id p;
 
+	/* A walk of the pool for each part: decisions are asked for only with
+	 * --verbose, so no other run pays for it. */
 	for (p = plan->repo->start; p < plan->repo->end; p++)
 		if (cfa_solvable_version(plan, p) == v)
 			return p;

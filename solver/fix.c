@@ -25,6 +25,7 @@ static bool floor_of(const char *dep, const char *op, char *buf, size_t len)
 	if (!p)
 		return false;
 	p += strlen(op);
+	/* The version ends where the next clause or a blank starts. */
 	return cfa_snprintf(buf, len, "%.*s", (int)strcspn(p, ", "), p) && buf[0];
 }
 
@@ -36,6 +37,10 @@ static bool add_step(struct cfapkg_plan *plan, struct cfapkg_plan_fix_step *step
 	for (i = 0; i < *n; i++)
 		if (strcmp(steps[i].fact, fact) == 0 && strcmp(steps[i].value, value) == 0)
 			return true;
+	/* Past MAX_STEPS a candidate is dropped, not an error: the search could
+	 * not try every mix of more anyway.  The texts are copied into the
+	 * plan, as the caller builds them in buffers of its own that do not
+	 * outlive the call. */
 	if (*n == MAX_STEPS)
 		return true;
 	steps[*n].fact = fact;
@@ -56,6 +61,8 @@ static bool system_steps(struct cfapkg_plan *plan, const struct cfapkg_problem *
 	const char *v = p->versions;
 	char one[64], part[160];
 
+	/* Only an SDK is offered per version it could be; the driver and the
+	 * runtime get their own steps from their own problems. */
 	if (!r || !r->fact || strcmp(r->fact, "hip_sdk") != 0)
 		return true;
 	while (v && *v) {
@@ -101,6 +108,7 @@ static bool solves_with(struct cfapkg_plan *plan, const struct cfapkg_plan_fix_s
                         size_t n, unsigned mask, const struct cfa_plan_request *req)
 {
 	struct cfapkg_plan_opts opts = req->opts ? *req->opts : (struct cfapkg_plan_opts){0};
+	/* Copies: a try changes its own facts and options, never the plan's. */
 	struct cfapkg_facts f = plan->facts;
 	size_t i;
 
@@ -133,6 +141,7 @@ static unsigned bits(unsigned mask)
 {
 	unsigned c = 0;
 
+	/* Each step clears the lowest set bit. */
 	for (; mask; mask &= mask - 1)
 		c++;
 	return c;
@@ -145,6 +154,9 @@ static unsigned search(struct cfapkg_plan *plan, const struct cfapkg_plan_fix_st
 {
 	unsigned size, mask, tries = 0;
 
+	/* Fewest changes first, so that the first fix that solves is the
+	 * smallest one; MAX_TRIES bounds the cost, each try being a whole
+	 * solve. */
 	for (size = 1; size <= MAX_CHANGES && size <= n; size++)
 		for (mask = 1; mask < (1u << n) && tries < MAX_TRIES; mask++) {
 			if (bits(mask) != size || !one_per_fact(steps, n, mask))

@@ -27,6 +27,9 @@ static const struct cfapkg_dep *runtime_provide(const struct cfapkg_plan *plan,
 
 	for (i = 0; plan->hip_runtime_name && i < v->nprovides; i++) {
 		const struct cfapkg_dep *d = &v->provides[i];
+		/* Only a provide of one version ("= N") names a major; a
+		 * provide without one says nothing about which runtime it
+		 * is. */
 		if (strcmp(d->name, plan->hip_runtime_name) == 0 && d->range->nclauses == 1 &&
 		    cfa_dep_applies(&plan->facts, d))
 			return d;
@@ -54,6 +57,8 @@ int cfa_hip_major(const struct cfapkg_plan *plan, const struct cfapkg_version *v
 {
 	const struct cfapkg_dep *d;
 
+	/* The fact's recipe is versioned by the runtime's major, so its first
+	 * number is the answer. */
 	if (cfa_is_hip_runtime(plan, v))
 		return (int)v->parsed->rel[0];
 	if (!(d = runtime_provide(plan, v)))
@@ -71,6 +76,7 @@ bool cfa_hip_fact_has(const struct cfapkg_plan *plan, const struct cfapkg_versio
 	return false;
 }
 
+/* No list means every OS or architecture. */
 static bool runs_here(const struct cfapkg_plan *plan, const struct cfapkg_version *v)
 {
 	return (v->nos == 0 || cfa_in_list(plan->facts.os, v->os, v->nos)) &&
@@ -83,6 +89,8 @@ bool cfa_hip_packaged_provider(const struct cfapkg_plan *plan, const struct cfa_
 	size_t i, j;
 
 	for (i = 0; i < ctx->nrecipes; i++) {
+		/* A system part is what the machine has; only a part cfapkg
+		 * installs can bring the runtime instead. */
 		if (ctx->recipes[i]->kind == CFAPKG_KIND_SYSTEM)
 			continue;
 		for (j = 0; j < ctx->recipes[i]->nversions; j++) {

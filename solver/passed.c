@@ -24,6 +24,7 @@
 #include "core/strbuf.h"
 #include "solver/solver.h"
 
+/* The version of r the plan took, or NULL: a part appears once in a set. */
 static const struct cfapkg_version *chosen_of(const struct cfapkg_plan *plan,
                                               const struct cfapkg_recipe *r)
 {
@@ -56,6 +57,8 @@ static bool needed(const struct cfapkg_plan *plan, const char *name)
 {
 	size_t i, j;
 
+	/* The request counts as well as the set's own requirements: a name
+	 * asked for is needed even when nothing chosen requires it. */
 	for (i = 0; i < plan->nspecs; i++)
 		if (strcmp(plan->specs[i].name, name) == 0)
 			return true;
@@ -96,6 +99,8 @@ static int weight(enum cfa_marker_kind k)
 	for (i = 0; i < (int)(sizeof(order) / sizeof(order[0])); i++)
 		if (order[i] == k)
 			return i;
+	/* A kind not in the list weighs least, so that a known one is named
+	 * first. */
 	return i;
 }
 
@@ -129,6 +134,7 @@ static const char *targets_of(struct cfapkg_plan *plan, const struct cfapkg_vers
 	size_t i, k;
 
 	cfa_buf_init(&b, 4096);
+	/* The first provide of the name that lists targets is the one shown. */
 	for (i = 0; i < v->nprovides && !b.len; i++)
 		if (strcmp(v->provides[i].name, name) == 0)
 			for (k = 0; k < v->provides[i].ngfx; k++)
@@ -172,6 +178,9 @@ static enum cfapkg_err judge(struct cfapkg_plan *plan, Id p, const struct cfapkg
 	const char *why = NULL, *names, *first;
 	bool other_os;
 
+	/* The chosen version lost nothing, and a meta part stands for the parts
+	 * it gathers, which are judged themselves; a version of a part not
+	 * chosen is a rival only when it offers a name the set needs. */
 	if (c == v || v->recipe->kind == CFAPKG_KIND_META || (!c && !competes(plan, v)))
 		return CFAPKG_E_OK;
 	m = ruled_out(plan, v, &other_os);
@@ -203,6 +212,8 @@ enum cfapkg_err cfa_passed_over(struct cfapkg_plan *plan)
 
 	for (p = plan->repo->start; p < plan->repo->end && !e; p++) {
 		const struct cfapkg_version *v = cfa_solvable_version(plan, p);
+		/* The machine's HIP runtime is a fact, never a part that could
+		 * be passed over. */
 		if (v && !cfa_is_hip_runtime(plan, v))
 			e = judge(plan, p, v);
 	}

@@ -46,6 +46,9 @@ static enum cfapkg_err parse_specs(struct cfapkg_plan *plan, const char *const *
 	r = cfa_arena_alloc(&plan->arena, n * sizeof(*r));
 	if (!r)
 		return cfa_nomem(plan->ctx);
+	/* what names the list in the message ("request", "pin", "installed"),
+	 * so that a bad spec is found where it was given; no reason means out
+	 * of memory. */
 	for (i = 0; i < n; i++) {
 		const char *why = NULL;
 		if (!cfa_range_parse(&plan->arena, in[i], &r[i], &why))
@@ -58,7 +61,9 @@ static enum cfapkg_err parse_specs(struct cfapkg_plan *plan, const char *const *
 }
 
 
-/* A pin forbids every version of its name outside its range. */
+/* A pin forbids every version of its name outside its range: a LOCK on those
+ * versions, not a job asking for the range, so that a pin binds a name only
+ * when something wants it and never pulls it in. */
 static void add_pin_jobs(struct cfapkg_plan *plan)
 {
 	Pool *pool = plan->pool;
@@ -118,6 +123,8 @@ static bool known_present(const struct cfapkg_plan *plan, const struct cfapkg_ve
 {
 	if (v->recipe->kind != CFAPKG_KIND_SYSTEM)
 		return false;
+	/* Only a runtime or an SDK the facts know to be there counts: a fact
+	 * not known is no reason to pass over a packaged part. */
 	if (cfa_is_hip_runtime(plan, v))
 		return plan->facts.hip_runtimes_known && cfa_hip_fact_has(plan, v);
 	return strcmp(v->recipe->fact, "hip_sdk") == 0 && plan->facts.hip_sdks_known &&
@@ -205,6 +212,7 @@ static void note_unchecked(struct cfapkg_plan *plan, unsigned mask)
 		size_t k;
 		if (!(mask & (1u << i)))
 			continue;
+		/* Compared by pointer: only these literals are ever stored. */
 		for (k = 0; k < plan->nunchecked && plan->unchecked[k] != names[i]; k++)
 			;
 		if (k == plan->nunchecked)
@@ -219,6 +227,7 @@ static bool is_requested(const struct cfapkg_plan *plan, const struct cfapkg_ver
 	for (i = 0; i < plan->nspecs; i++) {
 		if (strcmp(plan->specs[i].name, v->recipe->name) == 0)
 			return true;
+		/* A part asked for by a name it provides is requested too. */
 		for (j = 0; j < v->nprovides; j++)
 			if (strcmp(plan->specs[i].name, v->provides[j].name) == 0)
 				return true;
@@ -294,6 +303,8 @@ static void add_installable_job(struct cfapkg_plan *plan)
 	queue_init(&q);
 	for (p = plan->repo->start; p < plan->repo->end; p++) {
 		const struct cfapkg_version *v = cfa_solvable_version(plan, p);
+		/* Only packages: cfapkg never installs a system part, so
+		 * whether one could be is not the question here. */
 		if (v && v->recipe->kind == CFAPKG_KIND_PACKAGE && !cfa_installable(plan, v, &why))
 			queue_push(&q, p);
 	}
@@ -321,6 +332,8 @@ static enum cfapkg_err try_solve(struct cfapkg_plan *plan, bool only_installable
 	 * (environment or option) turns them off. */
 	add_favor_jobs(plan);
 	add_prefer_job(plan);
+	/* A fresh solver for each try, as libsolv keeps what the last solve
+	 * learnt. */
 	if (plan->solv)
 		solver_free(plan->solv);
 	plan->solv = solver_create(plan->pool);
@@ -379,6 +392,8 @@ static enum cfapkg_err explain_beyond_experimental(struct cfapkg_plan *plan,
 	enum cfapkg_err e;
 	size_t i;
 
+	/* The same pins and installed versions, so that only the rule on
+	 * experimental parts changes. */
 	if (opts) {
 		again.pins = opts->pins;
 		again.npins = opts->npins;
@@ -390,6 +405,8 @@ static enum cfapkg_err explain_beyond_experimental(struct cfapkg_plan *plan,
 		cfapkg_plan_free(other);
 		return e;
 	}
+	/* The other plan's groups are numbered after this one's, so that the
+	 * two sets of reasons stay apart. */
 	for (i = 0; i < plan->nproblems; i++)
 		base = plan->problems[i].group > base ? plan->problems[i].group : base;
 	for (i = 0; i < other->nproblems && !e; i++) {
@@ -433,6 +450,8 @@ static bool plan_try(struct cfapkg_ctx *ctx, const struct cfapkg_facts *f,
                      const struct cfa_plan_request *req, const struct cfapkg_plan_opts *opts)
 {
 	struct cfapkg_plan *p = NULL;
+	/* A trial wants only yes or no: it explains nothing and looks for no
+	 * fix of its own, which would search again inside the search. */
 	bool solved = solve_plan(ctx, f, req->specs, req->nspecs, opts, false, &p) == CFAPKG_E_OK &&
 	              p->solved;
 

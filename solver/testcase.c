@@ -15,6 +15,8 @@ enum cfapkg_err cfapkg_plan_write_testcase(struct cfapkg_ctx *ctx, const struct 
 
 	if (rc)
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create: %s", dir, cfa_plat_strerror(rc));
+	/* With the answer and the problems written too, so that a replay can be
+	 * compared with what cfapkg got. */
 	if (!testcase_write(plan->solv, dir, TESTCASE_RESULT_TRANSACTION | TESTCASE_RESULT_PROBLEMS,
 	                    NULL, NULL))
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: libsolv could not write the testcase", dir);

@@ -25,6 +25,8 @@
 
 static enum cfapkg_err find_gpgv(struct cfapkg_ctx *ctx, char *buf, size_t len)
 {
+	/* The lookup's own message is replaced by one that says why gpgv is
+	 * needed and how to get it. */
 	if (!cfapkg_find_program(ctx, "gpgv", buf, len))
 		return CFAPKG_E_OK;
 	cfapkg_ctx_clear_error(ctx);
@@ -61,6 +63,9 @@ static enum cfapkg_err run(struct cfapkg_ctx *ctx, const char *const *argv, char
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot run it to check %s: %s; nothing was "
 		                "changed", argv[0], signed_file,
 		                rc ? cfa_plat_strerror(rc) : "it could not be started");
+	/* A status that filled the buffer may have been cut, and the part cut
+	 * off could hold a BADSIG: refused rather than judged on what is
+	 * left. */
 	if (strlen(out) + 1 >= STATUS_MAX)
 		return cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s: gpgv wrote more status than a signed "
 		                "file gives; refused, nothing was changed", signed_file);
@@ -82,6 +87,9 @@ enum cfapkg_err cfa_gpgv_verify(struct cfapkg_ctx *ctx, const char *keyring,
 		return cfa_nomem(ctx);
 	}
 	{
+		/* "--" ends the options, so that a file name starting with '-'
+		 * is never taken for one; the status comes on standard output,
+		 * where it is captured. */
 		const char *argv[] = {gpgv,     "--homedir", home,     "--status-fd", "1",
 		                      "--keyring", keyring,  "--output", out_file,    "--",
 		                      signed_file, NULL};

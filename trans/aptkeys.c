@@ -51,6 +51,8 @@ static enum cfapkg_err read_keys(struct cfapkg_ctx *ctx, const char *label, cons
 	return CFAPKG_E_OK;
 }
 
+/* Compared exactly: a recipe's pin is made upper case when it is read
+ * (core/recipe_source.c), as the fingerprints computed here are. */
 static const struct cfa_pgp_key *key_with(const struct keyfile *kf, const char *fpr)
 {
 	size_t i;
@@ -67,6 +69,8 @@ static void list_keys(const struct keyfile *kf, char *buf, size_t len)
 	struct cfa_buf b;
 	size_t i;
 
+	/* At most three in full: the message is to tell the keys apart, not to
+	 * list a distribution's keyring. */
 	cfa_buf_init(&b, len - 1);
 	for (i = 0; i < kf->nkeys && i < 3; i++)
 		cfa_buf_printf(&b, "%s%s", i ? ", " : "", kf->keys[i].fpr);
@@ -92,7 +96,9 @@ static enum cfapkg_err keys_dir(struct cfapkg_ctx *ctx, const char *name, char *
 	return rc ? ctx->err_code : CFAPKG_E_OK;
 }
 
-/* The key at a->key_url, kept only when it is the pinned one. */
+/* The key at a->key_url, kept only when it is the pinned one, and then
+ * only its own packets, never the rest of the file: another key published
+ * beside it must not come to be trusted with it. */
 static enum cfapkg_err fetch_key(struct cfapkg_ctx *ctx, const struct cfapkg_apt_source *a,
                                  const struct cfapkg_fetch_opts *opts, const char *path)
 {
@@ -127,6 +133,8 @@ static enum cfapkg_err pinned_key(struct cfapkg_ctx *ctx, const struct cfapkg_ap
 		return cfa_nomem(ctx); /* a checked fingerprint always fits */
 	if ((e = keys_dir(ctx, name, path)))
 		return e;
+	/* A kept key is used as it is; refresh fetches it again, for a key
+	 * whose expiry was extended under the same fingerprint. */
 	if ((refresh || !cfa_plat_is_file(*path)) && (e = fetch_key(ctx, a, opts, *path)))
 		CFA_FREE(*path);
 	return e;
@@ -152,6 +160,10 @@ static enum cfapkg_err system_keyring(struct cfapkg_ctx *ctx, const struct cfapk
 	    !key_with(&kf, a->key_fingerprint))
 		e = cfa_fail(ctx, CFAPKG_E_INTEGRITY, "%s holds no key with the pinned fingerprint %s; "
 		             "refused, nothing was changed", a->keyring, a->key_fingerprint);
+	/* A binary keyring is used where it lies, so that an update of the
+	 * package that ships it is seen at once.  An armored one is decoded
+	 * into a file named by its contents, so that a changed keyring gets a
+	 * new file rather than a stale one. */
 	if (!e && kf.len == len && memcmp(kf.bin, data, len) == 0) {
 		*path = cfa_strdup(a->keyring);
 		e = *path ? CFAPKG_E_OK : cfa_nomem(ctx);

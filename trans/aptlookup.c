@@ -57,6 +57,9 @@ static bool lookup_key(const char *index_sha256, int64_t index_size, const char 
 
 	if (!spaceless(index_sha256) || !spaceless(arch))
 		return false;
+	/* cfapkg's version is part of the key, so that a lookup an older reader
+	 * wrote is never trusted by a newer one that might read stanzas
+	 * otherwise. */
 	cfa_buf_printf(key, "%s %s %s %lld %s", MAGIC, CFAPKG_VERSION, index_sha256,
 	               (long long)index_size, arch);
 	for (i = 0; i < n; i++) {
@@ -162,6 +165,9 @@ bool cfa_apt_lookup_load(struct cfapkg_ctx *ctx, const char *index_sha256, int64
 	return hit;
 }
 
+/* Written whole or not at all (cfa_write_atomic), so that a reader never takes
+ * a torn file for a lookup; a failure only means the next install reads the
+ * index again. */
 static void lookup_write(struct cfapkg_ctx *ctx, const char *index_sha256,
                          const struct cfa_buf *key, const struct cfa_buf *body)
 {

@@ -36,6 +36,8 @@ enum cfapkg_err cfa_apt_fetch_small(struct cfapkg_ctx *ctx, const char *url, uin
 	it.urls = urls;
 	it.nurls = 1;
 	it.size = -1;
+	/* Nothing pins this file's size, so the cap is what stops an endless
+	 * answer: it is cut and refused, never kept. */
 	o.max_unknown_size = cap;
 	if ((e = cfapkg_fetch(ctx, &it, 1, &o))) {
 		cfapkg_ctx_clear_error(ctx);
@@ -67,6 +69,9 @@ static enum cfapkg_err scratch(struct cfapkg_ctx *ctx, const char *ext, char **p
 	*path = NULL;
 	if (!dir)
 		return ctx->err_code;
+	/* Named check-*, which recovery removes should a kill leave one
+	 * (env/gc.c); the time and a counter keep two checks of one run
+	 * apart. */
 	if (!cfa_plat_is_dir(dir) && (rc = cfa_plat_mkdir_p(dir)) != 0)
 		cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create it: %s", dir, cfa_plat_strerror(rc));
 	if (!rc && cfa_path(ctx, path, "%s/check-%.0f-%u.%s", dir, cfa_plat_now() * 1e6,
@@ -135,6 +140,8 @@ static enum cfapkg_err verify(struct cfapkg_ctx *ctx, const struct cfa_apt_check
 	int which = -1;
 	enum cfapkg_err e;
 
+	/* gpgv reads a file, so the bytes are written out: the same bytes that
+	 * were hashed and that will be kept. */
 	if (!(e = scratch(ctx, "InRelease", &in)) && !(e = scratch(ctx, "txt", &text)) &&
 	    !(e = cfa_write_atomic(ctx, in, out->file, out->file_len)) &&
 	    !(e = cfa_gpgv_verify(ctx, c->keyring, in, text, &st))) {
@@ -171,7 +178,9 @@ static enum cfapkg_err read_fields(struct cfapkg_ctx *ctx, const struct cfa_apt_
 	if (!cfa_release_parse(out->text, out->len, r, &why))
 		return refuse(ctx, c->label, "its Release fields cannot be read: ", why, "");
 	/* Another suite's file, though signed by the same key, is not this
-	 * one's: a mirror must not answer for sid with experimental. */
+	 * one's: a mirror must not answer for sid with experimental.  A file
+	 * that names neither has nothing to compare, and is taken on its
+	 * signature alone. */
 	if ((r->suite.s || r->codename.s) && !names_suite(&r->suite, c->suite) &&
 	    !names_suite(&r->codename, c->suite))
 		return refuse(ctx, c->label, "its Suite and Codename do not name ", c->suite,
@@ -197,6 +206,8 @@ enum cfapkg_err cfa_apt_release_check(struct cfapkg_ctx *ctx, const struct cfa_a
 	if (!verdict)
 		verdict = &scratch_verdict;
 	*verdict = CFA_GPG_UNSIGNED;
+	/* Checked before gpgv runs: text outside the one clearsigned message
+	 * would be read by some tools and covered by no signature. */
 	if (!cfa_clearsign_framed(data, len, &why))
 		return refuse(ctx, c->label, "it is not one clearsigned message: ", why, "");
 	if (!(out->file = cfa_malloc(len + 1)))

@@ -38,6 +38,8 @@ static enum cfapkg_err inrelease_bytes(struct cfapkg_ctx *ctx, const struct cfap
 	char *kept = NULL;
 	enum cfapkg_err e;
 
+	/* Offline, the copy accepted last is checked again like a fetched one:
+	 * its signature and its Valid-Until still decide. */
 	if (!opts || !opts->offline)
 		return cfa_apt_fetch_small(ctx, url, INRELEASE_MAX, opts, data, len);
 	if ((e = cfa_apt_state_inrelease(ctx, a, &kept)))
@@ -64,6 +66,8 @@ static enum cfapkg_err check(struct cfapkg_ctx *ctx, const struct cfapkg_apt_sou
 	enum cfapkg_err e = cfa_apt_keyring(ctx, a, false, opts, &keyring);
 
 	c.keyring = keyring;
+	/* Only an expired key fetched by URL is fetched again, and never
+	 * offline: a system keyring is the system's to update. */
 	if (!e && (e = cfa_apt_release_check(ctx, &c, data, len, out, &v)) &&
 	    v == CFA_GPG_KEY_EXPIRED && a->key_url && !(opts && opts->offline)) {
 		cfapkg_ctx_clear_error(ctx);
@@ -84,6 +88,8 @@ static enum cfapkg_err not_replayed(struct cfapkg_ctx *ctx, const struct cfapkg_
 	int64_t before = 0;
 	enum cfapkg_err e = cfa_apt_state_date(ctx, a, &before);
 
+	/* An equal Date is the same file again, or one made in the same second,
+	 * which is no replay. */
 	if (e || r->date >= before)
 		return e;
 	cfa_utc_format(r->date, got);
@@ -102,6 +108,8 @@ static void listed(struct cfa_apt_pinned_index *ix, char *path)
 
 	if (path && cfa_release_find(&ix->release.rel, path, f->sha256, &size)) {
 		f->path = path;
+		/* A size past the bound is marked, not dropped, so that pick
+		 * can say why the index is refused. */
 		f->size = size > INDEX_MAX ? -1 : (int64_t)size;
 		ix->nfiles++;
 		return;
@@ -117,6 +125,9 @@ static void choose(const struct cfapkg_apt_source *a, struct cfa_apt_pinned_inde
 	size_t n = strlen("dists/") + strlen(a->suite) + 1, i;
 
 	if (a->index) {
+		/* A recipe's index must lie under this suite's folder: the
+		 * InRelease lists paths relative to it and pins nothing
+		 * else. */
 		if (strncmp(a->index, "dists/", 6) == 0 && strncmp(a->index + 6, a->suite,
 		                                                   strlen(a->suite)) == 0 &&
 		    a->index[n - 1] == '/')
@@ -136,6 +147,8 @@ static enum cfapkg_err file_urls(struct cfapkg_ctx *ctx, const struct cfapkg_apt
 	                                              (int)(slash - f->path), f->path, f->sha256)
 	                                : NULL;
 
+	/* The by-hash name first: a mirror never replaces that file while it
+	 * updates, so it cannot change under a download. */
 	if (hashed && (f->urls[f->nurls] = dists_url(a, hashed)) != NULL)
 		f->nurls++;
 	cfa_free(hashed);
@@ -177,6 +190,8 @@ enum cfapkg_err cfa_apt_trusted_index(struct cfapkg_ctx *ctx, const struct cfapk
 	memset(out, 0, sizeof(*out));
 	if (!url)
 		return cfa_nomem(ctx);
+	/* The replay check comes after the signature's: a Date is believed only
+	 * once the file is known to be the repository's. */
 	if (!(e = inrelease_bytes(ctx, a, url, opts, &data, &len)) &&
 	    !(e = check(ctx, a, url, opts, data, len, &out->release)) &&
 	    !(e = not_replayed(ctx, a, url, &out->release.rel)))

@@ -75,6 +75,9 @@ static enum cfapkg_err to_artifacts(struct cfapkg_ctx *ctx, struct cfa_arena *ar
 		cfa_free(url);
 		if (!arts[i].url)
 			return cfa_nomem(ctx);
+		/* The .deb's hash and size are the index's, which its own pin
+		 * vouches for: each archive is checked against them as it
+		 * downloads. */
 		arts[i].sha256 = found[i].sha256;
 		arts[i].size = found[i].size;
 		arts[i].format = "deb";
@@ -89,6 +92,8 @@ static enum cfapkg_err find_in_index(struct cfapkg_ctx *ctx, struct cfapkg_lockf
                                      const struct index_pin *pin, bool keep,
                                      const struct cfa_deb_want *want, struct cfa_deb_found *found)
 {
+	/* The last URL is the by-name one, which is what a message should name:
+	 * a by-hash URL says nothing to a person. */
 	const char *url = pin->urls[pin->nurls - 1];
 	char *file = cfa_cache_path(ctx, pin->sha256), *text = NULL;
 	enum cfapkg_err e;
@@ -100,6 +105,8 @@ static enum cfapkg_err find_in_index(struct cfapkg_ctx *ctx, struct cfapkg_lockf
 	if (!e)
 		e = cfa_deb_index_find(ctx, url, text, len, a->arch, want, a->npackages, lock->arena,
 		                       found);
+	/* The answer is kept under the index's hash, so that the next install
+	 * need not decompress and read the whole index again. */
 	if (!e && keep)
 		cfa_apt_lookup_store(ctx, pin->sha256, pin->size, a->arch, want, found,
 		                     a->npackages);
@@ -204,8 +211,13 @@ static enum cfapkg_err resolve_signed(struct cfapkg_ctx *ctx, struct cfapkg_lock
 
 	if (e)
 		return e;
+	/* read_index is told not to fetch: fetch_listed has just put the index
+	 * in the cache. */
 	if (!(e = fetch_listed(ctx, p, &ix, opts, &pin)))
 		e = read_index(ctx, lock, p, &pin, opts, false);
+	/* The InRelease is recorded only now, once its index matched and listed
+	 * every package: one whose index cannot be used must not raise the Date
+	 * floor. */
 	if (!e)
 		e = cfa_apt_release_accept(ctx, p->apt, &ix.release);
 	cfa_apt_pinned_index_free(&ix);
@@ -221,6 +233,8 @@ enum cfapkg_err cfapkg_lockfile_resolve(struct cfapkg_ctx *ctx, struct cfapkg_lo
 	for (i = 0; i < lock->nparts && !e; i++) {
 		/* The lock owns its parts; the public view of them is read-only. */
 		struct cfapkg_lockfile_part *p = (struct cfapkg_lockfile_part *)&lock->parts[i];
+		/* A part whose archives are known already (a lock read from a
+		 * file) needs no index read. */
 		if (!p->apt || p->nartifacts)
 			continue;
 		if (p->apt->key_fingerprint || p->apt->keyring)

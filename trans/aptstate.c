@@ -38,6 +38,8 @@ static size_t repo_len(const struct cfapkg_apt_source *a)
 static enum cfapkg_err release_path(struct cfapkg_ctx *ctx, const struct cfapkg_apt_source *a,
                                     const char *file, char **out)
 {
+	/* A hash names the folder: a URL and a suite make a file name too long
+	 * and full of characters some systems refuse. */
 	char *key = cfa_aprintf("%.*s\n%s", (int)repo_len(a), a->repository, a->suite);
 	char hex[65], name[48];
 	bool ok = key && cfa_sha256_buf(key, strlen(key), hex) &&
@@ -84,6 +86,8 @@ enum cfapkg_err cfa_apt_state_date(struct cfapkg_ctx *ctx, const struct cfapkg_a
 			e = broken(ctx, path);
 		repo = string_of(doc, "repository"), suite = string_of(doc, "suite");
 		when = string_of(doc, "date");
+		/* The record must be this repository's and suite's: two whose
+		 * IDs met would otherwise share one Date floor. */
 		if (!e && (!repo || strlen(repo) != repo_len(a) ||
 		           strncmp(repo, a->repository, repo_len(a)) != 0 || !suite ||
 		           strcmp(suite, a->suite) != 0 || !when || !cfa_utc_parse(when, date)))
@@ -99,6 +103,8 @@ enum cfapkg_err cfa_apt_state_inrelease(struct cfapkg_ctx *ctx,
 {
 	enum cfapkg_err e = release_path(ctx, a, "InRelease", path);
 
+	/* NULL without an error when none is kept: --offline then has nothing
+	 * to read, which its caller says. */
 	if (!e && !cfa_plat_is_file(*path))
 		CFA_FREE(*path);
 	return e;
@@ -111,6 +117,8 @@ static cJSON *state_doc(const struct cfapkg_apt_source *a, const struct cfa_apt_
 	char date[32], until[32] = "", now[32];
 	char *repo = cfa_strndup(a->repository, repo_len(a));
 
+	/* The Date is what the next InRelease is compared against; the rest is
+	 * kept for people, to see what was accepted and when. */
 	cfa_utc_format(r->rel.date, date);
 	if (r->rel.valid_until)
 		cfa_utc_format(r->rel.valid_until, until);
@@ -139,6 +147,8 @@ enum cfapkg_err cfa_apt_release_accept(struct cfapkg_ctx *ctx, const struct cfap
 	if (!(e = release_path(ctx, a, NULL, &dir)) && !cfa_plat_is_dir(dir) &&
 	    (rc = cfa_plat_mkdir_p(dir)) != 0)
 		e = cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot create it: %s", dir, cfa_plat_strerror(rc));
+	/* The InRelease first, then its record: a crash between the two leaves
+	 * the older Date, which the newer file passes again. */
 	if (!e && !(e = release_path(ctx, a, "InRelease", &file)) &&
 	    !(e = release_path(ctx, a, "state.json", &state)) &&
 	    !(e = cfa_write_atomic(ctx, file, r->file, r->file_len)))

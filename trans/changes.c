@@ -72,6 +72,10 @@ enum cfapkg_err cfa_trans_requests(struct cfapkg_trans *t)
 		if ((t->o.kind == CFAPKG_TRANS_REMOVE && !was_requested(old, t->o.args[i])) ||
 		    (t->o.kind == CFAPKG_TRANS_UPDATE && !(old && cfapkg_lockfile_find(old, t->o.args[i]))))
 			return not_there(t, t->o.args[i]);
+	/* An update keeps every request as it was (what moves is the versions:
+	 * envplan.c).  Install and remove drop the requests they name, and
+	 * install adds its own after the rest, so that a new spec replaces the
+	 * old one of the same name. */
 	for (i = 0; old && i < old->nrequests && ok; i++)
 		if (t->o.kind != CFAPKG_TRANS_INSTALL && t->o.kind != CFAPKG_TRANS_REMOVE)
 			ok = cfa_strv_push(&t->requests, &t->nrequests, &t->requests_cap,
@@ -114,6 +118,8 @@ static enum cfapkg_err add_change(struct cfapkg_trans *t, enum cfapkg_change_kin
 	}
 	c = &t->changes[t->nchanges++];
 	c->kind = kind;
+	/* The name and versions are borrowed from the two sets, which live as
+	 * long as the transaction; only the text is the change's own. */
 	c->name = name;
 	c->from = from;
 	c->to = to;
@@ -123,6 +129,8 @@ static enum cfapkg_err add_change(struct cfapkg_trans *t, enum cfapkg_change_kin
 
 static bool same_artifact(const struct cfapkg_lockfile_part *a, const struct cfapkg_lockfile_part *b)
 {
+	/* A new part with no hash (a system, meta or user part: nothing of it
+	 * is downloaded) is judged by its version alone. */
 	return strcmp(a->version, b->version) == 0 &&
 	       (!b->sha256 || (a->sha256 && strcmp(a->sha256, b->sha256) == 0));
 }
@@ -133,6 +141,8 @@ static bool folder_there(struct cfapkg_trans *t, const struct cfapkg_lockfile_pa
 	char *dir = p->store ? cfa_root_path(t->ctx, CFA_STORE, p->store) : NULL;
 	bool there = dir && cfa_plat_is_dir(dir);
 
+	/* A path that cannot be made only means the folder is not found here;
+	 * the restore then says the rest. */
 	cfapkg_ctx_clear_error(t->ctx);
 	cfa_free(dir);
 	return there;
@@ -150,6 +160,9 @@ static enum cfapkg_err check_store(struct cfapkg_trans *t, const struct cfapkg_l
 		return add_change(t, CFAPKG_CHANGE_RESTORE, p->name, p->version, p->version);
 	if (has && cfa_store_intact(t->ctx, p))
 		return CFAPKG_E_OK;
+	/* A folder that is there but not whole is listed as damaged, so that
+	 * the commit unpacks a new copy beside it and swaps it in rather than
+	 * trusting it. */
 	if (!cfa_strv_push(&t->damaged, &t->ndamaged, &t->damaged_cap, p->store))
 		return cfa_nomem(t->ctx);
 	return add_change(t, CFAPKG_CHANGE_RESTORE, p->name, p->version, p->version);
@@ -201,6 +214,9 @@ enum cfapkg_err cfa_trans_damage(struct cfapkg_trans *t)
 		return e;
 	for (i = 0; i < n && !e; i++) {
 		const struct cfapkg_lockfile_part *p = cfapkg_lockfile_find(t->new, d[i].part);
+		/* A part already listed (added, moved or restored) is dealt
+		 * with by that change; one the new set lacks is going
+		 * anyway. */
 		if (!p || listed(t, p->name))
 			continue;
 		if (d[i].store_damaged && !cfa_strv_push(&t->damaged, &t->ndamaged,

@@ -40,6 +40,8 @@ static enum cfapkg_err merge_pins(struct cfapkg_ctx *ctx, const char *env,
 	enum cfapkg_err e = CFAPKG_E_OK;
 	bool ok = true;
 
+	/* Only an environment that exists has pins of its own; a plan for a new
+	 * one starts from the command's. */
 	if (cfapkg_env_exists(ctx, env) && (e = cfapkg_env_pins(ctx, env, &own, &n)))
 		return e;
 	for (i = 0; i < n && ok; i++)
@@ -86,6 +88,8 @@ enum cfapkg_err cfa_env_plan(struct cfapkg_ctx *ctx, const struct cfa_env_plan_r
 	if (!e) {
 		po.pins = (const char *const *)pins.v;
 		po.npins = pins.n;
+		/* The installed versions are preferences, not pins: one that no
+		 * longer fits gives way rather than failing the solve. */
 		po.prefer = (const char *const *)keep.v;
 		po.nprefer = keep.n;
 		e = cfapkg_plan_solve(ctx, rq->facts, specs, nspecs, &po, out);

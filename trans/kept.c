@@ -22,6 +22,8 @@ struct cfapkg_kept_list {
 	size_t nwants;
 };
 
+/* A pin on the name holds it whatever its constraint says: the pin, not the
+ * solver, is then the answer. */
 static const char *pin_on(char **pins, size_t npins, const char *name)
 {
 	size_t i;
@@ -45,6 +47,8 @@ static const char *request_against(struct cfapkg_ctx *ctx, const struct cfapkg_l
 		if (!cfapkg_spec_names(spec, name))
 			continue;
 		n = cfapkg_spec_name_len(spec);
+		/* A request whose constraint cannot be judged is not counted
+		 * against the version; the solver's own answer then stands. */
 		if (spec[n] && !cfapkg_version_matches(ctx, version, spec + n, &fits) && !fits)
 			return spec;
 		cfapkg_ctx_clear_error(ctx);
@@ -71,6 +75,9 @@ static const struct cfapkg_problem *misfit(const struct cfapkg_plan *plan)
 	size_t i, n;
 	const struct cfapkg_problem *p = cfapkg_plan_problems(plan, &n);
 
+	/* The problems open with the chain of requirements that led to the
+	 * conflict: the first that is something else is the reason, else the
+	 * chain's last link. */
 	for (i = 0; i < n; i++)
 		if (p[i].kind != CFAPKG_PROBLEM_REQUIRES || i + 1 == n)
 			return &p[i];
@@ -119,6 +126,8 @@ static enum cfapkg_err try_newest(struct cfapkg_ctx *ctx, const struct cfapkg_lo
 	enum cfapkg_err e = CFAPKG_E_NOMEM;
 	size_t n;
 
+	/* The spec is kept in the list, as the entry points at it; so is a plan
+	 * that failed, whose problem the entry borrows. */
 	if (want && (l->wants[l->nwants++] = want) && (specs = specs_with(set, k->name, want, &n)))
 		e = cfapkg_plan_solve(ctx, &set->facts, specs, n, &o, &plan);
 	cfa_free(specs);
@@ -147,6 +156,8 @@ static enum cfapkg_err explain(struct cfapkg_ctx *ctx, const struct cfapkg_lockf
 		return CFAPKG_E_OK; /* no recipe any more: nothing newer is known */
 	*k = (struct cfapkg_kept){.name = p->name, .version = p->version,
 	                          .newest = r->versions[0].version};
+	/* Cheapest first: the newest kept needs no reason, and a pin needs no
+	 * solve. */
 	if (strcmp(k->newest, k->version) == 0)
 		k->why = CFAPKG_KEPT_NEWEST;
 	else if ((k->holder = pin_on(l->pins, npins, p->name)))
@@ -170,6 +181,8 @@ static bool asked(const struct cfapkg_lockfile_part *p, const char *const *names
 	for (i = 0; i < n; i++)
 		if (cfapkg_spec_names(names[i], p->name))
 			return true;
+	/* None named: the parts the environment asked for, not what they pulled
+	 * in. */
 	return n == 0 && p->requested;
 }
 
@@ -178,6 +191,7 @@ static enum cfapkg_err list_new(struct cfapkg_ctx *ctx, size_t nparts,
 {
 	struct cfapkg_kept_list *l = cfa_calloc(1, sizeof(*l));
 
+	/* One entry per part at most, as each part is explained once. */
 	if (!l || !(l->items = cfa_calloc(nparts + 1, sizeof(*l->items))) ||
 	    !(l->plans = cfa_calloc(nparts + 1, sizeof(*l->plans))) ||
 	    !(l->wants = cfa_calloc(nparts + 1, sizeof(*l->wants)))) {

@@ -28,6 +28,8 @@
 
 static enum cfapkg_err take_lock(struct cfapkg_trans *t)
 {
+	/* A first try that does not wait, so that the caller can say it is
+	 * waiting before it does, rather than seem to hang. */
 	enum cfapkg_err e = cfapkg_writer_lock(t->ctx, 0, &t->lock);
 
 	if (e != CFAPKG_E_BUSY || !t->o.lock_wait_ms)
@@ -42,6 +44,8 @@ static enum cfapkg_err read_current(struct cfapkg_trans *t)
 {
 	enum cfapkg_err e = cfapkg_env_lockfile(t->ctx, t->env, 0, &t->old);
 
+	/* Nothing installed yet is no set, not an error: an install starts from
+	 * there; every other command needs something to work on. */
 	if (e == CFAPKG_E_NOTFOUND) {
 		cfapkg_ctx_clear_error(t->ctx);
 		t->old = NULL;
@@ -59,12 +63,16 @@ enum cfapkg_err cfapkg_trans_begin(struct cfapkg_ctx *ctx, const struct cfapkg_t
 	struct cfapkg_trans *t = cfa_calloc(1, sizeof(*t));
 	enum cfapkg_err e;
 
+	/* *out is set first, so that cfapkg_trans_free frees what was made
+	 * however far begin got. */
 	*out = t;
 	if (!t)
 		return cfa_nomem(ctx);
 	t->ctx = ctx;
 	t->o = *opts;
 	t->env = opts->env ? opts->env : CFAPKG_DEFAULT_ENV;
+	/* Before the lock: a misspelt environment fails at once, without
+	 * waiting on another writer. */
 	if (!cfapkg_env_exists(ctx, t->env))
 		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "no environment \"%s\"; create it with "
 		                "'cfapkg env create %s'", t->env, t->env);
@@ -91,6 +99,8 @@ static enum cfapkg_err solve(struct cfapkg_trans *t)
 	e = cfa_env_plan(t->ctx, &rq, (const char *const *)t->requests, t->nrequests, &t->plan);
 	if (e)
 		return e;
+	/* The plan stays with the transaction: the caller explains what does
+	 * not fit from its problems (cfapkg_trans_plan). */
 	if (!cfapkg_plan_solved(t->plan))
 		return cfa_fail(t->ctx, CFAPKG_E_UNSOLVABLE, "no set of versions fits");
 	return cfapkg_lockfile_from_plan(t->ctx, t->plan, (const char *const *)t->requests,
@@ -101,6 +111,8 @@ static enum cfapkg_err solve(struct cfapkg_trans *t)
  * machine the command describes (the old generation's when none). */
 static enum cfapkg_err empty_set(struct cfapkg_trans *t)
 {
+	/* The current set is read for its facts and form; only its parts and
+	 * requests are emptied. */
 	enum cfapkg_err e = cfapkg_env_lockfile(t->ctx, t->env, 0, &t->new);
 
 	if (e)
@@ -172,6 +184,9 @@ enum cfapkg_err cfapkg_trans_prepare(struct cfapkg_trans *t)
 	if (e)
 		return e;
 	t->prepared = true;
+	/* Nothing to do only when no part changes and the requests stay as they
+	 * were: a request added for a part already there still writes a
+	 * generation. */
 	t->nothing = t->old && t->nchanges == 0 && same_requests(t->old, t->new);
 	return CFAPKG_E_OK;
 }
@@ -268,6 +283,8 @@ static enum cfapkg_err check_space(struct cfapkg_trans *t)
 		unpack += cfapkg_unpacked_estimate(p->format, p->size,
 		                                   p->unpacked_size ? (int64_t)p->unpacked_size : -1);
 	}
+	/* Nothing whose size is known is to be fetched: the space check is left
+	 * to the download's own cap rather than refused on a guess. */
 	if (!download && !unpack)
 		return CFAPKG_E_OK;
 	e = cfapkg_check_space(t->ctx, download, unpack);
