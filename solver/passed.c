@@ -145,6 +145,18 @@ static const char *targets_of(struct cfapkg_plan *plan, const struct cfapkg_vers
 	return out;
 }
 
+/* Whether c names provides[i]'s name earlier too (once per GPU list, say):
+ * each name is listed once.  Whole names: "sparse" is not "rocsparse". */
+static bool provided_before(const struct cfapkg_version *c, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (strcmp(c->provides[j].name, c->provides[i].name) == 0)
+			return true;
+	return false;
+}
+
 /* What the chosen version c provides here, the set needs, and v lacks
  * here: "rocblas, rocsparse" (NULL when nothing); *first the first. */
 static const char *lacking(struct cfapkg_plan *plan, const struct cfapkg_version *c,
@@ -159,7 +171,7 @@ static const char *lacking(struct cfapkg_plan *plan, const struct cfapkg_version
 	for (i = 0; i < c->nprovides; i++) {
 		const char *name = c->provides[i].name;
 		if (!offers(plan, c, name) || offers(plan, v, name) || !needed(plan, name) ||
-		    (b.len && strstr(cfa_buf_str(&b), name)))
+		    provided_before(c, i))
 			continue;
 		cfa_buf_printf(&b, "%s%s", b.len ? ", " : "", name);
 		if (!*first)

@@ -125,6 +125,30 @@ def test_versions_merged_whole(tmp):
     check("close versions both listed", "6.4.20" in listed and "6.4.2" in listed, versions)
 
 
+def test_lacking_named_whole(tmp):
+    """A name the passed-over version lacks is listed even when it is part of
+    another listed name: "sparse" beside "rocsparse"."""
+    if harness.EMULATOR:  # APT sources are installed on Linux only
+        return
+    extra = tmp / "part-names"
+    extra.mkdir()
+    here = pathlib.Path(__file__).parent.parent / "recipes"
+    zluda = json.loads((here / "zluda.json").read_text())
+    for v in zluda["versions"]:
+        v["requires"] = v.get("requires", []) + ["sparse"]
+    (extra / "zluda.json").write_text(json.dumps(zluda))
+    rocm = json.loads((here / "rocm-debian.json").read_text())
+    for v in rocm["versions"]:
+        for p in list(v.get("provides", [])):
+            if isinstance(p, dict) and p.get("dep") == "rocsparse":
+                v["provides"].append({"dep": "sparse", "gfx": p["gfx"]})
+    (extra / "rocm-debian.json").write_text(json.dumps(rocm))
+    r = run("plan", "pytorch-cuda-stack", "--os", "linux", "--gpu", "gfx1201", "--hip-sdk", "none",
+            "--hip-runtime", "none", "--glibc", "2.43", "--recipes", str(extra))
+    check("a lacking name inside another is listed too",
+          "does not provide rocblas, rocsparse, sparse on gfx1201" in r.stdout, r.stdout[-800:])
+
+
 def test_many_recipes(tmp):
     """A folder big enough to be parsed in parallel: same answers, and of two
     broken files the first in name order is the one reported."""
@@ -314,6 +338,7 @@ def main():
         test_facts_file(tmp)
         test_recipe_folders(tmp)
         test_versions_merged_whole(tmp)
+        test_lacking_named_whole(tmp)
         test_many_recipes(tmp)
         test_config_and_paths(tmp)
         test_queries()
