@@ -22,6 +22,7 @@
 #include "detect/sysfs.h"
 #include "platform/platform.h"
 
+/* Every KFD node, CPU or GPU, is a numbered folder here. */
 #define KFD_NODES "/sys/class/kfd/kfd/topology/nodes"
 
 /* 1 PiB: more memory than any GPU has, and still exact as a JSON number. */
@@ -50,6 +51,9 @@ static struct prop prop(const char *text, const char *key, uint64_t max)
 	while (p && *p) {
 		const char *eol = strchr(p, '\n');
 		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		/* KFD writes one "name value" per line, one space between; the
+		 * space is matched too, so that a key is never taken for a longer
+		 * one that starts with it. */
 		if (len > klen && strncmp(p, key, klen) == 0 && p[klen] == ' ') {
 			const char *v = p + klen + 1;
 			size_t vlen = len - klen - 1;
@@ -75,6 +79,8 @@ static bool hex_file(struct cfa_sys *s, const char *path, uint64_t max, uint64_t
 
 	if (cfa_sys_read(s, path, buf, sizeof(buf)) != 0)
 		return false;
+	/* sysfs prints PCI ids with "0x" (vendor 0x1002, class 0x030000);
+	 * cfa_parse_hex takes the digits alone. */
 	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 		p += 2;
 	if (cfa_parse_hex(p, strlen(p), max, out))
@@ -92,6 +98,9 @@ static bool add_bank(struct cfa_sys *s, const char *path, const char *text, uint
 	struct prop heap = prop(text, "heap_type", UINT64_MAX);
 	struct prop size = prop(text, "size_in_bytes", VRAM_MAX);
 
+	/* KFD's heap types: 0 is system memory (an APU's banks), 1 the
+	 * framebuffer the CPU reaches through the PCI BAR and 2 the rest of it.
+	 * The board's VRAM is 1 and 2 together. */
 	if (heap.state != PROP_OK || (heap.value != 1 && heap.value != 2))
 		return true;
 	if (size.state == PROP_BAD || (size.state == PROP_OK && *total > VRAM_MAX - size.value)) {
@@ -116,6 +125,8 @@ static bool node_vram(struct cfa_sys *s, const char *node, uint64_t *total)
 
 	*total = 0;
 	cfa_sys_list(s, dir, &banks, cfa_sys_cmp_numeric_name);
+	/* Once a bank is not believed the total stays 0, unknown: later banks
+	 * are not added to it. */
 	for (i = 0; i < banks.n && ok; i++) {
 		char *path = cfa_aprintf("%s/%s/properties", dir, banks.items[i]);
 		s->nomem |= !path;
@@ -227,6 +238,8 @@ static void pci_siblings(struct scan *s, const char *node, const struct cfa_name
 		set_node(p, sib.items[i]);
 	cfa_sys_names_free(&sib);
 	cfa_free(dir);
+	/* An empty drm/ folder tells nothing either: the partner is guessed as
+	 * for a missing one. */
 	if (listed)
 		return;
 	/* Node numbers up to DRM_NODE_MAX: the names always fit. */
@@ -262,6 +275,8 @@ static void pci_gather(struct scan *s)
 	size_t i;
 	int rc = cfa_sys_list_rel(s->sys, "/sys/class/drm", &all, cfa_sys_cmp_name);
 
+	/* No /sys/class/drm at all is the answer of a machine without a GPU,
+	 * and ENOMEM is already sticky on the pass: neither needs a warning. */
 	if (rc && rc != ENOENT && rc != ENOMEM)
 		cfa_sys_warn(s->sys, "cannot list %s/sys/class/drm: %s; GPUs are known only from the "
 		             "KFD topology", s->sys->root, cfa_plat_strerror(rc));
@@ -269,6 +284,8 @@ static void pci_gather(struct scan *s)
 		struct pci_gpu *p;
 		bool render;
 		int num;
+		/* A device's other nodes were placed with its first (pci_siblings):
+		 * a node already placed is not a second device. */
 		if (!drm_node(all.items[i], &render, &num) || pci_by_node(s, render, num))
 			continue;
 		if (!(p = pci_add(s)))
@@ -295,6 +312,8 @@ static bool cpu_node(struct scan *s, const char *node, const char *props)
 	cfa_free(path);
 	if (read)
 		return id == 0;
+	/* Neither file read: the node is taken for a GPU, so that whatever
+	 * kept it from being read is told rather than hidden. */
 	if (!props)
 		return false;
 	simd = prop(props, "simd_count", UINT64_MAX);
@@ -329,6 +348,8 @@ static bool node_facts(const char *text, struct node_facts *f, char **why)
 	struct prop device = prop(text, "device_id", 0xffff);
 	struct prop minor = prop(text, "drm_render_minor", DRM_NODE_MAX);
 
+	/* Set before the checks: a node whose facts fail still names its render
+	 * minor, which ties the reason to its PCI device. */
 	f->vendor = vendor.value;
 	f->device = device.value;
 	f->minor = minor.value;
@@ -357,6 +378,8 @@ static void bad_node(struct scan *s, const char *node, const char *path, bool un
 {
 	cfa_sys_warn(s->sys, "KFD node %s is not used: %s%s: %s", node,
 	             unreadable ? "cannot read " : "", path, why);
+	/* A device keeps the first reason given for it; a reason no unclaimed
+	 * device can carry is only counted, for unclaimed_problem's wording. */
 	if (p && !p->claimed && !p->problem)
 		s->sys->nomem |= !cfa_machine_setf(&p->problem, "KFD node %s: %s", node, why);
 	else
@@ -397,10 +420,15 @@ static void kfd_gpu(struct scan *s, const char *node, const char *path)
 	g->vendor = (uint16_t)f.vendor;
 	g->device = (uint16_t)f.device;
 	node_vram(s->sys, node, &g->vram_bytes);
+	/* drm_render_minor 0 is no render node (renderD numbers start at 128):
+	 * the node then matches no PCI device. */
 	p = f.minor ? pci_by_node(s, true, (int)f.minor) : NULL;
 	if (!p)
 		return;
 	p->claimed = true;
+	/* Only the PCI device gives the revision, which gpus.json needs to tell
+	 * apart boards that share a device id; its ids, where it has them, go
+	 * with it. */
 	g->vendor = p->vendor ? p->vendor : g->vendor;
 	g->device = p->device ? p->device : g->device;
 	g->revision = p->revision;
@@ -421,6 +449,8 @@ static void unclaimed_problem(const struct scan *s, const struct pci_gpu *p, cha
 {
 	bool ok = true;
 
+	/* The most particular reason first: the node's own, then the topology
+	 * as a whole, then nodes that could not be read, then a topology that just lacks it. */
 	if (p->problem)
 		ok = cfa_machine_setf(out, "%s", p->problem);
 	else if (s->topology_err && s->topology_err != ENOENT)
@@ -445,6 +475,9 @@ static void pci_unclaimed(struct scan *s)
 	for (i = 0; i < s->npci; i++) {
 		const struct pci_gpu *p = &s->pci[i];
 		struct cfapkg_gpu *g;
+		/* 0x1002 is AMD's PCI vendor id; base class 0x03 is a display
+		 * controller.  A device a KFD node pointed at is a GPU whatever
+		 * class it reports. */
 		if (p->claimed || p->vendor != 0x1002 || (!p->problem && (p->cls >> 16) != 0x03))
 			continue;
 		if (!(g = cfa_machine_add_gpu(s->sys->m))) {
@@ -467,6 +500,8 @@ void cfa_sys_detect_gpus(struct cfa_sys *sys)
 
 	memset(&s, 0, sizeof(s));
 	s.sys = sys;
+	/* The PCI devices first: each KFD node is matched to one by its render
+	 * minor as it is read, and those left over are listed after. */
 	pci_gather(&s);
 	s.topology_err = cfa_sys_list_rel(sys, KFD_NODES, &nodes, cfa_sys_cmp_numeric_name);
 	if (s.topology_err && s.topology_err != ENOENT && s.topology_err != ENOMEM)
@@ -484,6 +519,8 @@ void cfa_sys_detect_gpus(struct cfa_sys *sys)
 	cfa_free(s.pci);
 }
 
+/* Once memory ran out the pass ends in CFAPKG_E_NOMEM whatever the later
+ * steps would find, so they are skipped. */
 enum cfapkg_err cfa_detect_sysfs(struct cfapkg_ctx *ctx, const char *root,
                                  struct cfapkg_machine *m)
 {

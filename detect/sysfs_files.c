@@ -12,6 +12,8 @@
 #include "detect/sysfs.h"
 #include "platform/platform.h"
 
+/* Warnings go on the machine, not to a stream: the library never prints,
+ * and the front end shows them with the result. */
 void cfa_sys_warn(struct cfa_sys *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -46,12 +48,16 @@ int cfa_sys_read_quiet(const char *path, char *buf, size_t len)
 	size_t n;
 	int err;
 
+	/* C does not make fopen set errno; a missing file, the common case,
+	 * stands in when it did not. */
 	if (!f)
 		return errno ? errno : ENOENT;
 	/* sysfs files report a size of 4096 and procfs files 0, whatever they
 	 * hold, so the size is not asked: the read itself shows whether the
 	 * text fits. */
 	n = fread(buf, 1, len - 1, f);
+	/* A sysfs attribute can open and then fail to read, with the driver's
+	 * error (EIO, or ENODEV for a device that went away). */
 	err = ferror(f) ? (errno ? errno : EIO) : 0;
 	/* A full buffer might be a cut value; one byte more tells.  A cut
 	 * value would be read as another one, so it is an error. */
@@ -103,6 +109,7 @@ int cfa_sys_collect_name(const char *name, void *arg)
 	return 0;
 }
 
+/* Zeroed after, so a list can be freed twice or filled again. */
 void cfa_sys_names_free(struct cfa_names *ns)
 {
 	size_t i;
@@ -126,6 +133,8 @@ int cfa_sys_cmp_numeric_name(const void *a, const void *b)
 	return nx != ny ? (nx > ny) - (nx < ny) : strcmp(x, y);
 }
 
+/* Byte order, not the locale's: the same on every machine, so what is
+ * listed, and the tests, do not depend on the environment. */
 int cfa_sys_cmp_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

@@ -36,6 +36,8 @@ static const char *newest_glibc(const struct cfa_elf *e)
 	return found;
 }
 
+/* The library is read as ELF, never loaded or run: below a root it may be
+ * another machine's, even another architecture's. */
 static bool from_file(struct cfa_sys *s, const char *path)
 {
 	struct cfapkg_machine *m = s->m;
@@ -64,6 +66,8 @@ void cfa_sys_detect_glibc(struct cfa_sys *s)
 	char running[64];
 	size_t i;
 
+	/* On the live system the running library answers: it is the one that
+	 * programs load, whatever copies lie in the folders. */
 	if (!s->root[0] && cfa_plat_glibc_version(running, sizeof(running))) {
 		s->nomem |= !cfa_machine_setf(&m->glibc, "%s", running) ||
 		            !cfa_machine_setf(&m->glibc_source,

@@ -75,6 +75,8 @@ static char *rocm_version(struct cfa_sys *s, const char *dir, const char *name)
 	 * ROCm version. */
 	if (read)
 		buf[strcspn(buf, "-\n ")] = '\0';
+	/* Without a version in .info the folder's name gives it, when it has
+	 * one: /opt/rocm, most often a link, has none. */
 	if (read && cfa_ver_parse(buf, strlen(buf), &ver, NULL))
 		v = cfa_strdup(buf);
 	else if (strncmp(name, "rocm-", 5) == 0 &&
@@ -103,6 +105,8 @@ static void rocm_in_opt(struct cfa_sys *s)
 		version = dir ? rocm_version(s, dir, opt.items[i]) : NULL;
 		if (version)
 			s->nomem |= !cfa_machine_add_sdk(s->m, version, dir, "/opt");
+		/* Its runtimes count even when its version cannot be told: the
+		 * libraries are there all the same. */
 		if (lib)
 			runtimes_in(s, lib);
 		cfa_free(version);
@@ -114,6 +118,9 @@ static void rocm_in_opt(struct cfa_sys *s)
 
 void cfa_sys_detect_rocm(struct cfa_sys *s)
 {
+	/* Distributions that package ROCm themselves put libamdhip64 in the
+	 * system's library folder: the multiarch one on Debian and Ubuntu,
+	 * lib64 on Fedora, lib elsewhere. */
 	static const char *const libdirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"};
 	const char *ld = getenv("LD_LIBRARY_PATH");
 	size_t i;
@@ -157,6 +164,8 @@ void cfa_sys_detect_os(struct cfa_sys *s)
 		pretty += 12;
 		if (*pretty == '"')
 			pretty++;
+		/* The value ends at its closing quote, or at the line's end when it
+		 * is not quoted. */
 		ok = cfa_machine_setf(&m->os_build, "%.*s%s%s", (int)strcspn(pretty, "\"\n"), pretty,
 		                      kernel[0] ? ", kernel " : "", kernel);
 	} else if (kernel[0]) {
