@@ -26,7 +26,9 @@ static size_t digit_run(const char *v, size_t i, size_t n)
 	return i;
 }
 
-/* "15.92 GB" -> bytes (hipInfo prints GB with two decimals). */
+/* "15.92 GB" -> bytes (hipInfo prints GB with two decimals).  GB and MB
+ * are taken as GiB and MiB, the units GPU memory comes in; a value
+ * without a unit is read as bytes. */
 static uint64_t parse_memory(const char *v, size_t n)
 {
 	uint64_t whole = 0, frac = 0, scale = 1, unit = 1;
@@ -56,6 +58,8 @@ static uint64_t parse_memory(const char *v, size_t n)
 	return whole * unit + frac * unit / scale;
 }
 
+/* With max 0 (out may be NULL) it only counts, so that a caller can size
+ * out first and parse again. */
 size_t cfa_hipinfo_parse(const char *text, struct cfa_hipinfo_device *out, size_t max)
 {
 	const char *p = text;
@@ -77,6 +81,9 @@ size_t cfa_hipinfo_parse(const char *text, struct cfa_hipinfo_device *out, size_
 				memset(cur, 0, sizeof(*cur));
 			continue;
 		}
+		/* Headings and blank lines have no colon; only "label: value" lines
+		 * carry facts.  Labels are matched with their colon, so a longer label
+		 * that starts alike is not taken for one of these. */
 		colon = memchr(line, ':', len);
 		if (!colon)
 			continue;

@@ -21,6 +21,7 @@ static bool one_more(void **arr, size_t n, size_t elem)
 {
 	void *p;
 
+	/* (n + 1) * elem must not wrap into a short allocation. */
 	if (n >= SIZE_MAX / elem - 1)
 		return false;
 	if (!(p = cfa_realloc(*arr, (n + 1) * elem)))
@@ -75,6 +76,9 @@ void cfa_machine_name(char *dst, size_t len, const char *name)
 		dst[0] = '\0';
 }
 
+/* Revision and status start at -1 rather than 0, which is a real PCI
+ * revision and CFAPKG_STATUS_VALIDATED: a fact not found must not read
+ * as either. */
 struct cfapkg_gpu *cfa_machine_add_gpu(struct cfapkg_machine *m)
 {
 	struct cfapkg_gpu *g;
@@ -94,6 +98,8 @@ bool cfa_machine_add_runtime(struct cfapkg_machine *m, unsigned major, const cha
 	struct cfapkg_hip_runtime *r;
 	size_t i;
 
+	/* One major shows in several folders (/opt/rocm-X/lib, /usr/lib, an
+	 * LD_LIBRARY_PATH entry): the first file found names it. */
 	for (i = 0; i < m->nhip_runtimes; i++)
 		if (m->hip_runtimes[i].major == major)
 			return true;
@@ -113,6 +119,8 @@ bool cfa_machine_add_sdk(struct cfapkg_machine *m, const char *version, const ch
 	struct cfapkg_hip_sdk *s;
 	size_t i;
 
+	/* /opt/rocm is most often a link to /opt/rocm-X.Y.Z, and HIP_PATH names
+	 * the same folder as one HIP_PATH_xx: one SDK per version. */
 	for (i = 0; i < m->nhip_sdks; i++)
 		if (strcmp(m->hip_sdks[i].version, version) == 0)
 			return true;
@@ -122,6 +130,8 @@ bool cfa_machine_add_sdk(struct cfapkg_machine *m, const char *version, const ch
 	memset(s, 0, sizeof(*s));
 	s->version = cfa_strdup(version);
 	s->path = cfa_strdup(path);
+	/* The count is raised only for a whole entry, so clearing the machine
+	 * never frees a half-made one. */
 	if (!s->version || !s->path) {
 		cfa_free(s->version);
 		cfa_free(s->path);
@@ -140,6 +150,10 @@ static void gpu_clear(struct cfapkg_gpu *g)
 	cfa_free(g->problem);
 }
 
+/* Safe on a machine left half-filled by running out of memory: a counted
+ * entry holds NULL in any text not yet set, and a list keeps its array
+ * when it could not grow.  The result is zeroed, an empty machine, so
+ * clearing twice (cfapkg_detect clears before it fills) is harmless. */
 void cfapkg_machine_clear(struct cfapkg_machine *m)
 {
 	size_t i;
@@ -170,6 +184,9 @@ void cfapkg_machine_clear(struct cfapkg_machine *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* The minor and stepping are one hex digit each in the name (90010 ->
+ * gfx90a), so either above 15 has no name; 0 is what KFD gives a node
+ * without a compute target. */
 bool cfa_gfx_from_kfd(unsigned long v, char out[16])
 {
 	unsigned long major = v / 10000 % 100, minor = v / 100 % 100, step = v % 100;
@@ -179,6 +196,8 @@ bool cfa_gfx_from_kfd(unsigned long v, char out[16])
 	return cfa_snprintf(out, 16, "gfx%lu%lx%lx", major, minor, step);
 }
 
+/* ROCm reads the variable as exactly three plain numbers: an epoch, a
+ * label or a revision, which cfa_ver's grammar would take, is refused. */
 bool cfa_gfx_from_override(const char *s, char out[16])
 {
 	struct cfa_ver v;

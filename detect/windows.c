@@ -27,8 +27,13 @@
 #include "detect/detect.h"
 #include "platform/platform.h"
 
+/* The Display adapters device setup class: a numbered subkey (0000,
+ * 0001, ...) per installed display driver instance, each with its
+ * MatchingDeviceId, DriverDesc and DriverVersion. */
 #define DISPLAY_CLASS \
 	"SYSTEM\\CurrentControlSet\\Control\\Class\\{4d36e968-e325-11ce-bfc1-08002be10318}"
+/* hipInfo starts the HIP runtime, which can take seconds on a cold
+ * driver; a hung driver must not hang detection. */
 #define HIPINFO_TIMEOUT_MS 15000
 
 /* Windows display driver versions of known Adrenalin releases (AMD
@@ -62,6 +67,8 @@ static bool hwid_field(const char *id, const char *key, size_t digits, uint64_t 
 	const char *p = id;
 	size_t klen = strlen(key);
 
+	/* Matched without regard to case: MatchingDeviceId is often written in
+	 * lower case ("pci\ven_1002&dev_744c"). */
 	for (; *p; p++) {
 		size_t k;
 		for (k = 0; k < klen && p[k]; k++)
@@ -82,6 +89,8 @@ bool cfa_parse_hwid(const char *id, uint16_t *vendor, uint16_t *device, int *rev
 		return false;
 	*vendor = (uint16_t)v;
 	*device = (uint16_t)d;
+	/* MatchingDeviceId is the id the driver's INF matched, often without
+	 * REV_: the revision is then unknown. */
 	*revision = hwid_field(id, "REV_", 2, &r) ? (int)r : -1;
 	return true;
 }
@@ -115,6 +124,8 @@ static bool from_adapters(struct cfapkg_machine *m)
 
 	for (i = 0; ok && i < n; i++) {
 		struct cfapkg_gpu *g;
+		/* DXGI also lists other vendors' adapters and the Microsoft Basic
+		 * Render Driver (0x1414); only AMD's are GPUs here. */
 		if (a[i].vendor != 0x1002)
 			continue;
 		if (!(g = cfa_machine_add_gpu(m)) ||
@@ -210,6 +221,8 @@ static int display_key(const char *sub, void *arg)
 		return ENOMEM;
 	}
 	id = reg_value(&cs->nomem, key, "MatchingDeviceId");
+	/* Keys without a MatchingDeviceId (the class's Properties key) and
+	 * other vendors' adapters are passed over. */
 	if (id && cfa_parse_hwid(id, &ven, &dev, &rev) && ven == 0x1002) {
 		if (cs->add_gpus)
 			gpu_from_key(cs, key, ven, dev, rev);
@@ -223,6 +236,8 @@ static int display_key(const char *sub, void *arg)
 
 static bool from_registry(struct cfapkg_machine *m)
 {
+	/* The registry adds GPUs only when DXGI listed none (its list already
+	 * holds them, with their memory); it is read for the driver either way. */
 	struct class_scan cs = {m, m->ngpus == 0, false};
 	char *rsv;
 
@@ -250,6 +265,9 @@ static char *adopt(int rc, char *raw, bool *nomem)
 	return copy;
 }
 
+/* The HIP runtime on Windows is the display driver's, in System32, where
+ * programs load it from before PATH; amdhip64.dll is HIP 5's name, from
+ * before the major was part of it. */
 static bool hip_runtimes(struct cfapkg_machine *m)
 {
 	static const struct {
@@ -287,12 +305,16 @@ static bool add_sdk_dir(struct cfapkg_machine *m, const char *dir, const char *s
 	struct cfa_ver v;
 	bool ok;
 
+	/* The last part of the path, a trailing separator not counting:
+	 * "...\ROCm\6.4\" is 6.4. */
 	for (; *p; p++)
 		if ((*p == '\\' || *p == '/') && p[1])
 			last = p + 1;
 	leaf = cfa_strndup(last, strcspn(last, "\\/"));
 	bin = cfa_aprintf("%s\\bin", dir);
 	if ((ok = leaf && bin)) {
+		/* hipInfo.exe and the compilers live in bin: a folder without
+		 * it is no SDK to use, whatever names it. */
 		if (!cfa_plat_is_dir(bin))
 			ok = cfa_machine_warn(m, "%s (%s) has no bin folder; not counted as a HIP SDK",
 			                      dir, source);
@@ -335,6 +357,8 @@ static bool sdk_from_env(struct cfapkg_machine *m, const char *name)
 	if (!(dir = adopt(rc, raw, &nomem)))
 		return !nomem;
 	n = strlen(dir);
+	/* A drive root ("C:\") keeps its separator: "C:" alone names the
+	 * drive's current folder. */
 	while (n > 3 && (dir[n - 1] == '\\' || dir[n - 1] == '/'))
 		dir[--n] = '\0'; /* the installer leaves a trailing backslash */
 	nomem = !add_sdk_dir(m, dir, name);
@@ -350,6 +374,9 @@ static bool hip_sdks(struct cfapkg_machine *m)
 	bool ok = sdk_from_env(m, "HIP_PATH");
 	int rc;
 
+	/* The HIP SDK installer sets HIP_PATH to the SDK last installed and
+	 * HIP_PATH_<major><minor> (HIP_PATH_62) for each; the platform lists no
+	 * environment, so each such name is asked for. */
 	for (major = 5; major <= 9 && ok; major++)
 		for (minor = 0; minor <= 9 && ok; minor++)
 			if (cfa_snprintf(name, sizeof(name), "HIP_PATH_%u%u", major, minor))
@@ -428,7 +455,8 @@ static bool from_hipinfo_text(struct cfapkg_machine *m, const char *out, const c
 	return ok;
 }
 
-/* hipInfo.exe of the newest SDK that has one names each device's target. */
+/* hipInfo.exe of the first SDK that has one (HIP_PATH's first) names each
+ * device's target. */
 static bool run_hipinfo(struct cfapkg_machine *m)
 {
 	/* hipInfo prints a few lines per device: 64 KiB is far more than any
@@ -451,6 +479,7 @@ static bool run_hipinfo(struct cfapkg_machine *m)
 		ok = cfa_machine_warn(m, "%s exited %d and listed no device", exe, status);
 	else
 		ok = from_hipinfo_text(m, out, exe);
+	/* A full buffer means the platform cut the output there. */
 	if (ok && !rc && strlen(out) == sizeof(out) - 1)
 		ok = cfa_machine_warn(m, "%s printed more than %lu bytes; devices listed past that are "
 		                      "not read", exe, (unsigned long)sizeof(out) - 1);
@@ -468,6 +497,9 @@ static bool os_build(struct cfapkg_machine *m)
 	return !build[0] || cfa_machine_setf(&m->os_build, "%s", build);
 }
 
+/* The order matters: the registry adds GPUs only when DXGI found none,
+ * hipInfo is found in the SDKs' folders, and it fills in, by index, the
+ * GPUs found before it. */
 enum cfapkg_err cfa_detect_windows(struct cfapkg_ctx *ctx, struct cfapkg_machine *m)
 {
 	if (!os_build(m) || !from_adapters(m) || !from_registry(m) || !hip_runtimes(m) ||
