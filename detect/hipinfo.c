@@ -55,6 +55,10 @@ static uint64_t parse_memory(const char *v, size_t n)
 		unit = 1024ull * 1024 * 1024;
 	else if (i + 2 <= n && strncmp(v + i, "MB", 2) == 0)
 		unit = 1024ull * 1024;
+	/* A product past 64 bits would wrap to a small, wrong size: like a
+	 * number past 2^60, it is no GPU's memory, and reads as unknown. */
+	if (whole > (UINT64_MAX - unit) / unit)
+		return 0;
 	return whole * unit + frac * unit / scale;
 }
 

@@ -202,8 +202,11 @@ bool cfa_gfx_from_override(const char *s, char out[16])
 {
 	struct cfa_ver v;
 
+	/* Minor and stepping are one hex digit each of the target's name
+	 * (9.0.10 is gfx90a): a larger one would spill into the field beside
+	 * it once packed as KFD packs them (9.0.110 would read as gfx91a). */
 	if (!cfa_ver_parse(s, strlen(s), &v, NULL) || v.nrel != 3 || v.rank != CFA_RANK_FINAL ||
-	    v.labellen || v.epoch || v.revlen || v.rel[0] > 63)
+	    v.labellen || v.epoch || v.revlen || v.rel[0] > 63 || v.rel[1] > 15 || v.rel[2] > 15)
 		return false;
 	return cfa_gfx_from_kfd(v.rel[0] * 10000ul + v.rel[1] * 100ul + v.rel[2], out);
 }

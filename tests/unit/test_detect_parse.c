@@ -60,6 +60,10 @@ static void check_hipinfo(const char *path)
 	CHECK(cfa_hipinfo_parse(text, d, 1) == 2 && span_is(d[0].gfx, d[0].gfx_len, "gfx1200"),
 	      "with room for one: both counted, the first written");
 	CHECK(cfa_hipinfo_parse("hipErrorNoDevice\r\n", d, 4) == 0, "no device, no entry");
+	/* 2^34 + 1 GB is past 64 bits of bytes: unknown, not wrapped to a small size. */
+	CHECK(cfa_hipinfo_parse("device#  0\r\ntotalGlobalMem: 17179869185 GB\r\n", d, 4) == 1 &&
+	          d[0].memory == 0,
+	      "a memory size past 64 bits reads as unknown (%llu)", (unsigned long long)d[0].memory);
 	free(text);
 }
 
@@ -87,6 +91,9 @@ static void check_gfx(void)
 	CHECK(!cfa_gfx_from_kfd(0, g), "a CPU node has none");
 	CHECK(cfa_gfx_from_override("10.3.0", g) && strcmp(g, "gfx1030") == 0, "override 10.3.0");
 	CHECK(cfa_gfx_from_override("11.0.0", g) && strcmp(g, "gfx1100") == 0, "override 11.0.0");
+	CHECK(cfa_gfx_from_override("9.0.10", g) && strcmp(g, "gfx90a") == 0, "override 9.0.10");
+	CHECK(!cfa_gfx_from_override("9.0.110", g) && !cfa_gfx_from_override("9.16.0", g),
+	      "a minor or stepping past one hex digit is refused, not spilled into the next");
 	CHECK(!cfa_gfx_from_override("11.0", g) && !cfa_gfx_from_override("gfx1100", g),
 	      "override needs major.minor.stepping");
 	CHECK(cfa_adrenalin_of("32.0.21025.1024") && strcmp(cfa_adrenalin_of("32.0.21025.1024"),
