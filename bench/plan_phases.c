@@ -22,7 +22,7 @@ int main(int argc, char **argv)
 {
 	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
 	struct cfapkg_plan *plan = NULL;
-	struct cfapkg_facts f;
+	struct cfapkg_facts f = {0};
 	double t0, t1, t2;
 	size_t nitems;
 
@@ -30,8 +30,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: plan_phases RECIPE_DIR GFX OS SPEC...\n");
 		return 2;
 	}
-	cfapkg_facts_init_host(&f);
-	if (cfapkg_ctx_add_recipe_dir(ctx, argv[1])) {
+	if (cfapkg_facts_init_host(&f) || cfapkg_ctx_add_recipe_dir(ctx, argv[1])) {
 		fprintf(stderr, "plan_phases: %s\n", cfapkg_ctx_error(ctx));
 		return 1;
 	}
@@ -56,6 +55,7 @@ int main(int argc, char **argv)
 	printf("load %.3f s, solve %.3f s, %zu packages, %s\n", t1 - t0, t2 - t1, nitems,
 	       cfapkg_plan_solved(plan) ? "solved" : "unsolvable");
 	cfapkg_plan_free(plan);
+	cfapkg_facts_clear(&f);
 	cfapkg_ctx_free(ctx);
 	return 0;
 }

@@ -247,7 +247,7 @@ bool cfa_in_list(const char *s, const char *const *list, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; s && i < n; i++)
 		if (strcmp(list[i], s) == 0)
 			return true;
 	return false;

@@ -50,7 +50,8 @@ const char *cfa_op_text(enum cfa_op op);
 
 struct cfapkg_facts;
 struct cfapkg_dep;
-/* Whether s is one of the n strings of list. */
+/* Whether s is one of the n strings of list; NULL (a fact not known,
+ * such as an arch) is in none. */
 bool cfa_in_list(const char *s, const char *const *list, size_t n);
 /* Whether a dependency applies on a machine: its OS and GPU conditions
  * hold (the one rule the solver and the lockfile checks share). */

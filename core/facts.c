@@ -1,6 +1,8 @@
 /*
  * facts.c - machine facts from flags and facts files.  Every value is
- * checked here so the solver can trust what it is given.
+ * checked here so the solver can trust what it is given, and held whole:
+ * text allocated, lists grown one entry at a time; copied and freed here
+ * too, so that no holder shares another's text.
  */
 #include <string.h>
 
@@ -13,24 +15,113 @@
 #include "core/version.h"
 #include "platform/platform.h"
 
-void cfapkg_facts_init_host(struct cfapkg_facts *f)
+/* The SDK list emptied; whether it is known is the caller's. */
+static void free_sdks(struct cfapkg_facts *f)
 {
-	memset(f, 0, sizeof(*f));
-	/* Short names the platform knows; one that did not fit would be left
-	 * unknown (empty) rather than cut into another name. */
-	if (!cfa_snprintf(f->os, sizeof(f->os), "%s", cfa_plat_os()))
-		f->os[0] = '\0';
-	if (!cfa_snprintf(f->arch, sizeof(f->arch), "%s", cfa_plat_arch()))
-		f->arch[0] = '\0';
+	size_t i;
+
+	for (i = 0; i < f->nhip_sdks; i++)
+		cfa_free(f->hip_sdks[i]);
+	CFA_FREE(f->hip_sdks);
+	f->nhip_sdks = 0;
 }
 
-static enum cfapkg_err set_copy(struct cfapkg_ctx *ctx, char *dst, size_t len, const char *key,
-                                const char *value)
+void cfapkg_facts_clear(struct cfapkg_facts *f)
 {
-	/* Too long is an error, never a cut value: a cut version or target
-	 * would be another one. */
+	if (!f)
+		return;
+	cfa_free(f->arch);
+	cfa_free(f->driver);
+	cfa_free(f->glibc);
+	cfa_free(f->hip_runtimes);
+	free_sdks(f);
+	memset(f, 0, sizeof(*f));
+}
+
+void cfa_facts_forget(struct cfapkg_facts *f, const char *key)
+{
+	if (strcmp(key, "driver") == 0) {
+		CFA_FREE(f->driver);
+	} else if (strcmp(key, "hip-runtime") == 0) {
+		CFA_FREE(f->hip_runtimes);
+		f->nhip_runtimes = 0;
+		f->hip_runtimes_known = false;
+	} else if (strcmp(key, "hip-sdk") == 0) {
+		free_sdks(f);
+		f->hip_sdks_known = false;
+	}
+}
+
+/* A copy of text that may be unknown: false only when out of memory. */
+static bool copy_text(char **dst, const char *src)
+{
+	return !src || (*dst = cfa_strdup(src));
+}
+
+/* Each list copied entry by entry into to (cleared), counted as it
+ * goes so that a failure leaves to for cfapkg_facts_clear; false when
+ * out of memory. */
+static bool copy_lists(const struct cfapkg_facts *from, struct cfapkg_facts *to)
+{
+	size_t i;
+
+	if (from->nhip_runtimes &&
+	    !(to->hip_runtimes = cfa_calloc(from->nhip_runtimes, sizeof(*to->hip_runtimes))))
+		return false;
+	for (i = 0; i < from->nhip_runtimes; i++)
+		to->hip_runtimes[to->nhip_runtimes++] = from->hip_runtimes[i];
+	if (from->nhip_sdks && !(to->hip_sdks = cfa_calloc(from->nhip_sdks, sizeof(*to->hip_sdks))))
+		return false;
+	for (i = 0; i < from->nhip_sdks; i++)
+		if (!(to->hip_sdks[to->nhip_sdks++] = cfa_strdup(from->hip_sdks[i])))
+			return false; /* counted: the NULL is freed with the rest */
+	return true;
+}
+
+enum cfapkg_err cfapkg_facts_copy(const struct cfapkg_facts *from, struct cfapkg_facts *to)
+{
+	if (from == to)
+		return CFAPKG_E_OK;
+	cfapkg_facts_clear(to);
+	memcpy(to->os, from->os, sizeof(to->os));
+	memcpy(to->gfx, from->gfx, sizeof(to->gfx));
+	to->hip_runtimes_known = from->hip_runtimes_known;
+	to->hip_sdks_known = from->hip_sdks_known;
+	if (copy_text(&to->arch, from->arch) && copy_text(&to->driver, from->driver) &&
+	    copy_text(&to->glibc, from->glibc) && copy_lists(from, to))
+		return CFAPKG_E_OK;
+	cfapkg_facts_clear(to);
+	return CFAPKG_E_NOMEM;
+}
+
+enum cfapkg_err cfapkg_facts_init_host(struct cfapkg_facts *f)
+{
+	cfapkg_facts_clear(f);
+	/* The platform's names are the closed set's: "linux", "windows". */
+	if (!cfa_snprintf(f->os, sizeof(f->os), "%s", cfa_plat_os()))
+		f->os[0] = '\0';
+	return (f->arch = cfa_strdup(cfa_plat_arch())) ? CFAPKG_E_OK : CFAPKG_E_NOMEM;
+}
+
+/* A closed set's name into its field: the caller checked it, so it fits. */
+static void set_name(char *dst, size_t len, const char *value)
+{
+	/* Should it not fit after all, the fact is left unknown rather than
+	 * cut: a cut target would be another one. */
 	if (!cfa_snprintf(dst, len, "%s", value))
-		return cfa_fail(ctx, CFAPKG_E_FACTS, "%s \"%s\" is too long", key, value);
+		dst[0] = '\0';
+}
+
+/* The old value is kept until the new one is held: a failed set leaves
+ * the fact as it was. */
+static enum cfapkg_err set_text(struct cfapkg_ctx *ctx, char **dst, const char *value)
+{
+	char *copy = cfa_strdup(value);
+
+	if (!copy)
+		return cfa_nomem(ctx);
+	cfa_free(*dst);
+	*dst = copy;
 	return CFAPKG_E_OK;
 }
 
@@ -38,12 +129,13 @@ static enum cfapkg_err add_runtime(struct cfapkg_ctx *ctx, struct cfapkg_facts *
                                    const char *value)
 {
 	uint64_t major;
-	unsigned i;
+	size_t i;
 
 	f->hip_runtimes_known = true;
 	/* "none" says there are none, which differs from not knowing: a plan
 	 * can then refuse what needs one, rather than assume one is there. */
 	if (strcmp(value, "none") == 0) {
+		CFA_FREE(f->hip_runtimes);
 		f->nhip_runtimes = 0;
 		return CFAPKG_E_OK;
 	}
@@ -55,8 +147,8 @@ static enum cfapkg_err add_runtime(struct cfapkg_ctx *ctx, struct cfapkg_facts *
 	for (i = 0; i < f->nhip_runtimes; i++)
 		if (f->hip_runtimes[i] == major)
 			return CFAPKG_E_OK;
-	if (f->nhip_runtimes == CFAPKG_FACTS_MAX)
-		return cfa_fail(ctx, CFAPKG_E_FACTS, "more than %d HIP runtimes", CFAPKG_FACTS_MAX);
+	if (cfa_grow_one((void **)&f->hip_runtimes, f->nhip_runtimes, sizeof(*f->hip_runtimes)))
+		return cfa_nomem(ctx);
 	f->hip_runtimes[f->nhip_runtimes++] = (unsigned)major;
 	return CFAPKG_E_OK;
 }
@@ -65,11 +157,12 @@ static enum cfapkg_err add_sdk(struct cfapkg_ctx *ctx, struct cfapkg_facts *f, c
 {
 	struct cfa_ver v;
 	const char *why = NULL;
-	unsigned i;
+	char *copy;
+	size_t i;
 
 	f->hip_sdks_known = true;
 	if (strcmp(value, "none") == 0) {
-		f->nhip_sdks = 0;
+		free_sdks(f);
 		return CFAPKG_E_OK;
 	}
 	if (!cfa_ver_parse(value, strlen(value), &v, &why))
@@ -77,10 +170,13 @@ static enum cfapkg_err add_sdk(struct cfapkg_ctx *ctx, struct cfapkg_facts *f, c
 	for (i = 0; i < f->nhip_sdks; i++)
 		if (strcmp(f->hip_sdks[i], value) == 0)
 			return CFAPKG_E_OK;
-	if (f->nhip_sdks == CFAPKG_FACTS_MAX)
-		return cfa_fail(ctx, CFAPKG_E_FACTS, "more than %d HIP SDKs", CFAPKG_FACTS_MAX);
-	return set_copy(ctx, f->hip_sdks[f->nhip_sdks++], sizeof(f->hip_sdks[0]), "hip-sdk",
-	                value);
+	if (!(copy = cfa_strdup(value)) ||
+	    cfa_grow_one((void **)&f->hip_sdks, f->nhip_sdks, sizeof(*f->hip_sdks))) {
+		cfa_free(copy);
+		return cfa_nomem(ctx);
+	}
+	f->hip_sdks[f->nhip_sdks++] = copy;
+	return CFAPKG_E_OK;
 }
 
 /* A name, PCI id or target, kept as the one known target it names. */
@@ -96,7 +192,9 @@ static enum cfapkg_err set_gpu(struct cfapkg_ctx *ctx, struct cfapkg_facts *f, c
 	 * kernels. */
 	if (l.match != CFAPKG_GPU_FOUND)
 		return cfa_gpu_lookup_fail(ctx, value, &l);
-	return set_copy(ctx, f->gfx, sizeof(f->gfx), "gpu", l.gfx);
+	/* The loader checked gpus.json's targets: it fits. */
+	set_name(f->gfx, sizeof(f->gfx), l.gfx);
+	return CFAPKG_E_OK;
 }
 
 /* A lockfile's target, as written: it must stay readable when gpus.json
@@ -108,7 +206,8 @@ static enum cfapkg_err set_gfx_as_written(struct cfapkg_ctx *ctx, struct cfapkg_
 		return cfa_fail(ctx, CFAPKG_E_FACTS,
 		                "gpu \"%s\": give a GPU target such as gfx1200 (cfapkg gpus lists "
 		                "the known ones)", value);
-	return set_copy(ctx, f->gfx, sizeof(f->gfx), "gpu", value);
+	set_name(f->gfx, sizeof(f->gfx), value);
+	return CFAPKG_E_OK;
 }
 
 enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
@@ -120,20 +219,21 @@ enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
 	if (strcmp(key, "os") == 0) {
 		if (!cfa_valid_os(value))
 			return cfa_fail(ctx, CFAPKG_E_FACTS, "os \"%s\": use windows or linux", value);
-		return set_copy(ctx, f->os, sizeof(f->os), key, value);
+		set_name(f->os, sizeof(f->os), value);
+		return CFAPKG_E_OK;
 	}
 	if (strcmp(key, "arch") == 0) {
 		if (!cfa_valid_arch(value))
 			return cfa_fail(ctx, CFAPKG_E_FACTS, "arch \"%s\": use x86_64, aarch64 or x86",
 			                value);
-		return set_copy(ctx, f->arch, sizeof(f->arch), key, value);
+		return set_text(ctx, &f->arch, value);
 	}
 	if (strcmp(key, "gpu") == 0)
 		return set_gpu(ctx, f, value);
 	if (strcmp(key, "driver") == 0) {
 		if (!cfa_ver_parse(value, strlen(value), &v, &why))
 			return cfa_fail(ctx, CFAPKG_E_FACTS, "driver \"%s\": %s", value, why);
-		return set_copy(ctx, f->driver, sizeof(f->driver), key, value);
+		return set_text(ctx, &f->driver, value);
 	}
 	if (strcmp(key, "glibc") == 0) {
 		/* Plain release numbers: glibc spells its versions 2.36, 2.41. */
@@ -141,7 +241,7 @@ enum cfapkg_err cfapkg_facts_set(struct cfapkg_ctx *ctx, struct cfapkg_facts *f,
 		    v.rank != CFA_RANK_FINAL)
 			return cfa_fail(ctx, CFAPKG_E_FACTS, "glibc \"%s\": give the C library's "
 			                "version as ldd --version prints it (2.36)", value);
-		return set_copy(ctx, f->glibc, sizeof(f->glibc), key, value);
+		return set_text(ctx, &f->glibc, value);
 	}
 	if (strcmp(key, "hip-runtime") == 0)
 		return add_runtime(ctx, f, value);
@@ -242,14 +342,14 @@ cJSON *cfa_facts_json(const struct cfapkg_facts *f)
 {
 	struct cfa_json_build jb = {false};
 	cJSON *o = cfa_json_new_object(&jb), *a;
-	unsigned i;
+	size_t i;
 
+	/* An unknown arch or driver is written "", as it always was. */
 	cfa_json_add_string(&jb, o, "os", f->os);
-	cfa_json_add_string(&jb, o, "arch", f->arch);
+	cfa_json_add_string(&jb, o, "arch", f->arch ? f->arch : "");
 	cfa_json_add_string(&jb, o, "gpu", f->gfx);
-	cfa_json_add_string(&jb, o, "driver", f->driver);
-	if (f->glibc[0])
-		cfa_json_add_string(&jb, o, "glibc", f->glibc);
+	cfa_json_add_string(&jb, o, "driver", f->driver ? f->driver : "");
+	cfa_json_add_string(&jb, o, "glibc", f->glibc);
 	if (f->hip_runtimes_known) {
 		a = cfa_json_add_array(&jb, o, "hip_runtimes");
 		for (i = 0; i < f->nhip_runtimes; i++)

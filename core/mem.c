@@ -95,3 +95,13 @@ int cfa_grow(void **arr, size_t *cap, size_t need, size_t elem)
 	*cap = ncap;
 	return 0;
 }
+
+int cfa_grow_one(void **arr, size_t n, size_t elem)
+{
+	void *p;
+
+	if (n >= SIZE_MAX / elem - 1 || !(p = cfa_realloc(*arr, (n + 1) * elem)))
+		return -1;
+	*arr = p;
+	return 0;
+}

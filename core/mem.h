@@ -24,5 +24,10 @@ void cfa_free(void *p);
 
 /* Grows *arr (of *cap elements of size elem) to hold at least need. */
 int cfa_grow(void **arr, size_t *cap, size_t need, size_t elem);
+/* Room for one more element of a list held as an array and its count,
+ * with no capacity kept (public structs keep none): *arr grows to n + 1
+ * elements, one realloc each, as such lists are short.  -1 when out of
+ * memory, *arr kept for its owner to free. */
+int cfa_grow_one(void **arr, size_t n, size_t elem);
 
 #endif

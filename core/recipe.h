@@ -51,6 +51,9 @@ enum cfapkg_err cfa_parse_machine_lists(struct cfa_jr *jr, const cJSON *obj,
 enum cfapkg_err cfa_facts_parse(struct cfa_jr *jr, const cJSON *obj, struct cfapkg_facts *f);
 /* NULL when out of memory: never a part of the facts. */
 cJSON *cfa_facts_json(const struct cfapkg_facts *f);
+/* Makes one fact not known again, freeing what it held: key is "driver",
+ * "hip-runtime" or "hip-sdk" (cfapkg_facts_set's names). */
+void cfa_facts_forget(struct cfapkg_facts *f, const char *key);
 /* A relative path that stays inside its folder: no absolute paths, drive
  * letters or "..". */
 bool cfa_safe_relative(const char *p);

@@ -343,7 +343,8 @@ const struct cfapkg_source *cfapkg_version_source(const struct cfapkg_version *v
 {
 	size_t i, n = strlen(os);
 
-	for (i = 0; i < v->nsources; i++) {
+	/* A facts' arch may be unknown (NULL): no download is for it. */
+	for (i = 0; arch && i < v->nsources; i++) {
 		const char *p = v->sources[i].platform;
 		/* Platforms are spelt "OS-ARCH" ("linux-x86_64"); the '-'
 		 * test keeps "linux" from matching an OS whose name merely

@@ -186,38 +186,48 @@ enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index, struct cfap
 	return CFAPKG_E_OK;
 }
 
-/* A copy between fixed fields; one that does not fit leaves the fact
- * unknown ("") rather than a cut value that would plan for something else. */
-static void copy_fact(char *dst, size_t len, const char *value)
-{
-	if (!cfa_snprintf(dst, len, "%s", value))
-		dst[0] = '\0';
-}
-
-void cfapkg_machine_facts(const struct cfapkg_machine *m, struct cfapkg_facts *f)
+/* The GPU's target and the driver's version, as planning takes them. */
+static bool gpu_and_driver(const struct cfapkg_machine *m, struct cfapkg_facts *f)
 {
 	const struct cfapkg_gpu *g = m->selected >= 0 ? &m->gpus[m->selected] : NULL;
 	struct cfa_ver v;
+
+	/* Both are names of the closed set of targets, as the fields are. */
+	if (g)
+		CFA_MACHINE_NAME(f->gfx, m->gfx_override[0] ? m->gfx_override : g->gfx);
+	/* Only a driver version that compares (not "6.1.0-18-amd64"). */
+	return !m->driver || !cfa_ver_parse(m->driver, strlen(m->driver), &v, NULL) ||
+	       (f->driver = cfa_strdup(m->driver));
+}
+
+/* Every HIP runtime and SDK found, each list known (empty: none). */
+static bool hip_lists(const struct cfapkg_machine *m, struct cfapkg_facts *f)
+{
 	size_t i;
 
-	copy_fact(f->os, sizeof(f->os), m->os);
-	copy_fact(f->arch, sizeof(f->arch), m->arch ? m->arch : "");
-	if (m->gfx_override[0] && g)
-		copy_fact(f->gfx, sizeof(f->gfx), m->gfx_override);
-	else if (g)
-		copy_fact(f->gfx, sizeof(f->gfx), g->gfx);
-	/* Only a driver version that compares (not "6.1.0-18-amd64"). */
-	if (m->driver && cfa_ver_parse(m->driver, strlen(m->driver), &v, NULL))
-		copy_fact(f->driver, sizeof(f->driver), m->driver);
-	copy_fact(f->glibc, sizeof(f->glibc), m->glibc ? m->glibc : "");
 	f->hip_runtimes_known = true;
-	f->nhip_runtimes = 0;
-	for (i = 0; i < m->nhip_runtimes && i < CFAPKG_FACTS_MAX; i++)
-		f->hip_runtimes[f->nhip_runtimes++] = m->hip_runtimes[i].major;
 	f->hip_sdks_known = true;
-	f->nhip_sdks = 0;
-	for (i = 0; i < m->nhip_sdks && i < CFAPKG_FACTS_MAX; i++)
-		if (cfa_snprintf(f->hip_sdks[f->nhip_sdks], sizeof(f->hip_sdks[0]), "%s",
-		                 m->hip_sdks[i].version))
-			f->nhip_sdks++;
+	if (m->nhip_runtimes &&
+	    !(f->hip_runtimes = cfa_calloc(m->nhip_runtimes, sizeof(*f->hip_runtimes))))
+		return false;
+	for (i = 0; i < m->nhip_runtimes; i++)
+		f->hip_runtimes[f->nhip_runtimes++] = m->hip_runtimes[i].major;
+	if (m->nhip_sdks && !(f->hip_sdks = cfa_calloc(m->nhip_sdks, sizeof(*f->hip_sdks))))
+		return false;
+	for (i = 0; i < m->nhip_sdks; i++)
+		if (!(f->hip_sdks[f->nhip_sdks++] = cfa_strdup(m->hip_sdks[i].version)))
+			return false; /* counted: the NULL is freed with the rest */
+	return true;
+}
+
+enum cfapkg_err cfapkg_machine_facts(const struct cfapkg_machine *m, struct cfapkg_facts *f)
+{
+	cfapkg_facts_clear(f);
+	CFA_MACHINE_NAME(f->os, m->os);
+	if ((!m->arch || (f->arch = cfa_strdup(m->arch))) &&
+	    (!m->glibc || (f->glibc = cfa_strdup(m->glibc))) && gpu_and_driver(m, f) &&
+	    hip_lists(m, f))
+		return CFAPKG_E_OK;
+	cfapkg_facts_clear(f);
+	return CFAPKG_E_NOMEM;
 }

@@ -6,7 +6,6 @@
  * numbers.
  */
 #include <stdarg.h>
-#include <stdint.h>
 #include <string.h>
 
 #include "core/mem.h"
@@ -14,27 +13,11 @@
 #include "core/version.h"
 #include "detect/detect.h"
 
-/* Room for one more entry of a list held as array and count.  The public
- * struct keeps no capacity, so each entry is one realloc: the lists are
- * short, and a warning per unreadable file is still only a few hundred. */
-static bool one_more(void **arr, size_t n, size_t elem)
-{
-	void *p;
-
-	/* (n + 1) * elem must not wrap into a short allocation. */
-	if (n >= SIZE_MAX / elem - 1)
-		return false;
-	if (!(p = cfa_realloc(*arr, (n + 1) * elem)))
-		return false; /* *arr is kept, and freed with the machine */
-	*arr = p;
-	return true;
-}
-
 bool cfa_machine_vwarn(struct cfapkg_machine *m, const char *fmt, va_list ap)
 {
 	char *text = cfa_vaprintf(fmt, ap);
 
-	if (!text || !one_more((void **)&m->warnings, m->nwarnings, sizeof(*m->warnings))) {
+	if (!text || cfa_grow_one((void **)&m->warnings, m->nwarnings, sizeof(*m->warnings))) {
 		cfa_free(text);
 		return false;
 	}
@@ -83,7 +66,7 @@ struct cfapkg_gpu *cfa_machine_add_gpu(struct cfapkg_machine *m)
 {
 	struct cfapkg_gpu *g;
 
-	if (!one_more((void **)&m->gpus, m->ngpus, sizeof(*m->gpus)))
+	if (cfa_grow_one((void **)&m->gpus, m->ngpus, sizeof(*m->gpus)))
 		return NULL;
 	g = &m->gpus[m->ngpus];
 	memset(g, 0, sizeof(*g));
@@ -103,7 +86,7 @@ bool cfa_machine_add_runtime(struct cfapkg_machine *m, unsigned major, const cha
 	for (i = 0; i < m->nhip_runtimes; i++)
 		if (m->hip_runtimes[i].major == major)
 			return true;
-	if (!one_more((void **)&m->hip_runtimes, m->nhip_runtimes, sizeof(*m->hip_runtimes)))
+	if (cfa_grow_one((void **)&m->hip_runtimes, m->nhip_runtimes, sizeof(*m->hip_runtimes)))
 		return false;
 	r = &m->hip_runtimes[m->nhip_runtimes];
 	if (!(r->file = cfa_strdup(file)))
@@ -124,7 +107,7 @@ bool cfa_machine_add_sdk(struct cfapkg_machine *m, const char *version, const ch
 	for (i = 0; i < m->nhip_sdks; i++)
 		if (strcmp(m->hip_sdks[i].version, version) == 0)
 			return true;
-	if (!one_more((void **)&m->hip_sdks, m->nhip_sdks, sizeof(*m->hip_sdks)))
+	if (cfa_grow_one((void **)&m->hip_sdks, m->nhip_sdks, sizeof(*m->hip_sdks)))
 		return false;
 	s = &m->hip_sdks[m->nhip_sdks];
 	memset(s, 0, sizeof(*s));

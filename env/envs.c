@@ -408,6 +408,7 @@ enum cfapkg_err cfapkg_env_facts(struct cfapkg_ctx *ctx, const char *env, unsign
 	enum cfapkg_err e;
 
 	*gen = 0;
+	cfapkg_facts_clear(out);
 	if ((e = cfapkg_env_current(ctx, env, gen)))
 		return e;
 	if (*gen == 0)
@@ -415,7 +416,9 @@ enum cfapkg_err cfapkg_env_facts(struct cfapkg_ctx *ctx, const char *env, unsign
 		                env);
 	if ((e = cfapkg_env_lockfile(ctx, env, *gen, &lock)))
 		return e;
+	/* Moved, not copied: the lock is freed without them. */
 	*out = lock->facts;
+	memset(&lock->facts, 0, sizeof(lock->facts));
 	cfapkg_lockfile_free(lock);
 	return CFAPKG_E_OK;
 }

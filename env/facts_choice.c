@@ -26,20 +26,24 @@ static bool sets(const struct cfapkg_facts_request *req, const char *key)
 
 /* The facts the environment's active generation was planned with, when
  * they may serve: nothing set by hand, and a GPU recorded.  What cannot
- * be read is not remembered: the plan detects, as it would otherwise. */
-static void remembered(struct cfapkg_ctx *ctx, const struct cfapkg_facts_request *req,
-                       struct cfapkg_facts_choice *c)
+ * be read is not remembered: the plan detects, as it would otherwise;
+ * but facts that could not be held are CFAPKG_E_NOMEM. */
+static enum cfapkg_err remembered(struct cfapkg_ctx *ctx, const struct cfapkg_facts_request *req,
+                                  struct cfapkg_facts_choice *c)
 {
-	struct cfapkg_facts f;
 	unsigned gen = 0;
+	enum cfapkg_err e;
 
 	if (!req->env || req->nkeys || !cfapkg_env_exists(ctx, req->env))
-		return;
-	if (cfapkg_env_facts(ctx, req->env, &gen, &f) == CFAPKG_E_OK && f.gfx[0]) {
+		return CFAPKG_E_OK;
+	if ((e = cfapkg_env_facts(ctx, req->env, &gen, &c->remembered)) == CFAPKG_E_NOMEM)
+		return e; /* detail set by the reader */
+	if (!e && c->remembered.gfx[0])
 		c->remembered_gen = gen;
-		c->remembered = f;
-	}
+	else
+		cfapkg_facts_clear(&c->remembered);
 	cfapkg_ctx_clear_error(ctx);
+	return CFAPKG_E_OK;
 }
 
 static enum cfapkg_err no_gpu(struct cfapkg_ctx *ctx)
@@ -58,23 +62,19 @@ static enum cfapkg_err detect_here(struct cfapkg_ctx *ctx, const struct cfapkg_f
 
 	/* Read before detecting, so that the generation's facts are at hand
 	 * whichever way detection goes. */
-	remembered(ctx, req, c);
-	if ((e = cfapkg_detect(ctx, req->gpu_index, &c->machine)))
+	if ((e = remembered(ctx, req, c)) || (e = cfapkg_detect(ctx, req->gpu_index, &c->machine)))
 		return e;
 	c->detected = true;
 	/* A GPU found here wins over the remembered machine: the plan is for
 	 * where it runs unless told otherwise. */
-	if (c->machine.selected >= 0) {
-		cfapkg_machine_facts(&c->machine, &c->facts);
-		return CFAPKG_E_OK;
-	}
+	if (c->machine.selected >= 0)
+		return cfapkg_machine_facts(&c->machine, &c->facts) ? cfa_nomem(ctx) : CFAPKG_E_OK;
 	if (!c->remembered_gen)
 		return no_gpu(ctx);
 	/* As if its facts were given again: this machine's notes do not apply. */
 	c->from = CFAPKG_FACTS_REMEMBERED;
 	c->detected = false;
-	c->facts = c->remembered;
-	return CFAPKG_E_OK;
+	return cfapkg_facts_copy(&c->remembered, &c->facts) ? cfa_nomem(ctx) : CFAPKG_E_OK;
 }
 
 /* Another OS named on a detected machine: the GPU is the one found here,
@@ -83,7 +83,7 @@ static enum cfapkg_err detect_here(struct cfapkg_ctx *ctx, const struct cfapkg_f
 static void other_os(const struct cfapkg_facts_request *req, struct cfapkg_facts_choice *c)
 {
 	struct cfapkg_facts *f = &c->facts;
-	bool driver = !sets(req, "driver") && f->driver[0];
+	bool driver = !sets(req, "driver") && f->driver;
 	bool runtimes = !sets(req, "hip-runtime") && f->hip_runtimes_known;
 	bool sdks = !sets(req, "hip-sdk") && f->hip_sdks_known;
 
@@ -93,11 +93,11 @@ static void other_os(const struct cfapkg_facts_request *req, struct cfapkg_facts
 		return;
 	c->other_os = true;
 	if (driver)
-		f->driver[0] = '\0';
+		cfa_facts_forget(f, "driver");
 	if (runtimes)
-		f->hip_runtimes_known = false, f->nhip_runtimes = 0;
+		cfa_facts_forget(f, "hip-runtime");
 	if (sdks)
-		f->hip_sdks_known = false, f->nhip_sdks = 0;
+		cfa_facts_forget(f, "hip-sdk");
 }
 
 void cfapkg_facts_choice_clear(struct cfapkg_facts_choice *c)
@@ -105,6 +105,8 @@ void cfapkg_facts_choice_clear(struct cfapkg_facts_choice *c)
 	if (!c)
 		return;
 	cfapkg_machine_clear(&c->machine);
+	cfapkg_facts_clear(&c->facts);
+	cfapkg_facts_clear(&c->remembered);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -118,7 +120,8 @@ enum cfapkg_err cfapkg_facts_choose(struct cfapkg_ctx *ctx, const struct cfapkg_
 	c->from = req->file || sets(req, "gpu") ? CFAPKG_FACTS_DESCRIBED : CFAPKG_FACTS_DETECTED;
 	/* The facts start as this host's OS and architecture, so that a
 	 * description that leaves them out is a machine of this kind. */
-	cfapkg_facts_init_host(&c->facts);
+	if (cfapkg_facts_init_host(&c->facts))
+		return cfa_nomem(ctx);
 	if (c->from == CFAPKG_FACTS_DETECTED && (e = detect_here(ctx, req, c)))
 		return e;
 	if (req->file && (e = cfapkg_facts_load(ctx, &c->facts, req->file)))

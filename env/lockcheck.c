@@ -195,7 +195,7 @@ static enum cfapkg_err check_closed(struct cfapkg_ctx *ctx, const struct cfapkg_
 
 static bool has_sdk(const struct cfapkg_facts *f, const char *version)
 {
-	unsigned i;
+	size_t i;
 
 	for (i = 0; i < f->nhip_sdks; i++)
 		if (cfapkg_version_compare(f->hip_sdks[i], version, NULL) == 0)
@@ -226,9 +226,9 @@ static enum cfapkg_err check_machine(struct cfapkg_ctx *ctx, const struct cfapkg
 	if (was->os[0] && strcmp(was->os, f->os) != 0)
 		return cfa_fail(ctx, CFAPKG_E_FACTS, "%s: os: the lock was made for %s, this machine "
 		                "is %s", file, was->os, f->os);
-	if (was->arch[0] && strcmp(was->arch, f->arch) != 0)
+	if (was->arch && (!f->arch || strcmp(was->arch, f->arch) != 0))
 		return cfa_fail(ctx, CFAPKG_E_FACTS, "%s: arch: the lock was made for %s, this "
-		                "machine is %s", file, was->arch, f->arch);
+		                "machine is %s", file, was->arch, f->arch ? f->arch : "not known");
 	for (i = 0; i < lock->nparts; i++) {
 		const struct cfapkg_lockfile_part *p = &lock->parts[i];
 		if (f->gfx[0] && !supports(p, f->gfx))
@@ -246,7 +246,7 @@ static enum cfapkg_err check_machine(struct cfapkg_ctx *ctx, const struct cfapkg
 	}
 	/* A newer driver is accepted: drivers keep running what older ones
 	 * ran. */
-	if (was->driver[0] && f->driver[0] &&
+	if (was->driver && f->driver &&
 	    cfapkg_version_compare(f->driver, was->driver, NULL) < 0)
 		return cfa_fail(ctx, CFAPKG_E_FACTS, "%s: driver: the lock was made with driver %s; "
 		                "this machine has the older %s", file, was->driver, f->driver);

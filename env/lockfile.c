@@ -45,6 +45,7 @@ void cfapkg_lockfile_free(struct cfapkg_lockfile *lock)
 {
 	if (!lock)
 		return;
+	cfapkg_facts_clear(&lock->facts);
 	cfa_arena_fini(lock->arena);
 	cfa_free(lock->arena);
 	cfa_free(lock);
@@ -205,11 +206,12 @@ enum cfapkg_err cfapkg_lockfile_from_plan(struct cfapkg_ctx *ctx, const struct c
 			e = cfa_nomem(ctx);
 	for (i = 0; i < n && !e; i++)
 		e = part_from_item(ctx, l, &items[i], cfapkg_plan_facts(plan), &parts[i]);
+	if (!e && cfapkg_facts_copy(cfapkg_plan_facts(plan), &l->facts))
+		e = cfa_nomem(ctx);
 	if (e) {
 		cfapkg_lockfile_free(l);
 		return e;
 	}
-	l->facts = *cfapkg_plan_facts(plan);
 	l->requests = req;
 	l->nrequests = nspecs;
 	l->parts = parts;

@@ -369,7 +369,7 @@ CFAPKG_API enum cfapkg_status cfapkg_version_status(const struct cfapkg_ctx *ctx
                                                     const char *gfx);
 /** True when the version lists no GPU targets or lists gfx. */
 CFAPKG_API bool cfapkg_version_supports_gfx(const struct cfapkg_version *v, const char *gfx);
-/** The source for "os-arch", or NULL. */
+/** The source for "os-arch", or NULL (as for an arch NULL: not known). */
 CFAPKG_API const struct cfapkg_source *cfapkg_version_source(const struct cfapkg_version *v,
                                                              const char *os, const char *arch);
 CFAPKG_API const char *cfapkg_status_name(enum cfapkg_status s);
@@ -591,23 +591,42 @@ CFAPKG_API bool cfapkg_gpu_device_matches(const struct cfapkg_gpu_device *d,
 
 /** @defgroup facts Machine facts
  * What the solver knows about the machine.  A fact that is not known is
- * not checked (and the plan says so); a known fact binds. */
-#define CFAPKG_FACTS_MAX 8
+ * not checked (and the plan says so); a known fact binds.
+ *
+ * Facts are held whole, however long and however many, as a detected
+ * machine is: text is allocated, NULL when it is not known; a list is an
+ * array and its count.  The two fixed arrays hold names from a closed set
+ * that cfapkg checks itself, each marked so.  Whoever holds facts owns
+ * them: cfapkg_facts_clear frees them, and cfapkg_facts_copy is how they
+ * are copied (assigning the struct would share its text).  Every function
+ * that fills facts takes storage that is zeroed or holds facts. */
 struct cfapkg_facts {
-	char os[16];               /* "windows" | "linux" */
-	char arch[16];             /* "x86_64" */
-	char gfx[16];              /* "" when not known */
-	char driver[48];           /* "" when not known */
+	char os[16];               /* closed set: "windows" | "linux" (checked when set;
+	                              cfapkg_host_os's names); "" when not known */
+	char *arch;                /* as the system names it: "x86_64"; NULL when not known */
+	char gfx[16];              /* closed set: a target, "gfx" and 3 to 5 hex digits
+	                              (checked when set); "" when not known */
+	char *driver;              /* the driver's version: NULL when not known */
 	bool hip_runtimes_known;
-	unsigned nhip_runtimes;
-	unsigned hip_runtimes[CFAPKG_FACTS_MAX];   /* HIP runtime majors present */
+	unsigned *hip_runtimes;    /* HIP runtime majors present */
+	size_t nhip_runtimes;
 	bool hip_sdks_known;
-	unsigned nhip_sdks;
-	char hip_sdks[CFAPKG_FACTS_MAX][32];       /* installed HIP SDK / ROCm versions */
-	char glibc[16];            /* the C library (Linux): "2.36"; "" when not known */
+	char **hip_sdks;           /* installed HIP SDK / ROCm versions: each set */
+	size_t nhip_sdks;
+	char *glibc;               /* the C library (Linux): "2.36"; NULL when not known */
 };
-/** Host OS and architecture; everything else unknown. */
-CFAPKG_API void cfapkg_facts_init_host(struct cfapkg_facts *f);
+/** Frees what facts hold and zeroes them all; safe on zeroed facts, on
+ * NULL, and twice. */
+CFAPKG_API void cfapkg_facts_clear(struct cfapkg_facts *f);
+/** A deep copy of from into to, which must be zeroed or hold facts: it is
+ * cleared first (and left cleared on failure).  CFAPKG_E_NOMEM when the
+ * copy could not all be held. */
+CFAPKG_API enum cfapkg_err cfapkg_facts_copy(const struct cfapkg_facts *from,
+                                             struct cfapkg_facts *to);
+/** Host OS and architecture into f, which must be zeroed or hold facts: it
+ * is cleared first; everything else unknown.  CFAPKG_E_NOMEM when the
+ * architecture's name could not be held. */
+CFAPKG_API enum cfapkg_err cfapkg_facts_init_host(struct cfapkg_facts *f);
 /** Sets one fact from text: key is os, arch, gpu, driver, glibc, hip-runtime
  * (adds one; "none" empties the list and marks it known) or hip-sdk (the
  * same).  gpu takes what cfapkg_gpu_lookup resolves to one known target,
@@ -745,8 +764,11 @@ CFAPKG_API void cfapkg_machine_clear(struct cfapkg_machine *m);
 CFAPKG_API enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index,
                                          struct cfapkg_machine *m);
 /** The detected facts, for planning: OS, architecture, the selected GPU's
- * target (the override when set), driver, glibc, HIP runtimes, HIP SDKs. */
-CFAPKG_API void cfapkg_machine_facts(const struct cfapkg_machine *m, struct cfapkg_facts *f);
+ * target (the override when set), driver, glibc, HIP runtimes, HIP SDKs,
+ * every one of them.  f must be zeroed or hold facts: it is cleared
+ * first.  CFAPKG_E_NOMEM when they could not all be held. */
+CFAPKG_API enum cfapkg_err cfapkg_machine_facts(const struct cfapkg_machine *m,
+                                                struct cfapkg_facts *f);
 
 /** @defgroup facts_choice Which machine a plan is for
  * The one rule every front end plans by: this machine, detected, unless
@@ -770,12 +792,12 @@ struct cfapkg_facts_request {
 };
 struct cfapkg_facts_choice {
 	enum cfapkg_facts_from from;
-	struct cfapkg_facts facts; /* what to plan with */
+	struct cfapkg_facts facts; /* what to plan with: owned by the choice */
 	bool detected;             /* machine holds what detection read (its notes apply) */
 	struct cfapkg_machine machine; /* owned by the choice */
 	unsigned remembered_gen;   /* REMEMBERED: the generation that served; DETECTED:
 	                              one planned for another GPU than this one; else 0 */
-	struct cfapkg_facts remembered; /* that generation's facts */
+	struct cfapkg_facts remembered; /* that generation's facts: owned by the choice */
 	bool other_os;             /* another OS named here: its driver, HIP runtimes and
 	                              SDKs were dropped (not known) unless set too */
 };
@@ -787,8 +809,8 @@ struct cfapkg_facts_choice {
 CFAPKG_API enum cfapkg_err cfapkg_facts_choose(struct cfapkg_ctx *ctx,
                                                const struct cfapkg_facts_request *req,
                                                struct cfapkg_facts_choice *c);
-/** Frees the machine a choice holds and zeroes it all; safe on a zeroed
- * choice, and twice. */
+/** Frees the machine and the facts a choice holds and zeroes it all; safe
+ * on a zeroed choice, and twice. */
 CFAPKG_API void cfapkg_facts_choice_clear(struct cfapkg_facts_choice *c);
 
 /** @defgroup plan Planning
@@ -862,7 +884,8 @@ struct cfapkg_plan;
 /** Solves specs (["pytorch-cuda-stack"], ["libtorch-cuda>=2.3,<2.4"]) for
  * the facts.  Returns CFAPKG_OK with a plan whether or not it is solvable
  * (see cfapkg_plan_solved); an error for bad specs or facts.  Owned:
- * cfapkg_plan_free.  The plan borrows recipes from ctx. */
+ * cfapkg_plan_free.  The plan borrows recipes from ctx and holds its own
+ * copy of the facts. */
 CFAPKG_API enum cfapkg_err cfapkg_plan_solve(struct cfapkg_ctx *ctx,
                                              const struct cfapkg_facts *facts,
                                              const char *const *specs, size_t nspecs,
@@ -888,6 +911,7 @@ CFAPKG_API const struct cfapkg_problem *cfapkg_plan_passed(const struct cfapkg_p
 /** Facts the plan could not check ("driver", "hip_runtime", "hip_sdk",
  * "glibc").  Borrowed from plan. */
 CFAPKG_API const char *const *cfapkg_plan_unchecked(const struct cfapkg_plan *plan, size_t *n);
+/** The facts the plan was solved for: its own copy, borrowed from plan. */
 CFAPKG_API const struct cfapkg_facts *cfapkg_plan_facts(const struct cfapkg_plan *plan);
 
 /** What the solver decided, one line per part of a solved plan (for
@@ -1399,7 +1423,8 @@ struct cfapkg_lockfile_part {         /* one part of a locked set */
 
 struct cfapkg_lockfile {
 	unsigned format;
-	struct cfapkg_facts facts; /* the machine it was solved for */
+	struct cfapkg_facts facts; /* the machine it was solved for: the lock's own
+	                              (cfapkg_lockfile_free frees them) */
 	const char *const *requests;
 	size_t nrequests;
 	const struct cfapkg_lockfile_part *parts; /* dependencies first */
@@ -1477,9 +1502,11 @@ CFAPKG_API enum cfapkg_err cfapkg_env_current(struct cfapkg_ctx *ctx, const char
  * environment has none).  Owned: cfapkg_lockfile_free. */
 CFAPKG_API enum cfapkg_err cfapkg_env_lockfile(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                            struct cfapkg_lockfile **out);
-/** The facts the active generation was planned with (its lock's), and
- * that generation's number; CFAPKG_E_NOTFOUND when the environment has
- * none.  A fact the plan did not know stays empty (gfx "" and so on). */
+/** The facts the active generation was planned with (its lock's), a copy
+ * into out (zeroed or holding facts: it is cleared first; the caller
+ * clears it), and that generation's number; CFAPKG_E_NOTFOUND when the
+ * environment has none.  A fact the plan did not know stays unknown (gfx
+ * "", driver NULL and so on). */
 CFAPKG_API enum cfapkg_err cfapkg_env_facts(struct cfapkg_ctx *ctx, const char *env, unsigned *gen,
                                             struct cfapkg_facts *out);
 /** A file of a generation: ROOT/envs/ENV/N/what ("lock.json", "view"). */
@@ -1786,7 +1813,9 @@ struct cfapkg_trans_opts {
 	const char *const *args;   /* install: specs; remove, update: names */
 	size_t nargs;
 	const char *locked;        /* install: exactly this lockfile's set */
-	const struct cfapkg_facts *facts; /* the machine to plan for */
+	const struct cfapkg_facts *facts; /* the machine to plan for: borrowed, as the
+	                              rest, until cfapkg_trans_free (the new
+	                              set's lock holds its own copy) */
 	const char *const *pins;   /* besides the environment's own pins */
 	size_t npins;
 	bool allow_experimental;

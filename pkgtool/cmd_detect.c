@@ -76,12 +76,6 @@ static cJSON *machine_json(const struct cfapkg_machine *m)
 	return o;
 }
 
-/* A text field as shown: what it holds, or what stands for nothing. */
-static const char *or_else(const char *text, const char *none)
-{
-	return text ? text : none;
-}
-
 /* Each GPU, "*" marking the one plans are made for; a GPU detection could
  * not fully read is shown with what went wrong. */
 static void print_gpus(const struct cfapkg_machine *m)

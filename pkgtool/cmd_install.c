@@ -224,7 +224,7 @@ static int run_trans(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapk
 static int transact(struct cfapkg_ctx *ctx, const struct cli *cli, enum cfapkg_trans_kind kind)
 {
 	struct cfapkg_trans_opts o = {0};
-	struct cfapkg_facts facts;
+	struct cfapkg_facts facts = {0};
 	char *command = command_text(cli);
 	const char **pins = cli_pins(cli, &o.npins);
 	int rc;
@@ -248,6 +248,7 @@ static int transact(struct cfapkg_ctx *ctx, const struct cli *cli, enum cfapkg_t
 		o.arg = (void *)cli;
 		rc = run_trans(ctx, cli, &o);
 	}
+	cfapkg_facts_clear(&facts);
 	free(command);
 	free(pins);
 	return rc;

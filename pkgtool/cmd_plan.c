@@ -142,7 +142,7 @@ void print_plan_text(struct cfapkg_ctx *ctx, const struct cfapkg_plan *plan)
 	char gpu[128], size[32];
 
 	printf("Plan for %s on %s-%s:\n\n", gpu_label(ctx, f->gfx, gpu, sizeof(gpu)), f->os,
-	       f->arch);
+	       or_else(f->arch, "unknown"));
 	table_init(&t, 5);
 	table_row(&t, (const char *const[]){"  NAME", "VERSION", "KIND", "STATUS", "SIZE"});
 	for (i = 0; i < nitems; i++) {
@@ -216,7 +216,8 @@ static void print_uninstallable(const struct cfapkg_plan *plan)
 		const struct cfapkg_plan_item *it = &items[i];
 		if (!it->installable)
 			cli_error("%s %s cannot be installed yet on %s-%s: %s\n",
-			        it->version->recipe->name, it->version->version, f->os, f->arch,
+			        it->version->recipe->name, it->version->version, f->os,
+			        or_else(f->arch, "unknown"),
 			        it->why_not ? it->why_not : "no reason recorded");
 	}
 }
@@ -308,7 +309,7 @@ void print_problems_text(const struct cfapkg_plan *plan, const struct cli *cli)
 	cli_error("cannot plan");
 	for (i = 0; i < cli->nargs; i++)
 		fprintf(stderr, " %s", cli->args[i]);
-	fprintf(stderr, " for %s on %s-%s%s\n", f->gfx, f->os, f->arch,
+	fprintf(stderr, " for %s on %s-%s%s\n", f->gfx, f->os, or_else(f->arch, "unknown"),
 	        cfapkg_plan_fix(plan) ? "" : ":");
 	print_fix(plan, cli);
 	for (i = 0; i < n; i++) {
@@ -461,20 +462,24 @@ static const char **cli_pins(const struct cli *cli, size_t *n)
 int solve_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_plan **out)
 {
 	struct cfapkg_plan_opts opts = {0};
-	struct cfapkg_facts facts;
+	struct cfapkg_facts facts = {0};
 	const char **pins;
 	enum cfapkg_err e;
 	int rc;
 
 	if ((rc = facts_from_cli(ctx, cli, &facts)))
 		return rc;
-	if (!(pins = cli_pins(cli, &opts.npins)))
+	if (!(pins = cli_pins(cli, &opts.npins))) {
+		cfapkg_facts_clear(&facts);
 		return report_error(ctx, CFAPKG_E_NOMEM);
+	}
 	opts.pins = pins;
 	opts.allow_experimental = cli->seen & OPT_BIT(OPT_ALLOW_EXPERIMENTAL);
 	/* A testcase holds the whole problem, so the pool holds every recipe. */
 	opts.full_pool = cli_value(cli, OPT_TESTCASE) != NULL;
+	/* The plan holds its own copy of the facts. */
 	e = cfapkg_env_plan(ctx, env_from_cli(cli), &facts, cli->args, cli->nargs, &opts, out);
+	cfapkg_facts_clear(&facts);
 	free(pins);
 	return e ? report_error(ctx, e) : EXIT_OK;
 }

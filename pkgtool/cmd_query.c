@@ -593,14 +593,17 @@ int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *env = getenv("CFAPKG_RECIPES");
 	struct cfapkg_mirrors *mirrors = NULL;
-	struct cfapkg_facts host;
+	struct cfapkg_facts host = {0};
 	enum cfapkg_err e;
 	cJSON *o, *dirs;
 	size_t i, nrecipes;
 
 	if ((e = cfapkg_mirrors_load(ctx, &mirrors)))
 		return report_error(ctx, e);
-	cfapkg_facts_init_host(&host);
+	if ((e = cfapkg_facts_init_host(&host))) {
+		cfapkg_mirrors_free(mirrors);
+		return report_error(ctx, e);
+	}
 	o = cJSON_CreateObject();
 	json_str(o, "version", cfapkg_version_string());
 	json_str(o, "platform_os", host.os);
@@ -621,10 +624,12 @@ int cmd_config(struct cfapkg_ctx *ctx, const struct cli *cli)
 		config_mirrors(mirrors, o, true);
 		config_settings(o, true);
 		cfapkg_mirrors_free(mirrors);
+		cfapkg_facts_clear(&host);
 		json_print(o);
 		return EXIT_OK;
 	}
 	printf("cfapkg %s on %s-%s\n", cfapkg_version_string(), host.os, host.arch);
+	cfapkg_facts_clear(&host);
 	printf("root:             %s\n", cfapkg_ctx_root(ctx));
 	printf("built-in recipes: %s\n", getenv("CFAPKG_NO_BUILTIN_RECIPES")
 	                                      ? "(off: CFAPKG_NO_BUILTIN_RECIPES)"

@@ -14,18 +14,22 @@
 
 #define TRUST_OPTS (OPTS_GLOBAL | OPT_BIT(OPT_JSON) | OPTS_FETCH | OPT_BIT(OPT_MAX_SIZE))
 #define LIST_OPTS (OPTS_GLOBAL | OPT_BIT(OPT_JSON))
+/* This machine's OS-ARCH: an OS's name, '-' and an architecture as the
+ * system names it (uname's machine is at most 64 bytes). */
+#define PLATFORM_MAX 96
 
-/* OS-ARCH as given, else this machine's: into buf (room for both of the
- * facts' fields, so it always fits). */
+/* OS-ARCH as given, else this machine's: into buf (PLATFORM_MAX holds
+ * it); "" when out of memory (no source has that platform). */
 static const char *platform_arg(const struct cli *cli, char *buf, size_t len)
 {
-	struct cfapkg_facts f;
-	int n;
+	struct cfapkg_facts f = {0};
+	int n = -1;
 
 	if (cli->nargs > 3)
 		return cli->args[3];
-	cfapkg_facts_init_host(&f);
-	n = snprintf(buf, len, "%s-%s", f.os, f.arch);
+	if (cfapkg_facts_init_host(&f) == CFAPKG_E_OK)
+		n = snprintf(buf, len, "%s-%s", f.os, f.arch);
+	cfapkg_facts_clear(&f);
 	return n > 0 && (size_t)n < len ? buf : "";
 }
 
@@ -81,7 +85,7 @@ static int trust(struct cfapkg_ctx *ctx, const struct cli *cli)
 	struct cfapkg_fetch_item it;
 	struct cfapkg_fetch_opts o;
 	const char *platform;
-	char host[64];
+	char host[PLATFORM_MAX];
 	enum cfapkg_err e;
 	int rc;
 
@@ -107,7 +111,7 @@ static int untrust(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	struct cfapkg_writer_lock *lock = NULL;
 	const char *platform;
-	char host[64];
+	char host[PLATFORM_MAX];
 	enum cfapkg_err e;
 	int rc;
 

@@ -60,7 +60,8 @@ int gpu_from_cli(struct cfapkg_ctx *ctx, const char *text, char *gfx, size_t len
 int cmd_channel(struct cfapkg_ctx *ctx, const struct cli *cli);
 
 /* facts_opts.c: detected facts (unless --gpu, CFAPKG_GPU or --facts name
- * another machine), then --facts, then the fact flags in order. */
+ * another machine), then --facts, then the fact flags in order: a copy
+ * into f (zeroed or holding facts) that the caller clears. */
 int facts_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_facts *f);
 /* --gpu-index as a number (-1 when absent). */
 int gpu_index_from_cli(const struct cli *cli, int *index);

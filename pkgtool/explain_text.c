@@ -114,7 +114,7 @@ const char *problem_text(const struct cfapkg_problem *p, const struct cfapkg_fac
 		break;
 	case CFAPKG_PROBLEM_OS_UNSUPPORTED:
 		snprintf(buf, len, "%s %s not available for %s-%s", who, VERB(many, "is", "are"), f->os,
-		         f->arch);
+		         or_else(f->arch, "unknown"));
 		break;
 	case CFAPKG_PROBLEM_SYSTEM_MISSING:
 		system_text(p, who, many, buf, len);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "render.h"
 
 static const struct {
 	enum opt_id id;
@@ -66,7 +67,7 @@ static void tell_choice(const struct cli *cli, const struct cfapkg_facts_choice 
 	if (c->from == CFAPKG_FACTS_REMEMBERED) {
 		fprintf(stderr, "Using the facts generation %u was planned with: %s on %s-%s (pass "
 		        "--gpu/--os to plan for another machine)\n", c->remembered_gen, f->gfx, f->os,
-		        f->arch);
+		        or_else(f->arch, "unknown"));
 		return;
 	}
 	if (c->remembered_gen)
@@ -170,6 +171,6 @@ int facts_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_
 	if (e)
 		return report_error(ctx, e);
 	tell_choice(cli, &choice);
-	*f = choice.facts;
-	return EXIT_OK;
+	/* A copy the caller owns: the choice is kept only for its notes. */
+	return cfapkg_facts_copy(&choice.facts, f) ? report_error(ctx, CFAPKG_E_NOMEM) : EXIT_OK;
 }

@@ -43,6 +43,11 @@ bool cli_fit_add(char *dst, size_t size, const char *fmt, ...)
 	return whole;
 }
 
+const char *or_else(const char *text, const char *none)
+{
+	return text ? text : none;
+}
+
 /* Powers of 1024 with binary unit names, one decimal; sizes below 1 KiB are
  * shown in bytes, exactly. */
 const char *human_size(int64_t bytes, char *buf, size_t len)

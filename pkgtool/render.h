@@ -71,6 +71,9 @@ void json_print(cJSON *v);
 void json_stamp(cJSON *doc);
 void json_print_list(const char *key, cJSON *items);
 void json_print_error(int status);
+/* A text field as shown: what it holds, or what stands for nothing (a
+ * machine's or facts' NULL: not known). */
+const char *or_else(const char *text, const char *none);
 /* cJSON helpers that accept NULL strings. */
 void json_str(cJSON *o, const char *key, const char *v);
 

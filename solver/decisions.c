@@ -105,14 +105,14 @@ static void marker_text(const struct cfapkg_plan *plan, const struct cfa_marker 
 		cfa_buf_printf(b, "does not support %s", f->gfx);
 		break;
 	case CFA_MK_OS:
-		cfa_buf_printf(b, "not available for %s-%s", f->os, f->arch);
+		cfa_buf_printf(b, "not available for %s-%s", f->os, f->arch ? f->arch : "unknown");
 		break;
 	case CFA_MK_SYSTEM:
 		cfa_buf_printf(b, "not installed on this machine");
 		break;
 	case CFA_MK_DRIVER:
 		cfa_buf_printf(b, "needs %s (driver %s)", m->dep ? m->dep->text : "a newer driver",
-		               f->driver[0] ? f->driver : "unknown");
+		               f->driver ? f->driver : "unknown");
 		break;
 	case CFA_MK_HIP_RUNTIME:
 		cfa_buf_printf(b, "needs the HIP runtime %s", m->dep ? m->dep->text : "");
@@ -122,7 +122,7 @@ static void marker_text(const struct cfapkg_plan *plan, const struct cfa_marker 
 		break;
 	case CFA_MK_GLIBC:
 		cfa_buf_printf(b, "needs %s (glibc %s)", m->dep ? m->dep->text : "a newer C library",
-		               f->glibc[0] ? f->glibc : "unknown");
+		               f->glibc ? f->glibc : "unknown");
 		break;
 	}
 }

@@ -7,6 +7,7 @@
  * SDK 6.4.2, 6.2.4 do not support gfx1150" is one record.  Sentences are
  * the front end's business.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,14 +137,15 @@ static const char *list_sdks(struct cfapkg_plan *plan)
 {
 	struct cfa_buf b;
 	const char *out;
-	unsigned i;
+	size_t i;
 
-	cfa_buf_init(&b, 4096);
+	/* No ceiling but memory: the facts hold every SDK, and so does this. */
+	cfa_buf_init(&b, SIZE_MAX);
 	for (i = 0; i < plan->facts.nhip_sdks; i++)
 		cfa_buf_printf(&b, "%s%s", i ? ", " : "", plan->facts.hip_sdks[i]);
 	if (plan->facts.nhip_runtimes == 0 && plan->facts.nhip_sdks == 0)
 		cfa_buf_adds(&b, "none");
-	out = dup(plan, b.len ? cfa_buf_str(&b) : "none");
+	out = b.failed ? NULL : dup(plan, b.len ? cfa_buf_str(&b) : "none");
 	cfa_buf_fini(&b);
 	return out;
 }
@@ -153,12 +155,12 @@ static const char *list_runtimes(struct cfapkg_plan *plan)
 {
 	struct cfa_buf b;
 	const char *out;
-	unsigned i;
+	size_t i;
 
-	cfa_buf_init(&b, 4096);
+	cfa_buf_init(&b, SIZE_MAX);
 	for (i = 0; i < plan->facts.nhip_runtimes; i++)
 		cfa_buf_printf(&b, "%samdhip64_%u", i ? ", " : "", plan->facts.hip_runtimes[i]);
-	out = dup(plan, b.len ? cfa_buf_str(&b) : "none");
+	out = b.failed ? NULL : dup(plan, b.len ? cfa_buf_str(&b) : "none");
 	cfa_buf_fini(&b);
 	return out;
 }

@@ -109,9 +109,14 @@ static bool solves_with(struct cfapkg_plan *plan, const struct cfapkg_plan_fix_s
 {
 	struct cfapkg_plan_opts opts = req->opts ? *req->opts : (struct cfapkg_plan_opts){0};
 	/* Copies: a try changes its own facts and options, never the plan's. */
-	struct cfapkg_facts f = plan->facts;
+	struct cfapkg_facts f = {0};
+	bool solved;
 	size_t i;
 
+	/* A trial that cannot be made (out of memory) does not solve, as a
+	 * trial whose solve fails does not. */
+	if (cfapkg_facts_copy(&plan->facts, &f))
+		return false;
 	opts.allow_experimental = plan->allow_experimental;
 	for (i = 0; i < n; i++) {
 		if (!(mask & (1u << i)))
@@ -119,9 +124,11 @@ static bool solves_with(struct cfapkg_plan *plan, const struct cfapkg_plan_fix_s
 		if (strcmp(steps[i].fact, "experimental") == 0)
 			opts.allow_experimental = true;
 		else if (cfapkg_facts_set(plan->ctx, &f, steps[i].fact, steps[i].value))
-			return false;
+			break;
 	}
-	return req->try_solve(plan->ctx, &f, req, &opts);
+	solved = i == n && req->try_solve(plan->ctx, &f, req, &opts);
+	cfapkg_facts_clear(&f);
+	return solved;
 }
 
 /* Two changes of one fact (two SDKs, two drivers) are not one fix. */

@@ -68,7 +68,7 @@ int cfa_hip_major(const struct cfapkg_plan *plan, const struct cfapkg_version *v
 
 bool cfa_hip_fact_has(const struct cfapkg_plan *plan, const struct cfapkg_version *v)
 {
-	unsigned i;
+	size_t i;
 
 	for (i = 0; i < plan->facts.nhip_runtimes; i++)
 		if (plan->facts.hip_runtimes[i] == v->parsed->rel[0])

@@ -328,7 +328,7 @@ static bool fact_satisfies(struct builder *b, const char *fact, const struct cfa
                            unsigned char *unchecked)
 {
 	const struct cfapkg_facts *f = &b->plan->facts;
-	unsigned i;
+	size_t i;
 
 	if (strcmp(fact, "driver") == 0) {
 		if (!b->driver_known) {
@@ -409,7 +409,7 @@ static enum cfapkg_err add_requires(struct builder *b, Solvable *s,
 bool cfa_system_present(const struct cfapkg_plan *plan, const struct cfapkg_version *v)
 {
 	const struct cfapkg_facts *f = &plan->facts;
-	unsigned i;
+	size_t i;
 	int k;
 
 	for (i = 0; i < f->nhip_sdks; i++) {
@@ -556,10 +556,10 @@ enum cfapkg_err cfa_pool_build(struct cfapkg_plan *plan)
 	 * testcase is written (it must hold the whole problem). */
 	if (!plan->full_pool && (e = cfa_closure(plan, &reach)))
 		return e; /* detail set by cfa_closure */
-	if (plan->facts.driver[0])
+	if (plan->facts.driver)
 		b.driver_known = cfa_ver_parse(plan->facts.driver, strlen(plan->facts.driver),
 		                               &b.driver, NULL);
-	if (plan->facts.glibc[0])
+	if (plan->facts.glibc)
 		b.glibc_known = cfa_ver_parse(plan->facts.glibc, strlen(plan->facts.glibc),
 		                              &b.glibc, NULL);
 	e = collect_synths(&b);

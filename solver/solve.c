@@ -492,13 +492,15 @@ static enum cfapkg_err solve_plan(struct cfapkg_ctx *ctx, const struct cfapkg_fa
 		return cfa_nomem(ctx);
 	plan->ctx = ctx;
 	plan->pool_serial = ++ctx->npools;
-	plan->facts = *facts;
 	plan->allow_experimental = opts && opts->allow_experimental;
 	plan->full_pool = opts && opts->full_pool;
 	cfa_arena_init(&plan->arena);
 	queue_init(&plan->job);
 	plan->nspecs = nspecs;
-	e = parse_specs(plan, specs, nspecs, "request", &plan->specs);
+	/* The plan's own copy: the caller's facts may go before the plan. */
+	e = cfapkg_facts_copy(facts, &plan->facts) ? cfa_nomem(ctx) : CFAPKG_E_OK;
+	if (!e)
+		e = parse_specs(plan, specs, nspecs, "request", &plan->specs);
 	if (!e && opts) {
 		plan->npins = opts->npins;
 		e = parse_specs(plan, opts->pins, opts->npins, "pin", &plan->pins);
@@ -542,6 +544,7 @@ void cfapkg_plan_free(struct cfapkg_plan *plan)
 	cfa_free(plan->items);
 	cfa_free(plan->problems);
 	cfa_free(plan->passed);
+	cfapkg_facts_clear(&plan->facts);
 	cfa_arena_fini(&plan->arena);
 	cfa_free(plan);
 }

@@ -81,6 +81,30 @@ def test_facts_file(tmp):
           r.stderr)
 
 
+
+def test_facts_held_whole(tmp):
+    """Facts are not cut to fit: twelve HIP SDKs (more than the eight
+    cfapkg once held) all reach the plan, and a driver version longer
+    than 48 bytes, from a facts file, is the one the plan checks."""
+    sdks = [f"5.{i}.0" for i in range(12)]
+    flags = [w for v in sdks for w in ("--hip-sdk", v)]
+    r = run("plan", "pytorch-cuda-stack", "--os", "windows", "--gpu", "gfx1200", *flags,
+            "--json")
+    doc = json.loads(r.stdout or "{}")
+    have = [p.get("have") for p in doc.get("problems", []) if p.get("kind") == "system-missing"]
+    check("twelve HIP SDKs are all kept", r.returncode == 3 and have == [", ".join(sdks)],
+          (r.returncode, have, r.stderr[-300:]))
+    driver = "0.1.0-2131798~24.04.abcdefghijklmnopqrstuvwxyz0123456789"
+    f = tmp / "long-driver.json"
+    f.write_text(json.dumps({"os": "windows", "gpu": "gfx1200", "driver": driver,
+                             "hip_sdks": ["6.4.2"]}))
+    r = run("plan", "pytorch-cuda-stack", "--facts", str(f), "--json")
+    doc = json.loads(r.stdout or "{}")
+    have = [p.get("have") for p in doc.get("problems", []) if p.get("kind") == "driver-too-old"]
+    check("a driver of 56 bytes is read whole", r.returncode == 3 and have == [driver],
+          (r.returncode, have, r.stderr[-300:]))
+
+
 def test_recipe_folders(tmp):
     extra = tmp / "extra"
     extra.mkdir()
@@ -336,6 +360,7 @@ def main():
         test_basics()
         test_facts_errors()
         test_facts_file(tmp)
+        test_facts_held_whole(tmp)
         test_recipe_folders(tmp)
         test_versions_merged_whole(tmp)
         test_lacking_named_whole(tmp)

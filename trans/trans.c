@@ -121,8 +121,8 @@ static enum cfapkg_err empty_set(struct cfapkg_trans *t)
 	t->new->nrequests = 0;
 	t->new->file = NULL;
 	t->new->format = CFAPKG_LOCK_FORMAT; /* no part lacks what version 2 records */
-	if (t->o.facts)
-		t->new->facts = *t->o.facts;
+	if (t->o.facts && cfapkg_facts_copy(t->o.facts, &t->new->facts))
+		return cfa_nomem(t->ctx);
 	return CFAPKG_E_OK;
 }
 

@@ -2,8 +2,8 @@
  * fuzz_facts.c - a facts file (core/facts.c, cfapkg_facts_load).
  * Properties: a refusal names the file; accepted facts hold only values
  * the solver can trust (a known OS and architecture, a valid GPU target,
- * versions that parse, lists within their bounds), and written out as
- * JSON and loaded again they come back the same.
+ * versions that parse, lists that hold what they count), and written out
+ * as JSON and loaded again they come back the same; all of it is freed.
  */
 #include <string.h>
 
@@ -21,14 +21,16 @@ static bool parses(const char *s)
 
 static void check_values(const struct cfapkg_facts *f)
 {
-	unsigned i;
+	size_t i;
 
-	FUZZ_CHECK(cfa_valid_os(f->os) && cfa_valid_arch(f->arch), "os %s arch %s", f->os,
-	           f->arch);
+	FUZZ_CHECK(cfa_valid_os(f->os) && f->arch && cfa_valid_arch(f->arch), "os %s arch %s",
+	           f->os, f->arch ? f->arch : "(not known)");
 	FUZZ_CHECK(!f->gfx[0] || cfa_valid_gfx(f->gfx), "gpu %s", f->gfx);
-	FUZZ_CHECK(!f->driver[0] || parses(f->driver), "driver %s", f->driver);
-	FUZZ_CHECK(f->nhip_runtimes <= CFAPKG_FACTS_MAX && f->nhip_sdks <= CFAPKG_FACTS_MAX,
-	           "%u runtimes, %u SDKs", f->nhip_runtimes, f->nhip_sdks);
+	FUZZ_CHECK(!f->driver || parses(f->driver), "driver %s", f->driver);
+	FUZZ_CHECK(!f->glibc || parses(f->glibc), "glibc %s", f->glibc);
+	FUZZ_CHECK((!f->nhip_runtimes || f->hip_runtimes) && (!f->nhip_sdks || f->hip_sdks),
+	           "%lu runtimes, %lu SDKs without their lists", (unsigned long)f->nhip_runtimes,
+	           (unsigned long)f->nhip_sdks);
 	for (i = 0; i < f->nhip_runtimes; i++)
 		FUZZ_CHECK(f->hip_runtimes[i] > 0 && f->hip_runtimes[i] < 100, "runtime %u",
 		           f->hip_runtimes[i]);
@@ -36,12 +38,19 @@ static void check_values(const struct cfapkg_facts *f)
 		FUZZ_CHECK(parses(f->hip_sdks[i]), "sdk %s", f->hip_sdks[i]);
 }
 
+/* Two texts that may be unknown (NULL): the same when both are. */
+static bool same_text(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
 static bool same(const struct cfapkg_facts *a, const struct cfapkg_facts *b)
 {
-	unsigned i;
+	size_t i;
 
-	if (strcmp(a->os, b->os) || strcmp(a->arch, b->arch) || strcmp(a->gfx, b->gfx) ||
-	    strcmp(a->driver, b->driver) || a->hip_runtimes_known != b->hip_runtimes_known ||
+	if (strcmp(a->os, b->os) || !same_text(a->arch, b->arch) || strcmp(a->gfx, b->gfx) ||
+	    !same_text(a->driver, b->driver) || !same_text(a->glibc, b->glibc) ||
+	    a->hip_runtimes_known != b->hip_runtimes_known ||
 	    a->hip_sdks_known != b->hip_sdks_known || a->nhip_runtimes != b->nhip_runtimes ||
 	    a->nhip_sdks != b->nhip_sdks)
 		return false;
@@ -58,13 +67,16 @@ static void check_round_trip(struct cfapkg_ctx *ctx, const struct cfapkg_facts *
 {
 	cJSON *doc = cfa_facts_json(f);
 	char *text = cJSON_PrintUnformatted(doc);
-	struct cfapkg_facts f2;
+	struct cfapkg_facts f2 = {0}, f3 = {0};
 
-	memset(&f2, 0, sizeof(f2));
 	fuzz_write(again, text, strlen(text));
 	FUZZ_CHECK(cfapkg_facts_load(ctx, &f2, again) == CFAPKG_E_OK,
 	           "facts written by cfapkg are refused: %s\n%s", cfapkg_ctx_error(ctx), text);
 	FUZZ_CHECK(same(f, &f2), "round trip changed the facts: %s", text);
+	FUZZ_CHECK(cfapkg_facts_copy(&f2, &f3) == CFAPKG_E_OK && same(&f2, &f3),
+	           "a copy is not the same facts: %s", text);
+	cfapkg_facts_clear(&f2);
+	cfapkg_facts_clear(&f3);
 	cJSON_free(text);
 	cJSON_Delete(doc);
 }
@@ -81,9 +93,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
-	struct cfapkg_facts f;
+	struct cfapkg_facts f = {0};
 
-	cfapkg_facts_init_host(&f);
+	FUZZ_CHECK(cfapkg_facts_init_host(&f) == CFAPKG_E_OK, "the host's facts");
 	fuzz_write(input, data, size);
 	if (cfapkg_facts_load(ctx, &f, input)) {
 		FUZZ_CHECK(strstr(cfapkg_ctx_error(ctx), input), "a refusal names the file: %s",
@@ -92,6 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_values(&f);
 		check_round_trip(ctx, &f);
 	}
+	cfapkg_facts_clear(&f);
 	cfapkg_ctx_free(ctx);
 	return 0;
 }

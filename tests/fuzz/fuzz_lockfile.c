@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
 	struct cfapkg_lockfile *l = NULL;
-	struct cfapkg_facts here;
+	struct cfapkg_facts here = {0};
 
 	fuzz_write(input, data, size);
 	if (cfapkg_lockfile_read(ctx, input, &l)) {
@@ -70,8 +70,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		check_parts(l);
 		check_round_trip(ctx, l);
-		cfapkg_facts_init_host(&here);
-		cfapkg_lockfile_check(ctx, l, &here);
+		if (cfapkg_facts_init_host(&here) == CFAPKG_E_OK)
+			cfapkg_lockfile_check(ctx, l, &here);
+		cfapkg_facts_clear(&here);
 		cfapkg_lockfile_free(l);
 	}
 	cfapkg_ctx_free(ctx);

@@ -133,7 +133,7 @@ static void check_lists(const struct cfapkg_machine *m)
 
 static void check_machine(const struct cfapkg_machine *m)
 {
-	struct cfapkg_facts f;
+	struct cfapkg_facts f = {0};
 	struct cfa_ver v;
 	size_t i;
 
@@ -152,15 +152,22 @@ static void check_machine(const struct cfapkg_machine *m)
 		FUZZ_CHECK(g->index == i && g->revision >= -1 && g->revision <= 0xff,
 		           "GPU %lu: index %u, revision %d", (unsigned long)i, g->index, g->revision);
 	}
-	/* As the command line does: host facts, then what was detected. */
-	cfapkg_facts_init_host(&f);
-	cfapkg_machine_facts(m, &f);
+	/* As the command line does: host facts, then what was detected,
+	 * every HIP runtime and SDK of it. */
+	FUZZ_CHECK(cfapkg_facts_init_host(&f) == CFAPKG_E_OK &&
+	               cfapkg_machine_facts(m, &f) == CFAPKG_E_OK,
+	           "facts: out of memory");
 	FUZZ_CHECK(!f.gfx[0] || cfa_valid_gfx(f.gfx), "facts: target \"%s\"", f.gfx);
-	FUZZ_CHECK(!f.driver[0] || cfa_ver_parse(f.driver, strlen(f.driver), &v, NULL),
+	FUZZ_CHECK(!f.driver || cfa_ver_parse(f.driver, strlen(f.driver), &v, NULL),
 	           "facts: driver \"%s\"", f.driver);
+	FUZZ_CHECK(f.nhip_runtimes == m->nhip_runtimes && f.nhip_sdks == m->nhip_sdks,
+	           "facts: %lu of %lu HIP runtimes, %lu of %lu SDKs", (unsigned long)f.nhip_runtimes,
+	           (unsigned long)m->nhip_runtimes, (unsigned long)f.nhip_sdks,
+	           (unsigned long)m->nhip_sdks);
 	for (i = 0; i < f.nhip_sdks; i++)
 		FUZZ_CHECK(cfa_ver_parse(f.hip_sdks[i], strlen(f.hip_sdks[i]), &v, NULL),
 		           "facts: HIP SDK \"%s\"", f.hip_sdks[i]);
+	cfapkg_facts_clear(&f);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -111,7 +111,7 @@ int main(int argc, char **argv)
 	                                   .values = values, .nkeys = 1};
 	struct cfapkg_facts_choice machine = {0};
 	bool chosen;
-	struct cfapkg_facts f;
+	struct cfapkg_facts f = {0};
 	struct cfapkg_plan *plan = NULL;
 	struct cfapkg_writer_lock *lock = NULL;
 	struct cfapkg_trans_opts o = {.kind = CFAPKG_TRANS_INSTALL, .args = specs, .nargs = 1,
@@ -125,10 +125,11 @@ int main(int argc, char **argv)
 		return 2;
 	if (cfapkg_ctx_set_root(ctx, argv[1]) || cfapkg_ctx_add_recipe_dir(ctx, argv[2]))
 		return fail(ctx, "setup");
-	/* Only the choice's facts are planned with: its machine goes at once. */
+	/* Only the choice's facts are planned with, copied: the choice and
+	 * its machine go at once. */
 	chosen = cfapkg_facts_choose(ctx, &req, &machine) == CFAPKG_E_OK &&
-	         machine.from == CFAPKG_FACTS_DESCRIBED;
-	f = machine.facts;
+	         machine.from == CFAPKG_FACTS_DESCRIBED &&
+	         cfapkg_facts_copy(&machine.facts, &f) == CFAPKG_E_OK;
 	cfapkg_facts_choice_clear(&machine);
 	if (!chosen || (!cfapkg_env_exists(ctx, "default") && cfapkg_env_create(ctx, "default")))
 		return fail(ctx, "setup");
@@ -155,6 +156,7 @@ int main(int argc, char **argv)
 	printf("planned %s installed %s updated %s rolled back to %u (%s)\n", planned, first,
 	       second, cur, why->reason);
 	cfapkg_free(why);
+	cfapkg_facts_clear(&f);
 	cfapkg_ctx_free(ctx);
 	return 0;
 }

@@ -17,7 +17,7 @@ static int verify(struct cfapkg_ctx *ctx, int argc, char **argv)
 {
 	struct cfapkg_lockfile_verify_opts opts = {false};
 	struct cfapkg_lockfile *lock = NULL;
-	struct cfapkg_facts facts;
+	struct cfapkg_facts facts = {0};
 	enum cfapkg_err e;
 	int i;
 
@@ -25,7 +25,9 @@ static int verify(struct cfapkg_ctx *ctx, int argc, char **argv)
 		printf("refused: %s\n", cfapkg_ctx_error(ctx));
 		return 1;
 	}
-	facts = lock->facts;
+	/* A copy: setting the GPU must not change the lock's own facts. */
+	if ((e = cfapkg_facts_copy(&lock->facts, &facts)))
+		printf("refused: out of memory\n");
 	for (i = 3; i < argc && !e; i++)
 		if (strcmp(argv[i], "--allow-experimental") == 0)
 			opts.allow_experimental = true;
@@ -37,6 +39,7 @@ static int verify(struct cfapkg_ctx *ctx, int argc, char **argv)
 		printf("refused: %s\n", cfapkg_ctx_error(ctx));
 	else
 		printf("ok\n");
+	cfapkg_facts_clear(&facts);
 	cfapkg_lockfile_free(lock);
 	return e ? 1 : 0;
 }

@@ -16,13 +16,14 @@ static enum cfapkg_err plan_once(void)
 	static const char *const specs[] = {"pytorch-cuda-stack"};
 	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
 	struct cfapkg_plan *plan = NULL;
-	struct cfapkg_facts f;
+	struct cfapkg_facts f = {0};
 	enum cfapkg_err e;
 
 	if (!ctx)
 		return CFAPKG_E_NOMEM;
-	cfapkg_facts_init_host(&f);
-	e = cfapkg_facts_set(ctx, &f, "os", "windows");
+	e = cfapkg_facts_init_host(&f);
+	if (!e)
+		e = cfapkg_facts_set(ctx, &f, "os", "windows");
 	if (!e)
 		e = cfapkg_facts_set(ctx, &f, "gpu", "gfx1030");
 	if (!e)
@@ -30,8 +31,79 @@ static enum cfapkg_err plan_once(void)
 	if (!e)
 		e = cfapkg_plan_solve(ctx, &f, specs, 1, NULL, &plan);
 	cfapkg_plan_free(plan);
+	cfapkg_facts_clear(&f);
 	cfapkg_ctx_free(ctx);
 	return e;
+}
+
+/* Facts with more HIP SDKs and runtimes than the old fixed lists held,
+ * and a driver longer than their field, set and copied; *n: the SDKs the
+ * copy holds. */
+static enum cfapkg_err facts_once(size_t *n)
+{
+	static const char driver[] = "0.1.0-2131798~24.04.abcdefghijklmnopqrstuvwxyz0123456789";
+	struct cfapkg_ctx *ctx = cfapkg_ctx_new();
+	struct cfapkg_facts f = {0}, copy = {0};
+	char sdk[16], major[16];
+	enum cfapkg_err e;
+	unsigned i;
+
+	*n = 0;
+	if (!ctx)
+		return CFAPKG_E_NOMEM;
+	e = cfapkg_facts_init_host(&f);
+	for (i = 0; i < 12 && !e; i++) {
+		CHECK(snprintf(sdk, sizeof(sdk), "6.%u.1", i) < (int)sizeof(sdk) &&
+		          snprintf(major, sizeof(major), "%u", i + 1) < (int)sizeof(major),
+		      "SDK %u", i);
+		if (!(e = cfapkg_facts_set(ctx, &f, "hip-sdk", sdk)))
+			e = cfapkg_facts_set(ctx, &f, "hip-runtime", major);
+	}
+	if (!e)
+		e = cfapkg_facts_set(ctx, &f, "driver", driver);
+	if (!e)
+		e = cfapkg_facts_copy(&f, &copy);
+	if (!e) {
+		*n = copy.nhip_sdks;
+		CHECK(copy.driver && strcmp(copy.driver, driver) == 0 && copy.nhip_runtimes == 12,
+		      "the copy holds the driver and every runtime");
+	}
+	cfapkg_facts_clear(&copy);
+	cfapkg_facts_clear(&f);
+	cfapkg_facts_clear(&f); /* twice is safe */
+	cfapkg_facts_clear(NULL);
+	cfapkg_ctx_free(ctx);
+	return e;
+}
+
+/* once run with each allocation failing in turn, until a run needs no
+ * failure: each failed run must say CFAPKG_E_NOMEM.  How many failed;
+ * *n as the whole run left it. */
+static int fail_in_turn(const char *what, enum cfapkg_err (*once)(size_t *), size_t *n)
+{
+	unsigned long k;
+	int nomem = 0;
+
+	for (k = 1; k <= MAX_RUNS; k++) {
+		enum cfapkg_err e;
+		cfapkg_debug_fail_alloc(k);
+		e = once(n);
+		cfapkg_debug_fail_alloc(0);
+		if (e == CFAPKG_E_OK)
+			break;
+		CHECK(e == CFAPKG_E_NOMEM, "%s: failing allocation %lu gave error %d", what, k, e);
+		nomem++;
+	}
+	return nomem;
+}
+
+static void facts_failures(void)
+{
+	size_t n = 0;
+	int nomem = fail_in_turn("facts", facts_once, &n);
+
+	CHECK(n == 12 && nomem > 20, "facts: %lu SDKs held, %d failures injected",
+	      (unsigned long)n, nomem);
 }
 
 /* Mirror rules read from ROOT/mirrors.conf (the root: this folder) and
@@ -61,9 +133,8 @@ static enum cfapkg_err mirrors_once(size_t *n)
 static void mirror_failures(void)
 {
 	FILE *f = fopen("mirrors.conf", "w");
-	unsigned long k;
 	size_t n = 0;
-	int nomem = 0;
+	int nomem;
 
 	CHECK(f != NULL, "cannot write mirrors.conf here");
 	if (!f)
@@ -71,16 +142,7 @@ static void mirror_failures(void)
 	fputs("# lab\nhttps://github.com/ http://mirror.lab/gh/\n"
 	      "https://github.com/ /srv/a mirror/gh/\n", f);
 	fclose(f);
-	for (k = 1; k <= MAX_RUNS; k++) {
-		enum cfapkg_err e;
-		cfapkg_debug_fail_alloc(k);
-		e = mirrors_once(&n);
-		cfapkg_debug_fail_alloc(0);
-		if (e == CFAPKG_E_OK)
-			break;
-		CHECK(e == CFAPKG_E_NOMEM, "mirrors: failing allocation %lu gave error %d", k, e);
-		nomem++;
-	}
+	nomem = fail_in_turn("mirrors", mirrors_once, &n);
 	CHECK(n == 3 && nomem > 5, "mirror rules: %lu URLs, %d failures injected", (unsigned long)n,
 	      nomem);
 	remove("mirrors.conf");
@@ -92,6 +154,7 @@ int main(void)
 	int nomem = 0;
 
 	mirror_failures();
+	facts_failures();
 
 	for (n = 1; n <= MAX_RUNS; n++) {
 		enum cfapkg_err e;

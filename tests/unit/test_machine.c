@@ -2,15 +2,18 @@
  * test_machine.c - a detected machine is held whole or not at all:
  * clearing is safe on a zeroed machine and twice, and whichever allocation
  * of a detection fails, cfapkg_detect says CFAPKG_E_NOMEM rather than
- * return a machine with a text or a list entry missing.  Run on fixture
- * trees (CFAPKG_SYSROOT); the sanitizer build checks that every failed
- * detection, and every cleared machine, leaks nothing.
+ * return a machine with a text or a list entry missing.  The same for the
+ * facts made from a machine (cfapkg_machine_facts): every HIP runtime and
+ * SDK, however many.  Run on fixture trees (CFAPKG_SYSROOT); the sanitizer
+ * build checks that every failed detection, and every cleared machine and
+ * facts, leaks nothing.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cfapkg.h"
 #include "check.h"
+#include "detect/detect.h"
 #include "platform/platform.h"
 
 #define MAX_RUNS 20000
@@ -88,6 +91,60 @@ static void clear_is_safe(void)
 	cfapkg_machine_clear(NULL);
 	CHECK(m.gpus == NULL && m.warnings == NULL && c.machine.gpus == NULL,
 	      "a cleared machine holds nothing");
+	cfapkg_facts_clear(&c.facts);
+	cfapkg_facts_clear(&c.facts);
+	cfapkg_facts_clear(NULL);
+	CHECK(c.facts.arch == NULL && c.facts.hip_sdks == NULL, "cleared facts hold nothing");
+}
+
+/* A machine with twelve HIP runtimes and SDKs (more than the eight the
+ * facts once held) and a long architecture name. */
+static void many_sdks(struct cfapkg_machine *m)
+{
+	char version[16], path[32];
+	unsigned i;
+	bool ok = cfa_machine_setf(&m->arch, "%s", "an-architecture-name-of-forty-bytes-long") &&
+	          cfa_machine_setf(&m->glibc, "%s", "2.41");
+
+	m->selected = m->passed_over = -1;
+	CFA_MACHINE_NAME(m->os, "linux");
+	for (i = 0; i < 12 && ok; i++)
+		ok = snprintf(version, sizeof(version), "6.%u.0", i) < (int)sizeof(version) &&
+		     snprintf(path, sizeof(path), "/opt/rocm-%s", version) < (int)sizeof(path) &&
+		     cfa_machine_add_sdk(m, version, path, "/opt") &&
+		     cfa_machine_add_runtime(m, i + 1, path);
+	CHECK(ok, "the machine could not be made");
+}
+
+/* Its facts hold every runtime and SDK, or with an allocation failing
+ * CFAPKG_E_NOMEM and nothing. */
+static void facts_whole(void)
+{
+	struct cfapkg_machine m = {0};
+	struct cfapkg_facts f = {0};
+	unsigned long n;
+	int nomem = 0;
+	enum cfapkg_err e = CFAPKG_E_NOMEM;
+
+	many_sdks(&m);
+	for (n = 1; n <= MAX_RUNS && e; n++) {
+		cfapkg_debug_fail_alloc(n);
+		e = cfapkg_machine_facts(&m, &f);
+		cfapkg_debug_fail_alloc(0);
+		if (e) {
+			CHECK(e == CFAPKG_E_NOMEM && !f.arch && !f.hip_sdks && !f.nhip_sdks,
+			      "allocation %lu: error %d, or facts left behind", n, e);
+			nomem++;
+		}
+	}
+	CHECK(!e && f.nhip_sdks == 12 && f.nhip_runtimes == 12 && f.hip_sdks_known &&
+	          strcmp(f.hip_sdks[11], "6.11.0") == 0 && f.hip_runtimes[11] == 12 &&
+	          f.arch && strcmp(f.arch, m.arch) == 0 && f.glibc && strcmp(f.glibc, "2.41") == 0,
+	      "%lu of 12 SDKs, %lu of 12 runtimes, arch %s", (unsigned long)f.nhip_sdks,
+	      (unsigned long)f.nhip_runtimes, f.arch ? f.arch : "(none)");
+	CHECK(nomem > 12, "facts: %d failures injected", nomem);
+	cfapkg_facts_clear(&f);
+	cfapkg_machine_clear(&m);
 }
 
 /* Each allocation of one detection made to fail in turn: NOMEM, or the
@@ -144,6 +201,7 @@ int main(int argc, char **argv)
 	}
 	cfa_plat_setenv("HSA_OVERRIDE_GFX_VERSION", NULL);
 	clear_is_safe();
+	facts_whole();
 	CHECK(cfapkg_recipes_load(ctx) == CFAPKG_E_OK, "%s", cfapkg_ctx_error(ctx));
 	for (i = 1; i < argc; i++)
 		detect_failures(ctx, argv[i]);
