@@ -51,6 +51,13 @@
  * a NULL as well; a command line (argv, as cfapkg_exec, cfapkg_run_capture
  * and cfapkg_bench_opts take it) is the one list known by its NULL end
  * alone, as the system's exec takes it.
+ *
+ * Text: a public struct holds text as a pointer, allocated as long as it
+ * is, and nothing is cut to fit.  A fixed array is kept only for a form of
+ * fixed length (a SHA-256's 64 hex digits, a UTC time) or a name of a
+ * closed set cfapkg checks itself (an OS, a gfx target); a list kept short
+ * by design says so and counts what it left out (a GPU lookup's picks and
+ * more, a fix's steps).
  */
 #ifndef CFAPKG_H
 #define CFAPKG_H
