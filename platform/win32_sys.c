@@ -98,8 +98,11 @@ static int command_line(const char *const *argv, wchar_t **out)
 			cmd[n++] = L' ';
 		else if (i)
 			rc = E2BIG;
+		/* An argument too long to widen at all is too long for any
+		 * command line: that is E2BIG, not a lack of memory. */
 		if (!w)
-			rc = ENOMEM;
+			rc = MultiByteToWideChar(CP_UTF8, 0, argv[i], -1, NULL, 0) > (int)cap ? E2BIG
+			                                                                    : ENOMEM;
 		else if (!rc && !quote_arg(w, cmd, &n, cap))
 			rc = E2BIG;
 		free(w);
