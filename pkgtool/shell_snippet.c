@@ -84,8 +84,11 @@ static void quoted(enum shell sh, const char *v)
 	 * run as a batch file, which expands %NAME% even there: a percent sign
 	 * is doubled to stay one. */
 	if (sh == SH_CMD) {
-		for (; *v; v++)
-			fputs(*v == '%' ? "%%" : (char[2]){*v, '\0'}, stdout);
+		for (; *v; v++) {
+			if (*v == '%')
+				putchar('%');
+			putchar(*v);
+		}
 		return;
 	}
 	putchar('\'');
