@@ -26,8 +26,8 @@
 static void note_range(struct xfer *x, const char *data, size_t n)
 {
 	static const char key[] = "content-range:";
-	size_t i, kl = sizeof(key) - 1;
-	int64_t start = 0;
+	size_t i, kl = sizeof(key) - 1, digits;
+	uint64_t start = 0;
 
 	for (i = 0; i < kl && i < n && (data[i] | 0x20) == key[i]; i++)
 		;
@@ -37,11 +37,12 @@ static void note_range(struct xfer *x, const char *data, size_t n)
 		i++;
 	if (n - i < 6 || strncmp(data + i, "bytes ", 6) != 0)
 		return;
-	/* At most 18 digits: a start past 2^62 is no file cfapkg would keep. */
-	for (i += 6, kl = 0; i < n && data[i] >= '0' && data[i] <= '9' && kl < 18; i++, kl++)
-		start = start * 10 + (data[i] - '0');
-	if (kl > 0 && i < n && data[i] == '-')
-		x->range_start = start;
+	for (i += 6, digits = 0; i + digits < n && data[i + digits] >= '0' && data[i + digits] <= '9';)
+		digits++;
+	/* A start past 2^62 is no file cfapkg would keep: left unknown. */
+	if (i + digits < n && data[i + digits] == '-' &&
+	    cfa_parse_u64(data + i, digits, (uint64_t)1 << 62, &start))
+		x->range_start = (int64_t)start;
 }
 
 size_t cfa_fetch_on_header(char *data, size_t size, size_t nmemb, void *arg)
