@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Crash sweep: cfapkg is killed, as by SIGKILL, at every step of install,
-update, remove, rollback, pin, gc, repair and env remove, in several
+update, remove, rollback, pin, gc, repair and env remove, and plan (which
+writes the recipe folders' cached indexes), in several
 variants each (downloads from nginx on 127.0.0.1 or already cached; a
 fresh root, a second environment sharing the store, a lockfile; a store
 folder lost, one file of it or its manifest; the swap of a replaced folder by two
@@ -65,7 +66,7 @@ SHORT = {"install, fresh root, downloads from nginx": 5,
          "gc --keep 1 after a rollback": 5, "remove the stack (zluda stays)": 5,
          "env remove b": 5, "repair, a libtorch header lost, download from nginx": 1,
          "repair, a libtorch header lost, two renames (as on Windows)": 1,
-         APT_SCENARIO: 1}
+         APT_SCENARIO: 1, "plan, recipe indexes written": 1}
 # verify --json's lines name the part: "default generation 3: zluda
 # 7-preview.10: store/...", or its view: "... generation 3: view/zluda/...".
 DAMAGE_LINE = re.compile(r"^(\S+) generation \d+: (?:view/([^/:]+)|(\S+) \S+:)")
@@ -418,6 +419,8 @@ def scenarios(s, r):
           ["install", "sweep-apt", "--os", "linux", "--arch", "x86_64", "--gpu", "gfx1030",
            "--allow-experimental", "--offline", "--yes"]),
     ]) + [
+        S("plan, recipe indexes written", r["empty"], ["plan", "pytorch-cuda-stack",
+                                                        *channel.FACTS]),
         S("pin zluda 7", r["updated"], ["pin", "zluda==7-preview.10"]),
         S("pin zluda 6 (the update goes back)", r["updated"], ["pin", "zluda==6-preview.69"]),
     ]
@@ -434,6 +437,12 @@ def main():
     total = 0
     headers, least = (SHORT_HEADERS, MIN_SHORT) if a.short else (HEADERS, MIN_TOTAL)
     with channel.served("cfapkg-sweep-", headers=headers, big=100_000) as (tmp, _, recipes):
+        # Recipes written a moment ago are not indexed yet (their stamps
+        # could still change within the same tick): the sweep's are dated
+        # back, as files edited earlier are.
+        old = time.time() - 3600
+        for f in pathlib.Path(recipes).glob("*.json"):
+            os.utime(f, (old, old))
         s = Sweep(a.cfapkg, tmp, recipes, a.short)
         every = scenarios(s, roots(s))
         if a.short:

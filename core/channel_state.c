@@ -240,6 +240,8 @@ enum cfapkg_err cfa_channel_names(struct cfapkg_ctx *ctx, char ***names, size_t 
 	*names = NULL;
 	*n = 0;
 	if (!dir) {
+		if (ctx->err_code == CFAPKG_E_NOMEM)
+			return CFAPKG_E_NOMEM;
 		/* No root can be chosen here (no home folder): no channels either. */
 		cfapkg_ctx_clear_error(ctx);
 		return CFAPKG_E_OK;

@@ -28,6 +28,11 @@ const char *cfapkg_strerror(enum cfapkg_err err)
 	return "unknown error";
 }
 
+void cfapkg_ctx_set_recipe_index(struct cfapkg_ctx *ctx, bool on)
+{
+	ctx->no_index = !on;
+}
+
 const char *cfapkg_version_string(void)
 {
 	return CFAPKG_VERSION;

@@ -18,7 +18,14 @@ struct cfapkg_ctx {
 	char *root;
 	char **recipe_dirs;          /* added with cfapkg_ctx_add_recipe_dir */
 	size_t nrecipe_dirs, recipe_dirs_cap;
-	bool loaded;
+	bool loaded;                 /* every recipe of every source */
+	bool gpus_loaded;            /* the recipe folders' GPU tables */
+	bool no_index;               /* recipe folders are parsed whole, no index */
+	/* Only the recipes a request can reach (cfa_recipes_load_reaching),
+	 * and the names it was asked for. */
+	bool partial;
+	const char **reach_names;
+	size_t nreach_names;
 	struct cfa_arena arena;      /* recipes, versions, strings */
 	struct cfapkg_recipe **recipes; /* sorted by name */
 	size_t nrecipes, recipes_cap;

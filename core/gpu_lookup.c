@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/gpus.h"
+#include "core/registry.h"
 #include "core/recipe.h"
 #include "core/strbuf.h"
 
@@ -325,7 +326,7 @@ enum cfapkg_err cfapkg_gpu_lookup(struct cfapkg_ctx *ctx, const char *text,
 
 	memset(out, 0, sizeof(*out));
 	out->match = CFAPKG_GPU_UNKNOWN;
-	if (!ctx->loaded && (e = cfapkg_recipes_load(ctx)))
+	if ((e = cfa_gpus_ensure(ctx)))
 		return e; /* detail set by the loader */
 	/* Text that names nothing ("AMD Radeon", or longer than any name) is
 	 * simply unknown, with nothing near it to suggest. */
@@ -358,7 +359,7 @@ enum cfapkg_err cfapkg_gpu_devices(struct cfapkg_ctx *ctx, const struct cfapkg_g
 
 	*out = NULL;
 	*n = 0;
-	if (!ctx->loaded && (e = cfapkg_recipes_load(ctx)))
+	if ((e = cfa_gpus_ensure(ctx)))
 		return e; /* detail set by the loader */
 	if (ctx->gpus) {
 		*out = ctx->gpus->devices;
@@ -437,7 +438,7 @@ enum cfapkg_err cfa_gpu_lookup_fail(struct cfapkg_ctx *ctx, const char *text,
 
 const struct cfapkg_gpu_target *cfapkg_gpu_target_find(struct cfapkg_ctx *ctx, const char *gfx)
 {
-	if (!ctx->loaded && cfapkg_recipes_load(ctx) != CFAPKG_E_OK)
+	if (cfa_gpus_ensure(ctx) != CFAPKG_E_OK)
 		return NULL;
 	return cfa_gpus_target(ctx, gfx);
 }
@@ -448,7 +449,7 @@ const struct cfapkg_gpu_device *cfapkg_gpu_device_find(struct cfapkg_ctx *ctx, u
 	const struct cfapkg_gpu_device *any = NULL;
 	size_t i;
 
-	if (!ctx->loaded && cfapkg_recipes_load(ctx) != CFAPKG_E_OK)
+	if (cfa_gpus_ensure(ctx) != CFAPKG_E_OK)
 		return NULL;
 	if (!ctx->gpus)
 		return NULL;

@@ -26,6 +26,8 @@ static const char *folder(enum cfa_place place)
 		return "apt";
 	case CFA_FIRST_USE:
 		return "first-use.json";
+	case CFA_CACHE:
+		return "cache";
 	/* Every other place is named above; the trash is the one left. */
 	default:
 		return "trash";

@@ -44,6 +44,7 @@ enum cfa_place {
 	CFA_VENVS,      /* name NULL: the folder; else one staged venv's entry */
 	CFA_APT,        /* APT trust: keys/, releases/ (name: a path below) */
 	CFA_FIRST_USE,  /* the file of pins trusted on first use */
+	CFA_CACHE,      /* what is rebuilt from other files: recipes/ (folder indexes) */
 	CFA_TRASH
 };
 

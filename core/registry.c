@@ -14,7 +14,9 @@
 #include "core/gpus.h"
 #include "core/mem.h"
 #include "core/recipe.h"
+#include "core/registry.h"
 #include "core/strbuf.h"
+#include "core/strv.h"
 #include "platform/platform.h"
 
 /* The recipe file names of one folder, collected for sorting before any is
@@ -180,8 +182,9 @@ static enum cfapkg_err parse_files(struct cfapkg_ctx *ctx, const char *dir, char
 	return e;
 }
 
-/* "folder DIR", kept in the arena as long as the recipes that point at it. */
-static const char *folder_origin(struct cfapkg_ctx *ctx, const char *dir)
+const char cfa_builtin_origin[] = "built-in";
+
+const char *cfa_recipe_folder_origin(struct cfapkg_ctx *ctx, const char *dir)
 {
 	char *text = cfa_aprintf("folder %s", dir);
 	const char *kept = text ? cfa_arena_strdup(&ctx->arena, text) : NULL;
@@ -207,93 +210,163 @@ static enum cfapkg_err add_channel(struct cfapkg_ctx *ctx, struct cfapkg_recipe 
 	return e;
 }
 
-/* Files are read in name order so that errors and overrides are stable. */
-static enum cfapkg_err load_dir(struct cfapkg_ctx *ctx, const char *dir, const char *origin)
+enum cfapkg_err cfa_recipe_dir_names(struct cfapkg_ctx *ctx, const char *dir, char ***names,
+                                     size_t *n)
 {
 	struct dir_scan s = {ctx, dir, NULL, 0, 0, CFAPKG_E_OK};
-	enum cfapkg_err e = CFAPKG_E_OK;
-	char *path = NULL;
-	size_t i, nearlier;
-	int rc;
-
 	/* A folder that cannot be listed, a missing one included, fails the
 	 * load rather than giving no recipes. */
-	rc = cfa_plat_list_dir(dir, collect, &s);
-	if (s.err) {
-		e = s.err;
-		goto out;
-	}
-	if (rc) {
+	int rc = cfa_plat_list_dir(dir, collect, &s);
+	enum cfapkg_err e = s.err;
+
+	if (!e && rc)
 		e = cfa_fail(ctx, CFAPKG_E_IO, "recipe folder %s: %s", dir, cfa_plat_strerror(rc));
-		goto out;
+	if (e) {
+		cfa_strv_free(s.names, s.n);
+		return e;
 	}
+	/* Files are read in name order so that errors and overrides are
+	 * stable. */
 	if (s.n)
 		qsort(s.names, s.n, sizeof(char *), cmp_str);
+	*names = s.names;
+	*n = s.n;
+	return CFAPKG_E_OK;
+}
+
+/* A folder's GPU facts (CFA_GPUS_FILE), beside its recipes, when it has
+ * them. */
+static enum cfapkg_err load_gpus(struct cfapkg_ctx *ctx, const char *dir)
+{
+	char *path = cfa_aprintf("%s/%s", dir, CFA_GPUS_FILE);
+	enum cfapkg_err e = path ? CFAPKG_E_OK : cfa_nomem(ctx);
+
+	if (!e && cfa_plat_is_file(path))
+		e = cfa_gpus_load(ctx, path);
+	cfa_free(path);
+	return e;
+}
+
+enum cfapkg_err cfa_recipe_dir_parse(struct cfapkg_ctx *ctx, const char *dir, const char *origin)
+{
+	enum cfapkg_err e;
+	char **names = NULL;
+	size_t n = 0, nearlier;
+
+	if ((e = cfa_recipe_dir_names(ctx, dir, &names, &n)))
+		return e;
 	/* Names are unique within a folder (file name = recipe name), so only
 	 * recipes of earlier folders can be replaced. */
 	if (ctx->nrecipes)
 		qsort(ctx->recipes, ctx->nrecipes, sizeof(*ctx->recipes), cmp_recipe);
 	nearlier = ctx->nrecipes;
-	if (!origin && !(origin = folder_origin(ctx, dir)))
+	if (!origin && !(origin = cfa_recipe_folder_origin(ctx, dir)))
 		e = cfa_nomem(ctx);
 	if (!e)
-		e = parse_files(ctx, dir, s.names, s.n, nearlier, origin);
-	if (!e && !(path = cfa_aprintf("%s/%s", dir, CFA_GPUS_FILE)))
-		e = cfa_nomem(ctx);
-	/* A folder may carry GPU facts (CFA_GPUS_FILE) next to its recipes;
-	 * they load after them. */
-	if (!e && cfa_plat_is_file(path))
-		e = cfa_gpus_load(ctx, path);
-out:
-	cfa_free(path);
-	for (i = 0; i < s.n; i++)
-		cfa_free(s.names[i]);
-	cfa_free(s.names);
+		e = parse_files(ctx, dir, names, n, nearlier, origin);
+	cfa_strv_free(names, n);
 	return e;
 }
 
-static enum cfapkg_err load_env_dirs(struct cfapkg_ctx *ctx)
+enum cfapkg_err cfa_recipe_folders(struct cfapkg_ctx *ctx, cfa_folder_fn fn, void *arg)
 {
-	const char *env = getenv("CFAPKG_RECIPES");
+	const char *builtin = NULL, *env = getenv("CFAPKG_RECIPES");
 	char sep = cfa_plat_path_list_sep();
 	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i;
 
+	/* Set only by the variable's presence, whatever its value; fn still
+	 * hears where the built-in folder would stand (dir NULL). */
+	if (!getenv("CFAPKG_NO_BUILTIN_RECIPES"))
+		e = cfa_builtin_recipe_dir(ctx, &builtin);
+	if (!e)
+		e = fn(ctx, builtin, cfa_builtin_origin, arg);
 	/* CFAPKG_RECIPES is a list like PATH (':' on POSIX, ';' on Windows);
 	 * empty entries are skipped, not read as the current folder. */
-	while (env && *env && !e) {
+	while (!e && env && *env) {
 		const char *end = strchr(env, sep);
 		size_t n = end ? (size_t)(end - env) : strlen(env);
-		if (n > 0) {
-			char *dir = cfa_strndup(env, n);
-			if (!dir)
-				return cfa_nomem(ctx);
-			e = load_dir(ctx, dir, NULL);
-			cfa_free(dir);
-		}
+		char *dir = n ? cfa_strndup(env, n) : NULL;
+		if (n && !dir)
+			return cfa_nomem(ctx);
+		if (dir)
+			e = fn(ctx, dir, NULL, arg);
+		cfa_free(dir);
 		env = end ? end + 1 : NULL;
 	}
+	for (i = 0; i < ctx->nrecipe_dirs && !e; i++)
+		e = fn(ctx, ctx->recipe_dirs[i], NULL, arg);
+	return e;
+}
+
+static enum cfapkg_err gpus_of_folder(struct cfapkg_ctx *ctx, const char *dir,
+                                      const char *origin, void *arg)
+{
+	(void)origin;
+	(void)arg;
+	return dir ? load_gpus(ctx, dir) : CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_have_channels(struct cfapkg_ctx *ctx, bool *any)
+{
+	char **names = NULL;
+	size_t n = 0;
+	enum cfapkg_err e = cfa_channel_names(ctx, &names, &n);
+
+	cfa_strv_free(names, n);
+	*any = n > 0;
+	return e;
+}
+
+enum cfapkg_err cfa_gpus_ensure(struct cfapkg_ctx *ctx)
+{
+	enum cfapkg_err e;
+	bool channels = false;
+
+	if (ctx->loaded || ctx->gpus_loaded)
+		return CFAPKG_E_OK;
+	/* Channels carry GPU tables of their own, ranked among the folders':
+	 * the whole load keeps that order. */
+	if ((e = cfa_have_channels(ctx, &channels)))
+		return e;
+	if (channels)
+		return cfapkg_recipes_load(ctx);
+	if ((e = cfa_recipe_folders(ctx, gpus_of_folder, NULL)))
+		return e;
+	ctx->gpus_loaded = true;
+	return CFAPKG_E_OK;
+}
+
+/* A folder's recipes, then its GPU facts unless they were read before
+ * (cfa_gpus_ensure); the root's channels rank right above the built-in
+ * folder. */
+static enum cfapkg_err load_folder(struct cfapkg_ctx *ctx, const char *dir, const char *origin,
+                                   void *arg)
+{
+	enum cfapkg_err e = dir ? cfa_recipe_dir_parse(ctx, dir, origin) : CFAPKG_E_OK;
+
+	(void)arg;
+	if (!e && dir && !ctx->gpus_loaded)
+		e = load_gpus(ctx, dir);
+	if (!e && origin == cfa_builtin_origin)
+		e = cfa_channels_load(ctx, add_channel, NULL);
 	return e;
 }
 
 enum cfapkg_err cfapkg_recipes_load(struct cfapkg_ctx *ctx)
 {
-	const char *builtin = NULL;
-	enum cfapkg_err e = CFAPKG_E_OK;
-	size_t i;
+	enum cfapkg_err e;
 
 	/* Loading is done once per context: the recipe set does not change
 	 * under a caller that holds recipes from it. */
 	if (ctx->loaded)
 		return CFAPKG_E_OK;
-	/* Set only by the variable's presence, whatever its value. */
-	if (!getenv("CFAPKG_NO_BUILTIN_RECIPES") && !(e = cfa_builtin_recipe_dir(ctx, &builtin)))
-		e = load_dir(ctx, builtin, "built-in");
-	if (!e)
-		e = cfa_channels_load(ctx, add_channel, NULL);
-	if (!e)
-		e = load_env_dirs(ctx);
-	for (i = 0; i < ctx->nrecipe_dirs && !e; i++)
-		e = load_dir(ctx, ctx->recipe_dirs[i], NULL);
+	/* After a load of a request's closure the rest is read too; the
+	 * recipes loaded then stay in the arena, so what callers hold of them
+	 * stays valid. */
+	ctx->nrecipes = 0;
+	ctx->partial = false;
+	e = cfa_recipe_folders(ctx, load_folder, NULL);
 	if (e)
 		return e; /* detail set by the failing load */
 	/* Folders and channels append, so the set is sorted once more for
@@ -303,7 +376,7 @@ enum cfapkg_err cfapkg_recipes_load(struct cfapkg_ctx *ctx)
 	/* Last: what this machine trusted applies to whichever recipe won. */
 	if ((e = cfa_first_use_apply(ctx)))
 		return e;
-	ctx->loaded = true;
+	ctx->loaded = ctx->gpus_loaded = true;
 	return CFAPKG_E_OK;
 }
 

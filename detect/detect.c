@@ -9,6 +9,7 @@
 
 #include "core/gpus.h"
 #include "core/mem.h"
+#include "core/registry.h"
 #include "core/strbuf.h"
 #include "core/version.h"
 #include "detect/detect.h"
@@ -167,7 +168,7 @@ enum cfapkg_err cfapkg_detect(struct cfapkg_ctx *ctx, int gpu_index, struct cfap
 	CFA_MACHINE_NAME(m->os, cfa_plat_os());
 	if (!cfa_machine_setf(&m->arch, "%s", cfa_plat_arch()))
 		return cfa_nomem(ctx);
-	if ((e = cfapkg_recipes_load(ctx)))
+	if ((e = cfa_gpus_ensure(ctx)))
 		return e; /* detail set by the loader: the GPU table is needed */
 	if ((e = run_backend(ctx, m)))
 		return e; /* detail set by the backend */

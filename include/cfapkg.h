@@ -139,6 +139,11 @@ CFAPKG_API const char *cfapkg_ctx_root(const struct cfapkg_ctx *ctx);
  * a later folder replaces a built-in recipe of the same name. */
 CFAPKG_API enum cfapkg_err cfapkg_ctx_add_recipe_dir(struct cfapkg_ctx *ctx, const char *dir);
 
+/** Whether plans read recipe folders through their cached indexes (on by
+ * default; off, every recipe of every folder is parsed, as the cache is
+ * checked against). */
+CFAPKG_API void cfapkg_ctx_set_recipe_index(struct cfapkg_ctx *ctx, bool on);
+
 /** Test hook: the Nth allocation from now fails (0 turns it off). */
 CFAPKG_API void cfapkg_debug_fail_alloc(unsigned long nth);
 

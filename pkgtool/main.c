@@ -98,8 +98,9 @@ static const struct command commands[] = {
 	 "hold packages to versions in every later solve of an environment"},
 	{"pins", cmd_pins, OPT_ENV_BIT, "pins [--env NAME]", "list an environment's pins"},
 	{"plan", cmd_plan,
-	 OPTS_FACTS | OPT_ENV_BIT | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN) |
-	 OPT_BIT(OPT_TESTCASE),
+	 /* The solve reads only the recipes the request reaches. */
+	 NO_RECIPES | OPTS_FACTS | OPT_ENV_BIT | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN) |
+	 OPT_BIT(OPT_TESTCASE) | OPT_BIT(OPT_NO_INDEX_CACHE),
 	 "plan SPEC...", "show what would be installed for this machine, or why nothing fits"},
 	{"prefetch", cmd_prefetch,
 	 OPTS_FETCH | OPT_BIT(OPT_SHA256) | OPT_BIT(OPT_SIZE) | OPT_BIT(OPT_MIRROR) |
@@ -312,6 +313,8 @@ static int setup_context(struct cfapkg_ctx *ctx, const struct cli *cli, bool rec
 		if (cli->opts[i].id == OPT_RECIPES &&
 		    (e = cfapkg_ctx_add_recipe_dir(ctx, cli->opts[i].value)))
 			return report_error(ctx, e);
+	if (cli->seen & OPT_BIT(OPT_NO_INDEX_CACHE))
+		cfapkg_ctx_set_recipe_index(ctx, false);
 	if (recipes && (e = cfapkg_recipes_load(ctx)))
 		return report_error(ctx, e);
 	return EXIT_OK;

@@ -31,6 +31,7 @@
 #include <solv/transaction.h>
 
 #include "core/mem.h"
+#include "core/registry.h"
 #include "core/recipe.h"
 #include "solver/solver.h"
 
@@ -466,6 +467,29 @@ enum cfapkg_err cfapkg_plan_solve(struct cfapkg_ctx *ctx, const struct cfapkg_fa
 	return solve_plan(ctx, facts, specs, nspecs, opts, true, out);
 }
 
+/* The recipes the request, its pins and what is installed can reach; all of
+ * them for a testcase, which must hold the whole problem. */
+static enum cfapkg_err load_recipes(struct cfapkg_plan *plan)
+{
+	size_t i, n = 0, total = plan->nspecs + plan->npins + plan->nprefer;
+	const char **names;
+	enum cfapkg_err e;
+
+	if (plan->full_pool)
+		return cfapkg_recipes_load(plan->ctx);
+	if (!(names = cfa_calloc(total + 1, sizeof(*names))))
+		return cfa_nomem(plan->ctx);
+	for (i = 0; i < plan->nspecs; i++)
+		names[n++] = plan->specs[i].name;
+	for (i = 0; i < plan->npins; i++)
+		names[n++] = plan->pins[i].name;
+	for (i = 0; i < plan->nprefer; i++)
+		names[n++] = plan->prefer[i].name;
+	e = cfa_recipes_load_reaching(plan->ctx, names, n);
+	cfa_free(names);
+	return e;
+}
+
 /* explain_more: an unsolved plan also gets the reasons that remain with
  * experimental parts allowed, and a fix; the solves made to find those
  * have neither. */
@@ -484,9 +508,6 @@ static enum cfapkg_err solve_plan(struct cfapkg_ctx *ctx, const struct cfapkg_fa
 	if (!facts->gfx[0])
 		return cfa_fail(ctx, CFAPKG_E_FACTS, "no GPU target to plan for: pass --gpu "
 		                "gfxNNNN (for example --gpu gfx1200) or --facts FILE");
-	e = cfapkg_recipes_load(ctx);
-	if (e)
-		return e; /* detail set by the loader */
 	plan = cfa_calloc(1, sizeof(*plan));
 	if (!plan)
 		return cfa_nomem(ctx);
@@ -509,6 +530,8 @@ static enum cfapkg_err solve_plan(struct cfapkg_ctx *ctx, const struct cfapkg_fa
 		plan->nprefer = opts->nprefer;
 		e = parse_specs(plan, opts->prefer, opts->nprefer, "installed", &plan->prefer);
 	}
+	if (!e)
+		e = load_recipes(plan);
 	if (!e)
 		e = cfa_pool_build(plan);
 	if (!e)

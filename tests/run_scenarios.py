@@ -12,7 +12,11 @@ A scenario is a small text file:
     says: does not support gfx1030   the text output contains this phrase
     host: linux                      only where cfapkg itself runs on this OS
 
-Each scenario runs twice, as text and with --json; both must exit as told.
+Each scenario runs as text and with --json; both must exit as told.  They
+run on a root of their own, so the first run caches the recipe folders'
+indexes and the later ones read them; the plan is asked once more with
+--no-index-cache, which parses every recipe, and the two documents must be
+the same.
 A plan is for the machine the facts name, but what this cfapkg can install
 depends on the system it runs on too (APT sources are installed on Linux
 only): such a scenario names its host.
@@ -20,6 +24,7 @@ only): such a scenario names its host.
 import json
 import pathlib
 import sys
+import tempfile
 
 import harness
 
@@ -45,15 +50,22 @@ def parse(path):
     return spec
 
 
-def run(binary, args):
-    return harness.run(binary, *args)
+def run(binary, args, root):
+    return harness.run(binary, *args, env={"CFAPKG_ROOT": root})
 
 
 def check(binary, path):
     spec = parse(path)
     errors = []
-    text = run(binary, spec["args"])
-    js = run(binary, spec["args"] + ["--json"])
+    with tempfile.TemporaryDirectory() as root:
+        cold = run(binary, spec["args"] + ["--json"], root)
+        text = run(binary, spec["args"], root)
+        js = run(binary, spec["args"] + ["--json"], root)
+        whole = run(binary, spec["args"] + ["--json", "--no-index-cache"], root)
+    for what, other in (("the first run", cold), ("--no-index-cache", whole)):
+        if (other.returncode, other.stdout) != (js.returncode, js.stdout):
+            errors.append(f"{what} differs from the plan read through the cache:\n"
+                          f"{other.stdout}\n{js.stdout}")
     for what, proc in (("text", text), ("json", js)):
         if proc.returncode != spec["exit"]:
             errors.append(f"{what} run exited {proc.returncode}, expected {spec['exit']}:"

@@ -1,0 +1,242 @@
+/*
+ * recipe_index.c - a recipe folder's names as a libsolv repository, and
+ * its cache: one file per folder, a text line that says what it was built
+ * from, then libsolv's own solv data (repo_write, repo_add_solv).
+ *
+ * The line is "cfapkg-recipe-index 1 VERSION KEY DIGEST LENGTH": the
+ * format, the cfapkg that wrote it, the key of the folder's files
+ * (cfa_recipe_index_key), and the SHA-256 and length of the solv data.  A
+ * cache is used only when all of it matches: it is never trusted further
+ * than the files it was made from.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <solv/chksum.h>
+#include <solv/knownid.h>
+#include <solv/repo_solv.h>
+#include <solv/repo_write.h>
+#include <solv/util.h>
+
+#include "core/atomic_file.h"
+#include "core/mem.h"
+#include "core/recipe.h"
+#include "core/recipe_index.h"
+#include "core/strbuf.h"
+#include "platform/platform.h"
+
+#define INDEX_MAGIC "cfapkg-recipe-index"
+#define INDEX_FORMAT 1
+/* Far more than the 20 bytes a recipe's entry takes: a larger length in
+ * a header is damage, not a folder. */
+#define INDEX_MAX_BYTES (1u << 30)
+
+static void add_name(Repo *repo, Offset *list, const char *name)
+{
+	*list = repo_addid_dep(repo, *list, pool_str2id(repo->pool, name, 1), 0);
+}
+
+static void add_recipe(Repo *repo, const struct cfapkg_recipe *r)
+{
+	Solvable *s = pool_id2solvable(repo->pool, repo_add_solvable(repo));
+	size_t i, k;
+
+	s->name = pool_str2id(repo->pool, r->name, 1);
+	s->evr = ID_EMPTY;
+	s->arch = ARCH_NOARCH;
+	add_name(repo, &s->provides, r->name);
+	if (r->kind == CFAPKG_KIND_SYSTEM || r->nnotes)
+		add_name(repo, &s->provides, CFA_INDEX_ALWAYS);
+	/* The walk from a request follows every version, not only the one a
+	 * solve will pick (as solver/closure.c does on the parsed set). */
+	for (i = 0; i < r->nversions; i++) {
+		const struct cfapkg_version *v = &r->versions[i];
+		for (k = 0; k < v->nprovides; k++)
+			add_name(repo, &s->provides, v->provides[k].name);
+		for (k = 0; k < v->nrequires; k++)
+			add_name(repo, &s->requires, v->requires[k].name);
+	}
+}
+
+Repo *cfa_recipe_index_build(Pool *pool, struct cfapkg_recipe *const *recipes, size_t n)
+{
+	Repo *repo = repo_create(pool, "recipes");
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		add_recipe(repo, recipes[i]);
+	repo_internalize(repo);
+	return repo;
+}
+
+static void sha256_hex(Chksum *c, char hex[65])
+{
+	int len = 0;
+	const unsigned char *md = solv_chksum_get(c, &len);
+
+	solv_bin2hex(md, len, hex);
+	solv_chksum_free(c, NULL);
+}
+
+enum cfapkg_err cfa_recipe_index_key(struct cfapkg_ctx *ctx, const char *dir, char *const *names,
+                                     size_t n, char key[65], bool *keyed)
+{
+	/* libsolv's own SHA-256: a plan then needs no crypto library. */
+	Chksum *c = solv_chksum_create(REPOKEY_TYPE_SHA256);
+	char stamp[64];
+	size_t i;
+
+	*keyed = true;
+	solv_chksum_add(c, dir, (int)strlen(dir) + 1);
+	for (i = 0; i < n && *keyed; i++) {
+		char *path = cfa_aprintf("%s/%s", dir, names[i]);
+		if (!path) {
+			solv_chksum_free(c, NULL);
+			return cfa_nomem(ctx);
+		}
+		/* Name and stamp, each with its terminator, so that no two
+		 * listings hash alike by running into each other. */
+		if ((*keyed = cfa_plat_file_stamp(path, stamp))) {
+			solv_chksum_add(c, names[i], (int)strlen(names[i]) + 1);
+			solv_chksum_add(c, stamp, (int)strlen(stamp) + 1);
+		}
+		cfa_free(path);
+	}
+	sha256_hex(c, key);
+	return CFAPKG_E_OK;
+}
+
+/* The header this cfapkg writes for key, up to the digest. */
+static bool header_prefix(char *buf, size_t len, const char key[65])
+{
+	return cfa_snprintf(buf, len, "%s %d %s %s ", INDEX_MAGIC, INDEX_FORMAT,
+	                    cfapkg_version_string(), key);
+}
+
+/* Reads "DIGEST LENGTH\n" after the prefix; false for anything else. */
+static bool header_rest(const char *rest, char digest[65], uint64_t *len)
+{
+	size_t n = strlen(rest);
+
+	if (n < 64 + 3 || rest[64] != ' ' || rest[n - 1] != '\n' ||
+	    !cfa_parse_u64(rest + 65, n - 66, INDEX_MAX_BYTES, len))
+		return false;
+	memcpy(digest, rest, 64);
+	digest[64] = '\0';
+	return true;
+}
+
+/* Whether the len bytes from f's position hash to digest. */
+static bool payload_whole(FILE *f, uint64_t len, const char digest[65])
+{
+	Chksum *c = solv_chksum_create(REPOKEY_TYPE_SHA256);
+	char buf[16384], got[65];
+	uint64_t left = len;
+
+	while (left > 0) {
+		size_t want = left < sizeof(buf) ? (size_t)left : sizeof(buf);
+		if (fread(buf, 1, want, f) != want)
+			break;
+		solv_chksum_add(c, buf, (int)want);
+		left -= want;
+	}
+	sha256_hex(c, got);
+	/* Nothing may follow the data: a longer file is not the one the
+	 * header describes. */
+	return left == 0 && fgetc(f) == EOF && strcmp(got, digest) == 0;
+}
+
+Repo *cfa_recipe_index_read(Pool *pool, const char *path, const char key[65])
+{
+	FILE *f = cfa_plat_fopen(path, "rb");
+	char line[512], want[256], digest[65];
+	uint64_t len = 0;
+	size_t plen;
+	long start;
+	Repo *repo = NULL;
+
+	if (!f)
+		return NULL;
+	if (header_prefix(want, sizeof(want), key) && fgets(line, sizeof(line), f) &&
+	    strncmp(line, want, (plen = strlen(want))) == 0 &&
+	    header_rest(line + plen, digest, &len) && (start = ftell(f)) >= 0 &&
+	    payload_whole(f, len, digest) && fseek(f, start, SEEK_SET) == 0) {
+		repo = repo_create(pool, "recipes");
+		/* Checked whole above, so a failure here is a cache of another
+		 * libsolv: dropped like any other mismatch. */
+		if (repo_add_solv(repo, f, 0) != 0) {
+			repo_free(repo, 1);
+			repo = NULL;
+		}
+	}
+	fclose(f);
+	return repo;
+}
+
+/* The solv data of repo as libsolv writes it, in memory (NULL with
+ * *nomem false: libsolv or the scratch file failed).  It goes through a
+ * scratch file beside the cache, as repo_write needs a FILE. */
+static char *solv_bytes(Repo *repo, const char *scratch, size_t *len, bool *nomem)
+{
+	FILE *f = cfa_plat_fopen(scratch, "w+b");
+	char *data = NULL;
+	long size = 0;
+
+	if (!f)
+		return NULL;
+	if (repo_write(repo, f) == 0 && fflush(f) == 0 && (size = ftell(f)) > 0 &&
+	    (uint64_t)size < INDEX_MAX_BYTES && fseek(f, 0, SEEK_SET) == 0)
+		*nomem = !(data = cfa_malloc((size_t)size));
+	if (data && fread(data, 1, (size_t)size, f) == (size_t)size)
+		*len = (size_t)size;
+	else {
+		cfa_free(data);
+		data = NULL;
+	}
+	fclose(f);
+	cfa_plat_remove(scratch);
+	return data;
+}
+
+/* The header line for the solv data. */
+static bool header_line(char *head, size_t size, const char key[65], const char *data,
+                        size_t len)
+{
+	Chksum *c = solv_chksum_create(REPOKEY_TYPE_SHA256);
+	char digest[65];
+	size_t hlen;
+
+	solv_chksum_add(c, data, (int)len);
+	sha256_hex(c, digest);
+	if (!header_prefix(head, size, key))
+		return false;
+	hlen = strlen(head);
+	return cfa_snprintf(head + hlen, size - hlen, "%s %llu\n", digest, (unsigned long long)len);
+}
+
+enum cfapkg_err cfa_recipe_index_write(struct cfapkg_ctx *ctx, Repo *repo, const char *path,
+                                       const char key[65])
+{
+	char *scratch = cfa_aprintf("%s.part", path), *data = NULL, *file = NULL, head[256];
+	size_t len = 0, hlen;
+	bool nomem = !scratch;
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	if (scratch && (data = solv_bytes(repo, scratch, &len, &nomem)) &&
+	    header_line(head, sizeof(head), key, data, len) &&
+	    !(nomem = !(file = cfa_malloc((hlen = strlen(head)) + len)))) {
+		memcpy(file, head, hlen);
+		memcpy(file + hlen, data, len);
+		/* A cache only saves time: a full disk or a read-only root
+		 * means the next command builds it again. */
+		if ((e = cfa_write_atomic(ctx, path, file, hlen + len)) != CFAPKG_E_NOMEM) {
+			cfapkg_ctx_clear_error(ctx);
+			e = CFAPKG_E_OK;
+		}
+	}
+	cfa_free(file);
+	cfa_free(data);
+	cfa_free(scratch);
+	return nomem ? cfa_nomem(ctx) : e;
+}

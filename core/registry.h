@@ -1,0 +1,43 @@
+/*
+ * registry.h - the recipe folders and how they are read, for the loaders
+ * of core/: the whole set (registry.c) and a request's closure
+ * (recipe_reach.c).
+ */
+#ifndef CFA_REGISTRY_H
+#define CFA_REGISTRY_H
+
+#include "core/ctx.h"
+
+/* The built-in folder's origin, compared by address. */
+extern const char cfa_builtin_origin[];
+
+/* The recipe file names of dir, sorted (cfa_strv_free); a folder that
+ * cannot be listed is an error naming it. */
+enum cfapkg_err cfa_recipe_dir_names(struct cfapkg_ctx *ctx, const char *dir, char ***names,
+                                     size_t *n);
+/* Parses every recipe of dir into ctx's set (its GPU table is not read).
+ * origin NULL: "folder DIR". */
+enum cfapkg_err cfa_recipe_dir_parse(struct cfapkg_ctx *ctx, const char *dir, const char *origin);
+/* "folder DIR", in ctx's arena. */
+const char *cfa_recipe_folder_origin(struct cfapkg_ctx *ctx, const char *dir);
+
+/* Calls fn for each recipe folder in the order they rank: the built-in one
+ * (origin cfa_builtin_origin; dir NULL when CFAPKG_NO_BUILTIN_RECIPES
+ * leaves it out), CFAPKG_RECIPES's, then the context's (origin NULL). */
+typedef enum cfapkg_err (*cfa_folder_fn)(struct cfapkg_ctx *ctx, const char *dir,
+                                         const char *origin, void *arg);
+enum cfapkg_err cfa_recipe_folders(struct cfapkg_ctx *ctx, cfa_folder_fn fn, void *arg);
+
+/* Whether the root has any channel (their recipes are then read whole). */
+enum cfapkg_err cfa_have_channels(struct cfapkg_ctx *ctx, bool *any);
+/* The GPU tables, without parsing any recipe where no channel adds its
+ * own. */
+enum cfapkg_err cfa_gpus_ensure(struct cfapkg_ctx *ctx);
+
+/* The recipes the names can reach (and those every plan reads), from the
+ * folders' indexes; the whole set where an index cannot answer alike
+ * (channels, a name nothing provides, the index turned off). */
+enum cfapkg_err cfa_recipes_load_reaching(struct cfapkg_ctx *ctx, const char *const *names,
+                                          size_t n);
+
+#endif

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""The recipe folders' cached indexes (ROOT/cache/recipes/*.solv):
+
+- the first plan writes one for each folder, the next ones read it and
+  parse only the recipes the request reaches: a recipe it cannot reach may
+  be broken (in place, its stamp kept) and the plan still solves, while
+  --no-index-cache, which parses every recipe, names the broken file;
+- a changed recipe, a damaged cache and a cache another cfapkg version
+  wrote are each rebuilt, and the plan is the one a whole read gives;
+- a folder written within the last second is not cached yet (its stamps
+  could still change within the same tick), a root that does not exist is
+  not created, and a kill while the cache is written leaves nothing that
+  a rerun does not replace;
+- a name no recipe provides gets the same error, suggestions included,
+  with the index as without.
+The real recipes are copied into a folder of the test's own; nothing is
+downloaded."""
+import json
+import os
+import pathlib
+import shutil
+import sys
+import tempfile
+import time
+
+import harness
+
+BIN = sys.argv[1]
+SOURCE = pathlib.Path(__file__).resolve().parent.parent / "recipes"
+check = harness.Checks()
+FACTS = ["--os", "windows", "--gpu", "gfx1200", "--hip-sdk", "6.4.2"]
+KILLED = (-9, 137)  # a signal on POSIX, TerminateProcess's code under Wine
+# pytorch-cuda-stack on Windows never reaches the cuDNN stand-in.
+UNREACHED = "cudnn-miopen.json"
+
+
+def age(folder, seconds=3600):
+    """Dates every file back, as files edited some time ago are."""
+    then = time.time() - seconds
+    for f in folder.iterdir():
+        os.utime(f, (then, then))
+
+
+class Root:
+    def __init__(self, tmp, name="root", make=True):
+        self.path = tmp / name
+        if make:
+            self.path.mkdir()
+        self.recipes = tmp / "recipes"
+
+    def plan(self, *args, env=None):
+        e = {"CFAPKG_ROOT": str(self.path), "CFAPKG_NO_BUILTIN_RECIPES": "1",
+             "CFAPKG_RECIPES": "", **(env or {})}
+        return harness.run(BIN, "plan", *args, "--recipes", str(self.recipes), *FACTS, env=e)
+
+    def caches(self):
+        folder = self.path / "cache" / "recipes"
+        return sorted(folder.glob("*.solv")) if folder.is_dir() else []
+
+    def header(self):
+        c = self.caches()
+        return c[0].read_bytes().split(b"\n", 1)[0].decode() if c else ""
+
+
+def packages(proc):
+    try:
+        return [(p["name"], p["version"]) for p in json.loads(proc.stdout)["packages"]]
+    except (json.JSONDecodeError, KeyError):
+        return None
+
+
+def same_as_whole(r, what, *args):
+    warm = r.plan(*args, "--json")
+    whole = r.plan(*args, "--json", "--no-index-cache")
+    check(f"{what}: the plan through the index is the plan of a whole read",
+          warm.returncode == whole.returncode and warm.stdout == whole.stdout,
+          f"{warm.returncode} {warm.stdout[:300]}\n{whole.returncode} {whole.stdout[:300]}")
+    return warm
+
+
+def written_and_read(r):
+    cold = r.plan("pytorch-cuda-stack", "--json")
+    check("the first plan solves", cold.returncode == 0, cold.stderr)
+    check("it writes one cache for the folder", len(r.caches()) == 1, r.caches())
+    check("the cache says who wrote it and for what",
+          r.header().startswith("cfapkg-recipe-index 1 "), r.header())
+    warm = same_as_whole(r, "warm", "pytorch-cuda-stack")
+    check("the warm plan is the first one", warm.stdout == cold.stdout)
+    return packages(cold)
+
+
+def unreached_not_parsed(r):
+    f = r.recipes / UNREACHED
+    text, st = f.read_bytes(), f.stat()
+    # Same size, same file, same time: the stamp the key holds is kept.
+    with open(f, "r+b") as out:
+        out.write(b"{" * len(text))
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    warm = r.plan("pytorch-cuda-stack")
+    check("a recipe the request cannot reach is not parsed", warm.returncode == 0, warm.stderr)
+    whole = r.plan("pytorch-cuda-stack", "--no-index-cache")
+    check("--no-index-cache parses every recipe and names the broken one",
+          whole.returncode != 0 and UNREACHED in whole.stderr, whole.stderr)
+    with open(f, "r+b") as out:
+        out.write(text)
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def recipe_changed(r, before):
+    cache = r.caches()[0]
+    old = cache.read_bytes()
+    z = r.recipes / "zluda.json"
+    doc = json.loads(z.read_text())
+    picked = dict(before)["zluda"]
+    doc["versions"] = [v for v in doc["versions"] if v["version"] != picked]
+    z.write_text(json.dumps(doc, indent=2))
+    age(r.recipes, 1800)
+    after = same_as_whole(r, "a recipe changed", "pytorch-cuda-stack")
+    got = dict(packages(after) or [])
+    check("the plan sees the changed recipe", got.get("zluda") not in (None, picked), got)
+    check("the cache is rebuilt for the new stamps", cache.read_bytes() != old)
+
+
+def damaged_rebuilt(r):
+    cache = r.caches()[0]
+    good = cache.read_bytes()
+    bad = bytearray(good)
+    bad[-5] ^= 0xFF  # inside libsolv's data, after the header
+    cache.write_bytes(bytes(bad))
+    same_as_whole(r, "a damaged cache", "pytorch-cuda-stack")
+    check("a damaged cache is rebuilt whole", cache.read_bytes() == good)
+    # Another cfapkg's cache: its header names another version.
+    head, rest = good.split(b" ", 3)[:3], good.split(b" ", 3)[3]
+    other = b" ".join(head[:2] + [b"0.0.0-other"]) + b" " + rest
+    cache.write_bytes(other)
+    same_as_whole(r, "another version's cache", "pytorch-cuda-stack")
+    check("another version's cache is rebuilt by this one", cache.read_bytes() == good,
+          cache.read_bytes()[:120])
+
+
+def fresh_edit_not_cached(tmp):
+    r = Root(tmp, "fresh")
+    os.utime(r.recipes / "zluda.json")  # written just now
+    p = r.plan("pytorch-cuda-stack")
+    check("a folder just written still plans", p.returncode == 0, p.stderr)
+    check("... but is not cached within the same second", r.caches() == [], r.caches())
+    age(r.recipes)
+
+
+def no_root_made(tmp):
+    r = Root(tmp, "never", make=False)
+    p = r.plan("pytorch-cuda-stack")
+    check("a plan on a root that does not exist solves", p.returncode == 0, p.stderr)
+    check("... and creates no root for its cache", not r.path.exists())
+
+
+def killed_while_written(tmp):
+    r = Root(tmp, "killed")
+    k = r.plan("pytorch-cuda-stack", env={"CFAPKG_CRASH_AFTER": "1"})
+    check("the plan is killed at the cache's write", k.returncode in KILLED, k.returncode)
+    again = r.plan("pytorch-cuda-stack")
+    check("the rerun solves", again.returncode == 0, again.stderr)
+    left = [p.name for p in (r.path / "cache").rglob("*") if p.name.endswith((".tmp", ".part"))]
+    check("nothing half-written is left", left == [], left)
+    check("the rerun cached the folder", len(r.caches()) == 1, r.caches())
+
+
+def unknown_name(r):
+    warm = r.plan("zlud")
+    whole = r.plan("zlud", "--no-index-cache")
+    check("an unknown name is refused alike", (warm.returncode, warm.stdout, warm.stderr) ==
+          (whole.returncode, whole.stdout, whole.stderr) and warm.returncode != 0,
+          f"{warm.stdout}{warm.stderr}\n{whole.stdout}{whole.stderr}")
+    check("... with the names it is like", "zluda" in warm.stdout + warm.stderr)
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="cfapkg-index-") as t:
+        tmp = pathlib.Path(t)
+        shutil.copytree(SOURCE, tmp / "recipes")
+        age(tmp / "recipes")
+        r = Root(tmp)
+        before = written_and_read(r)
+        if before:
+            unreached_not_parsed(r)
+            recipe_changed(r, before)
+            damaged_rebuilt(r)
+            unknown_name(r)
+            same_as_whole(r, "a version no recipe has", "zluda==99")
+        fresh_edit_not_cached(tmp)
+        no_root_made(tmp)
+        killed_while_written(tmp)
+    return check.report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
