@@ -182,6 +182,9 @@ def main():
           f"runs, s: {' '.join(f'{x:.2f}' for x in colds)})")
     print(f"whole processes, {RUNS} rounds in rotated order:")
     med = report(times, {"cfapkg rollback": 10, "cfapkg install (nothing to do)": 10})
+    for name in ("cfapkg rollback", "cfapkg install (nothing to do)"):
+        ratio = med[name] / med["true"]
+        print(f"  {name} / true = {ratio:.2f} (goal <= 2: {'met' if ratio <= 2 else 'NOT met'})")
     nix_ms = med.get("nix-env --switch-generation")
     if nix_ms is not None:
         ratio = nix_ms / med["cfapkg rollback"]
