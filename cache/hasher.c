@@ -13,10 +13,8 @@
 #include "core/mem.h"
 #include "platform/platform.h"
 
-/* For a file that cannot be mapped: one buffer per hasher (h->buf). */
+/* One buffer per hasher (h->buf). */
 #define READ_SIZE (1u << 20)
-/* 2 MiB mapped at a time: mapped pages count in the resident memory. */
-#define WINDOW (32u * CFA_MAP_ALIGN)
 
 struct cfa_hasher {
 	struct cfa_mutex *m;
@@ -32,15 +30,15 @@ struct cfa_hasher {
 };
 
 /* Hashes one file into the next digest; false when it cannot be read.
- * Mapped, the page cache is hashed in place; read, it is copied first. */
+ * Read, never mapped: the archives of a set are unpacked at once, and one
+ * may rewrite a path (the duplicate the set is then refused for) while
+ * this reads it; a map past a file cut short would kill the process
+ * (SIGBUS), where a read only ends early. */
 static bool hash_file(struct cfa_hasher *h, const char *path)
 {
 	unsigned char digest[EVP_MAX_MD_SIZE];
 	unsigned len = 0;
-	struct cfa_map *map;
-	const void *data;
-	uint64_t size, at;
-	FILE *f = NULL;
+	FILE *f;
 	size_t n;
 	bool ok = true;
 
@@ -49,25 +47,15 @@ static bool hash_file(struct cfa_hasher *h, const char *path)
 	if (cfa_grow((void **)&h->hex, &h->hex_cap, h->nhex + 1, sizeof(*h->hex)) != 0 ||
 	    EVP_DigestInit_ex(h->md, EVP_sha256(), NULL) != 1)
 		return false;
-	if ((map = cfa_plat_map_open(path, &size))) {
-		for (at = 0; ok && at < size; at += WINDOW) {
-			size_t span = size - at < WINDOW ? (size_t)(size - at) : WINDOW;
-			ok = (data = cfa_plat_map_view(map, at, span)) &&
-			     EVP_DigestUpdate(h->md, data, span) == 1;
-		}
-		cfa_plat_map_close(map);
-	} else if ((f = cfa_plat_fopen(path, "rb"))) {
-		/* Unbuffered: the reads are a MiB each already, and stdio's
-		 * buffer would only add a copy. */
-		setvbuf(f, NULL, _IONBF, 0);
-		ok = true;
-		while (ok && (n = fread(h->buf, 1, READ_SIZE, f)) > 0)
-			ok = EVP_DigestUpdate(h->md, h->buf, n) == 1;
-		ok = ok && !ferror(f);
-		fclose(f);
-	} else {
+	if (!(f = cfa_plat_fopen(path, "rb")))
 		return false;
-	}
+	/* Unbuffered: the reads are a MiB each already, and stdio's buffer
+	 * would only add a copy. */
+	setvbuf(f, NULL, _IONBF, 0);
+	while (ok && (n = fread(h->buf, 1, READ_SIZE, f)) > 0)
+		ok = EVP_DigestUpdate(h->md, h->buf, n) == 1;
+	ok = ok && !ferror(f);
+	fclose(f);
 	if (!ok || EVP_DigestFinal_ex(h->md, digest, &len) != 1)
 		return false;
 	cfa_sha256_hex(digest, h->hex[h->nhex++]);
