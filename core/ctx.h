@@ -26,6 +26,10 @@ struct cfapkg_ctx {
 	bool partial;
 	const char **reach_names;
 	size_t nreach_names;
+	/* Recipes that cannot be installed on the platform were left out
+	 * (a plan that fails then reads them all, to name them). */
+	bool narrowed;
+	const char *reach_os, *reach_arch;
 	struct cfa_arena arena;      /* recipes, versions, strings */
 	struct cfapkg_recipe **recipes; /* sorted by name */
 	size_t nrecipes, recipes_cap;

@@ -20,6 +20,7 @@
 #include <solv/util.h>
 
 #include "core/atomic_file.h"
+#include "core/dep.h"
 #include "core/mem.h"
 #include "core/recipe.h"
 #include "core/recipe_index.h"
@@ -27,7 +28,7 @@
 #include "platform/platform.h"
 
 #define INDEX_MAGIC "cfapkg-recipe-index"
-#define INDEX_FORMAT 1
+#define INDEX_FORMAT 2
 /* Far more than the 20 bytes a recipe's entry takes: a larger length in
  * a header is damage, not a folder. */
 #define INDEX_MAX_BYTES (1u << 30)
@@ -35,6 +36,41 @@
 static void add_name(Repo *repo, Offset *list, const char *name)
 {
 	*list = repo_addid_dep(repo, *list, pool_str2id(repo->pool, name, 1), 0);
+}
+
+static void add_platform(Repo *repo, Offset *list, const char *os, const char *arch)
+{
+	char mark[CFA_NAME_MAX * 2 + 16];
+
+	if (cfa_snprintf(mark, sizeof(mark), "%s%s-%s", CFA_INDEX_ON, os, arch))
+		add_name(repo, list, mark);
+}
+
+/* Where version v can be installed, as the pool's OS marker rules
+ * (solver/pool.c): a package where it has a download and its os and arch
+ * lists allow it, another kind wherever its lists allow ("*": any). */
+static void add_platforms(Repo *repo, Offset *list, const struct cfapkg_recipe *r,
+                          const struct cfapkg_version *v)
+{
+	size_t i, k;
+
+	for (i = 0; r->kind == CFAPKG_KIND_PACKAGE && i < v->nsources; i++) {
+		const char *p = v->sources[i].platform, *dash = strchr(p, '-');
+		char os[CFA_NAME_MAX];
+		/* Platforms are spelt "OS-ARCH"; an OS name holds no '-'. */
+		if (!dash || (size_t)(dash - p) >= sizeof(os))
+			continue;
+		memcpy(os, p, (size_t)(dash - p));
+		os[dash - p] = '\0';
+		if ((v->nos == 0 || cfa_in_list(os, v->os, v->nos)) &&
+		    (v->narch == 0 || cfa_in_list(dash + 1, v->arch, v->narch)))
+			add_platform(repo, list, os, dash + 1);
+	}
+	if (r->kind == CFAPKG_KIND_PACKAGE)
+		return;
+	for (i = 0; i < (v->nos ? v->nos : 1); i++)
+		for (k = 0; k < (v->narch ? v->narch : 1); k++)
+			add_platform(repo, list, v->nos ? v->os[i] : "*", v->narch ? v->arch[k] : "*");
 }
 
 static void add_recipe(Repo *repo, const struct cfapkg_recipe *r)
@@ -56,6 +92,7 @@ static void add_recipe(Repo *repo, const struct cfapkg_recipe *r)
 			add_name(repo, &s->provides, v->provides[k].name);
 		for (k = 0; k < v->nrequires; k++)
 			add_name(repo, &s->requires, v->requires[k].name);
+		add_platforms(repo, &s->provides, r, v);
 	}
 }
 

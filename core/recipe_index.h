@@ -18,9 +18,14 @@
  * notes (explanations quote them about any name). */
 #define CFA_INDEX_ALWAYS "cfapkg:always"
 
+/* Prefix of "OS-ARCH", provided for each platform where some version can
+ * be installed ("*" for either part: any); a plan for a known platform
+ * leaves out the recipes that cannot be installed there. */
+#define CFA_INDEX_ON "cfapkg:on:"
+
 /* One solvable per recipe: its name, every name any of its versions
  * provides (its own included) and every name any of them requires, without
- * versions.  The recipes are the folder's, whole. */
+ * versions, and the platforms it can be installed on.  The recipes are the folder's, whole. */
 Repo *cfa_recipe_index_build(Pool *pool, struct cfapkg_recipe *const *recipes, size_t n);
 
 /* What the index of dir is built from: the folder's path and each recipe

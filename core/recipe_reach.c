@@ -13,8 +13,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/dep.h"
 #include "core/mem.h"
 #include "core/recipe.h"
+#include "core/recipe_cache.h"
+#include "core/recipe_image.h"
 #include "core/recipe_index.h"
 #include "core/registry.h"
 #include "core/firstuse.h"
@@ -32,6 +35,8 @@ struct folder {
 	const char *origin;         /* NULL: "folder DIR", made when needed */
 	Repo *repo;
 	struct cfapkg_ctx *parsed;  /* read whole (no usable cache): its set */
+	struct cfa_recipe_image *image; /* else the recipes as parsed before */
+	char *image_path;
 };
 
 struct reach {
@@ -43,80 +48,43 @@ struct reach {
 	Id *queue;
 	size_t nqueue;
 	bool missing;               /* a name nothing provides */
+	bool narrow;                /* the platform is known: on[] holds */
+	Id on[4];                   /* its marks (recipe_index.h) */
+	bool narrowed;              /* a recipe was left out for its platform */
 };
 
-/* ROOT/cache/recipes/SHA.solv, SHA the folder path's; *out NULL when the
- * root does not exist (a plan never creates one), no root can be chosen
- * or the cache folder cannot be made.  Only a want of memory fails. */
-static enum cfapkg_err cache_path(struct cfapkg_ctx *ctx, const char *dir, char **out)
-{
-	Chksum *c = solv_chksum_create(REPOKEY_TYPE_SHA256);
-	char hex[65], name[80], *folder;
-	const unsigned char *md;
-	enum cfapkg_err e;
-	int len = 0;
-
-	*out = NULL;
-	solv_chksum_add(c, dir, (int)strlen(dir));
-	md = solv_chksum_get(c, &len);
-	solv_bin2hex(md, len, hex);
-	solv_chksum_free(c, NULL);
-	if (!ctx->root && (e = cfapkg_ctx_set_root(ctx, NULL))) {
-		if (e == CFAPKG_E_NOMEM)
-			return e;
-		cfapkg_ctx_clear_error(ctx); /* no home folder: no cache either */
-		return CFAPKG_E_OK;
-	}
-	/* 77 characters always fit. */
-	if (!cfa_plat_is_dir(ctx->root) || !cfa_snprintf(name, sizeof(name), "recipes/%s.solv", hex))
-		return CFAPKG_E_OK;
-	if (!(folder = cfa_root_path(ctx, CFA_CACHE, "recipes")))
-		return ctx->err_code;
-	if (cfa_plat_mkdir_p(folder) == 0 && !(*out = cfa_root_path(ctx, CFA_CACHE, name)))
-		e = ctx->err_code;
-	else
-		e = CFAPKG_E_OK;
-	cfa_free(folder);
-	return e;
-}
-
-/* A file written within the last second may be written again within the
- * same stamp (file systems keep coarse times): such a folder is not cached
- * yet, as git treats a racily clean index. */
-static enum cfapkg_err settled(struct cfapkg_ctx *ctx, const char *dir, char *const *names,
-                               size_t n, bool *out)
-{
-	long long now = (long long)time(NULL);
-	size_t i;
-
-	*out = true;
-	for (i = 0; i < n && *out; i++) {
-		char *path = cfa_aprintf("%s/%s", dir, names[i]);
-		if (!path)
-			return cfa_nomem(ctx);
-		*out = cfa_plat_file_mtime(path) < now - 1;
-		cfa_free(path);
-	}
-	return CFAPKG_E_OK;
-}
-
 /* Parses the whole folder into a context of its own, makes its index and
- * caches it. */
+ * caches both. */
 static enum cfapkg_err index_fresh(struct cfapkg_ctx *ctx, struct reach *r, struct folder *f,
-                                   char *const *names, size_t n, const char *path,
-                                   const char *key)
+                                   char *const *names, size_t n, const char *key)
 {
 	enum cfapkg_err e;
-	bool ripe = false;
 
 	if (!(f->parsed = cfapkg_ctx_new()))
 		return cfa_nomem(ctx);
+	/* The caches are this context's to write, under its root. */
+	f->parsed->no_index = true;
 	if ((e = cfa_recipe_dir_parse(f->parsed, f->dir, f->origin)))
 		return cfa_fail(ctx, e, "%s", cfapkg_ctx_error(f->parsed));
 	f->repo = cfa_recipe_index_build(r->pool, f->parsed->recipes, f->parsed->nrecipes);
-	if (path && key && !(e = settled(ctx, f->dir, names, n, &ripe)) && ripe)
-		e = cfa_recipe_index_write(ctx, f->repo, path, key);
+	if (key && f->image_path)
+		e = cfa_recipe_caches_write(ctx, f->dir, names, n, key, f->repo, f->parsed->recipes);
 	return e;
+}
+
+/* The cached index of f and the image beside it; without an image (a
+ * large folder has none) the recipes reached are parsed from their files. */
+static enum cfapkg_err cached(struct cfapkg_ctx *ctx, struct reach *r, struct folder *f,
+                              const char *path, const char *key)
+{
+	size_t len = strlen(path) - strlen(".solv");
+
+	if (!(f->image_path = cfa_aprintf("%.*s.img", (int)len, path)))
+		return cfa_nomem(ctx);
+	if (!(f->repo = cfa_recipe_index_read(r->pool, path, key)))
+		return CFAPKG_E_OK;
+	return cfa_recipe_image_open(ctx, f->image_path, key, (size_t)f->repo->nsolvables,
+	                             &f->image);
 }
 
 static enum cfapkg_err add_folder(struct cfapkg_ctx *ctx, const char *dir, const char *origin,
@@ -143,14 +111,52 @@ static enum cfapkg_err add_folder(struct cfapkg_ctx *ctx, const char *dir, const
 		return e;
 	e = cfa_recipe_index_key(ctx, dir, names, n, key, &keyed);
 	if (!e && keyed)
-		e = cache_path(ctx, dir, &path);
+		e = cfa_recipe_cache_path(ctx, dir, "solv", &path);
 	if (!e && path)
-		f->repo = cfa_recipe_index_read(r->pool, path, key);
+		e = cached(ctx, r, f, path, key);
 	if (!e && !f->repo)
-		e = index_fresh(ctx, r, f, names, n, path, keyed ? key : NULL);
+		e = index_fresh(ctx, r, f, names, n, keyed ? key : NULL);
 	cfa_free(path);
 	cfa_strv_free(names, n);
 	return e;
+}
+
+/* The marks a recipe installable on OS and ARCH provides: exact, either
+ * part any, both any.  An unknown OS narrows nothing; an unknown arch has
+ * no download, so only the marks without one can hold. */
+static void platform_marks(struct reach *r, const char *os, const char *arch)
+{
+	char mark[4][CFA_NAME_MAX * 2 + 16];
+	bool ok[4];
+	size_t i;
+
+	if (!os || !*os)
+		return;
+	r->narrow = true;
+	ok[0] = arch && cfa_snprintf(mark[0], sizeof(mark[0]), "%s%s-%s", CFA_INDEX_ON, os, arch);
+	ok[1] = cfa_snprintf(mark[1], sizeof(mark[1]), "%s%s-*", CFA_INDEX_ON, os);
+	ok[2] = arch && cfa_snprintf(mark[2], sizeof(mark[2]), "%s*-%s", CFA_INDEX_ON, arch);
+	ok[3] = cfa_snprintf(mark[3], sizeof(mark[3]), "%s*-*", CFA_INDEX_ON);
+	/* A mark no recipe provides is not in the pool: ID_NULL, never met. */
+	for (i = 0; i < 4; i++)
+		r->on[i] = ok[i] ? pool_str2id(r->pool, mark[i], 0) : ID_NULL;
+}
+
+/* Whether solvable p's recipe can be installed on the plan's platform
+ * (the pool would rule out every version of one that cannot). */
+static bool runs_here(const struct reach *r, Id p)
+{
+	const Solvable *s = r->pool->solvables + p;
+	Id *dp = s->provides ? s->repo->idarraydata + s->provides : NULL;
+	size_t i;
+
+	if (!r->narrow)
+		return true;
+	for (; dp && *dp; dp++)
+		for (i = 0; i < 4; i++)
+			if (r->on[i] && *dp == r->on[i])
+				return true;
+	return false;
 }
 
 /* Queues every winning recipe that provides name. */
@@ -167,7 +173,10 @@ static void visit_name(struct reach *r, Id name)
 		if (r->win[pool->solvables[p].name] != p)
 			continue;
 		found = true;
-		if (!r->seen[p]) {
+		if (!r->seen[p] && !runs_here(r, p)) {
+			r->seen[p] = 1;
+			r->narrowed = true;
+		} else if (!r->seen[p]) {
 			r->seen[p] = 1;
 			r->queue[r->nqueue++] = p;
 		}
@@ -236,6 +245,14 @@ static enum cfapkg_err recipe_of(struct cfapkg_ctx *ctx, struct reach *r, Id p,
 	}
 	if (!f->origin && !(f->origin = cfa_recipe_folder_origin(ctx, f->dir)))
 		return cfa_nomem(ctx);
+	*out = NULL;
+	if (f->image && (e = cfa_recipe_image_get(ctx, f->image, (size_t)(p - f->repo->start), out)))
+		return e;
+	/* A damaged block, or one of another recipe: its file is parsed. */
+	if (*out && strcmp((*out)->name, name) == 0) {
+		(*out)->origin = f->origin;
+		return CFAPKG_E_OK;
+	}
 	if (!(path = cfa_aprintf("%s/%s.json", f->dir, name)))
 		return cfa_nomem(ctx);
 	e = cfa_recipe_parse(ctx, path, out);
@@ -271,10 +288,18 @@ static enum cfapkg_err take_reached(struct cfapkg_ctx *ctx, struct reach *r)
 	return cfa_first_use_apply(ctx);
 }
 
-/* The names this closure was loaded for, kept to answer a later call. */
-static enum cfapkg_err remember(struct cfapkg_ctx *ctx, const char *const *names, size_t n)
+/* The names and platform this closure was loaded for, kept to answer a
+ * later call. */
+static enum cfapkg_err remember(struct cfapkg_ctx *ctx, const struct reach *r,
+                                const char *const *names, size_t n, const char *os,
+                                const char *arch)
 {
 	size_t i;
+
+	ctx->narrowed = r->narrowed;
+	if ((os && !(ctx->reach_os = cfa_arena_strdup(&ctx->arena, os))) ||
+	    (arch && !(ctx->reach_arch = cfa_arena_strdup(&ctx->arena, arch))))
+		return cfa_nomem(ctx);
 
 	ctx->reach_names = cfa_arena_alloc(&ctx->arena, (n + 1) * sizeof(*ctx->reach_names));
 	if (!ctx->reach_names)
@@ -287,10 +312,20 @@ static enum cfapkg_err remember(struct cfapkg_ctx *ctx, const char *const *names
 	return CFAPKG_E_OK;
 }
 
-static bool all_reached(const struct cfapkg_ctx *ctx, const char *const *names, size_t n)
+static bool same(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Whether a closure narrowed to a platform holds this call's names; one
+ * narrowed to another platform does not. */
+static bool all_reached(const struct cfapkg_ctx *ctx, const char *const *names, size_t n,
+                        const char *os, const char *arch)
 {
 	size_t i, k;
 
+	if (ctx->narrowed && (!same(ctx->reach_os, os) || !same(ctx->reach_arch, arch)))
+		return false;
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < ctx->nreach_names && strcmp(ctx->reach_names[k], names[i]); k++)
 			;
@@ -308,6 +343,12 @@ static void reach_free(struct reach *r)
 		/* What the set took from a whole read was moved into ctx's
 		 * arena before this. */
 		cfapkg_ctx_free(r->f[i].parsed);
+		/* A damaged image and its index are made again by the next
+		 * command. */
+		if (r->f[i].image && cfa_recipe_image_damaged(r->f[i].image))
+			cfa_recipe_caches_drop(r->f[i].image_path);
+		cfa_recipe_image_close(r->f[i].image);
+		cfa_free(r->f[i].image_path);
 		cfa_free(r->f[i].dir);
 	}
 	cfa_free(r->f);
@@ -318,14 +359,14 @@ static void reach_free(struct reach *r)
 }
 
 enum cfapkg_err cfa_recipes_load_reaching(struct cfapkg_ctx *ctx, const char *const *names,
-                                          size_t n)
+                                          size_t n, const char *os, const char *arch)
 {
 	struct reach r;
 	enum cfapkg_err e;
 	bool channels = false;
 	size_t i;
 
-	if (ctx->loaded || (ctx->partial && all_reached(ctx, names, n)))
+	if (ctx->loaded || (ctx->partial && all_reached(ctx, names, n, os, arch)))
 		return CFAPKG_E_OK;
 	if ((e = cfa_have_channels(ctx, &channels)))
 		return e;
@@ -338,14 +379,16 @@ enum cfapkg_err cfa_recipes_load_reaching(struct cfapkg_ctx *ctx, const char *co
 	memset(&r, 0, sizeof(r));
 	r.pool = pool_create();
 	e = cfa_recipe_folders(ctx, add_folder, &r);
-	if (!e)
+	if (!e) {
+		platform_marks(&r, os, arch);
 		e = walk(ctx, &r, names, n);
+	}
 	/* A name nothing provides is explained from every recipe (notes,
 	 * suggestions): then they are all read. */
 	if (!e && r.missing)
 		e = cfapkg_recipes_load(ctx);
 	else if (!e && !(e = take_reached(ctx, &r)))
-		e = remember(ctx, names, n);
+		e = remember(ctx, &r, names, n, os, arch);
 	for (i = 0; i < r.n && !e && ctx->partial; i++)
 		if (r.f[i].parsed)
 			cfa_arena_adopt(&ctx->arena, &r.f[i].parsed->arena);

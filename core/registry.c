@@ -14,6 +14,8 @@
 #include "core/gpus.h"
 #include "core/mem.h"
 #include "core/recipe.h"
+#include "core/recipe_cache.h"
+#include "core/recipe_index.h"
 #include "core/registry.h"
 #include "core/strbuf.h"
 #include "core/strv.h"
@@ -127,15 +129,13 @@ static void parse_slice(void *arg)
  * are added in name order and the first failing file (in that order) is
  * the one reported. */
 static enum cfapkg_err parse_files(struct cfapkg_ctx *ctx, const char *dir, char **names,
-                                   size_t n, size_t nearlier, const char *origin)
+                                   size_t n, size_t nearlier, const char *origin,
+                                   struct cfapkg_recipe **out)
 {
 	struct parse_job jobs[PARALLEL_MAX_JOBS];
-	struct cfapkg_recipe **out = cfa_calloc(n, sizeof(*out));
 	size_t njobs = cfa_plat_cpu_count(), i, k, per;
 	enum cfapkg_err e = CFAPKG_E_OK;
 
-	if (!out)
-		return cfa_nomem(ctx);
 	if (njobs > PARALLEL_MAX_JOBS)
 		njobs = PARALLEL_MAX_JOBS;
 	if (n < PARALLEL_MIN_FILES)
@@ -178,6 +178,32 @@ static enum cfapkg_err parse_files(struct cfapkg_ctx *ctx, const char *dir, char
 			cfapkg_ctx_free(jobs[i].wctx);
 		}
 	}
+	return e;
+}
+
+/* A folder's recipes from its image when that matches its files, else
+ * parsed (and the caches written for the next command).  The key is taken
+ * before the files are read: a file changed meanwhile then has a stamp
+ * the cache does not carry. */
+static enum cfapkg_err read_files(struct cfapkg_ctx *ctx, const char *dir, char **names,
+                                  size_t n, size_t nearlier, const char *origin)
+{
+	struct cfapkg_recipe **out = cfa_calloc(n + 1, sizeof(*out));
+	char key[65];
+	bool found = false, keyed = false;
+	enum cfapkg_err e = out ? CFAPKG_E_OK : cfa_nomem(ctx);
+	size_t i;
+
+	if (!e && !ctx->no_index && n)
+		e = cfa_recipe_index_key(ctx, dir, names, n, key, &keyed);
+	if (!e && keyed)
+		e = cfa_recipe_dir_cached(ctx, dir, names, n, key, out, &found);
+	for (i = 0; !e && found && i < n; i++) {
+		out[i]->origin = origin;
+		e = add_recipe(ctx, nearlier, out[i]);
+	}
+	if (!e && !found && !(e = parse_files(ctx, dir, names, n, nearlier, origin, out)) && keyed)
+		e = cfa_recipe_caches_write(ctx, dir, names, n, key, NULL, out);
 	cfa_free(out);
 	return e;
 }
@@ -242,7 +268,7 @@ static enum cfapkg_err load_gpus(struct cfapkg_ctx *ctx, const char *dir)
 	enum cfapkg_err e = path ? CFAPKG_E_OK : cfa_nomem(ctx);
 
 	if (!e && cfa_plat_is_file(path))
-		e = cfa_gpus_load(ctx, path);
+		e = cfa_gpus_load_cached(ctx, path);
 	cfa_free(path);
 	return e;
 }
@@ -263,7 +289,7 @@ enum cfapkg_err cfa_recipe_dir_parse(struct cfapkg_ctx *ctx, const char *dir, co
 	if (!origin && !(origin = cfa_recipe_folder_origin(ctx, dir)))
 		e = cfa_nomem(ctx);
 	if (!e)
-		e = parse_files(ctx, dir, names, n, nearlier, origin);
+		e = read_files(ctx, dir, names, n, nearlier, origin);
 	cfa_strv_free(names, n);
 	return e;
 }
@@ -366,6 +392,7 @@ enum cfapkg_err cfapkg_recipes_load(struct cfapkg_ctx *ctx)
 	 * stays valid. */
 	ctx->nrecipes = 0;
 	ctx->partial = false;
+	ctx->narrowed = false;
 	e = cfa_recipe_folders(ctx, load_folder, NULL);
 	if (e)
 		return e; /* detail set by the failing load */

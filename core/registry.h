@@ -35,9 +35,11 @@ enum cfapkg_err cfa_have_channels(struct cfapkg_ctx *ctx, bool *any);
 enum cfapkg_err cfa_gpus_ensure(struct cfapkg_ctx *ctx);
 
 /* The recipes the names can reach (and those every plan reads), from the
- * folders' indexes; the whole set where an index cannot answer alike
- * (channels, a name nothing provides, the index turned off). */
+ * folders' indexes, less those that cannot be installed on os and arch
+ * when os is known (ctx->narrowed says whether any was left out); the
+ * whole set where an index cannot answer alike (channels, a name nothing
+ * provides, the index turned off). */
 enum cfapkg_err cfa_recipes_load_reaching(struct cfapkg_ctx *ctx, const char *const *names,
-                                          size_t n);
+                                          size_t n, const char *os, const char *arch);
 
 #endif

@@ -485,7 +485,8 @@ static enum cfapkg_err load_recipes(struct cfapkg_plan *plan)
 		names[n++] = plan->pins[i].name;
 	for (i = 0; i < plan->nprefer; i++)
 		names[n++] = plan->prefer[i].name;
-	e = cfa_recipes_load_reaching(plan->ctx, names, n);
+	e = cfa_recipes_load_reaching(plan->ctx, names, n, plan->facts.os,
+	                              plan->facts.arch);
 	cfa_free(names);
 	return e;
 }
@@ -536,6 +537,15 @@ static enum cfapkg_err solve_plan(struct cfapkg_ctx *ctx, const struct cfapkg_fa
 		e = cfa_pool_build(plan);
 	if (!e)
 		e = run_solver(plan);
+	if (!e && !plan->solved && ctx->narrowed) {
+		/* Solved on the recipes for this platform, it failed: once more
+		 * on all of them, so that its reasons also name the parts ruled
+		 * out here, as a plan on the whole set does. */
+		cfapkg_plan_free(plan);
+		if ((e = cfapkg_recipes_load(ctx)))
+			return e;
+		return solve_plan(ctx, facts, specs, nspecs, opts, explain_more, out);
+	}
 	if (!e && explain_more && !plan->solved && !plan->allow_experimental &&
 	    blocked_by_experimental(plan))
 		e = explain_beyond_experimental(plan, specs, nspecs, opts);

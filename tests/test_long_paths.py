@@ -23,7 +23,7 @@ check = harness.Checks()
 SYSTEM_MAX = 4095
 # Names of the root's own files and folders: anything else that appears
 # is a name cfapkg made up, such as a cut one.
-ROOT_NAMES = {"lock", "store", "downloads", "envs", "trash"}
+ROOT_NAMES = {"lock", "store", "downloads", "envs", "trash", "cache", "recipes"}
 
 
 def long_dir(base, length, letter):

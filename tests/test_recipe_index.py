@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""The recipe folders' cached indexes (ROOT/cache/recipes/*.solv):
+"""The recipe folders' caches (ROOT/cache/recipes): each folder's index
+(*.solv) and image of its parsed recipes (*.img), and the GPU table's
+image (*.gpus):
 
 - the first plan writes one for each folder, the next ones read it and
   parse only the recipes the request reaches: a recipe it cannot reach may
@@ -12,7 +14,13 @@
   not created, and a kill while the cache is written leaves nothing that
   a rerun does not replace;
 - a name no recipe provides gets the same error, suggestions included,
-  with the index as without.
+  with the index as without;
+- a plan for Windows does not read a recipe only Linux can install (a
+  broken one in place still plans), and a plan that fails there names the
+  Linux-only parts as a whole read does;
+- a damaged image is read from the recipe files instead and made again,
+  byte for byte as a fresh root makes it (no address of the process that
+  wrote it is left in it); a changed or damaged gpus.json cache alike.
 The real recipes are copied into a folder of the test's own; nothing is
 downloaded."""
 import json
@@ -30,8 +38,10 @@ SOURCE = pathlib.Path(__file__).resolve().parent.parent / "recipes"
 check = harness.Checks()
 FACTS = ["--os", "windows", "--gpu", "gfx1200", "--hip-sdk", "6.4.2"]
 KILLED = (-9, 137)  # a signal on POSIX, TerminateProcess's code under Wine
-# pytorch-cuda-stack on Windows never reaches the cuDNN stand-in.
+# pytorch-cuda-stack on Windows never reaches the cuDNN stand-in, nor
+# Debian's ROCm, which only Linux can install.
 UNREACHED = "cudnn-miopen.json"
+LINUX_ONLY = "rocm-debian.json"
 
 
 def age(folder, seconds=3600):
@@ -53,9 +63,9 @@ class Root:
              "CFAPKG_RECIPES": "", **(env or {})}
         return harness.run(BIN, "plan", *args, "--recipes", str(self.recipes), *FACTS, env=e)
 
-    def caches(self):
+    def caches(self, kind="solv"):
         folder = self.path / "cache" / "recipes"
-        return sorted(folder.glob("*.solv")) if folder.is_dir() else []
+        return sorted(folder.glob(f"*.{kind}")) if folder.is_dir() else []
 
     def header(self):
         c = self.caches()
@@ -83,10 +93,40 @@ def written_and_read(r):
     check("the first plan solves", cold.returncode == 0, cold.stderr)
     check("it writes one cache for the folder", len(r.caches()) == 1, r.caches())
     check("the cache says who wrote it and for what",
-          r.header().startswith("cfapkg-recipe-index 1 "), r.header())
+          r.header().startswith("cfapkg-recipe-index 2 "), r.header())
+    check("... beside the folder's image and the GPU table's",
+          len(r.caches("img")) == 1 and len(r.caches("gpus")) == 1,
+          r.caches("img") + r.caches("gpus"))
     warm = same_as_whole(r, "warm", "pytorch-cuda-stack")
     check("the warm plan is the first one", warm.stdout == cold.stdout)
     return packages(cold)
+
+
+def broken_in_place(f):
+    """f overwritten with text that is no JSON, its stamp kept; a function
+    that puts it back."""
+    text, st = f.read_bytes(), f.stat()
+    with open(f, "r+b") as out:
+        out.write(b"{" * len(text))
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+    def restore():
+        with open(f, "r+b") as out:
+            out.write(text)
+        os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    return restore
+
+
+def other_platform_not_parsed(r):
+    restore = broken_in_place(r.recipes / LINUX_ONLY)
+    warm = r.plan("pytorch-cuda-stack")
+    check("a recipe only another OS can install is not parsed", warm.returncode == 0,
+          warm.stderr)
+    restore()
+    failed = same_as_whole(r, "a plan that fails on this OS", "rocm-debian")
+    said = failed.stdout + failed.stderr
+    check("... fails, naming the Linux-only versions",
+          failed.returncode != 0 and "not available for windows" in said, said[-400:])
 
 
 def unreached_not_parsed(r):
@@ -138,6 +178,46 @@ def damaged_rebuilt(r):
           cache.read_bytes()[:120])
 
 
+def damage(path, at):
+    data = bytearray(path.read_bytes())
+    data[at] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def image_damaged(r, tmp):
+    image = r.caches("img")[0]
+    good = image.read_bytes()
+    damage(image, len(good) - 7)  # inside the last recipe's block
+    same_as_whole(r, "a damaged image", "pytorch-cuda-stack")
+    r.plan("pytorch-cuda-stack")
+    check("a damaged image is made again", image.read_bytes() == good)
+    other = Root(tmp, "second")
+    other.plan("pytorch-cuda-stack")
+    check("another root makes the same image, byte for byte",
+          [p.read_bytes() for p in other.caches("img")] == [good])
+    gpus = r.caches("gpus")[0]
+    table = gpus.read_bytes()
+    damage(gpus, len(table) - 3)
+    same_as_whole(r, "a damaged GPU table cache", "pytorch-cuda-stack")
+    r.plan("pytorch-cuda-stack")
+    check("a damaged GPU table cache is made again", gpus.read_bytes() == table)
+
+
+def gpus_changed(r):
+    f = r.recipes / "gpus.json"
+    doc = json.loads(f.read_text())
+    for t in doc["targets"]:
+        if t["gfx"] == "gfx1200":
+            t["generation"] = "RDNA4, as edited"
+    f.write_text(json.dumps(doc, indent=2))
+    age(r.recipes, 1200)
+    e = {"CFAPKG_ROOT": str(r.path), "CFAPKG_NO_BUILTIN_RECIPES": "1", "CFAPKG_RECIPES": ""}
+    shown = harness.run(BIN, "gpus", "--recipes", str(r.recipes), env=e)
+    check("an edited GPU table is read again", "RDNA4, as edited" in shown.stdout,
+          shown.stdout[-400:])
+    same_as_whole(r, "an edited GPU table", "pytorch-cuda-stack")
+
+
 def fresh_edit_not_cached(tmp):
     r = Root(tmp, "fresh")
     os.utime(r.recipes / "zluda.json")  # written just now
@@ -183,7 +263,10 @@ def main():
         before = written_and_read(r)
         if before:
             unreached_not_parsed(r)
+            other_platform_not_parsed(r)
             recipe_changed(r, before)
+            image_damaged(r, tmp)
+            gpus_changed(r)
             damaged_rebuilt(r)
             unknown_name(r)
             same_as_whole(r, "a version no recipe has", "zluda==99")

@@ -1,0 +1,57 @@
+/*
+ * recipe_cache.h - where the caches made from recipe folders live
+ * (ROOT/cache/recipes), when a file is old enough to be cached, and the
+ * GPU table read through its cache.
+ */
+#ifndef CFA_RECIPE_CACHE_H
+#define CFA_RECIPE_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/ctx.h"
+
+/* ROOT/cache/recipes/SHA.EXT, SHA the hash of source (a folder or file
+ * path), in *out; NULL when the root does not exist (a plan never creates
+ * one), no root can be chosen or the folder cannot be made.  Only a want
+ * of memory fails. */
+enum cfapkg_err cfa_recipe_cache_path(struct cfapkg_ctx *ctx, const char *source, const char *ext,
+                                      char **out);
+
+/* Whether every named file of dir was last written more than a second
+ * ago: a file written within the second may be written again within the
+ * same stamp (file systems keep coarse times), so it is not cached yet, as
+ * git treats a racily clean index. */
+enum cfapkg_err cfa_recipe_files_settled(struct cfapkg_ctx *ctx, const char *dir,
+                                         char *const *names, size_t n, bool *out);
+
+struct s_Repo;
+
+/* After a whole parse of dir: its index (repo, or one made here when
+ * NULL) and its image written for key, once its files have settled; a
+ * cache that cannot be written is only not written.  A folder of more than
+ * CFA_IMAGE_FOLDER_MAX bytes of recipes gets no image: at a channel's size
+ * an image is larger than the JSON and slower to write than a plan is to
+ * parse the recipes it reaches. */
+#define CFA_IMAGE_FOLDER_MAX (4u << 20)
+enum cfapkg_err cfa_recipe_caches_write(struct cfapkg_ctx *ctx, const char *dir,
+                                        char *const *names, size_t n, const char key[65],
+                                        struct s_Repo *repo, struct cfapkg_recipe *const *recipes);
+
+/* Removes the image at img and the index beside it (a damaged image is
+ * found only once its index was read), so that both are made again. */
+void cfa_recipe_caches_drop(const char *img);
+
+/* The n recipes of dir (its file names, in order) from the folder's image
+ * when it was written for key (cfa_recipe_index_key), in out; *found false
+ * otherwise (the folder is then parsed). */
+enum cfapkg_err cfa_recipe_dir_cached(struct cfapkg_ctx *ctx, const char *dir, char *const *names,
+                                      size_t n, const char key[65], struct cfapkg_recipe **out,
+                                      bool *found);
+
+/* cfa_gpus_load through the table's cache, keyed by the file's path and
+ * stamp; the file is parsed when the cache is missing, stale or damaged,
+ * or the index is turned off. */
+enum cfapkg_err cfa_gpus_load_cached(struct cfapkg_ctx *ctx, const char *path);
+
+#endif

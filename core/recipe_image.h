@@ -1,0 +1,45 @@
+/*
+ * recipe_image.h - a recipe folder's parsed recipes kept on disk in the
+ * form this build holds them in memory, so that a plan copies the few it
+ * reaches instead of parsing their JSON again.
+ */
+#ifndef CFA_RECIPE_IMAGE_H
+#define CFA_RECIPE_IMAGE_H
+
+#include <stddef.h>
+
+#include "core/ctx.h"
+
+struct cfa_recipe_image;
+
+/* Writes the n recipes (in the folder's order) to path for key; like the
+ * index, an image that cannot be written is only not written. */
+enum cfapkg_err cfa_recipe_image_write(struct cfapkg_ctx *ctx, const char *path,
+                                       const char key[65], struct cfapkg_recipe *const *recipes,
+                                       size_t n);
+
+/* The image at path when this build wrote it for key with n recipes, in
+ * *out; NULL otherwise (missing, another build, another folder).  Only a
+ * want of memory fails. */
+enum cfapkg_err cfa_recipe_image_open(struct cfapkg_ctx *ctx, const char *path, const char key[65],
+                                      size_t n, struct cfa_recipe_image **out);
+
+/* Recipe i of the image, copied into ctx's arena, in *out; *out NULL when
+ * its block is damaged (the caller parses the file instead). */
+enum cfapkg_err cfa_recipe_image_get(struct cfapkg_ctx *ctx, struct cfa_recipe_image *im, size_t i,
+                                     struct cfapkg_recipe **out);
+
+/* Whether a block was found damaged (the image is then made again). */
+bool cfa_recipe_image_damaged(const struct cfa_recipe_image *im);
+
+void cfa_recipe_image_close(struct cfa_recipe_image *im);
+
+/* The GPU table the same way: written for key, read back in *out (NULL
+ * when there is none for key or it is damaged; a damaged one is removed). */
+struct cfa_gpus;
+enum cfapkg_err cfa_gpus_image_write(struct cfapkg_ctx *ctx, const char *path, const char key[65],
+                                     const struct cfa_gpus *g);
+enum cfapkg_err cfa_gpus_image_read(struct cfapkg_ctx *ctx, const char *path, const char key[65],
+                                    struct cfa_gpus **out);
+
+#endif
