@@ -99,8 +99,7 @@ static enum cfapkg_err cache_paths(struct cfapkg_ctx *ctx, const char *dir, char
 	return e;
 }
 
-/* Whether the named files of dir hold at most CFA_IMAGE_FOLDER_MAX bytes. */
-static enum cfapkg_err small_folder(struct cfapkg_ctx *ctx, const char *dir, char *const *names,
+enum cfapkg_err cfa_recipe_folder_small(struct cfapkg_ctx *ctx, const char *dir, char *const *names,
                                     size_t n, bool *out)
 {
 	long long total = 0;
@@ -145,7 +144,7 @@ enum cfapkg_err cfa_recipe_caches_write(struct cfapkg_ctx *ctx, const char *dir,
 		repo = cfa_recipe_index_build(pool, recipes, n);
 	}
 	if (!e && solv && !(e = cfa_recipe_index_write(ctx, repo, solv, key)) &&
-	    !(e = small_folder(ctx, dir, names, n, &small)) && small)
+	    !(e = cfa_recipe_folder_small(ctx, dir, names, n, &small)) && small)
 		e = cfa_recipe_image_write(ctx, img, key, recipes, n);
 	if (pool)
 		pool_free(pool);

@@ -38,6 +38,11 @@ enum cfapkg_err cfa_recipe_caches_write(struct cfapkg_ctx *ctx, const char *dir,
                                         char *const *names, size_t n, const char key[65],
                                         struct s_Repo *repo, struct cfapkg_recipe *const *recipes);
 
+/* Whether the named files of dir hold at most CFA_IMAGE_FOLDER_MAX bytes
+ * (the folder then has an image). */
+enum cfapkg_err cfa_recipe_folder_small(struct cfapkg_ctx *ctx, const char *dir,
+                                        char *const *names, size_t n, bool *out);
+
 /* Removes the image at img and the index beside it (a damaged image is
  * found only once its index was read), so that both are made again. */
 void cfa_recipe_caches_drop(const char *img);

@@ -72,19 +72,28 @@ static enum cfapkg_err index_fresh(struct cfapkg_ctx *ctx, struct reach *r, stru
 	return e;
 }
 
-/* The cached index of f and the image beside it; without an image (a
- * large folder has none) the recipes reached are parsed from their files. */
+/* The cached index of f and the image beside it.  A large folder has no
+ * image: the recipes reached are parsed from their files.  A small one
+ * without its image (a write cut short) is read whole and both are made
+ * again. */
 static enum cfapkg_err cached(struct cfapkg_ctx *ctx, struct reach *r, struct folder *f,
-                              const char *path, const char *key)
+                              char *const *names, size_t n, const char *path, const char *key)
 {
 	size_t len = strlen(path) - strlen(".solv");
+	bool small = false;
+	enum cfapkg_err e;
 
 	if (!(f->image_path = cfa_aprintf("%.*s.img", (int)len, path)))
 		return cfa_nomem(ctx);
 	if (!(f->repo = cfa_recipe_index_read(r->pool, path, key)))
 		return CFAPKG_E_OK;
-	return cfa_recipe_image_open(ctx, f->image_path, key, (size_t)f->repo->nsolvables,
-	                             &f->image);
+	e = cfa_recipe_image_open(ctx, f->image_path, key, (size_t)f->repo->nsolvables, &f->image);
+	if (!e && !f->image && !(e = cfa_recipe_folder_small(ctx, f->dir, names, n, &small)) &&
+	    small) {
+		repo_free(f->repo, 1);
+		f->repo = NULL;
+	}
+	return e;
 }
 
 static enum cfapkg_err add_folder(struct cfapkg_ctx *ctx, const char *dir, const char *origin,
@@ -113,7 +122,7 @@ static enum cfapkg_err add_folder(struct cfapkg_ctx *ctx, const char *dir, const
 	if (!e && keyed)
 		e = cfa_recipe_cache_path(ctx, dir, "solv", &path);
 	if (!e && path)
-		e = cached(ctx, r, f, path, key);
+		e = cached(ctx, r, f, names, n, path, key);
 	if (!e && !f->repo)
 		e = index_fresh(ctx, r, f, names, n, keyed ? key : NULL);
 	cfa_free(path);

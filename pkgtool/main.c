@@ -81,7 +81,7 @@ static const struct command commands[] = {
 	 "list an environment's generations and switches"},
 	{"info", cmd_info, OPT_BIT(OPT_GPU) | OPT_ENV_BIT, "info NAME [--env NAME]",
 	 "show a recipe (or who provides a name): versions, sources, status, what is installed"},
-	{"install", cmd_install, OPTS_CHANGE | OPT_BIT(OPT_LOCKED),
+	{"install", cmd_install, OPTS_CHANGE | OPT_BIT(OPT_LOCKED) | NO_RECIPES,
 	 "install SPEC... | --locked FILE", "add packages to an environment (a new generation)"},
 	{"list", cmd_list, OPT_ENV_BIT, "list [--env NAME]", "list what an environment holds"},
 	{"lock", cmd_lock, OPT_ENV_BIT | OPT_BIT(OPT_OUTPUT), "lock [--env NAME] [-o FILE]",
