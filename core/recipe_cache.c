@@ -37,31 +37,52 @@ static void sha256_hex(const char *const *parts, size_t n, char hex[65])
 	solv_chksum_free(c, NULL);
 }
 
-enum cfapkg_err cfa_recipe_cache_path(struct cfapkg_ctx *ctx, const char *source, const char *ext,
-                                      char **out)
+/* ROOT/cache/recipes/NAME in *out, the folder made; NULL as below. */
+static enum cfapkg_err cache_file(struct cfapkg_ctx *ctx, const char *name, char **out)
 {
-	char hex[65], name[96], *folder;
+	char *folder;
 	enum cfapkg_err e;
 
 	*out = NULL;
-	sha256_hex(&source, 1, hex);
 	if (!ctx->root && (e = cfapkg_ctx_set_root(ctx, NULL))) {
 		if (e == CFAPKG_E_NOMEM)
 			return e;
 		cfapkg_ctx_clear_error(ctx); /* no home folder: no cache either */
 		return CFAPKG_E_OK;
 	}
-	if (!cfa_plat_is_dir(ctx->root) ||
-	    !cfa_snprintf(name, sizeof(name), "recipes/%s.%s", hex, ext))
+	if (!cfa_plat_is_dir(ctx->root))
 		return CFAPKG_E_OK;
 	if (!(folder = cfa_root_path(ctx, CFA_CACHE, "recipes")))
 		return ctx->err_code;
-	if (cfa_plat_mkdir_p(folder) == 0 && !(*out = cfa_root_path(ctx, CFA_CACHE, name)))
-		e = ctx->err_code;
+	if (cfa_plat_mkdir_p(folder) == 0 && !(*out = cfa_aprintf("%s/%s", folder, name)))
+		e = cfa_nomem(ctx);
 	else
 		e = CFAPKG_E_OK;
 	cfa_free(folder);
 	return e;
+}
+
+enum cfapkg_err cfa_recipe_cache_path(struct cfapkg_ctx *ctx, const char *source, const char *ext,
+                                      char **out)
+{
+	char hex[65], name[96];
+
+	*out = NULL;
+	sha256_hex(&source, 1, hex);
+	/* 64 hex digits and a short extension always fit. */
+	if (!cfa_snprintf(name, sizeof(name), "%s.%s", hex, ext))
+		return CFAPKG_E_OK;
+	return cache_file(ctx, name, out);
+}
+
+enum cfapkg_err cfa_recipe_cache_file(struct cfapkg_ctx *ctx, const char *name, char **out)
+{
+	return cache_file(ctx, name, out);
+}
+
+void cfa_recipe_cache_hash(const char *const *parts, size_t n, char hex[65])
+{
+	sha256_hex(parts, n, hex);
 }
 
 static bool settled(const char *path, long long now)

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/ctx.h"
 
@@ -17,6 +18,13 @@
  * of memory fails. */
 enum cfapkg_err cfa_recipe_cache_path(struct cfapkg_ctx *ctx, const char *source, const char *ext,
                                       char **out);
+
+/* ROOT/cache/recipes/NAME, as above. */
+enum cfapkg_err cfa_recipe_cache_file(struct cfapkg_ctx *ctx, const char *name, char **out);
+
+/* The SHA-256 (hex) of the parts, each with its terminator (a single part
+ * without one). */
+void cfa_recipe_cache_hash(const char *const *parts, size_t n, char hex[65]);
 
 /* Whether every named file of dir was last written more than a second
  * ago: a file written within the second may be written again within the
@@ -58,5 +66,26 @@ enum cfapkg_err cfa_recipe_dir_cached(struct cfapkg_ctx *ctx, const char *dir, c
  * stamp; the file is parsed when the cache is missing, stale or damaged,
  * or the index is turned off. */
 enum cfapkg_err cfa_gpus_load_cached(struct cfapkg_ctx *ctx, const char *path);
+
+/* The recipes a request reached (reach_record.c): for each, the place of
+ * its folder in the load order and its own in the folder's file names.
+ * Kept per key, which covers the request, the platform, cfapkg's version
+ * and every folder's files, so that a plan asked again finds its recipes
+ * without building the index's pool. */
+struct cfa_reached {
+	bool narrowed;               /* recipes for other platforms were left out */
+	size_t n;
+	uint32_t *folder, *recipe;
+};
+
+/* The record for key in *out (*found false when there is none; a cache
+ * that cannot be read is none). */
+enum cfapkg_err cfa_reached_find(struct cfapkg_ctx *ctx, const char key[65],
+                                 struct cfa_reached *out, bool *found);
+/* Keeps the record for key, ahead of the others (the oldest past a few
+ * dozen are dropped). */
+enum cfapkg_err cfa_reached_keep(struct cfapkg_ctx *ctx, const char key[65],
+                                 const struct cfa_reached *r);
+void cfa_reached_fini(struct cfa_reached *r);
 
 #endif

@@ -61,6 +61,10 @@ struct writer {
 		uint32_t at, len;
 	} *strings;
 	size_t strings_cap, nstrings;
+	/* Ranges placed so far, by their text: a name's constraint is the
+	 * same struct wherever it is written ("cublas = 12" in each version). */
+	struct placed *ranges;
+	size_t ranges_cap, nranges;
 	bool failed;
 };
 
@@ -239,6 +243,69 @@ static void put_range(struct writer *w, size_t at, const void *elem)
 	          sizeof(*r->clauses), put_clause);
 }
 
+/* The text of the range placed at at. */
+static const char *placed_text(const struct writer *w, size_t at)
+{
+	uintptr_t text;
+
+	memcpy(&text, w->data + at + offsetof(struct cfa_range, text), sizeof(text));
+	return (const char *)w->data + text;
+}
+
+/* The table's slot for a range of text (kept at most half full). */
+static struct placed *range_slot(struct writer *w, const char *text)
+{
+	size_t mask = w->ranges_cap - 1, n = strlen(text);
+	size_t i = (size_t)checksum((const unsigned char *)text, n, UINT64_C(0xcbf29ce484222325)) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		struct placed *p = &w->ranges[i];
+		if (!p->len || (p->len == n + 1 && strcmp(placed_text(w, p->at), text) == 0))
+			return p;
+	}
+}
+
+static bool ranges_grow(struct writer *w)
+{
+	struct placed *old = w->ranges;
+	size_t i, cap = w->ranges_cap;
+
+	w->ranges_cap = cap ? cap * 2 : 64;
+	if (!(w->ranges = cfa_calloc(w->ranges_cap, sizeof(*w->ranges)))) {
+		w->ranges = old;
+		w->ranges_cap = cap;
+		return false;
+	}
+	for (i = 0; i < cap; i++)
+		if (old[i].len)
+			*range_slot(w, placed_text(w, old[i].at)) = old[i];
+	cfa_free(old);
+	return true;
+}
+
+/* A dependency's range, placed once per text: the text names the range
+ * whole (name and clauses are parsed from it), and the solver's cache in
+ * it holds the same Id for the same text. */
+static void put_shared_range(struct writer *w, size_t slot, const struct cfa_range *r)
+{
+	struct placed *p = NULL;
+	uintptr_t at;
+
+	if (r && r->text && !w->failed && (w->nranges + 1) * 2 > w->ranges_cap && !ranges_grow(w))
+		w->failed = true;
+	if (r && r->text && !w->failed && (p = range_slot(w, r->text))->len) {
+		link_to(w, slot, p->at, true);
+		return;
+	}
+	put_array(w, slot, r, 1, sizeof(*r), put_range);
+	if (p && !w->failed) {
+		memcpy(&at, w->data + slot, sizeof(at));
+		p->at = (uint32_t)at;
+		p->len = (uint32_t)strlen(r->text) + 1;
+		w->nranges++;
+	}
+}
+
 static void put_dep(struct writer *w, size_t at, const void *elem)
 {
 	const struct cfapkg_dep *d = elem;
@@ -247,7 +314,7 @@ static void put_dep(struct writer *w, size_t at, const void *elem)
 	put_str(w, FIELD(at, struct cfapkg_dep, name), d->name);
 	put_strv(w, FIELD(at, struct cfapkg_dep, os), d->os, d->nos);
 	put_strv(w, FIELD(at, struct cfapkg_dep, gfx), d->gfx, d->ngfx);
-	put_array(w, FIELD(at, struct cfapkg_dep, range), d->range, 1, sizeof(*d->range), put_range);
+	put_shared_range(w, FIELD(at, struct cfapkg_dep, range), d->range);
 }
 
 static void put_artifact(struct writer *w, size_t at, const void *elem)
@@ -472,6 +539,7 @@ static bool add_block(struct cfa_buf *file, struct entry *toc, block_fn *fill, s
 	cfa_free(w.data);
 	cfa_free(w.slots);
 	cfa_free(w.strings);
+	cfa_free(w.ranges);
 	return ok;
 }
 

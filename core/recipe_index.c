@@ -184,6 +184,23 @@ static bool payload_whole(FILE *f, uint64_t len, const char digest[65])
 	return left == 0 && fgetc(f) == EOF && strcmp(got, digest) == 0;
 }
 
+bool cfa_recipe_index_whole(const char *path, const char key[65])
+{
+	FILE *f = cfa_plat_fopen(path, "rb");
+	char line[512], want[256], digest[65];
+	uint64_t len = 0;
+	size_t plen;
+	bool whole;
+
+	if (!f)
+		return false;
+	whole = header_prefix(want, sizeof(want), key) && fgets(line, sizeof(line), f) &&
+	        strncmp(line, want, (plen = strlen(want))) == 0 &&
+	        header_rest(line + plen, digest, &len) && payload_whole(f, len, digest);
+	fclose(f);
+	return whole;
+}
+
 Repo *cfa_recipe_index_read(Pool *pool, const char *path, const char key[65])
 {
 	FILE *f = cfa_plat_fopen(path, "rb");

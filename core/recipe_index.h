@@ -39,6 +39,10 @@ enum cfapkg_err cfa_recipe_index_key(struct cfapkg_ctx *ctx, const char *dir, ch
  * error: the caller builds it again. */
 Repo *cfa_recipe_index_read(Pool *pool, const char *path, const char key[65]);
 
+/* Whether the cache at path is the one cfa_recipe_index_read would take,
+ * without reading it into a pool. */
+bool cfa_recipe_index_whole(const char *path, const char key[65]);
+
 /* Replaces the cache at path (atomically); a cache that cannot be written
  * is only not written: the one error is a want of memory. */
 enum cfapkg_err cfa_recipe_index_write(struct cfapkg_ctx *ctx, Repo *repo, const char *path,

@@ -33,10 +33,15 @@
 struct folder {
 	char *dir;
 	const char *origin;         /* NULL: "folder DIR", made when needed */
+	char **names;               /* its recipe files, sorted */
+	size_t nnames;
+	char key[65];               /* of those files (cfa_recipe_index_key) */
+	bool keyed;
+	char *solv_path, *image_path; /* its caches; NULL without a root */
 	Repo *repo;
 	struct cfapkg_ctx *parsed;  /* read whole (no usable cache): its set */
 	struct cfa_recipe_image *image; /* else the recipes as parsed before */
-	char *image_path;
+	bool image_opened;
 };
 
 struct reach {
@@ -55,8 +60,7 @@ struct reach {
 
 /* Parses the whole folder into a context of its own, makes its index and
  * caches both. */
-static enum cfapkg_err index_fresh(struct cfapkg_ctx *ctx, struct reach *r, struct folder *f,
-                                   char *const *names, size_t n, const char *key)
+static enum cfapkg_err index_fresh(struct cfapkg_ctx *ctx, struct reach *r, struct folder *f)
 {
 	enum cfapkg_err e;
 
@@ -67,44 +71,61 @@ static enum cfapkg_err index_fresh(struct cfapkg_ctx *ctx, struct reach *r, stru
 	if ((e = cfa_recipe_dir_parse(f->parsed, f->dir, f->origin)))
 		return cfa_fail(ctx, e, "%s", cfapkg_ctx_error(f->parsed));
 	f->repo = cfa_recipe_index_build(r->pool, f->parsed->recipes, f->parsed->nrecipes);
-	if (key && f->image_path)
-		e = cfa_recipe_caches_write(ctx, f->dir, names, n, key, f->repo, f->parsed->recipes);
+	if (f->keyed && f->solv_path)
+		e = cfa_recipe_caches_write(ctx, f->dir, f->names, f->nnames, f->key, f->repo,
+		                            f->parsed->recipes);
 	return e;
+}
+
+/* f's image, opened once (NULL: none, or another build's). */
+static enum cfapkg_err open_image(struct cfapkg_ctx *ctx, struct folder *f)
+{
+	if (f->image_opened || !f->image_path)
+		return CFAPKG_E_OK;
+	f->image_opened = true;
+	return cfa_recipe_image_open(ctx, f->image_path, f->key, f->nnames, &f->image);
 }
 
 /* The cached index of f and the image beside it.  A large folder has no
  * image: the recipes reached are parsed from their files.  A small one
  * without its image (a write cut short) is read whole and both are made
  * again. */
-static enum cfapkg_err cached(struct cfapkg_ctx *ctx, struct reach *r, struct folder *f,
-                              char *const *names, size_t n, const char *path, const char *key)
+static enum cfapkg_err cached(struct cfapkg_ctx *ctx, struct reach *r, struct folder *f)
 {
-	size_t len = strlen(path) - strlen(".solv");
 	bool small = false;
 	enum cfapkg_err e;
 
-	if (!(f->image_path = cfa_aprintf("%.*s.img", (int)len, path)))
-		return cfa_nomem(ctx);
-	if (!(f->repo = cfa_recipe_index_read(r->pool, path, key)))
+	if (!(f->repo = cfa_recipe_index_read(r->pool, f->solv_path, f->key)))
 		return CFAPKG_E_OK;
-	e = cfa_recipe_image_open(ctx, f->image_path, key, (size_t)f->repo->nsolvables, &f->image);
-	if (!e && !f->image && !(e = cfa_recipe_folder_small(ctx, f->dir, names, n, &small)) &&
-	    small) {
-		repo_free(f->repo, 1);
-		f->repo = NULL;
-	}
+	if ((size_t)f->repo->nsolvables != f->nnames)
+		e = CFAPKG_E_OK; /* another listing: read whole below */
+	else if ((e = open_image(ctx, f)) || f->image ||
+	         (e = cfa_recipe_folder_small(ctx, f->dir, f->names, f->nnames, &small)) || !small)
+		return e;
+	repo_free(f->repo, 1);
+	f->repo = NULL;
 	return e;
 }
 
-static enum cfapkg_err add_folder(struct cfapkg_ctx *ctx, const char *dir, const char *origin,
-                                  void *arg)
+/* The folder's index, cached or made. */
+static enum cfapkg_err index_folder(struct cfapkg_ctx *ctx, struct reach *r, struct folder *f)
+{
+	enum cfapkg_err e = f->solv_path ? cached(ctx, r, f) : CFAPKG_E_OK;
+
+	if (!e && !f->repo)
+		e = index_fresh(ctx, r, f);
+	return e;
+}
+
+/* Lists a folder and keys its files; its index is read only if the
+ * request is not one asked before (reach_record.c). */
+static enum cfapkg_err scan_folder(struct cfapkg_ctx *ctx, const char *dir, const char *origin,
+                                   void *arg)
 {
 	struct reach *r = arg;
 	struct folder *f;
-	char **names = NULL, key[65], *path = NULL;
-	size_t n = 0;
-	bool keyed;
 	enum cfapkg_err e;
+	size_t len;
 
 	if (!dir)
 		return CFAPKG_E_OK;
@@ -116,18 +137,15 @@ static enum cfapkg_err add_folder(struct cfapkg_ctx *ctx, const char *dir, const
 		return cfa_nomem(ctx);
 	r->n++;
 	f->origin = origin;
-	if ((e = cfa_recipe_dir_names(ctx, dir, &names, &n)))
+	if ((e = cfa_recipe_dir_names(ctx, dir, &f->names, &f->nnames)) ||
+	    (e = cfa_recipe_index_key(ctx, dir, f->names, f->nnames, f->key, &f->keyed)))
 		return e;
-	e = cfa_recipe_index_key(ctx, dir, names, n, key, &keyed);
-	if (!e && keyed)
-		e = cfa_recipe_cache_path(ctx, dir, "solv", &path);
-	if (!e && path)
-		e = cached(ctx, r, f, names, n, path, key);
-	if (!e && !f->repo)
-		e = index_fresh(ctx, r, f, names, n, keyed ? key : NULL);
-	cfa_free(path);
-	cfa_strv_free(names, n);
-	return e;
+	if (f->keyed && (e = cfa_recipe_cache_path(ctx, dir, "solv", &f->solv_path)))
+		return e;
+	len = f->solv_path ? strlen(f->solv_path) - strlen(".solv") : 0;
+	if (f->solv_path && !(f->image_path = cfa_aprintf("%.*s.img", (int)len, f->solv_path)))
+		return cfa_nomem(ctx);
+	return CFAPKG_E_OK;
 }
 
 /* The marks a recipe installable on OS and ARCH provides: exact, either
@@ -237,32 +255,27 @@ static struct folder *folder_of(struct reach *r, const Solvable *s)
 	return NULL;
 }
 
-/* The parsed recipe of solvable p: from its folder's whole read, else its
- * own file (the file name is the recipe's name). */
-static enum cfapkg_err recipe_of(struct cfapkg_ctx *ctx, struct reach *r, Id p,
+/* Recipe i of f (its i-th file name): from the folder's image, else its
+ * file. */
+static enum cfapkg_err recipe_at(struct cfapkg_ctx *ctx, struct folder *f, size_t i,
                                  struct cfapkg_recipe **out)
 {
-	const Solvable *s = r->pool->solvables + p;
-	struct folder *f = folder_of(r, s);
-	const char *name = pool_id2str(r->pool, s->name);
+	size_t len = strlen(f->names[i]) - strlen(".json");
 	enum cfapkg_err e;
 	char *path;
 
-	if (f->parsed) {
-		*out = f->parsed->recipes[p - f->repo->start];
-		return CFAPKG_E_OK;
-	}
+	*out = NULL;
 	if (!f->origin && !(f->origin = cfa_recipe_folder_origin(ctx, f->dir)))
 		return cfa_nomem(ctx);
-	*out = NULL;
-	if (f->image && (e = cfa_recipe_image_get(ctx, f->image, (size_t)(p - f->repo->start), out)))
+	if ((e = open_image(ctx, f)) ||
+	    (f->image && (e = cfa_recipe_image_get(ctx, f->image, i, out))))
 		return e;
 	/* A damaged block, or one of another recipe: its file is parsed. */
-	if (*out && strcmp((*out)->name, name) == 0) {
+	if (*out && strncmp((*out)->name, f->names[i], len) == 0 && (*out)->name[len] == '\0') {
 		(*out)->origin = f->origin;
 		return CFAPKG_E_OK;
 	}
-	if (!(path = cfa_aprintf("%s/%s.json", f->dir, name)))
+	if (!(path = cfa_aprintf("%s/%s", f->dir, f->names[i])))
 		return cfa_nomem(ctx);
 	e = cfa_recipe_parse(ctx, path, out);
 	cfa_free(path);
@@ -271,10 +284,33 @@ static enum cfapkg_err recipe_of(struct cfapkg_ctx *ctx, struct reach *r, Id p,
 	return e;
 }
 
+/* The parsed recipe of solvable p: from its folder's whole read, else as
+ * recipe_at reads it (solvables are in the folder's file order). */
+static enum cfapkg_err recipe_of(struct cfapkg_ctx *ctx, struct reach *r, Id p,
+                                 struct cfapkg_recipe **out)
+{
+	const Solvable *s = r->pool->solvables + p;
+	struct folder *f = folder_of(r, s);
+
+	if (f->parsed) {
+		*out = f->parsed->recipes[p - f->repo->start];
+		return CFAPKG_E_OK;
+	}
+	return recipe_at(ctx, f, (size_t)(p - f->repo->start), out);
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp((*(struct cfapkg_recipe *const *)a)->name,
 	              (*(struct cfapkg_recipe *const *)b)->name);
+}
+
+/* The set loaded, in name order, with what this machine trusted applied. */
+static enum cfapkg_err finish_set(struct cfapkg_ctx *ctx)
+{
+	if (ctx->nrecipes)
+		qsort(ctx->recipes, ctx->nrecipes, sizeof(*ctx->recipes), by_name);
+	return cfa_first_use_apply(ctx);
 }
 
 static enum cfapkg_err take_reached(struct cfapkg_ctx *ctx, struct reach *r)
@@ -292,9 +328,103 @@ static enum cfapkg_err take_reached(struct cfapkg_ctx *ctx, struct reach *r)
 		ctx->nrecipes = 0;
 		return e;
 	}
-	if (ctx->nrecipes)
-		qsort(ctx->recipes, ctx->nrecipes, sizeof(*ctx->recipes), by_name);
-	return cfa_first_use_apply(ctx);
+	return finish_set(ctx);
+}
+
+/* What the walk reached, as the record of it (reach_record.c). */
+static enum cfapkg_err record_of(struct cfapkg_ctx *ctx, const struct reach *r,
+                                 struct cfa_reached *rec)
+{
+	size_t i;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->narrowed = r->narrowed;
+	rec->folder = cfa_calloc(r->nqueue + 1, sizeof(*rec->folder));
+	rec->recipe = cfa_calloc(r->nqueue + 1, sizeof(*rec->recipe));
+	if (!rec->folder || !rec->recipe)
+		return cfa_nomem(ctx);
+	for (i = 0; i < r->nqueue; i++) {
+		const Solvable *s = r->pool->solvables + r->queue[i];
+		const struct folder *f = folder_of((struct reach *)r, s);
+		rec->folder[i] = (uint32_t)(f - r->f);
+		rec->recipe[i] = (uint32_t)(r->queue[i] - f->repo->start);
+	}
+	rec->n = r->nqueue;
+	return CFAPKG_E_OK;
+}
+
+/* The set from a record of the same request: *done false when the record
+ * names a recipe these folders do not hold (it then plays no part). */
+static enum cfapkg_err from_record(struct cfapkg_ctx *ctx, struct reach *r,
+                                   const struct cfa_reached *rec, bool *done)
+{
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i;
+
+	*done = false;
+	for (i = 0; i < rec->n; i++)
+		if (rec->folder[i] >= r->n || rec->recipe[i] >= r->f[rec->folder[i]].nnames)
+			return CFAPKG_E_OK;
+	/* A folder whose index is not whole, or a small one whose image is
+	 * gone (found damaged, or cut short), is left to the walk, which
+	 * makes them again. */
+	for (i = 0; i < r->n; i++)
+		if (!cfa_recipe_index_whole(r->f[i].solv_path, r->f[i].key))
+			return CFAPKG_E_OK;
+	for (i = 0; i < rec->n; i++) {
+		struct folder *f = &r->f[rec->folder[i]];
+		bool small = false;
+		if ((e = open_image(ctx, f)) ||
+		    (!f->image &&
+		     (e = cfa_recipe_folder_small(ctx, f->dir, f->names, f->nnames, &small))))
+			return e;
+		if (!f->image && small)
+			return CFAPKG_E_OK;
+	}
+	ctx->nrecipes = 0;
+	if (cfa_grow((void **)&ctx->recipes, &ctx->recipes_cap, rec->n + 1,
+	             sizeof(*ctx->recipes)) != 0)
+		return cfa_nomem(ctx);
+	for (i = 0; i < rec->n && !e; i++)
+		e = recipe_at(ctx, &r->f[rec->folder[i]], rec->recipe[i],
+		              &ctx->recipes[ctx->nrecipes++]);
+	if (e) {
+		ctx->nrecipes = 0;
+		return e;
+	}
+	r->narrowed = rec->narrowed;
+	*done = true;
+	return finish_set(ctx);
+}
+
+/* The key of a request's record: the format, this cfapkg, the platform, the
+ * names asked for and each folder with the key of its files; *ok false
+ * when a folder cannot be keyed or has no cache (no record then). */
+static enum cfapkg_err record_key(struct cfapkg_ctx *ctx, const struct reach *r,
+                                  const char *const *names, size_t n, const char *os,
+                                  const char *arch, char key[65], bool *ok)
+{
+	size_t i, k = 0, total = 4 + n + 2 * r->n;
+	const char **parts = cfa_calloc(total + 1, sizeof(*parts));
+
+	if (!parts)
+		return cfa_nomem(ctx);
+	parts[k++] = "cfapkg-reached 1";
+	parts[k++] = cfapkg_version_string();
+	parts[k++] = os ? os : "";
+	parts[k++] = arch ? arch : "";
+	for (i = 0; i < n; i++)
+		parts[k++] = names[i];
+	*ok = true;
+	for (i = 0; i < r->n; i++) {
+		*ok = *ok && r->f[i].keyed && r->f[i].solv_path;
+		parts[k++] = r->f[i].dir;
+		parts[k++] = r->f[i].key;
+	}
+	if (*ok)
+		cfa_recipe_cache_hash(parts, total, key);
+	cfa_free(parts);
+	return CFAPKG_E_OK;
 }
 
 /* The names and platform this closure was loaded for, kept to answer a
@@ -358,21 +488,54 @@ static void reach_free(struct reach *r)
 			cfa_recipe_caches_drop(r->f[i].image_path);
 		cfa_recipe_image_close(r->f[i].image);
 		cfa_free(r->f[i].image_path);
+		cfa_free(r->f[i].solv_path);
+		cfa_strv_free(r->f[i].names, r->f[i].nnames);
 		cfa_free(r->f[i].dir);
 	}
 	cfa_free(r->f);
 	cfa_free(r->win);
 	cfa_free(r->seen);
 	cfa_free(r->queue);
-	pool_free(r->pool);
+	if (r->pool)
+		pool_free(r->pool);
+}
+
+/* The walk over the folders' indexes; its result kept under key (NULL:
+ * not kept).  A name nothing provides is explained from every recipe
+ * (notes, suggestions): then they are all read. */
+static enum cfapkg_err walk_folders(struct cfapkg_ctx *ctx, struct reach *r,
+                                    const char *const *names, size_t n, const char *os,
+                                    const char *arch, const char *key)
+{
+	struct cfa_reached rec = {0};
+	enum cfapkg_err e = CFAPKG_E_OK;
+	size_t i;
+
+	r->pool = pool_create();
+	for (i = 0; i < r->n && !e; i++)
+		e = index_folder(ctx, r, &r->f[i]);
+	if (!e) {
+		platform_marks(r, os, arch);
+		e = walk(ctx, r, names, n);
+	}
+	if (!e && r->missing)
+		return cfapkg_recipes_load(ctx);
+	if (!e)
+		e = take_reached(ctx, r);
+	if (!e && key && !(e = record_of(ctx, r, &rec)))
+		e = cfa_reached_keep(ctx, key, &rec);
+	cfa_reached_fini(&rec);
+	return e;
 }
 
 enum cfapkg_err cfa_recipes_load_reaching(struct cfapkg_ctx *ctx, const char *const *names,
                                           size_t n, const char *os, const char *arch)
 {
 	struct reach r;
+	struct cfa_reached rec = {0};
+	char key[65];
 	enum cfapkg_err e;
-	bool channels = false;
+	bool channels = false, keyed = false, found = false, done = false;
 	size_t i;
 
 	if (ctx->loaded || (ctx->partial && all_reached(ctx, names, n, os, arch)))
@@ -386,17 +549,15 @@ enum cfapkg_err cfa_recipes_load_reaching(struct cfapkg_ctx *ctx, const char *co
 	if ((e = cfa_gpus_ensure(ctx)))
 		return e;
 	memset(&r, 0, sizeof(r));
-	r.pool = pool_create();
-	e = cfa_recipe_folders(ctx, add_folder, &r);
-	if (!e) {
-		platform_marks(&r, os, arch);
-		e = walk(ctx, &r, names, n);
-	}
-	/* A name nothing provides is explained from every recipe (notes,
-	 * suggestions): then they are all read. */
-	if (!e && r.missing)
-		e = cfapkg_recipes_load(ctx);
-	else if (!e && !(e = take_reached(ctx, &r)))
+	e = cfa_recipe_folders(ctx, scan_folder, &r);
+	if (!e)
+		e = record_key(ctx, &r, names, n, os, arch, key, &keyed);
+	if (!e && keyed && !(e = cfa_reached_find(ctx, key, &rec, &found)) && found)
+		e = from_record(ctx, &r, &rec, &done);
+	cfa_reached_fini(&rec);
+	if (!e && !done)
+		e = walk_folders(ctx, &r, names, n, os, arch, keyed ? key : NULL);
+	if (!e && !r.missing)
 		e = remember(ctx, &r, names, n, os, arch);
 	for (i = 0; i < r.n && !e && ctx->partial; i++)
 		if (r.f[i].parsed)

@@ -15,6 +15,8 @@
  *   holds too, so no part is being written; a younger one is kept for the
  *   interrupted download to resume.
  * Files added with add-file stay: views link them from there.
+ * From ROOT/cache/recipes it removes the caches of recipe folders this
+ * command does not read (sweep_recipe_cache).
  *
  * Every removal goes through take(), which also lists it: a dry run makes
  * the same decisions and lists the same things, removing nothing.
@@ -24,6 +26,9 @@
 
 #include "cache/cache.h"
 #include "core/layout.h"
+#include "core/gpus.h"
+#include "core/recipe_cache.h"
+#include "core/registry.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "env/env.h"
@@ -304,7 +309,8 @@ const char *cfapkg_gc_kind_name(enum cfapkg_gc_kind kind)
 	                                    [CFAPKG_GC_STORE] = "store",
 	                                    [CFAPKG_GC_DOWNLOAD] = "download",
 	                                    [CFAPKG_GC_PART] = "partial",
-	                                    [CFAPKG_GC_LOOKUP] = "lookup"};
+	                                    [CFAPKG_GC_LOOKUP] = "lookup",
+	                                    [CFAPKG_GC_RECIPE_CACHE] = "recipe-cache"};
 
 	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
 }
@@ -349,6 +355,7 @@ static void take(struct gc_state *g, struct cfapkg_gc_item it, const char *path,
 	r->unpacked += it.kind == CFAPKG_GC_DOWNLOAD && it.unpacked;
 	r->parts += it.kind == CFAPKG_GC_PART;
 	r->lookups += it.kind == CFAPKG_GC_LOOKUP;
+	r->recipe_caches += it.kind == CFAPKG_GC_RECIPE_CACHE;
 }
 
 /* A kept package's archive stays only while its store folder is missing
@@ -589,6 +596,79 @@ static int sweep_lookup(const char *name, void *arg)
 	return 0;
 }
 
+struct in_use {
+	const char *hex;            /* the name's hash part */
+	bool used;
+};
+
+static bool hash_of(const char *source, const char *hex)
+{
+	char got[65];
+
+	cfa_recipe_cache_hash(&source, 1, got);
+	return strcmp(got, hex) == 0;
+}
+
+/* Whether the folder, or its GPU table, is what the name's hash stands for. */
+static enum cfapkg_err folder_in_use(struct cfapkg_ctx *ctx, const char *dir, const char *origin,
+                                     void *arg)
+{
+	struct in_use *u = arg;
+	char *gpus;
+
+	(void)origin;
+	if (!dir || u->used)
+		return CFAPKG_E_OK;
+	if (!(gpus = cfa_aprintf("%s/%s", dir, CFA_GPUS_FILE)))
+		return cfa_nomem(ctx);
+	u->used = hash_of(dir, u->hex) || hash_of(gpus, u->hex);
+	cfa_free(gpus);
+	return CFAPKG_E_OK;
+}
+
+/* Whether the cache file name (in ROOT/cache/recipes) belongs to a folder
+ * or GPU table this command reads, or is the reach record. */
+static enum cfapkg_err cache_in_use(struct cfapkg_ctx *ctx, const char *name, bool *used)
+{
+	char hex[65];
+	struct in_use u = {hex, false};
+	const char *dot = strchr(name, '.');
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	*used = strcmp(name, "reached") == 0;
+	/* "HEX.solv", "HEX.img", "HEX.gpus"; a ".tmp" or ".part" after is a
+	 * write in progress or cut short: gc goes by its age. */
+	if (*used || !dot || dot - name != 64 || strchr(dot + 1, '.'))
+		return CFAPKG_E_OK;
+	memcpy(hex, name, 64);
+	hex[64] = '\0';
+	e = cfa_recipe_folders(ctx, folder_in_use, &u);
+	*used = u.used;
+	return e;
+}
+
+/* ROOT/cache/recipes: the caches of the folders and GPU tables this
+ * command reads stay (another --recipes folder's cache is only made again
+ * when next used); a half-written one goes once a day old, as a part. */
+static int sweep_recipe_cache(const char *name, void *arg)
+{
+	struct sweep *s = arg;
+	struct cfapkg_gc_item it = {CFAPKG_GC_RECIPE_CACHE, NULL, 0, name, 0, false};
+	bool used = true, partial = ends_in(name, ".tmp") || ends_in(name, ".part");
+	char *path;
+
+	if (name[0] == '.' || s->err || !(path = sweep_path(s, name)))
+		return 0;
+	if (!partial)
+		s->err = cache_in_use(s->g->ctx, name, &used);
+	if (!s->err && cfa_plat_is_file(path) && (partial ? stale(s, path) : !used)) {
+		it.bytes = size_of(path);
+		take(s->g, it, path, NULL, &s->err);
+	}
+	cfa_free(path);
+	return 0;
+}
+
 static bool keep_archives_set(void)
 {
 	char buf[8];
@@ -652,6 +732,8 @@ enum cfapkg_err cfapkg_gc_run(struct cfapkg_ctx *ctx, const struct cfapkg_gc_opt
 		e = sweep_place(&s, CFA_DOWNLOADS, NULL, sweep_download);
 	if (!e)
 		e = sweep_place(&s, CFA_APT, "lookups", sweep_lookup);
+	if (!e && !o->downloads_only)
+		e = sweep_place(&s, CFA_CACHE, "recipes", sweep_recipe_cache);
 	keep_fini(&g.keep);
 	keep_fini(&g.unpacked);
 	return e;

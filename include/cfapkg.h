@@ -1669,9 +1669,11 @@ enum cfapkg_gc_kind {
 	CFAPKG_GC_DOWNLOAD,        /* an archive in ROOT/downloads (name: its SHA-256) */
 	CFAPKG_GC_PART,            /* a partial download (name: NAME.part, or a lone
 	                              NAME.part.meta); bytes count its .meta too */
-	CFAPKG_GC_LOOKUP           /* an APT lookup in ROOT/apt/lookups (name: its file)
+	CFAPKG_GC_LOOKUP,          /* an APT lookup in ROOT/apt/lookups (name: its file)
 	                              whose index no recipe pins and the download cache
 	                              no longer holds, or that another cfapkg wrote */
+	CFAPKG_GC_RECIPE_CACHE     /* a cache in ROOT/cache/recipes of a recipe folder no longer
+	                              read, or a write cut short a day ago (name: its file) */
 };
 struct cfapkg_gc_item {
 	enum cfapkg_gc_kind kind;
@@ -1683,7 +1685,8 @@ struct cfapkg_gc_item {
 	bool unpacked;             /* downloads: kept generations use it, and its store
 	                              folder exists */
 };
-/** "generation", "store", "download", "partial", "lookup".  Static storage. */
+/** "generation", "store", "download", "partial", "lookup", "recipe-cache".  Static
+ * storage. */
 CFAPKG_API const char *cfapkg_gc_kind_name(enum cfapkg_gc_kind kind);
 
 struct cfapkg_gc_result {
@@ -1693,6 +1696,7 @@ struct cfapkg_gc_result {
 	size_t parts;              /* partial downloads given up (a day old) */
 	size_t lookups;            /* APT lookups no longer of use */
 	uint64_t bytes;            /* space freed */
+	size_t recipe_caches;      /* caches of recipe folders no longer read */
 	struct cfapkg_gc_item *items; /* each thing removed, in order (cfapkg_gc_run;
 	                              cfapkg_gc leaves NULL) */
 	size_t nitems;

@@ -168,6 +168,9 @@ static void print_gc_item(const char *verb, const struct cfapkg_gc_item *it)
 	else if (it->kind == CFAPKG_GC_LOOKUP)
 		printf("%s APT lookup %s (%s, its index is no longer pinned or cached)\n", verb,
 		       it->name, size);
+	else if (it->kind == CFAPKG_GC_RECIPE_CACHE)
+		printf("%s recipe cache %s (%s, of a recipe folder no longer read)\n", verb,
+		       it->name, size);
 	else
 		printf("%s partial download %s (%s, last written over a day ago)\n", verb, it->name,
 		       size);
@@ -178,12 +181,18 @@ static void print_gc_summary(const struct cfapkg_gc_result *r, bool dry_run)
 {
 	char size[32];
 
-	char lookups[48] = "";
+	char lookups[96] = "";
+	size_t len;
 
-	/* Named only when there are some: most roots have no APT source. */
+	/* Named only when there are some: most roots have no APT source, and
+	 * keep reading the same recipe folders. */
 	if (r->lookups)
 		cli_fit(lookups, sizeof(lookups), ", %lu APT %s", (unsigned long)r->lookups,
 		        plural(r->lookups, "lookup", "lookups"));
+	len = strlen(lookups);
+	if (r->recipe_caches)
+		cli_fit(lookups + len, sizeof(lookups) - len, ", %lu recipe %s",
+		        (unsigned long)r->recipe_caches, plural(r->recipe_caches, "cache", "caches"));
 	printf("%s %lu %s, %lu store %s, %lu %s and %lu partial %s%s: %s %s\n",
 	       dry_run ? "gc would remove" : "Removed", (unsigned long)r->generations,
 	       plural(r->generations, "generation", "generations"), (unsigned long)r->prefixes,
@@ -237,6 +246,7 @@ int cmd_gc(struct cfapkg_ctx *ctx, const struct cli *cli)
 		cJSON_AddNumberToObject(j, "downloads", (double)r.downloads);
 		cJSON_AddNumberToObject(j, "parts", (double)r.parts);
 		cJSON_AddNumberToObject(j, "lookups", (double)r.lookups);
+		cJSON_AddNumberToObject(j, "recipe_caches", (double)r.recipe_caches);
 		cJSON_AddNumberToObject(j, "bytes_freed", (double)r.bytes);
 		cJSON_AddItemToObject(j, "items", gc_items_json(&r));
 		json_print(j);

@@ -15,6 +15,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -300,7 +301,10 @@ bool cli_parse(int argc, char **argv, struct cli *cli, const struct cli_commands
 	char shorts[2 * NDEFS + 4];
 	bool rest = false;
 
-	memset(cli, 0, sizeof(*cli));
+	memset(cli, 0, offsetof(struct cli, args));
+	/* Commands name their first arguments by place (args[3] at most):
+	 * those read as NULL when not given. */
+	memset(cli->args, 0, 8 * sizeof(cli->args[0]));
 	cli->argc = argc;
 	cli->argv = argv;
 	cli->commands = table;

@@ -98,10 +98,8 @@ struct cli_opt_value {
 
 struct cli {
 	const char *command;
-	const char *args[CLI_MAX_ARGS];         /* positional arguments after the command */
-	size_t nargs;
-	struct cli_opt_value opts[CLI_MAX_ARGS]; /* in command-line order */
-	size_t nopts;
+	size_t nargs;                                 /* args in use */
+	size_t nopts;                                 /* opts in use */
 	unsigned long long seen;                      /* OPT_BIT of each option given */
 	bool json, quiet, yes;
 	unsigned verbose;                             /* how many times -v was given */
@@ -110,6 +108,11 @@ struct cli {
 	int argc;                                     /* the command line as typed */
 	char **argv;
 	const struct cli_commands *commands;          /* the table it was parsed against */
+	/* Last, and read below their counts only: cli_parse clears what comes
+	 * before them and a few arguments, not all 24 KiB, each fresh page of
+	 * which would cost every command a page fault. */
+	const char *args[CLI_MAX_ARGS];         /* positional arguments after the command */
+	struct cli_opt_value opts[CLI_MAX_ARGS]; /* in command-line order */
 };
 
 /* What the parser asks of the command table once it has read the

@@ -20,7 +20,11 @@ image (*.gpus):
   Linux-only parts as a whole read does;
 - a damaged image is read from the recipe files instead and made again,
   byte for byte as a fresh root makes it (no address of the process that
-  wrote it is left in it); a changed or damaged gpus.json cache alike.
+  wrote it is left in it); a changed or damaged gpus.json cache alike;
+- the recipes each request reached are recorded (cache/recipes/reached,
+  a line per request), and a damaged record changes no plan;
+- gc removes the caches of folders the command does not read, naming
+  each, and keeps those it reads.
 The real recipes are copied into a folder of the test's own; nothing is
 downloaded."""
 import json
@@ -218,6 +222,39 @@ def gpus_changed(r):
     same_as_whole(r, "an edited GPU table", "pytorch-cuda-stack")
 
 
+def reached_record(r):
+    record = r.path / "cache" / "recipes" / "reached"
+    check("the recipes a request reached are recorded", record.is_file())
+    first = record.read_text().splitlines() if record.is_file() else []
+    same_as_whole(r, "another request", "zluda")
+    lines = record.read_text().splitlines() if record.is_file() else []
+    check("... one line per request, the newest first",
+          len(lines) == len(first) + 1 and lines[1:] == first, lines)
+    record.write_text("0" * 64 + " 1 2 9.9 0.x\n" + "garbage\n")
+    same_as_whole(r, "a damaged record", "pytorch-cuda-stack")
+    same_as_whole(r, "a plan after the record is mended", "pytorch-cuda-stack")
+
+
+def gc_of_caches(r):
+    e = {"CFAPKG_ROOT": str(r.path), "CFAPKG_NO_BUILTIN_RECIPES": "1", "CFAPKG_RECIPES": ""}
+    kept = harness.run(BIN, "gc", "--json", "--recipes", str(r.recipes), env=e)
+    doc = json.loads(kept.stdout or "{}")
+    check("gc keeps the caches of the folders it reads",
+          kept.returncode == 0 and doc.get("recipe_caches") == 0, kept.stdout[-300:])
+    other = r.path.parent / "other-recipes"
+    other.mkdir(exist_ok=True)
+    before = sorted(p.name for p in (r.path / "cache" / "recipes").iterdir())
+    gone = harness.run(BIN, "gc", "--json", "--recipes", str(other), env=e)
+    doc = json.loads(gone.stdout or "{}")
+    listed = sorted(i["name"] for i in doc.get("items", []) if i["kind"] == "recipe-cache")
+    check("gc removes the caches of a folder it no longer reads, and names them",
+          gone.returncode == 0 and listed == [n for n in before if n != "reached"], listed)
+    check("... the record of requests stays",
+          sorted(p.name for p in (r.path / "cache" / "recipes").iterdir()) == ["reached"])
+    same_as_whole(r, "a plan after gc", "pytorch-cuda-stack")
+    check("... which caches the folder again", len(r.caches("img")) == 1)
+
+
 def fresh_edit_not_cached(tmp):
     r = Root(tmp, "fresh")
     os.utime(r.recipes / "zluda.json")  # written just now
@@ -267,6 +304,8 @@ def main():
             recipe_changed(r, before)
             image_damaged(r, tmp)
             gpus_changed(r)
+            reached_record(r)
+            gc_of_caches(r)
             damaged_rebuilt(r)
             unknown_name(r)
             same_as_whole(r, "a version no recipe has", "zluda==99")
