@@ -42,6 +42,7 @@ struct folder {
 	struct cfapkg_ctx *parsed;  /* read whole (no usable cache): its set */
 	struct cfa_recipe_image *image; /* else the recipes as parsed before */
 	bool image_opened;
+	int small;                  /* -1 not known yet, else whether it has an image */
 };
 
 struct reach {
@@ -86,6 +87,17 @@ static enum cfapkg_err open_image(struct cfapkg_ctx *ctx, struct folder *f)
 	return cfa_recipe_image_open(ctx, f->image_path, f->key, f->nnames, &f->image);
 }
 
+/* Whether f is small enough to have an image, looked at once. */
+static enum cfapkg_err folder_small(struct cfapkg_ctx *ctx, struct folder *f, bool *small)
+{
+	enum cfapkg_err e = CFAPKG_E_OK;
+
+	if (f->small < 0 && !(e = cfa_recipe_folder_small(ctx, f->dir, f->names, f->nnames, small)))
+		f->small = *small;
+	*small = f->small > 0;
+	return e;
+}
+
 /* The cached index of f and the image beside it.  A large folder has no
  * image: the recipes reached are parsed from their files.  A small one
  * without its image (a write cut short) is read whole and both are made
@@ -100,7 +112,7 @@ static enum cfapkg_err cached(struct cfapkg_ctx *ctx, struct reach *r, struct fo
 	if ((size_t)f->repo->nsolvables != f->nnames)
 		e = CFAPKG_E_OK; /* another listing: read whole below */
 	else if ((e = open_image(ctx, f)) || f->image ||
-	         (e = cfa_recipe_folder_small(ctx, f->dir, f->names, f->nnames, &small)) || !small)
+	         (e = folder_small(ctx, f, &small)) || !small)
 		return e;
 	repo_free(f->repo, 1);
 	f->repo = NULL;
@@ -133,6 +145,7 @@ static enum cfapkg_err scan_folder(struct cfapkg_ctx *ctx, const char *dir, cons
 		return cfa_nomem(ctx);
 	f = &r->f[r->n];
 	memset(f, 0, sizeof(*f));
+	f->small = -1;
 	if (!(f->dir = cfa_strdup(dir)))
 		return cfa_nomem(ctx);
 	r->n++;
@@ -374,9 +387,7 @@ static enum cfapkg_err from_record(struct cfapkg_ctx *ctx, struct reach *r,
 	for (i = 0; i < rec->n; i++) {
 		struct folder *f = &r->f[rec->folder[i]];
 		bool small = false;
-		if ((e = open_image(ctx, f)) ||
-		    (!f->image &&
-		     (e = cfa_recipe_folder_small(ctx, f->dir, f->names, f->nnames, &small))))
+		if ((e = open_image(ctx, f)) || (!f->image && (e = folder_small(ctx, f, &small))))
 			return e;
 		if (!f->image && small)
 			return CFAPKG_E_OK;
