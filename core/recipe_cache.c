@@ -175,10 +175,10 @@ enum cfapkg_err cfa_recipe_caches_write(struct cfapkg_ctx *ctx, const char *dir,
 }
 
 /* Every block of the image, in out; *found false at the first that is
- * damaged or of another name (the image and its index are then removed,
- * to be made again). */
+ * damaged or of another name (the caller then removes the image and its
+ * index, to be made again). */
 static enum cfapkg_err all_blocks(struct cfapkg_ctx *ctx, struct cfa_recipe_image *im,
-                                  const char *img, char *const *names, size_t n,
+                                  char *const *names, size_t n,
                                   struct cfapkg_recipe **out, bool *found)
 {
 	enum cfapkg_err e = CFAPKG_E_OK;
@@ -191,8 +191,6 @@ static enum cfapkg_err all_blocks(struct cfapkg_ctx *ctx, struct cfa_recipe_imag
 		*found = out[i] && strncmp(out[i]->name, names[i], len) == 0 &&
 		         out[i]->name[len] == '\0';
 	}
-	if (!e && !*found)
-		cfa_recipe_caches_drop(img);
 	return e;
 }
 
@@ -208,8 +206,11 @@ enum cfapkg_err cfa_recipe_dir_cached(struct cfapkg_ctx *ctx, const char *dir, c
 	if (!e && img)
 		e = cfa_recipe_image_open(ctx, img, key, n, &im);
 	if (!e && im)
-		e = all_blocks(ctx, im, img, names, n, out, found);
+		e = all_blocks(ctx, im, names, n, out, found);
 	cfa_recipe_image_close(im);
+	/* Removed once closed: Windows removes no file that is open. */
+	if (!e && im && !*found)
+		cfa_recipe_caches_drop(img);
 	cfa_free(solv);
 	cfa_free(img);
 	return e;

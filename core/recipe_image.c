@@ -737,6 +737,7 @@ enum cfapkg_err cfa_gpus_image_read(struct cfapkg_ctx *ctx, const char *path, co
 	struct cfa_recipe_image *im = NULL;
 	struct cfa_gpus *g = NULL;
 	const struct cfa_gpus *saved = NULL;
+	bool damaged;
 	enum cfapkg_err e = cfa_recipe_image_open(ctx, path, key, 1, &im);
 
 	*out = NULL;
@@ -752,10 +753,12 @@ enum cfapkg_err cfa_gpus_image_read(struct cfapkg_ctx *ctx, const char *path, co
 		*out = g;
 	} else
 		cfa_gpus_free(g);
-	/* A damaged table is made again by the next load. */
-	if (im && im->damaged)
-		cfa_plat_remove(path);
+	damaged = im && im->damaged;
 	cfa_recipe_image_close(im);
+	/* A damaged table is made again by the next load (removed once
+	 * closed: Windows removes no file that is open). */
+	if (damaged)
+		cfa_plat_remove(path);
 	return e;
 }
 

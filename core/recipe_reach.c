@@ -488,6 +488,7 @@ static bool all_reached(const struct cfapkg_ctx *ctx, const char *const *names, 
 static void reach_free(struct reach *r)
 {
 	size_t i;
+	bool damaged;
 
 	for (i = 0; i < r->n; i++) {
 		/* What the set took from a whole read was moved into ctx's
@@ -495,9 +496,11 @@ static void reach_free(struct reach *r)
 		cfapkg_ctx_free(r->f[i].parsed);
 		/* A damaged image and its index are made again by the next
 		 * command. */
-		if (r->f[i].image && cfa_recipe_image_damaged(r->f[i].image))
-			cfa_recipe_caches_drop(r->f[i].image_path);
+		damaged = r->f[i].image && cfa_recipe_image_damaged(r->f[i].image);
+		/* Closed first: Windows removes no file that is open. */
 		cfa_recipe_image_close(r->f[i].image);
+		if (damaged)
+			cfa_recipe_caches_drop(r->f[i].image_path);
 		cfa_free(r->f[i].image_path);
 		cfa_free(r->f[i].solv_path);
 		cfa_strv_free(r->f[i].names, r->f[i].nnames);
