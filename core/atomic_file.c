@@ -30,8 +30,9 @@ enum cfapkg_err cfa_path(struct cfapkg_ctx *ctx, char **out, const char *fmt, ..
 	return e;
 }
 
-enum cfapkg_err cfa_write_atomic(struct cfapkg_ctx *ctx, const char *path, const char *data,
-                                 size_t len)
+/* The file replaced; its folder flushed too when sync_folder. */
+static enum cfapkg_err replace(struct cfapkg_ctx *ctx, const char *path, const char *data,
+                               size_t len, bool sync_folder)
 {
 	char *tmp, *slash;
 	FILE *f;
@@ -66,13 +67,25 @@ enum cfapkg_err cfa_write_atomic(struct cfapkg_ctx *ctx, const char *path, const
 	memcpy(tmp, path, strlen(path) + 1);
 	/* The folder is flushed too: until it is, the rename itself may not
 	 * survive a power cut. */
-	if (!rc && (slash = strrchr(tmp, '/')) != NULL) {
+	if (!rc && sync_folder && (slash = strrchr(tmp, '/')) != NULL) {
 		*slash = '\0';
 		cfa_plat_sync_dir(tmp);
 	}
 	cfa_free(tmp);
 	return rc ? cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot write: %s", path, cfa_plat_strerror(rc))
 	          : CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfa_write_atomic(struct cfapkg_ctx *ctx, const char *path, const char *data,
+                                 size_t len)
+{
+	return replace(ctx, path, data, len, true);
+}
+
+enum cfapkg_err cfa_write_atomic_in(struct cfapkg_ctx *ctx, const char *path, const char *data,
+                                    size_t len)
+{
+	return replace(ctx, path, data, len, false);
 }
 
 enum cfapkg_err cfa_write_json(struct cfapkg_ctx *ctx, const char *path, cJSON *doc)

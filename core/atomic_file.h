@@ -23,6 +23,10 @@ enum cfapkg_err cfa_vpath(struct cfapkg_ctx *ctx, char **out, const char *fmt, v
 /* Writes path.tmp, flushes it to the disk and renames it over path. */
 enum cfapkg_err cfa_write_atomic(struct cfapkg_ctx *ctx, const char *path, const char *data,
                                  size_t len);
+/* The same, the folder left to the caller to flush: one that renames
+ * more in the same folder flushes it once, after the last. */
+enum cfapkg_err cfa_write_atomic_in(struct cfapkg_ctx *ctx, const char *path, const char *data,
+                                    size_t len);
 /* The same for a JSON document (consumed); a NULL doc, whose build ran
  * out of memory, writes nothing and is CFAPKG_E_NOMEM. */
 enum cfapkg_err cfa_write_json(struct cfapkg_ctx *ctx, const char *path, cJSON *doc);

@@ -32,9 +32,12 @@ void cfa_env_link_current(const char *envdir, unsigned gen)
 
 	/* Not an error: 'current' is switched, and programs are then given
 	 * the numbered folder (cfa_env_program_dir). */
-	if (link && cfa_snprintf(name, sizeof(name), "%u", gen) && cfa_plat_dir_link(link, name) == 0)
-		cfa_plat_sync_dir(envdir);
+	if (link && cfa_snprintf(name, sizeof(name), "%u", gen))
+		cfa_plat_dir_link(link, name);
 	cfa_free(link);
+	/* One flush for both renames, 'current''s and the link's (a power
+	 * cut before it may keep either; recovery relinks to 'current'). */
+	cfa_plat_sync_dir(envdir);
 }
 
 /* The generation the link names, read back from the link itself.  Anything else

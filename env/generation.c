@@ -105,7 +105,9 @@ static cJSON *meta_json(unsigned gen, unsigned prev, unsigned seq, const char *c
 }
 
 /* The step that makes gen current: 'current' is replaced whole by an atomic
- * write, so a reader sees either the old number or the new one. */
+ * write, so a reader sees either the old number or the new one.  The
+ * folder is flushed by cfa_env_link_current, which every caller runs
+ * next. */
 static enum cfapkg_err set_current(struct cfapkg_ctx *ctx, const char *envdir, unsigned gen)
 {
 	char *path, text[16]; /* a number of at most 10 digits */
@@ -115,7 +117,7 @@ static enum cfapkg_err set_current(struct cfapkg_ctx *ctx, const char *envdir, u
 		return cfa_fail(ctx, CFAPKG_E_USAGE, "generation %u: too large", gen);
 	if ((e = cfa_path(ctx, &path, "%s/current", envdir)))
 		return e;
-	e = cfa_write_atomic(ctx, path, text, strlen(text));
+	e = cfa_write_atomic_in(ctx, path, text, strlen(text));
 	cfa_free(path);
 	return e;
 }
