@@ -111,6 +111,33 @@ enum cfapkg_err cfa_channel_signed_read(struct cfapkg_ctx *ctx, const char *name
  * and the array. */
 enum cfapkg_err cfa_channel_names(struct cfapkg_ctx *ctx, char ***names, size_t *n);
 
+/* One accepted index as a plan finds it: its file, the file's stamp (the
+ * one recorded when it was accepted) and the accepted version. */
+struct cfa_channel_seen {
+	const char *label;
+	const char *stamp;
+	uint64_t version;
+};
+
+struct cfa_gpus;
+
+/* The index's recipes (each given origin; *list cfa_free, the recipes in
+ * ctx's arena) and its GPU table (*gpus, cfa_gpus_free; NULL when it has
+ * none) from their cache; *list NULL when there is no cache for seen or it
+ * is damaged (a damaged one is removed). */
+enum cfapkg_err cfa_channel_cached(struct cfapkg_ctx *ctx, const struct cfa_channel_seen *seen,
+                                   const char *origin, struct cfapkg_recipe ***list, size_t *n,
+                                   struct cfa_gpus **gpus);
+/* Caches the n recipes and the GPU table (NULL: the index has none) parsed
+ * from the index seen; a cache that cannot be written is only not
+ * written. */
+enum cfapkg_err cfa_channel_cache_write(struct cfapkg_ctx *ctx,
+                                        const struct cfa_channel_seen *seen,
+                                        struct cfapkg_recipe *const *recipes, size_t n,
+                                        const struct cfa_gpus *gpus);
+/* Removes the cache of the index file label (its index was refused). */
+void cfa_channel_cache_drop(struct cfapkg_ctx *ctx, const char *label);
+
 /* Adds one channel's recipes to the set (the registry's job). */
 typedef enum cfapkg_err (*cfa_channel_add_fn)(struct cfapkg_ctx *ctx,
                                               struct cfapkg_recipe **recipes, size_t n,

@@ -20,22 +20,49 @@ void cfa_b64_encode(const unsigned char *in, size_t n, char *out)
 	EVP_EncodeBlock((unsigned char *)out, in, (int)n);
 }
 
-/* Decodes exactly want bytes from text (padding included), else false. */
+/* The value of one base64 digit, or -1. */
+static int b64_digit(char c)
+{
+	static const char digits[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const char *at = c ? strchr(digits, c) : NULL;
+
+	return at ? (int)(at - digits) : -1;
+}
+
+/* Decodes exactly want bytes from text (padding included), else false.
+ * Decoded here rather than by libcrypto: reading a channel's keys is part
+ * of every plan, and loading libcrypto for it costs more than the plan. */
 bool cfa_b64_decode(const char *text, unsigned char *out, size_t want)
 {
-	size_t len = strlen(text), pad = 0;
-	unsigned char buf[128];
-	int n;
+	size_t len = strlen(text), pad, i, k = 0;
+	uint32_t acc = 0;
 
-	if (len == 0 || len % 4 || len / 4 * 3 > sizeof(buf))
+	if (len == 0 || len % 4)
 		return false;
-	pad = (text[len - 1] == '=') + (len > 1 && text[len - 2] == '=');
-	n = EVP_DecodeBlock(buf, (const unsigned char *)text, (int)len);
-	/* EVP_DecodeBlock counts the padding as zero bytes. */
-	if (n < 0 || (size_t)n - pad != want)
+	pad = (text[len - 1] == '=') + (text[len - 2] == '=');
+	if (len / 4 * 3 - pad != want)
 		return false;
-	memcpy(out, buf, want);
-	return true;
+	for (i = 0; i < len - pad; i++) {
+		int d = b64_digit(text[i]);
+		if (d < 0)
+			return false;
+		acc = acc << 6 | (uint32_t)d;
+		if (i % 4 == 3) {
+			out[k++] = (unsigned char)(acc >> 16);
+			out[k++] = (unsigned char)(acc >> 8);
+			out[k++] = (unsigned char)acc;
+		}
+	}
+	/* The last group: 2 or 3 digits give 1 or 2 bytes; the bits left
+	 * over must be zero, as an encoder writes them. */
+	if (pad == 2 && (acc & 0xf) == 0)
+		out[k++] = (unsigned char)(acc >> 4);
+	else if (pad == 1 && (acc & 0x3) == 0) {
+		out[k++] = (unsigned char)(acc >> 10);
+		out[k++] = (unsigned char)(acc >> 2);
+	}
+	return k == want;
 }
 
 /* The first 8 bytes of the key's SHA-256, in hex: short enough to print,

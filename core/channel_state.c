@@ -20,6 +20,7 @@
 #include "core/json_build.h"
 #include "core/layout.h"
 #include "core/mem.h"
+#include "core/recipe_cache.h"
 #include "core/strbuf.h"
 #include "core/utc.h"
 #include "platform/platform.h"
@@ -280,17 +281,78 @@ static const char *origin_of(struct cfapkg_ctx *ctx, const struct cfa_channel_st
 	return kept;
 }
 
+/* The index read from its signed file: its signatures checked unless it
+ * is the file accepted (seen->stamp set), its recipes added and its GPU
+ * table taken; when it is the accepted file both are cached for the next
+ * command, and when it is refused so is its cache. */
+static enum cfapkg_err from_index(struct cfapkg_ctx *ctx, const struct cfa_channel_state *st,
+                                  const struct cfa_channel_seen *seen, const char *origin,
+                                  cfa_channel_add_fn add, void *arg)
+{
+	struct cfapkg_recipe **list = NULL;
+	const char *payload = NULL;
+	const cJSON *gpus;
+	char *text = NULL;
+	struct cfa_index ix;
+	size_t len = 0, n = 0;
+	enum cfapkg_err e = cfa_channel_signed_read(ctx, st->name, &text, &payload, &len);
+
+	if (!e && (e = cfa_index_open(ctx, seen->label, payload, len, text,
+	                              seen->stamp ? NULL : &st->keys, &ix)) == CFAPKG_E_INTEGRITY)
+		cfa_channel_cache_drop(ctx, seen->label);
+	if (e) {
+		cfa_free(text);
+		return e;
+	}
+	gpus = cJSON_GetObjectItemCaseSensitive(ix.doc, "gpus");
+	if (!(e = cfa_index_recipes(ctx, &ix, seen->label, origin, &list, &n)))
+		e = add(ctx, list, n, arg);
+	/* An index may carry GPU facts along with its recipes; they go into
+	 * the same context. */
+	if (!e && gpus)
+		e = cfa_gpus_load_json(ctx, seen->label, gpus);
+	/* As for folders, an index too large for an image is parsed each
+	 * time. */
+	if (!e && seen->stamp && !ctx->no_index && len <= CFA_IMAGE_FOLDER_MAX)
+		e = cfa_channel_cache_write(ctx, seen, list, n, gpus ? ctx->gpus : NULL);
+	/* The recipes handed to add must not point into ix: it is closed right
+	 * here. */
+	cfa_index_close(&ix);
+	cfa_free(list);
+	cfa_free(text);
+	return e;
+}
+
+/* The accepted index from its cache; *done false when there is none. */
+static enum cfapkg_err from_cache(struct cfapkg_ctx *ctx, const struct cfa_channel_seen *seen,
+                                  const char *origin, cfa_channel_add_fn add, void *arg,
+                                  bool *done)
+{
+	struct cfapkg_recipe **list = NULL;
+	struct cfa_gpus *gpus = NULL;
+	size_t n = 0;
+	enum cfapkg_err e = cfa_channel_cached(ctx, seen, origin, &list, &n, &gpus);
+
+	*done = !e && list;
+	if (*done && !(e = add(ctx, list, n, arg)) && gpus) {
+		/* As a parsed table does: the channel's replaces the one before. */
+		cfa_gpus_free(ctx->gpus);
+		ctx->gpus = gpus;
+		gpus = NULL;
+	}
+	cfa_gpus_free(gpus);
+	cfa_free(list);
+	return e;
+}
+
 static enum cfapkg_err load_one(struct cfapkg_ctx *ctx, const char *name,
                                 cfa_channel_add_fn add, void *arg)
 {
 	struct cfa_channel_state st;
-	struct cfapkg_recipe **list = NULL;
-	const char *payload = NULL, *origin = NULL;
-	char *text = NULL, *label = NULL;
-	struct cfa_index ix;
-	char stamp[64];
-	bool unchanged;
-	size_t len = 0, n = 0;
+	struct cfa_channel_seen seen = {NULL, NULL, 0};
+	const char *origin = NULL;
+	char *label = NULL, stamp[64];
+	bool done = false;
 	enum cfapkg_err e = cfa_channel_state_read(ctx, name, &st);
 
 	/* On failure *st holds nothing: the caller needs to free nothing. */
@@ -302,34 +364,22 @@ static enum cfapkg_err load_one(struct cfapkg_ctx *ctx, const char *name,
 	}
 	/* label, the index's path, names the file in errors and is the file
 	 * whose stamp is compared below. */
-	if (!(e = cfa_channel_signed_read(ctx, name, &text, &payload, &len)) &&
-	    (!(label = cfa_channel_file(ctx, name, "index.signed")) ||
-	     !(origin = origin_of(ctx, &st))))
+	if (!(label = cfa_channel_file(ctx, name, "index.signed")) ||
+	    !(origin = origin_of(ctx, &st)))
 		e = label ? cfa_nomem(ctx) : ctx->err_code;
+	seen.label = label;
+	seen.version = st.version;
 	/* Checked when it was accepted; checked again only if it changed since
 	 * (the first signature check of a process costs OpenSSL's start-up,
-	 * about 2 ms). */
-	if (!e && !cfa_plat_file_stamp(label, stamp))
-		stamp[0] = '\0';
-	/* No stamp recorded, or none readable now, counts as changed: the
-	 * signatures are checked. */
-	unchanged = !e && st.stamp[0] && strcmp(stamp, st.stamp) == 0;
-	if (!e && !(e = cfa_index_open(ctx, label, payload, len, text,
-	                               unchanged ? NULL : &st.keys, &ix))) {
-		const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(ix.doc, "gpus");
-		if (!(e = cfa_index_recipes(ctx, &ix, label, origin, &list, &n)))
-			e = add(ctx, list, n, arg);
-		/* An index may carry GPU facts along with its recipes; they
-		 * go into the same context. */
-		if (!e && gpus)
-			e = cfa_gpus_load_json(ctx, label, gpus);
-		/* The recipes handed to add must not point into ix: it is
-		 * closed right here. */
-		cfa_index_close(&ix);
-	}
-	cfa_free(list);
+	 * about 2 ms).  No stamp recorded, or none readable now, counts as
+	 * changed. */
+	if (!e && st.stamp[0] && cfa_plat_file_stamp(label, stamp) && strcmp(stamp, st.stamp) == 0)
+		seen.stamp = stamp;
+	if (!e && seen.stamp && !ctx->no_index)
+		e = from_cache(ctx, &seen, origin, add, arg, &done);
+	if (!e && !done)
+		e = from_index(ctx, &st, &seen, origin, add, arg);
 	cfa_free(label);
-	cfa_free(text);
 	cfa_channel_state_free(&st);
 	return e;
 }

@@ -107,17 +107,23 @@ enum cfapkg_err cfa_recipe_files_settled(struct cfapkg_ctx *ctx, const char *dir
 	return CFAPKG_E_OK;
 }
 
+enum cfapkg_err cfa_recipe_cache_pair(struct cfapkg_ctx *ctx, const char *source,
+                                      const char *ext_a, const char *ext_b, char **a, char **b)
+{
+	enum cfapkg_err e = cfa_recipe_cache_path(ctx, source, ext_a, a);
+
+	*b = NULL;
+	if (!e && *a && (e = cfa_recipe_cache_path(ctx, source, ext_b, b)))
+		CFA_FREE(*a);
+	return e;
+}
+
 /* ROOT/cache/recipes/SHA.solv and .img for dir, both NULL when there is
  * no cache folder. */
 static enum cfapkg_err cache_paths(struct cfapkg_ctx *ctx, const char *dir, char **solv,
                                    char **img)
 {
-	enum cfapkg_err e = cfa_recipe_cache_path(ctx, dir, "solv", solv);
-
-	*img = NULL;
-	if (!e && *solv && (e = cfa_recipe_cache_path(ctx, dir, "img", img)))
-		CFA_FREE(*solv);
-	return e;
+	return cfa_recipe_cache_pair(ctx, dir, "solv", "img", solv, img);
 }
 
 enum cfapkg_err cfa_recipe_folder_small(struct cfapkg_ctx *ctx, const char *dir, char *const *names,

@@ -19,6 +19,11 @@
 enum cfapkg_err cfa_recipe_cache_path(struct cfapkg_ctx *ctx, const char *source, const char *ext,
                                       char **out);
 
+/* Two such paths of one source (its index and image, say), both NULL
+ * when there is no cache folder. */
+enum cfapkg_err cfa_recipe_cache_pair(struct cfapkg_ctx *ctx, const char *source,
+                                      const char *ext_a, const char *ext_b, char **a, char **b);
+
 /* ROOT/cache/recipes/NAME, as above. */
 enum cfapkg_err cfa_recipe_cache_file(struct cfapkg_ctx *ctx, const char *name, char **out);
 

@@ -618,24 +618,73 @@ static bool read_table(struct cfa_recipe_image *im)
 	return true;
 }
 
+/* The count in line when it is this build's header for key (the count
+ * itself left open), else false. */
+static bool header_count(const char *line, const char key[65], size_t *n)
+{
+	char want[256];
+	size_t len, digits;
+	uint64_t got = 0;
+
+	if (!header(want, sizeof(want), key, 0))
+		return false;
+	/* want ends in "0\n": everything before it must match. */
+	len = strlen(want) - 2;
+	if (strncmp(line, want, len) != 0)
+		return false;
+	digits = strspn(line + len, "0123456789");
+	if (strcmp(line + len + digits, "\n") != 0 ||
+	    !cfa_parse_u64(line + len, digits, SIZE_MAX, &got))
+		return false;
+	*n = (size_t)got;
+	return true;
+}
+
+/* The file's size, or 0 when it cannot be told. */
+static uint64_t file_size(FILE *f)
+{
+	long end = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+
+	return end > 0 ? (uint64_t)end : 0;
+}
+
 enum cfapkg_err cfa_recipe_image_open(struct cfapkg_ctx *ctx, const char *path, const char key[65],
                                       size_t n, struct cfa_recipe_image **out)
 {
-	struct cfa_recipe_image *im = cfa_calloc(1, sizeof(*im));
-	char want[256], line[256];
+	struct cfa_recipe_image *im;
+	char line[256];
+	size_t got = 0;
+	FILE *f = cfa_plat_fopen(path, "rb");
+	bool ok = f && fgets(line, sizeof(line), f) && header_count(line, key, &got) &&
+	          (n == CFA_IMAGE_ANY || got == n);
+	long table = ok ? ftell(f) : -1;
 
+	/* A count the file cannot hold is damage, not a reason to allocate. */
+	ok = ok && table > 0 && got <= file_size(f) / sizeof(struct entry) &&
+	     fseek(f, table, SEEK_SET) == 0;
 	*out = NULL;
-	if (!im || !(im->toc = cfa_calloc(n + 1, sizeof(*im->toc)))) {
-		cfa_recipe_image_close(im);
+	if (!ok) {
+		if (f)
+			fclose(f);
+		return CFAPKG_E_OK;
+	}
+	if (!(im = cfa_calloc(1, sizeof(*im))) || !(im->toc = cfa_calloc(got + 1, sizeof(*im->toc)))) {
+		cfa_free(im);
+		fclose(f);
 		return cfa_nomem(ctx);
 	}
-	im->n = n;
-	if (header(want, sizeof(want), key, n) && (im->f = cfa_plat_fopen(path, "rb")) &&
-	    fgets(line, sizeof(line), im->f) && strcmp(line, want) == 0 && read_table(im))
+	im->f = f;
+	im->n = got;
+	if (read_table(im))
 		*out = im;
 	else
 		cfa_recipe_image_close(im);
 	return CFAPKG_E_OK;
+}
+
+size_t cfa_recipe_image_count(const struct cfa_recipe_image *im)
+{
+	return im->n;
 }
 
 /* Adds base to every slot of a block checked whole; false when a slot or

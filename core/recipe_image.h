@@ -18,11 +18,15 @@ enum cfapkg_err cfa_recipe_image_write(struct cfapkg_ctx *ctx, const char *path,
                                        const char key[65], struct cfapkg_recipe *const *recipes,
                                        size_t n);
 
-/* The image at path when this build wrote it for key with n recipes, in
- * *out; NULL otherwise (missing, another build, another folder).  Only a
- * want of memory fails. */
+/* The image at path when this build wrote it for key with n recipes
+ * (CFA_IMAGE_ANY: however many it holds), in *out; NULL otherwise
+ * (missing, another build, another folder).  Only a want of memory fails. */
+#define CFA_IMAGE_ANY ((size_t)-1)
 enum cfapkg_err cfa_recipe_image_open(struct cfapkg_ctx *ctx, const char *path, const char key[65],
                                       size_t n, struct cfa_recipe_image **out);
+
+/* How many recipes the image holds. */
+size_t cfa_recipe_image_count(const struct cfa_recipe_image *im);
 
 /* Recipe i of the image, copied into ctx's arena, in *out; *out NULL when
  * its block is damaged (the caller parses the file instead). */

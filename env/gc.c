@@ -25,12 +25,14 @@
 #include <time.h>
 
 #include "cache/cache.h"
+#include "core/channel.h"
 #include "core/layout.h"
 #include "core/gpus.h"
 #include "core/recipe_cache.h"
 #include "core/registry.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
+#include "core/strv.h"
 #include "env/env.h"
 #include "platform/platform.h"
 
@@ -626,8 +628,27 @@ static enum cfapkg_err folder_in_use(struct cfapkg_ctx *ctx, const char *dir, co
 	return CFAPKG_E_OK;
 }
 
-/* Whether the cache file name (in ROOT/cache/recipes) belongs to a folder
- * or GPU table this command reads, or is the reach record. */
+/* Whether the hash is that of an accepted channel index of the root (its
+ * recipes' and GPU table's images). */
+static enum cfapkg_err channel_in_use(struct cfapkg_ctx *ctx, const char *hex, bool *used)
+{
+	char **names = NULL, *label;
+	size_t n = 0, i;
+	enum cfapkg_err e = cfa_channel_names(ctx, &names, &n);
+
+	for (i = 0; i < n && !e && !*used; i++) {
+		if ((label = cfa_channel_file(ctx, names[i], "index.signed")))
+			*used = hash_of(label, hex);
+		else
+			e = ctx->err_code;
+		cfa_free(label);
+	}
+	cfa_strv_free(names, n);
+	return e;
+}
+
+/* Whether the cache file name (in ROOT/cache/recipes) belongs to a folder,
+ * GPU table or channel this command reads, or is the reach record. */
 static enum cfapkg_err cache_in_use(struct cfapkg_ctx *ctx, const char *name, bool *used)
 {
 	char hex[65];
@@ -644,6 +665,8 @@ static enum cfapkg_err cache_in_use(struct cfapkg_ctx *ctx, const char *name, bo
 	hex[64] = '\0';
 	e = cfa_recipe_folders(ctx, folder_in_use, &u);
 	*used = u.used;
+	if (!e && !*used)
+		e = channel_in_use(ctx, hex, used);
 	return e;
 }
 

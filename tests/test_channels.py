@@ -8,6 +8,10 @@ version (rollback), an expired index (freeze), an index past the size cap
 accepted version, an index signed for one version and an artifact of
 another (mix and match), and a tampered artifact behind a valid index.
 Key rotation, channel priority and 'info' naming a recipe's origin too.
+The accepted index is cached as images of its recipes and GPU table: a
+plan through them equals one parsed from the index, a damaged or missing
+image is made again, a refused index takes its cache with it, and gc keeps
+only the caches of channels the root still follows.
 
 Indexes no honest 'channel build' would make (expired, reused versions)
 are signed here with the openssl command line and the channel's key."""
@@ -23,6 +27,7 @@ import channel
 import harness
 
 BIN = sys.argv[1]
+REPO = pathlib.Path(__file__).resolve().parent.parent
 check = harness.Checks()
 
 
@@ -87,6 +92,21 @@ def refused(client, r, phrase, before, name):
     check(f"{name}: says why", phrase in r.stderr, r.stderr)
     check(f"{name}: nothing changed", client.state() == before[0] and
           client.stored() == before[1], client.state())
+
+
+def caches(client, ext):
+    """The channel caches of the client's root with the extension."""
+    return sorted((client.path / "cache" / "recipes").glob(f"*.{ext}"))
+
+
+def same_as_parsed(client, what, *cmd):
+    """cmd's --json through the cache against the same parsed whole."""
+    cmd = cmd or ("plan", "pytorch-cuda-stack", *channel.FACTS)
+    warm = client.run(*cmd, "--json")
+    whole = client.run(*cmd, "--json", "--no-index-cache")
+    check(f"{what}: the same answer as the index parsed whole",
+          warm.returncode == 0 and warm.stdout == whole.stdout and warm.stdout,
+          warm.stderr + whole.stderr)
 
 
 def snapshot(client):
@@ -236,9 +256,11 @@ def test_local_tamper(client):
           r.returncode == 0 and "lab" in r.stdout, r.stdout + r.stderr)
     state.write_bytes(kept)
     stored.write_bytes(good.replace(b"6-preview.80", b"6-preview.99"))
+    had = caches(client, "img")
     r = client.run("plan", "zluda", *channel.FACTS)
     check("an accepted index changed on disk is refused when planning",
           r.returncode == 9 and "no valid signature" in r.stderr, r.stdout + r.stderr)
+    check("... and its cache goes with it", len(had) == 1 and not caches(client, "img"), had)
     r = client.run("channel", "update", "lab")
     check("update repairs it from the server", r.returncode == 0 and stored.read_bytes() == good,
           r.stdout + r.stderr)
@@ -261,6 +283,47 @@ def test_rotation(client, lab, tmp, key):
     publish(lab, new)
     check("the new key keeps working", client.run("channel", "update").returncode == 0,
           client.state())
+
+
+def test_cache(client, lab, key):
+    """The accepted index as images: the plan through them, their upkeep."""
+    same_as_parsed(client, "a plan from a channel")
+    imgs = caches(client, "img")
+    check("a plan caches the accepted index's recipes, and it has no GPU table",
+          len(imgs) == 1 and not caches(client, "gpus"), imgs)
+    shutil.copy(REPO / "recipes" / "gpus.json", lab / "gpus.json")
+    publish(lab, key)
+    r = client.run("channel", "update", "lab")
+    check("an index with a GPU table is accepted", r.returncode == 0, r.stdout + r.stderr)
+    same_as_parsed(client, "the channel's GPU table", "gpus")
+    tables = caches(client, "gpus")
+    check("... which is cached beside its recipes", len(tables) == 1 and
+          caches(client, "img") == imgs, caches(client, "img") + tables)
+    same_as_parsed(client, "a plan from the new index")
+    kept = imgs[0].read_bytes()
+    imgs[0].write_bytes(kept[:len(kept) // 2] + bytes(64) + kept[len(kept) // 2 + 64:])
+    same_as_parsed(client, "a plan over a damaged image")
+    check("... which is made again, byte for byte", imgs[0].read_bytes() == kept)
+    tables[0].unlink()
+    same_as_parsed(client, "the GPU table gone from beside its image", "gpus")
+    check("... which is made again", tables[0].is_file() and imgs[0].read_bytes() == kept)
+    (lab / "gpus.json").unlink()
+    publish(lab, key)
+    client.run("channel", "update", "lab")
+    same_as_parsed(client, "the next index, without a GPU table")
+    check("... whose image is another", imgs[0].read_bytes() != kept)
+    return [p.name for p in imgs + tables]
+
+
+def test_cache_gc(client, lab_caches):
+    r = client.run("gc", "--json")
+    doc = json.loads(r.stdout or "{}")
+    gone = sorted(i["name"] for i in doc.get("items", []) if i["kind"] == "recipe-cache")
+    left = sorted(p.name for p in (client.path / "cache" / "recipes").iterdir())
+    check("gc removes the caches of a channel that was removed, naming them",
+          r.returncode == 0 and gone and not set(gone) & set(lab_caches), r.stdout[-400:])
+    check("... and keeps those of the channels still followed",
+          set(lab_caches) <= set(left) and not set(gone) & set(left), left)
 
 
 def test_damaged_old_index(lab, key):
@@ -319,8 +382,10 @@ def main():
         test_local_tamper(client)
         test_artifacts(client, www, www / "lab")
         test_rotation(client, www / "lab", tmp, key)
+        lab_caches = test_cache(client, www / "lab", tmp / "new.key")
         test_damaged_old_index(www / "lab", tmp / "new.key")
         test_priority(client, www, srv.url, tmp)
+        test_cache_gc(client, lab_caches)
     return check.report()
 
 

@@ -6,7 +6,9 @@
  * fingerprints gpg printed), and dpkg's order for "the newest version"
  * (digit runs longer than any integer type included), and an index read
  * through its compression: empty, plain and gzip read back, damaged gzip
- * data refused with what is wrong with it.
+ * data refused with what is wrong with it; and the base64 a channel's keys
+ * and signatures are written in, decoded without libcrypto and checked
+ * against libcrypto's encoder.
  *
  *   test_apt_trust FIXTURE_KEY.gpg FIXTURE_KEY.asc
  */
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "cache/cache.h"
+#include "core/channel.h"
 #include "check.h"
 #include "core/debindex.h"
 #include "core/gpgstatus.h"
@@ -260,6 +263,31 @@ static void check_decompressed(void)
 	      "damaged gzip data is refused, and the error names gzip and the file");
 }
 
+/* Every length from 0 to 70 bytes round-trips; text that is not exactly
+ * the encoding of the wanted length is refused. */
+static void check_base64(void)
+{
+	static const char *bad[] = {"", "QQ", "QQ=", "Q===", "QQ==QQ==", "Q Q=", "QR==", "QUJ=",
+	                            "QUJD", "Q@==", "=QQ="};
+	unsigned char in[70], out[72];
+	char text[100];
+	size_t n, i, ok = 0;
+
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = (unsigned char)(i * 37 + 11);
+	for (n = 1; n <= sizeof(in); n++) {
+		cfa_b64_encode(in, n, text);
+		ok += cfa_b64_decode(text, out, n) && memcmp(in, out, n) == 0 &&
+		      !cfa_b64_decode(text, out, n + 1) && !cfa_b64_decode(text, out, n - 1);
+	}
+	CHECK(ok == sizeof(in), "%zu of %zu lengths round-trip", ok, sizeof(in));
+	/* "QQ==" is one byte, 'A'; "QR==" and "QUJ=" leave bits set past theirs. */
+	CHECK(cfa_b64_decode("QQ==", out, 1) && out[0] == 'A', "\"QQ==\" is 'A'");
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		CHECK(!cfa_b64_decode(bad[i], out, 1) && !cfa_b64_decode(bad[i], out, 2),
+		      "\"%s\" is refused", bad[i]);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -274,5 +302,6 @@ int main(int argc, char **argv)
 	check_key_file(argv[2], "armored");
 	check_deb_order();
 	check_decompressed();
+	check_base64();
 	return check_report();
 }
