@@ -307,6 +307,20 @@ def test_cache(client, lab, key):
     tables[0].unlink()
     same_as_parsed(client, "the GPU table gone from beside its image", "gpus")
     check("... which is made again", tables[0].is_file() and imgs[0].read_bytes() == kept)
+    for crash in ("1", "2"):
+        for p in imgs + tables:
+            p.unlink()
+        r = harness.run(BIN, "plan", "pytorch-cuda-stack", *channel.FACTS,
+                        env={"CFAPKG_ROOT": str(client.path), "CFAPKG_NO_BUILTIN_RECIPES": "1",
+                             "CFAPKG_RECIPES": "", "CFAPKG_CRASH_AFTER": crash})
+        # A signal on POSIX, TerminateProcess's code under Wine.
+        check(f"a plan killed at write {crash} of the channel's cache",
+              r.returncode in (-9, 137), r.returncode)
+        same_as_parsed(client, f"the plan after that kill ({crash})")
+        left = [p.name for p in (client.path / "cache").rglob("*")
+                if p.name.endswith((".tmp", ".part"))]
+        check(f"... leaves nothing half-written and the cache whole ({crash})", left == [] and
+              imgs[0].read_bytes() == kept and tables[0].is_file(), left)
     (lab / "gpus.json").unlink()
     publish(lab, key)
     client.run("channel", "update", "lab")
