@@ -31,13 +31,6 @@ struct cfa_range {
 	const char *text;      /* canonical spelling: "libtorch-cuda>=2.3,<2.4" */
 	unsigned nclauses;     /* 0: any version */
 	struct cfa_clause *clauses;
-	/* The solver's cache: this range's Id in the pool it was last
-	 * interned in (an Id is only meaningful with its pool).  The pool is
-	 * named by its plan's serial, not its address: a new pool may be
-	 * given the address of one just freed (Windows' heap does so at once),
-	 * and an Id of the old pool would then be taken for one of the new. */
-	unsigned long id_serial; /* 0: never interned */
-	int id;
 };
 
 /* Parses text into r; strings and clauses are allocated in a.  On failure

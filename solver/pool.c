@@ -122,28 +122,23 @@ static void note_rel_text(struct cfapkg_plan *plan, Id rel, const char *text)
 }
 
 /* The pool Id a range is required by: its name, a native relation, or its
- * synthetic name (the range's text).  Interned once per pool.
- * The cache lives in the range itself, keyed by the pool's serial: a range
- * reused with a later pool is interned again, never given a stale Id from
- * another pool. */
+ * synthetic name (the range's text).  Worked out each time rather than
+ * remembered in the range: pool_str2id and pool_rel2id are hash lookups,
+ * and a range read in place from its image (recipe_image.c) is then never
+ * written, so its page stays the file's. */
 Id cfa_range_id(struct cfapkg_plan *plan, const struct cfa_range *r)
 {
-	struct cfa_range *m = (struct cfa_range *)r; /* the cache is not the value */
 	Pool *pool = plan->pool;
+	Id id;
 
-	if (m->id_serial == plan->pool_serial)
-		return m->id;
-	if (r->nclauses == 0) {
-		m->id = pool_str2id(pool, r->name, 1);
-	} else if (native_range(pool, r)) {
-		m->id = pool_rel2id(pool, pool_str2id(pool, r->name, 1),
-		                    evr_id(pool, &r->clauses[0].ver), rel_flags(r->clauses[0].op), 1);
-		note_rel_text(plan, m->id, r->text);
-	} else {
-		m->id = pool_str2id(pool, r->text, 1);
-	}
-	m->id_serial = plan->pool_serial;
-	return m->id;
+	if (r->nclauses == 0)
+		return pool_str2id(pool, r->name, 1);
+	if (!native_range(pool, r))
+		return pool_str2id(pool, r->text, 1);
+	id = pool_rel2id(pool, pool_str2id(pool, r->name, 1), evr_id(pool, &r->clauses[0].ver),
+	                 rel_flags(r->clauses[0].op), 1);
+	note_rel_text(plan, id, r->text);
+	return id;
 }
 
 /* A relation as the recipe wrote it when it was noted, else libsolv's own

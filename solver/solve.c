@@ -513,7 +513,6 @@ static enum cfapkg_err solve_plan(struct cfapkg_ctx *ctx, const struct cfapkg_fa
 	if (!plan)
 		return cfa_nomem(ctx);
 	plan->ctx = ctx;
-	plan->pool_serial = ++ctx->npools;
 	plan->allow_experimental = opts && opts->allow_experimental;
 	plan->full_pool = opts && opts->full_pool;
 	cfa_arena_init(&plan->arena);

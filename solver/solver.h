@@ -50,7 +50,6 @@ struct cfapkg_plan {
 	bool allow_experimental;
 	bool full_pool;                       /* every recipe, not just the closure */
 	Pool *pool;
-	unsigned long pool_serial;            /* unique in its ctx, never 0 */
 	Repo *repo;
 	Solver *solv;
 	Queue job;
