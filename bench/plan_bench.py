@@ -270,7 +270,11 @@ def main():
                      "cfapkg plan, cold": (real, renv, drop_cache(root)),
                      "cfapkg plan, no index": (real + ["--no-index-cache"], renv)}
             if before:
-                cases["cfapkg plan (before)"] = ([before] + real[1:], renv)
+                # A root of its own too: the cold case's removal of the
+                # caches must not make the other build's runs cold.
+                (root / "before").mkdir()
+                cases["cfapkg plan (before)"] = ([before] + real[1:],
+                                                 dict(renv, CFAPKG_ROOT=str(root / "before")))
             side_by_side(cases, runs, goal=("cfapkg plan", 0.010))
     if "channel" in only:
         signed_channel(cfapkg, real, runs, env)

@@ -26,5 +26,7 @@ void cfa_lazylib_bind(struct cfa_lazylib *lib)
 	for (i = 0; lib->names[i]; i++)
 		if (!(lib->fns[i] = dlsym(h, lib->names[i])))
 			give_up(lib->soname, dlerror());
+	if (lib->bound)
+		lib->bound();
 	/* h stays open: the functions are used until the process ends. */
 }

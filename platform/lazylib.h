@@ -4,7 +4,8 @@
  * alone brings some forty (TLS, LDAP, Kerberos, SSH), libarchive ICU's
  * tables, libsolvext librpm.  Commands that never download, unpack or
  * write a solver testcase (plan, rollback, list, an install with nothing
- * to do) should not pay for them.  So cfapkg does not link these three;
+ * to do) should not pay for them, nor for cJSON once the recipes are read
+ * from their images.  So cfapkg does not link these;
  * platform/lazy_*.c define their functions under the same names, and the
  * first call of any of them loads the real library and binds all of its
  * functions at once.
@@ -18,6 +19,7 @@ struct cfa_lazylib {
 	const char *soname;          /* "libcurl.so.4": the ABI the headers are for */
 	const char *const *names;    /* the functions to bind, in the order of fns */
 	void **fns;
+	void (*bound)(void);         /* run once all are bound; NULL for none */
 };
 
 /* Loads lib and binds every function of names into fns.  A library or
@@ -29,9 +31,13 @@ void cfa_lazylib_bind(struct cfa_lazylib *lib);
 
 /* The functions of one library, for its binding file: LAZY_FN(i) is the
  * bound function number i (a void *, cast by the caller). */
-#define CFA_LAZYLIB(soname, names, count)                                    \
+#define CFA_LAZYLIB(soname, names, count) CFA_LAZYLIB_THEN(soname, names, count, NULL)
+
+/* The same, with bound run once the library's functions are bound (to
+ * hand it settings made before it was loaded). */
+#define CFA_LAZYLIB_THEN(soname, names, count, bound)                        \
 	static void *lazy_fns[count];                                        \
-	static struct cfa_lazylib lazy_lib = {soname, names, lazy_fns};      \
+	static struct cfa_lazylib lazy_lib = {soname, names, lazy_fns, bound}; \
 	static pthread_once_t lazy_once = PTHREAD_ONCE_INIT;                 \
 	static void lazy_load(void)                                          \
 	{                                                                    \
