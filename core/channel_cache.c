@@ -69,7 +69,7 @@ static enum cfapkg_err all_recipes(struct cfapkg_ctx *ctx, struct cfa_recipe_ima
 		if ((e = cfa_recipe_image_get(ctx, im, i, &out[i])) || !out[i])
 			break;
 		/* The origin is the context's own string, as a parse gives. */
-		cfa_recipe_image_origin(out[i], origin);
+		out[i]->origin = origin;
 	}
 	if (!e && i == count) {
 		*list = out;

@@ -90,19 +90,7 @@ void cfapkg_ctx_free(struct cfapkg_ctx *ctx)
 	cfa_free(ctx->root);
 	cfa_free(ctx->err_long);
 	cfa_arena_fini(&ctx->arena);
-	for (i = 0; i < ctx->nmaps; i++)
-		cfa_plat_unmap_at(ctx->maps[i].addr, ctx->maps[i].len);
-	cfa_free(ctx->maps);
 	cfa_free(ctx);
-}
-
-bool cfa_ctx_keep_map(struct cfapkg_ctx *ctx, void *addr, size_t len)
-{
-	if (cfa_grow((void **)&ctx->maps, &ctx->maps_cap, ctx->nmaps + 1, sizeof(*ctx->maps)) != 0)
-		return false;
-	ctx->maps[ctx->nmaps].addr = addr;
-	ctx->maps[ctx->nmaps++].len = len;
-	return true;
 }
 
 const char *cfapkg_ctx_error(const struct cfapkg_ctx *ctx)

@@ -34,18 +34,7 @@ struct cfapkg_ctx {
 	struct cfapkg_recipe **recipes; /* sorted by name */
 	size_t nrecipes, recipes_cap;
 	struct cfa_gpus *gpus;       /* NULL until first needed */
-	/* Recipe images read in place (recipe_image.c): recipes point into
-	 * them, so they are unmapped only with the context. */
-	struct cfa_kept_map {
-		void *addr;
-		size_t len;
-	} *maps;
-	size_t nmaps, maps_cap;
 };
-
-/* Keeps the map at addr until the context is freed; false for want of
- * memory (the map then stays for the process's life). */
-bool cfa_ctx_keep_map(struct cfapkg_ctx *ctx, void *addr, size_t len);
 
 /* Records the first failure's detail and returns err.  A later failure
  * keeps the first detail: callers above only pass the code along. */

@@ -2,26 +2,20 @@
  * recipe_image.c - parsed recipes saved as this build's own structs.
  *
  * Each recipe becomes one block: its structs, arrays and strings copied
- * into one buffer, then the list of its pointer slots.  Every pointer is
- * written as the address it will have when the file is mapped at the
- * image's own base (image_base, from its key), as a prelinked library's
- * are.  Where that place is free the file is mapped there, copy-on-write,
- * and a block is used where it lies: no JSON is parsed, nothing is
- * copied, and the pages read are the file's own (a fresh page costs a
- * page fault, the most of what a warm plan spends).  Where it is not, a
- * block is read into the arena and its slots moved by the difference.
+ * into one buffer with pointers written as offsets from the block's start,
+ * then the list of those pointer slots.  Reading a block is one read and
+ * one pass that adds the block's address to every listed slot: no JSON is
+ * parsed and no small allocation made, which is what a warm plan spends
+ * its time on (each fresh page of a parse's trees costs a page fault).
  *
  * The GPU table (gpus.json) is kept the same way, as an image of one block.
  *
- * The file is "cfapkg-recipe-image 2 VERSION LAYOUT KEY N\n", a byte-order
- * mark, N table entries (offset, size, slots, checksum) and the blocks,
- * each aligned for its structs.  LAYOUT sums the sizes of the structs it
- * holds, so another build's image is not read as this one's; KEY is the
- * recipe index's (the folder's files); each block's checksum finds
- * damage, every slot is checked to lie in its block and point into it,
- * and a damaged block is parsed from its file instead.  The caches are
- * replaced by rename, never written in place, so a mapped image does not
- * change under its reader.
+ * The file is "cfapkg-recipe-image 1 VERSION LAYOUT KEY N\n", a byte-order
+ * mark, N table entries (offset, size, slots, checksum) and the blocks.
+ * LAYOUT sums the sizes of the structs it holds, so another build's image
+ * is not read as this one's; KEY is the recipe index's (the folder's
+ * files); each block's checksum finds damage, and a damaged block is
+ * parsed from its file instead.
  */
 #include <stdalign.h>
 #include <stdint.h>
@@ -37,7 +31,7 @@
 #include "platform/platform.h"
 
 #define IMAGE_MAGIC "cfapkg-recipe-image"
-#define IMAGE_FORMAT 2
+#define IMAGE_FORMAT 1
 #define BYTE_ORDER_MARK UINT64_C(0x0102030405060708)
 /* Far above any recipe: a larger size in a table is damage. */
 #define BLOCK_MAX (64u << 20)
@@ -47,12 +41,7 @@ struct entry {
 };
 
 struct cfa_recipe_image {
-	struct cfapkg_ctx *ctx;
-	unsigned char *map;         /* the file in place, at base */
-	size_t map_len;
-	bool handed;                /* a block of map was given out */
-	FILE *f;                    /* read through when not mapped */
-	uintptr_t base;             /* where the image's pointers point */
+	FILE *f;
 	struct entry *toc;
 	size_t n;
 	uint32_t *slots;            /* scratch for one block's slot list */
@@ -493,31 +482,13 @@ static uint64_t checksum(const unsigned char *p, size_t n, uint64_t h)
 	return h;
 }
 
-static uint64_t block_sum(const unsigned char *data, size_t size, const void *slots,
+static uint64_t block_sum(const unsigned char *data, size_t size, const uint32_t *slots,
                           size_t nslots)
 {
 	uint64_t h = checksum(data, size, UINT64_C(0xcbf29ce484222325));
 
-	return checksum(slots, nslots * sizeof(uint32_t), h);
+	return checksum((const unsigned char *)slots, nslots * sizeof(*slots), h);
 }
-
-/* Where an image's pointers point, and where it is mapped when that place
- * is free: a place per key (and kind) in a stretch of address space that
- * neither the C library's maps nor the sanitizers' use, from 32 TiB up,
- * 256 MiB apart (a folder's image is far smaller).  0 on a build whose
- * pointers cannot reach it: its images are then always copied. */
-static uintptr_t image_base(const char key[65], unsigned kind)
-{
-	uint64_t slot = 0;
-
-	if (sizeof(uintptr_t) < 8 || !cfa_parse_hex(key, 4, 0xffff, &slot))
-		return 0;
-	return (uintptr_t)(UINT64_C(0x200000000000) + (slot << 28) + ((uint64_t)kind << 27));
-}
-
-/* The kinds of image, each at a base of its own: a channel's recipes and
- * its GPU table share a key. */
-enum { KIND_RECIPES, KIND_GPUS };
 
 /* Stands for the layout of every struct an image holds. */
 static unsigned long layout_sign(void)
@@ -539,26 +510,10 @@ static bool header(char *buf, size_t len, const char key[65], size_t n)
 /* What fills block i of an image. */
 typedef void block_fn(struct writer *w, size_t i, const void *arg);
 
-/* Makes the block's pointers point where it lies once the file is mapped
- * at base. */
-static void rebase(struct writer *w, uintptr_t to)
-{
-	uintptr_t v;
-	size_t i;
-
-	for (i = 0; i < w->nslots; i++) {
-		memcpy(&v, w->data + w->slots[i], sizeof(v));
-		v += to;
-		memcpy(w->data + w->slots[i], &v, sizeof(v));
-	}
-}
-
-/* Appends block i to file, aligned for its structs, and its entry to
- * toc. */
+/* Appends block i to file and its entry to toc. */
 static bool add_block(struct cfa_buf *file, struct entry *toc, block_fn *fill, size_t i,
-                      const void *arg, uintptr_t base)
+                      const void *arg)
 {
-	static const char zeros[STRUCT_ALIGN];
 	struct writer w;
 	bool ok;
 
@@ -566,9 +521,7 @@ static bool add_block(struct cfa_buf *file, struct entry *toc, block_fn *fill, s
 	fill(&w, i, arg);
 	ok = !w.failed;
 	if (ok) {
-		cfa_buf_add(file, zeros, (STRUCT_ALIGN - file->len % STRUCT_ALIGN) % STRUCT_ALIGN);
 		toc->offset = file->len;
-		rebase(&w, base + (uintptr_t)toc->offset);
 		toc->size = w.len;
 		toc->nslots = w.nslots;
 		toc->sum = block_sum(w.data, w.len, w.slots, w.nslots);
@@ -583,7 +536,7 @@ static bool add_block(struct cfa_buf *file, struct entry *toc, block_fn *fill, s
 }
 
 static enum cfapkg_err write_image(struct cfapkg_ctx *ctx, const char *path, const char key[65],
-                                   unsigned kind, size_t n, block_fn *fill, const void *arg)
+                                   size_t n, block_fn *fill, const void *arg)
 {
 	struct cfa_buf file;
 	struct entry *toc = cfa_calloc(n + 1, sizeof(*toc));
@@ -601,7 +554,7 @@ static enum cfapkg_err write_image(struct cfapkg_ctx *ctx, const char *path, con
 	/* The table is written over once the blocks are placed. */
 	cfa_buf_add(&file, (const char *)toc, n * sizeof(*toc));
 	for (i = 0; ok && i < n; i++)
-		ok = add_block(&file, &toc[i], fill, i, arg, image_base(key, kind));
+		ok = add_block(&file, &toc[i], fill, i, arg);
 	if (ok && !file.failed) {
 		memcpy(file.data + at, toc, n * sizeof(*toc));
 		/* A cache only saves time: a full disk means the next command
@@ -626,7 +579,7 @@ enum cfapkg_err cfa_recipe_image_write(struct cfapkg_ctx *ctx, const char *path,
                                        const char key[65], struct cfapkg_recipe *const *recipes,
                                        size_t n)
 {
-	return write_image(ctx, path, key, KIND_RECIPES, n, recipe_block, recipes);
+	return write_image(ctx, path, key, n, recipe_block, recipes);
 }
 
 /* ---- reading ---- */
@@ -639,44 +592,22 @@ static bool entry_sane(const struct entry *t, uint64_t file_size)
 	       t->size + t->nslots * sizeof(uint32_t) <= file_size - t->offset;
 }
 
-/* n bytes at offset at of the image, in dst. */
-static bool read_at(struct cfa_recipe_image *im, uint64_t at, void *dst, size_t n)
+/* The table after the header, each entry within the file. */
+static bool read_table(struct cfa_recipe_image *im)
 {
-	if (im->map) {
-		if (at > im->map_len || n > im->map_len - at)
-			return false;
-		memcpy(dst, im->map + at, n);
-		return true;
-	}
-	return fseek(im->f, (long)at, SEEK_SET) == 0 && fread(dst, 1, n, im->f) == n;
-}
-
-/* The image's size, 0 when it cannot be told. */
-static uint64_t image_size(struct cfa_recipe_image *im)
-{
+	uint64_t mark = 0, size;
 	long end;
+	size_t i;
 
-	if (im->map)
-		return im->map_len;
-	end = fseek(im->f, 0, SEEK_END) == 0 ? ftell(im->f) : -1;
-	return end > 0 ? (uint64_t)end : 0;
-}
-
-/* The first line, with its newline, in line (cap bytes); its length, 0
- * when there is none that fits. */
-static size_t first_line(struct cfa_recipe_image *im, char *line, size_t cap)
-{
-	size_t n = 0;
-	char *nl;
-
-	if (im->map)
-		memcpy(line, im->map, n = im->map_len < cap - 1 ? im->map_len : cap - 1);
-	else if (fseek(im->f, 0, SEEK_SET) == 0)
-		n = fread(line, 1, cap - 1, im->f);
-	if (!(nl = memchr(line, '\n', n)))
-		return 0;
-	nl[1] = '\0';
-	return (size_t)(nl + 1 - line);
+	if (fread(&mark, sizeof(mark), 1, im->f) != 1 || mark != BYTE_ORDER_MARK ||
+	    fread(im->toc, sizeof(*im->toc), im->n, im->f) != im->n ||
+	    fseek(im->f, 0, SEEK_END) != 0 || (end = ftell(im->f)) < 0)
+		return false;
+	size = (uint64_t)end;
+	for (i = 0; i < im->n; i++)
+		if (!entry_sane(&im->toc[i], size))
+			return false;
+	return true;
 }
 
 /* The count in line when it is this build's header for key (the count
@@ -701,59 +632,46 @@ static bool header_count(const char *line, const char key[65], size_t *n)
 	return true;
 }
 
-/* The header and table, in *ok when they are this build's for key and n
- * (CFA_IMAGE_ANY: any count) and every entry lies within the file. */
-static enum cfapkg_err read_head(struct cfa_recipe_image *im, const char key[65], size_t n,
-                                 bool *ok)
+/* The file's size, or 0 when it cannot be told. */
+static uint64_t file_size(FILE *f)
 {
-	char line[256];
-	size_t at = first_line(im, line, sizeof(line)), got = 0, i;
-	uint64_t mark = 0, size = image_size(im);
+	long end = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
 
-	*ok = false;
-	/* A count the file cannot hold is damage, not a reason to allocate. */
-	if (!at || !header_count(line, key, &got) || (n != CFA_IMAGE_ANY && got != n) ||
-	    got > size / sizeof(struct entry))
-		return CFAPKG_E_OK;
-	if (!(im->toc = cfa_calloc(got + 1, sizeof(*im->toc))))
-		return cfa_nomem(im->ctx);
-	im->n = got;
-	*ok = read_at(im, at, &mark, sizeof(mark)) && mark == BYTE_ORDER_MARK &&
-	      read_at(im, at + sizeof(mark), im->toc, got * sizeof(*im->toc));
-	for (i = 0; *ok && i < got; i++)
-		*ok = entry_sane(&im->toc[i], size);
-	return CFAPKG_E_OK;
-}
-
-/* Mapped at its base where that place is free (its blocks are then used
- * in place), else read through. */
-static enum cfapkg_err open_image(struct cfapkg_ctx *ctx, const char *path, const char key[65],
-                                  unsigned kind, size_t n, struct cfa_recipe_image **out)
-{
-	struct cfa_recipe_image *im = cfa_calloc(1, sizeof(*im));
-	bool ok = false;
-	enum cfapkg_err e = CFAPKG_E_OK;
-
-	*out = NULL;
-	if (!im)
-		return cfa_nomem(ctx);
-	im->ctx = ctx;
-	im->base = image_base(key, kind);
-	if (!im->base || !(im->map = cfa_plat_map_at(path, im->base, &im->map_len)))
-		im->f = cfa_plat_fopen(path, "rb");
-	if (im->map || im->f)
-		e = read_head(im, key, n, &ok);
-	if (ok)
-		*out = im;
-	else
-		cfa_recipe_image_close(im);
-	return e;
+	return end > 0 ? (uint64_t)end : 0;
 }
 
 enum cfapkg_err cfa_recipe_image_open(struct cfapkg_ctx *ctx, const char *path, const char key[65],
                                       size_t n, struct cfa_recipe_image **out)
 {
-	return open_image(ctx, path, key, KIND_RECIPES, n, out);
+	struct cfa_recipe_image *im;
+	char line[256];
+	size_t got = 0;
+	FILE *f = cfa_plat_fopen(path, "rb");
+	bool ok = f && fgets(line, sizeof(line), f) && header_count(line, key, &got) &&
+	          (n == CFA_IMAGE_ANY || got == n);
+	long table = ok ? ftell(f) : -1;
+
+	/* A count the file cannot hold is damage, not a reason to allocate. */
+	ok = ok && table > 0 && got <= file_size(f) / sizeof(struct entry) &&
+	     fseek(f, table, SEEK_SET) == 0;
+	*out = NULL;
+	if (!ok) {
+		if (f)
+			fclose(f);
+		return CFAPKG_E_OK;
+	}
+	if (!(im = cfa_calloc(1, sizeof(*im))) || !(im->toc = cfa_calloc(got + 1, sizeof(*im->toc)))) {
+		cfa_free(im);
+		fclose(f);
+		return cfa_nomem(ctx);
+	}
+	im->f = f;
+	im->n = got;
+	if (read_table(im))
+		*out = im;
+	else
+		cfa_recipe_image_close(im);
+	return CFAPKG_E_OK;
 }
 
 size_t cfa_recipe_image_count(const struct cfa_recipe_image *im)
@@ -761,83 +679,47 @@ size_t cfa_recipe_image_count(const struct cfa_recipe_image *im)
 	return im->n;
 }
 
-/* Whether every slot of the block lies in it and points into it, its
- * pointers made for the block at from. */
-static bool slots_sane(const unsigned char *data, size_t size, const unsigned char *slots,
-                       size_t n, uintptr_t from)
+/* Adds base to every slot of a block checked whole; false when a slot or
+ * what it points to lies outside the block. */
+static bool relocate(unsigned char *data, size_t size, const uint32_t *slots, size_t n)
 {
-	uint32_t at;
 	uintptr_t v;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		memcpy(&at, slots + i * sizeof(at), sizeof(at));
-		if (at % alignof(void *) || at > size - sizeof(v))
+		if (slots[i] % alignof(void *) || slots[i] > size - sizeof(v))
 			return false;
-		memcpy(&v, data + at, sizeof(v));
-		/* Below from wraps to far above size. */
-		if (v - from > size)
+		memcpy(&v, data + slots[i], sizeof(v));
+		if (v > size)
 			return false;
+		v += (uintptr_t)data;
+		memcpy(data + slots[i], &v, sizeof(v));
 	}
 	return true;
 }
 
-/* The block of t where it lies in the map; NULL when damaged. */
-static void *block_in_place(struct cfa_recipe_image *im, const struct entry *t)
-{
-	unsigned char *data = im->map + t->offset;
-	const unsigned char *slots = data + t->size;
-
-	if (t->offset % STRUCT_ALIGN || block_sum(data, t->size, slots, t->nslots) != t->sum ||
-	    !slots_sane(data, t->size, slots, t->nslots, (uintptr_t)data))
-		return NULL;
-	im->handed = true;
-	return data;
-}
-
-/* The block of t copied into arena and its pointers moved there, in
- * *out; NULL when damaged. */
-static enum cfapkg_err block_copied(struct cfa_recipe_image *im, const struct entry *t,
-                                    struct cfa_arena *arena, void **out)
-{
-	uintptr_t from = im->base + (uintptr_t)t->offset, v;
-	unsigned char *data;
-	size_t i;
-
-	*out = NULL;
-	if (cfa_grow((void **)&im->slots, &im->slots_cap, t->nslots + 1, sizeof(*im->slots)) != 0 ||
-	    !(data = cfa_arena_alloc(arena, t->size)))
-		return cfa_nomem(im->ctx);
-	if (!read_at(im, t->offset, data, t->size) ||
-	    !read_at(im, t->offset + t->size, im->slots, t->nslots * sizeof(*im->slots)) ||
-	    block_sum(data, t->size, im->slots, t->nslots) != t->sum ||
-	    !slots_sane(data, t->size, (const unsigned char *)im->slots, t->nslots, from))
-		return CFAPKG_E_OK;
-	for (i = 0; i < t->nslots; i++) {
-		memcpy(&v, data + im->slots[i], sizeof(v));
-		v = v - from + (uintptr_t)data;
-		memcpy(data + im->slots[i], &v, sizeof(v));
-	}
-	*out = data;
-	return CFAPKG_E_OK;
-}
-
-/* Block i in *out, in place or copied into arena; NULL when damaged. */
+/* Block i copied into arena and relocated, in *out; NULL when damaged. */
 static enum cfapkg_err read_block(struct cfapkg_ctx *ctx, struct cfa_recipe_image *im, size_t i,
                                   struct cfa_arena *arena, void **out)
 {
-	enum cfapkg_err e = CFAPKG_E_OK;
+	const struct entry *t = &im->toc[i];
+	unsigned char *data;
 
-	(void)ctx;
 	*out = NULL;
 	if (im->damaged)
 		return CFAPKG_E_OK;
-	if (im->map)
-		*out = block_in_place(im, &im->toc[i]);
+	if (cfa_grow((void **)&im->slots, &im->slots_cap, t->nslots + 1, sizeof(*im->slots)) != 0 ||
+	    !(data = cfa_arena_alloc(arena, t->size)))
+		return cfa_nomem(ctx);
+	if (fseek(im->f, (long)t->offset, SEEK_SET) == 0 &&
+	    fread(data, 1, t->size, im->f) == t->size &&
+	    fread(im->slots, sizeof(*im->slots), t->nslots, im->f) == t->nslots &&
+	    block_sum(data, t->size, im->slots, t->nslots) == t->sum &&
+	    relocate(data, t->size, im->slots, t->nslots))
+		*out = data;
 	else
-		e = block_copied(im, &im->toc[i], arena, out);
-	im->damaged = !e && !*out;
-	return e;
+		im->damaged = true;
+	return CFAPKG_E_OK;
 }
 
 enum cfapkg_err cfa_recipe_image_get(struct cfapkg_ctx *ctx, struct cfa_recipe_image *im, size_t i,
@@ -887,7 +769,7 @@ static void gpus_block(struct writer *w, size_t i, const void *arg)
 enum cfapkg_err cfa_gpus_image_write(struct cfapkg_ctx *ctx, const char *path, const char key[65],
                                      const struct cfa_gpus *g)
 {
-	return write_image(ctx, path, key, KIND_GPUS, 1, gpus_block, g);
+	return write_image(ctx, path, key, 1, gpus_block, g);
 }
 
 enum cfapkg_err cfa_gpus_image_read(struct cfapkg_ctx *ctx, const char *path, const char key[65],
@@ -897,7 +779,7 @@ enum cfapkg_err cfa_gpus_image_read(struct cfapkg_ctx *ctx, const char *path, co
 	struct cfa_gpus *g = NULL;
 	const struct cfa_gpus *saved = NULL;
 	bool damaged;
-	enum cfapkg_err e = open_image(ctx, path, key, KIND_GPUS, 1, &im);
+	enum cfapkg_err e = cfa_recipe_image_open(ctx, path, key, 1, &im);
 
 	*out = NULL;
 	if (!e && im && im->toc[0].size >= sizeof(*g) && !(g = cfa_calloc(1, sizeof(*g))))
@@ -921,12 +803,6 @@ enum cfapkg_err cfa_gpus_image_read(struct cfapkg_ctx *ctx, const char *path, co
 	return e;
 }
 
-void cfa_recipe_image_origin(struct cfapkg_recipe *r, const char *origin)
-{
-	if (!r->origin || !origin || strcmp(r->origin, origin) != 0)
-		r->origin = origin;
-}
-
 bool cfa_recipe_image_damaged(const struct cfa_recipe_image *im)
 {
 	return im->damaged;
@@ -938,12 +814,6 @@ void cfa_recipe_image_close(struct cfa_recipe_image *im)
 		return;
 	if (im->f)
 		fclose(im->f);
-	if (im->map && !im->handed)
-		cfa_plat_unmap_at(im->map, im->map_len);
-	else if (im->map)
-		/* Blocks given out point into it: it stays for the context's
-		 * life (the process's, when even that cannot be recorded). */
-		(void)cfa_ctx_keep_map(im->ctx, im->map, im->map_len);
 	cfa_free(im->toc);
 	cfa_free(im->slots);
 	cfa_free(im);

@@ -33,10 +33,6 @@ size_t cfa_recipe_image_count(const struct cfa_recipe_image *im);
 enum cfapkg_err cfa_recipe_image_get(struct cfapkg_ctx *ctx, struct cfa_recipe_image *im, size_t i,
                                      struct cfapkg_recipe **out);
 
-/* Gives r origin, writing only when the image's differs: a recipe read
- * in place then stays on pages shared with the file. */
-void cfa_recipe_image_origin(struct cfapkg_recipe *r, const char *origin);
-
 /* Whether a block was found damaged (the image is then made again). */
 bool cfa_recipe_image_damaged(const struct cfa_recipe_image *im);
 

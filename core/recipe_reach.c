@@ -285,7 +285,7 @@ static enum cfapkg_err recipe_at(struct cfapkg_ctx *ctx, struct folder *f, size_
 		return e;
 	/* A damaged block, or one of another recipe: its file is parsed. */
 	if (*out && strncmp((*out)->name, f->names[i], len) == 0 && (*out)->name[len] == '\0') {
-		cfa_recipe_image_origin(*out, f->origin);
+		(*out)->origin = f->origin;
 		return CFAPKG_E_OK;
 	}
 	if (!(path = cfa_aprintf("%s/%s", f->dir, f->names[i])))

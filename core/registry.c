@@ -15,7 +15,6 @@
 #include "core/mem.h"
 #include "core/recipe.h"
 #include "core/recipe_cache.h"
-#include "core/recipe_image.h"
 #include "core/recipe_index.h"
 #include "core/registry.h"
 #include "core/strbuf.h"
@@ -200,7 +199,7 @@ static enum cfapkg_err read_files(struct cfapkg_ctx *ctx, const char *dir, char 
 	if (!e && keyed)
 		e = cfa_recipe_dir_cached(ctx, dir, names, n, key, out, &found);
 	for (i = 0; !e && found && i < n; i++) {
-		cfa_recipe_image_origin(out[i], origin);
+		out[i]->origin = origin;
 		e = add_recipe(ctx, nearlier, out[i]);
 	}
 	if (!e && !found && !(e = parse_files(ctx, dir, names, n, nearlier, origin, out)) && keyed)

@@ -88,13 +88,6 @@ struct cfa_map *cfa_plat_map_open(const char *path, uint64_t *size);
 const void *cfa_plat_map_view(struct cfa_map *m, uint64_t offset, size_t len);
 void cfa_plat_map_close(struct cfa_map *m);
 
-/* The whole file at path mapped at exactly addr, copy-on-write (what the
- * process writes there stays its own), its length in *len; NULL when the
- * place is taken, the file is empty or cannot be mapped, or the platform
- * does not place maps (the caller reads the file then). */
-void *cfa_plat_map_at(const char *path, uintptr_t addr, size_t *len);
-void cfa_plat_unmap_at(void *addr, size_t len);
-
 /* Flushes a file's data to the disk.  0 or errno-style. */
 int cfa_plat_fsync(FILE *f);
 /* Starts writing a growing file's data to the disk without waiting, so

@@ -232,39 +232,6 @@ void cfa_plat_map_close(struct cfa_map *m)
 	free(m);
 }
 
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0 /* a hint then, checked below */
-#endif
-
-void *cfa_plat_map_at(const char *path, uintptr_t addr, size_t *len)
-{
-	struct stat st;
-	void *v = MAP_FAILED;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	/* Without MAP_FIXED_NOREPLACE (a kernel before 4.17) the address is
-	 * only a hint: a map placed elsewhere is given back below. */
-	if (fstat(fd, &st) == 0 && st.st_size > 0)
-		v = mmap((void *)addr, (size_t)st.st_size, PROT_READ | PROT_WRITE,
-		         MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0);
-	close(fd);
-	if (v == MAP_FAILED)
-		return NULL;
-	if ((uintptr_t)v != addr) {
-		munmap(v, (size_t)st.st_size);
-		return NULL;
-	}
-	*len = (size_t)st.st_size;
-	return v;
-}
-
-void cfa_plat_unmap_at(void *addr, size_t len)
-{
-	munmap(addr, len);
-}
-
 int cfa_plat_fsync(FILE *f)
 {
 	/* stdio's buffer first: fsync only sees what has reached the

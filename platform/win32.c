@@ -335,22 +335,6 @@ void cfa_plat_map_close(struct cfa_map *m)
 	free(m);
 }
 
-/* Not placed on Windows: a mapped file can be neither replaced nor
- * removed, and the caches beside it are replaced by rename. */
-void *cfa_plat_map_at(const char *path, uintptr_t addr, size_t *len)
-{
-	(void)path;
-	(void)addr;
-	(void)len;
-	return NULL;
-}
-
-void cfa_plat_unmap_at(void *addr, size_t len)
-{
-	(void)addr;
-	(void)len;
-}
-
 int cfa_plat_fsync(FILE *f)
 {
 	DWORD err;

@@ -124,8 +124,8 @@ static void note_rel_text(struct cfapkg_plan *plan, Id rel, const char *text)
 /* The pool Id a range is required by: its name, a native relation, or its
  * synthetic name (the range's text).  Worked out each time rather than
  * remembered in the range: pool_str2id and pool_rel2id are hash lookups,
- * and a range read in place from its image (recipe_image.c) is then never
- * written, so its page stays the file's. */
+ * and a memo in the range, keyed by its pool, dirtied a page of every
+ * recipe a plan read. */
 Id cfa_range_id(struct cfapkg_plan *plan, const struct cfa_range *r)
 {
 	Pool *pool = plan->pool;
