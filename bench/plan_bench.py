@@ -287,6 +287,20 @@ def main():
     scale(cfapkg, runs, env, before)
 
 
+def same_answers(plan, env, root):
+    """The plan made cold (its index built a slice at a time), warm and
+    with every recipe parsed must be one document: a faster plan that
+    answers differently is no faster plan."""
+    def doc(*extra):
+        return subprocess.run(plan + ["--json", *extra], check=True, env=env,
+                              capture_output=True, text=True).stdout
+    drop_cache(root)()
+    docs = [doc(), doc(), doc("--no-index-cache")]
+    if docs[0] != docs[1] or docs[1] != docs[2]:
+        sys.exit("plan_bench: the cold, warm and whole plans at scale differ")
+    print("answers        cold, warm and --no-index-cache plans identical")
+
+
 def scale(cfapkg, runs, env, before):
     """100,000 versions: cfapkg warm (its index cached) and cold (the first
     run after a change) beside testsolv on the same problem, rotated."""
@@ -307,6 +321,7 @@ def scale(cfapkg, runs, env, before):
                 "--gpu", "gfx1200", "--quiet"]
         tc = pathlib.Path(tmp) / "testcase"
         subprocess.run(plan + ["--testcase", str(tc)], check=True, env=genv)
+        same_answers(plan, genv, root)
         cases = {"cfapkg warm": (plan, genv), "cfapkg cold": (plan, genv, drop_cache(root)),
                  "testsolv": (["testsolv", str(tc / "testcase.t")], None)}
         if before:

@@ -216,8 +216,10 @@ enum cfapkg_err cfa_jr_keys(struct cfa_jr *jr, const cJSON *obj, const char *con
 	cJSON_ArrayForEach(m, obj)
 	{
 		const char *const *a;
+		/* The first letters first: this runs for every member of
+		 * every version, and few allowed keys share one. */
 		for (a = allowed; *a; a++)
-			if (strcmp(*a, m->string) == 0)
+			if (**a == *m->string && strcmp(*a, m->string) == 0)
 				break;
 		if (!*a) {
 			/* The path names the offending key itself, not the

@@ -96,13 +96,19 @@ static void add_recipe(Repo *repo, const struct cfapkg_recipe *r)
 	}
 }
 
-Repo *cfa_recipe_index_build(Pool *pool, struct cfapkg_recipe *const *recipes, size_t n)
+void cfa_recipe_index_add(Repo *repo, struct cfapkg_recipe *const *recipes, size_t n)
 {
-	Repo *repo = repo_create(pool, "recipes");
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		add_recipe(repo, recipes[i]);
+}
+
+Repo *cfa_recipe_index_build(Pool *pool, struct cfapkg_recipe *const *recipes, size_t n)
+{
+	Repo *repo = repo_create(pool, "recipes");
+
+	cfa_recipe_index_add(repo, recipes, n);
 	repo_internalize(repo);
 	return repo;
 }

@@ -27,6 +27,9 @@
  * provides (its own included) and every name any of them requires, without
  * versions, and the platforms it can be installed on.  The recipes are the folder's, whole. */
 Repo *cfa_recipe_index_build(Pool *pool, struct cfapkg_recipe *const *recipes, size_t n);
+/* The same a slice at a time: recipes added to repo (made with
+ * repo_create), which is internalized once all are in. */
+void cfa_recipe_index_add(Repo *repo, struct cfapkg_recipe *const *recipes, size_t n);
 
 /* What the index of dir is built from: the folder's path and each recipe
  * file's name and stamp (names sorted).  *keyed false when a file cannot be

@@ -273,6 +273,12 @@ static enum cfapkg_err load_gpus(struct cfapkg_ctx *ctx, const char *dir)
 	return e;
 }
 
+enum cfapkg_err cfa_recipe_files_parse(struct cfapkg_ctx *ctx, const char *dir, char **names,
+                                       size_t n, const char *origin, struct cfapkg_recipe **out)
+{
+	return parse_files(ctx, dir, names, n, ctx->nrecipes, origin, out);
+}
+
 enum cfapkg_err cfa_recipe_dir_parse(struct cfapkg_ctx *ctx, const char *dir, const char *origin)
 {
 	enum cfapkg_err e;

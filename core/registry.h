@@ -18,6 +18,10 @@ enum cfapkg_err cfa_recipe_dir_names(struct cfapkg_ctx *ctx, const char *dir, ch
 /* Parses every recipe of dir into ctx's set (its GPU table is not read).
  * origin NULL: "folder DIR". */
 enum cfapkg_err cfa_recipe_dir_parse(struct cfapkg_ctx *ctx, const char *dir, const char *origin);
+/* Parses the n named files of dir (a slice of cfa_recipe_dir_names) into
+ * ctx's set, each given origin, and into out[0..n) in their order. */
+enum cfapkg_err cfa_recipe_files_parse(struct cfapkg_ctx *ctx, const char *dir, char **names,
+                                       size_t n, const char *origin, struct cfapkg_recipe **out);
 /* "folder DIR", in ctx's arena. */
 const char *cfa_recipe_folder_origin(struct cfapkg_ctx *ctx, const char *dir);
 

@@ -88,6 +88,12 @@ struct cfa_map *cfa_plat_map_open(const char *path, uint64_t *size);
 const void *cfa_plat_map_view(struct cfa_map *m, uint64_t offset, size_t len);
 void cfa_plat_map_close(struct cfa_map *m);
 
+/* While on, memory freed stays with the process rather than going back
+ * to the system, to be used again without a page fault per page (glibc
+ * gives back the top of its heap past 128 KiB; off restores that).  For a
+ * parse that frees and allocates the same amount over and over. */
+void cfa_plat_keep_freed_memory(bool on);
+
 /* Flushes a file's data to the disk.  0 or errno-style. */
 int cfa_plat_fsync(FILE *f);
 /* Starts writing a growing file's data to the disk without waiting, so

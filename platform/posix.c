@@ -7,6 +7,7 @@
 #include "platform/platform.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <locale.h>
 #include <pthread.h>
 #include <signal.h>
@@ -20,6 +21,9 @@
 #include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 const char *cfa_plat_os(void)
 {
@@ -230,6 +234,16 @@ void cfa_plat_map_close(struct cfa_map *m)
 	unmap_view(m);
 	close(m->fd);
 	free(m);
+}
+
+void cfa_plat_keep_freed_memory(bool on)
+{
+#if defined(__GLIBC__)
+	/* 128 KiB is glibc's own starting threshold. */
+	mallopt(M_TRIM_THRESHOLD, on ? INT_MAX : 128 * 1024);
+#else
+	(void)on;
+#endif
 }
 
 int cfa_plat_fsync(FILE *f)

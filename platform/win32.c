@@ -335,6 +335,12 @@ void cfa_plat_map_close(struct cfa_map *m)
 	free(m);
 }
 
+/* The process heap keeps what is freed for the next allocation anyway. */
+void cfa_plat_keep_freed_memory(bool on)
+{
+	(void)on;
+}
+
 int cfa_plat_fsync(FILE *f)
 {
 	DWORD err;
