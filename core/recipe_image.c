@@ -49,22 +49,26 @@ struct cfa_recipe_image {
 	bool damaged;
 };
 
+/* Texts placed so far in a block, by hash, so that each is kept once.
+ * at is a string's offset, or a range's, whose text is then the key. */
+struct placed_set {
+	struct placed {
+		uint32_t at, len;   /* len: the key's length and its terminator; 0 empty */
+	} *v;
+	size_t cap, n;
+	bool ranges;
+};
+
 /* One block being written. */
 struct writer {
 	unsigned char *data;
 	size_t len, cap;
 	uint32_t *slots;
 	size_t nslots, slots_cap;
-	/* Strings placed so far, by hash, so that each is kept once: a
-	 * recipe repeats its names, platforms and targets in every version. */
-	struct placed {
-		uint32_t at, len;
-	} *strings;
-	size_t strings_cap, nstrings;
-	/* Ranges placed so far, by their text: a name's constraint is the
-	 * same struct wherever it is written ("cublas = 12" in each version). */
-	struct placed *ranges;
-	size_t ranges_cap, nranges;
+	/* A recipe repeats its names, platforms and targets in every
+	 * version; a name's constraint is the same struct wherever it is
+	 * written ("cublas = 12" in each version). */
+	struct placed_set strings, ranges;
 	bool failed;
 };
 
@@ -109,34 +113,52 @@ static void link_to(struct writer *w, size_t slot, size_t target, bool set)
 
 static uint64_t checksum(const unsigned char *p, size_t n, uint64_t h);
 
-/* The table's slot for s[0..n): where it was placed, or the empty slot
- * it goes in.  The table is kept at most half full. */
-static struct placed *string_slot(struct writer *w, const char *s, size_t n)
+/* The text of the range placed at at. */
+static const char *placed_text(const struct writer *w, size_t at)
 {
-	size_t mask = w->strings_cap - 1;
+	uintptr_t text;
+
+	memcpy(&text, w->data + at + offsetof(struct cfa_range, text), sizeof(text));
+	return (const char *)w->data + text;
+}
+
+static const char *key_at(const struct writer *w, const struct placed_set *t, size_t at)
+{
+	return t->ranges ? placed_text(w, at) : (const char *)w->data + at;
+}
+
+/* The set's slot for the key s[0..n): where it was placed, or the empty
+ * slot it goes in. */
+static struct placed *placed_slot(struct writer *w, struct placed_set *t, const char *s, size_t n)
+{
+	size_t mask = t->cap - 1;
 	size_t i = (size_t)checksum((const unsigned char *)s, n, UINT64_C(0xcbf29ce484222325)) & mask;
 
 	for (;; i = (i + 1) & mask) {
-		struct placed *p = &w->strings[i];
-		if (!p->len || (p->len == n + 1 && memcmp(w->data + p->at, s, n) == 0))
+		struct placed *p = &t->v[i];
+		if (!p->len || (p->len == n + 1 && memcmp(key_at(w, t, p->at), s, n) == 0))
 			return p;
 	}
 }
 
-static bool strings_grow(struct writer *w)
+/* Room in t for one more key, the set kept at most half full (first: its
+ * first size); false for want of memory. */
+static bool room_for_one(struct writer *w, struct placed_set *t, size_t first)
 {
-	struct placed *old = w->strings;
-	size_t i, cap = w->strings_cap;
+	struct placed *old = t->v;
+	size_t i, cap = t->cap;
 
-	w->strings_cap = cap ? cap * 2 : 256;
-	if (!(w->strings = cfa_calloc(w->strings_cap, sizeof(*w->strings)))) {
-		w->strings = old;
-		w->strings_cap = cap;
+	if ((t->n + 1) * 2 <= cap)
+		return true;
+	t->cap = cap ? cap * 2 : first;
+	if (!(t->v = cfa_calloc(t->cap, sizeof(*t->v)))) {
+		t->v = old;
+		t->cap = cap;
 		return false;
 	}
 	for (i = 0; i < cap; i++)
 		if (old[i].len)
-			*string_slot(w, (const char *)w->data + old[i].at, old[i].len - 1) = old[i];
+			*placed_slot(w, t, key_at(w, t, old[i].at), old[i].len - 1) = old[i];
 	cfa_free(old);
 	return true;
 }
@@ -147,13 +169,13 @@ static void put_bytes(struct writer *w, size_t slot, const char *s, size_t n)
 {
 	struct placed *p = NULL;
 
-	if (s && !w->failed && (w->nstrings + 1) * 2 > w->strings_cap && !strings_grow(w))
+	if (s && !w->failed && !room_for_one(w, &w->strings, 256))
 		w->failed = true;
-	if (s && !w->failed && !(p = string_slot(w, s, n))->len) {
+	if (s && !w->failed && !(p = placed_slot(w, &w->strings, s, n))->len) {
 		p->at = (uint32_t)place(w, s, n, 1);
 		place(w, NULL, 1, 1);
 		p->len = (uint32_t)n + 1;
-		w->nstrings++;
+		w->strings.n++;
 	}
 	link_to(w, slot, p ? p->at : 0, s != NULL);
 }
@@ -235,57 +257,17 @@ static void put_range(struct writer *w, size_t at, const void *elem)
 	          sizeof(*r->clauses), put_clause);
 }
 
-/* The text of the range placed at at. */
-static const char *placed_text(const struct writer *w, size_t at)
-{
-	uintptr_t text;
-
-	memcpy(&text, w->data + at + offsetof(struct cfa_range, text), sizeof(text));
-	return (const char *)w->data + text;
-}
-
-/* The table's slot for a range of text (kept at most half full). */
-static struct placed *range_slot(struct writer *w, const char *text)
-{
-	size_t mask = w->ranges_cap - 1, n = strlen(text);
-	size_t i = (size_t)checksum((const unsigned char *)text, n, UINT64_C(0xcbf29ce484222325)) & mask;
-
-	for (;; i = (i + 1) & mask) {
-		struct placed *p = &w->ranges[i];
-		if (!p->len || (p->len == n + 1 && strcmp(placed_text(w, p->at), text) == 0))
-			return p;
-	}
-}
-
-static bool ranges_grow(struct writer *w)
-{
-	struct placed *old = w->ranges;
-	size_t i, cap = w->ranges_cap;
-
-	w->ranges_cap = cap ? cap * 2 : 64;
-	if (!(w->ranges = cfa_calloc(w->ranges_cap, sizeof(*w->ranges)))) {
-		w->ranges = old;
-		w->ranges_cap = cap;
-		return false;
-	}
-	for (i = 0; i < cap; i++)
-		if (old[i].len)
-			*range_slot(w, placed_text(w, old[i].at)) = old[i];
-	cfa_free(old);
-	return true;
-}
-
 /* A dependency's range, placed once per text: the text names the range
- * whole (name and clauses are parsed from it), and the solver's cache in
- * it holds the same Id for the same text. */
+ * whole (name and clauses are parsed from it). */
 static void put_shared_range(struct writer *w, size_t slot, const struct cfa_range *r)
 {
 	struct placed *p = NULL;
 	uintptr_t at;
 
-	if (r && r->text && !w->failed && (w->nranges + 1) * 2 > w->ranges_cap && !ranges_grow(w))
+	if (r && r->text && !w->failed && !room_for_one(w, &w->ranges, 64))
 		w->failed = true;
-	if (r && r->text && !w->failed && (p = range_slot(w, r->text))->len) {
+	if (r && r->text && !w->failed &&
+	    (p = placed_slot(w, &w->ranges, r->text, strlen(r->text)))->len) {
 		link_to(w, slot, p->at, true);
 		return;
 	}
@@ -294,7 +276,7 @@ static void put_shared_range(struct writer *w, size_t slot, const struct cfa_ran
 		memcpy(&at, w->data + slot, sizeof(at));
 		p->at = (uint32_t)at;
 		p->len = (uint32_t)strlen(r->text) + 1;
-		w->nranges++;
+		w->ranges.n++;
 	}
 }
 
@@ -518,6 +500,7 @@ static bool add_block(struct cfa_buf *file, struct entry *toc, block_fn *fill, s
 	bool ok;
 
 	memset(&w, 0, sizeof(w));
+	w.ranges.ranges = true;
 	fill(&w, i, arg);
 	ok = !w.failed;
 	if (ok) {
@@ -530,8 +513,8 @@ static bool add_block(struct cfa_buf *file, struct entry *toc, block_fn *fill, s
 	}
 	cfa_free(w.data);
 	cfa_free(w.slots);
-	cfa_free(w.strings);
-	cfa_free(w.ranges);
+	cfa_free(w.strings.v);
+	cfa_free(w.ranges.v);
 	return ok;
 }
 

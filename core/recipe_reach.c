@@ -343,19 +343,16 @@ static enum cfapkg_err recipe_at(struct cfapkg_ctx *ctx, struct folder *f, size_
 	return e;
 }
 
-/* The parsed recipe of solvable p: from its folder's whole read, else as
- * recipe_at reads it (solvables are in the folder's file order). */
-static enum cfapkg_err recipe_of(struct cfapkg_ctx *ctx, struct reach *r, Id p,
+/* Recipe i of f: from the folder's whole read, else as recipe_at reads
+ * it (solvables are in the folder's file order). */
+static enum cfapkg_err recipe_in(struct cfapkg_ctx *ctx, struct folder *f, size_t i,
                                  struct cfapkg_recipe **out)
 {
-	const Solvable *s = r->pool->solvables + p;
-	struct folder *f = folder_of(r, s);
-
 	if (f->parsed) {
-		*out = f->parsed->recipes[p - f->repo->start];
+		*out = f->parsed->recipes[i];
 		return CFAPKG_E_OK;
 	}
-	return recipe_at(ctx, f, (size_t)(p - f->repo->start), out);
+	return recipe_at(ctx, f, i, out);
 }
 
 static int by_name(const void *a, const void *b)
@@ -372,17 +369,20 @@ static enum cfapkg_err finish_set(struct cfapkg_ctx *ctx)
 	return cfa_first_use_apply(ctx);
 }
 
-static enum cfapkg_err take_reached(struct cfapkg_ctx *ctx, struct reach *r)
+/* The set: the recipes a record names, in its order. */
+static enum cfapkg_err take_set(struct cfapkg_ctx *ctx, struct reach *r,
+                                const struct cfa_reached *rec)
 {
 	enum cfapkg_err e = CFAPKG_E_OK;
 	size_t i;
 
 	ctx->nrecipes = 0;
-	if (cfa_grow((void **)&ctx->recipes, &ctx->recipes_cap, r->nqueue + 1,
+	if (cfa_grow((void **)&ctx->recipes, &ctx->recipes_cap, rec->n + 1,
 	             sizeof(*ctx->recipes)) != 0)
 		return cfa_nomem(ctx);
-	for (i = 0; i < r->nqueue && !e; i++)
-		e = recipe_of(ctx, r, r->queue[i], &ctx->recipes[ctx->nrecipes++]);
+	for (i = 0; i < rec->n && !e; i++)
+		e = recipe_in(ctx, &r->f[rec->folder[i]], rec->recipe[i],
+		              &ctx->recipes[ctx->nrecipes++]);
 	if (e) {
 		ctx->nrecipes = 0;
 		return e;
@@ -438,20 +438,9 @@ static enum cfapkg_err from_record(struct cfapkg_ctx *ctx, struct reach *r,
 		if (!f->image && small)
 			return CFAPKG_E_OK;
 	}
-	ctx->nrecipes = 0;
-	if (cfa_grow((void **)&ctx->recipes, &ctx->recipes_cap, rec->n + 1,
-	             sizeof(*ctx->recipes)) != 0)
-		return cfa_nomem(ctx);
-	for (i = 0; i < rec->n && !e; i++)
-		e = recipe_at(ctx, &r->f[rec->folder[i]], rec->recipe[i],
-		              &ctx->recipes[ctx->nrecipes++]);
-	if (e) {
-		ctx->nrecipes = 0;
-		return e;
-	}
 	r->narrowed = rec->narrowed;
 	*done = true;
-	return finish_set(ctx);
+	return take_set(ctx, r, rec);
 }
 
 /* The key of a request's record: the format, this cfapkg, the platform, the
@@ -580,9 +569,9 @@ static enum cfapkg_err walk_folders(struct cfapkg_ctx *ctx, struct reach *r,
 	}
 	if (!e && r->missing)
 		return cfapkg_recipes_load(ctx);
-	if (!e)
-		e = take_reached(ctx, r);
-	if (!e && key && !(e = record_of(ctx, r, &rec)))
+	if (!e && !(e = record_of(ctx, r, &rec)))
+		e = take_set(ctx, r, &rec);
+	if (!e && key)
 		e = cfa_reached_keep(ctx, key, &rec);
 	cfa_reached_fini(&rec);
 	return e;
