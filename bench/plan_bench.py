@@ -197,7 +197,11 @@ def apt_source(cfapkg, runs, env, before=None):
     if not index or not index.is_file():
         print("apt source     skipped: no cached sid Packages (BENCH_SID_PACKAGES)")
         return
-    digest = hashlib.sha256(index.read_bytes()).hexdigest()
+    # Hashed a piece at a time: a runner holding the 65 MB file would make
+    # every later run's peak memory read as at least that much (a child's
+    # peak counts from the pages it shared with its parent at fork).
+    with open(index, "rb") as f:
+        digest = hashlib.file_digest(f, "sha256").hexdigest()
     wants = sid_wants(index, ["libamdhip64-6", "hipcc", "librocblas4", "librocsparse1",
                               "libhsa-runtime64-1", "rocminfo"])
     with tempfile.TemporaryDirectory() as tmp:
