@@ -159,7 +159,7 @@ int cmd_list(struct cfapkg_ctx *ctx, const struct cli *cli)
 	}
 	if (cli->json) {
 		json_print_list("packages", a);
-		cJSON_Delete(t.rows);
+		table_free(&t);
 	} else {
 		table_print(&t);
 		cJSON_Delete(a);

@@ -267,7 +267,7 @@ int cmd_gpus(struct cfapkg_ctx *ctx, const struct cli *cli)
 	if (found && !cli->json && !cli->quiet)
 		table_print(&t);
 	else
-		cJSON_Delete(t.rows);
+		table_free(&t);
 	if (!found) {
 		cli_error("no GPU in gpus.json matches \"%s\" (cfapkg gpus "
 		                "lists them all)\n", pattern);

@@ -63,13 +63,13 @@ int cmd_search(struct cfapkg_ctx *ctx, const struct cli *cli)
 	}
 	if (cli->json) {
 		json_print_list("recipes", arr);
-		cJSON_Delete(t.rows);
+		table_free(&t);
 	} else {
 		cJSON_Delete(arr);
 		if (found && !cli->quiet)
 			table_print(&t);
 		else
-			cJSON_Delete(t.rows);
+			table_free(&t);
 	}
 	if (!found) {
 		cli_error("no recipe matches \"%s\"\n", pattern);

@@ -147,6 +147,11 @@ void json_count_failures(void)
 	cJSON_InitHooks(&hooks);
 }
 
+void output_alloc_failed(void)
+{
+	json_alloc_failures++;
+}
+
 bool json_output_failed(void)
 {
 	return json_alloc_failures > 0;

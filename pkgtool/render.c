@@ -72,51 +72,78 @@ const char *human_size(int64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
-/* A table is kept as a JSON array of rows: the strings are copied, so callers
- * may pass buffers they reuse for the next row. */
+/* A table keeps a copy of each cell, so callers may pass buffers they reuse
+ * for the next row.  Plain strings rather than a JSON tree: a plan's text
+ * output then needs no cJSON, which is loaded on first use. */
 void table_init(struct table *t, size_t ncols)
 {
 	memset(t, 0, sizeof(*t));
 	t->ncols = ncols < TABLE_COLS ? ncols : TABLE_COLS;
-	t->rows = cJSON_CreateArray();
+}
+
+/* Room for one more row; false (counted) for want of memory. */
+static bool room_for_row(struct table *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 16 * t->ncols;
+	char **grown;
+
+	if (t->ncells + t->ncols <= t->cap)
+		return true;
+	if (!(grown = realloc(t->cells, cap * sizeof(*grown)))) {
+		output_alloc_failed();
+		return false;
+	}
+	t->cells = grown;
+	t->cap = cap;
+	return true;
 }
 
 void table_row(struct table *t, const char *const *cells)
 {
-	cJSON *row = cJSON_CreateArray();
 	size_t i;
 
+	if (!t->ncols || !room_for_row(t))
+		return;
 	for (i = 0; i < t->ncols; i++) {
 		const char *c = cells[i] ? cells[i] : "";
 		size_t n = strlen(c);
+		char *copy = malloc(n + 1);
 		/* Widths are counted in bytes: a name with multi-byte
 		 * characters is padded short. */
 		if (n > t->width[i])
 			t->width[i] = n;
-		cJSON_AddItemToArray(row, cJSON_CreateString(c));
+		if (copy)
+			memcpy(copy, c, n + 1);
+		else
+			output_alloc_failed();
+		t->cells[t->ncells++] = copy;
 	}
-	cJSON_AddItemToArray(t->rows, row);
+}
+
+void table_free(struct table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncells; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	t->cells = NULL;
+	t->ncells = t->cap = 0;
 }
 
 /* Columns are separated by two spaces, each as wide as its widest cell. */
 void table_print(struct table *t)
 {
-	const cJSON *row, *cell;
+	size_t i;
 
-	cJSON_ArrayForEach(row, t->rows)
-	{
-		size_t i = 0;
-		cJSON_ArrayForEach(cell, row)
-		{
-			/* The last column is not padded: no trailing blanks. */
-			if (i + 1 < t->ncols)
-				printf("%-*s  ", (int)t->width[i], cell->valuestring);
-			else
-				printf("%s", cell->valuestring);
-			i++;
-		}
-		printf("\n");
+	for (i = 0; i < t->ncells; i++) {
+		const char *cell = t->cells[i] ? t->cells[i] : "";
+		size_t col = i % t->ncols;
+		/* The last column is not padded: no trailing blanks. */
+		if (col + 1 < t->ncols)
+			printf("%-*s  ", (int)t->width[col], cell);
+		else
+			printf("%s\n", cell);
 	}
-	cJSON_Delete(t->rows);
-	t->rows = NULL;
+	table_free(t);
 }

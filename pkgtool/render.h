@@ -50,11 +50,17 @@ const char *human_size(int64_t bytes, char *buf, size_t len);
 struct table {
 	size_t ncols;
 	size_t width[TABLE_COLS];
-	cJSON *rows;           /* array of arrays of strings */
+	char **cells;          /* ncols per row, each a copy */
+	size_t ncells, cap;
 };
 void table_init(struct table *t, size_t ncols);
 void table_row(struct table *t, const char *const *cells);
 void table_print(struct table *t);   /* prints and frees */
+void table_free(struct table *t);
+
+/* Counts a failed allocation of text output as cJSON's are counted: the
+ * command then ends in an error rather than with a table missing rows. */
+void output_alloc_failed(void);
 
 /* Counts cJSON's failed allocations from here on (main calls it first). */
 void json_count_failures(void);

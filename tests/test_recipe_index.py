@@ -24,7 +24,10 @@ image (*.gpus):
 - the recipes each request reached are recorded (cache/recipes/reached,
   a line per request), and a damaged record changes no plan;
 - gc removes the caches of folders the command does not read, naming
-  each, and keeps those it reads.
+  each, and keeps those it reads;
+- on Linux a warm plan loads no library but libsolv and the C library's:
+  cJSON, libcurl, libarchive, libcrypto and PCRE2 are bound on first use,
+  and a plan from the caches uses none of them.
 The real recipes are copied into a folder of the test's own; nothing is
 downloaded."""
 import json
@@ -291,6 +294,19 @@ def unknown_name(r):
     check("... with the names it is like", "zluda" in warm.stdout + warm.stderr)
 
 
+def libraries_loaded(r):
+    """The warm plan under the loader's own report of the files it maps."""
+    if harness.EMULATOR or not sys.platform.startswith("linux"):
+        return
+    r.plan("pytorch-cuda-stack")
+    p = r.plan("pytorch-cuda-stack", env={"LD_DEBUG": "files"})
+    mapped = sorted({w.split("=", 1)[1] for w in p.stderr.split() if w.startswith("file=")})
+    lazy = [m for m in mapped if any(n in m for n in ("cjson", "curl", "archive", "crypto",
+                                                      "pcre2", "solvext"))]
+    check("a warm plan maps none of the libraries bound on first use",
+          p.returncode == 0 and mapped and not lazy, mapped)
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="cfapkg-index-") as t:
         tmp = pathlib.Path(t)
@@ -309,6 +325,7 @@ def main():
             damaged_rebuilt(r)
             unknown_name(r)
             same_as_whole(r, "a version no recipe has", "zluda==99")
+            libraries_loaded(r)
         fresh_edit_not_cached(tmp)
         no_root_made(tmp)
         killed_while_written(tmp)
