@@ -336,8 +336,7 @@ static enum cfapkg_err from_cache(struct cfapkg_ctx *ctx, const struct cfa_chann
 	*done = !e && list;
 	if (*done && !(e = add(ctx, list, n, arg)) && gpus) {
 		/* As a parsed table does: the channel's replaces the one before. */
-		cfa_gpus_free(ctx->gpus);
-		ctx->gpus = gpus;
+		cfa_gpus_take(ctx, gpus);
 		gpus = NULL;
 	}
 	cfa_gpus_free(gpus);

@@ -149,13 +149,17 @@ enum cfapkg_err cfa_gpus_load_json(struct cfapkg_ctx *ctx, const char *path, con
 		e = cfa_jr_fail(&jr, "needs \"targets\" and \"devices\", each a non-empty array");
 	/* The table is replaced whole or not at all: a bad one leaves the
 	 * previous table (a channel's, the built-in one) in use. */
-	if (e) {
+	if (e)
 		cfa_gpus_free(g);
-	} else {
-		cfa_gpus_free(ctx->gpus);
-		ctx->gpus = g;
-	}
+	else
+		cfa_gpus_take(ctx, g);
 	return e;
+}
+
+void cfa_gpus_take(struct cfapkg_ctx *ctx, struct cfa_gpus *g)
+{
+	cfa_gpus_free(ctx->gpus);
+	ctx->gpus = g;
 }
 
 enum cfapkg_err cfa_gpus_load(struct cfapkg_ctx *ctx, const char *path)

@@ -27,6 +27,9 @@ enum cfapkg_err cfa_gpus_load(struct cfapkg_ctx *ctx, const char *path);
 enum cfapkg_err cfa_gpus_load_json(struct cfapkg_ctx *ctx, const char *path,
                                    const struct cJSON *root);
 void cfa_gpus_free(struct cfa_gpus *g);
+/* Makes g (parsed, or read from a cache) the context's table, in place of
+ * any before it. */
+void cfa_gpus_take(struct cfapkg_ctx *ctx, struct cfa_gpus *g);
 const struct cfapkg_gpu_target *cfa_gpus_target(const struct cfapkg_ctx *ctx, const char *gfx);
 /* Edit distance between two names (the first 128 bytes of each); also
  * what registry.c's recipe name suggestions measure. */

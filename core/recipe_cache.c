@@ -245,11 +245,9 @@ enum cfapkg_err cfa_gpus_load_cached(struct cfapkg_ctx *ctx, const char *path)
 	sha256_hex(parts, 2, key);
 	if ((e = cfa_recipe_cache_path(ctx, path, "gpus", &cache)))
 		return e;
-	if (cache && (e = cfa_gpus_image_read(ctx, cache, key, &g)) == CFAPKG_E_OK && g) {
-		/* As cfa_gpus_load does: the new table replaces the old. */
-		cfa_gpus_free(ctx->gpus);
-		ctx->gpus = g;
-	} else if (!e)
+	if (cache && (e = cfa_gpus_image_read(ctx, cache, key, &g)) == CFAPKG_E_OK && g)
+		cfa_gpus_take(ctx, g);
+	else if (!e)
 		e = parse_and_cache(ctx, path, cache, key);
 	cfa_free(cache);
 	return e;

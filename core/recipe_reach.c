@@ -113,8 +113,9 @@ static enum cfapkg_err index_in_slices(struct cfapkg_ctx *ctx, struct reach *r, 
 	return e;
 }
 
-/* Parses the whole folder into a context of its own, makes its index and
- * caches both. */
+/* A small folder is parsed whole into a context of its own (the image
+ * needs every recipe), indexed, and both caches are written; a large one
+ * is indexed in slices. */
 static enum cfapkg_err index_fresh(struct cfapkg_ctx *ctx, struct reach *r, struct folder *f)
 {
 	bool small = false;
