@@ -15,45 +15,40 @@
 enum cfapkg_err cfa_read_file(struct cfapkg_ctx *ctx, const char *file, char **out,
                               size_t *outlen)
 {
-	FILE *f;
-	char *buf = NULL;
-	long size;
+	enum cfa_rfile_kind kind;
+	uint64_t size = 0;
+	struct cfa_rfile *f = cfa_plat_rfile_open(file, &size, &kind);
+	char *buf;
 	size_t got;
 
-	/* A folder opens on Linux and reads as of an enormous size. */
-	if (cfa_plat_is_dir(file))
+	if (!f && kind == CFA_RFILE_DIR)
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: is a folder, not a file; name the file in it",
 		                file);
-	if (!(f = cfa_plat_fopen(file, "rb")))
+	if (!f && kind == CFA_RFILE_OTHER)
+		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot read (not a regular file?)", file);
+	if (!f)
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot open: %s", file,
 		                cfa_plat_strerror(errno));
-	/* The size is taken up front so the whole file lands in one
-	 * allocation; a pipe or device that cannot seek is refused here
-	 * rather than read without a bound. */
-	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-		fclose(f);
-		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot read (not a regular file?)", file);
-	}
 	/* The cap keeps a wrong path (a disk image, a log) from being read
 	 * into memory whole. */
-	if ((unsigned long)size > CFA_JSON_FILE_MAX) {
-		fclose(f);
+	if (size > CFA_JSON_FILE_MAX) {
+		cfa_plat_rfile_close(f);
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: larger than %u bytes", file, CFA_JSON_FILE_MAX);
 	}
-	buf = cfa_malloc((size_t)size + 1);
-	if (!buf) {
-		fclose(f);
+	/* The size is taken up front so the whole file lands in one
+	 * allocation. */
+	if (!(buf = cfa_malloc((size_t)size + 1))) {
+		cfa_plat_rfile_close(f);
 		return cfa_nomem(ctx);
 	}
-	/* A short read means the file shrank since ftell; the text would be
-	 * cut, so it is an error rather than a shorter document. */
-	got = fread(buf, 1, (size_t)size, f);
-	if (got != (size_t)size || ferror(f)) {
-		fclose(f);
+	/* A short read means the file shrank since it was opened; the text
+	 * would be cut, so it is an error rather than a shorter document. */
+	got = cfa_plat_rfile_read(f, buf, (size_t)size, 0);
+	cfa_plat_rfile_close(f);
+	if (got != (size_t)size) {
 		cfa_free(buf);
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: read error (changed while reading?)", file);
 	}
-	fclose(f);
 	/* The terminator is not counted in *outlen; cJSON and the NUL check
 	 * both rely on it being there. */
 	buf[got] = '\0';

@@ -16,7 +16,6 @@
 #include "core/mem.h"
 #include "core/recipe_cache.h"
 #include "core/strbuf.h"
-#include "platform/platform.h"
 
 #define RECORD_FILE "reached"
 /* Enough for the requests a user makes in turn; more only grows the file
@@ -90,9 +89,10 @@ static enum cfapkg_err record_text(struct cfapkg_ctx *ctx, char **path, char **t
 	enum cfapkg_err e = cfa_recipe_cache_file(ctx, RECORD_FILE, path);
 
 	*text = NULL;
-	if (e || !*path || !cfa_plat_is_file(*path))
+	if (e || !*path)
 		return e;
-	/* Unreadable is only not cached: a want of memory is still one. */
+	/* Missing or unreadable is only not cached: a want of memory is
+	 * still one. */
 	if ((e = cfa_read_file(ctx, *path, text, &len)) && e != CFAPKG_E_NOMEM) {
 		cfapkg_ctx_clear_error(ctx);
 		e = CFAPKG_E_OK;

@@ -41,7 +41,8 @@ struct entry {
 };
 
 struct cfa_recipe_image {
-	FILE *f;
+	struct cfa_rfile *f;         /* read at offsets: a block is two reads */
+	uint64_t size;
 	struct entry *toc;
 	size_t n;
 	uint32_t *slots;            /* scratch for one block's slot list */
@@ -575,20 +576,29 @@ static bool entry_sane(const struct entry *t, uint64_t file_size)
 	       t->size + t->nslots * sizeof(uint32_t) <= file_size - t->offset;
 }
 
-/* The table after the header, each entry within the file. */
-static bool read_table(struct cfa_recipe_image *im)
+/* n bytes at off: from head (the file's first hlen bytes, already read)
+ * where it holds them, else from the file. */
+static bool read_at(struct cfa_rfile *f, const char *head, size_t hlen, void *dst, size_t n,
+                    uint64_t off)
 {
-	uint64_t mark = 0, size;
-	long end;
+	if (off <= hlen && n <= hlen - off) {
+		memcpy(dst, head + off, n);
+		return true;
+	}
+	return cfa_plat_rfile_read(f, dst, n, off) == n;
+}
+
+/* The table after the header line (at off), each entry within the file. */
+static bool read_table(struct cfa_recipe_image *im, const char *head, size_t hlen, size_t off)
+{
+	uint64_t mark = 0;
 	size_t i;
 
-	if (fread(&mark, sizeof(mark), 1, im->f) != 1 || mark != BYTE_ORDER_MARK ||
-	    fread(im->toc, sizeof(*im->toc), im->n, im->f) != im->n ||
-	    fseek(im->f, 0, SEEK_END) != 0 || (end = ftell(im->f)) < 0)
+	if (!read_at(im->f, head, hlen, &mark, sizeof(mark), off) || mark != BYTE_ORDER_MARK ||
+	    !read_at(im->f, head, hlen, im->toc, im->n * sizeof(*im->toc), off + sizeof(mark)))
 		return false;
-	size = (uint64_t)end;
 	for (i = 0; i < im->n; i++)
-		if (!entry_sane(&im->toc[i], size))
+		if (!entry_sane(&im->toc[i], im->size))
 			return false;
 	return true;
 }
@@ -615,42 +625,50 @@ static bool header_count(const char *line, const char key[65], size_t *n)
 	return true;
 }
 
-/* The file's size, or 0 when it cannot be told. */
-static uint64_t file_size(FILE *f)
+/* The header line of head as a string in line; its length, 0 for none. */
+static size_t header_line(const char *head, size_t hlen, char *line, size_t len)
 {
-	long end = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+	const char *nl = memchr(head, '\n', hlen);
+	size_t n = nl ? (size_t)(nl - head) + 1 : 0;
 
-	return end > 0 ? (uint64_t)end : 0;
+	if (!n || n >= len)
+		return 0;
+	memcpy(line, head, n);
+	line[n] = '\0';
+	return n;
 }
 
 enum cfapkg_err cfa_recipe_image_open(struct cfapkg_ctx *ctx, const char *path, const char key[65],
                                       size_t n, struct cfa_recipe_image **out)
 {
 	struct cfa_recipe_image *im;
-	char line[256];
-	size_t got = 0;
-	FILE *f = cfa_plat_fopen(path, "rb");
-	bool ok = f && fgets(line, sizeof(line), f) && header_count(line, key, &got) &&
-	          (n == CFA_IMAGE_ANY || got == n);
-	long table = ok ? ftell(f) : -1;
+	enum cfa_rfile_kind kind;
+	/* The header and, for a folder's few recipes, the whole table: one
+	 * read. */
+	char head[1024], line[256];
+	uint64_t size = 0;
+	size_t got = 0, hlen = 0, table = 0;
+	struct cfa_rfile *f = cfa_plat_rfile_open(path, &size, &kind);
 
+	if (f)
+		hlen = cfa_plat_rfile_read(f, head, sizeof(head), 0);
 	/* A count the file cannot hold is damage, not a reason to allocate. */
-	ok = ok && table > 0 && got <= file_size(f) / sizeof(struct entry) &&
-	     fseek(f, table, SEEK_SET) == 0;
 	*out = NULL;
-	if (!ok) {
-		if (f)
-			fclose(f);
+	if (!f || !(table = header_line(head, hlen, line, sizeof(line))) ||
+	    !header_count(line, key, &got) || (n != CFA_IMAGE_ANY && got != n) ||
+	    got > size / sizeof(struct entry)) {
+		cfa_plat_rfile_close(f);
 		return CFAPKG_E_OK;
 	}
 	if (!(im = cfa_calloc(1, sizeof(*im))) || !(im->toc = cfa_calloc(got + 1, sizeof(*im->toc)))) {
 		cfa_free(im);
-		fclose(f);
+		cfa_plat_rfile_close(f);
 		return cfa_nomem(ctx);
 	}
 	im->f = f;
+	im->size = size;
 	im->n = got;
-	if (read_table(im))
+	if (read_table(im, head, hlen, table))
 		*out = im;
 	else
 		cfa_recipe_image_close(im);
@@ -694,9 +712,9 @@ static enum cfapkg_err read_block(struct cfapkg_ctx *ctx, struct cfa_recipe_imag
 	if (cfa_grow((void **)&im->slots, &im->slots_cap, t->nslots + 1, sizeof(*im->slots)) != 0 ||
 	    !(data = cfa_arena_alloc(arena, t->size)))
 		return cfa_nomem(ctx);
-	if (fseek(im->f, (long)t->offset, SEEK_SET) == 0 &&
-	    fread(data, 1, t->size, im->f) == t->size &&
-	    fread(im->slots, sizeof(*im->slots), t->nslots, im->f) == t->nslots &&
+	if (cfa_plat_rfile_read(im->f, data, t->size, t->offset) == t->size &&
+	    cfa_plat_rfile_read(im->f, im->slots, t->nslots * sizeof(*im->slots),
+	                        t->offset + t->size) == t->nslots * sizeof(*im->slots) &&
 	    block_sum(data, t->size, im->slots, t->nslots) == t->sum &&
 	    relocate(data, t->size, im->slots, t->nslots))
 		*out = data;
@@ -795,8 +813,7 @@ void cfa_recipe_image_close(struct cfa_recipe_image *im)
 {
 	if (!im)
 		return;
-	if (im->f)
-		fclose(im->f);
+	cfa_plat_rfile_close(im->f);
 	cfa_free(im->toc);
 	cfa_free(im->slots);
 	cfa_free(im);

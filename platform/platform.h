@@ -88,6 +88,20 @@ struct cfa_map *cfa_plat_map_open(const char *path, uint64_t *size);
 const void *cfa_plat_map_view(struct cfa_map *m, uint64_t offset, size_t len);
 void cfa_plat_map_close(struct cfa_map *m);
 
+/* A file read at offsets without stdio's buffer: each piece is one system
+ * call into memory of the caller's, and no buffer of its own is touched
+ * (caches are read this way on every command).  open gives NULL and says
+ * why in *kind: CFA_RFILE_ERROR (errno set), CFA_RFILE_DIR, or
+ * CFA_RFILE_OTHER for what is not a regular file (a pipe, a device: never
+ * read, so that a wrong path cannot hang or flood a reader).  read gives
+ * the bytes read at offset, fewer only at the end or on an error. */
+enum cfa_rfile_kind { CFA_RFILE_FILE, CFA_RFILE_ERROR, CFA_RFILE_DIR, CFA_RFILE_OTHER };
+struct cfa_rfile;
+struct cfa_rfile *cfa_plat_rfile_open(const char *path, uint64_t *size,
+                                      enum cfa_rfile_kind *kind);
+size_t cfa_plat_rfile_read(struct cfa_rfile *f, void *buf, size_t n, uint64_t offset);
+void cfa_plat_rfile_close(struct cfa_rfile *f);
+
 /* While on, memory freed stays with the process rather than going back
  * to the system, to be used again without a page fault per page (glibc
  * gives back the top of its heap past 128 KiB; off restores that).  For a

@@ -175,6 +175,59 @@ FILE *cfa_plat_fopen_shared(const char *path)
 	return cfa_plat_fopen(path, "rb");
 }
 
+struct cfa_rfile {
+	int fd;
+};
+
+struct cfa_rfile *cfa_plat_rfile_open(const char *path, uint64_t *size,
+                                      enum cfa_rfile_kind *kind)
+{
+	/* O_NONBLOCK: a FIFO opened for reading would wait for a writer. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
+	struct cfa_rfile *f;
+	struct stat st;
+
+	*kind = CFA_RFILE_ERROR;
+	*size = 0;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(f = malloc(sizeof(*f)))) {
+		err = errno;
+		if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
+			*kind = S_ISDIR(st.st_mode) ? CFA_RFILE_DIR : CFA_RFILE_OTHER;
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	f->fd = fd;
+	*size = (uint64_t)st.st_size;
+	*kind = CFA_RFILE_FILE;
+	return f;
+}
+
+size_t cfa_plat_rfile_read(struct cfa_rfile *f, void *buf, size_t n, uint64_t offset)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(f->fd, (char *)buf + got, n - got, (off_t)(offset + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
+}
+
+void cfa_plat_rfile_close(struct cfa_rfile *f)
+{
+	if (!f)
+		return;
+	close(f->fd);
+	free(f);
+}
+
 struct cfa_map {
 	int fd;
 	void *view;

@@ -14,6 +14,8 @@
 #include <fcntl.h>
 #include <io.h>
 #include <shellapi.h>
+#include <share.h>
+#include <sys/stat.h>
 
 /* The longest path the wide file APIs accept with the \\?\ prefix, in UTF-16
  * units. */
@@ -278,6 +280,69 @@ FILE *cfa_plat_fopen_shared(const char *path)
 	if (!(f = _fdopen(fd, "rb")))
 		_close(fd);
 	return f;
+}
+
+struct cfa_rfile {
+	int fd;
+};
+
+/* The C runtime's descriptors: they set errno as POSIX's do. */
+struct cfa_rfile *cfa_plat_rfile_open(const char *path, uint64_t *size,
+                                      enum cfa_rfile_kind *kind)
+{
+	wchar_t *w = wide_path(path);
+	DWORD attrs = w ? GetFileAttributesW(w) : INVALID_FILE_ATTRIBUTES;
+	struct cfa_rfile *f = NULL;
+	struct _stati64 st;
+	int fd = -1;
+
+	*kind = CFA_RFILE_ERROR;
+	*size = 0;
+	if (!w)
+		errno = ENOMEM;
+	else if (attrs != INVALID_FILE_ATTRIBUTES && (attrs & FILE_ATTRIBUTE_DIRECTORY))
+		*kind = CFA_RFILE_DIR; /* opening one fails with EACCES, which would mislead */
+	else if (_wsopen_s(&fd, w, _O_RDONLY | _O_BINARY | _O_NOINHERIT, _SH_DENYNO, 0) != 0)
+		fd = -1;
+	free(w);
+	if (fd < 0)
+		return NULL;
+	if (_fstati64(fd, &st) != 0 || (st.st_mode & _S_IFMT) != _S_IFREG ||
+	    !(f = malloc(sizeof(*f)))) {
+		if (_fstati64(fd, &st) == 0 && (st.st_mode & _S_IFMT) != _S_IFREG)
+			*kind = CFA_RFILE_OTHER;
+		_close(fd);
+		return NULL;
+	}
+	f->fd = fd;
+	*size = (uint64_t)st.st_size;
+	*kind = CFA_RFILE_FILE;
+	return f;
+}
+
+size_t cfa_plat_rfile_read(struct cfa_rfile *f, void *buf, size_t n, uint64_t offset)
+{
+	size_t got = 0;
+
+	if (_lseeki64(f->fd, (__int64)offset, SEEK_SET) < 0)
+		return 0;
+	while (got < n) {
+		/* _read counts in unsigned ints. */
+		unsigned want = n - got > (1u << 30) ? 1u << 30 : (unsigned)(n - got);
+		int r = _read(f->fd, (char *)buf + got, want);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
+}
+
+void cfa_plat_rfile_close(struct cfa_rfile *f)
+{
+	if (!f)
+		return;
+	_close(f->fd);
+	free(f);
 }
 
 struct cfa_map {

@@ -352,6 +352,15 @@ def test_locked_file_first(tmp):
     check("install --locked FOLDER says it is a folder",
           r.returncode == 1 and f"{tmp}: is a folder" in r.stderr and "larger than" not in
           r.stderr, r.stderr)
+    # A pipe with no writer: opening it to read would wait for one, so a
+    # reader that did not look first would hang here until the timeout.
+    fifo = tmp / "lock.fifo"
+    os.mkfifo(fifo)
+    r = run("install", "--locked", str(fifo), "--yes", env={"CFAPKG_GPU": ""})
+    check("install --locked FIFO is refused at once as no regular file",
+          r.returncode == 1 and f"{fifo}: cannot read (not a regular file?)" in r.stderr,
+          r.stderr)
+    fifo.unlink()
 
 
 def main():
