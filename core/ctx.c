@@ -88,6 +88,7 @@ void cfapkg_ctx_free(struct cfapkg_ctx *ctx)
 	cfa_free(ctx->recipes);
 	cfa_gpus_free(ctx->gpus);
 	cfa_free(ctx->root);
+	cfa_free(ctx->recipe_cache);
 	cfa_free(ctx->err_long);
 	cfa_arena_fini(&ctx->arena);
 	cfa_free(ctx);
@@ -186,6 +187,7 @@ enum cfapkg_err cfapkg_ctx_set_root(struct cfapkg_ctx *ctx, const char *dir)
 	 * failure leaves the context as it was. */
 	cfa_free(ctx->root);
 	ctx->root = copy;
+	CFA_FREE(ctx->recipe_cache); /* the old root's */
 	return CFAPKG_E_OK;
 }
 
@@ -238,10 +240,12 @@ static char *beside_program(bool *nomem)
 static const char *builtin_dir(bool *nomem)
 {
 	static char *found;
+	static bool looked; /* and found none: a build tree asks once, too */
 
 	*nomem = false;
-	if (!found && !(found = beside_program(nomem)) && *nomem)
+	if (!found && !looked && !(found = beside_program(nomem)) && *nomem)
 		return NULL;
+	looked = true;
 	/* A build tree: the recipes of the source checkout it was built from. */
 	return found ? found : CFAPKG_SOURCE_RECIPES;
 }

@@ -34,6 +34,10 @@ struct cfapkg_ctx {
 	struct cfapkg_recipe **recipes; /* sorted by name */
 	size_t nrecipes, recipes_cap;
 	struct cfa_gpus *gpus;       /* NULL until first needed */
+	/* ROOT/cache/recipes once made for this root: every cache path of
+	 * a command is under it, and making it once saves a stat and a
+	 * mkdir per path. */
+	char *recipe_cache;
 };
 
 /* Records the first failure's detail and returns err.  A later failure

@@ -37,13 +37,16 @@ static void sha256_hex(const char *const *parts, size_t n, char hex[65])
 	solv_chksum_free(c, NULL);
 }
 
-/* ROOT/cache/recipes/NAME in *out, the folder made; NULL as below. */
-static enum cfapkg_err cache_file(struct cfapkg_ctx *ctx, const char *name, char **out)
+/* ROOT/cache/recipes, made once per context and root: NULL (and OK) when
+ * there is no root to cache under. */
+static enum cfapkg_err cache_folder(struct cfapkg_ctx *ctx, const char **out)
 {
 	char *folder;
 	enum cfapkg_err e;
 
-	*out = NULL;
+	*out = ctx->recipe_cache;
+	if (*out)
+		return CFAPKG_E_OK;
 	if (!ctx->root && (e = cfapkg_ctx_set_root(ctx, NULL))) {
 		if (e == CFAPKG_E_NOMEM)
 			return e;
@@ -54,11 +57,23 @@ static enum cfapkg_err cache_file(struct cfapkg_ctx *ctx, const char *name, char
 		return CFAPKG_E_OK;
 	if (!(folder = cfa_root_path(ctx, CFA_CACHE, "recipes")))
 		return ctx->err_code;
-	if (cfa_plat_mkdir_p(folder) == 0 && !(*out = cfa_aprintf("%s/%s", folder, name)))
+	if (cfa_plat_mkdir_p(folder) != 0) {
+		cfa_free(folder);
+		return CFAPKG_E_OK;
+	}
+	*out = ctx->recipe_cache = folder;
+	return CFAPKG_E_OK;
+}
+
+/* ROOT/cache/recipes/NAME in *out; NULL as above. */
+static enum cfapkg_err cache_file(struct cfapkg_ctx *ctx, const char *name, char **out)
+{
+	const char *folder;
+	enum cfapkg_err e = cache_folder(ctx, &folder);
+
+	*out = NULL;
+	if (!e && folder && !(*out = cfa_aprintf("%s/%s", folder, name)))
 		e = cfa_nomem(ctx);
-	else
-		e = CFAPKG_E_OK;
-	cfa_free(folder);
 	return e;
 }
 
