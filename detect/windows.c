@@ -455,23 +455,18 @@ static bool from_hipinfo_text(struct cfapkg_machine *m, const char *out, const c
 	return ok;
 }
 
-/* hipInfo.exe of the first SDK that has one (HIP_PATH's first) names each
- * device's target. */
-static bool run_hipinfo(struct cfapkg_machine *m)
-{
-	/* hipInfo prints a few lines per device: 64 KiB is far more than any
-	 * machine's listing (the platform keeps at most this much). */
-	static char out[65536];
-	const char *argv[2];
-	bool nomem = false, ok;
-	int status = 0, rc;
-	char *exe = find_hipinfo(m, &nomem);
+/* hipInfo prints a few lines per device: 64 KiB is far more than any
+ * machine's listing (the platform keeps at most this much). */
+#define HIPINFO_OUTPUT_MAX 65536
 
-	if (!exe)
-		return !nomem;
-	argv[0] = exe;
-	argv[1] = NULL;
-	rc = cfa_plat_run_capture(argv, HIPINFO_TIMEOUT_MS, out, sizeof(out), &status);
+/* exe's listing, read into out (HIPINFO_OUTPUT_MAX bytes). */
+static bool read_hipinfo(struct cfapkg_machine *m, const char *exe, char *out)
+{
+	const char *argv[2] = {exe, NULL};
+	int status = 0, rc = cfa_plat_run_capture(argv, HIPINFO_TIMEOUT_MS, out, HIPINFO_OUTPUT_MAX,
+	                                          &status);
+	bool ok;
+
 	if (rc)
 		ok = cfa_machine_warn(m, "%s: %s", exe,
 		                      rc == ETIMEDOUT ? "timed out" : cfa_plat_strerror(rc));
@@ -480,9 +475,27 @@ static bool run_hipinfo(struct cfapkg_machine *m)
 	else
 		ok = from_hipinfo_text(m, out, exe);
 	/* A full buffer means the platform cut the output there. */
-	if (ok && !rc && strlen(out) == sizeof(out) - 1)
+	if (ok && !rc && strlen(out) == HIPINFO_OUTPUT_MAX - 1)
 		ok = cfa_machine_warn(m, "%s printed more than %lu bytes; devices listed past that are "
-		                      "not read", exe, (unsigned long)sizeof(out) - 1);
+		                      "not read", exe, (unsigned long)HIPINFO_OUTPUT_MAX - 1);
+	return ok;
+}
+
+/* hipInfo.exe of the first SDK that has one (HIP_PATH's first) names each
+ * device's target. */
+static bool run_hipinfo(struct cfapkg_machine *m)
+{
+	bool nomem = false, ok;
+	char *exe = find_hipinfo(m, &nomem), *out;
+
+	if (!exe)
+		return !nomem;
+	if (!(out = cfa_malloc(HIPINFO_OUTPUT_MAX))) {
+		cfa_free(exe);
+		return false;
+	}
+	ok = read_hipinfo(m, exe, out);
+	cfa_free(out);
 	cfa_free(exe);
 	return ok;
 }

@@ -45,9 +45,12 @@ int gpu_index_from_cli(const struct cli *cli, int *index)
  * ends (forget_facts_choice). */
 static struct cfapkg_facts_choice choice;
 
+static void forget_set_facts(void);
+
 void forget_facts_choice(void)
 {
 	cfapkg_facts_choice_clear(&choice);
+	forget_set_facts();
 }
 
 const struct cfapkg_machine *detected_machine(void)
@@ -105,10 +108,36 @@ static const char *planned_env(const struct cli *cli)
  * that a name fitting several GPUs, or none, is answered with the
  * candidates or the nearest. */
 struct set_facts {
-	const char *keys[CLI_MAX_ARGS + 1], *values[CLI_MAX_ARGS + 1];
-	char gfx[CLI_MAX_ARGS + 1][16];
+	const char **keys, **values; /* n of them, room for one more */
+	char (*gfx)[16];
 	size_t n;
 };
+
+/* Kept with the choice, whose facts may point into it: a few facts in
+ * one allocation for the command's options, not room for every
+ * argument (which would spread a few words over several fresh pages). */
+static struct set_facts set;
+
+static void forget_set_facts(void)
+{
+	free(set.keys);
+	memset(&set, 0, sizeof(set));
+}
+
+/* Room for CFAPKG_GPU, every option and the terminator. */
+static bool make_set_facts(const struct cli *cli)
+{
+	size_t cap = cli->nopts + 2;
+	char *block;
+
+	forget_set_facts();
+	if (!(block = calloc(cap, 2 * sizeof(char *) + sizeof(*set.gfx))))
+		return false;
+	set.keys = (const char **)(void *)block;
+	set.values = set.keys + cap;
+	set.gfx = (char(*)[16])(void *)(set.values + cap);
+	return true;
+}
 
 /* A GPU given by name is kept as its target, in s's own room, so that the
  * library is handed one known target; every other fact goes as given. */
@@ -148,18 +177,17 @@ static int set_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct se
 
 int facts_from_cli(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_facts *f)
 {
-	/* Static: the request points into it until the choice is made, it is
-	 * kept off the stack, and a command sets its facts once. */
-	static struct set_facts s;
-	struct cfapkg_facts_request req = {.env = planned_env(cli), .file = cli_value(cli, OPT_FACTS),
-	                                   .keys = s.keys, .values = s.values};
+	struct cfapkg_facts_request req = {.env = planned_env(cli), .file = cli_value(cli, OPT_FACTS)};
 	enum cfapkg_err e;
 	int rc;
 
-	s.n = 0;
-	if ((rc = gpu_index_from_cli(cli, &req.gpu_index)) || (rc = set_from_cli(ctx, cli, &s)))
+	if (!make_set_facts(cli))
+		return report_error(ctx, CFAPKG_E_NOMEM);
+	if ((rc = gpu_index_from_cli(cli, &req.gpu_index)) || (rc = set_from_cli(ctx, cli, &set)))
 		return rc;
-	req.nkeys = s.n;
+	req.keys = set.keys;
+	req.values = set.values;
+	req.nkeys = set.n;
 	e = cfapkg_facts_choose(ctx, &req, &choice);
 	if (e && choice.detected && choice.machine.selected < 0) {
 		print_detection_notes(stderr, &choice.machine);

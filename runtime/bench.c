@@ -309,12 +309,13 @@ const char *cfapkg_bench_metric_name(const char *regex, char *buf, size_t len)
 	return buf;
 }
 
-static enum cfapkg_err one_run(struct cfapkg_ctx *ctx, const struct cfapkg_bench_opts *o,
-                               const struct metric *m, struct cfapkg_bench_run *r)
+/* A run's output is kept up to a MiB, on the heap (too much for a stack,
+ * and no command but bench should carry it in its image). */
+#define RUN_OUTPUT_MAX (1u << 20)
+
+static enum cfapkg_err capture_run(struct cfapkg_ctx *ctx, const struct cfapkg_bench_opts *o,
+                                   const struct metric *m, struct cfapkg_bench_run *r, char *out)
 {
-	/* static: a MiB of output is too much for the stack, and the runs
-	 * never overlap. */
-	static char out[1 << 20];
 	bool timed_out = false;
 	double t0;
 	enum cfapkg_err e;
@@ -322,7 +323,8 @@ static enum cfapkg_err one_run(struct cfapkg_ctx *ctx, const struct cfapkg_bench
 	if ((e = cfapkg_runtime_apply(ctx, o->runtimes[r->env])))
 		return e;
 	t0 = cfa_plat_now();
-	e = cfapkg_run_capture(ctx, o->argv, o->timeout_ms, out, sizeof(out), &r->status, &timed_out);
+	e = cfapkg_run_capture(ctx, o->argv, o->timeout_ms, out, RUN_OUTPUT_MAX, &r->status,
+	                       &timed_out);
 	r->wall_s = cfa_plat_now() - t0;
 	if (e)
 		return e;
@@ -330,14 +332,24 @@ static enum cfapkg_err one_run(struct cfapkg_ctx *ctx, const struct cfapkg_bench
 	 * time. */
 	if (timed_out)
 		r->status = -1;
-	/* The capture keeps the first sizeof(out) - 1 bytes: a full buffer may
-	 * have lost the end, where the last match would be. */
-	if (m->re && strlen(out) == sizeof(out) - 1)
+	/* The capture keeps the first RUN_OUTPUT_MAX - 1 bytes: a full buffer
+	 * may have lost the end, where the last match would be. */
+	if (m->re && strlen(out) == RUN_OUTPUT_MAX - 1)
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s printed more than %lu bytes: --metric reads no "
 		                "further, and the number could be past that", o->argv[0],
-		                (unsigned long)sizeof(out) - 1);
+		                (unsigned long)RUN_OUTPUT_MAX - 1);
 	r->has_metric = m->re && metric_find(m, out, &r->metric);
 	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err one_run(struct cfapkg_ctx *ctx, const struct cfapkg_bench_opts *o,
+                               const struct metric *m, struct cfapkg_bench_run *r)
+{
+	char *out = cfa_malloc(RUN_OUTPUT_MAX);
+	enum cfapkg_err e = out ? capture_run(ctx, o, m, r, out) : cfa_nomem(ctx);
+
+	cfa_free(out);
+	return e;
 }
 
 enum cfapkg_err cfapkg_bench(struct cfapkg_ctx *ctx, const struct cfapkg_bench_opts *o,

@@ -248,13 +248,15 @@ static void no_verdict(struct cfapkg_probe_result *out, bool timed_out, int stat
 	                                   step ? step : "loading the library"));
 }
 
-enum cfapkg_err cfapkg_probe(struct cfapkg_ctx *ctx, const char *library,
-                             const char *const *dirs, size_t ndirs, unsigned timeout_ms,
-                             struct cfapkg_probe_result *out)
+/* What a probe may print before its verdict is read: 64 KiB, on the heap
+ * (much for a stack, and kept out of every command's image). */
+#define PROBE_OUTPUT_MAX (1u << 16)
+
+/* The probe's output in text (PROBE_OUTPUT_MAX bytes) read into out. */
+static enum cfapkg_err probe_into(struct cfapkg_ctx *ctx, const char *library,
+                                  const char *const *dirs, size_t ndirs, unsigned timeout_ms,
+                                  char *text, struct cfapkg_probe_result *out)
 {
-	/* Static, as 64 KiB is much for a stack; the probes are run one after
-	 * the other, never at once. */
-	static char text[1 << 16];
 	const char **argv = NULL;
 	char *prog = NULL;
 	size_t i, n = 0;
@@ -262,8 +264,6 @@ enum cfapkg_err cfapkg_probe(struct cfapkg_ctx *ctx, const char *library,
 	bool timed_out = false, got = false, full;
 	enum cfapkg_err e;
 
-	memset(out, 0, sizeof(out[0]));
-	out->library = library;
 	if ((e = probe_program(ctx, &prog)))
 		return e;
 	/* Every folder is passed on, however many. */
@@ -280,14 +280,14 @@ enum cfapkg_err cfapkg_probe(struct cfapkg_ctx *ctx, const char *library,
 		argv[n++] = dirs[i];
 	}
 	argv[n] = NULL;
-	e = cfapkg_run_capture(ctx, argv, timeout_ms, text, sizeof(text), &status, &timed_out);
+	e = cfapkg_run_capture(ctx, argv, timeout_ms, text, PROBE_OUTPUT_MAX, &status, &timed_out);
 	cfa_free(argv);
 	cfa_free(prog);
 	if (e)
 		return e;
-	/* The capture keeps the first sizeof(text) - 1 bytes: a full buffer
-	 * without a verdict may have lost it, which is no crash. */
-	full = strlen(text) == sizeof(text) - 1;
+	/* The capture keeps the first PROBE_OUTPUT_MAX - 1 bytes: a full
+	 * buffer without a verdict may have lost it, which is no crash. */
+	full = strlen(text) == PROBE_OUTPUT_MAX - 1;
 	parse_output(text, out, &got);
 	if (timed_out || (!got && !full)) {
 		no_verdict(out, timed_out, status, timeout_ms);
@@ -295,7 +295,23 @@ enum cfapkg_err cfapkg_probe(struct cfapkg_ctx *ctx, const char *library,
 		out->status = CFAPKG_PROBE_FAILED;
 		set_text(&out->detail, cfa_aprintf("the probe printed more than %lu bytes (the "
 		                                   "library wrote to its output) and no verdict in "
-		                                   "them", (unsigned long)sizeof(text) - 1));
+		                                   "them", (unsigned long)PROBE_OUTPUT_MAX - 1));
 	}
 	return CFAPKG_E_OK;
+}
+
+enum cfapkg_err cfapkg_probe(struct cfapkg_ctx *ctx, const char *library,
+                             const char *const *dirs, size_t ndirs, unsigned timeout_ms,
+                             struct cfapkg_probe_result *out)
+{
+	char *text;
+	enum cfapkg_err e;
+
+	memset(out, 0, sizeof(out[0]));
+	out->library = library;
+	if (!(text = cfa_malloc(PROBE_OUTPUT_MAX)))
+		return cfa_nomem(ctx);
+	e = probe_into(ctx, library, dirs, ndirs, timeout_ms, text, out);
+	cfa_free(text);
+	return e;
 }
