@@ -546,6 +546,7 @@ enum cfapkg_err cfa_pool_build(struct cfapkg_plan *plan)
 	if (!plan->vers || !plan->unchecked_mask || !plan->status)
 		return cfa_nomem(plan->ctx);
 	plan->nvers = total;
+	cfa_pool_size_hashes(b.pool, total);
 	find_fact_names(plan);
 	/* Only the recipes the requests can reach go into the pool, unless a
 	 * testcase is written (it must hold the whole problem). */
@@ -583,7 +584,7 @@ enum cfapkg_err cfa_pool_build(struct cfapkg_plan *plan)
 	/* whatprovides is only valid once the repo is internalized: the solver
 	 * reads it for every requirement. */
 	repo_internalize(plan->repo);
-	pool_createwhatprovides(b.pool);
+	cfa_pool_index_providers(b.pool);
 	return CFAPKG_E_OK;
 }
 

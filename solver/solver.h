@@ -104,6 +104,12 @@ bool cfa_installable(const struct cfapkg_plan *plan, const struct cfapkg_version
 /* Whether a system version is among the installed ones (fact known). */
 bool cfa_system_present(const struct cfapkg_plan *plan, const struct cfapkg_version *v);
 
+/* pool_hash.c: libsolv's string hash made for about nversions more
+ * versions (before the first lookup), and whatprovides made without
+ * dropping it. */
+void cfa_pool_size_hashes(Pool *pool, size_t nversions);
+void cfa_pool_index_providers(Pool *pool);
+
 /* The Id a range is required by (a name, a relation or a synthetic name). */
 Id cfa_range_id(struct cfapkg_plan *plan, const struct cfa_range *r);
 /* A dependency as the recipe spelled it. */
