@@ -50,7 +50,8 @@ static struct cfa_arena_chunk *chunk_new(size_t size)
 	return c;
 }
 
-void *cfa_arena_alloc(struct cfa_arena *a, size_t n)
+/* n bytes aligned for any type, their contents left as they were. */
+static void *take(struct cfa_arena *a, size_t n)
 {
 	const size_t align = alignof(max_align_t);
 	struct cfa_arena_chunk *c;
@@ -73,10 +74,6 @@ void *cfa_arena_alloc(struct cfa_arena *a, size_t n)
 			a->head = c;
 			a->used = n;
 		}
-		/* Memory from the arena is always zeroed: callers rely on it
-		 * (cfa_arena_strndup's terminator, structs filled member by
-		 * member). */
-		memset(c->data, 0, n);
 		a->total += n;
 		return c->data;
 	}
@@ -94,8 +91,23 @@ void *cfa_arena_alloc(struct cfa_arena *a, size_t n)
 	/* n was rounded up, so the next allocation starts aligned as well. */
 	a->used += n;
 	a->total += n;
-	memset(p, 0, n);
 	return p;
+}
+
+void *cfa_arena_alloc(struct cfa_arena *a, size_t n)
+{
+	void *p = take(a, n);
+
+	/* Zeroed: callers rely on it (cfa_arena_strndup's terminator, structs
+	 * filled member by member). */
+	if (p)
+		memset(p, 0, n);
+	return p;
+}
+
+void *cfa_arena_alloc_raw(struct cfa_arena *a, size_t n)
+{
+	return take(a, n);
 }
 
 void cfa_arena_adopt(struct cfa_arena *dst, struct cfa_arena *src)

@@ -18,6 +18,8 @@ void cfa_arena_init(struct cfa_arena *a);
 void cfa_arena_fini(struct cfa_arena *a);
 /* Zeroed, aligned for any type; NULL when out of memory. */
 void *cfa_arena_alloc(struct cfa_arena *a, size_t n);
+/* The same, not zeroed: for memory a read fills whole at once. */
+void *cfa_arena_alloc_raw(struct cfa_arena *a, size_t n);
 /* Moves every chunk of src into dst; src is left empty. */
 void cfa_arena_adopt(struct cfa_arena *dst, struct cfa_arena *src);
 char *cfa_arena_strndup(struct cfa_arena *a, const char *s, size_t n);

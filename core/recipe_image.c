@@ -710,7 +710,7 @@ static enum cfapkg_err read_block(struct cfapkg_ctx *ctx, struct cfa_recipe_imag
 	if (im->damaged)
 		return CFAPKG_E_OK;
 	if (cfa_grow((void **)&im->slots, &im->slots_cap, t->nslots + 1, sizeof(*im->slots)) != 0 ||
-	    !(data = cfa_arena_alloc(arena, t->size)))
+	    !(data = cfa_arena_alloc_raw(arena, t->size)))
 		return cfa_nomem(ctx);
 	if (cfa_plat_rfile_read(im->f, data, t->size, t->offset) == t->size &&
 	    cfa_plat_rfile_read(im->f, im->slots, t->nslots * sizeof(*im->slots),

@@ -166,22 +166,23 @@ bool cfa_snprintf(char *dst, size_t size, const char *fmt, ...)
 
 char *cfa_vaprintf(const char *fmt, va_list ap)
 {
+	char small[256], *out;
 	va_list again;
-	char *out;
 	int n;
 
-	/* Copied first: one va_list cannot be walked twice. */
+	/* Copied first: one va_list cannot be walked twice.  Most texts (paths,
+	 * names) fit on the stack and are formatted once; a longer one is
+	 * formatted again into room of its measured size. */
 	va_copy(again, ap);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
 	if (n < 0 || !(out = cfa_malloc((size_t)n + 1))) {
 		va_end(again);
 		return NULL;
 	}
-	/* Measured by the first pass: the same text fits exactly. */
-	if (vsnprintf(out, (size_t)n + 1, fmt, again) != n) {
-		cfa_free(out);
-		out = NULL;
-	}
+	if ((size_t)n < sizeof(small))
+		memcpy(out, small, (size_t)n + 1);
+	else if (vsnprintf(out, (size_t)n + 1, fmt, again) != n)
+		CFA_FREE(out); /* the same text measured another length: a broken C library */
 	va_end(again);
 	return out;
 }
