@@ -174,7 +174,9 @@ static bool header_rest(const char *rest, char digest[65], uint64_t *len)
 static bool payload_whole(FILE *f, uint64_t len, const char digest[65])
 {
 	Chksum *c = solv_chksum_create(REPOKEY_TYPE_SHA256);
-	char buf[16384], got[65];
+	/* Small: every page of stack a command reaches is a fresh page, and
+	 * a plan reads each folder's index this way. */
+	char buf[4096], got[65];
 	uint64_t left = len;
 
 	while (left > 0) {

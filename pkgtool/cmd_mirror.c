@@ -33,16 +33,15 @@ static int from_lockfile(struct cfapkg_ctx *ctx, const char *file, struct cfapkg
 /* The SPECs (after "create DIR") planned as install would plan them. */
 static int from_plan(struct cfapkg_ctx *ctx, const struct cli *cli, struct cfapkg_lockfile **out)
 {
-	static struct cli specs; /* large: not on the stack */
+	/* The SPECs start after "create DIR": the copy starts past those two
+	 * words, so the plan sees only the packages. */
+	struct cli specs = *cli;
 	struct cfapkg_plan *plan = NULL;
 	enum cfapkg_err e;
 	int rc;
 
-	/* The SPECs start after "create DIR": the copy drops those two words,
-	 * so the plan sees only the packages. */
-	specs = *cli;
 	specs.nargs = cli->nargs - 2;
-	memmove(specs.args, cli->args + 2, specs.nargs * sizeof(specs.args[0]));
+	specs.args = cli->args + 2;
 	if ((rc = solve_from_cli(ctx, &specs, &plan)))
 		return rc;
 	/* A set with a part that cannot be fetched is refused whole, as

@@ -389,6 +389,7 @@ int main(int argc, char **argv)
 	 * names and paths outside the ANSI code page survive. */
 	cfapkg_utf8_args(&argc, &argv);
 	if (!cli_parse(argc, argv, &cli, &table)) {
+		cli_free(&cli);
 		if (asks_for_json(argc, argv))
 			json_print_error(EXIT_USAGE);
 		cli_contract_end();
@@ -396,9 +397,10 @@ int main(int argc, char **argv)
 	}
 	/* --version needs no context: it works even where the root cannot be
 	 * used. */
+	rc = cli.seen & OPT_BIT(OPT_VERSION) ? print_versions(&cli) : dispatch(&cli);
+	cli_free(&cli);
 	if (cli.seen & OPT_BIT(OPT_VERSION))
-		return print_versions(&cli);
-	rc = dispatch(&cli);
+		return rc;
 	if (json_output_failed() && rc == EXIT_OK)
 		rc = EXIT_ERROR;
 	/* A text-only command (run) never gets here with --json: the

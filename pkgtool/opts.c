@@ -292,6 +292,14 @@ static bool argument(struct cli *cli, const char *a, const struct cli_commands *
 	return positional(cli, a);
 }
 
+void cli_free(struct cli *cli)
+{
+	free(cli->args);
+	free(cli->opts);
+	cli->args = NULL;
+	cli->opts = NULL;
+}
+
 /* The letters getopt accepts are remade once the command is known (argument),
  * since a shared letter means what that command makes it. */
 bool cli_parse(int argc, char **argv, struct cli *cli, const struct cli_commands *table)
@@ -301,10 +309,14 @@ bool cli_parse(int argc, char **argv, struct cli *cli, const struct cli_commands
 	char shorts[2 * NDEFS + 4];
 	bool rest = false;
 
-	memset(cli, 0, offsetof(struct cli, args));
-	/* Commands name their first arguments by place (args[3] at most):
-	 * those read as NULL when not given. */
-	memset(cli->args, 0, 8 * sizeof(cli->args[0]));
+	memset(cli, 0, sizeof(*cli));
+	/* Each argument is at most one option or one positional.  Commands
+	 * name their first arguments by place (args[3] at most, after a
+	 * command drops its first two): those read as NULL when not given. */
+	cli->args = calloc((size_t)argc + 8, sizeof(*cli->args));
+	cli->opts = calloc((size_t)argc + 1, sizeof(*cli->opts));
+	if (!cli->args || !cli->opts)
+		return usage_error("out of memory reading the command line", "");
 	cli->argc = argc;
 	cli->argv = argv;
 	cli->commands = table;

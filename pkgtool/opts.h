@@ -108,11 +108,11 @@ struct cli {
 	int argc;                                     /* the command line as typed */
 	char **argv;
 	const struct cli_commands *commands;          /* the table it was parsed against */
-	/* Last, and read below their counts only: cli_parse clears what comes
-	 * before them and a few arguments, not all 24 KiB, each fresh page of
-	 * which would cost every command a page fault. */
-	const char *args[CLI_MAX_ARGS];         /* positional arguments after the command */
-	struct cli_opt_value opts[CLI_MAX_ARGS]; /* in command-line order */
+	/* Sized by the command line (cli_free releases them), at most
+	 * CLI_MAX_ARGS each: room for every argument there could be would
+	 * spread a command's few words over several fresh pages. */
+	const char **args;                      /* positional arguments after the command */
+	struct cli_opt_value *opts;             /* in command-line order */
 };
 
 /* What the parser asks of the command table once it has read the
@@ -130,8 +130,10 @@ struct cli_commands {
 	bool (*takes_program)(size_t i);
 };
 
-/* Parses argv into cli.  On a usage error prints it and returns false. */
+/* Parses argv into cli.  On a usage error prints it and returns false;
+ * either way cli_free releases what it holds. */
 bool cli_parse(int argc, char **argv, struct cli *cli, const struct cli_commands *table);
+void cli_free(struct cli *cli);
 /* The short letter of an option where the options in allowed are taken,
  * or 0 when it has none there. */
 char cli_opt_letter(enum opt_id id, unsigned long long allowed);
