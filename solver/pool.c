@@ -528,6 +528,18 @@ static size_t count_versions(const struct cfapkg_ctx *ctx)
 	return n;
 }
 
+/* The versions that go into the pool: those of the recipes reached (all
+ * when reach is NULL). */
+static size_t count_reached(const struct cfapkg_ctx *ctx, const unsigned char *reach)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ctx->nrecipes; i++)
+		if (!reach || reach[i])
+			n += ctx->recipes[i]->nversions;
+	return n;
+}
+
 enum cfapkg_err cfa_pool_build(struct cfapkg_plan *plan)
 {
 	const struct cfapkg_ctx *ctx = plan->ctx;
@@ -546,12 +558,12 @@ enum cfapkg_err cfa_pool_build(struct cfapkg_plan *plan)
 	if (!plan->vers || !plan->unchecked_mask || !plan->status)
 		return cfa_nomem(plan->ctx);
 	plan->nvers = total;
-	cfa_pool_size_hashes(b.pool, total);
 	find_fact_names(plan);
 	/* Only the recipes the requests can reach go into the pool, unless a
 	 * testcase is written (it must hold the whole problem). */
 	if (!plan->full_pool && (e = cfa_closure(plan, &reach)))
 		return e; /* detail set by cfa_closure */
+	cfa_pool_size_hashes(b.pool, count_reached(ctx, reach));
 	if (plan->facts.driver)
 		b.driver_known = cfa_ver_parse(plan->facts.driver, strlen(plan->facts.driver),
 		                               &b.driver, NULL);
