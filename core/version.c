@@ -319,9 +319,14 @@ static void put_num(struct evr_out *o, char sep, uint32_t x)
 	char tmp[12];
 	size_t k = 0;
 
-	do
-		tmp[k++] = (char)('0' + x % 10);
-	while ((x /= 10) != 0);
+	/* Most numbers of a spelling are one digit (zero segments, label
+	 * bytes' tens): those skip the division loop. */
+	if (x < 10)
+		tmp[k++] = (char)('0' + x);
+	else
+		do
+			tmp[k++] = (char)('0' + x % 10);
+		while ((x /= 10) != 0);
 	/* Room for the separator, the digits and the terminator; once spoilt,
 	 * later numbers are not written either. */
 	if (!o->ok || o->n + k + (sep ? 1 : 0) + 1 > o->len) {
