@@ -74,7 +74,8 @@ static enum cfapkg_err scan_gens(struct cfapkg_ctx *ctx, const char *envdir, str
 }
 
 struct history;
-static enum cfapkg_err collect(struct cfapkg_ctx *ctx, const char *env, struct history *h);
+static enum cfapkg_err collect(struct cfapkg_ctx *ctx, const char *env, bool exists,
+                               struct history *h);
 static void history_fini(struct history *h);
 static unsigned history_max_seq(const struct history *h);
 
@@ -606,7 +607,10 @@ static void sort_history(struct history *h)
 		}
 }
 
-static enum cfapkg_err collect(struct cfapkg_ctx *ctx, const char *env, struct history *h)
+/* The history, oldest first.  exists: whether to look up each switch's
+ * target, which only a listing needs (a stat per switch ever made). */
+static enum cfapkg_err collect(struct cfapkg_ctx *ctx, const char *env, bool exists,
+                               struct history *h)
 {
 	char *envdir, *dir;
 	struct gen_scan s;
@@ -625,7 +629,7 @@ static enum cfapkg_err collect(struct cfapkg_ctx *ctx, const char *env, struct h
 	cfa_free(s.list);
 	if (!e)
 		e = add_switches(ctx, h, envdir);
-	for (i = 0; !e && i < h->n; i++)
+	for (i = 0; !e && exists && i < h->n; i++)
 		/* A switch's target may since have been removed by gc:
 		 * "exists" says whether a rollback could still go there. */
 		if (h->v[i].is_switch && !(e = cfa_path(ctx, &dir, "%s/%u", envdir, h->v[i].generation))) {
@@ -646,7 +650,7 @@ static enum cfapkg_err collect(struct cfapkg_ctx *ctx, const char *env, struct h
 static enum cfapkg_err next_seq(struct cfapkg_ctx *ctx, const char *env, unsigned *seq)
 {
 	struct history h;
-	enum cfapkg_err e = collect(ctx, env, &h);
+	enum cfapkg_err e = collect(ctx, env, false, &h);
 
 	*seq = e ? 0 : history_max_seq(&h) + 1;
 	history_fini(&h);
@@ -661,7 +665,7 @@ enum cfapkg_err cfapkg_env_history(struct cfapkg_ctx *ctx, const char *env,
 	size_t i;
 	enum cfapkg_err e;
 
-	if ((e = cfapkg_env_current(ctx, env, &cur)) || (e = collect(ctx, env, &h)))
+	if ((e = cfapkg_env_current(ctx, env, &cur)) || (e = collect(ctx, env, true, &h)))
 		return e;
 	for (i = 0; i < h.n; i++)
 		/* Only the generation's own entry is marked current, not the
