@@ -26,6 +26,8 @@ enum cfapkg_err cfa_read_file(struct cfapkg_ctx *ctx, const char *file, char **o
 		                file);
 	if (!f && kind == CFA_RFILE_OTHER)
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot read (not a regular file?)", file);
+	if (!f && errno == ENOMEM)
+		return cfa_nomem(ctx);
 	if (!f)
 		return cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot open: %s", file,
 		                cfa_plat_strerror(errno));

@@ -183,18 +183,21 @@ struct cfa_rfile *cfa_plat_rfile_open(const char *path, uint64_t *size,
                                       enum cfa_rfile_kind *kind)
 {
 	/* O_NONBLOCK: a FIFO opened for reading would wait for a writer. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
-	struct cfa_rfile *f;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err = 0;
+	struct cfa_rfile *f = NULL;
 	struct stat st;
 
 	*kind = CFA_RFILE_ERROR;
 	*size = 0;
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(f = malloc(sizeof(*f)))) {
+	if (fstat(fd, &st) != 0)
 		err = errno;
-		if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
-			*kind = S_ISDIR(st.st_mode) ? CFA_RFILE_DIR : CFA_RFILE_OTHER;
+	else if (!S_ISREG(st.st_mode))
+		*kind = S_ISDIR(st.st_mode) ? CFA_RFILE_DIR : CFA_RFILE_OTHER;
+	else if (!(f = malloc(sizeof(*f))))
+		err = ENOMEM;
+	if (!f) {
 		close(fd);
 		errno = err;
 		return NULL;

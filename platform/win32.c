@@ -307,11 +307,15 @@ struct cfa_rfile *cfa_plat_rfile_open(const char *path, uint64_t *size,
 	free(w);
 	if (fd < 0)
 		return NULL;
-	if (_fstati64(fd, &st) != 0 || (st.st_mode & _S_IFMT) != _S_IFREG ||
-	    !(f = malloc(sizeof(*f)))) {
-		if (_fstati64(fd, &st) == 0 && (st.st_mode & _S_IFMT) != _S_IFREG)
-			*kind = CFA_RFILE_OTHER;
+	/* A failed _fstati64 leaves its errno. */
+	if (_fstati64(fd, &st) == 0 && (st.st_mode & _S_IFMT) != _S_IFREG)
+		*kind = CFA_RFILE_OTHER;
+	else if (_fstati64(fd, &st) == 0 && !(f = malloc(sizeof(*f))))
+		errno = ENOMEM;
+	if (!f) {
+		int err = errno;
 		_close(fd);
+		errno = err;
 		return NULL;
 	}
 	f->fd = fd;
