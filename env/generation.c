@@ -6,6 +6,7 @@
  * alone.  History is the generations' own records plus a log of switches,
  * ordered by a sequence number both share.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -645,13 +646,94 @@ static enum cfapkg_err collect(struct cfapkg_ctx *ctx, const char *env, bool exi
 	return CFAPKG_E_OK;
 }
 
-/* Reads the whole history: it is short, and this keeps the sequence strictly
- * past both the generations and the switches. */
+/* A switch record is far shorter than this; a longer last line is left to
+ * the whole history. */
+#define SWITCH_TAIL 4096
+
+/* The seq of switches.log's last whole line in *seq (0: no log); false when
+ * the line cannot be read or holds no seq.  Only the file's tail is read. */
+static bool last_switch_seq(const char *path, unsigned *seq)
+{
+	char buf[SWITCH_TAIL + 1], *end, *start;
+	enum cfa_rfile_kind kind;
+	uint64_t size = 0, off;
+	struct cfa_rfile *f = cfa_plat_rfile_open(path, &size, &kind);
+	size_t got = 0;
+	cJSON *o;
+
+	*seq = 0;
+	if (!f)
+		return kind == CFA_RFILE_ERROR && errno == ENOENT;
+	off = size > SWITCH_TAIL ? size - SWITCH_TAIL : 0;
+	got = cfa_plat_rfile_read(f, buf, (size_t)(size - off), off);
+	cfa_plat_rfile_close(f);
+	/* A short read could hide the true last line. */
+	if (got != size - off)
+		return false;
+	buf[got] = '\0';
+	/* A torn last line (no newline yet) was never a whole record. */
+	if (!(end = strrchr(buf, '\n')))
+		return size == 0;
+	*end = '\0';
+	start = strrchr(buf, '\n');
+	if (!start && off)
+		return false;
+	o = cJSON_Parse(start ? start + 1 : buf);
+	*seq = get_num(o, "seq");
+	cJSON_Delete(o);
+	return *seq != 0;
+}
+
+/* The seq of the newest generation's record; 0 when it has none. */
+static enum cfapkg_err newest_gen_seq(struct cfapkg_ctx *ctx, const char *envdir, unsigned *seq)
+{
+	struct gen_scan s;
+	char *gendir;
+	cJSON *meta = NULL;
+	enum cfapkg_err e;
+
+	*seq = 0;
+	if ((e = scan_gens(ctx, envdir, &s)))
+		return e;
+	cfa_free(s.list);
+	if (!s.max)
+		return CFAPKG_E_OK;
+	if ((e = cfa_path(ctx, &gendir, "%s/%u", envdir, s.max)))
+		return e;
+	if (!(e = read_meta(ctx, gendir, &meta)))
+		*seq = get_num(meta, "seq");
+	cJSON_Delete(meta);
+	cfa_free(gendir);
+	return e;
+}
+
+/* One past everything recorded.  Numbers and seqs grow together (each new
+ * generation is numbered past every folder and sequenced past every
+ * record, and the log is appended in order), so the newest generation and
+ * the log's last line hold the greatest: a rollback reads two records, not
+ * the whole history.  Either one missing its seq (damaged, or written
+ * before seqs) sends it to the whole history. */
 static enum cfapkg_err next_seq(struct cfapkg_ctx *ctx, const char *env, unsigned *seq)
 {
 	struct history h;
-	enum cfapkg_err e = collect(ctx, env, false, &h);
+	char *envdir, *log;
+	unsigned gen = 0, sw = 0;
+	bool fast = false;
+	enum cfapkg_err e;
 
+	if ((e = cfa_env_dir(ctx, env, &envdir)))
+		return e;
+	if (!(e = newest_gen_seq(ctx, envdir, &gen)) &&
+	    !(e = cfa_path(ctx, &log, "%s/switches.log", envdir))) {
+		fast = gen && last_switch_seq(log, &sw);
+		cfa_free(log);
+	}
+	cfa_free(envdir);
+	if (e || fast) {
+		*seq = e ? 0 : (gen > sw ? gen : sw) + 1;
+		return e;
+	}
+	e = collect(ctx, env, false, &h);
 	*seq = e ? 0 : history_max_seq(&h) + 1;
 	history_fini(&h);
 	return e;

@@ -50,12 +50,16 @@ enum cfapkg_err cfa_append_line(struct cfapkg_ctx *ctx, const char *path, cJSON 
 	char *line = cJSON_PrintUnformatted(o);
 	FILE *f;
 	int bad;
+	bool torn;
 
 	cJSON_Delete(o);
 	if (!line)
 		return cfa_nomem(ctx);
-	f = cfa_plat_fopen(path, "ab");
-	bad = !f || fprintf(f, "%s\n", line) < 0;
+	/* A kill in an earlier append leaves a torn line: the record starts a
+	 * line of its own, or the torn bytes would swallow it. */
+	f = cfa_plat_fopen(path, "a+b");
+	torn = f && fseek(f, -1, SEEK_END) == 0 && fgetc(f) != '\n';
+	bad = !f || fseek(f, 0, SEEK_END) != 0 || fprintf(f, "%s%s\n", torn ? "\n" : "", line) < 0;
 	bad |= f && cfa_plat_fsync(f) != 0;
 	bad |= f && fclose(f) != 0;
 	cJSON_free(line);

@@ -237,6 +237,89 @@ def test_remove(root):
           root.current() == before and "zluda" in root.listing(), r.stdout + r.stderr)
 
 
+def history_events(root, env):
+    r = root.run("history", "--env", env, "--json")
+    return [(e["event"], e["generation"]) for e in json.loads(r.stdout or "{}").get("history", [])]
+
+
+def record_seqs(d):
+    """The sequence numbers on disk: each generation's, then each whole
+    line's of the switch log, in the order the log has them."""
+    gens, switches = [], []
+    for g in d.iterdir():
+        if not g.name.isdigit():
+            continue
+        try:
+            gens.append(json.loads((g / "meta.json").read_text())["seq"])
+        except (OSError, ValueError, KeyError):
+            pass
+    log = d / "switches.log"
+    for line in (log.read_text().split("\n")[:-1] if log.exists() else []):
+        try:
+            switches.append(json.loads(line)["seq"])
+        except (ValueError, KeyError):
+            pass
+    return gens, switches
+
+
+def last_switch_is_newest(d):
+    """The switch just made has the greatest seq, and no two records share one."""
+    gens, switches = record_seqs(d)
+    every = gens + switches
+    return len(set(every)) == len(every) and switches and switches[-1] == max(every)
+
+
+def test_history_order(root):
+    """Each switch and generation is recorded after everything before it.
+    A rollback or an install finds its place from the newest generation's
+    record and the switch log's last line alone; when either is damaged it
+    reads the whole history instead, and the order still holds."""
+    env = "order"
+    d = root.path / "envs" / env
+    root.run("env", "create", env)
+    root.change("install", "--env", env, "zluda==7-preview.10")
+    root.change("install", "--env", env, "zluda==6-preview.69")
+    newest = root.current(env)
+    root.run("rollback", "--env", env)
+    root.run("rollback", "--env", env, "--to", str(newest))
+    h = history_events(root, env)
+    check("switches and generations come in the order they were made",
+          h[-3:] == [("generation", newest), ("switch", newest - 1), ("switch", newest)] and
+          last_switch_is_newest(d), (h, record_seqs(d)))
+    log = d / "switches.log"
+    with open(log, "a") as f:
+        f.write('{"seq": 99999, "to": 1')
+    r = root.run("rollback", "--env", env)
+    h = history_events(root, env)
+    check("a torn last switch record is passed over, the next switch still goes last",
+          r.returncode == 0 and h[-1] == ("switch", newest - 1) and last_switch_is_newest(d),
+          (r.stderr, h, record_seqs(d)))
+    with open(log, "a") as f:
+        f.write("\nnot a record\n")
+    root.run("rollback", "--env", env, "--to", str(newest))
+    h = history_events(root, env)
+    check("after a damaged last switch record the next switch still goes last",
+          h[-1] == ("switch", newest) and last_switch_is_newest(d), (h, record_seqs(d)))
+    meta = d / str(newest) / "meta.json"
+    saved = meta.read_text()
+    meta.write_text("{")
+    root.run("rollback", "--env", env)
+    meta.write_text(saved)
+    h = history_events(root, env)
+    check("with the newest generation's record damaged the next switch still goes last",
+          h[-1] == ("switch", newest - 1) and h[-2] == ("switch", newest) and
+          last_switch_is_newest(d), (h, record_seqs(d)))
+    r = root.change("install", "--env", env, "zluda==6-preview.69")
+    made = root.current(env)
+    root.run("rollback", "--env", env, "--to", "1")
+    h = history_events(root, env)
+    check("a generation made after switches goes after them, and a switch after it",
+          r.returncode == 0 and made == newest + 1 and
+          h[-2:] == [("generation", made), ("switch", 1)] and last_switch_is_newest(d),
+          (r.stderr, h, record_seqs(d)))
+    root.run("env", "remove", env, "--yes")
+
+
 def test_lockfile(root, tmp):
     lock = tmp / "stack.lock"
     r = root.run("lock", "--env", "preview", "-o", str(lock))
@@ -414,6 +497,7 @@ def main():
         test_second_env(root)
         test_history_rollback(root)
         test_remove(root)
+        test_history_order(root)
         test_lockfile(root, tmp)
         test_verify(root)
         test_gc(root)
