@@ -126,28 +126,6 @@ static int recover_meta(const char *name, void *arg)
 	return 0;
 }
 
-/* A file being replaced inside a generation (its "good" mark). */
-static int recover_gen(const char *name, void *arg)
-{
-	/* "\x01" is a prefix no file name has, so only the ".tmp" files match:
-	 * the generation's own files stay. */
-	struct walk *w = arg, inner = {w->ctx, NULL, "\x01", ".tmp", 0, false};
-	char *dir;
-
-	/* Only numbered folders are generations; the hidden .new-N ones were
-	 * removed whole before this listing. */
-	if (name[0] < '1' || name[0] > '9' || !(dir = walk_path(w, w->dir, name)))
-		return 0;
-	if (cfa_plat_is_dir(dir)) {
-		inner.dir = dir;
-		cfa_plat_list_dir(dir, remove_matching, &inner);
-		w->count += inner.count;
-		w->failed |= inner.failed;
-	}
-	cfa_free(dir);
-	return 0;
-}
-
 static int recover_env(const char *name, void *arg)
 {
 	struct walk *w = arg, inner = {w->ctx, NULL, ".new-", ".tmp", 0, false};
@@ -156,10 +134,11 @@ static int recover_env(const char *name, void *arg)
 	if (!dir)
 		return 0;
 	inner.dir = dir;
-	/* First the half-made generations (.new-N) and unrenamed files, then
-	 * the files being replaced inside each finished generation. */
+	/* The half-made generations (.new-N) and unrenamed files.  Nothing
+	 * inside a finished generation is ever replaced (write_gen writes it
+	 * whole under .new-N), so its folders need no listing: a writer's
+	 * start costs the same with three generations or three hundred. */
 	cfa_plat_list_dir(dir, remove_matching, &inner);
-	cfa_plat_list_dir(dir, recover_gen, &inner);
 	/* A kill between switching 'current' and the link leaves the link
 	 * behind: it follows 'current' again.  A hidden entry of envs/ is not
 	 * an environment, so it has no link to put right. */
