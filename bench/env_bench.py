@@ -5,13 +5,16 @@ side in rotated order with 'true' and 'curl --version' (what starting a
 process and loading a network stack cost here) and nix-env's rollback in
 a single-user store in a temporary folder (Debian's nix-bin); and what a
 second environment with the same packages costs in time and disk.  Goals
-(medians): rollback and no-op install <= 10 ms, rollback >= 3x faster than
-nix-env --switch-generation.
+(medians): rollback and no-op install <= 10 ms and <= 2x true, also in an
+environment with a long history (100 generations), rollback >= 3x faster
+than nix-env --switch-generation.
 
-usage: env_bench.py CFAPKG [ARCHIVE_CONTENT_MIB] [--before OLDER_CFAPKG]
+usage: env_bench.py CFAPKG [ARCHIVE_CONTENT_MIB] [--before OLDER_CFAPKG] [--short]
 
 --before: an older build makes a second environment too, in each round
 (rotated order), to compare the two.
+--short: a small package, 20 generations of history and 3 rounds: every
+step runs and prints, as a check that the benchmark still works.
 """
 import json
 import os
@@ -32,6 +35,9 @@ from nginx import Nginx  # noqa: E402
 RUNS = 15
 COLD_RUNS = 3
 SECOND_RUNS = 7
+# Generations in the long-history environment: a user who updates a ZLUDA
+# preview now and then for a year or two.
+HISTORY = 100
 
 
 def timed(argv, env=None):
@@ -94,6 +100,33 @@ def nix_profile(tmp):
     return (nix_env, profile, env), "nix-env --switch-generation, single-user store"
 
 
+ZLUDAS = ("zluda==6-preview.69", "zluda==7-preview.10")
+
+
+def long_history(cfapkg, env, n):
+    """Environment 'history' with n generations, ZLUDA moved between two
+    versions in each (their prefixes are in the store already): generation
+    i holds ZLUDAS[(i - 1) % 2]."""
+    timed([cfapkg, "env", "create", "history", "--quiet"], env)
+    for i in range(n):
+        timed([cfapkg, "install", "--env", "history", ZLUDAS[i % 2], *channel.FACTS, "--yes",
+               "--quiet"], env)
+    made = env_current(env, "history")
+    if made != n:
+        sys.exit(f"the long history has {made} generations, not {n}")
+
+
+def env_current(env, name):
+    return int((pathlib.Path(env["CFAPKG_ROOT"]) / "envs" / name / "current").read_text())
+
+
+def history_noop(cfapkg, env):
+    """A no-op install in 'history': it asks for what the current generation holds."""
+    gen = env_current(env, "history")
+    return [cfapkg, "install", "--env", "history", ZLUDAS[(gen - 1) % 2], *channel.FACTS,
+            "--yes", "--quiet"]
+
+
 def side_by_side(contenders, rounds):
     """Runs each contender once per round, the order rotated each round;
     every time in ms, by name."""
@@ -111,8 +144,8 @@ def report(times, goal_ms):
         goal = ""
         if name in goal_ms:
             goal = f"  (goal <= {goal_ms[name]} ms: {'met' if med[name] <= goal_ms[name] else 'NOT met'})"
-        print(f"  {name:<34} median {med[name]:6.1f} ms{goal}")
-        print(f"  {'':<34} runs: {' '.join(f'{x:.1f}' for x in v)}")
+        print(f"  {name:<40} median {med[name]:6.1f} ms{goal}")
+        print(f"  {'':<40} runs: {' '.join(f'{x:.1f}' for x in v)}")
     return med
 
 
@@ -123,8 +156,13 @@ def main():
         k = args.index("--before")
         before_bin = os.path.abspath(args[k + 1])
         del args[k:k + 2]
+    short = "--short" in args
+    if short:
+        args.remove("--short")
+    rounds, colds_n, seconds_n, history = (3, 1, 2, 20) if short else (
+        RUNS, COLD_RUNS, SECOND_RUNS, HISTORY)
     cfapkg = os.path.abspath(args[0])
-    content = int(args[1]) if len(args) > 1 else 1800
+    content = int(args[1]) if len(args) > 1 else (5 if short else 1800)
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="cfapkg-envbench-"))
     srv = Nginx(tmp / "www", tmp / "nginx")
     try:
@@ -135,13 +173,14 @@ def main():
                 *channel.FACTS, "--yes", "--quiet"]
         # Cold installs into fresh roots; the last one's root stays.
         colds = []
-        for i in range(COLD_RUNS):
+        for i in range(colds_n):
             shutil.rmtree(root, ignore_errors=True)
             colds.append(timed(base, env))
         cold = statistics.median(colds)
         unpacked = disk_kib(root / "store") * 1024
         timed([cfapkg, "install", "zluda", *channel.FACTS, "--yes", "--quiet"], env)
         timed([cfapkg, "update", "zluda", *channel.FACTS, "--yes", "--quiet"], env)
+        long_history(cfapkg, env, history)
         nix, nix_how = nix_profile(tmp)
         # The no-op install asks for what generation 3 holds; rollback
         # alternates between 2 and 3, so it runs at either.
@@ -159,16 +198,26 @@ def main():
                                                   str(2 + r % 2)], env)),
             ("cfapkg install (nothing to do)", lambda r: timed(noop, env)),
         ]
+        # With --before, the older build's rollback and no-op install in
+        # the long history too, in the same rounds.
+        for label, exe in [("", cfapkg)] + ([(" (before)", before_bin)] if before_bin else []):
+            contenders += [
+                (f"rollback, {history} generations{label}", lambda r, exe=exe: timed(
+                    [exe, "rollback", "--quiet", "--env", "history", "--to",
+                     str(history - 1 + r % 2)], env)),
+                (f"no-op install, {history} generations{label}",
+                 lambda r, exe=exe: timed(history_noop(exe, env), env)),
+            ]
         if nix:
             contenders.append(("nix-env --switch-generation", lambda r: timed(
                 [nix[0], "-p", nix[1], "--switch-generation", str(1 + r % 2)], nix[2])))
-        times = side_by_side(contenders, RUNS)
+        times = side_by_side(contenders, rounds)
         # Each run a new environment; with --before, the older build makes
         # one too in each round, the order rotated.
         seconds = {"cfapkg": [], "cfapkg before": []}
         builds = [("cfapkg", cfapkg)] + ([("cfapkg before", before_bin)] if before_bin else [])
         added = 0
-        for i in range(SECOND_RUNS):
+        for i in range(seconds_n):
             for name, exe in builds[i % len(builds):] + builds[:i % len(builds)]:
                 envname = f"second-{name.replace(' ', '-')}-{i}"
                 timed([exe, "env", "create", envname, "--quiet"], env)
@@ -186,9 +235,11 @@ def main():
           "MiB (8000 headers + 12 libraries)")
     print(f"cold install   median {cold:.2f} s (download, verify, unpack, generation; "
           f"runs, s: {' '.join(f'{x:.2f}' for x in colds)})")
-    print(f"whole processes, {RUNS} rounds in rotated order:")
-    med = report(times, {"cfapkg rollback": 10, "cfapkg install (nothing to do)": 10})
-    for name in ("cfapkg rollback", "cfapkg install (nothing to do)"):
+    print(f"whole processes, {rounds} rounds in rotated order:")
+    judged = ("cfapkg rollback", "cfapkg install (nothing to do)",
+              f"rollback, {history} generations", f"no-op install, {history} generations")
+    med = report(times, {name: 10 for name in judged})
+    for name in judged:
         ratio = med[name] / med["true"]
         print(f"  {name} / true = {ratio:.2f} (goal <= 2: {'met' if ratio <= 2 else 'NOT met'})")
     nix_ms = med.get("nix-env --switch-generation")
