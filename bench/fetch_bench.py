@@ -24,7 +24,11 @@ With BENCH_BEFORE=PATH (another cfapkg build), that one runs beside this
 one in every round of 1 and 2, as (c0), (f0) and "cfapkg before".
 BENCH_ONLY=archive,parallel,resume picks parts.
 
-usage: fetch_bench.py CFAPKG [ARCHIVE_TOTAL_MIB] [ROUNDS]
+--short: one round of every part, a 48 MiB archive and the parallel files
+at 1/32 of their size, so that every pipeline runs in seconds (the resumed
+file keeps its size: its kill at 90% needs the time).
+
+usage: fetch_bench.py CFAPKG [ARCHIVE_TOTAL_MIB] [ROUNDS] [--short]
 """
 import hashlib
 import json
@@ -221,11 +225,19 @@ def parallel_shape(name, files, cfapkgs, tmp, srv, env, rounds):
           f"{'met' if ratio >= 1.0 else 'NOT met'})")
 
 
-def parallel_bench(cfapkgs, tmp, srv, env, rounds):
+def mib(size):
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift:
+            return f"{size / 2**shift:g} {unit}"
+    return f"{size} B"
+
+
+def parallel_bench(cfapkgs, tmp, srv, env, rounds, scale=1):
     www = tmp / "www"
-    shapes = (("8 x 100 MiB", [(f"p{i}.bin", 100 << 20) for i in range(8)]),
-              ("2 x 1 GiB + 200 x 1 MiB", [(f"g{i}.bin", 1 << 30) for i in range(2)] +
-               [(f"s{i}.bin", 1 << 20) for i in range(200)]))
+    mid, big, small = (100 << 20) // scale, (1 << 30) // scale, (1 << 20) // scale
+    shapes = ((f"8 x {mib(mid)}", [(f"p{i}.bin", mid) for i in range(8)]),
+              (f"2 x {mib(big)} + 200 x {mib(small)}", [(f"g{i}.bin", big) for i in range(2)] +
+               [(f"s{i}.bin", small) for i in range(200)]))
     for name, files in shapes:
         for f, size in files:
             if not (www / f).exists():
@@ -246,9 +258,12 @@ def resume_bench(cfapkg, tmp, srv, env):
     proc = subprocess.Popen(argv, env=env)
     part = root / "downloads" / f"{sha}.part"
     deadline = time.time() + 120
-    while time.time() < deadline and (not part.exists() or part.stat().st_size < size * 0.9):
+    while (time.time() < deadline and proc.poll() is None
+           and (not part.exists() or part.stat().st_size < size * 0.9)):
         time.sleep(0.01)
-    os.kill(proc.pid, signal.SIGKILL)
+    if proc.returncode is not None:
+        sys.exit(f"{argv} exited ({proc.returncode}) before it could be killed at 90%")
+    proc.send_signal(signal.SIGKILL)
     proc.wait()
     kept = part.stat().st_size
     log = srv.dir / "logs" / "access.log"
@@ -262,11 +277,16 @@ def resume_bench(cfapkg, tmp, srv, env):
 
 
 def main():
-    cfapkgs = [os.path.abspath(sys.argv[1])]
+    args = [a for a in sys.argv[1:] if a != "--short"]
+    short = len(args) < len(sys.argv) - 1
+    if not args:
+        sys.exit(__doc__.strip().splitlines()[-1])
+    cfapkgs = [os.path.abspath(args[0])]
     if os.environ.get("BENCH_BEFORE"):
         cfapkgs.append(os.path.abspath(os.environ["BENCH_BEFORE"]))
-    total_mib = int(sys.argv[2]) if len(sys.argv) > 2 else 1024
-    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else ROUNDS
+    # 48 MiB: the 8,000 headers are about 36 MiB of it.
+    total_mib = int(args[1]) if len(args) > 1 else 48 if short else 1024
+    rounds = int(args[2]) if len(args) > 2 else 1 if short else ROUNDS
     env = dict(os.environ, CFAPKG_RECIPES="", CFAPKG_GPU="", CFAPKG_NO_BUILTIN_RECIPES="1",
                CFAPKG_MIRRORS="")
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as d:
@@ -281,7 +301,7 @@ def main():
             if "archive" in only:
                 archive_bench(cfapkgs, tmp, srv, env, rounds)
             if "parallel" in only:
-                parallel_bench(cfapkgs, tmp, srv, env, rounds)
+                parallel_bench(cfapkgs, tmp, srv, env, rounds, 32 if short else 1)
             if "resume" in only:
                 resume_bench(cfapkgs[0], tmp, srv, env)
         finally:

@@ -12,9 +12,9 @@ ways cfapkg could sync a LibTorch-shaped tree, side by side in one run.
 A small C program (built here with cc) writes the tree; each strategy runs
 ROUNDS times in rotated order, the page cache dropped before each run when
 this process may (it says when it cannot), and the medians are compared
-with every run printed.
+with every run printed.  A failed write or sync fails the benchmark.
 
-usage: sync_bench.py [DIR] [ROUNDS] [TOTAL_MIB]
+usage: sync_bench.py [DIR] [ROUNDS] [TOTAL_MIB]    (DIR "": the temporary folder)
 """
 import os
 import pathlib
@@ -34,7 +34,7 @@ WRITER = r"""
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* writer DIR MODE NSMALL SMALLSIZE NBIG BIGSIZE */
+/* writer DIR MODE NSMALL SMALLSIZE NBIG BIGSIZE: 1 when a write or sync fails */
 int main(int argc, char **argv)
 {
 	const char *dir = argv[1], *mode = argv[2];
@@ -56,25 +56,25 @@ int main(int argc, char **argv)
 			if (write(fd, buf, (size_t)k) != k)
 				return 1;
 			done += k;
-			if (!strcmp(mode, "writeback+syncfs") && done % (8 << 20) == 0)
-				sync_file_range(fd, done - (8 << 20), 8 << 20, SYNC_FILE_RANGE_WRITE);
+			if (!strcmp(mode, "writeback+syncfs") && done % (8 << 20) == 0 &&
+			    sync_file_range(fd, done - (8 << 20), 8 << 20, SYNC_FILE_RANGE_WRITE))
+				return 1;
 		}
-		if (!strcmp(mode, "fdatasync-each"))
-			fdatasync(fd);
+		if (!strcmp(mode, "fdatasync-each") && fdatasync(fd))
+			return 1;
 		if (!strcmp(mode, "fdatasync-batch"))
 			fds[i] = fd;
-		else
-			close(fd);
+		else if (close(fd))
+			return 1;
 	}
 	if (!strcmp(mode, "fdatasync-batch"))
-		for (i = 0; i < n; i++) {
-			fdatasync(fds[i]);
-			close(fds[i]);
-		}
+		for (i = 0; i < n; i++)
+			if (fdatasync(fds[i]) || close(fds[i]))
+				return 1;
 	if (strstr(mode, "syncfs")) {
 		int fd = open(dir, O_RDONLY);
-		syncfs(fd);
-		close(fd);
+		if (fd < 0 || syncfs(fd) || close(fd))
+			return 1;
 	}
 	return 0;
 }
@@ -93,7 +93,7 @@ def drop_caches():
 
 
 def main():
-    base = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else pathlib.Path(tempfile.gettempdir())
+    base = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] else tempfile.gettempdir())
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     total = int(sys.argv[3]) if len(sys.argv) > 3 else 512
     with tempfile.TemporaryDirectory(dir=base, prefix="cfapkg-sync-") as tmp:
@@ -101,6 +101,8 @@ def main():
         (tmp / "w.c").write_text(WRITER)
         subprocess.run(["cc", "-O2", "-o", str(tmp / "w"), str(tmp / "w.c")], check=True)
         # LibTorch's shape: a few large libraries and thousands of headers.
+        # TOTAL_MIB 100 is the least at which a library passes 8 MiB, so
+        # that writeback+syncfs starts the disk at least once.
         nbig, nsmall, small = 8, 8000, 4096
         big = (total * 2**20 - nsmall * small) // nbig
         walls = {m: [] for m in MODES}
