@@ -13,9 +13,12 @@
  * once. */
 static unsigned long fail_countdown;
 
-void cfapkg_debug_fail_alloc(unsigned long nth)
+unsigned long cfapkg_debug_fail_alloc(unsigned long nth)
 {
+	unsigned long left = fail_countdown;
+
 	fail_countdown = nth;
+	return left;
 }
 
 static int should_fail(void)

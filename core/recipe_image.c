@@ -524,7 +524,7 @@ static enum cfapkg_err write_image(struct cfapkg_ctx *ctx, const char *path, con
 {
 	struct cfa_buf file;
 	struct entry *toc = cfa_calloc(n + 1, sizeof(*toc));
-	char head[256];
+	char head[256] = "";
 	uint64_t mark = BYTE_ORDER_MARK;
 	size_t i, at;
 	bool ok = toc && header(head, sizeof(head), key, n);
@@ -536,7 +536,8 @@ static enum cfapkg_err write_image(struct cfapkg_ctx *ctx, const char *path, con
 	cfa_buf_add(&file, (const char *)&mark, sizeof(mark));
 	at = file.len;
 	/* The table is written over once the blocks are placed. */
-	cfa_buf_add(&file, (const char *)toc, n * sizeof(*toc));
+	if (ok)
+		cfa_buf_add(&file, (const char *)toc, n * sizeof(*toc));
 	for (i = 0; ok && i < n; i++)
 		ok = add_block(&file, &toc[i], fill, i, arg);
 	if (ok && !file.failed) {

@@ -144,8 +144,11 @@ CFAPKG_API enum cfapkg_err cfapkg_ctx_add_recipe_dir(struct cfapkg_ctx *ctx, con
  * checked against). */
 CFAPKG_API void cfapkg_ctx_set_recipe_index(struct cfapkg_ctx *ctx, bool on);
 
-/** Test hook: the Nth allocation from now fails (0 turns it off). */
-CFAPKG_API void cfapkg_debug_fail_alloc(unsigned long nth);
+/** Test hook: the Nth allocation from now fails (0 turns it off).  Gives
+ * how many allocations the failure planned before was still away: 0 once
+ * it has happened, so that a sweep knows when a run no longer reached it
+ * (a run may succeed through a failure it tolerates, a cache not written). */
+CFAPKG_API unsigned long cfapkg_debug_fail_alloc(unsigned long nth);
 
 CFAPKG_API const char *cfapkg_version_string(void);
 /** A library cfapkg runs with, and its version as the library reports it

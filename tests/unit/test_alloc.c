@@ -8,8 +8,13 @@
 
 #include "cfapkg.h"
 #include "check.h"
+#include "platform/platform.h"
 
 #define MAX_RUNS 20000
+
+/* The root plans are made in: one of this test's own, which starts
+ * without caches, so that the runs that make them fail too. */
+#define PLAN_ROOT "alloc-root"
 
 static enum cfapkg_err plan_once(void)
 {
@@ -21,7 +26,9 @@ static enum cfapkg_err plan_once(void)
 
 	if (!ctx)
 		return CFAPKG_E_NOMEM;
-	e = cfapkg_facts_init_host(&f);
+	e = cfapkg_ctx_set_root(ctx, PLAN_ROOT);
+	if (!e)
+		e = cfapkg_facts_init_host(&f);
 	if (!e)
 		e = cfapkg_facts_set(ctx, &f, "os", "windows");
 	if (!e)
@@ -88,11 +95,14 @@ static int fail_in_turn(const char *what, enum cfapkg_err (*once)(size_t *), siz
 		enum cfapkg_err e;
 		cfapkg_debug_fail_alloc(k);
 		e = once(n);
-		cfapkg_debug_fail_alloc(0);
-		if (e == CFAPKG_E_OK)
+		/* A run that never reached its failing allocation is the last. */
+		if (cfapkg_debug_fail_alloc(0) != 0) {
+			CHECK(e == CFAPKG_E_OK, "%s: a run without a failure gave error %d", what, e);
 			break;
-		CHECK(e == CFAPKG_E_NOMEM, "%s: failing allocation %lu gave error %d", what, k, e);
-		nomem++;
+		}
+		CHECK(e == CFAPKG_E_NOMEM || e == CFAPKG_E_OK,
+		      "%s: failing allocation %lu gave error %d", what, k, e);
+		nomem += e == CFAPKG_E_NOMEM;
 	}
 	return nomem;
 }
@@ -156,17 +166,28 @@ int main(void)
 	mirror_failures();
 	facts_failures();
 
+	/* An existing root without caches: the first runs parse the recipes
+	 * and write the caches (each failing at another allocation), the
+	 * later ones read them. */
+	cfa_plat_remove_tree(PLAN_ROOT);
+	CHECK(cfa_plat_mkdir_p(PLAN_ROOT) == 0, "cannot make %s here", PLAN_ROOT);
 	for (n = 1; n <= MAX_RUNS; n++) {
 		enum cfapkg_err e;
 		cfapkg_debug_fail_alloc(n);
 		e = plan_once();
-		cfapkg_debug_fail_alloc(0);
-		if (e == CFAPKG_E_OK)
+		/* Failing an allocation for a cache only leaves the cache
+		 * unwritten, and the plan succeeds: the sweep goes on until a
+		 * run no longer reaches its failing allocation. */
+		if (cfapkg_debug_fail_alloc(0) != 0) {
+			CHECK(e == CFAPKG_E_OK, "a plan without a failure gave error %d", e);
 			break;
-		CHECK(e == CFAPKG_E_NOMEM, "failing allocation %lu gave error %d, not NOMEM", n, e);
-		nomem++;
+		}
+		CHECK(e == CFAPKG_E_NOMEM || e == CFAPKG_E_OK,
+		      "failing allocation %lu gave error %d, not NOMEM", n, e);
+		nomem += e == CFAPKG_E_NOMEM;
 	}
 	CHECK(n <= MAX_RUNS, "a plan succeeded once allocations stopped failing");
 	CHECK(nomem > 10, "failures were injected (%d)", nomem);
+	cfa_plat_remove_tree(PLAN_ROOT);
 	return check_report();
 }
