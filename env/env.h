@@ -25,6 +25,10 @@ enum cfapkg_err cfa_gen_dir(struct cfapkg_ctx *ctx, const char *env, unsigned ge
  * none). */
 enum cfapkg_err cfa_gen_file(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                              const char *what, char **out);
+/* generation.c: the generation folders of envdir, by number, in *list
+ * (cfa_free; NULL and 0 when there are none). */
+enum cfapkg_err cfa_env_generations(struct cfapkg_ctx *ctx, const char *envdir, unsigned **list,
+                                    size_t *n);
 /* ROOT/trash: what is being removed goes here first, in one rename, so a
  * removal that is cut short never leaves a half-removed thing in place. */
 enum cfapkg_err cfa_trash(struct cfapkg_ctx *ctx, const char *path);

@@ -74,6 +74,17 @@ static enum cfapkg_err scan_gens(struct cfapkg_ctx *ctx, const char *envdir, str
 	return CFAPKG_E_OK;
 }
 
+enum cfapkg_err cfa_env_generations(struct cfapkg_ctx *ctx, const char *envdir, unsigned **list,
+                                    size_t *n)
+{
+	struct gen_scan s;
+	enum cfapkg_err e = scan_gens(ctx, envdir, &s);
+
+	*list = e ? NULL : s.list;
+	*n = e ? 0 : s.n;
+	return e;
+}
+
 struct history;
 static enum cfapkg_err collect(struct cfapkg_ctx *ctx, const char *env, bool exists,
                                struct history *h);

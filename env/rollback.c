@@ -7,6 +7,8 @@
  */
 #include <string.h>
 
+#include "core/atomic_file.h"
+
 #include "core/mem.h"
 #include "env/env.h"
 
@@ -19,33 +21,60 @@ static enum cfapkg_err none_known_good(struct cfapkg_ctx *ctx, const char *env, 
 	                "'cfapkg history --env %s' shows what each is", env, cur, env);
 }
 
+/* Whether generation g of envdir is known-good; *why its latest mark then
+ * (packed, when why is not NULL). */
+static enum cfapkg_err is_known_good(struct cfapkg_ctx *ctx, const char *envdir, unsigned g,
+                                     bool *good, struct cfapkg_gen_mark **why)
+{
+	struct cfapkg_gen_mark *marks = NULL;
+	enum cfapkg_gen_state state = CFAPKG_GEN_UNCHECKED;
+	size_t n = 0;
+	char *gendir;
+	enum cfapkg_err e;
+
+	*good = false;
+	if ((e = cfa_path(ctx, &gendir, "%s/%u", envdir, g)))
+		return e;
+	if (!(e = cfa_marks_read(ctx, gendir, g, &marks, &n)) &&
+	    !(e = cfa_gen_state_of(ctx, gendir, marks, n, &state)))
+		*good = state == CFAPKG_GEN_KNOWN_GOOD;
+	if (!e && *good && n && why && !(*why = cfa_marks_pack(&marks[n - 1], 1)))
+		e = cfa_nomem(ctx);
+	cfa_free(marks);
+	cfa_free(gendir);
+	return e;
+}
+
+/* Generations are folders and switches make none, so the candidates are
+ * the folders below cur, newest first: a rollback looks at one (or, for
+ * known_good, as many as it passes over), however long the history. */
 enum cfapkg_err cfapkg_env_rollback_target(struct cfapkg_ctx *ctx, const char *env, unsigned cur,
                                            bool known_good, unsigned *target,
                                            struct cfapkg_gen_mark **why)
 {
-	struct cfapkg_history_entry *h = NULL;
-	size_t i, n = 0, chosen = 0;
+	unsigned *gens = NULL;
+	char *envdir = NULL;
+	size_t i, n = 0;
+	bool good = !known_good;
 	enum cfapkg_err e;
 
 	*target = 0;
 	if (why)
 		*why = NULL;
-	if ((e = cfapkg_env_history(ctx, env, &h, &n)))
+	if ((e = cfa_env_dir(ctx, env, &envdir)) || (e = cfa_env_generations(ctx, envdir, &gens, &n))) {
+		cfa_free(envdir);
 		return e;
-	/* The history holds switches too: going back to where a rollback went
-	 * would only undo the undo, so only created generations count. */
-	for (i = 0; i < n; i++)
-		if (!h[i].is_switch && h[i].generation < cur && h[i].generation > *target &&
-		    (!known_good || h[i].good)) {
-			*target = h[i].generation;
-			chosen = i;
-		}
-	/* The mark that made the target known-good is handed back, so that the
-	 * front end can say who vouched for it and when.  It is packed before
-	 * the history it points into is freed. */
-	if (*target && known_good && why && !(*why = cfa_marks_pack(&h[chosen].mark, 1)))
-		e = cfa_nomem(ctx);
-	cfapkg_history_free(h, n);
+	}
+	for (i = n; i-- > 0 && !*target && !e;) {
+		if (gens[i] >= cur)
+			continue;
+		if (known_good)
+			e = is_known_good(ctx, envdir, gens[i], &good, why);
+		if (!e && good)
+			*target = gens[i];
+	}
+	cfa_free(gens);
+	cfa_free(envdir);
 	if (e)
 		return e;
 	if (*target)

@@ -317,6 +317,18 @@ def test_history_order(root):
           r.returncode == 0 and made == newest + 1 and
           h[-2:] == [("generation", made), ("switch", 1)] and last_switch_is_newest(d),
           (r.stderr, h, record_seqs(d)))
+    # A generation gc took is passed over, and so is every switch.
+    root.run("rollback", "--env", env, "--to", str(made))
+    shutil.rmtree(d / str(made - 1))
+    r = root.run("rollback", "--env", env)
+    check("rollback goes to the newest earlier generation still there",
+          r.returncode == 0 and root.current(env) == made - 2, r.stdout + r.stderr)
+    root.run("mark-good", "--env", env, "1")
+    root.run("rollback", "--env", env, "--to", str(made))
+    r = root.run("rollback", "--env", env, "--known-good")
+    check("rollback --known-good walks down to the one proven",
+          r.returncode == 0 and root.current(env) == 1 and "cfapkg mark-good 1" in r.stdout,
+          r.stdout + r.stderr)
     root.run("env", "remove", env, "--yes")
 
 
