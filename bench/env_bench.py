@@ -127,6 +127,14 @@ def history_noop(cfapkg, env):
             "--yes", "--quiet"]
 
 
+def history_rollback(cfapkg, env, n):
+    """A plain rollback in 'history', as a user types it (it finds its own
+    target), from the newest generation: one put back there first, untimed."""
+    if env_current(env, "history") != n:
+        timed([cfapkg, "rollback", "--quiet", "--env", "history", "--to", str(n)], env)
+    return timed([cfapkg, "rollback", "--quiet", "--env", "history"], env)
+
+
 def side_by_side(contenders, rounds):
     """Runs each contender once per round, the order rotated each round;
     every time in ms, by name."""
@@ -202,9 +210,8 @@ def main():
         # the long history too, in the same rounds.
         for label, exe in [("", cfapkg)] + ([(" (before)", before_bin)] if before_bin else []):
             contenders += [
-                (f"rollback, {history} generations{label}", lambda r, exe=exe: timed(
-                    [exe, "rollback", "--quiet", "--env", "history", "--to",
-                     str(history - 1 + r % 2)], env)),
+                (f"rollback, {history} generations{label}",
+                 lambda r, exe=exe: history_rollback(exe, env, history)),
                 (f"no-op install, {history} generations{label}",
                  lambda r, exe=exe: timed(history_noop(exe, env), env)),
             ]
