@@ -41,7 +41,7 @@ struct entry {
 };
 
 struct cfa_recipe_image {
-	struct cfa_rfile *f;         /* read at offsets: a block is two reads */
+	struct cfa_rfile *f;         /* read at offsets: a block and its slots are one read */
 	uint64_t size;
 	struct entry *toc;
 	size_t n;
@@ -645,14 +645,16 @@ enum cfapkg_err cfa_recipe_image_open(struct cfapkg_ctx *ctx, const char *path, 
 	struct cfa_recipe_image *im;
 	enum cfa_rfile_kind kind;
 	/* The header and, for a folder's few recipes, the whole table: one
-	 * read. */
+	 * read, kept on the stack.  Blocks are not served from it but read
+	 * again straight into their arena: a copy would touch twice the
+	 * fresh pages, and a page fault costs more than a read. */
 	char head[1024], line[256];
 	uint64_t size = 0;
 	size_t got = 0, hlen = 0, table = 0;
 	struct cfa_rfile *f = cfa_plat_rfile_open(path, &size, &kind);
 
 	if (f)
-		hlen = cfa_plat_rfile_read(f, head, sizeof(head), 0);
+		hlen = cfa_plat_rfile_read(f, head, size < sizeof(head) ? (size_t)size : sizeof(head), 0);
 	/* A count the file cannot hold is damage, not a reason to allocate. */
 	*out = NULL;
 	if (!f || !(table = header_line(head, hlen, line, sizeof(line))) ||
@@ -700,7 +702,8 @@ static bool relocate(unsigned char *data, size_t size, const uint32_t *slots, si
 	return true;
 }
 
-/* Block i copied into arena and relocated, in *out; NULL when damaged. */
+/* Block i copied into arena and relocated, in *out; NULL when damaged.
+ * Its slot list follows it in the file: both come in one read. */
 static enum cfapkg_err read_block(struct cfapkg_ctx *ctx, struct cfa_recipe_image *im, size_t i,
                                   struct cfa_arena *arena, void **out)
 {
@@ -713,9 +716,8 @@ static enum cfapkg_err read_block(struct cfapkg_ctx *ctx, struct cfa_recipe_imag
 	if (cfa_grow((void **)&im->slots, &im->slots_cap, t->nslots + 1, sizeof(*im->slots)) != 0 ||
 	    !(data = cfa_arena_alloc_raw(arena, t->size)))
 		return cfa_nomem(ctx);
-	if (cfa_plat_rfile_read(im->f, data, t->size, t->offset) == t->size &&
-	    cfa_plat_rfile_read(im->f, im->slots, t->nslots * sizeof(*im->slots),
-	                        t->offset + t->size) == t->nslots * sizeof(*im->slots) &&
+	if (cfa_plat_rfile_read2(im->f, data, t->size, im->slots, t->nslots * sizeof(*im->slots),
+	                         t->offset) &&
 	    block_sum(data, t->size, im->slots, t->nslots) == t->sum &&
 	    relocate(data, t->size, im->slots, t->nslots))
 		*out = data;

@@ -100,6 +100,11 @@ struct cfa_rfile;
 struct cfa_rfile *cfa_plat_rfile_open(const char *path, uint64_t *size,
                                       enum cfa_rfile_kind *kind);
 size_t cfa_plat_rfile_read(struct cfa_rfile *f, void *buf, size_t n, uint64_t offset);
+/* n bytes at offset into buf, then the m bytes after them into more:
+ * one system call where the system reads into two buffers at once.
+ * True when both were read whole. */
+bool cfa_plat_rfile_read2(struct cfa_rfile *f, void *buf, size_t n, void *more, size_t m,
+                          uint64_t offset);
 void cfa_plat_rfile_close(struct cfa_rfile *f);
 
 /* While on, memory freed stays with the process rather than going back

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/uio.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #if defined(__GLIBC__)
@@ -221,6 +222,31 @@ size_t cfa_plat_rfile_read(struct cfa_rfile *f, void *buf, size_t n, uint64_t of
 		got += (size_t)r;
 	}
 	return got;
+}
+
+bool cfa_plat_rfile_read2(struct cfa_rfile *f, void *buf, size_t n, void *more, size_t m,
+                          uint64_t offset)
+{
+	struct iovec v[2] = {{buf, n}, {more, m}};
+	ssize_t r;
+	size_t got;
+
+	do
+		r = preadv(f->fd, v, 2, (off_t)offset);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return false;
+	got = (size_t)r;
+	/* A short read (a signal, the end of the file): the rest of each
+	 * buffer, one at a time. */
+	if (got < n) {
+		if (cfa_plat_rfile_read(f, (char *)buf + got, n - got, offset + got) != n - got)
+			return false;
+		got = n;
+	}
+	got -= n;
+	return got >= m ||
+	       cfa_plat_rfile_read(f, (char *)more + got, m - got, offset + n + got) == m - got;
 }
 
 void cfa_plat_rfile_close(struct cfa_rfile *f)

@@ -341,6 +341,14 @@ size_t cfa_plat_rfile_read(struct cfa_rfile *f, void *buf, size_t n, uint64_t of
 	return got;
 }
 
+/* Windows reads into one buffer per call. */
+bool cfa_plat_rfile_read2(struct cfa_rfile *f, void *buf, size_t n, void *more, size_t m,
+                          uint64_t offset)
+{
+	return cfa_plat_rfile_read(f, buf, n, offset) == n &&
+	       cfa_plat_rfile_read(f, more, m, offset + n) == m;
+}
+
 void cfa_plat_rfile_close(struct cfa_rfile *f)
 {
 	if (!f)
