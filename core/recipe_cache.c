@@ -53,11 +53,12 @@ static enum cfapkg_err cache_folder(struct cfapkg_ctx *ctx, const char **out)
 		cfapkg_ctx_clear_error(ctx); /* no home folder: no cache either */
 		return CFAPKG_E_OK;
 	}
-	if (!cfa_plat_is_dir(ctx->root))
-		return CFAPKG_E_OK;
 	if (!(folder = cfa_root_path(ctx, CFA_CACHE, "recipes")))
 		return ctx->err_code;
-	if (cfa_plat_mkdir_p(folder) != 0) {
+	/* Made only when missing, and only under a root that exists (a
+	 * mistyped --root gets no tree of cache folders): the usual case
+	 * costs one look. */
+	if (!cfa_plat_is_dir(folder) && (!cfa_plat_is_dir(ctx->root) || cfa_plat_mkdir_p(folder) != 0)) {
 		cfa_free(folder);
 		return CFAPKG_E_OK;
 	}
@@ -255,7 +256,10 @@ enum cfapkg_err cfa_gpus_load_cached(struct cfapkg_ctx *ctx, const char *path)
 	struct cfa_gpus *g = NULL;
 	enum cfapkg_err e;
 
-	if (ctx->no_index || !cfa_plat_file_stamp(path, stamp))
+	/* The look for the table is also the look at its stamp. */
+	if (!cfa_plat_file_stamp(path, stamp))
+		return CFAPKG_E_OK;
+	if (ctx->no_index)
 		return cfa_gpus_load(ctx, path);
 	sha256_hex(parts, 2, key);
 	if ((e = cfa_recipe_cache_path(ctx, path, "gpus", &cache)))

@@ -69,7 +69,8 @@ enum cfapkg_err cfa_recipe_dir_cached(struct cfapkg_ctx *ctx, const char *dir, c
 
 /* cfa_gpus_load through the table's cache, keyed by the file's path and
  * stamp; the file is parsed when the cache is missing, stale or damaged,
- * or the index is turned off. */
+ * or the index is turned off.  Where nothing is at path there is no
+ * table, and nothing is loaded. */
 enum cfapkg_err cfa_gpus_load_cached(struct cfapkg_ctx *ctx, const char *path);
 
 /* The recipes a request reached (reach_record.c): for each, the place of

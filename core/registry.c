@@ -267,7 +267,7 @@ static enum cfapkg_err load_gpus(struct cfapkg_ctx *ctx, const char *dir)
 	char *path = cfa_aprintf("%s/%s", dir, CFA_GPUS_FILE);
 	enum cfapkg_err e = path ? CFAPKG_E_OK : cfa_nomem(ctx);
 
-	if (!e && cfa_plat_is_file(path))
+	if (!e)
 		e = cfa_gpus_load_cached(ctx, path);
 	cfa_free(path);
 	return e;

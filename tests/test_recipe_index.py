@@ -18,9 +18,11 @@ image (*.gpus):
 - a plan for Windows does not read a recipe only Linux can install (a
   broken one in place still plans), and a plan that fails there names the
   Linux-only parts as a whole read does;
-- a damaged image is read from the recipe files instead and made again,
+- a damaged or cut-short image is read from the recipe files instead and
+  made again,
   byte for byte as a fresh root makes it (no address of the process that
-  wrote it is left in it); a changed or damaged gpus.json cache alike;
+  wrote it is left in it); a changed or damaged gpus.json cache alike,
+  and a folder named gpus.json is refused by its path;
 - the recipes each request reached are recorded (cache/recipes/reached,
   a line per request), and a damaged record changes no plan;
 - gc removes the caches of folders the command does not read, naming
@@ -202,6 +204,11 @@ def image_damaged(r, tmp):
     other.plan("pytorch-cuda-stack")
     check("another root makes the same image, byte for byte",
           [p.read_bytes() for p in other.caches("img")] == [good])
+    # Cut short after the table, which then names blocks past the end.
+    image.write_bytes(good[:len(good) // 2])
+    same_as_whole(r, "a cut-short image", "pytorch-cuda-stack")
+    r.plan("pytorch-cuda-stack")
+    check("a cut-short image is made again", image.read_bytes() == good)
     gpus = r.caches("gpus")[0]
     table = gpus.read_bytes()
     damage(gpus, len(table) - 3)
@@ -223,6 +230,19 @@ def gpus_changed(r):
     check("an edited GPU table is read again", "RDNA4, as edited" in shown.stdout,
           shown.stdout[-400:])
     same_as_whole(r, "an edited GPU table", "pytorch-cuda-stack")
+
+
+def gpus_table_a_folder(tmp):
+    """A folder named gpus.json is a broken recipe folder, said as such."""
+    r = Root(tmp, "folder-table")
+    r.recipes = tmp / "folder-recipes"
+    shutil.copytree(tmp / "recipes", r.recipes)
+    (r.recipes / "gpus.json").unlink()
+    (r.recipes / "gpus.json").mkdir()
+    p = r.plan("pytorch-cuda-stack")
+    check("a folder named gpus.json is refused, by its path",
+          p.returncode != 0 and str(r.recipes / "gpus.json") in p.stderr and
+          "folder" in p.stderr, p.stderr)
 
 
 def reached_record(r):
@@ -328,6 +348,7 @@ def main():
             libraries_loaded(r)
         fresh_edit_not_cached(tmp)
         no_root_made(tmp)
+        gpus_table_a_folder(tmp)
         killed_while_written(tmp)
     return check.report()
 
