@@ -7,7 +7,9 @@ a single-user store in a temporary folder (Debian's nix-bin); and what a
 second environment with the same packages costs in time and disk.  Goals
 (medians): rollback and no-op install <= 10 ms and <= 2x true, also in an
 environment with a long history (100 generations), rollback >= 3x faster
-than nix-env --switch-generation.
+than nix-env --switch-generation.  Beside them, not judged, the same
+rollback in a root on a tmpfs: the difference is the disk flushes that
+make a switch survive a power cut.
 
 usage: env_bench.py CFAPKG [ARCHIVE_CONTENT_MIB] [--before OLDER_CFAPKG] [--short]
 
@@ -135,6 +137,25 @@ def history_rollback(cfapkg, env, n):
     return timed([cfapkg, "rollback", "--quiet", "--env", "history"], env)
 
 
+def memory_root(cfapkg, env):
+    """A second root on a tmpfs, with two generations of ZLUDA: its rollback
+    does the same work as the disk root's with no flush to a disk, so the
+    difference is what the switch's fsync calls cost there.  (None, why)
+    where the machine has no tmpfs at /dev/shm."""
+    try:
+        with open("/proc/mounts") as f:
+            tmpfs = any(line.split()[1:3] == ["/dev/shm", "tmpfs"] for line in f)
+    except OSError:
+        tmpfs = False
+    if not tmpfs:
+        return None, "no tmpfs at /dev/shm"
+    root = pathlib.Path(tempfile.mkdtemp(prefix="cfapkg-envbench-", dir="/dev/shm"))
+    menv = dict(env, CFAPKG_ROOT=str(root))
+    for zluda in ZLUDAS:
+        timed([cfapkg, "install", zluda, *channel.FACTS, "--yes", "--quiet"], menv)
+    return (root, menv), "a root on /dev/shm (tmpfs)"
+
+
 def side_by_side(contenders, rounds):
     """Runs each contender once per round, the order rotated each round;
     every time in ms, by name."""
@@ -173,6 +194,7 @@ def main():
     content = int(args[1]) if len(args) > 1 else (5 if short else 1800)
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="cfapkg-envbench-"))
     srv = Nginx(tmp / "www", tmp / "nginx")
+    memory, memory_how = None, "not made"
     try:
         recipes, size = write_channel(tmp, srv, content)
         root = tmp / "root"
@@ -215,6 +237,10 @@ def main():
                 (f"no-op install, {history} generations{label}",
                  lambda r, exe=exe: timed(history_noop(exe, env), env)),
             ]
+        memory, memory_how = memory_root(cfapkg, env)
+        if memory:
+            contenders.append(("rollback, root in memory (no disk flush)", lambda r: timed(
+                [cfapkg, "rollback", "--quiet", "--to", str(1 + r % 2)], memory[1])))
         if nix:
             contenders.append(("nix-env --switch-generation", lambda r: timed(
                 [nix[0], "-p", nix[1], "--switch-generation", str(1 + r % 2)], nix[2])))
@@ -237,6 +263,8 @@ def main():
     finally:
         srv.stop()
         shutil.rmtree(tmp, ignore_errors=True)
+        if memory:
+            shutil.rmtree(memory[0], ignore_errors=True)
     mib = 1 << 20
     print(f"package        LibTorch-shaped zip {size / mib:.0f} MiB, unpacked {unpacked / mib:.0f} "
           "MiB (8000 headers + 12 libraries)")
@@ -249,6 +277,13 @@ def main():
     for name in judged:
         ratio = med[name] / med["true"]
         print(f"  {name} / true = {ratio:.2f} (goal <= 2: {'met' if ratio <= 2 else 'NOT met'})")
+    in_memory = med.get("rollback, root in memory (no disk flush)")
+    if in_memory is not None:
+        print(f"  disk flushes: cfapkg rollback - the same in memory = "
+              f"{med['cfapkg rollback'] - in_memory:.1f} ms; in memory / true = "
+              f"{in_memory / med['true']:.2f} (not judged: {memory_how})")
+    else:
+        print(f"  disk flushes: not measured: {memory_how}")
     nix_ms = med.get("nix-env --switch-generation")
     if nix_ms is not None:
         ratio = nix_ms / med["cfapkg rollback"]
