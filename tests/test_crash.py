@@ -115,13 +115,13 @@ def crash_every_step(name, pristine, recipes, env, args, expect_after):
 SET_PARTS = ("core", "blas", "sparse")
 
 
-def write_set(www, recipes, url):
+def write_set(www, recipes, url, lib_mib=1):
     """rock 7.10.0: three tar.gz archives of one prefix (as TheRock ships
-    ROCm), each a library of 1 MB of incompressible bytes and a few small
-    files."""
+    ROCm), each a library of lib_mib MiB of incompressible bytes and a few
+    small files."""
     arts = []
     for part in SET_PARTS:
-        files = {f"lib/lib{part}.so": os.urandom(1 << 20)}
+        files = {f"lib/lib{part}.so": os.urandom(lib_mib << 20)}
         files.update({f"share/{part}/k{j}.dat": f"{part} kernel {j}\n".encode() for j in range(4)})
         data = channel._targz(files, "rock")
         (www / f"rock-{part}.tar.gz").write_bytes(data)
@@ -172,9 +172,13 @@ def crash_set(tmp, srv, base, recipes, facts):
                             recipes, "default", ["install", "rock", *facts], want)
     if harness.EMULATOR:
         return runs  # a kill at a moment of the test's choosing needs a native process
-    slow = Nginx(tmp / "www", tmp / "nginx-slow", extra="limit_rate 256k;")
+    # The unpack is told of a download's bytes a MiB at a time: with 1 MiB
+    # archives the first word came with the last bytes, and the set was
+    # committed a few milliseconds after anything showed in its staging
+    # folder.  4 MiB at 1 MiB/s each leave about three seconds to see it.
+    slow = Nginx(tmp / "www", tmp / "nginx-slow", extra="limit_rate 1m;")
     try:
-        write_set(tmp / "www", recipes, slow.url)
+        write_set(tmp / "www", recipes, slow.url, lib_mib=4)
         kill_while_unpacking(tmp, base, recipes, facts, want)
     finally:
         slow.stop()
