@@ -26,7 +26,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -34,6 +33,7 @@ sys.path.insert(0, str(HERE.parent / "tests" / "servers"))
 sys.path.insert(0, str(HERE.parent / "tests"))
 import channel  # noqa: E402
 from nginx import Nginx  # noqa: E402
+import plan_bench  # noqa: E402  (the same timer for whole processes)
 
 RUNS = 15
 COLD_RUNS = 3
@@ -44,23 +44,8 @@ HISTORY = 100
 
 
 def timed(argv, env=None):
-    """Wall seconds of one run.  The wait blocks in the kernel: a wait with a
-    timeout (subprocess.run's) polls with sleeps from 0.5 ms up, and added
-    0.5 to 1.5 ms to a run of 2 ms whenever the child had not yet exited
-    when its pipes closed.  A timer kills a run that hangs instead."""
-    t = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    guard = threading.Timer(3600, proc.kill)
-    guard.start()
-    _, status = os.waitpid(proc.pid, 0)
-    wall = time.perf_counter() - t
-    guard.cancel()
-    err = proc.stderr.read().decode(errors="replace")
-    proc.stderr.close()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        sys.exit(f"failed: {' '.join(argv)}\n{err}")
-    return wall
+    """Wall seconds of one run, timed as plan_bench times its runs."""
+    return plan_bench.timed(argv, env)[0]
 
 
 def disk_kib(path):
