@@ -72,6 +72,12 @@ def js(text, empty=None):
         return {} if empty is None else empty
 
 
+def changed(before, after):
+    """What differs between two trees: each path with its entry in both."""
+    return {p: (before.get(p), after.get(p)) for p in before.keys() | after.keys()
+            if before.get(p) != after.get(p)}
+
+
 def tree(base, *paths):
     """Every file, folder and link under paths (default: base), named
     relative to base (links not followed), with file sizes."""
@@ -191,7 +197,8 @@ def test_gc_dry_run(root):
           f"Would remove partial download {part}.part (550 B" in text.stdout and
           "Would remove store folder zluda-6-preview.69-" in text.stdout and
           'Would remove generation 1 of environment "default"' in text.stdout and
-          "gc would remove" in text.stdout and tree(root.path) == before, text.stdout)
+          "gc would remove" in text.stdout and tree(root.path) == before,
+          (text.returncode, text.stdout, changed(before, tree(root.path))))
     r = run(root, "gc", "--keep", "1", "--json")
     real = js(r.stdout)
     check("gc removes exactly what the dry run listed", r.returncode == 0 and
