@@ -48,10 +48,10 @@ bool cfa_read_line(FILE *f, struct cfa_buf *line, bool *whole);
 /* lockfile.c: NULL when out of memory. */
 cJSON *cfa_lock_json(const struct cfapkg_lockfile *lock);
 
-/* marks.c: appends o (consumed) as one line to path, flushed to the disk;
- * what names the record in an error ("the switch"). */
+/* marks.c: appends o (consumed) as one line to path, flushed to the disk
+ * when flush; what names the record in an error ("the switch"). */
 enum cfapkg_err cfa_append_line(struct cfapkg_ctx *ctx, const char *path, cJSON *o,
-                                const char *what);
+                                const char *what, bool flush);
 /* Records in a generation's folder that its static checks passed. */
 enum cfapkg_err cfa_write_checked(struct cfapkg_ctx *ctx, const char *gendir);
 /* A generation's marks, oldest first (none when it has no marks.log),

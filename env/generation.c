@@ -333,7 +333,11 @@ void cfapkg_commit_result_clear(struct cfapkg_commit_result *r)
 }
 
 /* One JSON object per line, appended: a torn last line from a crash is skipped
- * by add_switches, and every earlier line stays readable. */
+ * by add_switches, and every earlier line stays readable.  The line is not
+ * flushed to the disk: the switch itself is ('current' and the active
+ * link), and the log is only its history, as apt's and pacman's logs are.
+ * A power cut can drop the newest line, never the switch; rollback's
+ * target is read from the generation folders, not from here. */
 static enum cfapkg_err log_switch(struct cfapkg_ctx *ctx, const char *envdir, unsigned seq,
                                   unsigned from, unsigned to, const char *command)
 {
@@ -354,7 +358,7 @@ static enum cfapkg_err log_switch(struct cfapkg_ctx *ctx, const char *envdir, un
 		cJSON_Delete(o);
 		return e;
 	}
-	e = cfa_append_line(ctx, path, o, "the switch");
+	e = cfa_append_line(ctx, path, o, "the switch", false);
 	cfa_free(path);
 	return e;
 }

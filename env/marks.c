@@ -41,11 +41,11 @@ const char *cfapkg_mark_source_name(enum cfapkg_mark_source by)
 	return by == CFAPKG_MARK_HAND ? "hand" : "doctor";
 }
 
-/* One record appended as a single line and flushed to disk before the call
- * returns, so a mark or switch reported as recorded survives a crash.  o is
- * consumed whatever happens. */
+/* One record appended as a single line; with flush, on the disk before the
+ * call returns, so that a mark reported as recorded survives a power cut.
+ * o is consumed whatever happens. */
 enum cfapkg_err cfa_append_line(struct cfapkg_ctx *ctx, const char *path, cJSON *o,
-                                const char *what)
+                                const char *what, bool flush)
 {
 	char *line = cJSON_PrintUnformatted(o);
 	FILE *f;
@@ -60,7 +60,7 @@ enum cfapkg_err cfa_append_line(struct cfapkg_ctx *ctx, const char *path, cJSON 
 	f = cfa_plat_fopen(path, "a+b");
 	torn = f && fseek(f, -1, SEEK_END) == 0 && fgetc(f) != '\n';
 	bad = !f || fseek(f, 0, SEEK_END) != 0 || fprintf(f, "%s%s\n", torn ? "\n" : "", line) < 0;
-	bad |= f && cfa_plat_fsync(f) != 0;
+	bad |= f && flush && cfa_plat_fsync(f) != 0;
 	bad |= f && fclose(f) != 0;
 	cJSON_free(line);
 	return bad ? cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot record %s", path, what) : CFAPKG_E_OK;
@@ -307,7 +307,7 @@ enum cfapkg_err cfapkg_env_mark(struct cfapkg_ctx *ctx, const char *env, unsigne
 		cfa_crash_point();
 		/* Every call appends, even one that leaves the state as it
 		 * was: history shows each time someone said so. */
-		e = cfa_append_line(ctx, path, o, "the mark");
+		e = cfa_append_line(ctx, path, o, "the mark", true);
 	}
 	cfa_free(dir);
 	cfa_free(path);
