@@ -381,6 +381,13 @@ enum cfapkg_err cfapkg_env_switch(struct cfapkg_ctx *ctx, const char *env, unsig
 		             "('cfapkg history --env %s' lists them)", env, gen, env);
 		goto out;
 	}
+	/* To the current generation: nothing changes and history gets no line,
+	 * but the active link is made again, which mends one a kill left
+	 * behind 'current'. */
+	if (gen == prev) {
+		cfa_env_link_current(envdir, gen);
+		goto out;
+	}
 	if ((e = next_seq(ctx, env, &seq)) || (e = set_current(ctx, envdir, gen)))
 		goto out;
 	cfa_env_link_current(envdir, gen);

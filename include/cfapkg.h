@@ -1551,7 +1551,9 @@ CFAPKG_API enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char 
                                              const char *const *changes, size_t nchanges,
                                              struct cfapkg_commit_result *out);
 /** Makes an existing generation current (a rollback): one rename, no
- * network, no unpacking.  Recorded in history. */
+ * network, no unpacking.  Recorded in history; a switch to the current
+ * generation changes nothing and is not recorded (the active link is only
+ * made again). */
 CFAPKG_API enum cfapkg_err cfapkg_env_switch(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                              const char *command);
 

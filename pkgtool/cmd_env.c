@@ -383,6 +383,9 @@ int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
 			rc = report_error(ctx, e);
 		else if (cli->json)
 			json_print(switch_json(env, cur, target, why));
+		else if (!cli->quiet && target == cur)
+			printf("Environment \"%s\" is already at generation %u; nothing to do\n", env,
+			       cur);
 		else if (!cli->quiet)
 			printf("Environment \"%s\" is %s generation %u (was %u)%s%s\n", env,
 			       target < cur ? "back at" : "now at the later", target, cur,

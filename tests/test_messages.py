@@ -3,7 +3,8 @@
 (the RX 6700 XT + HIP SDK 5.7.1 request of the ComfyUI-Zluda guide), and
 the fix it names plans; a plan and a doctor for another OS than this
 machine's say so instead of reporting missing parts; cache info shows the
-store; verify points at repair; rollback forward does not say "back";
+store; verify points at repair; rollback forward does not say "back", and
+one to the current generation says there is nothing to do;
 the file 'cfapkg report' writes is read by --facts.  The recipes shipped
 with cfapkg (plans only) and a test channel on 127.0.0.1 (tests/channel.py)
 for the rest."""
@@ -169,6 +170,14 @@ def test_store_verify_rollback(root):
     check("rollback --to a later generation does not say 'back'",
           r.returncode == 0 and "is back at" not in r.stdout and
           f"is now at the later generation {now} (was 1)" in r.stdout, r.stdout + r.stderr)
+    log = root.path / "envs" / "default" / "switches.log"
+    lines = log.read_text().count("\n")
+    r = root.run("rollback", "--to", str(now))
+    check("rollback --to the current generation says there is nothing to do and records "
+          "no switch", r.returncode == 0 and
+          f'"default" is already at generation {now}; nothing to do' in r.stdout and
+          "later" not in r.stdout and root.current() == now and
+          log.read_text().count("\n") == lines, r.stdout + r.stderr)
 
 
 def main():
