@@ -79,6 +79,10 @@ enum cfapkg_err cfapkg_env_rollback_target(struct cfapkg_ctx *ctx, const char *e
 		return e;
 	if (*target)
 		return CFAPKG_E_OK;
+	if (!cur)
+		return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "environment \"%s\" has nothing installed "
+		                "yet, so there is no generation to go back to: 'cfapkg install --env "
+		                "%s NAME' makes its first", env, env);
 	if (known_good)
 		return none_known_good(ctx, env, cur);
 	return cfa_fail(ctx, CFAPKG_E_NOTFOUND, "environment \"%s\" has no earlier generation than "

@@ -78,6 +78,10 @@ def test_plan_is_install(root):
 def test_second_env(root):
     r = root.run("env", "create", "preview")
     check("env create", r.returncode == 0, r.stderr)
+    r = root.run("rollback", "--env", "preview")
+    check("a rollback in an environment with nothing installed says so and how to start",
+          r.returncode == 4 and '"preview" has nothing installed yet' in r.stderr and
+          "'cfapkg install --env preview NAME'" in r.stderr, r.stderr)
     r = root.run("env", "create", "preview")
     check("env create twice is refused", r.returncode != 0 and "already exists" in r.stderr)
     r = root.run("env", "create", "../x")
