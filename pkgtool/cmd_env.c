@@ -302,6 +302,8 @@ int cmd_history(struct cfapkg_ctx *ctx, const struct cli *cli)
 		add_marks(ctx, cli, env, &h[i], o);
 	}
 	cfapkg_history_free(h, n);
+	if (!n && !cli->json)
+		printf("(no generations yet)\n");
 	if (cli->json)
 		json_print_list("history", a);
 	else

@@ -78,6 +78,9 @@ def test_plan_is_install(root):
 def test_second_env(root):
     r = root.run("env", "create", "preview")
     check("env create", r.returncode == 0, r.stderr)
+    r = root.run("history", "--env", "preview")
+    check("history of an environment with nothing installed says so",
+          r.returncode == 0 and r.stdout == "(no generations yet)\n", r.stdout + r.stderr)
     r = root.run("rollback", "--env", "preview")
     check("a rollback in an environment with nothing installed says so and how to start",
           r.returncode == 4 and '"preview" has nothing installed yet' in r.stderr and
