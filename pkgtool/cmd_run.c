@@ -132,6 +132,16 @@ static void warn_unvalidated(struct cfapkg_ctx *ctx, const char *env, const char
 		cfapkg_ctx_clear_error(ctx);
 		return;
 	}
+	/* Nor do recipes that cannot be read (one being edited, say): the
+	 * installed set runs without them, and the user hears why no part was
+	 * checked. */
+	if (cfapkg_recipes_load(ctx)) {
+		fprintf(stderr, "warning: the parts' status on this GPU was not checked: %s\n",
+		        cfapkg_ctx_error(ctx));
+		cfapkg_ctx_clear_error(ctx);
+		cfapkg_lockfile_free(lock);
+		return;
+	}
 	for (i = 0; i < lock->nparts; i++) {
 		const struct cfapkg_recipe *r = cfapkg_recipe_find(ctx, lock->parts[i].name);
 		for (k = 0; r && k < r->nversions; k++) {

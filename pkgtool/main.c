@@ -24,10 +24,11 @@ struct command {
 /* Its first argument is a program: every argument after the program's
  * name is the program's, options or not. */
 #define TAKES_PROGRAM (1ull << 62)
-/* It runs without the recipe set: it reads or switches what is recorded
- * (a rollback must work while a recipe folder is broken), or it repairs
- * what would break loading it; the library loads the recipes itself where
- * a call needs them.  Loading them costs most of a short command's time. */
+/* It runs without the recipe set: it reads, runs or switches what is
+ * recorded (listing, running or rolling back an environment must work
+ * while a recipe folder is broken), or it repairs what would break loading
+ * it; the library loads the recipes itself where a call needs them.
+ * Loading them costs most of a short command's time. */
 #define NO_RECIPES (1ull << 61)
 #define NOT_OPTIONS (TEXT_ONLY | TAKES_PROGRAM | NO_RECIPES)
 _Static_assert(OPT__COUNT < 61, "the option bits reach NO_RECIPES");
@@ -64,7 +65,7 @@ static const struct command commands[] = {
 	 OPT_BIT(OPT_VENV),
 	 "doctor [--env NAME] [--venv DIR]", "check that the environment's stack works: static checks and a "
 	 "live CUDA probe per library"},
-	{"env", cmd_env, OPT_ENV_BIT | OPT_BIT(OPT_SHELL) | OPT_BIT(OPT_GPU_INDEX),
+	{"env", cmd_env, OPT_ENV_BIT | OPT_BIT(OPT_SHELL) | OPT_BIT(OPT_GPU_INDEX) | NO_RECIPES,
 	 "env create|remove NAME | list | show | activate | deactivate",
 	 "manage environments; show one's runtime settings or a shell snippet"},
 	{"fetch", cmd_fetch,
@@ -84,8 +85,8 @@ static const struct command commands[] = {
 	 "show a recipe (or who provides a name): versions, sources, status, what is installed"},
 	{"install", cmd_install, OPTS_CHANGE | OPT_BIT(OPT_LOCKED) | NO_RECIPES,
 	 "install SPEC... | --locked FILE", "add packages to an environment (a new generation)"},
-	{"list", cmd_list, OPT_ENV_BIT, "list [--env NAME]", "list what an environment holds"},
-	{"lock", cmd_lock, OPT_ENV_BIT | OPT_BIT(OPT_OUTPUT), "lock [--env NAME] [-o FILE]",
+	{"list", cmd_list, OPT_ENV_BIT | NO_RECIPES, "list [--env NAME]", "list what an environment holds"},
+	{"lock", cmd_lock, OPT_ENV_BIT | OPT_BIT(OPT_OUTPUT) | NO_RECIPES, "lock [--env NAME] [-o FILE]",
 	 "write the environment's exact set as a lockfile"},
 	{"mark-good", cmd_mark_good, OPT_ENV_BIT | NO_RECIPES, "mark-good [N] [--env NAME]",
 	 "record, on your word, that generation N (default: the current one) works here"},
@@ -97,7 +98,7 @@ static const struct command commands[] = {
 	 "rules clients put in mirrors.conf"},
 	{"pin", cmd_pin, OPT_ENV_BIT, "pin SPEC... [--env NAME]",
 	 "hold packages to versions in every later solve of an environment"},
-	{"pins", cmd_pins, OPT_ENV_BIT, "pins [--env NAME]", "list an environment's pins"},
+	{"pins", cmd_pins, OPT_ENV_BIT | NO_RECIPES, "pins [--env NAME]", "list an environment's pins"},
 	{"plan", cmd_plan,
 	 /* The solve reads only the recipes the request reaches. */
 	 NO_RECIPES | OPTS_FACTS | OPT_ENV_BIT | OPT_BIT(OPT_ALLOW_EXPERIMENTAL) | OPT_BIT(OPT_PIN) |
@@ -128,7 +129,8 @@ static const struct command commands[] = {
 	 "rollback [--to N | --known-good]",
 	 "make an earlier generation current again (no network, no unpacking)"},
 	{"run", cmd_run,
-	 OPT_ENV_BIT | OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_NO_STAGE) | TEXT_ONLY | TAKES_PROGRAM,
+	 OPT_ENV_BIT | OPT_BIT(OPT_GPU_INDEX) | OPT_BIT(OPT_NO_STAGE) | TEXT_ONLY | TAKES_PROGRAM |
+	 NO_RECIPES,
 	 "run [--env NAME] [--] PROGRAM ARGS...",
 	 "run a program with the environment's libraries and settings in place"},
 	{"search", cmd_search, 0, "search [PATTERN]", "list recipes whose name or summary matches"},
@@ -139,11 +141,11 @@ static const struct command commands[] = {
 	{"unmark", cmd_unmark, OPT_ENV_BIT | NO_RECIPES, "unmark [N] [--env NAME]",
 	 "take the known-good mark off generation N (default: the current one)"},
 	{"unpin", cmd_unpin, OPT_ENV_BIT, "unpin NAME... [--env NAME]", "remove pins"},
-	{"unstage", cmd_unstage, OPT_BIT(OPT_VENV), "unstage DIR | --venv DIR",
+	{"unstage", cmd_unstage, OPT_BIT(OPT_VENV) | NO_RECIPES, "unstage DIR | --venv DIR",
 	 "take staged DLLs out of a folder or venv and put back what was there"},
 	{"update", cmd_update, OPTS_CHANGE, "update [NAME...]",
 	 "move an environment's packages (or the named ones) to the newest versions that fit"},
-	{"verify", cmd_verify, OPT_ENV_BIT, "verify [--env NAME]",
+	{"verify", cmd_verify, OPT_ENV_BIT | NO_RECIPES, "verify [--env NAME]",
 	 "re-hash installed files and name any that changed"},
 	{"why", cmd_why, OPT_ENV_BIT, "why NAME [--env NAME]",
 	 "show which request, through which requirements, puts NAME in an environment"},

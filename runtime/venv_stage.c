@@ -179,8 +179,13 @@ static void who_provides(struct stager *s, const char *family, unsigned major, s
                          struct cfa_buf *majors)
 {
 	bool seen[100] = {false};
-	size_t i, j, k, n, shown = 0;
-	const struct cfapkg_recipe *const *all = cfapkg_recipes(s->ctx, &n);
+	size_t i, j, k, n = 0, shown = 0;
+	const struct cfapkg_recipe *const *all = NULL;
+
+	/* Only a message's detail: recipes that cannot be read name no one. */
+	if (cfapkg_recipes_load(s->ctx) == CFAPKG_E_OK)
+		all = cfapkg_recipes(s->ctx, &n);
+	cfapkg_ctx_clear_error(s->ctx);
 
 	for (i = 0; i < n; i++) {
 		const struct cfapkg_recipe *r = all[i];

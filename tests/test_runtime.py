@@ -124,6 +124,29 @@ def test_run(root):
     check("run passes a signal back", r.returncode == -15, r.returncode)
 
 
+def test_broken_recipe(root, tmp):
+    """A recipe file that does not parse (one being edited) stops what
+    needs the recipes, naming the file, and nothing that only reads or runs
+    what is installed."""
+    broken = tmp / "broken-recipes"
+    broken.mkdir()
+    (broken / "half.json").write_text('{"format": 1, "name": "half", "versions": [')
+    env = {"CFAPKG_RECIPES": os.pathsep.join([str(root.recipes), str(broken)])}
+    for args in (["list", "--env", "rt-linux"], ["pins", "--env", "rt-linux"],
+                 ["lock", "--env", "rt-linux"], ["env", "list"],
+                 ["env", "show", "--env", "rt-linux"], ["verify", "--env", "rt-linux"]):
+        r = root.run(*args, env=env)
+        check(f"{' '.join(args[:2])} works while a recipe file is broken",
+              r.returncode == 0 and "half.json" not in r.stderr, r.stdout + r.stderr)
+    r = root.run("run", "--env", "rt-linux", "--no-stage", "--", ECHO, "ok", env=env)
+    check("run runs the program, and warns that the parts' status went unchecked, naming "
+          "the file", r.returncode == 0 and r.stdout == f"[{b'ok'.hex()}]\n" and
+          "not checked" in r.stderr and "half.json" in r.stderr, r.stdout + r.stderr)
+    r = root.run("plan", "zluda", *channel.FACTS, env=env)
+    check("a plan, which needs the recipes, is refused naming the file",
+          r.returncode != 0 and "half.json" in r.stderr, r.stderr)
+
+
 def doctor(root, mode, lib_dir, timeout="120"):
     """Only a hang waits out the timeout; every other case ends on its own,
     so its limit is generous (a slow Wine start must not turn into TIMEOUT)."""
@@ -317,6 +340,7 @@ def main():
         test_staging(root, tmp)
         test_long_paths(root, tmp)
         test_run(root)
+        test_broken_recipe(root, tmp)
         test_doctor(root)
         test_overlay(root, tmp)
         test_bench(root, tmp)
