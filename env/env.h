@@ -21,6 +21,10 @@
 enum cfapkg_err cfa_env_dir(struct cfapkg_ctx *ctx, const char *env, char **out);
 /* ROOT/envs/ENV/N. */
 enum cfapkg_err cfa_gen_dir(struct cfapkg_ctx *ctx, const char *env, unsigned gen, char **out);
+/* verify.c: why the generation at gendir cannot be run as written (its
+ * runtime.json does not read), in *why (cfa_free); NULL when it can.  Only
+ * a want of memory fails. */
+enum cfapkg_err cfa_gen_records_check(struct cfapkg_ctx *ctx, const char *gendir, char **why);
 /* ROOT/envs/ENV/N/what (gen 0: the current one, an error when there is
  * none). */
 enum cfapkg_err cfa_gen_file(struct cfapkg_ctx *ctx, const char *env, unsigned gen,

@@ -472,6 +472,42 @@ static void read_copies(struct verifier *v)
 	qsort(v->copy_list, v->ncopies, sizeof(*v->copy_list), by_text);
 }
 
+enum cfapkg_err cfa_gen_records_check(struct cfapkg_ctx *ctx, const char *gendir, char **why)
+{
+	char *path = NULL;
+	cJSON *doc = NULL;
+	enum cfapkg_err e;
+
+	*why = NULL;
+	if ((e = cfa_path(ctx, &path, "%s/runtime.json", gendir)))
+		return e;
+	e = cfa_json_read_file(ctx, path, CFAPKG_E_LOCKFILE, &doc);
+	cJSON_Delete(doc);
+	cfa_free(path);
+	if (!e || e == CFAPKG_E_NOMEM)
+		return e;
+	/* What run and env show would stop on, in the file's own message
+	 * (which names it). */
+	*why = cfa_strdup(cfapkg_ctx_error(ctx));
+	cfapkg_ctx_clear_error(ctx);
+	return *why ? CFAPKG_E_OK : cfa_nomem(ctx);
+}
+
+/* The generation's own records: a runtime.json that does not read stops
+ * every run of it, though each part's files are whole. */
+static void check_records(struct verifier *v)
+{
+	char *why = NULL;
+
+	if (cfa_gen_records_check(v->ctx, v->gendir, &why)) {
+		v->failed = true;
+		return;
+	}
+	if (why)
+		problem(v, "%s ('cfapkg repair --env %s' writes it again)", why, v->env);
+	cfa_free(why);
+}
+
 /* The current generation of env; with keep_damage the damaged parts are
  * left in v->damage, their strings borrowed from *lock (the caller frees
  * it). */
@@ -491,6 +527,7 @@ static enum cfapkg_err verify_env(struct verifier *v, const char *env, bool keep
 	    (e = cfapkg_env_lockfile(v->ctx, env, v->gen, lock)))
 		return e;
 	read_copies(v);
+	check_records(v);
 	for (i = 0; i < (*lock)->nparts && !v->failed; i++) {
 		const struct cfapkg_lockfile_part *p = &(*lock)->parts[i];
 		struct cfapkg_damage *d;

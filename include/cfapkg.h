@@ -1855,7 +1855,10 @@ enum cfapkg_change_kind {
 	CFAPKG_CHANGE_MOVE,        /* another version (or another artifact) */
 	CFAPKG_CHANGE_RESTORE,     /* same version; its store folder is missing or
 	                              damaged and is made again */
-	CFAPKG_CHANGE_RELINK       /* same version; its view is linked again */
+	CFAPKG_CHANGE_RELINK,      /* same version; its view is linked again */
+	CFAPKG_CHANGE_RECORDS      /* the same set; the generation's own records
+	                              (runtime.json), which do not read, are
+	                              written again (name: "runtime.json") */
 };
 struct cfapkg_change {
 	enum cfapkg_change_kind kind;

@@ -14,7 +14,8 @@ static const char *const change_actions[] = {[CFAPKG_CHANGE_ADD] = "add",
                                              [CFAPKG_CHANGE_REMOVE] = "remove",
                                              [CFAPKG_CHANGE_MOVE] = "change",
                                              [CFAPKG_CHANGE_RESTORE] = "restore",
-                                             [CFAPKG_CHANGE_RELINK] = "relink"};
+                                             [CFAPKG_CHANGE_RELINK] = "relink",
+                                             [CFAPKG_CHANGE_RECORDS] = "rewrite"};
 
 static cJSON *change_object(const char *action, const char *name, const char *from,
                             const char *to, const char *text)
@@ -36,7 +37,8 @@ static cJSON *change_json(const struct cfapkg_change *c)
 
 /* history keeps a generation's changes as the lines install printed:
  * "+zluda 7", "-foo 1", "zluda 6 -> 7", "zluda 7 (store folder restored)",
- * "zluda 7 (view linked again)".  Names and versions hold no spaces. */
+ * "zluda 7 (view linked again)", "runtime.json written again (...)".  Names
+ * and versions hold no spaces. */
 static cJSON *change_from_text(const char *text)
 {
 	char name[256] = "", a[256] = "", b[256] = "";
@@ -54,6 +56,8 @@ static cJSON *change_from_text(const char *text)
 		return change_object("other", NULL, NULL, NULL, text);
 	memcpy(a, sp + 1, n);
 	sp += 1 + n;
+	if (strcmp(a, "written") == 0 && strncmp(sp, " again", 6) == 0)
+		return change_object("rewrite", name, NULL, NULL, text);
 	if (name[0] == '+' || name[0] == '-')
 		return change_object(name[0] == '+' ? "add" : "remove", name + 1,
 		                     name[0] == '-' ? a : NULL, name[0] == '+' ? a : NULL, text);

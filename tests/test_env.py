@@ -474,6 +474,38 @@ def test_verify(root):
               f"installed with {mode:04o}" in r.stderr, r.stderr)
         f.chmod(mode)
 
+    test_damaged_records(root)
+
+
+def test_damaged_records(root):
+    """A generation whose runtime.json does not read, though every part's
+    files are whole: what runs it names the file and repair, verify reports
+    it, and repair writes a new generation with it."""
+    gen = root.current()
+    rt = root.path / "envs" / "default" / str(gen) / "runtime.json"
+    saved = rt.read_text()
+    rt.write_text(saved[:len(saved) // 2])
+    r = root.run("env", "show")
+    check("env show of a generation whose runtime.json does not read names it and repair",
+          r.returncode != 0 and "runtime.json" in r.stderr and
+          "'cfapkg repair --env default' writes it again" in r.stderr, r.stderr)
+    r = root.run("verify")
+    check("verify reports the runtime.json that does not read",
+          r.returncode == 9 and f"default generation {gen}:" in r.stdout + r.stderr and
+          "runtime.json" in r.stdout + r.stderr, r.stdout + r.stderr)
+    r = root.run("repair", "--yes")
+    check("repair writes a new generation whose runtime.json reads",
+          r.returncode == 0 and "runtime.json written again" in r.stdout and
+          root.current() > gen and root.run("env", "show").returncode == 0 and
+          root.run("verify").returncode == 0, r.stdout + r.stderr)
+    r = root.run("history", "--json")
+    last = [h for h in json.loads(r.stdout or "{}").get("history", [])
+            if h["event"] == "generation"][-1:]
+    check("history --json gives that change as a rewrite of runtime.json",
+          last and last[0]["changes"] and last[0]["changes"][0]["action"] == "rewrite" and
+          last[0]["changes"][0]["name"] == "runtime.json", last)
+    rt.write_text(saved)
+
 
 def test_gc(root):
     before = {p.name for p in (root.path / "store").iterdir()}

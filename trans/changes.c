@@ -15,6 +15,7 @@
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "core/strv.h"
+#include "env/env.h"
 #include "platform/platform.h"
 #include "trans/trans.h"
 
@@ -109,6 +110,8 @@ static enum cfapkg_err add_change(struct cfapkg_trans *t, enum cfapkg_change_kin
 		text = cfa_aprintf("%s %s (store folder restored)", name, to);
 	else if (kind == CFAPKG_CHANGE_RELINK)
 		text = cfa_aprintf("%s %s (view linked again)", name, to);
+	else if (kind == CFAPKG_CHANGE_RECORDS)
+		text = cfa_aprintf("%s written again (it could not be read)", name);
 	else
 		text = cfa_aprintf("%s %s -> %s", name, from, to);
 	if (!text || cfa_grow((void **)&t->changes, &t->changes_cap, t->nchanges + 1,
@@ -200,9 +203,26 @@ static bool listed(const struct cfapkg_trans *t, const char *name)
 	return false;
 }
 
+/* The current generation's runtime.json, which run reads: one that does
+ * not read is written again with the new generation. */
+static enum cfapkg_err records_damage(struct cfapkg_trans *t, unsigned gen)
+{
+	char *gendir = NULL, *why = NULL;
+	enum cfapkg_err e;
+
+	if (!gen || (e = cfa_gen_dir(t->ctx, t->env, gen, &gendir)))
+		return gen ? e : CFAPKG_E_OK;
+	if (!(e = cfa_gen_records_check(t->ctx, gendir, &why)) && why)
+		e = add_change(t, CFAPKG_CHANGE_RECORDS, "runtime.json", NULL, NULL);
+	cfa_free(why);
+	cfa_free(gendir);
+	return e;
+}
+
 /* A repair re-hashes the store (as verify does): a folder whose files
  * changed is unpacked again, a view that no longer holds the store's
- * files is linked again.  Missing folders are in the changes already. */
+ * files is linked again, and records that do not read are written again.
+ * Missing folders are in the changes already. */
 enum cfapkg_err cfa_trans_damage(struct cfapkg_trans *t)
 {
 	struct cfapkg_damage *d = NULL;
@@ -210,7 +230,8 @@ enum cfapkg_err cfa_trans_damage(struct cfapkg_trans *t)
 	unsigned gen;
 	size_t n = 0, i;
 
-	if ((e = cfapkg_env_damage(t->ctx, t->env, NULL, NULL, &gen, &d, &n)))
+	if ((e = cfapkg_env_damage(t->ctx, t->env, NULL, NULL, &gen, &d, &n)) ||
+	    (e = records_damage(t, gen)))
 		return e;
 	for (i = 0; i < n && !e; i++) {
 		const struct cfapkg_lockfile_part *p = cfapkg_lockfile_find(t->new, d[i].part);
