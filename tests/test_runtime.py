@@ -131,7 +131,9 @@ def test_broken_recipe(root, tmp):
     broken = tmp / "broken-recipes"
     broken.mkdir()
     (broken / "half.json").write_text('{"format": 1, "name": "half", "versions": [')
-    env = {"CFAPKG_RECIPES": os.pathsep.join([str(root.recipes), str(broken)])}
+    # A list of folders, in the separator of the system cfapkg runs on.
+    env = {"CFAPKG_RECIPES": (";" if WINDOWS else os.pathsep).join([str(root.recipes),
+                                                                     str(broken)])}
     for args in (["list", "--env", "rt-linux"], ["pins", "--env", "rt-linux"],
                  ["lock", "--env", "rt-linux"], ["env", "list"],
                  ["env", "show", "--env", "rt-linux"], ["verify", "--env", "rt-linux"]):
