@@ -147,6 +147,23 @@ enum cfapkg_err cfa_fail(struct cfapkg_ctx *ctx, enum cfapkg_err err, const char
 	return err;
 }
 
+enum cfapkg_err cfa_fail_more(struct cfapkg_ctx *ctx, enum cfapkg_err err, const char *fmt, ...)
+{
+	char *was = cfa_strdup(cfapkg_ctx_error(ctx)), *more;
+	va_list ap;
+
+	va_start(ap, fmt);
+	more = cfa_vaprintf(fmt, ap);
+	va_end(ap);
+	if (was && more) {
+		cfapkg_ctx_clear_error(ctx);
+		cfa_fail(ctx, err, "%s%s", was, more);
+	}
+	cfa_free(was);
+	cfa_free(more);
+	return was && more ? err : cfa_nomem(ctx);
+}
+
 enum cfapkg_err cfa_nomem(struct cfapkg_ctx *ctx)
 {
 	return cfa_fail(ctx, CFAPKG_E_NOMEM, "out of memory");

@@ -45,6 +45,11 @@ struct cfapkg_ctx {
 enum cfapkg_err cfa_fail(struct cfapkg_ctx *ctx, enum cfapkg_err err, const char *fmt, ...)
 	CFA_PRINTF(3, 4);
 enum cfapkg_err cfa_nomem(struct cfapkg_ctx *ctx);
+/* The failure recorded already, with more said after it (" (what to do)"),
+ * under code err: for a caller that knows the way out a callee's message
+ * cannot.  Out of memory the first message stays as it was. */
+enum cfapkg_err cfa_fail_more(struct cfapkg_ctx *ctx, enum cfapkg_err err, const char *fmt, ...)
+	CFA_PRINTF(3, 4);
 
 /* The built-in recipe folder (cfapkg_builtin_recipe_dir), or NULL with
  * CFAPKG_E_NOMEM when it could not be worked out for want of memory. */

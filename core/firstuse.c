@@ -56,15 +56,8 @@ static enum cfapkg_err read_pin(struct cfa_jr *jr, const cJSON *o, void *elem, v
  * the file is and how to get past it. */
 static enum cfapkg_err with_way_out(struct cfapkg_ctx *ctx, enum cfapkg_err e)
 {
-	char *why = cfa_strdup(cfapkg_ctx_error(ctx));
-
-	if (!why)
-		return cfa_nomem(ctx);
-	cfapkg_ctx_clear_error(ctx);
-	e = cfa_fail(ctx, e, "%s (it holds the pins 'cfapkg recipe trust' recorded: mend it, or "
-	             "delete it to trust none of them)", why);
-	cfa_free(why);
-	return e;
+	return cfa_fail_more(ctx, e, " (it holds the pins 'cfapkg recipe trust' recorded: mend it, "
+	                     "or delete it to trust none of them)");
 }
 
 enum cfapkg_err cfa_first_use_read(struct cfapkg_ctx *ctx, struct cfa_arena *arena,
@@ -80,8 +73,9 @@ enum cfapkg_err cfa_first_use_read(struct cfapkg_ctx *ctx, struct cfa_arena *are
 	*n = 0;
 	if (!cfa_plat_is_file(file))
 		return CFAPKG_E_OK; /* nothing trusted yet */
+	/* A file that is not JSON at all gets the same way out. */
 	if ((e = cfa_json_read_file(ctx, file, CFAPKG_E_RECIPE, &doc)))
-		return e;
+		return e == CFAPKG_E_NOMEM ? e : with_way_out(ctx, e);
 	cfa_jr_init(&jr, ctx, arena, file, CFAPKG_E_RECIPE);
 	/* Only format 1 is known: a newer file is refused rather than
 	 * half-read, since a pin misread is a download trusted wrongly. */

@@ -386,20 +386,6 @@ static enum cfapkg_err resolve(struct resolver *r, const cJSON *doc, const char 
 	return CFAPKG_E_OK;
 }
 
-/* A runtime.json that does not read: the file's message, and the way
- * back (repair writes a new generation with it from the same set). */
-static enum cfapkg_err with_repair_hint(struct cfapkg_ctx *ctx, enum cfapkg_err e, const char *env)
-{
-	char *why = cfa_strdup(cfapkg_ctx_error(ctx));
-
-	if (!why)
-		return cfa_nomem(ctx);
-	cfapkg_ctx_clear_error(ctx);
-	e = cfa_fail(ctx, e, "%s ('cfapkg repair --env %s' writes it again)", why, env);
-	cfa_free(why);
-	return e;
-}
-
 /* The generation's runtime.json, parsed, and the folder programs are
  * given for it (*dir, owned): the environment's stable path when it names
  * this generation (*stable), so what a shell or launcher keeps follows
@@ -420,7 +406,11 @@ static enum cfapkg_err read_runtime(struct cfapkg_ctx *ctx, const char *env, uns
 	cfa_free(path);
 	if (e)
 		CFA_FREE(*dir);
-	return e && e != CFAPKG_E_NOMEM ? with_repair_hint(ctx, e, env) : e;
+	/* The way back: repair writes a new generation with it from the same
+	 * set. */
+	return e && e != CFAPKG_E_NOMEM
+	               ? cfa_fail_more(ctx, e, " ('cfapkg repair --env %s' writes it again)", env)
+	               : e;
 }
 
 enum cfapkg_err cfapkg_runtime_load(struct cfapkg_ctx *ctx, const char *env, unsigned gen,

@@ -264,6 +264,10 @@ def test_refusals(tmp):
     r = run("plan", "zluda", *LINUX, "--root", str(root))
     check("a broken first-use file names itself and the way out", r.returncode == 5
           and "first-use.json" in r.stderr and "delete it" in r.stderr, r.stderr)
+    (root / "first-use.json").write_text('{"format": 1, "pins": [')
+    r = run("plan", "zluda", *LINUX, "--root", str(root))
+    check("so does one that is not JSON at all", r.returncode == 5 and
+          "first-use.json:1:" in r.stderr and "delete it" in r.stderr, r.stderr)
 
 
 def main():

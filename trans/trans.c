@@ -249,17 +249,10 @@ uint64_t cfapkg_trans_download_bytes(const struct cfapkg_trans *t)
  * counting every cap would refuse a disk that has room. */
 static enum cfapkg_err space_refused(struct cfapkg_trans *t, enum cfapkg_err e, size_t unknown)
 {
-	char *why;
-
 	if (!unknown)
 		return e;
-	if (!(why = cfa_strdup(cfapkg_ctx_error(t->ctx))))
-		return cfa_nomem(t->ctx);
-	cfapkg_ctx_clear_error(t->ctx);
-	e = cfa_fail(t->ctx, e, "%s (not counted: %lu download%s whose size no recipe records)",
-	             why, (unsigned long)unknown, unknown == 1 ? "" : "s");
-	cfa_free(why);
-	return e;
+	return cfa_fail_more(t->ctx, e, " (not counted: %lu download%s whose size no recipe records)",
+	                     (unsigned long)unknown, unknown == 1 ? "" : "s");
 }
 
 /* Before any byte is fetched: room for the archives the cache lacks and
