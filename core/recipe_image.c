@@ -1,21 +1,30 @@
 /*
  * recipe_image.c - parsed recipes saved as this build's own structs.
  *
- * Each recipe becomes one block: its structs, arrays and strings copied
- * into one buffer with pointers written as offsets from the block's start,
- * then the list of those pointer slots.  Reading a block is one read and
- * one pass that adds the block's address to every listed slot: no JSON is
- * parsed and no small allocation made, which is what a warm plan spends
- * its time on (each fresh page of a parse's trees costs a page fault).
+ * Each recipe becomes a region of blocks: its structs, arrays and strings
+ * copied into one buffer with pointers written as offsets from the
+ * block's start, then the list of those pointer slots.  Reading a block
+ * is one read and one pass that adds the block's address to every listed
+ * slot: no JSON is parsed and no small allocation made, which is what a
+ * warm plan spends its time on (each fresh page of a parse's trees costs
+ * a page fault).
+ *
+ * A region's first block is the recipe's head: the recipe and what a
+ * plan reads of every version it reaches (needs, status, the sources'
+ * platforms, downloads and reasons).  Each version's details (its
+ * sources' archive lists and mirrors, APT packages and pins, user files,
+ * layout, runtime and note) are a block of their own after it, read only
+ * for the versions a plan picks (cfa_recipe_image_details), or with the
+ * head in one read when the whole recipe is wanted.
  *
  * The GPU table (gpus.json) is kept the same way, as an image of one block.
  *
- * The file is "cfapkg-recipe-image 1 VERSION LAYOUT KEY N\n", a byte-order
- * mark, N table entries (offset, size, slots, checksum) and the blocks.
- * LAYOUT sums the sizes of the structs it holds, so another build's image
- * is not read as this one's; KEY is the recipe index's (the folder's
- * files); each block's checksum finds damage, and a damaged block is
- * parsed from its file instead.
+ * The file is "cfapkg-recipe-image 2 VERSION LAYOUT KEY N\n", a byte-order
+ * mark, N table entries and the regions.  LAYOUT sums the sizes of the
+ * structs it holds, so another build's image is not read as this one's;
+ * KEY is the recipe index's (the folder's files); each block's checksum
+ * finds damage, and a damaged block is parsed from its file instead.
+ * This file writes images; image_read.c reads them back.
  */
 #include <stdalign.h>
 #include <stdint.h>
@@ -25,30 +34,11 @@
 #include "core/atomic_file.h"
 #include "core/dep.h"
 #include "core/gpus.h"
+#include "core/image_format.h"
 #include "core/mem.h"
 #include "core/recipe_image.h"
 #include "core/strbuf.h"
 #include "platform/platform.h"
-
-#define IMAGE_MAGIC "cfapkg-recipe-image"
-#define IMAGE_FORMAT 1
-#define BYTE_ORDER_MARK UINT64_C(0x0102030405060708)
-/* Far above any recipe: a larger size in a table is damage. */
-#define BLOCK_MAX (64u << 20)
-
-struct entry {
-	uint64_t offset, size, nslots, sum;
-};
-
-struct cfa_recipe_image {
-	struct cfa_rfile *f;         /* read at offsets: a block and its slots are one read */
-	uint64_t size;
-	struct entry *toc;
-	size_t n;
-	uint32_t *slots;            /* scratch for one block's slot list */
-	size_t slots_cap;
-	bool damaged;
-};
 
 /* Texts placed so far in a block, by hash, so that each is kept once.
  * at is a string's offset, or a range's, whose text is then the key. */
@@ -112,8 +102,6 @@ static void link_to(struct writer *w, size_t slot, size_t target, bool set)
 	w->slots[w->nslots++] = (uint32_t)slot;
 }
 
-static uint64_t checksum(const unsigned char *p, size_t n, uint64_t h);
-
 /* The text of the range placed at at. */
 static const char *placed_text(const struct writer *w, size_t at)
 {
@@ -133,7 +121,7 @@ static const char *key_at(const struct writer *w, const struct placed_set *t, si
 static struct placed *placed_slot(struct writer *w, struct placed_set *t, const char *s, size_t n)
 {
 	size_t mask = t->cap - 1;
-	size_t i = (size_t)checksum((const unsigned char *)s, n, UINT64_C(0xcbf29ce484222325)) & mask;
+	size_t i = (size_t)cfa_image_checksum((const unsigned char *)s, n, FNV_START) & mask;
 
 	for (;; i = (i + 1) & mask) {
 		struct placed *p = &t->v[i];
@@ -202,7 +190,6 @@ static void put_strv(struct writer *w, size_t slot, const char *const *v, size_t
 typedef void put_fn(struct writer *w, size_t at, const void *elem);
 
 #define FIELD(at, type, field) ((at) + offsetof(type, field))
-#define STRUCT_ALIGN alignof(max_align_t)
 
 static void put_array(struct writer *w, size_t slot, const void *v, size_t n, size_t size,
                       put_fn *each)
@@ -315,7 +302,27 @@ static void put_pin(struct writer *w, size_t at, const void *elem)
 	put_str(w, FIELD(at, struct cfapkg_deb_pin, provides), p->provides);
 }
 
-static void put_apt(struct writer *w, size_t at, const void *elem)
+/* Zeros over size bytes at at: a field a block leaves to another. */
+static void clear(struct writer *w, size_t at, size_t size)
+{
+	if (!w->failed)
+		memset(w->data + at, 0, size);
+}
+
+/* A count or flag copied as it is. */
+static void put_plain(struct writer *w, size_t at, const void *v, size_t size)
+{
+	if (!w->failed)
+		memcpy(w->data + at, v, size);
+}
+
+#define CLEAR(at, type, field) clear(w, FIELD(at, type, field), sizeof(((type *)0)->field))
+#define PLAIN(at, type, field, from) \
+	put_plain(w, FIELD(at, type, field), &(from)->field, sizeof((from)->field))
+
+/* An APT source as a plan reads it: where it is and how it is trusted.
+ * Its lists (packages, pins, mirrors) wait in the version's details. */
+static void put_apt_head(struct writer *w, size_t at, const void *elem)
 {
 	const struct cfapkg_apt_source *a = elem;
 
@@ -325,31 +332,64 @@ static void put_apt(struct writer *w, size_t at, const void *elem)
 	put_str(w, FIELD(at, struct cfapkg_apt_source, arch), a->arch);
 	put_str(w, FIELD(at, struct cfapkg_apt_source, index), a->index);
 	put_str(w, FIELD(at, struct cfapkg_apt_source, index_sha256), a->index_sha256);
-	put_strv(w, FIELD(at, struct cfapkg_apt_source, packages), a->packages, a->npackages);
 	put_str(w, FIELD(at, struct cfapkg_apt_source, key_fingerprint), a->key_fingerprint);
 	put_str(w, FIELD(at, struct cfapkg_apt_source, key_url), a->key_url);
 	put_str(w, FIELD(at, struct cfapkg_apt_source, keyring), a->keyring);
-	put_array(w, FIELD(at, struct cfapkg_apt_source, pins), a->pins, a->npackages,
-	          sizeof(*a->pins), put_pin);
-	put_strv(w, FIELD(at, struct cfapkg_apt_source, mirrors), a->mirrors, a->nmirrors);
 	put_str(w, FIELD(at, struct cfapkg_apt_source, seen), a->seen);
+	CLEAR(at, struct cfapkg_apt_source, packages);
+	CLEAR(at, struct cfapkg_apt_source, npackages);
+	CLEAR(at, struct cfapkg_apt_source, pins);
+	CLEAR(at, struct cfapkg_apt_source, mirrors);
+	CLEAR(at, struct cfapkg_apt_source, nmirrors);
 }
 
-static void put_source(struct writer *w, size_t at, const void *elem)
+/* A source as a plan reads it: its platform, its download and why it
+ * cannot be installed.  Its archives and mirrors wait in the details. */
+static void put_source_head(struct writer *w, size_t at, const void *elem)
 {
 	const struct cfapkg_source *s = elem;
 
 	put_str(w, FIELD(at, struct cfapkg_source, platform), s->platform);
-	put_array(w, FIELD(at, struct cfapkg_source, artifacts), s->artifacts, s->nartifacts,
-	          sizeof(*s->artifacts), put_artifact);
-	put_array(w, FIELD(at, struct cfapkg_source, apt), s->apt, 1, sizeof(*s->apt), put_apt);
+	put_array(w, FIELD(at, struct cfapkg_source, apt), s->apt, 1, sizeof(*s->apt), put_apt_head);
 	put_str(w, FIELD(at, struct cfapkg_source, url), s->url);
-	put_strv(w, FIELD(at, struct cfapkg_source, mirrors), s->mirrors, s->nmirrors);
 	put_str(w, FIELD(at, struct cfapkg_source, sha256), s->sha256);
 	put_str(w, FIELD(at, struct cfapkg_source, format), s->format);
 	put_str(w, FIELD(at, struct cfapkg_source, unavailable), s->unavailable);
 	put_str(w, FIELD(at, struct cfapkg_source, provenance), s->provenance);
 	put_str(w, FIELD(at, struct cfapkg_source, first_use), s->first_use);
+	CLEAR(at, struct cfapkg_source, artifacts);
+	CLEAR(at, struct cfapkg_source, nartifacts);
+	CLEAR(at, struct cfapkg_source, mirrors);
+	CLEAR(at, struct cfapkg_source, nmirrors);
+}
+
+/* The details' side of an APT source, over zeros: its lists alone. */
+static void put_apt_details(struct writer *w, size_t at, const void *elem)
+{
+	const struct cfapkg_apt_source *a = elem;
+
+	clear(w, at, sizeof(*a));
+	PLAIN(at, struct cfapkg_apt_source, npackages, a);
+	PLAIN(at, struct cfapkg_apt_source, nmirrors, a);
+	put_strv(w, FIELD(at, struct cfapkg_apt_source, packages), a->packages, a->npackages);
+	put_array(w, FIELD(at, struct cfapkg_apt_source, pins), a->pins, a->npackages,
+	          sizeof(*a->pins), put_pin);
+	put_strv(w, FIELD(at, struct cfapkg_apt_source, mirrors), a->mirrors, a->nmirrors);
+}
+
+/* The details' side of a source, over zeros: its archives and mirrors. */
+static void put_source_details(struct writer *w, size_t at, const void *elem)
+{
+	const struct cfapkg_source *s = elem;
+
+	clear(w, at, sizeof(*s));
+	PLAIN(at, struct cfapkg_source, nartifacts, s);
+	PLAIN(at, struct cfapkg_source, nmirrors, s);
+	put_array(w, FIELD(at, struct cfapkg_source, artifacts), s->artifacts, s->nartifacts,
+	          sizeof(*s->artifacts), put_artifact);
+	put_strv(w, FIELD(at, struct cfapkg_source, mirrors), s->mirrors, s->nmirrors);
+	put_array(w, FIELD(at, struct cfapkg_source, apt), s->apt, 1, sizeof(*s->apt),
+	          put_apt_details);
 }
 
 /* The small records of two strings. */
@@ -407,6 +447,9 @@ static void put_version_needs(struct writer *w, size_t at, const struct cfapkg_v
 	put_array(w, V(status), v->status, v->nstatus, sizeof(*v->status), put_status);
 }
 
+/* A version as a plan reads it: its needs, and its sources' heads.  The
+ * rest is its details block's (put_details): left empty here, and
+ * pending names where it waits once the head is read. */
 static void put_version(struct writer *w, size_t at, const void *elem)
 {
 	const struct cfapkg_version *v = elem;
@@ -415,7 +458,36 @@ static void put_version(struct writer *w, size_t at, const void *elem)
 	/* Every version's recipe is the block's first struct. */
 	link_to(w, V(recipe), 0, true);
 	put_version_needs(w, at, v);
-	put_array(w, V(sources), v->sources, v->nsources, sizeof(*v->sources), put_source);
+	put_array(w, V(sources), v->sources, v->nsources, sizeof(*v->sources), put_source_head);
+	put_array(w, V(parsed), v->parsed, 1, sizeof(*v->parsed), put_ver);
+	CLEAR(at, struct cfapkg_version, user_files);
+	CLEAR(at, struct cfapkg_version, nuser_files);
+	CLEAR(at, struct cfapkg_version, layout);
+	CLEAR(at, struct cfapkg_version, nlayout);
+	CLEAR(at, struct cfapkg_version, launcher);
+	CLEAR(at, struct cfapkg_version, path);
+	CLEAR(at, struct cfapkg_version, npath);
+	CLEAR(at, struct cfapkg_version, env);
+	CLEAR(at, struct cfapkg_version, nenv);
+	CLEAR(at, struct cfapkg_version, stage);
+	CLEAR(at, struct cfapkg_version, nstage);
+	CLEAR(at, struct cfapkg_version, note);
+	CLEAR(at, struct cfapkg_version, pending);
+}
+
+/* A version's details block: a version struct at offset 0 that holds
+ * only what its head leaves out, its sources' details beside it. */
+static void put_details(struct writer *w, const struct cfapkg_version *v)
+{
+	size_t at = place(w, NULL, sizeof(*v), STRUCT_ALIGN);
+
+	PLAIN(at, struct cfapkg_version, nsources, v);
+	PLAIN(at, struct cfapkg_version, nuser_files, v);
+	PLAIN(at, struct cfapkg_version, nlayout, v);
+	PLAIN(at, struct cfapkg_version, npath, v);
+	PLAIN(at, struct cfapkg_version, nenv, v);
+	PLAIN(at, struct cfapkg_version, nstage, v);
+	put_array(w, V(sources), v->sources, v->nsources, sizeof(*v->sources), put_source_details);
 	put_array(w, V(user_files), v->user_files, v->nuser_files, sizeof(*v->user_files),
 	          put_user_file);
 	put_array(w, V(layout), v->layout, v->nlayout, sizeof(*v->layout), put_rule);
@@ -424,7 +496,6 @@ static void put_version(struct writer *w, size_t at, const void *elem)
 	put_array(w, V(env), v->env, v->nenv, sizeof(*v->env), put_env);
 	put_strv(w, V(stage), v->stage, v->nstage);
 	put_str(w, V(note), v->note);
-	put_array(w, V(parsed), v->parsed, 1, sizeof(*v->parsed), put_ver);
 }
 
 #undef V
@@ -452,7 +523,7 @@ static void put_recipe(struct writer *w, const struct cfapkg_recipe *r)
 
 /* FNV-1a over 8-byte words: damage is what it finds, not a forger (who
  * could as well rewrite the recipe files themselves). */
-static uint64_t checksum(const unsigned char *p, size_t n, uint64_t h)
+uint64_t cfa_image_checksum(const unsigned char *p, size_t n, uint64_t h)
 {
 	uint64_t word;
 
@@ -465,12 +536,12 @@ static uint64_t checksum(const unsigned char *p, size_t n, uint64_t h)
 	return h;
 }
 
-static uint64_t block_sum(const unsigned char *data, size_t size, const uint32_t *slots,
-                          size_t nslots)
+uint64_t cfa_image_block_sum(const unsigned char *data, size_t size, const uint32_t *slots,
+                             size_t nslots)
 {
-	uint64_t h = checksum(data, size, UINT64_C(0xcbf29ce484222325));
+	uint64_t h = cfa_image_checksum(data, size, FNV_START);
 
-	return checksum((const unsigned char *)slots, nslots * sizeof(*slots), h);
+	return cfa_image_checksum((const unsigned char *)slots, nslots * sizeof(*slots), h);
 }
 
 /* Stands for the layout of every struct an image holds. */
@@ -484,31 +555,48 @@ static unsigned long layout_sign(void)
 	                       31 * sizeof(struct cfapkg_note) + 37 * sizeof(struct cfa_clause));
 }
 
-static bool header(char *buf, size_t len, const char key[65], size_t n)
+bool cfa_image_header(char *buf, size_t len, const char key[65], size_t n)
 {
 	return cfa_snprintf(buf, len, "%s %d %s %lx %s %lu\n", IMAGE_MAGIC, IMAGE_FORMAT,
 	                    cfapkg_version_string(), layout_sign(), key, (unsigned long)n);
 }
 
-/* What fills block i of an image. */
-typedef void block_fn(struct writer *w, size_t i, const void *arg);
+/* What fills block i of an image (k: its k-th details block), and how
+ * many details blocks follow it (none for the GPU table). */
+typedef void fill_fn(struct writer *w, size_t i, size_t k, const void *arg);
+struct image_kind {
+	fill_fn *head, *details;
+	size_t (*ndetails)(size_t i, const void *arg);
+};
 
-/* Appends block i to file and its entry to toc. */
-static bool add_block(struct cfa_buf *file, struct entry *toc, block_fn *fill, size_t i,
-                      const void *arg)
+/* Zeros up to the next multiple of STRUCT_ALIGN from a region's start:
+ * a region read whole keeps every block and list aligned. */
+static void pad_from(struct cfa_buf *file, size_t start)
+{
+	static const char zeros[STRUCT_ALIGN];
+
+	cfa_buf_add(file, zeros, (STRUCT_ALIGN - (file->len - start) % STRUCT_ALIGN) % STRUCT_ALIGN);
+}
+
+/* Appends block (i, k), its data padded and its slot list after it, and
+ * fills its entry (the sum over data and slots). */
+static bool add_block(struct cfa_buf *file, size_t start, struct entry *t, fill_fn *fill,
+                      size_t i, size_t k, const void *arg)
 {
 	struct writer w;
 	bool ok;
 
 	memset(&w, 0, sizeof(w));
 	w.ranges.ranges = true;
-	fill(&w, i, arg);
+	fill(&w, i, k, arg);
+	place(&w, NULL, 0, STRUCT_ALIGN);
 	ok = !w.failed;
 	if (ok) {
-		toc->offset = file->len;
-		toc->size = w.len;
-		toc->nslots = w.nslots;
-		toc->sum = block_sum(w.data, w.len, w.slots, w.nslots);
+		pad_from(file, start);
+		t->offset = file->len;
+		t->size = w.len;
+		t->nslots = w.nslots;
+		t->sum = cfa_image_block_sum(w.data, w.len, w.slots, w.nslots);
 		cfa_buf_add(file, (const char *)w.data, w.len);
 		cfa_buf_add(file, (const char *)w.slots, w.nslots * sizeof(*w.slots));
 	}
@@ -519,15 +607,42 @@ static bool add_block(struct cfa_buf *file, struct entry *toc, block_fn *fill, s
 	return ok;
 }
 
+/* Entry i's region: its block, the table of its details blocks (which
+ * its sum covers too), then those blocks. */
+static bool add_region(struct cfa_buf *file, struct entry *t, const struct image_kind *kind,
+                       size_t i, const void *arg)
+{
+	size_t start = file->len, table = 0, k, n = kind->ndetails ? kind->ndetails(i, arg) : 0;
+	struct entry *details = cfa_calloc(n + 1, sizeof(*details));
+	bool ok = details && add_block(file, start, t, kind->head, i, 0, arg);
+
+	/* A region without details ends at its slots. */
+	if (ok && n) {
+		pad_from(file, start);
+		table = file->len;
+		cfa_buf_add(file, (const char *)details, n * sizeof(*details));
+	}
+	for (k = 0; ok && k < n; k++)
+		ok = add_block(file, start, &details[k], kind->details, i, k, arg);
+	if (ok && !file->failed) {
+		memcpy(file->data + table, details, n * sizeof(*details));
+		t->sum = cfa_image_checksum((const unsigned char *)details, n * sizeof(*details), t->sum);
+		t->ndetails = n;
+		t->span = file->len - start;
+	}
+	cfa_free(details);
+	return ok;
+}
+
 static enum cfapkg_err write_image(struct cfapkg_ctx *ctx, const char *path, const char key[65],
-                                   size_t n, block_fn *fill, const void *arg)
+                                   size_t n, const struct image_kind *kind, const void *arg)
 {
 	struct cfa_buf file;
 	struct entry *toc = cfa_calloc(n + 1, sizeof(*toc));
 	char head[256] = "";
 	uint64_t mark = BYTE_ORDER_MARK;
 	size_t i, at;
-	bool ok = toc && header(head, sizeof(head), key, n);
+	bool ok = toc && cfa_image_header(head, sizeof(head), key, n);
 	enum cfapkg_err e = CFAPKG_E_OK;
 
 	/* No ceiling of its own: each block has one (BLOCK_MAX). */
@@ -539,7 +654,7 @@ static enum cfapkg_err write_image(struct cfapkg_ctx *ctx, const char *path, con
 	if (ok)
 		cfa_buf_add(&file, (const char *)toc, n * sizeof(*toc));
 	for (i = 0; ok && i < n; i++)
-		ok = add_block(&file, &toc[i], fill, i, arg);
+		ok = add_region(&file, &toc[i], kind, i, arg);
 	if (ok && !file.failed) {
 		memcpy(file.data + at, toc, n * sizeof(*toc));
 		/* A cache only saves time: a full disk means the next command
@@ -555,188 +670,31 @@ static enum cfapkg_err write_image(struct cfapkg_ctx *ctx, const char *path, con
 	return e;
 }
 
-static void recipe_block(struct writer *w, size_t i, const void *arg)
+static void recipe_head(struct writer *w, size_t i, size_t k, const void *arg)
 {
+	(void)k;
 	put_recipe(w, ((struct cfapkg_recipe *const *)arg)[i]);
+}
+
+static void version_details(struct writer *w, size_t i, size_t k, const void *arg)
+{
+	put_details(w, &((struct cfapkg_recipe *const *)arg)[i]->versions[k]);
+}
+
+static size_t recipe_versions(size_t i, const void *arg)
+{
+	return ((struct cfapkg_recipe *const *)arg)[i]->nversions;
 }
 
 enum cfapkg_err cfa_recipe_image_write(struct cfapkg_ctx *ctx, const char *path,
                                        const char key[65], struct cfapkg_recipe *const *recipes,
                                        size_t n)
 {
-	return write_image(ctx, path, key, n, recipe_block, recipes);
+	static const struct image_kind recipes_kind = {recipe_head, version_details,
+	                                               recipe_versions};
+
+	return write_image(ctx, path, key, n, &recipes_kind, recipes);
 }
-
-/* ---- reading ---- */
-
-static bool entry_sane(const struct entry *t, uint64_t file_size)
-{
-	/* Each block's first struct is at least a pointer's size. */
-	return t->size >= sizeof(void *) && t->size <= BLOCK_MAX &&
-	       t->nslots <= t->size / sizeof(void *) && t->offset <= file_size &&
-	       t->size + t->nslots * sizeof(uint32_t) <= file_size - t->offset;
-}
-
-/* n bytes at off: from head (the file's first hlen bytes, already read)
- * where it holds them, else from the file. */
-static bool read_at(struct cfa_rfile *f, const char *head, size_t hlen, void *dst, size_t n,
-                    uint64_t off)
-{
-	if (off <= hlen && n <= hlen - off) {
-		memcpy(dst, head + off, n);
-		return true;
-	}
-	return cfa_plat_rfile_read(f, dst, n, off) == n;
-}
-
-/* The table after the header line (at off), each entry within the file. */
-static bool read_table(struct cfa_recipe_image *im, const char *head, size_t hlen, size_t off)
-{
-	uint64_t mark = 0;
-	size_t i;
-
-	if (!read_at(im->f, head, hlen, &mark, sizeof(mark), off) || mark != BYTE_ORDER_MARK ||
-	    !read_at(im->f, head, hlen, im->toc, im->n * sizeof(*im->toc), off + sizeof(mark)))
-		return false;
-	for (i = 0; i < im->n; i++)
-		if (!entry_sane(&im->toc[i], im->size))
-			return false;
-	return true;
-}
-
-/* The count in line when it is this build's header for key (the count
- * itself left open), else false. */
-static bool header_count(const char *line, const char key[65], size_t *n)
-{
-	char want[256];
-	size_t len, digits;
-	uint64_t got = 0;
-
-	if (!header(want, sizeof(want), key, 0))
-		return false;
-	/* want ends in "0\n": everything before it must match. */
-	len = strlen(want) - 2;
-	if (strncmp(line, want, len) != 0)
-		return false;
-	digits = strspn(line + len, "0123456789");
-	if (strcmp(line + len + digits, "\n") != 0 ||
-	    !cfa_parse_u64(line + len, digits, SIZE_MAX, &got))
-		return false;
-	*n = (size_t)got;
-	return true;
-}
-
-/* The header line of head as a string in line; its length, 0 for none. */
-static size_t header_line(const char *head, size_t hlen, char *line, size_t len)
-{
-	const char *nl = memchr(head, '\n', hlen);
-	size_t n = nl ? (size_t)(nl - head) + 1 : 0;
-
-	if (!n || n >= len)
-		return 0;
-	memcpy(line, head, n);
-	line[n] = '\0';
-	return n;
-}
-
-enum cfapkg_err cfa_recipe_image_open(struct cfapkg_ctx *ctx, const char *path, const char key[65],
-                                      size_t n, struct cfa_recipe_image **out)
-{
-	struct cfa_recipe_image *im;
-	enum cfa_rfile_kind kind;
-	/* The header and, for a folder's few recipes, the whole table: one
-	 * read, kept on the stack.  Blocks are not served from it but read
-	 * again straight into their arena: a copy would touch twice the
-	 * fresh pages, and a page fault costs more than a read. */
-	char head[1024], line[256];
-	uint64_t size = 0;
-	size_t got = 0, hlen = 0, table = 0;
-	struct cfa_rfile *f = cfa_plat_rfile_open(path, &size, &kind);
-
-	if (f)
-		hlen = cfa_plat_rfile_read(f, head, size < sizeof(head) ? (size_t)size : sizeof(head), 0);
-	/* A count the file cannot hold is damage, not a reason to allocate. */
-	*out = NULL;
-	if (!f || !(table = header_line(head, hlen, line, sizeof(line))) ||
-	    !header_count(line, key, &got) || (n != CFA_IMAGE_ANY && got != n) ||
-	    got > size / sizeof(struct entry)) {
-		cfa_plat_rfile_close(f);
-		return CFAPKG_E_OK;
-	}
-	if (!(im = cfa_calloc(1, sizeof(*im))) || !(im->toc = cfa_calloc(got + 1, sizeof(*im->toc)))) {
-		cfa_free(im);
-		cfa_plat_rfile_close(f);
-		return cfa_nomem(ctx);
-	}
-	im->f = f;
-	im->size = size;
-	im->n = got;
-	if (read_table(im, head, hlen, table))
-		*out = im;
-	else
-		cfa_recipe_image_close(im);
-	return CFAPKG_E_OK;
-}
-
-size_t cfa_recipe_image_count(const struct cfa_recipe_image *im)
-{
-	return im->n;
-}
-
-/* Adds base to every slot of a block checked whole; false when a slot or
- * what it points to lies outside the block. */
-static bool relocate(unsigned char *data, size_t size, const uint32_t *slots, size_t n)
-{
-	uintptr_t v;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (slots[i] % alignof(void *) || slots[i] > size - sizeof(v))
-			return false;
-		memcpy(&v, data + slots[i], sizeof(v));
-		if (v > size)
-			return false;
-		v += (uintptr_t)data;
-		memcpy(data + slots[i], &v, sizeof(v));
-	}
-	return true;
-}
-
-/* Block i copied into arena and relocated, in *out; NULL when damaged.
- * Its slot list follows it in the file: both come in one read. */
-static enum cfapkg_err read_block(struct cfapkg_ctx *ctx, struct cfa_recipe_image *im, size_t i,
-                                  struct cfa_arena *arena, void **out)
-{
-	const struct entry *t = &im->toc[i];
-	unsigned char *data;
-
-	*out = NULL;
-	if (im->damaged)
-		return CFAPKG_E_OK;
-	if (cfa_grow((void **)&im->slots, &im->slots_cap, t->nslots + 1, sizeof(*im->slots)) != 0 ||
-	    !(data = cfa_arena_alloc_raw(arena, t->size)))
-		return cfa_nomem(ctx);
-	if (cfa_plat_rfile_read2(im->f, data, t->size, im->slots, t->nslots * sizeof(*im->slots),
-	                         t->offset) &&
-	    block_sum(data, t->size, im->slots, t->nslots) == t->sum &&
-	    relocate(data, t->size, im->slots, t->nslots))
-		*out = data;
-	else
-		im->damaged = true;
-	return CFAPKG_E_OK;
-}
-
-enum cfapkg_err cfa_recipe_image_get(struct cfapkg_ctx *ctx, struct cfa_recipe_image *im, size_t i,
-                                     struct cfapkg_recipe **out)
-{
-	void *data = NULL;
-	enum cfapkg_err e = im->toc[i].size < sizeof(**out) ? CFAPKG_E_OK
-	                    : read_block(ctx, im, i, &ctx->arena, &data);
-
-	*out = data;
-	return e;
-}
-
 /* The GPU table's one block: the table's struct, its arena left out. */
 static void put_target(struct writer *w, size_t at, const void *elem)
 {
@@ -757,11 +715,12 @@ static void put_device(struct writer *w, size_t at, const void *elem)
 	put_str(w, FIELD(at, struct cfapkg_gpu_device, name), d->name);
 }
 
-static void gpus_block(struct writer *w, size_t i, const void *arg)
+static void gpus_block(struct writer *w, size_t i, size_t k, const void *arg)
 {
 	struct cfa_gpus g = *(const struct cfa_gpus *)arg;
 
 	(void)i;
+	(void)k;
 	memset(&g.arena, 0, sizeof(g.arena));
 	place(w, &g, sizeof(g), STRUCT_ALIGN);
 	put_array(w, offsetof(struct cfa_gpus, targets), g.targets, g.ntargets, sizeof(*g.targets),
@@ -773,51 +732,8 @@ static void gpus_block(struct writer *w, size_t i, const void *arg)
 enum cfapkg_err cfa_gpus_image_write(struct cfapkg_ctx *ctx, const char *path, const char key[65],
                                      const struct cfa_gpus *g)
 {
-	return write_image(ctx, path, key, 1, gpus_block, g);
+	static const struct image_kind gpus_kind = {gpus_block, NULL, NULL};
+
+	return write_image(ctx, path, key, 1, &gpus_kind, g);
 }
 
-enum cfapkg_err cfa_gpus_image_read(struct cfapkg_ctx *ctx, const char *path, const char key[65],
-                                    struct cfa_gpus **out)
-{
-	struct cfa_recipe_image *im = NULL;
-	struct cfa_gpus *g = NULL;
-	const struct cfa_gpus *saved = NULL;
-	bool damaged;
-	enum cfapkg_err e = cfa_recipe_image_open(ctx, path, key, 1, &im);
-
-	*out = NULL;
-	if (!e && im && im->toc[0].size >= sizeof(*g) && !(g = cfa_calloc(1, sizeof(*g))))
-		e = cfa_nomem(ctx);
-	if (!e && g)
-		e = read_block(ctx, im, 0, &g->arena, (void **)&saved);
-	if (saved) {
-		g->targets = saved->targets;
-		g->ntargets = saved->ntargets;
-		g->devices = saved->devices;
-		g->ndevices = saved->ndevices;
-		*out = g;
-	} else
-		cfa_gpus_free(g);
-	damaged = im && im->damaged;
-	cfa_recipe_image_close(im);
-	/* A damaged table is made again by the next load (removed once
-	 * closed: Windows removes no file that is open). */
-	if (damaged)
-		cfa_plat_remove(path);
-	return e;
-}
-
-bool cfa_recipe_image_damaged(const struct cfa_recipe_image *im)
-{
-	return im->damaged;
-}
-
-void cfa_recipe_image_close(struct cfa_recipe_image *im)
-{
-	if (!im)
-		return;
-	cfa_plat_rfile_close(im->f);
-	cfa_free(im->toc);
-	cfa_free(im->slots);
-	cfa_free(im);
-}

@@ -28,10 +28,33 @@ enum cfapkg_err cfa_recipe_image_open(struct cfapkg_ctx *ctx, const char *path, 
 /* How many recipes the image holds. */
 size_t cfa_recipe_image_count(const struct cfa_recipe_image *im);
 
-/* Recipe i of the image, copied into ctx's arena, in *out; *out NULL when
- * its block is damaged (the caller parses the file instead). */
+/* Recipe i of the image, whole, copied into ctx's arena, in *out; *out
+ * NULL when a block of it is damaged (the caller parses the file
+ * instead). */
 enum cfapkg_err cfa_recipe_image_get(struct cfapkg_ctx *ctx, struct cfa_recipe_image *im, size_t i,
                                      struct cfapkg_recipe **out);
+
+/* Recipe i's head, as cfa_recipe_image_get gives it but without its
+ * versions' details: each version's pending says where they wait. */
+enum cfapkg_err cfa_recipe_image_head(struct cfapkg_ctx *ctx, struct cfa_recipe_image *im,
+                                      size_t i, struct cfapkg_recipe **out);
+
+/* The image v's details wait in (v->pending), opened again as
+ * cfa_recipe_image_open opens one: NULL when it is gone or was written
+ * since for other files. */
+enum cfapkg_err cfa_pending_open(struct cfapkg_ctx *ctx, const struct cfa_pending *p,
+                                 struct cfa_recipe_image **out);
+bool cfa_pending_same_image(const struct cfa_pending *a, const struct cfa_pending *b);
+const char *cfa_pending_path(const struct cfa_pending *p);
+
+/* Reads v's details from im (the image its pending names) into ctx's
+ * arena and puts them into v; *ok false when their block is damaged. */
+enum cfapkg_err cfa_recipe_image_details(struct cfapkg_ctx *ctx, struct cfa_recipe_image *im,
+                                         struct cfapkg_version *v, bool *ok);
+
+/* The details of from (the same version, read whole) put into v, whose
+ * pending is then NULL. */
+void cfa_version_take_details(struct cfapkg_version *v, const struct cfapkg_version *from);
 
 /* Whether a block was found damaged (the image is then made again). */
 bool cfa_recipe_image_damaged(const struct cfa_recipe_image *im);

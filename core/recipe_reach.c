@@ -315,8 +315,8 @@ static struct folder *folder_of(struct reach *r, const Solvable *s)
 	return NULL;
 }
 
-/* Recipe i of f (its i-th file name): from the folder's image, else its
- * file. */
+/* Recipe i of f (its i-th file name): its head from the folder's image
+ * (the plan reads the details of what it picks), else its file whole. */
 static enum cfapkg_err recipe_at(struct cfapkg_ctx *ctx, struct folder *f, size_t i,
                                  struct cfapkg_recipe **out)
 {
@@ -328,7 +328,7 @@ static enum cfapkg_err recipe_at(struct cfapkg_ctx *ctx, struct folder *f, size_
 	if (!f->origin && !(f->origin = cfa_recipe_folder_origin(ctx, f->dir)))
 		return cfa_nomem(ctx);
 	if ((e = open_image(ctx, f)) ||
-	    (f->image && (e = cfa_recipe_image_get(ctx, f->image, i, out))))
+	    (f->image && (e = cfa_recipe_image_head(ctx, f->image, i, out))))
 		return e;
 	/* A damaged block, or one of another recipe: its file is parsed. */
 	if (*out && strncmp((*out)->name, f->names[i], len) == 0 && (*out)->name[len] == '\0') {

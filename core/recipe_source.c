@@ -284,6 +284,7 @@ static enum cfapkg_err pins_to_artifacts(struct cfa_jr *jr, struct cfapkg_apt_so
 		s->size += p->size;
 	}
 	a->packages = names;
+	a->pinned = true;
 	s->artifacts = arts;
 	s->nartifacts = a->npackages;
 	return CFAPKG_E_OK;

@@ -1,7 +1,8 @@
 /*
  * registry.h - the recipe folders and how they are read, for the loaders
- * of core/: the whole set (registry.c) and a request's closure
- * (recipe_reach.c).
+ * of core/: the whole set (registry.c), a request's closure
+ * (recipe_reach.c) and the details of the versions a plan picks
+ * (recipe_details.c).
  */
 #ifndef CFA_REGISTRY_H
 #define CFA_REGISTRY_H
@@ -45,5 +46,11 @@ enum cfapkg_err cfa_gpus_ensure(struct cfapkg_ctx *ctx);
  * provides, the index turned off). */
 enum cfapkg_err cfa_recipes_load_reaching(struct cfapkg_ctx *ctx, const char *const *names,
                                           size_t n, const char *os, const char *arch);
+
+/* The n versions read whole: those the load above read as heads (their
+ * pending set) get their details, from their image, else from their
+ * recipe file.  A plan calls it for the versions it picked. */
+enum cfapkg_err cfa_versions_complete(struct cfapkg_ctx *ctx,
+                                      const struct cfapkg_version *const *v, size_t n);
 
 #endif

@@ -244,6 +244,7 @@ struct cfapkg_apt_source {     /* packages of a repository in Debian's layout */
 	 * source's artifacts are these .debs), one per package (npackages of
 	 * them, packages their "NAME=VERSION"); NULL for the index form. */
 	const struct cfapkg_deb_pin *pins;
+	bool pinned;               /* the pinned form: known before its pins are read */
 	const char *const *mirrors;  /* more base URLs of the same repository */
 	size_t nmirrors;
 	const char *seen;          /* where the pins were read: suites and InRelease Dates */
@@ -328,6 +329,11 @@ struct cfapkg_version {
 	size_t nstage;
 	const char *note;
 	const struct cfa_ver *parsed; /* internal */
+	/* internal: a plan reads a version's needs first and the rest (its
+	 * sources' archive lists and mirrors, APT packages and pins, user
+	 * files, layout, runtime, note) once it is picked; until then this
+	 * says where they wait, and those fields are empty */
+	const struct cfa_pending *pending;
 };
 
 struct cfapkg_note {           /* a sentence about a virtual name */

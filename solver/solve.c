@@ -156,7 +156,8 @@ static bool pinned_here(const struct cfapkg_plan *plan, const struct cfapkg_vers
 	const struct cfapkg_source *s = cfapkg_version_source(v, plan->facts.os, plan->facts.arch);
 	const struct cfapkg_apt_source *a = s ? s->apt : NULL;
 
-	return !a || a->pins || (!a->key_fingerprint && !a->keyring);
+	/* pinned, not pins: a plan reads the pins of the versions it picks. */
+	return !a || a->pinned || (!a->key_fingerprint && !a->keyring);
 }
 
 /* Favour tiers, weakest first: a candidate taken at install, a pinned
@@ -254,6 +255,23 @@ static void system_parts_first(struct cfapkg_plan *plan)
 	}
 }
 
+/* The picked versions read whole: the load read what it reached as
+ * heads (recipe_details.c). */
+static enum cfapkg_err read_picked(struct cfapkg_plan *plan)
+{
+	const struct cfapkg_version **v = cfa_calloc(plan->nitems + 1, sizeof(*v));
+	enum cfapkg_err e;
+	size_t i;
+
+	if (!v)
+		return cfa_nomem(plan->ctx);
+	for (i = 0; i < plan->nitems; i++)
+		v[i] = plan->items[i].version;
+	e = cfa_versions_complete(plan->ctx, v, plan->nitems);
+	cfa_free(v);
+	return e;
+}
+
 /* The chosen parts, dependencies first. */
 static enum cfapkg_err collect_items(struct cfapkg_plan *plan)
 {
@@ -291,7 +309,7 @@ static enum cfapkg_err collect_items(struct cfapkg_plan *plan)
 	note_unchecked(plan, mask);
 	transaction_free(trans);
 	system_parts_first(plan);
-	return CFAPKG_E_OK;
+	return read_picked(plan);
 }
 
 /* Every package version that cannot be installed here stays out. */

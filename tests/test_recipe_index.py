@@ -36,6 +36,7 @@ import json
 import os
 import pathlib
 import shutil
+import struct
 import sys
 import tempfile
 import time
@@ -193,13 +194,63 @@ def damage(path, at):
     path.write_bytes(bytes(data))
 
 
+def image_regions(data):
+    """Each recipe's region in an image, in file order: (offset, size) of
+    its head block and of each version's details block."""
+    nl = data.index(b"\n")
+    n = int(data[:nl].split()[-1])
+    table = nl + 1 + 8  # the header line, then the byte-order mark
+    regions = []
+    for i in range(n):
+        off, size, nslots, _, ndetails, _ = struct.unpack_from("=6Q", data, table + 48 * i)
+        at = off + ((size + 4 * nslots + 15) & ~15)
+        details = [struct.unpack_from("=6Q", data, at + 48 * k)[:2] for k in range(ndetails)]
+        regions.append(((off, size), details))
+    return regions
+
+
+def region_of(r, image, name):
+    names = sorted(p.name for p in r.recipes.glob("*.json") if p.name != "gpus.json")
+    return image_regions(image)[names.index(name)]
+
+
+def damaged_in(image, blocks):
+    """The image with a byte flipped in the middle of each block."""
+    data = bytearray(image)
+    for off, size in blocks:
+        data[off + size // 2] ^= 0xFF
+    return bytes(data)
+
+
 def image_damaged(r, tmp):
     image = r.caches("img")[0]
     good = image.read_bytes()
-    damage(image, len(good) - 7)  # inside the last recipe's block
+    head, details = region_of(r, good, "zluda.json")
+    image.write_bytes(damaged_in(good, [head]))
     same_as_whole(r, "a damaged image", "pytorch-cuda-stack")
     r.plan("pytorch-cuda-stack")
     check("a damaged image is made again", image.read_bytes() == good)
+    # The plan reads the details of the versions it picks: ZLUDA's damaged
+    # are read from the file, and the image is made again.
+    image.write_bytes(damaged_in(good, details))
+    same_as_whole(r, "damaged details of a picked version", "pytorch-cuda-stack")
+    r.plan("pytorch-cuda-stack")
+    check("... are found, and the image made again", image.read_bytes() == good)
+    # A reached recipe none of whose versions is picked: its details are
+    # not read by the plan, and a whole read (search) finds them.
+    _, details = region_of(r, good, "rocblas-overlay.json")
+    bad = damaged_in(good, details)
+    image.write_bytes(bad)
+    same_as_whole(r, "damaged details of versions not picked", "pytorch-cuda-stack")
+    check("... are not read by a plan", image.read_bytes() == bad)
+    e = {"CFAPKG_ROOT": str(r.path), "CFAPKG_NO_BUILTIN_RECIPES": "1", "CFAPKG_RECIPES": ""}
+    shown = harness.run(BIN, "info", "rocblas-overlay", "--recipes", str(r.recipes), env=e)
+    whole = harness.run(BIN, "info", "rocblas-overlay", "--recipes", str(r.recipes),
+                        "--no-index-cache", env=e)
+    check("... a whole read finds them and reads the file instead",
+          shown.returncode == 0 and shown.stdout == whole.stdout, shown.stderr[-300:])
+    r.plan("pytorch-cuda-stack")
+    check("... and the image is made again", image.read_bytes() == good)
     other = Root(tmp, "second")
     other.plan("pytorch-cuda-stack")
     check("another root makes the same image, byte for byte",

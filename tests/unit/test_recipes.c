@@ -1,15 +1,21 @@
 /*
  * test_recipes.c - the recipe parser refuses bad recipes with errors that
  * name the file, the JSON path and the problem; the real recipes and the
- * GPU table load; docs/recipes.md documents every key the parser knows.
+ * GPU table load; a recipe read from its image as a head and then
+ * completed is the recipe read whole; docs/recipes.md documents every key
+ * the parser knows.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cfapkg.h"
 #include "check.h"
+#include "core/ctx.h"
 #include "core/json.h"
 #include "core/recipe.h"
+#include "core/recipe_image.h"
+#include "core/registry.h"
+#include "platform/platform.h"
 
 static void check_bad_recipes(const char *dir)
 {
@@ -96,6 +102,105 @@ static void check_real_recipes(void)
 	cfapkg_ctx_free(ctx);
 }
 
+#define IMAGE "test_recipes.img"
+#define IMAGE_AGAIN "test_recipes-again.img"
+static const char image_key[65] =
+	"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+/* The bytes of file (NULL when it cannot be read); *n its size. */
+static char *slurp(const char *file, size_t *n)
+{
+	FILE *f = fopen(file, "rb");
+	char *data = NULL;
+	long size;
+
+	*n = 0;
+	if (f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (data = malloc((size_t)size + 1)) && fread(data, 1, (size_t)size, f) == (size_t)size)
+		*n = (size_t)size;
+	if (f)
+		fclose(f);
+	return data;
+}
+
+/* Whether the n recipes written as an image give the bytes of IMAGE:
+ * the writer copies every field, so equal images hold equal recipes. */
+static bool same_image(struct cfapkg_ctx *ctx, struct cfapkg_recipe **r, size_t n)
+{
+	size_t na = 0, nb = 0;
+	char *a, *b;
+	bool same;
+
+	if (cfa_recipe_image_write(ctx, IMAGE_AGAIN, image_key, r, n) != CFAPKG_E_OK)
+		return false;
+	a = slurp(IMAGE, &na);
+	b = slurp(IMAGE_AGAIN, &nb);
+	same = a && b && na == nb && memcmp(a, b, na) == 0;
+	free(a);
+	free(b);
+	cfa_plat_remove(IMAGE_AGAIN);
+	return same;
+}
+
+/* Heads hold what a plan weighs and nothing of the details. */
+static void check_heads(const struct cfapkg_recipe *r, const struct cfapkg_version ***all,
+                        size_t *nall)
+{
+	size_t k, j;
+
+	for (k = 0; k < r->nversions; k++) {
+		const struct cfapkg_version *v = &r->versions[k];
+		CHECK(v->pending && !v->layout && !v->nlayout && !v->npath && !v->nenv &&
+		      !v->note && !v->nuser_files, "%s %s: a head without its details", r->name,
+		      v->version);
+		for (j = 0; j < v->nsources; j++)
+			CHECK(v->sources[j].platform && !v->sources[j].nartifacts &&
+			      !v->sources[j].artifacts && (!v->sources[j].apt || !v->sources[j].apt->pins),
+			      "%s %s: a source's head without its lists", r->name, v->version);
+		(*all)[(*nall)++] = v;
+	}
+}
+
+/* The built-in recipes through their image: whole, and as heads completed. */
+static void check_image_round_trip(void)
+{
+	struct cfapkg_ctx *whole = cfapkg_ctx_new(), *ctx = cfapkg_ctx_new();
+	struct cfa_recipe_image *im = NULL;
+	struct cfapkg_recipe **r = NULL;
+	const struct cfapkg_version **all = NULL;
+	size_t i, n = 0, nall = 0, versions = 0;
+
+	cfapkg_ctx_set_recipe_index(whole, false);
+	CHECK(cfapkg_recipes_load(whole) == CFAPKG_E_OK, "load: %s", cfapkg_ctx_error(whole));
+	n = whole->nrecipes;
+	for (i = 0; i < n; i++)
+		versions += whole->recipes[i]->nversions;
+	r = calloc(n + 1, sizeof(*r));
+	all = calloc(versions + 1, sizeof(*all));
+	CHECK(r && all && cfa_recipe_image_write(whole, IMAGE, image_key, whole->recipes, n) == 0,
+	      "the image is written");
+	CHECK(cfa_recipe_image_open(ctx, IMAGE, image_key, n, &im) == 0 && im, "it opens");
+	for (i = 0; im && r && i < n; i++)
+		CHECK(cfa_recipe_image_get(ctx, im, i, &r[i]) == 0 && r[i], "recipe %lu whole",
+		      (unsigned long)i);
+	CHECK(im && r && same_image(ctx, r, n), "a recipe read whole is the recipe parsed");
+	for (i = 0; im && r && all && i < n; i++) {
+		CHECK(cfa_recipe_image_head(ctx, im, i, &r[i]) == 0 && r[i], "recipe %lu's head",
+		      (unsigned long)i);
+		if (r[i])
+			check_heads(r[i], &all, &nall);
+	}
+	cfa_recipe_image_close(im);
+	CHECK(nall == versions && cfa_versions_complete(ctx, all, nall) == 0,
+	      "the details are read: %s", cfapkg_ctx_error(ctx));
+	CHECK(r && same_image(ctx, r, n), "a head completed is the recipe parsed");
+	cfa_plat_remove(IMAGE);
+	free(r);
+	free(all);
+	cfapkg_ctx_free(ctx);
+	cfapkg_ctx_free(whole);
+}
+
 /* A NUL in any JSON string is refused at its field's path; text that only
  * looks like one (an escaped backslash before "u0000") is not. */
 static void check_nul_scan(void)
@@ -170,6 +275,7 @@ int main(int argc, char **argv)
 	}
 	check_bad_recipes(argv[1]);
 	check_real_recipes();
+	check_image_round_trip();
 	check_nul_scan();
 	check_docs(argv[2]);
 	return check_report();
