@@ -45,7 +45,6 @@ struct cfa_recipe_image {
 	bool damaged;
 };
 
-
 /* Where an entry's details table starts, from its region's start. */
 static uint64_t table_at(const struct entry *t)
 {
