@@ -161,6 +161,53 @@ static void check_heads(const struct cfapkg_recipe *r, const struct cfapkg_versi
 	}
 }
 
+/* Every recipe's head from IMAGE into r, and every version into all. */
+static void read_heads(struct cfapkg_ctx *ctx, size_t n, struct cfapkg_recipe **r,
+                       const struct cfapkg_version **all, size_t *nall)
+{
+	struct cfa_recipe_image *im = NULL;
+	size_t i;
+
+	*nall = 0;
+	CHECK(cfa_recipe_image_open(ctx, IMAGE, image_key, n, &im) == 0 && im, "it opens");
+	for (i = 0; im && i < n; i++) {
+		CHECK(cfa_recipe_image_head(ctx, im, i, &r[i]) == 0 && r[i], "recipe %lu's head",
+		      (unsigned long)i);
+		if (r[i])
+			check_heads(r[i], &all, nall);
+	}
+	cfa_recipe_image_close(im);
+}
+
+/* Heads completed from their image, or from their files when it is gone;
+ * a file that no longer holds a version is said to have changed. */
+static void check_completed(struct cfapkg_ctx *ctx, size_t n, size_t versions,
+                            struct cfapkg_recipe **r, const struct cfapkg_version **all)
+{
+	size_t nall = 0;
+
+	read_heads(ctx, n, r, all, &nall);
+	CHECK(nall == versions && cfa_versions_complete(ctx, all, nall) == 0,
+	      "the details are read: %s", cfapkg_ctx_error(ctx));
+	CHECK(same_image(ctx, r, n), "a head completed is the recipe parsed");
+	read_heads(ctx, n, r, all, &nall);
+	CHECK(rename(IMAGE, IMAGE ".gone") == 0, "the image moved away");
+	CHECK(nall == versions && cfa_versions_complete(ctx, all, nall) == 0,
+	      "without its image, the details come from the files: %s", cfapkg_ctx_error(ctx));
+	CHECK(rename(IMAGE ".gone", IMAGE) == 0 && same_image(ctx, r, n),
+	      "... and are the same");
+	read_heads(ctx, n, r, all, &nall);
+	/* The first recipe's file now holds the last one's versions. */
+	r[0]->file = r[n - 1]->file;
+	CHECK(rename(IMAGE, IMAGE ".gone") == 0 &&
+	      cfa_versions_complete(ctx, all, 1) == CFAPKG_E_RECIPE &&
+	      strstr(cfapkg_ctx_error(ctx), "changed while cfapkg read it") &&
+	      strstr(cfapkg_ctx_error(ctx), r[n - 1]->file),
+	      "a file changed since its image was read is named: %s", cfapkg_ctx_error(ctx));
+	cfapkg_ctx_clear_error(ctx);
+	rename(IMAGE ".gone", IMAGE);
+}
+
 /* The built-in recipes through their image: whole, and as heads completed. */
 static void check_image_round_trip(void)
 {
@@ -168,7 +215,7 @@ static void check_image_round_trip(void)
 	struct cfa_recipe_image *im = NULL;
 	struct cfapkg_recipe **r = NULL;
 	const struct cfapkg_version **all = NULL;
-	size_t i, n = 0, nall = 0, versions = 0;
+	size_t i, n = 0, versions = 0;
 
 	cfapkg_ctx_set_recipe_index(whole, false);
 	CHECK(cfapkg_recipes_load(whole) == CFAPKG_E_OK, "load: %s", cfapkg_ctx_error(whole));
@@ -177,23 +224,17 @@ static void check_image_round_trip(void)
 		versions += whole->recipes[i]->nversions;
 	r = calloc(n + 1, sizeof(*r));
 	all = calloc(versions + 1, sizeof(*all));
-	CHECK(r && all && cfa_recipe_image_write(whole, IMAGE, image_key, whole->recipes, n) == 0,
+	CHECK(n > 1 && r && all &&
+	      cfa_recipe_image_write(whole, IMAGE, image_key, whole->recipes, n) == 0,
 	      "the image is written");
 	CHECK(cfa_recipe_image_open(ctx, IMAGE, image_key, n, &im) == 0 && im, "it opens");
 	for (i = 0; im && r && i < n; i++)
 		CHECK(cfa_recipe_image_get(ctx, im, i, &r[i]) == 0 && r[i], "recipe %lu whole",
 		      (unsigned long)i);
-	CHECK(im && r && same_image(ctx, r, n), "a recipe read whole is the recipe parsed");
-	for (i = 0; im && r && all && i < n; i++) {
-		CHECK(cfa_recipe_image_head(ctx, im, i, &r[i]) == 0 && r[i], "recipe %lu's head",
-		      (unsigned long)i);
-		if (r[i])
-			check_heads(r[i], &all, &nall);
-	}
 	cfa_recipe_image_close(im);
-	CHECK(nall == versions && cfa_versions_complete(ctx, all, nall) == 0,
-	      "the details are read: %s", cfapkg_ctx_error(ctx));
-	CHECK(r && same_image(ctx, r, n), "a head completed is the recipe parsed");
+	CHECK(im && r && same_image(ctx, r, n), "a recipe read whole is the recipe parsed");
+	if (n > 1 && r && all)
+		check_completed(ctx, n, versions, r, all);
 	cfa_plat_remove(IMAGE);
 	free(r);
 	free(all);
