@@ -292,18 +292,23 @@ def main():
             # A root of its own, so that the recipe index is cached there.
             root = pathlib.Path(tmp)
             renv = dict(env, CFAPKG_ROOT=str(root))
+            (root / "linux").mkdir()
             cases = {"true": (["true"], None), "curl --version": (["curl", "--version"], None),
                      "cfapkg plan": (real, renv),
                      "cfapkg plan, cold": (real, renv, drop_cache(root)),
                      "cfapkg plan, no index": (real + ["--no-index-cache"], renv),
-                     "cfapkg plan, Linux": (linux, renv)}
+                     # A root of its own: the cold case's removal of
+                     # the caches would make its runs cold too.
+                     "cfapkg plan, Linux": (linux, dict(renv, CFAPKG_ROOT=str(root / "linux")))}
             if before:
                 # A root of its own too: the cold case's removal of the
                 # caches must not make the other build's runs cold.
                 (root / "before").mkdir()
                 benv = dict(renv, CFAPKG_ROOT=str(root / "before"))
                 cases["cfapkg plan (before)"] = ([before] + real[1:], benv)
-                cases["cfapkg plan, Linux (before)"] = ([before] + linux[1:], benv)
+                (root / "linux-before").mkdir()
+                cases["cfapkg plan, Linux (before)"] = (
+                    [before] + linux[1:], dict(renv, CFAPKG_ROOT=str(root / "linux-before")))
             side_by_side(cases, runs, goal=("cfapkg plan", 0.010), also=["cfapkg plan, Linux"])
     if "channel" in only:
         signed_channel(cfapkg, real, runs, env)

@@ -10,6 +10,7 @@
 #include "core/compat.h"
 
 struct cfa_gpus;
+struct cfa_recipe_image;
 
 struct cfapkg_ctx {
 	char err[1024];              /* first failure's detail, one line */
@@ -34,6 +35,10 @@ struct cfapkg_ctx {
 	struct cfapkg_recipe **recipes; /* sorted by name */
 	size_t nrecipes, recipes_cap;
 	struct cfa_gpus *gpus;       /* NULL until first needed */
+	/* The images a plan's load read heads from, kept open until the plan
+	 * has read the details of what it picked (cfa_recipe_images_close). */
+	struct cfa_recipe_image **images;
+	size_t nimages, images_cap;
 	/* ROOT/cache/recipes once made for this root: every cache path of
 	 * a command is under it, and making it once saves a stat and a
 	 * mkdir per path. */

@@ -412,9 +412,9 @@ bool cfa_pending_same_image(const struct cfa_pending *a, const struct cfa_pendin
 	return a->image == b->image;
 }
 
-const char *cfa_pending_path(const struct cfa_pending *p)
+bool cfa_recipe_image_holds(const struct cfa_recipe_image *im, const struct cfa_pending *p)
 {
-	return p->image->path;
+	return im->pending && (!p || p->image == im->pending);
 }
 
 enum cfapkg_err cfa_recipe_image_details(struct cfapkg_ctx *ctx, struct cfa_recipe_image *im,
@@ -468,6 +468,11 @@ enum cfapkg_err cfa_gpus_image_read(struct cfapkg_ctx *ctx, const char *path, co
 	if (damaged)
 		cfa_plat_remove(path);
 	return e;
+}
+
+const char *cfa_recipe_image_path(const struct cfa_recipe_image *im)
+{
+	return im->path;
 }
 
 bool cfa_recipe_image_damaged(const struct cfa_recipe_image *im)

@@ -7,10 +7,13 @@
  * opened once for all the versions waiting in it.  A details block found
  * damaged, or an image written since for other files, gives way to the
  * recipe's own file, parsed whole; a damaged image and its index are
- * dropped, to be made again by the next command.
+ * dropped, to be made again by the next command.  The load leaves open
+ * the images it read heads from (ctx->images), and the plan closes them
+ * when it is done.
  */
 #include <string.h>
 
+#include "core/mem.h"
 #include "core/recipe.h"
 #include "core/recipe_cache.h"
 #include "core/recipe_image.h"
@@ -48,14 +51,45 @@ static enum cfapkg_err from_file(struct cfapkg_ctx *ctx, struct cfapkg_version *
 	                        v->recipe->name, v->version);
 }
 
+/* The image p's details wait in, as the load left it open (*held), else
+ * opened again. */
+static enum cfapkg_err image_of(struct cfapkg_ctx *ctx, const struct cfa_pending *p,
+                                struct cfa_recipe_image **im, bool *held)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->nimages; i++)
+		if (cfa_recipe_image_holds(ctx->images[i], p)) {
+			*im = ctx->images[i];
+			*held = true;
+			return CFAPKG_E_OK;
+		}
+	*held = false;
+	return cfa_pending_open(ctx, p, im);
+}
+
+/* Closes im, and drops a damaged one with its index: the next command
+ * makes them again. */
+static void image_done(struct cfa_recipe_image *im)
+{
+	char *damaged = im && cfa_recipe_image_damaged(im) ? cfa_strdup(cfa_recipe_image_path(im))
+	                                                   : NULL;
+
+	/* Closed first: Windows removes no file that is open. */
+	cfa_recipe_image_close(im);
+	if (damaged)
+		cfa_recipe_caches_drop(damaged);
+	cfa_free(damaged);
+}
+
 /* Every version of v[from..n) whose details wait in v[from]'s image. */
 static enum cfapkg_err from_image(struct cfapkg_ctx *ctx, struct cfapkg_version *const *v,
                                   size_t n, size_t from)
 {
 	const struct cfa_pending *p = v[from]->pending;
 	struct cfa_recipe_image *im = NULL;
-	enum cfapkg_err e = cfa_pending_open(ctx, p, &im);
-	bool ok, damaged;
+	bool ok, held = false;
+	enum cfapkg_err e = image_of(ctx, p, &im, &held);
 	size_t i;
 
 	for (i = from; i < n && !e; i++) {
@@ -67,11 +101,8 @@ static enum cfapkg_err from_image(struct cfapkg_ctx *ctx, struct cfapkg_version 
 		if (!ok)
 			e = from_file(ctx, v[i]);
 	}
-	damaged = im && cfa_recipe_image_damaged(im);
-	/* Closed first: Windows removes no file that is open. */
-	cfa_recipe_image_close(im);
-	if (damaged)
-		cfa_recipe_caches_drop(cfa_pending_path(p));
+	if (!held)
+		image_done(im);
 	return e;
 }
 
@@ -88,4 +119,14 @@ enum cfapkg_err cfa_versions_complete(struct cfapkg_ctx *ctx,
 		if (own[i]->pending)
 			e = from_image(ctx, own, n, i);
 	return e;
+}
+
+void cfa_recipe_images_close(struct cfapkg_ctx *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->nimages; i++)
+		image_done(ctx->images[i]);
+	CFA_FREE(ctx->images);
+	ctx->nimages = ctx->images_cap = 0;
 }

@@ -45,7 +45,9 @@ enum cfapkg_err cfa_recipe_image_head(struct cfapkg_ctx *ctx, struct cfa_recipe_
 enum cfapkg_err cfa_pending_open(struct cfapkg_ctx *ctx, const struct cfa_pending *p,
                                  struct cfa_recipe_image **out);
 bool cfa_pending_same_image(const struct cfa_pending *a, const struct cfa_pending *b);
-const char *cfa_pending_path(const struct cfa_pending *p);
+/* Whether p's details wait in im (which must still be open); with p NULL,
+ * whether any head read from im waits for its details. */
+bool cfa_recipe_image_holds(const struct cfa_recipe_image *im, const struct cfa_pending *p);
 
 /* Reads v's details from im (the image its pending names) into ctx's
  * arena and puts them into v; *ok false when their block is damaged. */
@@ -55,6 +57,9 @@ enum cfapkg_err cfa_recipe_image_details(struct cfapkg_ctx *ctx, struct cfa_reci
 /* The details of from (the same version, read whole) put into v, whose
  * pending is then NULL. */
 void cfa_version_take_details(struct cfapkg_version *v, const struct cfapkg_version *from);
+
+/* The file im was opened from. */
+const char *cfa_recipe_image_path(const struct cfa_recipe_image *im);
 
 /* Whether a block was found damaged (the image is then made again). */
 bool cfa_recipe_image_damaged(const struct cfa_recipe_image *im);

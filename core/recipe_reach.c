@@ -521,7 +521,22 @@ static bool all_reached(const struct cfapkg_ctx *ctx, const char *const *names, 
 	return true;
 }
 
-static void reach_free(struct reach *r)
+/* f's image handed to ctx when heads read from it wait for their
+ * details (the plan reads them once it has picked, and closes it). */
+static bool lend_image(struct cfapkg_ctx *ctx, struct folder *f)
+{
+	struct cfa_recipe_image *im = f->image;
+
+	if (!im || cfa_recipe_image_damaged(im) || !cfa_recipe_image_holds(im, NULL) ||
+	    cfa_grow((void **)&ctx->images, &ctx->images_cap, ctx->nimages + 1,
+	             sizeof(*ctx->images)) != 0)
+		return false;
+	ctx->images[ctx->nimages++] = im;
+	f->image = NULL;
+	return true;
+}
+
+static void reach_free(struct cfapkg_ctx *ctx, struct reach *r)
 {
 	size_t i;
 	bool damaged;
@@ -534,7 +549,8 @@ static void reach_free(struct reach *r)
 		 * command. */
 		damaged = r->f[i].image && cfa_recipe_image_damaged(r->f[i].image);
 		/* Closed first: Windows removes no file that is open. */
-		cfa_recipe_image_close(r->f[i].image);
+		if (!lend_image(ctx, &r->f[i]))
+			cfa_recipe_image_close(r->f[i].image);
 		if (damaged)
 			cfa_recipe_caches_drop(r->f[i].image_path);
 		cfa_free(r->f[i].image_path);
@@ -612,6 +628,6 @@ enum cfapkg_err cfa_recipes_load_reaching(struct cfapkg_ctx *ctx, const char *co
 	for (i = 0; i < r.n && !e && ctx->partial; i++)
 		if (r.f[i].parsed)
 			cfa_arena_adopt(&ctx->arena, &r.f[i].parsed->arena);
-	reach_free(&r);
+	reach_free(ctx, &r);
 	return e;
 }

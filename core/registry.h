@@ -52,5 +52,8 @@ enum cfapkg_err cfa_recipes_load_reaching(struct cfapkg_ctx *ctx, const char *co
  * recipe file.  A plan calls it for the versions it picked. */
 enum cfapkg_err cfa_versions_complete(struct cfapkg_ctx *ctx,
                                       const struct cfapkg_version *const *v, size_t n);
+/* Closes the images the load kept open for that (ctx->images); a plan
+ * calls it when it is done, whether or not it solved. */
+void cfa_recipe_images_close(struct cfapkg_ctx *ctx);
 
 #endif

@@ -512,7 +512,7 @@ static enum cfapkg_err load_recipes(struct cfapkg_plan *plan)
 /* explain_more: an unsolved plan also gets the reasons that remain with
  * experimental parts allowed, and a fix; the solves made to find those
  * have neither. */
-static enum cfapkg_err solve_plan(struct cfapkg_ctx *ctx, const struct cfapkg_facts *facts,
+static enum cfapkg_err solve_loaded(struct cfapkg_ctx *ctx, const struct cfapkg_facts *facts,
                                   const char *const *specs, size_t nspecs,
                                   const struct cfapkg_plan_opts *opts, bool explain_more,
                                   struct cfapkg_plan **out)
@@ -561,7 +561,7 @@ static enum cfapkg_err solve_plan(struct cfapkg_ctx *ctx, const struct cfapkg_fa
 		cfapkg_plan_free(plan);
 		if ((e = cfapkg_recipes_load(ctx)))
 			return e;
-		return solve_plan(ctx, facts, specs, nspecs, opts, explain_more, out);
+		return solve_loaded(ctx, facts, specs, nspecs, opts, explain_more, out);
 	}
 	if (!e && explain_more && !plan->solved && !plan->allow_experimental &&
 	    blocked_by_experimental(plan))
@@ -574,6 +574,18 @@ static enum cfapkg_err solve_plan(struct cfapkg_ctx *ctx, const struct cfapkg_fa
 	}
 	*out = plan;
 	return CFAPKG_E_OK;
+}
+
+static enum cfapkg_err solve_plan(struct cfapkg_ctx *ctx, const struct cfapkg_facts *facts,
+                                  const char *const *specs, size_t nspecs,
+                                  const struct cfapkg_plan_opts *opts, bool explain_more,
+                                  struct cfapkg_plan **out)
+{
+	enum cfapkg_err e = solve_loaded(ctx, facts, specs, nspecs, opts, explain_more, out);
+
+	/* The load kept its images open for the details of what was picked. */
+	cfa_recipe_images_close(ctx);
+	return e;
 }
 
 void cfapkg_plan_free(struct cfapkg_plan *plan)
