@@ -513,9 +513,9 @@ static enum cfapkg_err load_recipes(struct cfapkg_plan *plan)
  * experimental parts allowed, and a fix; the solves made to find those
  * have neither. */
 static enum cfapkg_err solve_loaded(struct cfapkg_ctx *ctx, const struct cfapkg_facts *facts,
-                                  const char *const *specs, size_t nspecs,
-                                  const struct cfapkg_plan_opts *opts, bool explain_more,
-                                  struct cfapkg_plan **out)
+                                    const char *const *specs, size_t nspecs,
+                                    const struct cfapkg_plan_opts *opts, bool explain_more,
+                                    struct cfapkg_plan **out)
 {
 	struct cfa_plan_request req = {specs, nspecs, opts, plan_try};
 	struct cfapkg_plan *plan;
