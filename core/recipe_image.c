@@ -598,7 +598,9 @@ static bool add_block(struct cfa_buf *file, size_t start, struct entry *t, fill_
 		t->nslots = w.nslots;
 		t->sum = cfa_image_block_sum(w.data, w.len, w.slots, w.nslots);
 		cfa_buf_add(file, (const char *)w.data, w.len);
-		cfa_buf_add(file, (const char *)w.slots, w.nslots * sizeof(*w.slots));
+		/* A details block may point at nothing: no slots, no list. */
+		if (w.nslots)
+			cfa_buf_add(file, (const char *)w.slots, w.nslots * sizeof(*w.slots));
 	}
 	cfa_free(w.data);
 	cfa_free(w.slots);
