@@ -7,10 +7,10 @@
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 #include <openssl/crypto.h>
-#include <solv/solvversion.h>
 #include <string.h>
 
 #include "cfapkg.h"
+#include "platform/platform.h"
 
 /* Every libcurl call of this file: one place to change if libcurl is
  * ever loaded on demand. */
@@ -36,7 +36,7 @@ static const char *without_name(const char *text, const char *name)
 size_t cfapkg_components(struct cfapkg_component *out, size_t max)
 {
 	const struct cfapkg_component all[] = {
-		{"libsolv", solv_version},
+		{"libsolv", cfa_plat_solv_version()},
 		{"libcurl", curl_version_text()},
 		{"libarchive", without_name(archive_version_string(), "libarchive")},
 		{"OpenSSL", without_name(OpenSSL_version(OPENSSL_VERSION), "OpenSSL")},

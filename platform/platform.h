@@ -15,6 +15,10 @@
 const char *cfa_plat_os(void);
 const char *cfa_plat_arch(void);
 
+/* The version of the libsolv the process runs with (its solv_version: a
+ * datum, which a library loaded on first use cannot stand in for). */
+const char *cfa_plat_solv_version(void);
+
 /* Separator of path lists in environment variables (':' or ';'). */
 char cfa_plat_path_list_sep(void);
 

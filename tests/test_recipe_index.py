@@ -28,8 +28,9 @@ image (*.gpus):
 - gc removes the caches of folders the command does not read, naming
   each, and keeps those it reads;
 - on Linux a warm plan loads no library but libsolv and the C library's:
-  cJSON, libcurl, libarchive, libcrypto and PCRE2 are bound on first use,
-  and a plan from the caches uses none of them.
+  libsolv, cJSON, libcurl, libarchive, libcrypto and PCRE2 are bound on
+  first use, a plan from the caches uses none but libsolv, and a command
+  that solves nothing (list, history) not even that.
 The real recipes are copied into a folder of the test's own; nothing is
 downloaded."""
 import json
@@ -376,6 +377,13 @@ def libraries_loaded(r):
                                                       "pcre2", "solvext"))]
     check("a warm plan maps none of the libraries bound on first use",
           p.returncode == 0 and mapped and not lazy, mapped)
+    # Nothing solves in list or history: libsolv stays out too.
+    e = {"CFAPKG_ROOT": str(r.path), "LD_DEBUG": "files"}
+    for cmd in ("list", "history"):
+        p = harness.run(BIN, cmd, env=e)
+        mapped = {w.split("=", 1)[1] for w in p.stderr.split() if w.startswith("file=")}
+        check(f"{cmd} maps no libsolv", p.returncode == 0 and mapped and
+              not any("solv" in m for m in mapped), sorted(mapped))
 
 
 def main():
