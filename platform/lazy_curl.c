@@ -30,10 +30,8 @@
 	X(CURLMsg *, curl_multi_info_read, (CURLM *m, int *left), (m, left))                \
 	X(curl_version_info_data *, curl_version_info, (CURLversion v), (v))
 
-#define VNAME(name, params, args) #name,
-#define VID(name, params, args) F_##name,
-enum { CURL_FUNCS(CFA_LAZY_ID, VID) F_curl_easy_setopt, F_curl_easy_getinfo, F_COUNT };
-static const char *const names[] = {CURL_FUNCS(CFA_LAZY_NAME, VNAME) "curl_easy_setopt",
+enum { CURL_FUNCS(CFA_LAZY_ID, CFA_LAZY_VID) F_curl_easy_setopt, F_curl_easy_getinfo, F_COUNT };
+static const char *const names[] = {CURL_FUNCS(CFA_LAZY_NAME, CFA_LAZY_VNAME) "curl_easy_setopt",
                                     "curl_easy_getinfo", NULL};
 
 #ifndef CFA_SONAME_CURL
@@ -41,12 +39,7 @@ static const char *const names[] = {CURL_FUNCS(CFA_LAZY_NAME, VNAME) "curl_easy_
 #endif
 CFA_LAZYLIB(CFA_SONAME_CURL, names, F_COUNT)
 
-#define VDEFINE(name, params, args)                              \
-	void name params                                         \
-	{                                                        \
-		((void(*) params)lazy_fn(F_##name))args;         \
-	}
-CURL_FUNCS(CFA_LAZY_DEFINE, VDEFINE)
+CURL_FUNCS(CFA_LAZY_DEFINE, CFA_LAZY_VDEFINE)
 
 /* The one variadic argument has the type the option's number range says
  * (curl.h's CURLOPTTYPE_ bases): a long, a pointer, a function pointer, a

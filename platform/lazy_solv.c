@@ -72,23 +72,16 @@
 	V(transaction_order, (Transaction *trans, int flags), (trans, flags))                \
 	X(Id, transaction_type, (Transaction *trans, Id p, int mode), (trans, p, mode))
 
-#define VNAME(name, params, args) #name,
-#define VID(name, params, args) F_##name,
 /* solv_version is data: its address is bound with the functions. */
-enum { SOLV_FUNCS(CFA_LAZY_ID, VID) F_solv_version, F_COUNT };
-static const char *const names[] = {SOLV_FUNCS(CFA_LAZY_NAME, VNAME) "solv_version", NULL};
+enum { SOLV_FUNCS(CFA_LAZY_ID, CFA_LAZY_VID) F_solv_version, F_COUNT };
+static const char *const names[] = {SOLV_FUNCS(CFA_LAZY_NAME, CFA_LAZY_VNAME) "solv_version", NULL};
 
 #ifndef CFA_SONAME_SOLV
 #define CFA_SONAME_SOLV "libsolv.so.1"
 #endif
 CFA_LAZYLIB(CFA_SONAME_SOLV, names, F_COUNT)
 
-#define VDEFINE(name, params, args)                              \
-	void name params                                         \
-	{                                                        \
-		((void(*) params)lazy_fn(F_##name))args;         \
-	}
-SOLV_FUNCS(CFA_LAZY_DEFINE, VDEFINE)
+SOLV_FUNCS(CFA_LAZY_DEFINE, CFA_LAZY_VDEFINE)
 
 const char *cfa_plat_solv_version(void)
 {

@@ -61,4 +61,14 @@ void cfa_lazylib_bind(struct cfa_lazylib *lib);
 		return ((ret(*) params)lazy_fn(F_##name))args;   \
 	}
 
+/* The same for a list's V(name, parameters, arguments): a function that
+ * returns nothing. */
+#define CFA_LAZY_VNAME(name, params, args) #name,
+#define CFA_LAZY_VID(name, params, args) F_##name,
+#define CFA_LAZY_VDEFINE(name, params, args)                     \
+	void name params                                         \
+	{                                                        \
+		((void(*) params)lazy_fn(F_##name))args;         \
+	}
+
 #endif
