@@ -1,9 +1,10 @@
 /*
  * lazy_solv.c - libsolv's functions that cfapkg calls, bound on first use
- * (lazylib.h).  Only commands that plan or read a recipe folder's index
- * solve; rollback, list, history, run and the shell's activation start
- * without mapping libsolv and relocating its few hundred symbols (about
- * 0.35 ms and a dozen page faults of every start on these machines).
+ * (lazylib.h).  Commands that neither solve nor read a cache of the
+ * recipes or the GPU table (keyed by libsolv's SHA-256) start without
+ * mapping libsolv and relocating its few hundred symbols: rollback,
+ * list, history, verify (about 0.35 ms and ten page faults of every
+ * start on these machines).
  * Each function is defined with libsolv's own declaration, so a mismatch
  * with the headers fails the build; the header's inline functions and
  * macros (queue_push, FOR_PROVIDES, ...) read the structs directly and

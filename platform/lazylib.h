@@ -5,8 +5,8 @@
  * tables, libsolvext librpm.  Commands that never download, unpack or
  * write a solver testcase (plan, rollback, list, an install with nothing
  * to do) should not pay for them, nor for cJSON once the recipes are read
- * from their images, nor for libsolv when they solve nothing (rollback,
- * list, run).  So cfapkg does not link these;
+ * from their images, nor for libsolv when they neither solve nor read a
+ * recipe cache (rollback, list, history).  So cfapkg does not link these;
  * platform/lazy_*.c define their functions under the same names, and the
  * first call of any of them loads the real library and binds all of its
  * functions at once.
