@@ -30,9 +30,12 @@ enum cfapkg_err cfa_path(struct cfapkg_ctx *ctx, char **out, const char *fmt, ..
 	return e;
 }
 
-/* The file replaced; its folder flushed too when sync_folder. */
+/* How much of a replacement is flushed to the disk before the call returns. */
+enum flush { FLUSH_NONE, FLUSH_FILE, FLUSH_FILE_AND_FOLDER };
+
+/* The file replaced, flushed as far as how says. */
 static enum cfapkg_err replace(struct cfapkg_ctx *ctx, const char *path, const char *data,
-                               size_t len, bool sync_folder)
+                               size_t len, enum flush how)
 {
 	char *tmp, *slash;
 	FILE *f;
@@ -50,11 +53,11 @@ static enum cfapkg_err replace(struct cfapkg_ctx *ctx, const char *path, const c
 	}
 	if (fwrite(data, 1, len, f) != len)
 		rc = cfa_plat_write_errno();
-	if (!rc)
+	if (!rc && how != FLUSH_NONE)
 		rc = cfa_plat_fsync(f);
 	if (fclose(f) != 0 && !rc)
 		rc = cfa_plat_write_errno();
-	/* A crash test may stop here: the new text is flushed under .tmp and
+	/* A crash test may stop here: the new text is written under .tmp and
 	 * the old file is still whole. */
 	cfa_crash_point();
 	if (!rc)
@@ -67,7 +70,7 @@ static enum cfapkg_err replace(struct cfapkg_ctx *ctx, const char *path, const c
 	memcpy(tmp, path, strlen(path) + 1);
 	/* The folder is flushed too: until it is, the rename itself may not
 	 * survive a power cut. */
-	if (!rc && sync_folder && (slash = strrchr(tmp, '/')) != NULL) {
+	if (!rc && how == FLUSH_FILE_AND_FOLDER && (slash = strrchr(tmp, '/')) != NULL) {
 		*slash = '\0';
 		cfa_plat_sync_dir(tmp);
 	}
@@ -79,13 +82,19 @@ static enum cfapkg_err replace(struct cfapkg_ctx *ctx, const char *path, const c
 enum cfapkg_err cfa_write_atomic(struct cfapkg_ctx *ctx, const char *path, const char *data,
                                  size_t len)
 {
-	return replace(ctx, path, data, len, true);
+	return replace(ctx, path, data, len, FLUSH_FILE_AND_FOLDER);
 }
 
 enum cfapkg_err cfa_write_atomic_in(struct cfapkg_ctx *ctx, const char *path, const char *data,
                                     size_t len)
 {
-	return replace(ctx, path, data, len, false);
+	return replace(ctx, path, data, len, FLUSH_FILE);
+}
+
+enum cfapkg_err cfa_write_atomic_unflushed(struct cfapkg_ctx *ctx, const char *path,
+                                           const char *data, size_t len)
+{
+	return replace(ctx, path, data, len, FLUSH_NONE);
 }
 
 enum cfapkg_err cfa_write_json(struct cfapkg_ctx *ctx, const char *path, cJSON *doc)

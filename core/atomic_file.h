@@ -27,6 +27,11 @@ enum cfapkg_err cfa_write_atomic(struct cfapkg_ctx *ctx, const char *path, const
  * more in the same folder flushes it once, after the last. */
 enum cfapkg_err cfa_write_atomic_in(struct cfapkg_ctx *ctx, const char *path, const char *data,
                                     size_t len);
+/* The same, nothing flushed: a reader sees the old file or the new one,
+ * but after a power cut the new one may be empty.  Only for a file whose
+ * loss another record, flushed after it, makes good. */
+enum cfapkg_err cfa_write_atomic_unflushed(struct cfapkg_ctx *ctx, const char *path,
+                                           const char *data, size_t len);
 /* The same for a JSON document (consumed); a NULL doc, whose build ran
  * out of memory, writes nothing and is CFAPKG_E_NOMEM. */
 enum cfapkg_err cfa_write_json(struct cfapkg_ctx *ctx, const char *path, cJSON *doc);

@@ -77,10 +77,13 @@ void cfa_utc_now(char buf[32])
 {
 	static const char epoch[] = "1970-01-01T00:00:00Z";
 	time_t t = time(NULL);
-	struct tm *tm = gmtime(&t);
 
-	/* A clock that cannot be read gives the epoch, which reads as long ago,
-	 * never as a time still to come. */
-	if (!tm || !strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", tm))
+	/* Formatted here, not by gmtime: glibc's gmtime reads the time zone
+	 * files first (tzset), work a switch has no use for.  A clock that
+	 * cannot be read, or reads before 1970, gives the epoch, which reads
+	 * as long ago, never as a time still to come. */
+	if (t < 0)
 		memcpy(buf, epoch, sizeof(epoch));
+	else
+		cfa_utc_format((int64_t)t, buf);
 }

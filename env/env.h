@@ -42,6 +42,12 @@ enum cfapkg_err cfa_make_dir(struct cfapkg_ctx *ctx, const char *path);
  * (another failure, such as a path too long for the system, is an error
  * naming it: never read as "not there"). */
 enum cfapkg_err cfa_open_if_there(struct cfapkg_ctx *ctx, const char *path, FILE **f);
+/* The number envdir/current holds in *gen: 0 with *torn false when there
+ * is no such file (nothing installed), 0 with *torn true when it holds no
+ * generation number (damage, or a power cut after an unflushed switch:
+ * cfa_env_make_current). */
+enum cfapkg_err cfa_env_read_current(struct cfapkg_ctx *ctx, const char *envdir, unsigned *gen,
+                                     bool *torn);
 /* One line of f into line, without its end; false at the end of the file.
  * *whole: the line ended with a newline (a kill mid-write leaves a last
  * line without one).  line->failed: out of memory. */
@@ -90,17 +96,20 @@ enum cfapkg_err cfa_store_dir(struct cfapkg_ctx *ctx, const struct cfapkg_lockfi
 size_t cfa_view_link_many(const char *store, const char *view, const char *const *paths,
                           size_t n, bool *done);
 
-/* active.c: ROOT/envs/ENV/active, the stable path to the current
- * generation.  link_current points it at generation gen (a file system
- * without folder links leaves none: not an error); linked is the
- * generation it names (0: none); relink makes it agree with 'current'
- * (recovery).  program_dir is the folder programs are given for
- * generation gen: the stable path when it names gen and gen is current,
- * else ROOT/envs/ENV/N (*stable says which). */
+/* active.c: ROOT/envs/ENV/current and ROOT/envs/ENV/active, the stable
+ * path to the current generation.  make_current points both at generation
+ * gen, made durable by one flush of envdir (a file system without folder
+ * links leaves no link: not an error); linked is the generation the link
+ * names (0: none), linked_whole the same when that generation's lock.json
+ * is there; relink makes the two records agree again (recovery).
+ * program_dir is the folder programs are given for generation gen: the
+ * stable path when it names gen and gen is current, else
+ * ROOT/envs/ENV/N (*stable says which). */
 #define CFA_ENV_ACTIVE "active"
-void cfa_env_link_current(const char *envdir, unsigned gen);
+enum cfapkg_err cfa_env_make_current(struct cfapkg_ctx *ctx, const char *envdir, unsigned gen);
 unsigned cfa_env_linked(const char *envdir);
-void cfa_env_relink(struct cfapkg_ctx *ctx, const char *env, const char *envdir);
+unsigned cfa_env_linked_whole(const char *envdir);
+void cfa_env_relink(struct cfapkg_ctx *ctx, const char *envdir);
 enum cfapkg_err cfa_env_program_dir(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                     char **out, bool *stable);
 

@@ -345,27 +345,22 @@ enum cfapkg_err cfapkg_env_list(struct cfapkg_ctx *ctx, char ***names, size_t *n
 	return CFAPKG_E_OK;
 }
 
-/* *gen 0 with no error: nothing installed yet.  A 'current' that does not hold
- * a number is an error that says how to set it again, never taken for "nothing
- * installed". */
-enum cfapkg_err cfapkg_env_current(struct cfapkg_ctx *ctx, const char *env, unsigned *gen)
+enum cfapkg_err cfa_env_read_current(struct cfapkg_ctx *ctx, const char *envdir, unsigned *gen,
+                                     bool *torn)
 {
-	char *dir, *path = NULL, text[32];
+	char *path, text[32];
 	uint64_t v;
 	size_t len;
 	FILE *f = NULL;
-	enum cfapkg_err e = cfa_env_dir(ctx, env, &dir);
+	enum cfapkg_err e = cfa_path(ctx, &path, "%s/current", envdir);
 
 	*gen = 0;
-	if (!e)
-		e = cfa_path(ctx, &path, "%s/current", dir);
-	cfa_free(dir);
+	*torn = false;
 	if (!e)
 		e = cfa_open_if_there(ctx, path, &f);
-	if (e || !f) {
-		cfa_free(path);
+	cfa_free(path);
+	if (e || !f)
 		return e; /* no file: nothing installed yet */
-	}
 	/* A number and a newline; anything longer does not parse below. */
 	len = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
@@ -377,11 +372,31 @@ enum cfapkg_err cfapkg_env_current(struct cfapkg_ctx *ctx, const char *env, unsi
 	 * "nothing installed", and the bound keeps the number in an
 	 * unsigned. */
 	if (!cfa_parse_u64(text, len, 1000000000u, &v) || v == 0)
-		e = cfa_fail(ctx, CFAPKG_E_LOCKFILE, "%s: does not hold a generation number; "
-		             "'cfapkg rollback --env %s --to N' sets it again", path, env);
+		*torn = true;
 	else
 		*gen = (unsigned)v;
-	cfa_free(path);
+	return CFAPKG_E_OK;
+}
+
+/* *gen 0 with no error: nothing installed yet.  A 'current' that does not
+ * hold a number is read through the active link, which a power cut can
+ * leave the only whole record (cfa_env_make_current); with no link to go
+ * by, it is an error that says how to set it again, never taken for
+ * "nothing installed". */
+enum cfapkg_err cfapkg_env_current(struct cfapkg_ctx *ctx, const char *env, unsigned *gen)
+{
+	char *dir;
+	bool torn;
+	enum cfapkg_err e = cfa_env_dir(ctx, env, &dir);
+
+	*gen = 0;
+	if (e)
+		return e;
+	e = cfa_env_read_current(ctx, dir, gen, &torn);
+	if (!e && torn && !(*gen = cfa_env_linked_whole(dir)))
+		e = cfa_fail(ctx, CFAPKG_E_LOCKFILE, "%s/current: does not hold a generation number; "
+		             "'cfapkg rollback --env %s --to N' sets it again", dir, env);
+	cfa_free(dir);
 	return e;
 }
 

@@ -143,7 +143,7 @@ static int recover_env(const char *name, void *arg)
 	 * behind: it follows 'current' again.  A hidden entry of envs/ is not
 	 * an environment, so it has no link to put right. */
 	if (name[0] != '.')
-		cfa_env_relink(w->ctx, name, dir);
+		cfa_env_relink(w->ctx, dir);
 	w->count += inner.count;
 	w->failed |= inner.failed;
 	cfa_free(dir);

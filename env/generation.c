@@ -117,24 +117,6 @@ static cJSON *meta_json(unsigned gen, unsigned prev, unsigned seq, const char *c
 	return cfa_json_finish(&jb, o);
 }
 
-/* The step that makes gen current: 'current' is replaced whole by an atomic
- * write, so a reader sees either the old number or the new one.  The
- * folder is flushed by cfa_env_link_current, which every caller runs
- * next. */
-static enum cfapkg_err set_current(struct cfapkg_ctx *ctx, const char *envdir, unsigned gen)
-{
-	char *path, text[16]; /* a number of at most 10 digits */
-	enum cfapkg_err e;
-
-	if (!cfa_snprintf(text, sizeof(text), "%u\n", gen))
-		return cfa_fail(ctx, CFAPKG_E_USAGE, "generation %u: too large", gen);
-	if ((e = cfa_path(ctx, &path, "%s/current", envdir)))
-		return e;
-	e = cfa_write_atomic_in(ctx, path, text, strlen(text));
-	cfa_free(path);
-	return e;
-}
-
 /* dir/name written from doc (consumed; NULL: its build ran out of memory). */
 static enum cfapkg_err write_doc(struct cfapkg_ctx *ctx, const char *dir, const char *name,
                                  cJSON *doc)
@@ -307,12 +289,8 @@ enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char *env,
 	 * renamed. */
 	cfa_plat_sync_dir(envdir);
 	cfa_crash_point();
-	if ((e = set_current(ctx, envdir, gen)))
+	if ((e = cfa_env_make_current(ctx, envdir, gen)))
 		goto out;
-	/* The active link (a symbolic link on POSIX, a junction on Windows)
-	 * follows 'current'; where none can be made, programs get the numbered
-	 * folder instead. */
-	cfa_env_link_current(envdir, gen);
 	out->generation = gen;
 	out->previous = prev;
 	out->checked = true;
@@ -373,7 +351,14 @@ enum cfapkg_err cfapkg_env_switch(struct cfapkg_ctx *ctx, const char *env, unsig
 	unsigned prev, seq;
 	enum cfapkg_err e;
 
-	if ((e = cfa_env_dir(ctx, env, &envdir)) || (e = cfapkg_env_current(ctx, env, &prev)) ||
+	/* A 'current' that holds no number, with no link to read instead, is
+	 * what a switch to a chosen generation sets again: it is recorded as a
+	 * switch from 0. */
+	if ((e = cfapkg_env_current(ctx, env, &prev)) == CFAPKG_E_LOCKFILE) {
+		cfapkg_ctx_clear_error(ctx);
+		e = CFAPKG_E_OK;
+	}
+	if (e || (e = cfa_env_dir(ctx, env, &envdir)) ||
 	    (e = cfa_gen_file(ctx, env, gen, "lock.json", &lock)))
 		goto out;
 	if (!cfa_plat_is_file(lock)) {
@@ -382,15 +367,14 @@ enum cfapkg_err cfapkg_env_switch(struct cfapkg_ctx *ctx, const char *env, unsig
 		goto out;
 	}
 	/* To the current generation: nothing changes and history gets no line,
-	 * but the active link is made again, which mends one a kill left
+	 * but both records are written again, which mends a link a kill left
 	 * behind 'current'. */
 	if (gen == prev) {
-		cfa_env_link_current(envdir, gen);
+		e = cfa_env_make_current(ctx, envdir, gen);
 		goto out;
 	}
-	if ((e = next_seq(ctx, env, &seq)) || (e = set_current(ctx, envdir, gen)))
+	if ((e = next_seq(ctx, env, &seq)) || (e = cfa_env_make_current(ctx, envdir, gen)))
 		goto out;
-	cfa_env_link_current(envdir, gen);
 	cfa_crash_point();
 	e = log_switch(ctx, envdir, seq, prev, gen, command);
 out:

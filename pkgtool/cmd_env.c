@@ -374,7 +374,13 @@ int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
 
 	if ((rc = need_env(ctx, env)) || (rc = take_lock(ctx, cli, &lock)))
 		return rc;
-	if ((e = cfapkg_env_current(ctx, env, &cur))) {
+	/* --to N is how a 'current' that holds no number is set again, so
+	 * that one is read as 0 there. */
+	if ((e = cfapkg_env_current(ctx, env, &cur)) == CFAPKG_E_LOCKFILE && cli_value(cli, OPT_TO)) {
+		cfapkg_ctx_clear_error(ctx);
+		e = CFAPKG_E_OK;
+	}
+	if (e) {
 		rc = report_error(ctx, e);
 	} else if (!(rc = rollback_target(ctx, cli, cur, &target, why, sizeof(why)))) {
 		/* The command recorded in history names both ends, so that a

@@ -137,6 +137,11 @@ int cfa_plat_remove(const char *path);
 long long cfa_plat_file_size(const char *path);
 /* Makes the entries of a folder durable (no-op where not needed). */
 void cfa_plat_sync_dir(const char *path);
+/* Whether one cfa_plat_sync_dir makes every rename and folder link made
+ * in the folder before it durable together (POSIX: the folder's fsync).
+ * Where not (Windows: each rename writes through alone, a junction's new
+ * target is not flushed), a record is flushed as it is written. */
+bool cfa_plat_sync_dir_covers_links(void);
 
 /* Makes a symbolic link (ENOSYS where links need a privilege: Windows). */
 int cfa_plat_symlink(const char *target, const char *path);

@@ -396,6 +396,11 @@ void cfa_plat_sync_dir(const char *path)
 	}
 }
 
+bool cfa_plat_sync_dir_covers_links(void)
+{
+	return true; /* a symbolic link's target is held in its own entry */
+}
+
 int cfa_plat_symlink(const char *target, const char *path)
 {
 	return symlink(target, path) == 0 ? 0 : errno;

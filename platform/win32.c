@@ -558,6 +558,11 @@ void cfa_plat_sync_dir(const char *path)
 	(void)path; /* NTFS makes a rename durable with the file's own flush */
 }
 
+bool cfa_plat_sync_dir_covers_links(void)
+{
+	return false; /* a junction is retargeted in place, with no flush */
+}
+
 int cfa_plat_symlink(const char *target, const char *path)
 {
 	(void)target, (void)path;

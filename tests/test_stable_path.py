@@ -102,6 +102,37 @@ def test_linked(root):
     root.run("pin", "zluda==6-preview.69")  # any writer: it takes the root's lock
     check("a writer's recovery points a link left behind (a kill) at the current generation",
           os.readlink(root.path / "envs" / "default" / "active") == str(root.current()))
+    test_power_cut(root)
+
+
+def test_power_cut(root):
+    """A switch flushes the folder once, after 'current' and the link are
+    both renamed, and not 'current''s text on its own: a power cut can
+    leave 'current' empty, and the link is then the record."""
+    envdir = root.path / "envs" / "default"
+    gen = root.current()
+    want = root.listing()
+    (envdir / "current").write_text("")
+    check("an empty 'current' (a power cut after a switch) is read through the link",
+          root.listing() == want and want, root.run("list").stderr)
+    r = root.run("history", "--json")
+    marked = [h["generation"] for h in json.loads(r.stdout or "{}").get("history", [])
+              if h.get("current")]
+    check("... history marks the linked generation current", marked == [gen], r.stdout + r.stderr)
+    root.run("pin", "zluda==6-preview.69")  # any writer: it takes the root's lock
+    check("... and a writer's recovery writes 'current' again from the link",
+          (envdir / "current").read_text() == f"{gen}\n")
+    (envdir / "current").write_text("")
+    os.unlink(envdir / "active")
+    os.symlink("99", envdir / "active")
+    r = root.run("list")
+    check("an empty 'current' with a link to no generation is an error naming the file",
+          r.returncode != 0 and "current: does not hold a generation number" in r.stderr and
+          "rollback --env default --to N" in r.stderr, r.stderr)
+    r = root.run("rollback", "--to", str(gen))
+    check("... and rollback --to N sets it again, with the link",
+          r.returncode == 0 and root.current() == gen and
+          os.readlink(envdir / "active") == str(gen), r.stderr)
 
 
 def test_unlinked(root):
