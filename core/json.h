@@ -31,6 +31,12 @@ enum cfapkg_err cfa_read_file(struct cfapkg_ctx *ctx, const char *file, char **o
 enum cfapkg_err cfa_json_read_file(struct cfapkg_ctx *ctx, const char *file,
                                    enum cfapkg_err code, cJSON **out);
 
+/* The whole number (at most max) of member key at the top of the object in
+ * text, found without parsing the rest (json_peek.c); false when there is
+ * none, or it is not a whole number in range. */
+bool cfa_json_peek_uint(const char *text, size_t len, const char *key, uint64_t max,
+                        uint64_t *out);
+
 /* Refuses (code, naming label and the field's JSON path) a JSON text that
  * holds a NUL character, escaped or raw: cJSON's C strings would end
  * there, and the text read would be another (json_nul.c). */

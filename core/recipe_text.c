@@ -245,24 +245,6 @@ static void add(struct cfa_buf *b, struct piece p)
 	cfa_buf_add(b, p.s, p.n);
 }
 
-static void add_string(struct cfa_buf *b, const char *s)
-{
-	cfa_buf_adds(b, "\"");
-	/* Quotes, backslashes and control characters are escaped, as JSON
-	 * requires of a string; everything else, UTF-8 included, is copied as
-	 * it is. */
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			cfa_buf_printf(b, "\\%c", c);
-		else if (c < 0x20)
-			cfa_buf_printf(b, "\\u%04x", c);
-		else
-			cfa_buf_add(b, s, 1);
-	}
-	cfa_buf_adds(b, "\"");
-}
-
 /* Whitespace that opens (what 0), separates (1) or closes (2) an object
  * nested level deep in the version object. */
 static void add_ws(struct cfa_buf *b, const struct layout *l, int what, unsigned level)
@@ -283,7 +265,7 @@ static void add_ws(struct cfa_buf *b, const struct layout *l, int what, unsigned
 
 static void add_key(struct cfa_buf *b, const struct layout *l, const char *key)
 {
-	add_string(b, key);
+	cfa_buf_add_json_string(b, key);
 	add(b, l->kv);
 }
 
@@ -294,16 +276,16 @@ static void add_source(struct cfa_buf *b, const struct layout *l,
 	cfa_buf_adds(b, "{");
 	add_ws(b, l, 0, 2);
 	add_key(b, l, "url");
-	add_string(b, s->url);
+	cfa_buf_add_json_string(b, s->url);
 	add_ws(b, l, 1, 2);
 	add_key(b, l, "sha256");
-	add_string(b, s->sha256);
+	cfa_buf_add_json_string(b, s->sha256);
 	add_ws(b, l, 1, 2);
 	add_key(b, l, "size");
 	cfa_buf_printf(b, "%lld", (long long)s->size);
 	add_ws(b, l, 1, 2);
 	add_key(b, l, "format");
-	add_string(b, s->format);
+	cfa_buf_add_json_string(b, s->format);
 	/* strip is written only when it was given, so that a source that needs
 	 * none carries no line for it. */
 	if (s->strip >= 0) {
@@ -364,7 +346,7 @@ static void add_version(struct cfa_buf *b, const struct layout *l,
 		first = false;
 		if (version) {
 			add_key(b, l, "version");
-			add_string(b, nv->version);
+			cfa_buf_add_json_string(b, nv->version);
 		} else if (sources) {
 			add_sources(b, l, nv);
 		} else {

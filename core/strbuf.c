@@ -60,6 +60,24 @@ bool cfa_buf_adds(struct cfa_buf *b, const char *s)
 	return cfa_buf_add(b, s, strlen(s));
 }
 
+bool cfa_buf_add_json_string(struct cfa_buf *b, const char *s)
+{
+	cfa_buf_adds(b, "\"");
+	/* Quotes, backslashes and control characters are escaped, as JSON
+	 * requires of a string; everything else, UTF-8 included, is copied as
+	 * it is. */
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			cfa_buf_printf(b, "\\%c", c);
+		else if (c < 0x20)
+			cfa_buf_printf(b, "\\u%04x", c);
+		else
+			cfa_buf_add(b, s, 1);
+	}
+	return cfa_buf_adds(b, "\"");
+}
+
 bool cfa_buf_printf(struct cfa_buf *b, const char *fmt, ...)
 {
 	char small[256];

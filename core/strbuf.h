@@ -27,6 +27,8 @@ bool cfa_buf_add(struct cfa_buf *b, const char *s, size_t n);
 bool cfa_buf_adds(struct cfa_buf *b, const char *s);
 bool cfa_buf_printf(struct cfa_buf *b, const char *fmt, ...)
 	CFA_PRINTF(2, 3);
+/* s as a JSON string, quoted and escaped; false once b has failed. */
+bool cfa_buf_add_json_string(struct cfa_buf *b, const char *s);
 /* The text so far ("" when empty); borrowed. */
 const char *cfa_buf_str(const struct cfa_buf *b);
 

@@ -58,8 +58,11 @@ bool cfa_read_line(FILE *f, struct cfa_buf *line, bool *whole);
 /* lockfile.c: NULL when out of memory. */
 cJSON *cfa_lock_json(const struct cfapkg_lockfile *lock);
 
-/* marks.c: appends o (consumed) as one line to path, flushed to the disk
- * when flush; what names the record in an error ("the switch"). */
+/* marks.c: appends line (text, one line) or o (consumed, as JSON) to
+ * path, flushed to the disk when flush; what names the record in an error
+ * ("the switch"). */
+enum cfapkg_err cfa_append_text(struct cfapkg_ctx *ctx, const char *path, const char *line,
+                                const char *what, bool flush);
 enum cfapkg_err cfa_append_line(struct cfapkg_ctx *ctx, const char *path, cJSON *o,
                                 const char *what, bool flush);
 /* Records in a generation's folder that its static checks passed. */

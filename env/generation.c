@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "core/json_build.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
@@ -319,25 +320,25 @@ void cfapkg_commit_result_clear(struct cfapkg_commit_result *r)
 static enum cfapkg_err log_switch(struct cfapkg_ctx *ctx, const char *envdir, unsigned seq,
                                   unsigned from, unsigned to, const char *command)
 {
-	struct cfa_json_build jb = {false};
-	cJSON *o = cfa_json_new_object(&jb);
+	struct cfa_buf line;
 	char *path, now[32];
 	enum cfapkg_err e;
 
+	/* Spelt here rather than built with cJSON, which a rollback has no
+	 * other use for: the same members, in the same order. */
 	cfa_utc_now(now);
-	cfa_json_add_number(&jb, o, "seq", seq);
-	cfa_json_add_string(&jb, o, "time", now);
-	cfa_json_add_number(&jb, o, "from", from);
-	cfa_json_add_number(&jb, o, "to", to);
-	cfa_json_add_string(&jb, o, "command", command ? command : "");
-	if (!(o = cfa_json_finish(&jb, o)))
-		return cfa_nomem(ctx);
-	if ((e = cfa_path(ctx, &path, "%s/switches.log", envdir))) {
-		cJSON_Delete(o);
-		return e;
+	cfa_buf_init(&line, (size_t)1 << 20);
+	cfa_buf_printf(&line, "{\"seq\":%u,\"time\":\"%s\",\"from\":%u,\"to\":%u,\"command\":",
+	               seq, now, from, to);
+	cfa_buf_add_json_string(&line, command ? command : "");
+	cfa_buf_adds(&line, "}");
+	if (line.failed)
+		e = cfa_nomem(ctx);
+	else if (!(e = cfa_path(ctx, &path, "%s/switches.log", envdir))) {
+		e = cfa_append_text(ctx, path, cfa_buf_str(&line), "the switch", false);
+		cfa_free(path);
 	}
-	e = cfa_append_line(ctx, path, o, "the switch", false);
-	cfa_free(path);
+	cfa_buf_fini(&line);
 	return e;
 }
 
@@ -418,6 +419,9 @@ static char *dup_str(const cJSON *o, const char *key)
 
 	return cfa_strdup(cJSON_IsString(v) ? v->valuestring : "");
 }
+
+/* The largest seq or generation number a record may hold. */
+#define SEQ_MAX 3999999999u
 
 /* A missing or impossible number reads as 0, which orders a damaged record
  * first rather than failing the whole history. */
@@ -665,7 +669,7 @@ static bool last_switch_seq(const char *path, unsigned *seq)
 	uint64_t size = 0, off;
 	struct cfa_rfile *f = cfa_plat_rfile_open(path, &size, &kind);
 	size_t got = 0;
-	cJSON *o;
+	uint64_t v;
 
 	*seq = 0;
 	if (!f)
@@ -684,18 +688,21 @@ static bool last_switch_seq(const char *path, unsigned *seq)
 	start = strrchr(buf, '\n');
 	if (!start && off)
 		return false;
-	o = cJSON_Parse(start ? start + 1 : buf);
-	*seq = get_num(o, "seq");
-	cJSON_Delete(o);
+	start = start ? start + 1 : buf;
+	if (!cfa_json_peek_uint(start, strlen(start), "seq", SEQ_MAX, &v))
+		return false;
+	*seq = (unsigned)v;
 	return *seq != 0;
 }
 
-/* The seq of the newest generation's record; 0 when it has none. */
+/* The seq of the newest generation's record; 0 when it has none (or it
+ * does not read). */
 static enum cfapkg_err newest_gen_seq(struct cfapkg_ctx *ctx, const char *envdir, unsigned *seq)
 {
 	struct gen_scan s;
-	char *gendir;
-	cJSON *meta = NULL;
+	char *path, *text = NULL;
+	size_t len;
+	uint64_t v;
 	enum cfapkg_err e;
 
 	*seq = 0;
@@ -704,13 +711,16 @@ static enum cfapkg_err newest_gen_seq(struct cfapkg_ctx *ctx, const char *envdir
 	cfa_free(s.list);
 	if (!s.max)
 		return CFAPKG_E_OK;
-	if ((e = cfa_path(ctx, &gendir, "%s/%u", envdir, s.max)))
+	if ((e = cfa_path(ctx, &path, "%s/%u/meta.json", envdir, s.max)))
 		return e;
-	if (!(e = read_meta(ctx, gendir, &meta)))
-		*seq = get_num(meta, "seq");
-	cJSON_Delete(meta);
-	cfa_free(gendir);
-	return e;
+	/* Only its seq is wanted, found without parsing the rest. */
+	if (cfa_read_file(ctx, path, &text, &len) != CFAPKG_E_OK)
+		cfapkg_ctx_clear_error(ctx);
+	else if (cfa_json_peek_uint(text, len, "seq", SEQ_MAX, &v))
+		*seq = (unsigned)v;
+	cfa_free(text);
+	cfa_free(path);
+	return CFAPKG_E_OK;
 }
 
 /* One past everything recorded.  Numbers and seqs grow together (each new

@@ -42,19 +42,14 @@ const char *cfapkg_mark_source_name(enum cfapkg_mark_source by)
 }
 
 /* One record appended as a single line; with flush, on the disk before the
- * call returns, so that a mark reported as recorded survives a power cut.
- * o is consumed whatever happens. */
-enum cfapkg_err cfa_append_line(struct cfapkg_ctx *ctx, const char *path, cJSON *o,
+ * call returns, so that a mark reported as recorded survives a power cut. */
+enum cfapkg_err cfa_append_text(struct cfapkg_ctx *ctx, const char *path, const char *line,
                                 const char *what, bool flush)
 {
-	char *line = cJSON_PrintUnformatted(o);
 	FILE *f;
 	int bad;
 	bool torn;
 
-	cJSON_Delete(o);
-	if (!line)
-		return cfa_nomem(ctx);
 	/* A kill in an earlier append leaves a torn line: the record starts a
 	 * line of its own, or the torn bytes would swallow it. */
 	f = cfa_plat_fopen(path, "a+b");
@@ -62,8 +57,22 @@ enum cfapkg_err cfa_append_line(struct cfapkg_ctx *ctx, const char *path, cJSON 
 	bad = !f || fseek(f, 0, SEEK_END) != 0 || fprintf(f, "%s%s\n", torn ? "\n" : "", line) < 0;
 	bad |= f && flush && cfa_plat_fsync(f) != 0;
 	bad |= f && fclose(f) != 0;
-	cJSON_free(line);
 	return bad ? cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot record %s", path, what) : CFAPKG_E_OK;
+}
+
+/* o is consumed whatever happens. */
+enum cfapkg_err cfa_append_line(struct cfapkg_ctx *ctx, const char *path, cJSON *o,
+                                const char *what, bool flush)
+{
+	char *line = cJSON_PrintUnformatted(o);
+	enum cfapkg_err e;
+
+	cJSON_Delete(o);
+	if (!line)
+		return cfa_nomem(ctx);
+	e = cfa_append_text(ctx, path, line, what, flush);
+	cJSON_free(line);
+	return e;
 }
 
 /* N/checked holds the time the static checks passed; its presence, not its

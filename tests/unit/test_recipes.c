@@ -276,6 +276,41 @@ static void check_nul_scan(void)
 	}
 }
 
+/* A member's number found by stepping over the text is the one cJSON
+ * finds: never a name inside a string or a nested object. */
+static void check_json_peek(void)
+{
+	static const struct {
+		const char *text;
+		long long want; /* -1: none */
+	} cases[] = {
+		{"{\n\t\"generation\":\t3,\n\t\"previous\":\t2,\n\t\"seq\":\t7\n}", 7},
+		{"{\"a\":{\"seq\":1},\"seq\":2}", 2},
+		{"{\"command\":\"\\\"seq\\\":5\",\"seq\":6}", 6},
+		{"{\"x\":\"seq\",\"seq\":3}", 3},
+		{"{\"changes\":[\"seq\",{\"seq\":9}],\"seq\":4}", 4},
+		{"{\"c\":\"a\\\\\",\"seq\":8}", 8},
+		{"{\"seq\" : 11 }", 11},
+		{"{\"a\":1}", -1},
+		{"{\"seq\":1.5}", -1},
+		{"{\"seq\":-1}", -1},
+		{"{\"seq\":\"3\"}", -1},
+		{"{\"seq\":4000000000}", -1},
+		{"[{\"seq\":1}]", -1},
+		{"{\"seqs\":1,\"se\":2}", -1},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = 0;
+		bool found = cfa_json_peek_uint(cases[i].text, strlen(cases[i].text), "seq",
+		                                3999999999u, &v);
+		CHECK(cases[i].want < 0 ? !found : found && v == (uint64_t)cases[i].want,
+		      "peek case %lu: %s gives %s%llu", (unsigned long)i, cases[i].text,
+		      found ? "" : "nothing, ", (unsigned long long)v);
+	}
+}
+
 /* Every key the parser accepts appears as `key` in docs/recipes.md. */
 static void check_docs(const char *docs)
 {
@@ -318,6 +353,7 @@ int main(int argc, char **argv)
 	check_real_recipes();
 	check_image_round_trip();
 	check_nul_scan();
+	check_json_peek();
 	check_docs(argv[2]);
 	return check_report();
 }
