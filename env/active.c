@@ -1,8 +1,9 @@
 /*
- * active.c - which generation is current, in two records: ROOT/envs/ENV/
- * current, a small file holding its number, and ROOT/envs/ENV/active, the
- * environment's stable path, a link to its folder (a symbolic link to "N"
- * on POSIX, a junction on Windows).  Shells, launchers and scripts are
+ * active.c - switching which generation is current, in two records:
+ * ROOT/envs/ENV/current, a small file holding its number, and
+ * ROOT/envs/ENV/active, the environment's stable path, a link to its folder
+ * (a symbolic link to "N" on POSIX, a junction on Windows); envs.c reads
+ * them.  Shells, launchers and scripts are
  * given paths through the link, so one activated before an update, repair
  * or rollback sees the new generation's files.
  *
@@ -26,16 +27,10 @@
 #include "env/env.h"
 #include "platform/platform.h"
 
-/* envdir/active (cfa_free), or NULL when out of memory. */
-static char *link_path(const char *envdir)
-{
-	return cfa_aprintf("%s/%s", envdir, CFA_ENV_ACTIVE);
-}
-
 /* Points the link at generation gen; false when no link could be made. */
 static bool link_to(const char *envdir, unsigned gen)
 {
-	char *link = link_path(envdir), name[16];
+	char *link = cfa_env_link_path(envdir), name[16];
 	bool made = link && cfa_snprintf(name, sizeof(name), "%u", gen) &&
 	            cfa_plat_dir_link(link, name) == 0;
 
@@ -78,32 +73,6 @@ enum cfapkg_err cfa_env_make_current(struct cfapkg_ctx *ctx, const char *envdir,
 		e = write_current(ctx, envdir, gen, false);
 	cfa_plat_sync_dir(envdir);
 	return e;
-}
-
-/* The generation the link names, read back from the link itself.  Anything else
- * (no link, a target that is not a generation number) is 0, so that the caller
- * relinks rather than trusts it. */
-unsigned cfa_env_linked(const char *envdir)
-{
-	char *link = link_path(envdir), *name = NULL;
-	uint64_t gen = 0;
-
-	if (link && cfa_plat_dir_link_read(link, &name) == 0 &&
-	    !cfa_parse_u64(name, strlen(name), 1000000000u, &gen))
-		gen = 0;
-	free(name); /* the platform's allocation */
-	cfa_free(link);
-	return (unsigned)gen;
-}
-
-unsigned cfa_env_linked_whole(const char *envdir)
-{
-	unsigned gen = cfa_env_linked(envdir);
-	char *lock = gen ? cfa_aprintf("%s/%u/lock.json", envdir, gen) : NULL;
-	bool whole = lock && cfa_plat_is_file(lock);
-
-	cfa_free(lock);
-	return whole ? gen : 0;
 }
 
 void cfa_env_relink(struct cfapkg_ctx *ctx, const char *envdir)

@@ -99,20 +99,22 @@ enum cfapkg_err cfa_store_dir(struct cfapkg_ctx *ctx, const struct cfapkg_lockfi
 size_t cfa_view_link_many(const char *store, const char *view, const char *const *paths,
                           size_t n, bool *done);
 
-/* active.c: ROOT/envs/ENV/current and ROOT/envs/ENV/active, the stable
- * path to the current generation.  make_current points both at generation
- * gen, made durable by one flush of envdir (a file system without folder
- * links leaves no link: not an error); linked is the generation the link
+/* active.c and envs.c: ROOT/envs/ENV/current and ROOT/envs/ENV/active,
+ * the stable path to the current generation.  make_current (active.c)
+ * points both at generation gen, made durable by one flush of envdir (a
+ * file system without folder links leaves no link: not an error); relink
+ * makes the two records agree again (recovery).  envs.c reads the link:
+ * its path (cfa_free; NULL when out of memory), linked the generation it
  * names (0: none), linked_whole the same when that generation's lock.json
- * is there; relink makes the two records agree again (recovery).
- * program_dir is the folder programs are given for generation gen: the
- * stable path when it names gen and gen is current, else
+ * is there.  program_dir is the folder programs are given for generation
+ * gen: the stable path when it names gen and gen is current, else
  * ROOT/envs/ENV/N (*stable says which). */
 #define CFA_ENV_ACTIVE "active"
 enum cfapkg_err cfa_env_make_current(struct cfapkg_ctx *ctx, const char *envdir, unsigned gen);
+void cfa_env_relink(struct cfapkg_ctx *ctx, const char *envdir);
+char *cfa_env_link_path(const char *envdir);
 unsigned cfa_env_linked(const char *envdir);
 unsigned cfa_env_linked_whole(const char *envdir);
-void cfa_env_relink(struct cfapkg_ctx *ctx, const char *envdir);
 enum cfapkg_err cfa_env_program_dir(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                     char **out, bool *stable);
 

@@ -345,6 +345,37 @@ enum cfapkg_err cfapkg_env_list(struct cfapkg_ctx *ctx, char ***names, size_t *n
 	return CFAPKG_E_OK;
 }
 
+char *cfa_env_link_path(const char *envdir)
+{
+	return cfa_aprintf("%s/%s", envdir, CFA_ENV_ACTIVE);
+}
+
+/* The generation the link names, read back from the link itself.  Anything else
+ * (no link, a target that is not a generation number) is 0, so that the caller
+ * relinks rather than trusts it. */
+unsigned cfa_env_linked(const char *envdir)
+{
+	char *link = cfa_env_link_path(envdir), *name = NULL;
+	uint64_t gen = 0;
+
+	if (link && cfa_plat_dir_link_read(link, &name) == 0 &&
+	    !cfa_parse_u64(name, strlen(name), 1000000000u, &gen))
+		gen = 0;
+	free(name); /* the platform's allocation */
+	cfa_free(link);
+	return (unsigned)gen;
+}
+
+unsigned cfa_env_linked_whole(const char *envdir)
+{
+	unsigned gen = cfa_env_linked(envdir);
+	char *lock = gen ? cfa_aprintf("%s/%u/lock.json", envdir, gen) : NULL;
+	bool whole = lock && cfa_plat_is_file(lock);
+
+	cfa_free(lock);
+	return whole ? gen : 0;
+}
+
 enum cfapkg_err cfa_env_read_current(struct cfapkg_ctx *ctx, const char *envdir, unsigned *gen,
                                      bool *torn)
 {
