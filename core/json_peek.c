@@ -4,8 +4,9 @@
  * the "seq" of two small records cfapkg wrote itself, and loading cJSON
  * for that cost a quarter of starting a process.  The walk keeps strings
  * and nesting apart, so a name inside a string or a nested object is
- * never taken for the member; what it finds is what cJSON would, for a
- * text that parses.
+ * never taken for the member: for a text that parses, the member found is
+ * the one cJSON finds, and a value that is not a whole number reads as
+ * none.
  */
 #include <string.h>
 
