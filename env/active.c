@@ -3,9 +3,9 @@
  * ROOT/envs/ENV/current, a small file holding its number, and
  * ROOT/envs/ENV/active, the environment's stable path, a link to its folder
  * (a symbolic link to "N" on POSIX, a junction on Windows); envs.c reads
- * them.  Shells, launchers and scripts are
- * given paths through the link, so one activated before an update, repair
- * or rollback sees the new generation's files.
+ * them.  Shells, launchers and scripts are given paths through the link,
+ * so one activated before an update, repair or rollback sees the new
+ * generation's files.
  *
  * A switch writes 'current', then the link, then flushes the folder once:
  * one flush, not two, is what keeps rollback near the cost of starting a

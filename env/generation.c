@@ -367,11 +367,11 @@ enum cfapkg_err cfapkg_env_switch(struct cfapkg_ctx *ctx, const char *env, unsig
 		             "('cfapkg history --env %s' lists them)", env, gen, env);
 		goto out;
 	}
-	/* To the current generation: nothing changes and history gets no line,
-	 * but both records are written again, which mends a link a kill left
-	 * behind 'current'. */
+	/* To the current generation: nothing changes and history gets no line;
+	 * only records that disagree are mended (a link a kill left behind
+	 * 'current', a 'current' a power cut left empty), as recovery does. */
 	if (gen == prev) {
-		e = cfa_env_make_current(ctx, envdir, gen);
+		cfa_env_relink(ctx, envdir);
 		goto out;
 	}
 	if ((e = next_seq(ctx, env, &seq)) || (e = cfa_env_make_current(ctx, envdir, gen)))
