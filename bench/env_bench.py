@@ -9,7 +9,8 @@ second environment with the same packages costs in time and disk.  Goals
 environment with a long history (100 generations), rollback >= 3x faster
 than nix-env --switch-generation.  Beside them, not judged, the same
 rollback in a root on a tmpfs: the difference is the disk flushes that
-make a switch survive a power cut.
+make a switch survive a power cut; and what 'cfapkg run' adds to the
+start of the program it launches.
 
 usage: env_bench.py CFAPKG [ARCHIVE_CONTENT_MIB] [--before OLDER_CFAPKG] [--short]
 
@@ -226,6 +227,10 @@ def main():
                                                   str(2 + r % 2)], env)),
             ("cfapkg install (nothing to do)", lambda r: timed(noop, env)),
         ]
+        # A launch: run sets the environment up, then becomes true.
+        for label, exe in [("", cfapkg)] + ([(" (before)", before_bin)] if before_bin else []):
+            contenders.append((f"cfapkg run -- true{label}", lambda r, exe=exe: timed(
+                [exe, "run", "--", "true"], env)))
         # With --before, the older build's rollback and no-op install in
         # the long history too, in the same rounds.
         for label, exe in [("", cfapkg)] + ([(" (before)", before_bin)] if before_bin else []):
@@ -275,6 +280,9 @@ def main():
     for name in judged:
         ratio = med[name] / med["true"]
         print(f"  {name} / true = {ratio:.2f} (goal <= 2: {'met' if ratio <= 2 else 'NOT met'})")
+    for name in [n for n in med if n.startswith("cfapkg run -- true")]:
+        print(f"  {name} - true = {med[name] - med['true']:.1f} ms: what a launch adds "
+              "(not judged)")
     in_memory = med.get("rollback, root in memory (no disk flush)")
     if in_memory is not None:
         print(f"  disk flushes: cfapkg rollback - the same in memory = "

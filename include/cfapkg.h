@@ -1817,6 +1817,24 @@ CFAPKG_API enum cfapkg_err cfapkg_env_damage(struct cfapkg_ctx *ctx, const char 
                                              void *arg, unsigned *gen,
                                              struct cfapkg_damage **out, size_t *n);
 
+/** A part of an environment's set whose installed version is experimental
+ * on the GPU at hand though validated on another ("zluda 7-preview.10 was
+ * validated on gfx1200 only"): one entry per GPU it was validated on. */
+struct cfapkg_unvalidated {
+	const char *name;          /* "test-overlay" */
+	const char *version;
+	const char *validated_on;  /* "gfx1200" */
+};
+/** The parts of env's current generation experimental on gfx that a GPU
+ * validated elsewhere, in *out (n entries; cfapkg_free(*out), one
+ * allocation; the strings are the recipes', valid while ctx is).  Reads
+ * the heads of those parts' recipes only, not every recipe whole.  An
+ * environment with no readable set has none (a program still runs); a
+ * recipe that cannot be read is an error naming its file. */
+CFAPKG_API enum cfapkg_err cfapkg_env_unvalidated(struct cfapkg_ctx *ctx, const char *env,
+                                                  const char *gfx,
+                                                  struct cfapkg_unvalidated **out, size_t *n);
+
 /** @defgroup trans Transactions: one change to an environment
  * As in libalpm and apk, the library runs the whole change; a front end
  * only asks and shows.  cfapkg_trans_begin takes the root's writer lock

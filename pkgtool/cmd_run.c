@@ -123,41 +123,22 @@ int cmd_env_runtime(struct cfapkg_ctx *ctx, const struct cli *cli)
  * install it. */
 static void warn_unvalidated(struct cfapkg_ctx *ctx, const char *env, const char *gfx)
 {
-	struct cfapkg_lockfile *lock = NULL;
-	size_t i, k;
+	struct cfapkg_unvalidated *u = NULL;
+	size_t i, n = 0;
 
-	/* A set that cannot be read gives no warning rather than stopping the
-	 * program from running. */
-	if (cfapkg_env_lockfile(ctx, env, 0, &lock)) {
-		cfapkg_ctx_clear_error(ctx);
-		return;
-	}
-	/* Nor do recipes that cannot be read (one being edited, say): the
-	 * installed set runs without them, and the user hears why no part was
-	 * checked. */
-	if (cfapkg_recipes_load(ctx)) {
+	/* Recipes that cannot be read (one being edited, say) do not stop the
+	 * program: the installed set runs without them, and the user hears why
+	 * no part was checked. */
+	if (cfapkg_env_unvalidated(ctx, env, gfx, &u, &n)) {
 		fprintf(stderr, "warning: the parts' status on this GPU was not checked: %s\n",
 		        cfapkg_ctx_error(ctx));
 		cfapkg_ctx_clear_error(ctx);
-		cfapkg_lockfile_free(lock);
 		return;
 	}
-	for (i = 0; i < lock->nparts; i++) {
-		const struct cfapkg_recipe *r = cfapkg_recipe_find(ctx, lock->parts[i].name);
-		for (k = 0; r && k < r->nversions; k++) {
-			const struct cfapkg_version *v = &r->versions[k];
-			size_t s;
-			if (strcmp(v->version, lock->parts[i].version) != 0 ||
-			    cfapkg_version_status(ctx, v, gfx) != CFAPKG_STATUS_EXPERIMENTAL)
-				continue;
-			for (s = 0; s < v->nstatus; s++)
-				if (v->status[s].status == CFAPKG_STATUS_VALIDATED)
-					fprintf(stderr, "warning: %s %s was validated on %s only; on this "
-					        "%s it is experimental\n", r->name, v->version, v->status[s].gfx,
-					        gfx);
-		}
-	}
-	cfapkg_lockfile_free(lock);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "warning: %s %s was validated on %s only; on this %s it is "
+		        "experimental\n", u[i].name, u[i].version, u[i].validated_on, gfx);
+	cfapkg_free(u);
 }
 
 /* The exit status of a launch that failed: a missing program is told
