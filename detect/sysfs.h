@@ -37,10 +37,13 @@ int cfa_sys_read(struct cfa_sys *s, const char *path, char *buf, size_t len);
 /* The same for a file at root + rel. */
 int cfa_sys_read_rel(struct cfa_sys *s, const char *rel, char *buf, size_t len);
 
-/* A folder's entry names, as many as there are. */
+/* A folder's entry names, as many as there are; with prefix set before
+ * the listing, only those that start with it (a library folder holds a
+ * thousand names, of which a look for one library wants a few). */
 struct cfa_names {
 	char **items;
 	size_t n, cap;
+	const char *prefix;
 };
 int cfa_sys_collect_name(const char *name, void *arg);
 void cfa_sys_names_free(struct cfa_names *ns);

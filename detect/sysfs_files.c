@@ -100,6 +100,8 @@ int cfa_sys_collect_name(const char *name, void *arg)
 	struct cfa_names *ns = arg;
 	char *copy;
 
+	if (ns->prefix && strncmp(name, ns->prefix, strlen(ns->prefix)) != 0)
+		return 0;
 	if (cfa_grow((void **)&ns->items, &ns->cap, ns->n + 1, sizeof(*ns->items)) != 0 ||
 	    !(copy = cfa_strdup(name)))
 		/* Non-zero stops the listing; the names so far stay in ns for

@@ -40,7 +40,7 @@ void cfa_sys_detect_driver(struct cfa_sys *s)
 /* libamdhip64.so.N files in a folder give the runtime majors. */
 static void runtimes_in(struct cfa_sys *s, const char *dir)
 {
-	struct cfa_names files = {0};
+	struct cfa_names files = {.prefix = "libamdhip64.so."};
 	size_t i;
 
 	cfa_sys_list(s, dir, &files, cfa_sys_cmp_name); /* a folder not there has none */
@@ -48,8 +48,6 @@ static void runtimes_in(struct cfa_sys *s, const char *dir)
 		const char *f = files.items[i];
 		uint64_t major;
 		char *path;
-		if (strncmp(f, "libamdhip64.so.", 15) != 0)
-			continue;
 		/* "libamdhip64.so.6.4.60402": the first number after ".so."
 		 * is the major. */
 		if (!cfa_parse_u64(f + 15, strcspn(f + 15, "."), 99, &major) || major == 0)
