@@ -227,14 +227,13 @@ def main():
                                                   str(2 + r % 2)], env)),
             ("cfapkg install (nothing to do)", lambda r: timed(noop, env)),
         ]
-        # A launch: run sets the environment up, then becomes true.
-        for label, exe in [("", cfapkg)] + ([(" (before)", before_bin)] if before_bin else []):
-            contenders.append((f"cfapkg run -- true{label}", lambda r, exe=exe: timed(
-                [exe, "run", "--", "true"], env)))
-        # With --before, the older build's rollback and no-op install in
-        # the long history too, in the same rounds.
+        # With --before, the older build's launch, and its rollback and
+        # no-op install in the long history, in the same rounds too.  A
+        # launch: run sets the environment up, then becomes true.
         for label, exe in [("", cfapkg)] + ([(" (before)", before_bin)] if before_bin else []):
             contenders += [
+                (f"cfapkg run -- true{label}",
+                 lambda r, exe=exe: timed([exe, "run", "--", "true"], env)),
                 (f"rollback, {history} generations{label}",
                  lambda r, exe=exe: history_rollback(exe, env, history)),
                 (f"no-op install, {history} generations{label}",

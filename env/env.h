@@ -57,6 +57,10 @@ bool cfa_read_line(FILE *f, struct cfa_buf *line, bool *whole);
 
 /* lockfile.c: NULL when out of memory. */
 cJSON *cfa_lock_json(const struct cfapkg_lockfile *lock);
+/* The recipe version a part came from, if the recipes still have it with the
+ * same kind; NULL otherwise. */
+const struct cfapkg_version *cfa_part_recipe_version(const struct cfapkg_ctx *ctx,
+                                                    const struct cfapkg_lockfile_part *p);
 
 /* marks.c: appends line (text, one line) or o (consumed, as JSON) to
  * path, flushed to the disk when flush; what names the record in an error

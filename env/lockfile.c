@@ -602,10 +602,8 @@ enum cfapkg_err cfapkg_lockfile_read(struct cfapkg_ctx *ctx, const char *path,
 	return CFAPKG_E_OK;
 }
 
-/* The recipe version a part came from, if the recipes still have it with the
- * same kind. */
-static const struct cfapkg_version *recipe_version(struct cfapkg_ctx *ctx,
-                                                   const struct cfapkg_lockfile_part *p)
+const struct cfapkg_version *cfa_part_recipe_version(const struct cfapkg_ctx *ctx,
+                                                    const struct cfapkg_lockfile_part *p)
 {
 	const struct cfapkg_recipe *r = cfapkg_recipe_find(ctx, p->name);
 	size_t i;
@@ -641,7 +639,7 @@ enum cfapkg_err cfapkg_lockfile_upgrade(struct cfapkg_ctx *ctx, struct cfapkg_lo
 	if ((e = cfapkg_recipes_load(ctx)))
 		return e;
 	for (i = 0; i < lock->nparts; i++) {
-		const struct cfapkg_version *v = recipe_version(ctx, &parts[i]);
+		const struct cfapkg_version *v = cfa_part_recipe_version(ctx, &parts[i]);
 		/* A recipe that now names another download may require other
 		 * things: its requirements cannot stand in for what was
 		 * installed. */

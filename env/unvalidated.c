@@ -6,8 +6,6 @@
  * as a plan reads what it reaches; reading every recipe whole cost a
  * launch about a millisecond on these machines.
  */
-#include <string.h>
-
 #include "core/mem.h"
 #include "core/registry.h"
 #include "env/env.h"
@@ -17,28 +15,12 @@ struct found {
 	size_t n, cap;
 };
 
-static bool add(struct found *f, const struct cfapkg_recipe *r, const struct cfapkg_version *v,
-                const char *gfx)
+static bool add(struct found *f, const struct cfapkg_version *v, const char *gfx)
 {
 	if (cfa_grow((void **)&f->v, &f->cap, f->n + 1, sizeof(*f->v)) != 0)
 		return false;
-	f->v[f->n++] = (struct cfapkg_unvalidated){r->name, v->version, gfx};
+	f->v[f->n++] = (struct cfapkg_unvalidated){v->recipe->name, v->version, gfx};
 	return true;
-}
-
-/* The installed version of part, as its recipe holds it now (NULL when
- * the recipe or the version is gone: nothing to say of it). */
-static const struct cfapkg_version *installed(const struct cfapkg_ctx *ctx,
-                                              const struct cfapkg_lockfile_part *part,
-                                              const struct cfapkg_recipe **r)
-{
-	size_t k;
-
-	*r = cfapkg_recipe_find(ctx, part->name);
-	for (k = 0; *r && k < (*r)->nversions; k++)
-		if (strcmp((*r)->versions[k].version, part->version) == 0)
-			return &(*r)->versions[k];
-	return NULL;
 }
 
 /* Each part experimental on gfx, once for every GPU it was validated on. */
@@ -48,12 +30,12 @@ static bool collect(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock, 
 	size_t i, s;
 
 	for (i = 0; i < lock->nparts; i++) {
-		const struct cfapkg_recipe *r;
-		const struct cfapkg_version *v = installed(ctx, &lock->parts[i], &r);
+		/* A part whose recipe or version is gone has nothing to say. */
+		const struct cfapkg_version *v = cfa_part_recipe_version(ctx, &lock->parts[i]);
 		if (!v || cfapkg_version_status(ctx, v, gfx) != CFAPKG_STATUS_EXPERIMENTAL)
 			continue;
 		for (s = 0; s < v->nstatus; s++)
-			if (v->status[s].status == CFAPKG_STATUS_VALIDATED && !add(f, r, v, v->status[s].gfx))
+			if (v->status[s].status == CFAPKG_STATUS_VALIDATED && !add(f, v, v->status[s].gfx))
 				return false;
 	}
 	return true;
