@@ -106,15 +106,29 @@ void cfa_store_seal(const char *dir, const char *const *paths, size_t npaths)
 	cfa_free(tmp);
 }
 
+/* The stamp of DIR/rel ("" is DIR itself), its path made in path after
+ * the keep bytes of DIR: a seal names a hundred folders or more, and
+ * formatting each path anew was most of the check's own instructions. */
+static bool stamp_under(struct cfa_buf *path, size_t keep, const char *rel, char out[64])
+{
+	cfa_buf_cut(path, keep);
+	if (*rel && !(cfa_buf_adds(path, "/") && cfa_buf_adds(path, rel)))
+		return false;
+	return cfa_plat_file_stamp(path->data, out);
+}
+
 bool cfa_store_seal_holds(struct cfapkg_ctx *ctx, const char *dir)
 {
 	char *file = cfa_aprintf("%s/.cfapkg/seal", dir), *text = NULL, *line, *nl;
+	struct cfa_buf path;
 	char stamp[64];
-	size_t len;
+	size_t len, keep;
 	bool ok;
 
+	cfa_buf_init(&path, (size_t)64 << 10);
 	ok = file && cfa_plat_is_file(file) && cfa_read_file(ctx, file, &text, &len) == 0 &&
-	     strlen(text) == len && len > 0;
+	     strlen(text) == len && len > 0 && cfa_buf_adds(&path, dir);
+	keep = path.len;
 	for (line = text; ok && *line; line = nl + 1) {
 		char *sp = strchr(line, ' ');
 		if (!(nl = strchr(line, '\n')) || !sp || sp > nl) {
@@ -122,9 +136,10 @@ bool cfa_store_seal_holds(struct cfapkg_ctx *ctx, const char *dir)
 			break;
 		}
 		*sp = *nl = '\0';
-		ok = stamp_of(dir, sp + 1, stamp, NULL) && strcmp(stamp, line) == 0;
+		ok = stamp_under(&path, keep, sp + 1, stamp) && strcmp(stamp, line) == 0;
 	}
 	cfapkg_ctx_clear_error(ctx);
+	cfa_buf_fini(&path);
 	cfa_free(text);
 	cfa_free(file);
 	return ok;

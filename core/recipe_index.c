@@ -21,6 +21,7 @@
 
 #include "core/atomic_file.h"
 #include "core/dep.h"
+#include "core/image_format.h"
 #include "core/mem.h"
 #include "core/recipe.h"
 #include "core/recipe_index.h"
@@ -28,7 +29,9 @@
 #include "platform/platform.h"
 
 #define INDEX_MAGIC "cfapkg-recipe-index"
-#define INDEX_FORMAT 2
+/* 3: the payload's checksum is the images' (16 hex digits), no longer a
+ * SHA-256 of it. */
+#define INDEX_FORMAT 3
 /* Far more than the 20 bytes a recipe's entry takes: a larger length in
  * a header is damage, not a folder. */
 #define INDEX_MAX_BYTES (1u << 30)
@@ -127,25 +130,32 @@ enum cfapkg_err cfa_recipe_index_key(struct cfapkg_ctx *ctx, const char *dir, ch
 {
 	/* libsolv's own SHA-256: a plan then needs no crypto library. */
 	Chksum *c = solv_chksum_create(REPOKEY_TYPE_SHA256);
+	struct cfa_buf path;
 	char stamp[64];
-	size_t i;
+	size_t i, keep;
 
 	*keyed = true;
 	solv_chksum_add(c, dir, (int)strlen(dir) + 1);
+	/* One path, "DIR/" kept and each name put after it. */
+	cfa_buf_init(&path, (size_t)64 << 10);
+	cfa_buf_adds(&path, dir);
+	cfa_buf_adds(&path, "/");
+	keep = path.len;
 	for (i = 0; i < n && *keyed; i++) {
-		char *path = cfa_aprintf("%s/%s", dir, names[i]);
-		if (!path) {
+		cfa_buf_cut(&path, keep);
+		if (!cfa_buf_adds(&path, names[i])) {
+			cfa_buf_fini(&path);
 			solv_chksum_free(c, NULL);
 			return cfa_nomem(ctx);
 		}
 		/* Name and stamp, each with its terminator, so that no two
 		 * listings hash alike by running into each other. */
-		if ((*keyed = cfa_plat_file_stamp(path, stamp))) {
+		if ((*keyed = cfa_plat_file_stamp(path.data, stamp))) {
 			solv_chksum_add(c, names[i], (int)strlen(names[i]) + 1);
 			solv_chksum_add(c, stamp, (int)strlen(stamp) + 1);
 		}
-		cfa_free(path);
 	}
+	cfa_buf_fini(&path);
 	sha256_hex(c, key);
 	return CFAPKG_E_OK;
 }
@@ -157,46 +167,45 @@ static bool header_prefix(char *buf, size_t len, const char key[65])
 	                    cfapkg_version_string(), key);
 }
 
-/* Reads "DIGEST LENGTH\n" after the prefix; false for anything else. */
-static bool header_rest(const char *rest, char digest[65], uint64_t *len)
+/* Reads "SUM LENGTH\n" after the prefix; false for anything else. */
+static bool header_rest(const char *rest, uint64_t *sum, uint64_t *len)
 {
 	size_t n = strlen(rest);
 
-	if (n < 64 + 3 || rest[64] != ' ' || rest[n - 1] != '\n' ||
-	    !cfa_parse_u64(rest + 65, n - 66, INDEX_MAX_BYTES, len))
-		return false;
-	memcpy(digest, rest, 64);
-	digest[64] = '\0';
-	return true;
+	return n >= 16 + 3 && rest[16] == ' ' && rest[n - 1] == '\n' &&
+	       cfa_parse_hex(rest, 16, UINT64_MAX, sum) &&
+	       cfa_parse_u64(rest + 17, n - 18, INDEX_MAX_BYTES, len);
 }
 
-/* Whether the len bytes from f's position hash to digest. */
-static bool payload_whole(FILE *f, uint64_t len, const char digest[65])
+/* Whether the len bytes from f's position sum to sum.  The images'
+ * checksum, not a SHA-256: what it guards against is damage (a torn
+ * disk, a file cut short), and a plan reads every folder's index through
+ * it, where a SHA-256 was a twentieth of a no-op install's instructions. */
+static bool payload_whole(FILE *f, uint64_t len, uint64_t sum)
 {
-	Chksum *c = solv_chksum_create(REPOKEY_TYPE_SHA256);
 	/* Small: every page of stack a command reaches is a fresh page, and
-	 * a plan reads each folder's index this way. */
-	char buf[4096], got[65];
-	uint64_t left = len;
+	 * a plan reads each folder's index this way.  A multiple of 8, so
+	 * that the words summed run on from one read to the next. */
+	unsigned char buf[4096];
+	uint64_t left = len, h = FNV_START;
 
 	while (left > 0) {
 		size_t want = left < sizeof(buf) ? (size_t)left : sizeof(buf);
 		if (fread(buf, 1, want, f) != want)
 			break;
-		solv_chksum_add(c, buf, (int)want);
+		h = cfa_image_checksum(buf, want, h);
 		left -= want;
 	}
-	sha256_hex(c, got);
 	/* Nothing may follow the data: a longer file is not the one the
 	 * header describes. */
-	return left == 0 && fgetc(f) == EOF && strcmp(got, digest) == 0;
+	return left == 0 && fgetc(f) == EOF && h == sum;
 }
 
 bool cfa_recipe_index_whole(const char *path, const char key[65])
 {
 	FILE *f = cfa_plat_fopen(path, "rb");
-	char line[512], want[256], digest[65];
-	uint64_t len = 0;
+	char line[512], want[256];
+	uint64_t len = 0, sum = 0;
 	size_t plen;
 	bool whole;
 
@@ -204,7 +213,7 @@ bool cfa_recipe_index_whole(const char *path, const char key[65])
 		return false;
 	whole = header_prefix(want, sizeof(want), key) && fgets(line, sizeof(line), f) &&
 	        strncmp(line, want, (plen = strlen(want))) == 0 &&
-	        header_rest(line + plen, digest, &len) && payload_whole(f, len, digest);
+	        header_rest(line + plen, &sum, &len) && payload_whole(f, len, sum);
 	fclose(f);
 	return whole;
 }
@@ -212,8 +221,8 @@ bool cfa_recipe_index_whole(const char *path, const char key[65])
 Repo *cfa_recipe_index_read(Pool *pool, const char *path, const char key[65])
 {
 	FILE *f = cfa_plat_fopen(path, "rb");
-	char line[512], want[256], digest[65];
-	uint64_t len = 0;
+	char line[512], want[256];
+	uint64_t len = 0, sum = 0;
 	size_t plen;
 	long start;
 	Repo *repo = NULL;
@@ -222,8 +231,8 @@ Repo *cfa_recipe_index_read(Pool *pool, const char *path, const char key[65])
 		return NULL;
 	if (header_prefix(want, sizeof(want), key) && fgets(line, sizeof(line), f) &&
 	    strncmp(line, want, (plen = strlen(want))) == 0 &&
-	    header_rest(line + plen, digest, &len) && (start = ftell(f)) >= 0 &&
-	    payload_whole(f, len, digest) && fseek(f, start, SEEK_SET) == 0) {
+	    header_rest(line + plen, &sum, &len) && (start = ftell(f)) >= 0 &&
+	    payload_whole(f, len, sum) && fseek(f, start, SEEK_SET) == 0) {
 		repo = repo_create(pool, "recipes");
 		/* Checked whole above, so a failure here is a cache of another
 		 * libsolv: dropped like any other mismatch. */
@@ -265,16 +274,14 @@ static char *solv_bytes(Repo *repo, const char *scratch, size_t *len, bool *nome
 static bool header_line(char *head, size_t size, const char key[65], const char *data,
                         size_t len)
 {
-	Chksum *c = solv_chksum_create(REPOKEY_TYPE_SHA256);
-	char digest[65];
+	uint64_t sum = cfa_image_checksum((const unsigned char *)data, len, FNV_START);
 	size_t hlen;
 
-	solv_chksum_add(c, data, (int)len);
-	sha256_hex(c, digest);
 	if (!header_prefix(head, size, key))
 		return false;
 	hlen = strlen(head);
-	return cfa_snprintf(head + hlen, size - hlen, "%s %llu\n", digest, (unsigned long long)len);
+	return cfa_snprintf(head + hlen, size - hlen, "%016llx %llu\n", (unsigned long long)sum,
+	                    (unsigned long long)len);
 }
 
 enum cfapkg_err cfa_recipe_index_write(struct cfapkg_ctx *ctx, Repo *repo, const char *path,

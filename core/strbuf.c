@@ -32,6 +32,14 @@ void cfa_buf_reset(struct cfa_buf *b)
 		b->data[0] = '\0';
 }
 
+void cfa_buf_cut(struct cfa_buf *b, size_t len)
+{
+	if (len >= b->len)
+		return;
+	b->len = len;
+	b->data[len] = '\0';
+}
+
 bool cfa_buf_add(struct cfa_buf *b, const char *s, size_t n)
 {
 	/* A failed buffer stays failed, so that a caller may add piece after

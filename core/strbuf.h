@@ -23,6 +23,9 @@ struct cfa_buf {
 void cfa_buf_init(struct cfa_buf *b, size_t max);
 void cfa_buf_fini(struct cfa_buf *b);
 void cfa_buf_reset(struct cfa_buf *b);
+/* Back to its first len bytes (no more than it holds), to build text after
+ * a kept prefix again; a failure stays. */
+void cfa_buf_cut(struct cfa_buf *b, size_t len);
 bool cfa_buf_add(struct cfa_buf *b, const char *s, size_t n);
 bool cfa_buf_adds(struct cfa_buf *b, const char *s);
 bool cfa_buf_printf(struct cfa_buf *b, const char *fmt, ...)

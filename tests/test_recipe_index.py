@@ -104,7 +104,7 @@ def written_and_read(r):
     check("the first plan solves", cold.returncode == 0, cold.stderr)
     check("it writes one cache for the folder", len(r.caches()) == 1, r.caches())
     check("the cache says who wrote it and for what",
-          r.header().startswith("cfapkg-recipe-index 2 "), r.header())
+          r.header().startswith("cfapkg-recipe-index 3 "), r.header())
     check("... beside the folder's image and the GPU table's",
           len(r.caches("img")) == 1 and len(r.caches("gpus")) == 1,
           r.caches("img") + r.caches("gpus"))
