@@ -43,9 +43,14 @@ char *cfa_root_path(struct cfapkg_ctx *ctx, enum cfa_place place, const char *na
 		return NULL; /* the reason is in ctx */
 	/* Far past what any system opens: such a path is a mistake to name. */
 	cfa_buf_init(&b, 1u << 16);
-	cfa_buf_printf(&b, "%s/%s", ctx->root, folder(place));
-	if (name)
-		cfa_buf_printf(&b, "/%s", name);
+	/* Pieces, not a format: a command makes dozens of these. */
+	cfa_buf_adds(&b, ctx->root);
+	cfa_buf_adds(&b, "/");
+	cfa_buf_adds(&b, folder(place));
+	if (name) {
+		cfa_buf_adds(&b, "/");
+		cfa_buf_adds(&b, name);
+	}
 	if (!b.failed)
 		return b.data; /* the buffer's memory is the caller's now */
 	/* The length tells a path too long for the bound from running out of
