@@ -66,31 +66,40 @@ fail:
 	return NULL;
 }
 
-static bool stamp_of(const char *dir, const char *rel, char out[64], long long *mtime)
+/* The stamp of DIR/rel ("" is DIR itself), and its modification time when
+ * mtime is not NULL; the path is made in path after the keep bytes of DIR.
+ * A seal names a hundred folders or more, and formatting each path anew
+ * was most of the check's own instructions. */
+static bool stamp_under(struct cfa_buf *path, size_t keep, const char *rel, char out[64],
+                        long long *mtime)
 {
-	char *path = *rel ? cfa_aprintf("%s/%s", dir, rel) : cfa_strdup(dir);
-	bool ok = path && cfa_plat_file_stamp(path, out);
-
-	if (ok && mtime)
-		*mtime = cfa_plat_file_mtime(path);
-	cfa_free(path);
-	return ok;
+	cfa_buf_cut(path, keep);
+	if (*rel && !(cfa_buf_adds(path, "/") && cfa_buf_adds(path, rel)))
+		return false;
+	if (!cfa_plat_file_stamp(path->data, out))
+		return false;
+	if (mtime)
+		*mtime = cfa_plat_file_mtime(path->data);
+	return true;
 }
 
 void cfa_store_seal(const char *dir, const char *const *paths, size_t npaths)
 {
-	size_t n = 0, i;
+	size_t n = 0, i, keep = strlen(dir);
 	char **dirs = folders_of(paths, npaths, &n);
 	char *file = cfa_aprintf("%s/.cfapkg/seal", dir), *tmp = cfa_aprintf("%s/.cfapkg/seal.new", dir);
 	long long now = (long long)time(NULL), mtime = 0;
-	struct cfa_buf b;
+	struct cfa_buf b, path;
 	char stamp[64];
 	FILE *f;
-	bool ok = dirs && file && tmp;
+	bool ok;
 
 	cfa_buf_init(&b, (size_t)64 << 20);
+	cfa_buf_init(&path, (size_t)64 << 10);
+	ok = dirs && file && tmp && cfa_buf_adds(&path, dir);
 	for (i = 0; ok && i < n; i++) {
-		ok = stamp_of(dir, dirs[i], stamp, &mtime) && now - mtime >= RACY_SECONDS;
+		ok = stamp_under(&path, keep, dirs[i], stamp, &mtime) &&
+		     now - mtime >= RACY_SECONDS;
 		cfa_buf_printf(&b, "%s %s\n", stamp, dirs[i]);
 	}
 	/* Best effort: without a seal the next install looks at every file. */
@@ -101,20 +110,10 @@ void cfa_store_seal(const char *dir, const char *const *paths, size_t npaths)
 			cfa_plat_remove(tmp);
 	}
 	cfa_buf_fini(&b);
+	cfa_buf_fini(&path);
 	cfa_strv_free(dirs, n);
 	cfa_free(file);
 	cfa_free(tmp);
-}
-
-/* The stamp of DIR/rel ("" is DIR itself), its path made in path after
- * the keep bytes of DIR: a seal names a hundred folders or more, and
- * formatting each path anew was most of the check's own instructions. */
-static bool stamp_under(struct cfa_buf *path, size_t keep, const char *rel, char out[64])
-{
-	cfa_buf_cut(path, keep);
-	if (*rel && !(cfa_buf_adds(path, "/") && cfa_buf_adds(path, rel)))
-		return false;
-	return cfa_plat_file_stamp(path->data, out);
 }
 
 bool cfa_store_seal_holds(struct cfapkg_ctx *ctx, const char *dir)
@@ -136,7 +135,7 @@ bool cfa_store_seal_holds(struct cfapkg_ctx *ctx, const char *dir)
 			break;
 		}
 		*sp = *nl = '\0';
-		ok = stamp_under(&path, keep, sp + 1, stamp) && strcmp(stamp, line) == 0;
+		ok = stamp_under(&path, keep, sp + 1, stamp, NULL) && strcmp(stamp, line) == 0;
 	}
 	cfapkg_ctx_clear_error(ctx);
 	cfa_buf_fini(&path);
