@@ -470,6 +470,22 @@ enum cfapkg_err cfa_gpus_image_read(struct cfapkg_ctx *ctx, const char *path, co
 	return e;
 }
 
+enum cfapkg_err cfa_lock_image_read(struct cfapkg_ctx *ctx, const char *path, const char key[65],
+                                    struct cfa_arena *arena, const struct cfapkg_lockfile **out)
+{
+	struct cfa_recipe_image *im = NULL;
+	void *saved = NULL;
+	enum cfapkg_err e = cfa_recipe_image_open(ctx, path, key, 1, &im);
+
+	/* Damage only means the JSON is read: the generation is the writer's,
+	 * and a reader leaves its files as they are. */
+	if (!e && im && im->toc[0].size >= sizeof(**out))
+		e = read_head(ctx, im, 0, arena, &saved);
+	cfa_recipe_image_close(im);
+	*out = saved;
+	return e;
+}
+
 const char *cfa_recipe_image_path(const struct cfa_recipe_image *im)
 {
 	return im->path;

@@ -17,7 +17,10 @@
  * for the versions a plan picks (cfa_recipe_image_details), or with the
  * head in one read when the whole recipe is wanted.
  *
- * The GPU table (gpus.json) is kept the same way, as an image of one block.
+ * The GPU table (gpus.json) is kept the same way, as an image of one block,
+ * and so is a generation's lock (lock.json read back once at commit), whose
+ * key is its JSON's checksum and length: a no-op install and a launch then
+ * read the environment's set without parsing JSON or mapping cJSON.
  *
  * The file is "cfapkg-recipe-image 2 VERSION LAYOUT KEY N\n", a byte-order
  * mark, N table entries and the regions.  LAYOUT sums the sizes of the
@@ -363,18 +366,22 @@ static void put_source_head(struct writer *w, size_t at, const void *elem)
 	CLEAR(at, struct cfapkg_source, nmirrors);
 }
 
-/* The details' side of an APT source, over zeros: its lists alone. */
-static void put_apt_details(struct writer *w, size_t at, const void *elem)
+/* An APT source's lists: packages, pins and mirrors. */
+static void put_apt_lists(struct writer *w, size_t at, const struct cfapkg_apt_source *a)
 {
-	const struct cfapkg_apt_source *a = elem;
-
-	clear(w, at, sizeof(*a));
 	PLAIN(at, struct cfapkg_apt_source, npackages, a);
 	PLAIN(at, struct cfapkg_apt_source, nmirrors, a);
 	put_strv(w, FIELD(at, struct cfapkg_apt_source, packages), a->packages, a->npackages);
 	put_array(w, FIELD(at, struct cfapkg_apt_source, pins), a->pins, a->npackages,
 	          sizeof(*a->pins), put_pin);
 	put_strv(w, FIELD(at, struct cfapkg_apt_source, mirrors), a->mirrors, a->nmirrors);
+}
+
+/* The details' side of an APT source, over zeros: its lists alone. */
+static void put_apt_details(struct writer *w, size_t at, const void *elem)
+{
+	clear(w, at, sizeof(struct cfapkg_apt_source));
+	put_apt_lists(w, at, elem);
 }
 
 /* The details' side of a source, over zeros: its archives and mirrors. */
@@ -552,7 +559,9 @@ static unsigned long layout_sign(void)
 	                       11 * sizeof(struct cfapkg_source) + 13 * sizeof(struct cfapkg_artifact) +
 	                       17 * sizeof(struct cfapkg_apt_source) + 19 * sizeof(struct cfapkg_deb_pin) +
 	                       23 * sizeof(struct cfa_range) + 29 * sizeof(struct cfa_ver) +
-	                       31 * sizeof(struct cfapkg_note) + 37 * sizeof(struct cfa_clause));
+	                       31 * sizeof(struct cfapkg_note) + 37 * sizeof(struct cfa_clause) +
+	                       41 * sizeof(struct cfapkg_lockfile) +
+	                       43 * sizeof(struct cfapkg_lockfile_part));
 }
 
 bool cfa_image_header(char *buf, size_t len, const char key[65], size_t n)
@@ -739,3 +748,85 @@ enum cfapkg_err cfa_gpus_image_write(struct cfapkg_ctx *ctx, const char *path, c
 	return write_image(ctx, path, key, 1, &gpus_kind, g);
 }
 
+
+/* An APT source whole, head and lists, as a lock's part carries it. */
+static void put_apt_whole(struct writer *w, size_t at, const void *elem)
+{
+	put_apt_head(w, at, elem);
+	put_apt_lists(w, at, elem);
+}
+
+#define P(field) FIELD(at, struct cfapkg_lockfile_part, field)
+
+/* Every pointer of a part is rewritten here: one left out would be read
+ * back as this process's address. */
+static void put_part(struct writer *w, size_t at, const void *elem)
+{
+	const struct cfapkg_lockfile_part *p = elem;
+
+	put_str(w, P(name), p->name);
+	put_str(w, P(version), p->version);
+	put_str(w, P(url), p->url);
+	put_strv(w, P(mirrors), p->mirrors, p->nmirrors);
+	put_str(w, P(sha256), p->sha256);
+	put_str(w, P(format), p->format);
+	put_str(w, P(store), p->store);
+	put_array(w, P(artifacts), p->artifacts, p->nartifacts, sizeof(*p->artifacts), put_artifact);
+	put_array(w, P(apt), p->apt, 1, sizeof(*p->apt), put_apt_whole);
+	put_strv(w, P(gfx), p->gfx, p->ngfx);
+	put_array(w, P(layout), p->layout, p->nlayout, sizeof(*p->layout), put_rule);
+	put_str(w, P(launcher), p->launcher);
+	put_strv(w, P(path), p->path, p->npath);
+	put_array(w, P(env), p->env, p->nenv, sizeof(*p->env), put_env);
+	put_strv(w, P(stage), p->stage, p->nstage);
+	put_array(w, P(user_files), p->user_files, p->nuser_files, sizeof(*p->user_files),
+	          put_user_file);
+	put_strv(w, P(requires), p->requires, p->nrequires);
+	put_strv(w, P(provides), p->provides, p->nprovides);
+}
+
+#undef P
+
+/* A generation's lock: one block, the lock's struct with its facts, its
+ * requests and its parts, the arena and file name left out. */
+static void lock_block(struct writer *w, size_t i, size_t k, const void *arg)
+{
+	const struct cfapkg_lockfile *l = arg;
+	const struct cfapkg_facts *f = &l->facts;
+	size_t at = place(w, l, sizeof(*l), STRUCT_ALIGN), list;
+
+	(void)i;
+	(void)k;
+	put_str(w, FIELD(at, struct cfapkg_lockfile, facts.arch), f->arch);
+	put_str(w, FIELD(at, struct cfapkg_lockfile, facts.driver), f->driver);
+	put_str(w, FIELD(at, struct cfapkg_lockfile, facts.glibc), f->glibc);
+	put_strv(w, FIELD(at, struct cfapkg_lockfile, facts.hip_sdks),
+	         (const char *const *)f->hip_sdks, f->nhip_sdks);
+	list = f->hip_runtimes ? place(w, f->hip_runtimes, f->nhip_runtimes * sizeof(unsigned),
+	                               alignof(unsigned))
+	                       : 0;
+	link_to(w, FIELD(at, struct cfapkg_lockfile, facts.hip_runtimes), list,
+	        f->hip_runtimes != NULL);
+	put_strv(w, FIELD(at, struct cfapkg_lockfile, requests), l->requests, l->nrequests);
+	put_array(w, FIELD(at, struct cfapkg_lockfile, parts), l->parts, l->nparts,
+	          sizeof(*l->parts), put_part);
+	link_to(w, FIELD(at, struct cfapkg_lockfile, file), 0, false);
+	link_to(w, FIELD(at, struct cfapkg_lockfile, arena), 0, false);
+}
+
+void cfa_lock_image_key(const void *json, size_t len, char key[65])
+{
+	uint64_t sum = cfa_image_checksum(json, len, FNV_START);
+
+	if (!cfa_snprintf(key, 65, "lock.%016llx.%llu", (unsigned long long)sum,
+	                  (unsigned long long)len))
+		key[0] = '\0';
+}
+
+enum cfapkg_err cfa_lock_image_write(struct cfapkg_ctx *ctx, const char *path, const char key[65],
+                                     const struct cfapkg_lockfile *l)
+{
+	static const struct image_kind lock_kind = {lock_block, NULL, NULL};
+
+	return write_image(ctx, path, key, 1, &lock_kind, l);
+}

@@ -74,4 +74,15 @@ enum cfapkg_err cfa_gpus_image_write(struct cfapkg_ctx *ctx, const char *path, c
 enum cfapkg_err cfa_gpus_image_read(struct cfapkg_ctx *ctx, const char *path, const char key[65],
                                     struct cfa_gpus **out);
 
+/* A generation's lock the same way, keyed by its JSON text
+ * (cfa_lock_image_key: the text's checksum and length).  Read back into
+ * arena, in *out: the lock's struct with its parts and requests; its facts
+ * still point into the block and its arena and file are NULL.  *out NULL
+ * when there is no image for key or it is damaged. */
+void cfa_lock_image_key(const void *json, size_t len, char key[65]);
+enum cfapkg_err cfa_lock_image_write(struct cfapkg_ctx *ctx, const char *path, const char key[65],
+                                     const struct cfapkg_lockfile *l);
+enum cfapkg_err cfa_lock_image_read(struct cfapkg_ctx *ctx, const char *path, const char key[65],
+                                    struct cfa_arena *arena, const struct cfapkg_lockfile **out);
+
 #endif

@@ -57,6 +57,17 @@ bool cfa_read_line(FILE *f, struct cfa_buf *line, bool *whole);
 
 /* lockfile.c: NULL when out of memory. */
 cJSON *cfa_lock_json(const struct cfapkg_lockfile *lock);
+/* An empty lock with its arena; NULL when out of memory. */
+struct cfapkg_lockfile *cfa_lock_new(void);
+
+/* lockimage.c: a generation's lock.json kept beside it as lock.img, so
+ * that reading the set parses no JSON.  Write: the image of the JSON at
+ * path as it reads back (only a want of memory fails; else there is just
+ * no image).  Read: the lock from the image when it was made for the JSON
+ * as it is now; *out NULL otherwise (the caller reads the JSON). */
+enum cfapkg_err cfa_lock_image_save(struct cfapkg_ctx *ctx, const char *path, const char *image);
+enum cfapkg_err cfa_lock_image_load(struct cfapkg_ctx *ctx, const char *path, const char *image,
+                                    struct cfapkg_lockfile **out);
 /* The recipe version a part came from, if the recipes still have it with the
  * same kind; NULL otherwise. */
 const struct cfapkg_version *cfa_part_recipe_version(const struct cfapkg_ctx *ctx,

@@ -431,16 +431,25 @@ enum cfapkg_err cfapkg_env_current(struct cfapkg_ctx *ctx, const char *env, unsi
 	return e;
 }
 
-/* The lock.json of generation gen (0: the current one).  Owned:
- * cfapkg_lockfile_free. */
+/* The lock.json of generation gen (0: the current one), from the image
+ * beside it where it still matches (lockimage.c), unless caches are off.
+ * Owned: cfapkg_lockfile_free. */
 enum cfapkg_err cfapkg_env_lockfile(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
                                 struct cfapkg_lockfile **out)
 {
-	char *path;
+	char *path, *image = NULL;
 	enum cfapkg_err e = cfa_gen_file(ctx, env, gen, "lock.json", &path);
 
-	if (!e)
+	*out = NULL;
+	/* Named from the JSON's own path: the generation is read once. */
+	if (!e && !ctx->no_index &&
+	    !(image = cfa_aprintf("%.*slock.img", (int)(strlen(path) - strlen("lock.json")), path)))
+		e = cfa_nomem(ctx);
+	if (!e && image)
+		e = cfa_lock_image_load(ctx, path, image, out);
+	if (!e && !*out)
 		e = cfapkg_lockfile_read(ctx, path, out);
+	cfa_free(image);
 	cfa_free(path);
 	return e;
 }

@@ -194,6 +194,20 @@ static enum cfapkg_err load_check(struct cfapkg_ctx *ctx, const struct cfapkg_lo
 	return e;
 }
 
+/* The image of the lock.json just written (lockimage.c). */
+static enum cfapkg_err write_lock_image(struct cfapkg_ctx *ctx, const char *dir)
+{
+	char *json = NULL, *image = NULL;
+	enum cfapkg_err e;
+
+	if (!(e = cfa_path(ctx, &json, "%s/lock.json", dir)) &&
+	    !(e = cfa_path(ctx, &image, "%s/lock.img", dir)))
+		e = cfa_lock_image_save(ctx, json, image);
+	cfa_free(json);
+	cfa_free(image);
+	return e;
+}
+
 /* Everything of the new generation, under its hidden name. */
 static enum cfapkg_err write_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lockfile *lock,
                                  const char *dir, cJSON *meta, struct cfapkg_commit_result *r)
@@ -209,6 +223,7 @@ static enum cfapkg_err write_gen(struct cfapkg_ctx *ctx, const struct cfapkg_loc
 	}
 	if ((e = write_doc(ctx, dir, "meta.json", meta)) ||
 	    (e = write_doc(ctx, dir, "lock.json", cfa_lock_json(lock))) ||
+	    (e = write_lock_image(ctx, dir)) ||
 	    (e = cfa_view_build(ctx, lock, dir, r)) || (e = load_check(ctx, lock, dir, r)) ||
 	    (e = write_doc(ctx, dir, "runtime.json", cfa_runtime_json(ctx, lock, dir))))
 		return e;

@@ -25,7 +25,7 @@
 
 /* An empty lockfile whose strings all live in its own arena: freeing the lock
  * frees everything read or copied into it at once. */
-static struct cfapkg_lockfile *lock_new(void)
+struct cfapkg_lockfile *cfa_lock_new(void)
 {
 	struct cfapkg_lockfile *l = cfa_calloc(1, sizeof(*l));
 
@@ -190,7 +190,7 @@ enum cfapkg_err cfapkg_lockfile_from_plan(struct cfapkg_ctx *ctx, const struct c
 	 * usage error rather than a partial lock. */
 	if (!cfapkg_plan_solved(plan))
 		return cfa_fail(ctx, CFAPKG_E_USAGE, "the plan is not solved");
-	if (!(l = lock_new()))
+	if (!(l = cfa_lock_new()))
 		return cfa_nomem(ctx);
 	parts = cfa_arena_alloc(l->arena, (n ? n : 1) * sizeof(*parts));
 	req = cfa_arena_alloc(l->arena, (nspecs ? nspecs : 1) * sizeof(*req));
@@ -584,7 +584,7 @@ enum cfapkg_err cfapkg_lockfile_read(struct cfapkg_ctx *ctx, const char *path,
 
 	if ((e = cfa_json_read_file(ctx, path, CFAPKG_E_LOCKFILE, &root)))
 		return e; /* detail set by the reader */
-	if (!(l = lock_new())) {
+	if (!(l = cfa_lock_new())) {
 		cJSON_Delete(root);
 		return cfa_nomem(ctx);
 	}

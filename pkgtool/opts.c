@@ -60,7 +60,7 @@ static const struct opt_def defs[] = {
 	{"mirror", OPT_MIRROR, 0, "URL", "another place to get the same bytes; repeatable"},
 	{"name", OPT_NAME, 0, "NAME", "the channel's name, written into its index (default: the folder's)"},
 	{"next-key", OPT_NEXT_KEY, 0, "PUB", "also trust this public key for later versions (rotation); repeatable"},
-	{"no-index-cache", OPT_NO_INDEX_CACHE, 0, NULL, "read an APT source's whole index and every recipe, not what they gave before"},
+	{"no-index-cache", OPT_NO_INDEX_CACHE, 0, NULL, "read every recipe, an APT source's whole index and a generation's lock.json, not the caches made from them"},
 	{"no-stage", OPT_NO_STAGE, 0, NULL, "do not place DLLs beside the program"},
 	{"offline", OPT_OFFLINE, 0, NULL, "never use the network (the download cache only)"},
 	{"os", OPT_OS, 0, "OS", "plan for this OS (windows, linux)"},

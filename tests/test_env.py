@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import channel
 import harness
@@ -50,6 +51,61 @@ def test_install(root):
     r = root.run("install", "pytorch-cuda-stack", *channel.FACTS, "--dry-run")
     check("dry run shows the plan and changes nothing",
           r.returncode == 0 and "6-preview.69" in r.stdout and root.current() == 1, r.stderr)
+
+
+def test_lock_image(root):
+    """A generation keeps its lock as an image too (lock.img), and reading
+    the set from it gives what the JSON gives; a lock.json changed by hand,
+    or an image damaged or written by another build, sends the reader back
+    to the JSON."""
+    gen = root.path / "envs" / "default" / str(root.current())
+    image, lock = gen / "lock.img", gen / "lock.json"
+    check("the generation holds its lock's image", image.is_file())
+    listed = root.run("list", "--json")
+    whole = root.run("list", "--json", "--no-index-cache")
+    check("the set read from the image is the set read from the JSON",
+          listed.returncode == 0 and listed.stdout == whole.stdout and
+          "libtorch-cuda" in listed.stdout, listed.stdout + whole.stdout)
+    if not harness.EMULATOR and sys.platform.startswith("linux"):
+        # Recipes written within the last second are parsed, not cached:
+        # aged, then cached by one install, they are read from their images.
+        past = time.time() - 3600
+        for f in [root.recipes, *root.recipes.rglob("*")]:
+            os.utime(f, (past, past))
+        root.change("install", "pytorch-cuda-stack", "zluda==6-preview.69")
+        r = root.run("install", "pytorch-cuda-stack", "zluda==6-preview.69", *channel.FACTS,
+                     "--yes", env={"LD_DEBUG": "files"})
+        mapped = {w.split("=", 1)[1] for w in r.stderr.split() if w.startswith("file=")}
+        check("a no-op install maps no cJSON: it parses no lock.json",
+              "Nothing to do" in r.stdout and mapped and
+              not any("cjson" in m for m in mapped), sorted(mapped))
+
+    def requested(name):
+        r = root.run("list", "--json")
+        return {p["name"]: p["requested"] for p in json.loads(r.stdout)["packages"]}.get(name)
+
+    saved = lock.read_bytes()
+    doc = json.loads(saved)
+    for p in doc["packages"]:
+        if p["name"] == "libtorch-cuda":
+            p["requested"] = True
+    lock.write_text(json.dumps(doc))
+    check("a lock.json edited by hand is read, not the image", requested("libtorch-cuda") is True)
+    lock.write_bytes(saved)
+    check("and the image holds again once the JSON is as it was",
+          root.run("list", "--json").stdout == listed.stdout and
+          requested("libtorch-cuda") is False)
+    kept = image.read_bytes()
+    data = bytearray(kept)
+    data[len(data) - 64] ^= 0xFF  # inside the block: its checksum no longer holds
+    image.write_bytes(bytes(data))
+    damaged = root.run("list", "--json")
+    image.write_bytes(kept.replace(b"cfapkg-recipe-image 2 ", b"cfapkg-recipe-image 1 ", 1))
+    other = root.run("list", "--json")
+    check("a damaged image, or another build's, is passed over for the JSON",
+          damaged.stdout == listed.stdout and other.stdout == listed.stdout,
+          damaged.stdout + damaged.stderr + other.stderr)
+    image.write_bytes(kept)
 
 
 def plan_set(r):
@@ -544,6 +600,7 @@ def main():
     with channel.served("cfapkg-env-") as (tmp, _, recipes):
         root = channel.Root(BIN, tmp / "root", recipes)
         test_install(root)
+        test_lock_image(root)
         test_plan_is_install(root)
         test_second_env(root)
         test_history_rollback(root)
