@@ -31,6 +31,12 @@ struct cfapkg_ctx {
 	 * (a plan that fails then reads them all, to name them). */
 	bool narrowed;
 	const char *reach_os, *reach_arch;
+	/* That load's reach record key ("" when it had none) and the stamp of
+	 * ROOT/first-use.json as its pins were laid over the recipes ("" when
+	 * there is none): with the request and facts, what a plan is solved
+	 * on (solver/plan_memo.c). */
+	char reach_key[65];
+	char first_use_stamp[64];
 	struct cfa_arena arena;      /* recipes, versions, strings */
 	struct cfapkg_recipe **recipes; /* sorted by name */
 	size_t nrecipes, recipes_cap;

@@ -160,6 +160,10 @@ enum cfapkg_err cfa_first_use_apply(struct cfapkg_ctx *ctx)
 
 	if (!file)
 		return ctx->err_code;
+	/* Stamped before it is read: a file replaced meanwhile leaves a stamp
+	 * that no later look will see again. */
+	if (!cfa_plat_file_stamp(file, ctx->first_use_stamp))
+		ctx->first_use_stamp[0] = '\0';
 	e = cfa_first_use_read(ctx, &ctx->arena, file, &pins, &n);
 	for (i = 0; i < n && !e; i++)
 		e = apply_pin(ctx, &pins[i]);

@@ -82,6 +82,14 @@ static enum cfapkg_err parse_line(struct cfapkg_ctx *ctx, const char *p, const c
 	return CFAPKG_E_OK;
 }
 
+/* Whether the line [line, end) is key's. */
+static bool is_keys(const char *line, const char *end, const char *key)
+{
+	size_t klen = strlen(key);
+
+	return (size_t)(end - line) > klen && memcmp(line, key, klen) == 0 && line[klen] == ' ';
+}
+
 /* The record file's text in *text (NULL when there is none to read). */
 static enum cfapkg_err record_text(struct cfapkg_ctx *ctx, char **path, char **text)
 {
@@ -111,8 +119,8 @@ enum cfapkg_err cfa_reached_find(struct cfapkg_ctx *ctx, const char key[65],
 	*found = false;
 	for (line = text; !e && line && *line && !*found; line = *end ? end + 1 : end) {
 		end = line + strcspn(line, "\n");
-		if ((size_t)(end - line) > 65 && memcmp(line, key, 64) == 0 && line[64] == ' ' &&
-		    !(e = parse_line(ctx, line + 65, end, out, found)) && !*found)
+		if (is_keys(line, end, key) &&
+		    !(e = parse_line(ctx, line + strlen(key) + 1, end, out, found)) && !*found)
 			cfa_reached_fini(out);
 	}
 	if (e || !*found)
@@ -147,7 +155,7 @@ enum cfapkg_err cfa_reached_keep(struct cfapkg_ctx *ctx, const char key[65],
 		put_line(&b, key, r);
 	for (line = text; !e && line && *line && kept < RECORD_LINES; line = *end ? end + 1 : end) {
 		end = line + strcspn(line, "\n");
-		if ((size_t)(end - line) > 65 && memcmp(line, key, 64) != 0) {
+		if (end > line && !is_keys(line, end, key)) {
 			cfa_buf_add(&b, line, (size_t)(end - line));
 			cfa_buf_adds(&b, "\n");
 			kept++;

@@ -6,11 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include <solv/chksum.h>
-#include <solv/knownid.h>
 #include <solv/pool.h>
 #include <solv/repo.h>
-#include <solv/util.h>
 
 #include "core/gpus.h"
 #include "core/layout.h"
@@ -21,20 +18,17 @@
 #include "core/strbuf.h"
 #include "platform/platform.h"
 
-/* libsolv's own SHA-256 of the parts, each with its terminator, as hex:
- * a plan then needs no crypto library. */
-static void sha256_hex(const char *const *parts, size_t n, char hex[65])
+/* The key of the parts, each with its terminator (a single part without
+ * one). */
+static void key_of(const char *const *parts, size_t n, char key[65])
 {
-	Chksum *c = solv_chksum_create(REPOKEY_TYPE_SHA256);
-	const unsigned char *md;
-	int len = 0;
+	struct cfa_key k;
 	size_t i;
 
+	cfa_key_start(&k);
 	for (i = 0; i < n; i++)
-		solv_chksum_add(c, parts[i], (int)strlen(parts[i]) + (n > 1));
-	md = solv_chksum_get(c, &len);
-	solv_bin2hex(md, len, hex);
-	solv_chksum_free(c, NULL);
+		cfa_key_add(&k, parts[i], strlen(parts[i]) + (n > 1));
+	cfa_key_hex(&k, key);
 }
 
 /* ROOT/cache/recipes, made once per context and root: NULL (and OK) when
@@ -84,8 +78,8 @@ enum cfapkg_err cfa_recipe_cache_path(struct cfapkg_ctx *ctx, const char *source
 	char hex[65], name[96];
 
 	*out = NULL;
-	sha256_hex(&source, 1, hex);
-	/* 64 hex digits and a short extension always fit. */
+	key_of(&source, 1, hex);
+	/* A key and a short extension always fit. */
 	if (!cfa_snprintf(name, sizeof(name), "%s.%s", hex, ext))
 		return CFAPKG_E_OK;
 	return cache_file(ctx, name, out);
@@ -98,7 +92,7 @@ enum cfapkg_err cfa_recipe_cache_file(struct cfapkg_ctx *ctx, const char *name, 
 
 void cfa_recipe_cache_hash(const char *const *parts, size_t n, char hex[65])
 {
-	sha256_hex(parts, n, hex);
+	key_of(parts, n, hex);
 }
 
 static bool settled(const char *path, long long now)
@@ -261,7 +255,7 @@ enum cfapkg_err cfa_gpus_load_cached(struct cfapkg_ctx *ctx, const char *path)
 		return CFAPKG_E_OK;
 	if (ctx->no_index)
 		return cfa_gpus_load(ctx, path);
-	sha256_hex(parts, 2, key);
+	key_of(parts, 2, key);
 	if ((e = cfa_recipe_cache_path(ctx, path, "gpus", &cache)))
 		return e;
 	if (cache && (e = cfa_gpus_image_read(ctx, cache, key, &g)) == CFAPKG_E_OK && g)

@@ -10,9 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/cache_key.h"
 #include "core/ctx.h"
 
-/* ROOT/cache/recipes/SHA.EXT, SHA the hash of source (a folder or file
+/* ROOT/cache/recipes/KEY.EXT, KEY the key of source (a folder or file
  * path), in *out; NULL when the root does not exist (a plan never creates
  * one), no root can be chosen or the folder cannot be made.  Only a want
  * of memory fails. */
@@ -27,8 +28,8 @@ enum cfapkg_err cfa_recipe_cache_pair(struct cfapkg_ctx *ctx, const char *source
 /* ROOT/cache/recipes/NAME, as above. */
 enum cfapkg_err cfa_recipe_cache_file(struct cfapkg_ctx *ctx, const char *name, char **out);
 
-/* The SHA-256 (hex) of the parts, each with its terminator (a single part
- * without one). */
+/* The key of the parts, each with its terminator (a single part without
+ * one). */
 void cfa_recipe_cache_hash(const char *const *parts, size_t n, char hex[65]);
 
 /* Whether every named file of dir was last written more than a second

@@ -5,7 +5,7 @@
  *
  * The line is "cfapkg-recipe-index 1 VERSION KEY DIGEST LENGTH": the
  * format, the cfapkg that wrote it, the key of the folder's files
- * (cfa_recipe_index_key), and the SHA-256 and length of the solv data.  A
+ * (cfa_recipe_index_key), and the checksum and length of the solv data.  A
  * cache is used only when all of it matches: it is never trusted further
  * than the files it was made from.
  */
@@ -13,13 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <solv/chksum.h>
-#include <solv/knownid.h>
 #include <solv/repo_solv.h>
 #include <solv/repo_write.h>
-#include <solv/util.h>
 
 #include "core/atomic_file.h"
+#include "core/cache_key.h"
 #include "core/dep.h"
 #include "core/image_format.h"
 #include "core/mem.h"
@@ -116,26 +114,17 @@ Repo *cfa_recipe_index_build(Pool *pool, struct cfapkg_recipe *const *recipes, s
 	return repo;
 }
 
-static void sha256_hex(Chksum *c, char hex[65])
-{
-	int len = 0;
-	const unsigned char *md = solv_chksum_get(c, &len);
-
-	solv_bin2hex(md, len, hex);
-	solv_chksum_free(c, NULL);
-}
-
 enum cfapkg_err cfa_recipe_index_key(struct cfapkg_ctx *ctx, const char *dir, char *const *names,
                                      size_t n, char key[65], bool *keyed)
 {
-	/* libsolv's own SHA-256: a plan then needs no crypto library. */
-	Chksum *c = solv_chksum_create(REPOKEY_TYPE_SHA256);
+	struct cfa_key k;
 	struct cfa_buf path;
 	char stamp[64];
 	size_t i, keep;
 
 	*keyed = true;
-	solv_chksum_add(c, dir, (int)strlen(dir) + 1);
+	cfa_key_start(&k);
+	cfa_key_add(&k, dir, strlen(dir) + 1);
 	/* One path, "DIR/" kept and each name put after it. */
 	cfa_buf_init(&path, (size_t)64 << 10);
 	cfa_buf_adds(&path, dir);
@@ -145,18 +134,17 @@ enum cfapkg_err cfa_recipe_index_key(struct cfapkg_ctx *ctx, const char *dir, ch
 		cfa_buf_cut(&path, keep);
 		if (!cfa_buf_adds(&path, names[i])) {
 			cfa_buf_fini(&path);
-			solv_chksum_free(c, NULL);
 			return cfa_nomem(ctx);
 		}
 		/* Name and stamp, each with its terminator, so that no two
 		 * listings hash alike by running into each other. */
 		if ((*keyed = cfa_plat_file_stamp(path.data, stamp))) {
-			solv_chksum_add(c, names[i], (int)strlen(names[i]) + 1);
-			solv_chksum_add(c, stamp, (int)strlen(stamp) + 1);
+			cfa_key_add(&k, names[i], strlen(names[i]) + 1);
+			cfa_key_add(&k, stamp, strlen(stamp) + 1);
 		}
 	}
 	cfa_buf_fini(&path);
-	sha256_hex(c, key);
+	cfa_key_hex(&k, key);
 	return CFAPKG_E_OK;
 }
 

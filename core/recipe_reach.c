@@ -625,6 +625,8 @@ enum cfapkg_err cfa_recipes_load_reaching(struct cfapkg_ctx *ctx, const char *co
 		e = walk_folders(ctx, &r, names, n, os, arch, keyed ? key : NULL);
 	if (!e && !r.missing)
 		e = remember(ctx, &r, names, n, os, arch);
+	if (!e && !r.missing && keyed)
+		memcpy(ctx->reach_key, key, sizeof(key));
 	for (i = 0; i < r.n && !e && ctx->partial; i++)
 		if (r.f[i].parsed)
 			cfa_arena_adopt(&ctx->arena, &r.f[i].parsed->arena);

@@ -627,7 +627,8 @@ static enum cfapkg_err channel_in_use(struct cfapkg_ctx *ctx, const char *hex, b
 }
 
 /* Whether the cache file name (in ROOT/cache/recipes) belongs to a folder,
- * GPU table or channel this command reads, or is the reach record. */
+ * GPU table or channel this command reads, or is the record of requests
+ * reached or of plans solved. */
 static enum cfapkg_err cache_in_use(struct cfapkg_ctx *ctx, const char *name, bool *used)
 {
 	char hex[65];
@@ -635,13 +636,13 @@ static enum cfapkg_err cache_in_use(struct cfapkg_ctx *ctx, const char *name, bo
 	const char *dot = strchr(name, '.');
 	enum cfapkg_err e = CFAPKG_E_OK;
 
-	*used = strcmp(name, "reached") == 0;
-	/* "HEX.solv", "HEX.img", "HEX.gpus"; a ".tmp" or ".part" after is a
+	*used = strcmp(name, "reached") == 0 || strcmp(name, "planned") == 0;
+	/* "KEY.solv", "KEY.img", "KEY.gpus"; a ".tmp" or ".part" after is a
 	 * write in progress or cut short: gc goes by its age. */
-	if (*used || !dot || dot - name != 64 || strchr(dot + 1, '.'))
+	if (*used || !dot || dot == name || dot - name > 64 || strchr(dot + 1, '.'))
 		return CFAPKG_E_OK;
-	memcpy(hex, name, 64);
-	hex[64] = '\0';
+	memcpy(hex, name, (size_t)(dot - name));
+	hex[dot - name] = '\0';
 	e = cfa_recipe_folders(ctx, folder_in_use, &u);
 	*used = u.used;
 	if (!e && !*used)

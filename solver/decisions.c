@@ -195,10 +195,22 @@ enum cfapkg_err cfapkg_plan_decisions(const struct cfapkg_plan *plan,
 	struct cfa_buf b;
 	size_t i;
 
+	struct cfapkg_plan *again = NULL;
+	enum cfapkg_err e;
+
 	/* An unsolved plan has problems, not decisions: nothing to say
 	 * here. */
-	if (!plan->solved || !plan->solv)
+	if (!plan->solved)
 		return CFAPKG_E_OK;
+	/* An answer recalled from an earlier solve (plan_memo.c) has no
+	 * solver to ask: the same problem is solved once more for it. */
+	if (!plan->solv) {
+		e = cfa_plan_solve_again(plan, &again);
+		if (!e && again->solv)
+			e = cfapkg_plan_decisions(again, line, arg);
+		cfapkg_plan_free(again);
+		return e;
+	}
 	for (i = 0; i < plan->nitems; i++) {
 		const struct cfapkg_version *v = plan->items[i].version;
 		Id p = solvable_of(plan, v);

@@ -210,6 +210,7 @@ static void note_unchecked(struct cfapkg_plan *plan, unsigned mask)
 	static const char *const names[] = {"driver", "hip_runtime", "hip_sdk", "glibc"};
 	unsigned i;
 
+	plan->unchecked_bits |= mask;
 	for (i = 0; i < 4; i++) {
 		size_t k;
 		if (!(mask & (1u << i)))
@@ -272,6 +273,25 @@ static enum cfapkg_err read_picked(struct cfapkg_plan *plan)
 	return e;
 }
 
+/* What an item is beside its version and rank: asked for, its download,
+ * whether it can be installed; then the picked versions read whole. */
+static enum cfapkg_err finish_items(struct cfapkg_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < plan->nitems; i++) {
+		struct cfapkg_plan_item *it = &plan->items[i];
+		const struct cfapkg_version *v = it->version;
+		it->requested = is_requested(plan, v);
+		if (v->recipe->kind == CFAPKG_KIND_PACKAGE)
+			it->source = cfapkg_version_source(v, plan->facts.os, plan->facts.arch);
+		it->installable = cfa_installable(plan, v, &it->why_not);
+		if (it->installable)
+			it->why_not = NULL;
+	}
+	return read_picked(plan);
+}
+
 /* The chosen parts, dependencies first. */
 static enum cfapkg_err collect_items(struct cfapkg_plan *plan)
 {
@@ -288,7 +308,6 @@ static enum cfapkg_err collect_items(struct cfapkg_plan *plan)
 	for (i = 0; i < trans->steps.count; i++) {
 		Id p = trans->steps.elements[i];
 		const struct cfapkg_version *v = cfa_solvable_version(plan, p);
-		struct cfapkg_plan_item *it;
 		if (!v || transaction_type(trans, p, SOLVER_TRANSACTION_SHOW_ALL) !=
 		                  SOLVER_TRANSACTION_INSTALL)
 			continue;
@@ -296,20 +315,13 @@ static enum cfapkg_err collect_items(struct cfapkg_plan *plan)
 		/* The machine's HIP runtime is a fact, never a part of the plan. */
 		if (cfa_is_hip_runtime(plan, v))
 			continue;
-		it = &plan->items[plan->nitems++];
-		it->version = v;
-		it->status = cfa_solvable_status(plan, p);
-		it->requested = is_requested(plan, v);
-		if (v->recipe->kind == CFAPKG_KIND_PACKAGE)
-			it->source = cfapkg_version_source(v, plan->facts.os, plan->facts.arch);
-		it->installable = cfa_installable(plan, v, &it->why_not);
-		if (it->installable)
-			it->why_not = NULL;
+		plan->items[plan->nitems].version = v;
+		plan->items[plan->nitems++].status = cfa_solvable_status(plan, p);
 	}
 	note_unchecked(plan, mask);
 	transaction_free(trans);
 	system_parts_first(plan);
-	return read_picked(plan);
+	return finish_items(plan);
 }
 
 /* Every package version that cannot be installed here stays out. */
@@ -393,9 +405,14 @@ static const char *copy_str(struct cfapkg_plan *plan, const char *s)
 	return s ? cfa_arena_strdup(&plan->arena, s) : NULL;
 }
 
+/* How a plan is solved: an unsolved one is explained beyond experimental
+ * parts and gets a fix (the solves made to find those are not), and an
+ * answer kept from an earlier solve may stand for it (plan_memo.c). */
+enum { HOW_EXPLAIN = 1, HOW_MEMO = 2 };
+
 static enum cfapkg_err solve_plan(struct cfapkg_ctx *ctx, const struct cfapkg_facts *facts,
                                   const char *const *specs, size_t nspecs,
-                                  const struct cfapkg_plan_opts *opts, bool explain_more,
+                                  const struct cfapkg_plan_opts *opts, unsigned how,
                                   struct cfapkg_plan **out);
 
 /* When experimental parts block a request, solve again with them allowed:
@@ -419,7 +436,7 @@ static enum cfapkg_err explain_beyond_experimental(struct cfapkg_plan *plan,
 		again.prefer = opts->prefer;
 		again.nprefer = opts->nprefer;
 	}
-	e = solve_plan(plan->ctx, &plan->facts, specs, nspecs, &again, false, &other);
+	e = solve_plan(plan->ctx, &plan->facts, specs, nspecs, &again, 0, &other);
 	if (e || other->solved) {
 		cfapkg_plan_free(other);
 		return e;
@@ -471,7 +488,7 @@ static bool plan_try(struct cfapkg_ctx *ctx, const struct cfapkg_facts *f,
 	struct cfapkg_plan *p = NULL;
 	/* A trial wants only yes or no: it explains nothing and looks for no
 	 * fix of its own, which would search again inside the search. */
-	bool solved = solve_plan(ctx, f, req->specs, req->nspecs, opts, false, &p) == CFAPKG_E_OK &&
+	bool solved = solve_plan(ctx, f, req->specs, req->nspecs, opts, 0, &p) == CFAPKG_E_OK &&
 	              p->solved;
 
 	cfapkg_plan_free(p);
@@ -482,7 +499,7 @@ enum cfapkg_err cfapkg_plan_solve(struct cfapkg_ctx *ctx, const struct cfapkg_fa
                                   const char *const *specs, size_t nspecs,
                                   const struct cfapkg_plan_opts *opts, struct cfapkg_plan **out)
 {
-	return solve_plan(ctx, facts, specs, nspecs, opts, true, out);
+	return solve_plan(ctx, facts, specs, nspecs, opts, HOW_EXPLAIN | HOW_MEMO, out);
 }
 
 /* The recipes the request, its pins and what is installed can reach; all of
@@ -509,12 +526,32 @@ static enum cfapkg_err load_recipes(struct cfapkg_plan *plan)
 	return e;
 }
 
-/* explain_more: an unsolved plan also gets the reasons that remain with
- * experimental parts allowed, and a fix; the solves made to find those
- * have neither. */
+/* The answer kept for this plan's key, when there is one; else solved,
+ * and a solved answer kept. */
+static enum cfapkg_err solve_or_recall(struct cfapkg_plan *plan, unsigned how)
+{
+	char key[65];
+	unsigned unchecked = 0;
+	bool keyed = (how & HOW_MEMO) && cfa_plan_memo_key(plan, key), found = false;
+	enum cfapkg_err e = keyed ? cfa_plan_memo_find(plan, key, &unchecked, &found) : CFAPKG_E_OK;
+
+	if (!e && found) {
+		plan->solved = true;
+		note_unchecked(plan, unchecked);
+		return finish_items(plan);
+	}
+	if (!e)
+		e = cfa_pool_build(plan);
+	if (!e)
+		e = run_solver(plan);
+	if (!e && keyed && plan->solved)
+		e = cfa_plan_memo_keep(plan, key);
+	return e;
+}
+
 static enum cfapkg_err solve_loaded(struct cfapkg_ctx *ctx, const struct cfapkg_facts *facts,
                                     const char *const *specs, size_t nspecs,
-                                    const struct cfapkg_plan_opts *opts, bool explain_more,
+                                    const struct cfapkg_plan_opts *opts, unsigned how,
                                     struct cfapkg_plan **out)
 {
 	struct cfa_plan_request req = {specs, nspecs, opts, plan_try};
@@ -533,8 +570,9 @@ static enum cfapkg_err solve_loaded(struct cfapkg_ctx *ctx, const struct cfapkg_
 	plan->ctx = ctx;
 	plan->allow_experimental = opts && opts->allow_experimental;
 	plan->full_pool = opts && opts->full_pool;
+	/* The job queue is made by run_solver: an answer recalled from an
+	 * earlier solve calls nothing of libsolv's, so it is never loaded. */
 	cfa_arena_init(&plan->arena);
-	queue_init(&plan->job);
 	plan->nspecs = nspecs;
 	/* The plan's own copy: the caller's facts may go before the plan. */
 	e = cfapkg_facts_copy(facts, &plan->facts) ? cfa_nomem(ctx) : CFAPKG_E_OK;
@@ -551,9 +589,7 @@ static enum cfapkg_err solve_loaded(struct cfapkg_ctx *ctx, const struct cfapkg_
 	if (!e)
 		e = load_recipes(plan);
 	if (!e)
-		e = cfa_pool_build(plan);
-	if (!e)
-		e = run_solver(plan);
+		e = solve_or_recall(plan, how);
 	if (!e && !plan->solved && ctx->narrowed) {
 		/* Solved on the recipes for this platform, it failed: once more
 		 * on all of them, so that its reasons also name the parts ruled
@@ -561,12 +597,12 @@ static enum cfapkg_err solve_loaded(struct cfapkg_ctx *ctx, const struct cfapkg_
 		cfapkg_plan_free(plan);
 		if ((e = cfapkg_recipes_load(ctx)))
 			return e;
-		return solve_loaded(ctx, facts, specs, nspecs, opts, explain_more, out);
+		return solve_loaded(ctx, facts, specs, nspecs, opts, how, out);
 	}
-	if (!e && explain_more && !plan->solved && !plan->allow_experimental &&
+	if (!e && (how & HOW_EXPLAIN) && !plan->solved && !plan->allow_experimental &&
 	    blocked_by_experimental(plan))
 		e = explain_beyond_experimental(plan, specs, nspecs, opts);
-	if (!e && explain_more && !plan->solved && fixable(plan))
+	if (!e && (how & HOW_EXPLAIN) && !plan->solved && fixable(plan))
 		e = cfa_plan_find_fix(plan, &req);
 	if (e) {
 		cfapkg_plan_free(plan);
@@ -578,13 +614,43 @@ static enum cfapkg_err solve_loaded(struct cfapkg_ctx *ctx, const struct cfapkg_
 
 static enum cfapkg_err solve_plan(struct cfapkg_ctx *ctx, const struct cfapkg_facts *facts,
                                   const char *const *specs, size_t nspecs,
-                                  const struct cfapkg_plan_opts *opts, bool explain_more,
+                                  const struct cfapkg_plan_opts *opts, unsigned how,
                                   struct cfapkg_plan **out)
 {
-	enum cfapkg_err e = solve_loaded(ctx, facts, specs, nspecs, opts, explain_more, out);
+	enum cfapkg_err e = solve_loaded(ctx, facts, specs, nspecs, opts, how, out);
 
 	/* The load kept its images open for the details of what was picked. */
 	cfa_recipe_images_close(ctx);
+	return e;
+}
+
+/* The texts of n ranges, for a request asked again. */
+static const char **range_texts(const struct cfa_range *r, size_t n)
+{
+	const char **t = cfa_calloc(n + 1, sizeof(*t));
+	size_t i;
+
+	for (i = 0; t && i < n; i++)
+		t[i] = r[i].text;
+	return t;
+}
+
+enum cfapkg_err cfa_plan_solve_again(const struct cfapkg_plan *plan, struct cfapkg_plan **out)
+{
+	const char **specs = range_texts(plan->specs, plan->nspecs);
+	const char **pins = range_texts(plan->pins, plan->npins);
+	const char **prefer = range_texts(plan->prefer, plan->nprefer);
+	struct cfapkg_plan_opts o = {.allow_experimental = plan->allow_experimental,
+	                             .pins = pins, .npins = plan->npins,
+	                             .prefer = prefer, .nprefer = plan->nprefer};
+	enum cfapkg_err e = specs && pins && prefer
+	                            ? solve_plan(plan->ctx, &plan->facts, specs, plan->nspecs, &o,
+	                                         HOW_EXPLAIN, out)
+	                            : cfa_nomem(plan->ctx);
+
+	cfa_free(specs);
+	cfa_free(pins);
+	cfa_free(prefer);
 	return e;
 }
 
@@ -594,7 +660,8 @@ void cfapkg_plan_free(struct cfapkg_plan *plan)
 		return;
 	if (plan->solv)
 		solver_free(plan->solv);
-	queue_free(&plan->job);
+	if (plan->job.alloc)
+		queue_free(&plan->job);
 	if (plan->pool)
 		pool_free(plan->pool);
 	cfa_free(plan->vers);

@@ -77,6 +77,7 @@ struct cfapkg_plan {
 	size_t npassed, passed_cap;
 	const char *unchecked[4];
 	size_t nunchecked;
+	unsigned unchecked_bits;              /* the same, as CFA_UNCHECKED_* */
 	bool solved;
 	struct cfapkg_plan_fix fix;           /* fix.c: the way out when !solved */
 };
@@ -144,9 +145,19 @@ enum cfapkg_err cfa_passed_record(struct cfapkg_plan *plan, enum cfapkg_problem_
  * each was not taken. */
 enum cfapkg_err cfa_passed_over(struct cfapkg_plan *plan);
 
-/* passed.c: the versions newer than a chosen, installable part that fit
- * this machine but cannot be installed here (plan->passed). */
-enum cfapkg_err cfa_passed_over(struct cfapkg_plan *plan);
+/* solve.c: the plan's request solved once more, never recalled. */
+enum cfapkg_err cfa_plan_solve_again(const struct cfapkg_plan *plan, struct cfapkg_plan **out);
+
+/* plan_memo.c: the key of what plan is solved on, false when it has none
+ * (its recipes were not loaded through the reach record); the answer kept
+ * for key laid into plan (items with version and rank, passed-over
+ * versions) and the facts it could not check (CFA_UNCHECKED_* bits),
+ * *found false when there is none that reads whole against the loaded
+ * recipes; and a solved plan's answer kept. */
+bool cfa_plan_memo_key(const struct cfapkg_plan *plan, char key[65]);
+enum cfapkg_err cfa_plan_memo_find(struct cfapkg_plan *plan, const char key[65],
+                                   unsigned *unchecked, bool *found);
+enum cfapkg_err cfa_plan_memo_keep(struct cfapkg_plan *plan, const char key[65]);
 
 /* fix.c: plan->fix for an unsolved plan. */
 enum cfapkg_err cfa_plan_find_fix(struct cfapkg_plan *plan, const struct cfa_plan_request *req);

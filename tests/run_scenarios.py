@@ -14,7 +14,8 @@ A scenario is a small text file:
 
 Each scenario runs as text and with --json; both must exit as told.  They
 run on a root of their own, so the first run caches the recipe folders'
-indexes and the later ones read them; the plan is asked once more with
+indexes and its answer, and the later ones read them and take that
+answer (solver/plan_memo.c) without solving; the plan is asked once more with
 --no-index-cache, which parses every recipe, and the two documents must be
 the same.
 A plan is for the machine the facts name, but what this cfapkg can install

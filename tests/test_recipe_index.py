@@ -25,6 +25,11 @@ image (*.gpus):
   and a folder named gpus.json is refused by its path;
 - the recipes each request reached are recorded (cache/recipes/reached,
   a line per request), and a damaged record changes no plan;
+- a solved plan's answer is kept (cache/recipes/planned) and taken when
+  the same plan is asked again, without loading libsolv; a pin, a fact or
+  the experimental rule gets an answer of its own; --verbose says the same
+  for a kept answer; an entry naming other recipes, a damaged one and a
+  file of garbage are solved again, and every answer is a whole read's;
 - gc removes the caches of folders the command does not read, naming
   each, and keeps those it reads;
 - on Linux a warm plan loads no library but libsolv and the C library's:
@@ -310,6 +315,78 @@ def reached_record(r):
     same_as_whole(r, "a plan after the record is mended", "pytorch-cuda-stack")
 
 
+def fnv1a(data):
+    h = 14695981039346656037
+    for b in data:
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def memo_entries(path):
+    """The plan memo's entries as (key, body): "KEY LENGTH SUM" lines, each
+    followed by its body and a newline."""
+    data, out, at = path.read_bytes(), [], 0
+    while at < len(data):
+        nl = data.index(b"\n", at)
+        key, length, _ = data[at:nl].split(b" ")
+        out.append((key, data[nl + 1:nl + 1 + int(length)]))
+        at = nl + 2 + int(length)
+    return out
+
+
+def write_memo(path, entries):
+    path.write_bytes(b"".join(b"%s %d %016x\n%s\n" % (k, len(b), fnv1a(b), b)
+                              for k, b in entries))
+
+
+def maps_libsolv(r, *args):
+    """Whether the plan loads libsolv (it solves); None where the loader
+    cannot say."""
+    if harness.EMULATOR or not sys.platform.startswith("linux"):
+        return None
+    p = r.plan(*args, env={"LD_DEBUG": "files"})
+    return any("libsolv" in w for w in p.stderr.split() if w.startswith("file="))
+
+
+def plan_memo(r):
+    memo = r.path / "cache" / "recipes" / "planned"
+    memo.unlink(missing_ok=True)
+    solved = r.plan("pytorch-cuda-stack", "--verbose")
+    check("a solved plan's answer is kept", memo.is_file() and len(memo_entries(memo)) == 1)
+    first = same_as_whole(r, "an answer kept", "pytorch-cuda-stack")
+    check("... and taken when the plan is asked again, not kept twice",
+          len(memo_entries(memo)) == 1)
+    check("... which loads no libsolv", maps_libsolv(r, "pytorch-cuda-stack") in (False, None))
+    again = r.plan("pytorch-cuda-stack", "--verbose")
+    check("--verbose says what the solver decided for a kept answer as for a solve",
+          again.stderr == solved.stderr and "zluda" in again.stderr, again.stderr[-400:])
+    picked = dict(packages(first) or []).get("zluda")
+    older = "6-preview.63" if picked != "6-preview.63" else "6-preview.65"
+    # Each input of a solve in turn: a pin, a fact, the experimental rule.
+    for what, args in (("a pin", ("--pin", "zluda==" + older)),
+                       ("a fact", ("--hip-runtime", "6")),
+                       ("experimental parts allowed", ("--allow-experimental",))):
+        same_as_whole(r, what + " beside a kept answer", "pytorch-cuda-stack", *args)
+    pinned = dict(packages(r.plan("pytorch-cuda-stack", "--json", "--pin", "zluda==" + older))
+                  or [])
+    check("a pin is in the key: the pinned plan is not the kept one",
+          pinned.get("zluda") == older, pinned)
+    check("... and each request is kept on its own", len(memo_entries(memo)) == 4,
+          len(memo_entries(memo)))
+    # An entry whose checksum holds but whose parts are not the recipes at
+    # its places is solved again.
+    write_memo(memo, [(k, b.replace(b"5:zluda", b"5:zlude")) for k, b in memo_entries(memo)])
+    check("an entry that names other recipes is solved again",
+          maps_libsolv(r, "pytorch-cuda-stack") in (True, None))
+    same_as_whole(r, "after an entry naming other recipes", "pytorch-cuda-stack")
+    data = bytearray(memo.read_bytes())
+    data[-3] ^= 0x01
+    memo.write_bytes(bytes(data))
+    same_as_whole(r, "a damaged memo", "pytorch-cuda-stack")
+    memo.write_bytes(b"garbage\n" * 4)
+    same_as_whole(r, "a memo of garbage", "pytorch-cuda-stack")
+
+
 def gc_of_caches(r):
     e = {"CFAPKG_ROOT": str(r.path), "CFAPKG_NO_BUILTIN_RECIPES": "1", "CFAPKG_RECIPES": ""}
     kept = harness.run(BIN, "gc", "--json", "--recipes", str(r.recipes), env=e)
@@ -323,9 +400,11 @@ def gc_of_caches(r):
     doc = json.loads(gone.stdout or "{}")
     listed = sorted(i["name"] for i in doc.get("items", []) if i["kind"] == "recipe-cache")
     check("gc removes the caches of a folder it no longer reads, and names them",
-          gone.returncode == 0 and listed == [n for n in before if n != "reached"], listed)
-    check("... the record of requests stays",
-          sorted(p.name for p in (r.path / "cache" / "recipes").iterdir()) == ["reached"])
+          gone.returncode == 0 and
+          listed == [n for n in before if n not in ("planned", "reached")], listed)
+    check("... the records of requests and of plans stay",
+          sorted(p.name for p in (r.path / "cache" / "recipes").iterdir()) ==
+          ["planned", "reached"])
     same_as_whole(r, "a plan after gc", "pytorch-cuda-stack")
     check("... which caches the folder again", len(r.caches("img")) == 1)
 
@@ -400,6 +479,7 @@ def main():
             image_damaged(r, tmp)
             gpus_changed(r)
             reached_record(r)
+            plan_memo(r)
             gc_of_caches(r)
             damaged_rebuilt(r)
             unknown_name(r)
