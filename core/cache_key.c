@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/cache_key.h"
+#include "core/ctx.h"
 #include "core/strbuf.h"
 
 void cfa_key_start(struct cfa_key *k)
@@ -28,4 +29,12 @@ void cfa_key_hex(const struct cfa_key *k, char key[65])
 	if (!cfa_snprintf(key, 65, "%016llx-%llu", (unsigned long long)k->sum,
 	                  (unsigned long long)k->len))
 		key[0] = '\0';
+}
+
+void cfa_load_key_add(struct cfapkg_ctx *ctx, const char *part)
+{
+	if (!part)
+		ctx->load_unkeyed = true;
+	else
+		cfa_key_add(&ctx->load_key, part, strlen(part) + 1);
 }

@@ -19,4 +19,10 @@ void cfa_key_start(struct cfa_key *k);
 void cfa_key_add(struct cfa_key *k, const void *data, size_t n);
 void cfa_key_hex(const struct cfa_key *k, char key[65]);
 
+struct cfapkg_ctx;
+/* One source of a whole load, in load order, into ctx's load key: a
+ * folder's key, an accepted channel's index as checked; NULL for a source
+ * without a key (the load then has none). */
+void cfa_load_key_add(struct cfapkg_ctx *ctx, const char *part);
+
 #endif

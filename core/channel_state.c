@@ -14,6 +14,7 @@
 
 #include "core/arena.h"
 #include "core/atomic_file.h"
+#include "core/cache_key.h"
 #include "core/channel.h"
 #include "core/gpus.h"
 #include "core/json.h"
@@ -344,6 +345,21 @@ static enum cfapkg_err from_cache(struct cfapkg_ctx *ctx, const struct cfa_chann
 	return e;
 }
 
+/* The channel in the whole load's key: read while its index keeps the
+ * stamp it was accepted with, it is that index; checked again, no key. */
+static void key_channel(struct cfapkg_ctx *ctx, const struct cfa_channel_seen *seen)
+{
+	char ver[24];
+
+	if (!seen->stamp || !cfa_snprintf(ver, sizeof(ver), "%llu", (unsigned long long)seen->version)) {
+		cfa_load_key_add(ctx, NULL);
+		return;
+	}
+	cfa_load_key_add(ctx, seen->label);
+	cfa_load_key_add(ctx, seen->stamp);
+	cfa_load_key_add(ctx, ver);
+}
+
 static enum cfapkg_err load_one(struct cfapkg_ctx *ctx, const char *name,
                                 cfa_channel_add_fn add, void *arg)
 {
@@ -374,6 +390,8 @@ static enum cfapkg_err load_one(struct cfapkg_ctx *ctx, const char *name,
 	 * changed. */
 	if (!e && st.stamp[0] && cfa_plat_file_stamp(label, stamp) && strcmp(stamp, st.stamp) == 0)
 		seen.stamp = stamp;
+	if (!e)
+		key_channel(ctx, &seen);
 	if (!e && seen.stamp && !ctx->no_index)
 		e = from_cache(ctx, &seen, origin, add, arg, &done);
 	if (!e && !done)

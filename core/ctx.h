@@ -7,6 +7,7 @@
 
 #include "cfapkg.h"
 #include "core/arena.h"
+#include "core/cache_key.h"
 #include "core/compat.h"
 
 struct cfa_gpus;
@@ -31,12 +32,17 @@ struct cfapkg_ctx {
 	 * (a plan that fails then reads them all, to name them). */
 	bool narrowed;
 	const char *reach_os, *reach_arch;
-	/* That load's reach record key ("" when it had none) and the stamp of
+	/* That load's reach record key, or a whole load's key (all its
+	 * sources' keys; "" when it has none), and the stamp of
 	 * ROOT/first-use.json as its pins were laid over the recipes ("" when
 	 * there is none): with the request and facts, what a plan is solved
 	 * on (solver/plan_memo.c). */
 	char reach_key[65];
 	char first_use_stamp[64];
+	/* A whole load's sources as it reads them (cfa_load_key_add): its
+	 * reach_key once done, unless a source had no key. */
+	struct cfa_key load_key;
+	bool load_unkeyed;
 	struct cfa_arena arena;      /* recipes, versions, strings */
 	struct cfapkg_recipe **recipes; /* sorted by name */
 	size_t nrecipes, recipes_cap;

@@ -196,6 +196,9 @@ static enum cfapkg_err read_files(struct cfapkg_ctx *ctx, const char *dir, char 
 
 	if (!e && !ctx->no_index && n)
 		e = cfa_recipe_index_key(ctx, dir, names, n, key, &keyed);
+	/* An empty folder is known by its path: a file put in it keys it. */
+	if (!e)
+		cfa_load_key_add(ctx, keyed ? key : n ? NULL : dir);
 	if (!e && keyed)
 		e = cfa_recipe_dir_cached(ctx, dir, names, n, key, out, &found);
 	for (i = 0; !e && found && i < n; i++) {
@@ -399,6 +402,10 @@ enum cfapkg_err cfapkg_recipes_load(struct cfapkg_ctx *ctx)
 	ctx->nrecipes = 0;
 	ctx->partial = false;
 	ctx->narrowed = false;
+	ctx->reach_key[0] = '\0';
+	cfa_key_start(&ctx->load_key);
+	ctx->load_unkeyed = false;
+	cfa_load_key_add(ctx, "cfapkg-whole-load 1");
 	e = cfa_recipe_folders(ctx, load_folder, NULL);
 	if (e)
 		return e; /* detail set by the failing load */
@@ -409,6 +416,8 @@ enum cfapkg_err cfapkg_recipes_load(struct cfapkg_ctx *ctx)
 	/* Last: what this machine trusted applies to whichever recipe won. */
 	if ((e = cfa_first_use_apply(ctx)))
 		return e;
+	if (!ctx->load_unkeyed)
+		cfa_key_hex(&ctx->load_key, ctx->reach_key);
 	ctx->loaded = ctx->gpus_loaded = true;
 	return CFAPKG_E_OK;
 }

@@ -5,11 +5,13 @@
  *
  * The key covers everything a solve reads: the recipes the request
  * reached (the reach record's key: every folder's files, the platform,
- * cfapkg's version), the pins trusted on first use laid over them (their
- * file's stamp), every fact, the request, the pins, what is installed and
- * the experimental rule.  Only a plan loaded through that record has
- * such a key (no channels, no --no-index-cache, no whole load), and only a
- * solved plan is kept: an unsolved one is explained, which needs the pool.
+ * cfapkg's version; for a whole load, every folder's key and each
+ * accepted channel index as it was checked, in load order), the pins
+ * trusted on first use laid over them (their file's stamp), every fact,
+ * the request, the pins, what is installed and the experimental rule.  A
+ * load with a source of no key (--no-index-cache, a folder just written, a
+ * channel index checked again) gives no plan a key, and only a solved plan
+ * is kept: an unsolved one is explained, which needs the pool.
  *
  * ROOT/cache/recipes/planned holds one entry per plan, newest first:
  * "KEY LENGTH SUM\n" and then LENGTH bytes of body, whose FNV-1a is SUM.
@@ -80,7 +82,7 @@ bool cfa_plan_memo_key(const struct cfapkg_plan *plan, char key[65])
 	const struct cfapkg_ctx *ctx = plan->ctx;
 	struct cfa_key k;
 
-	if (plan->full_pool || ctx->loaded || !ctx->partial || !ctx->reach_key[0])
+	if (plan->full_pool || !ctx->reach_key[0])
 		return false;
 	cfa_key_start(&k);
 	key_str(&k, MEMO_MAGIC);

@@ -11,7 +11,9 @@ Key rotation, channel priority and 'info' naming a recipe's origin too.
 The accepted index is cached as images of its recipes and GPU table: a
 plan through them equals one parsed from the index, a damaged or missing
 image is made again, a refused index takes its cache with it, and gc keeps
-only the caches of channels the root still follows.
+only the caches of channels the root still follows.  A plan asked again
+takes the answer kept for it without solving; a new index is solved
+again, and the stored index changed on disk is refused all the same.
 
 Indexes no honest 'channel build' would make (expired, reused versions)
 are signed here with the openssl command line and the channel's key."""
@@ -329,6 +331,39 @@ def test_cache(client, lab, key):
     return [p.name for p in imgs + tables]
 
 
+def solves(client, *cmd):
+    """Whether the command loads libsolv (it solves rather than taking a
+    kept answer); None where the loader cannot say."""
+    if harness.EMULATOR or not sys.platform.startswith("linux"):
+        return None
+    r = harness.run(BIN, *cmd, env={"CFAPKG_ROOT": str(client.path), "LD_DEBUG": "files",
+                                    "CFAPKG_NO_BUILTIN_RECIPES": "1", "CFAPKG_RECIPES": ""})
+    return any("libsolv" in w for w in r.stderr.split() if w.startswith("file="))
+
+
+def test_memo(client, lab, key):
+    """A plan from an accepted index asked again takes its kept answer; a
+    new index, or the stored one changed, is never answered from it."""
+    plan = ("plan", "pytorch-cuda-stack", *channel.FACTS)
+    same_as_parsed(client, "a plan from a channel asked again")
+    check("a plan from a channel asked again takes its kept answer",
+          solves(client, *plan) in (False, None))
+    publish(lab, key)
+    r = client.run("channel", "update", "lab")
+    check("a new index is accepted", r.returncode == 0, r.stdout + r.stderr)
+    check("... and the plan on it is solved, not taken", solves(client, *plan) in (True, None))
+    same_as_parsed(client, "a plan from the new index")
+    stored = client.path / "channels" / "lab" / "index.signed"
+    good = stored.read_bytes()
+    stored.write_bytes(good.replace(b"6-preview.80", b"6-preview.99"))
+    r = client.run(*plan)
+    check("an index changed on disk is refused though an answer was kept for it",
+          r.returncode == 9 and "no valid signature" in r.stderr, r.stdout + r.stderr)
+    r = client.run("channel", "update", "lab")
+    check("... and update repairs it", r.returncode == 0 and stored.read_bytes() == good,
+          r.stdout + r.stderr)
+
+
 def test_cache_gc(client, lab_caches):
     r = client.run("gc", "--json")
     doc = json.loads(r.stdout or "{}")
@@ -396,6 +431,7 @@ def main():
         test_local_tamper(client)
         test_artifacts(client, www, www / "lab")
         test_rotation(client, www / "lab", tmp, key)
+        test_memo(client, www / "lab", tmp / "new.key")
         lab_caches = test_cache(client, www / "lab", tmp / "new.key")
         test_damaged_old_index(www / "lab", tmp / "new.key")
         test_priority(client, www, srv.url, tmp)
