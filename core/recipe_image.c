@@ -748,7 +748,6 @@ enum cfapkg_err cfa_gpus_image_write(struct cfapkg_ctx *ctx, const char *path, c
 	return write_image(ctx, path, key, 1, &gpus_kind, g);
 }
 
-
 /* An APT source whole, head and lists, as a lock's part carries it. */
 static void put_apt_whole(struct writer *w, size_t at, const void *elem)
 {

@@ -26,7 +26,6 @@
 #include "core/strv.h"
 #include "platform/platform.h"
 
-#include <solv/chksum.h>
 #include <solv/knownid.h>
 #include <solv/util.h>
 

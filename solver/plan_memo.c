@@ -19,7 +19,6 @@
  * (none) or "LEN:BYTES".  A damaged or short entry is only not found.
  */
 #include <stddef.h>
-#include <stdint.h>
 #include <string.h>
 
 #include "core/atomic_file.h"
@@ -148,9 +147,17 @@ static const size_t problem_texts[] = {
 	offsetof(struct cfapkg_problem, raw)};
 #define NPROBLEM_TEXTS (sizeof(problem_texts) / sizeof(problem_texts[0]))
 
-static const char **problem_text(const struct cfapkg_problem *p, size_t k)
+static const char *text_at(const struct cfapkg_problem *p, size_t k)
 {
-	return (const char **)(void *)((char *)(uintptr_t)p + problem_texts[k]);
+	const char *s;
+
+	memcpy(&s, (const char *)p + problem_texts[k], sizeof(s));
+	return s;
+}
+
+static void set_text(struct cfapkg_problem *p, size_t k, const char *s)
+{
+	memcpy((char *)p + problem_texts[k], &s, sizeof(s));
 }
 
 static void put_passed(struct cfa_buf *b, const struct cfapkg_plan *plan)
@@ -162,7 +169,7 @@ static void put_passed(struct cfa_buf *b, const struct cfapkg_plan *plan)
 		const struct cfapkg_problem *p = &plan->passed[i];
 		cfa_buf_printf(b, " %d %u %d", (int)p->kind, p->group, p->beyond_experimental ? 1 : 0);
 		for (k = 0; k < NPROBLEM_TEXTS; k++)
-			put_str(b, *problem_text(p, k));
+			put_str(b, text_at(p, k));
 	}
 }
 
@@ -268,7 +275,7 @@ static void get_passed(struct cursor *c, struct cfapkg_plan *plan)
 		p->group = (unsigned)get_u64(c, UINT32_MAX);
 		p->beyond_experimental = get_u64(c, 1) != 0;
 		for (k = 0; k < NPROBLEM_TEXTS; k++)
-			*problem_text(p, k) = get_str(c, a);
+			set_text(p, k, get_str(c, a));
 		if (c->ok)
 			plan->npassed++;
 	}
