@@ -13,23 +13,29 @@
  * channel index checked again) gives no plan a key, and only a solved plan
  * is kept: an unsolved one is explained, which needs the pool.
  *
- * ROOT/cache/recipes/planned holds one entry per plan, newest first:
- * "KEY LENGTH SUM\n" and then LENGTH bytes of body, whose FNV-1a is SUM.
+ * ROOT/cache/recipes/planned opens with a line naming its format, the
+ * cfapkg that wrote it and the libsolv that solved its plans: a file of
+ * another version of either is not read, so an upgrade of either solves
+ * again.  Then one entry per plan, newest first: "KEY LENGTH SUM\n" and
+ * then LENGTH bytes of body, whose FNV-1a is SUM.
  * The body is words split by single spaces: numbers, and strings as "-"
  * (none) or "LEN:BYTES".  A damaged or short entry is only not found.
  */
 #include <stddef.h>
 #include <string.h>
 
+#include <solv/solvversion.h>
+
 #include "core/atomic_file.h"
 #include "core/json.h"
 #include "core/mem.h"
 #include "core/recipe_cache.h"
 #include "core/strbuf.h"
+#include "platform/platform.h"
 #include "solver/solver.h"
 
 #define MEMO_FILE "planned"
-#define MEMO_MAGIC "cfapkg-planned 1"
+#define MEMO_MAGIC "cfapkg-planned 2"
 /* The requests a user makes in turn; the file is read by every plan. */
 #define MEMO_ENTRIES 16
 #define MEMO_MAX_ITEMS 100000u
@@ -319,9 +325,24 @@ static uint64_t body_sum(const char *body, size_t len)
 	return k.sum;
 }
 
+/* The file's first line, for plans solved by the libsolv of that version. */
+static bool memo_header(char out[128], const char *solv_version)
+{
+	return cfa_snprintf(out, 128, "%s %s %s\n", MEMO_MAGIC, cfapkg_version_string(),
+	                    solv_version);
+}
+
+/* The entries of the file, without its first line; none when that line
+ * names another cfapkg or libsolv.  A plan reads the file before it knows
+ * whether it will solve, so it compares with the libsolv it was built
+ * against: loading the library to ask would cost what the memo saves.
+ * Where the library the process runs with is another, the file is
+ * written with that one's version and never read: every plan solves. */
 static enum cfapkg_err memo_text(struct cfapkg_ctx *ctx, char **path, char **text, size_t *len)
 {
 	enum cfapkg_err e = cfa_recipe_cache_file(ctx, MEMO_FILE, path);
+	char head[128];
+	size_t hlen;
 
 	*text = NULL;
 	*len = 0;
@@ -331,6 +352,15 @@ static enum cfapkg_err memo_text(struct cfapkg_ctx *ctx, char **path, char **tex
 	if ((e = cfa_read_file(ctx, *path, text, len)) && e != CFAPKG_E_NOMEM) {
 		cfapkg_ctx_clear_error(ctx);
 		e = CFAPKG_E_OK;
+	}
+	if (*text && memo_header(head, LIBSOLV_VERSION_STRING) && (hlen = strlen(head)) <= *len &&
+	    memcmp(*text, head, hlen) == 0) {
+		memmove(*text, *text + hlen, *len - hlen + 1);
+		*len -= hlen;
+	} else if (*text) {
+		cfa_free(*text);
+		*text = NULL;
+		*len = 0;
 	}
 	return e;
 }
@@ -382,7 +412,13 @@ static void put_entries(struct cfa_buf *out, const struct cfa_buf *body, const c
 	size_t kept = 1, klen = strlen(key);
 	const char *p;
 	struct entry en;
+	char head[128];
 
+	/* Written after a solve: the libsolv that solved it is loaded. */
+	if (memo_header(head, cfa_plat_solv_version()))
+		cfa_buf_adds(out, head);
+	else
+		out->failed = true;
 	cfa_buf_printf(out, "%s %lu %016llx\n", key, (unsigned long)body->len,
 	               (unsigned long long)body_sum(body->data, body->len));
 	cfa_buf_add(out, body->data, body->len);

@@ -322,10 +322,16 @@ def fnv1a(data):
     return h
 
 
+def memo_head(path):
+    """The plan memo's first line: format, cfapkg's version, libsolv's."""
+    return path.read_bytes().split(b"\n", 1)[0].split(b" ")
+
+
 def memo_entries(path):
-    """The plan memo's entries as (key, body): "KEY LENGTH SUM" lines, each
-    followed by its body and a newline."""
-    data, out, at = path.read_bytes(), [], 0
+    """The plan memo's entries as (key, body): after its first line, "KEY
+    LENGTH SUM" lines, each followed by its body and a newline."""
+    data, out = path.read_bytes(), []
+    at = data.index(b"\n") + 1
     while at < len(data):
         nl = data.index(b"\n", at)
         key, length, _ = data[at:nl].split(b" ")
@@ -334,9 +340,34 @@ def memo_entries(path):
     return out
 
 
-def write_memo(path, entries):
-    path.write_bytes(b"".join(b"%s %d %016x\n%s\n" % (k, len(b), fnv1a(b), b)
+def write_memo(path, entries, head=None):
+    head = head or memo_head(path)
+    path.write_bytes(b" ".join(head) + b"\n" +
+                     b"".join(b"%s %d %016x\n%s\n" % (k, len(b), fnv1a(b), b)
                               for k, b in entries))
+
+
+def memo_versions(r, memo):
+    """A kept answer is not taken by another cfapkg, nor by a cfapkg built
+    on another libsolv: the file's first line names both."""
+    r.plan("pytorch-cuda-stack")
+    head = memo_head(memo)
+    about = json.loads(harness.run(BIN, "--version", "--json").stdout or "{}")
+    libs = about.get("libraries") or {}
+    check("the memo names the cfapkg and the libsolv that wrote it",
+          len(head) == 4 and head[0] == b"cfapkg-planned" and
+          head[2].decode() == about.get("version") and head[3].decode() == libs.get("libsolv"),
+          (head, about.get("version"), libs.get("libsolv")))
+    for at, other in ((2, b"0.0.1"), (3, b"0.0.0")):
+        changed = list(head)
+        changed[at] = other
+        write_memo(memo, memo_entries(memo), changed)
+        check(f"a memo written by another {'cfapkg' if at == 2 else 'libsolv'} is not taken",
+              maps_libsolv(r, "pytorch-cuda-stack") in (True, None))
+        check("... and is written again for this one", memo_head(memo) == head,
+              memo_head(memo))
+    check("... which the next plan takes",
+          maps_libsolv(r, "pytorch-cuda-stack") in (False, None))
 
 
 def maps_libsolv(r, *args):
@@ -357,6 +388,7 @@ def plan_memo(r):
     check("... and taken when the plan is asked again, not kept twice",
           len(memo_entries(memo)) == 1)
     check("... which loads no libsolv", maps_libsolv(r, "pytorch-cuda-stack") in (False, None))
+    memo_versions(r, memo)
     again = r.plan("pytorch-cuda-stack", "--verbose")
     check("--verbose says what the solver decided for a kept answer as for a solve",
           again.stderr == solved.stderr and "zluda" in again.stderr, again.stderr[-400:])
