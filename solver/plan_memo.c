@@ -4,14 +4,16 @@
  * a no-op install or a repeated plan then never loads libsolv.
  *
  * The key covers everything a solve reads: the recipes the request
- * reached (the reach record's key: every folder's files, the platform,
- * cfapkg's version; for a whole load, every folder's key and each
+ * reached (the reach record's key: every folder's files, the platform;
+ * for a whole load, every folder's key and each
  * accepted channel index as it was checked, in load order), the pins
  * trusted on first use laid over them (their file's stamp), every fact,
  * the request, the pins, what is installed and the experimental rule.  A
  * load with a source of no key (--no-index-cache, a folder just written, a
  * channel index checked again) gives no plan a key, and only a solved plan
- * is kept: an unsolved one is explained, which needs the pool.
+ * is kept: an unsolved one is explained, which needs the pool.  The
+ * versions of cfapkg and libsolv are checked once, by the file's first
+ * line, rather than in every key.
  *
  * ROOT/cache/recipes/planned opens with a line naming its format, the
  * cfapkg that wrote it and the libsolv that solved its plans: a file of
@@ -91,7 +93,6 @@ bool cfa_plan_memo_key(const struct cfapkg_plan *plan, char key[65])
 		return false;
 	cfa_key_start(&k);
 	key_str(&k, MEMO_MAGIC);
-	key_str(&k, cfapkg_version_string());
 	key_str(&k, ctx->reach_key);
 	key_str(&k, ctx->first_use_stamp);
 	key_facts(&k, &plan->facts);
