@@ -197,6 +197,50 @@ static enum cfapkg_err recover_apt(struct walk *w)
 	return w->failed ? cfa_nomem(w->ctx) : CFAPKG_E_OK;
 }
 
+/* The store's hidden entries: the folders being written (.staging-NAME)
+ * and those set aside (.old-NAME).  Kept as a list so that the store,
+ * often the root's largest folder, is read once. */
+struct hidden {
+	char **v;
+	size_t n, cap;
+	bool failed;
+};
+
+static int collect_hidden(const char *name, void *arg)
+{
+	struct hidden *h = arg;
+
+	if (name[0] == '.' && !cfa_strv_push(&h->v, &h->n, &h->cap, name))
+		h->failed = true;
+	return 0;
+}
+
+/* Set-aside store folders are put back before the staging folders go:
+ * when a kill came between the two renames of a repair, .old-NAME is the
+ * only whole copy of NAME. */
+static enum cfapkg_err recover_store(struct walk *w)
+{
+	char *store = cfa_root_path(w->ctx, CFA_STORE, NULL);
+	struct hidden h = {NULL, 0, 0, false};
+	size_t i;
+
+	if (!store)
+		return w->ctx->err_code;
+	cfa_plat_list_dir(store, collect_hidden, &h);
+	w->dir = store;
+	w->failed |= h.failed;
+	for (i = 0; i < h.n; i++)
+		recover_old(h.v[i], w);
+	w->prefix = ".staging-";
+	for (i = 0; i < h.n; i++)
+		remove_matching(h.v[i], w);
+	w->prefix = "";
+	w->dir = NULL;
+	cfa_strv_free(h.v, h.n);
+	cfa_free(store);
+	return w->failed ? cfa_nomem(w->ctx) : CFAPKG_E_OK;
+}
+
 /* Lists one of the root's folders with fn. */
 static enum cfapkg_err walk_place(struct walk *w, enum cfa_place place,
                                   int (*fn)(const char *name, void *arg))
@@ -222,13 +266,8 @@ enum cfapkg_err cfapkg_recover(struct cfapkg_ctx *ctx, unsigned *cleaned)
 	 * goes. */
 	if ((e = walk_place(&w, CFA_TRASH, remove_matching)))
 		return e;
-	/* Set-aside store folders are put back before the staging folders go:
-	 * when a kill came between the two renames of a repair, .old-NAME is
-	 * the only whole copy of NAME. */
-	w.prefix = ".staging-";
-	if ((e = walk_place(&w, CFA_STORE, recover_old)) ||
+	if ((e = recover_store(&w)) ||
 	    (e = walk_place(&w, CFA_DOWNLOADS, recover_meta)) ||
-	    (e = walk_place(&w, CFA_STORE, remove_matching)) ||
 	    (e = walk_place(&w, CFA_ENVS, recover_env)) ||
 	    (e = recover_apt(&w)))
 		return e;
