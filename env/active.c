@@ -13,12 +13,22 @@
  * the link follows it: a kill between the two leaves the link one
  * generation behind until the next writer's recovery puts it right, and
  * gc keeps the generation it names, so it never dangles into a removed
- * one.  A power cut can leave 'current' empty, since its text was not
- * flushed: it is then read through the link, which names the old
- * generation or the new one, both whole.  On a file system without such
- * links (FAT, Wine 8) there is no link, 'current' is flushed on its own,
- * and programs are given the numbered folder.
+ * one.
+ *
+ * Where the link stands, 'current' is not written: it is made a second
+ * name of N/number, which holds the same text and reached the disk with
+ * generation N.  A file renamed over another while its text is still
+ * unwritten is pushed to the disk by the rename on ext4 (its
+ * auto_da_alloc), costing about as much as the folder's flush; a linked
+ * file has nothing left to push, and nothing a power cut could empty.  A
+ * generation without a whole N/number (made by an older cfapkg, or its
+ * text overwritten through 'current') gets 'current' written, unflushed:
+ * a power cut can leave that one empty, and it is then read through the
+ * link, which names the old generation or the new one, both whole.  On a
+ * file system without such links (FAT, Wine 8) there is no link, 'current'
+ * is flushed on its own, and programs are given the numbered folder.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,15 +48,80 @@ static bool link_to(const char *envdir, unsigned gen)
 	return made;
 }
 
-/* envdir/current says gen; flushed before its rename unless covered. */
+/* "N\n", the text of 'current' and of N/number; false past the room. */
+static bool number_text(char text[16], unsigned gen)
+{
+	return cfa_snprintf(text, 16, "%u\n", gen); /* at most 10 digits */
+}
+
+enum cfapkg_err cfa_env_write_number(struct cfapkg_ctx *ctx, const char *gendir, unsigned gen)
+{
+	char *path, text[16];
+	enum cfapkg_err e;
+
+	if (!number_text(text, gen))
+		return cfa_fail(ctx, CFAPKG_E_USAGE, "generation %u: too large", gen);
+	if ((e = cfa_path(ctx, &path, "%s/%s", gendir, CFA_GEN_NUMBER)))
+		return e;
+	/* Unflushed: the generation's own flush, before its rename, takes it. */
+	e = cfa_write_atomic_unflushed(ctx, path, text, strlen(text));
+	cfa_free(path);
+	return e;
+}
+
+/* Whether the file at path holds exactly text: a number file truncated or
+ * rewritten through 'current' (its other name) must not be linked. */
+static bool holds(const char *path, const char *text)
+{
+	char got[16];
+	size_t len = strlen(text), n;
+	FILE *f = cfa_plat_fopen(path, "rb");
+
+	if (!f)
+		return false;
+	n = fread(got, 1, sizeof(got), f);
+	fclose(f);
+	return n == len && memcmp(got, text, len) == 0;
+}
+
+/* envdir/current made a second name of envdir/gen/number; false when that
+ * file is missing or not whole, or the link or the rename failed (nothing
+ * changed then). */
+static bool link_current(const char *envdir, unsigned gen, const char *text)
+{
+	char *number = cfa_aprintf("%s/%u/%s", envdir, gen, CFA_GEN_NUMBER);
+	char *tmp = cfa_aprintf("%s/current.link.tmp", envdir);
+	char *path = cfa_aprintf("%s/current", envdir);
+	bool done = false;
+
+	/* A tmp name a kill left is gone: every writer's recovery removes
+	 * ".tmp" names before it switches.  Should one stay, the link fails
+	 * and 'current' is written instead. */
+	if (number && tmp && path && holds(number, text) && cfa_plat_hardlink(number, tmp) == 0) {
+		/* Killed here, 'current' is as it was and the name is recovery's. */
+		cfa_crash_point();
+		done = cfa_plat_rename(tmp, path) == 0;
+		if (!done)
+			cfa_plat_remove(tmp);
+	}
+	cfa_free(number);
+	cfa_free(tmp);
+	cfa_free(path);
+	return done;
+}
+
+/* envdir/current says gen: linked or written unflushed where covered (the
+ * folder's flush makes it durable), else written and flushed. */
 static enum cfapkg_err write_current(struct cfapkg_ctx *ctx, const char *envdir, unsigned gen,
                                      bool covered)
 {
-	char *path, text[16]; /* a number of at most 10 digits */
+	char *path, text[16];
 	enum cfapkg_err e;
 
-	if (!cfa_snprintf(text, sizeof(text), "%u\n", gen))
+	if (!number_text(text, gen))
 		return cfa_fail(ctx, CFAPKG_E_USAGE, "generation %u: too large", gen);
+	if (covered && link_current(envdir, gen, text))
+		return CFAPKG_E_OK;
 	if ((e = cfa_path(ctx, &path, "%s/current", envdir)))
 		return e;
 	e = covered ? cfa_write_atomic_unflushed(ctx, path, text, strlen(text))

@@ -126,6 +126,10 @@ size_t cfa_view_link_many(const char *store, const char *view, const char *const
  * ROOT/envs/ENV/N (*stable says which). */
 #define CFA_ENV_ACTIVE "active"
 enum cfapkg_err cfa_env_make_current(struct cfapkg_ctx *ctx, const char *envdir, unsigned gen);
+/* gendir/number, "N\n": what make_current links as 'current' (written
+ * into the generation before its flush). */
+#define CFA_GEN_NUMBER "number"
+enum cfapkg_err cfa_env_write_number(struct cfapkg_ctx *ctx, const char *gendir, unsigned gen);
 void cfa_env_relink(struct cfapkg_ctx *ctx, const char *envdir);
 char *cfa_env_link_path(const char *envdir);
 unsigned cfa_env_linked(const char *envdir);

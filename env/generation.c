@@ -251,6 +251,8 @@ static enum cfapkg_err make_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lock
 	 * a crash the name N never stands for a folder whose files did not
 	 * reach the disk. */
 	e = write_gen(ctx, lock, tmp, meta, out);
+	if (!e)
+		e = cfa_env_write_number(ctx, tmp, gen);
 	if (!e) {
 		cfa_plat_sync_fs(tmp);
 		cfa_crash_point();

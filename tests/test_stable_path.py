@@ -92,6 +92,8 @@ def test_linked(root):
     check("repair writes a new generation, and the captured path has the file again",
           r.returncode == 0 and root.current() > gen and read(path) == b"nvcuda 6-preview.69\n",
           r.stdout + r.stderr)
+    if not WINDOWS:  # a folder's flush covers the switch on POSIX only
+        test_number(root)
     r = root.run("gc", "--keep", "1")
     gens = sorted(p.name for p in (root.path / "envs" / "default").iterdir() if p.name.isdigit())
     check("gc --keep 1 keeps the generation the stable path names, and it still works",
@@ -103,6 +105,41 @@ def test_linked(root):
     check("a writer's recovery points a link left behind (a kill) at the current generation",
           os.readlink(root.path / "envs" / "default" / "active") == str(root.current()))
     test_power_cut(root)
+
+
+def test_number(root):
+    """Where the link stands, a switch makes 'current' a second name of the
+    generation's 'number' file, which reached the disk with the generation:
+    no new text is written.  A generation without a whole 'number' (made
+    by an older cfapkg, or overwritten) gets 'current' written instead."""
+    envdir = root.path / "envs" / "default"
+    cur = envdir / "current"
+
+    def linked(gen):
+        number = envdir / str(gen) / "number"
+        return (number.is_file() and os.path.samefile(cur, number) and
+                cur.read_text() == f"{gen}\n")
+
+    gen = root.current()
+    check("'current' is the current generation's 'number' under a second name", linked(gen),
+          sorted(p.name for p in (envdir / str(gen)).iterdir()))
+    r = root.run("rollback")
+    prev = root.current()
+    check("... and after a rollback, the older generation's",
+          r.returncode == 0 and prev != gen and linked(prev), r.stderr)
+    os.unlink(envdir / str(gen) / "number")
+    r = root.run("rollback", "--to", str(gen))
+    check("a generation without 'number' gets 'current' written, naming it",
+          r.returncode == 0 and root.current() == gen and cur.read_text() == f"{gen}\n" and
+          os.stat(cur).st_nlink == 1, r.stderr)
+    (envdir / str(prev) / "number").write_text("99\n")
+    r = root.run("rollback", "--to", str(prev))
+    check("a 'number' that does not hold its generation's number is not linked",
+          r.returncode == 0 and root.current() == prev and cur.read_text() == f"{prev}\n" and
+          not os.path.samefile(cur, envdir / str(prev) / "number"), r.stderr)
+    r = root.run("rollback", "--to", str(gen))
+    check("... and switching back still works", r.returncode == 0 and root.current() == gen,
+          r.stderr)
 
 
 def test_power_cut(root):
