@@ -9,8 +9,9 @@ second environment with the same packages costs in time and disk.  Goals
 environment with a long history (100 generations), rollback >= 3x faster
 than nix-env --switch-generation.  Beside them, not judged, the same
 rollback in a root on a tmpfs: the difference is the disk flushes that
-make a switch survive a power cut; and what 'cfapkg run' adds to the
-start of the program it launches.
+make a switch survive a power cut; the flush alone, as coreutils' sync of
+the environment's folder; and what 'cfapkg run' adds to the start of the
+program it launches.
 
 usage: env_bench.py CFAPKG [ARCHIVE_CONTENT_MIB] [--before OLDER_CFAPKG] [--short]
 
@@ -37,6 +38,11 @@ from nginx import Nginx  # noqa: E402
 import plan_bench  # noqa: E402  (the same timer for whole processes)
 
 RUNS = 15
+# A folder's fsync in a process of its own: what the disk alone adds to
+# the one flush a switch ends with.  Back to back it can take a tenth of
+# what it takes after a few milliseconds' pause, as between the rounds'
+# runs, so it is timed in the same rounds.
+FLUSH = "sync ENVDIR (a folder's flush)"
 COLD_RUNS = 3
 SECOND_RUNS = 7
 # Generations in the long-history environment: a user who updates a ZLUDA
@@ -223,6 +229,9 @@ def main():
         contenders = [
             ("true", lambda r: timed(["true"])),
             ("curl --version", lambda r: timed(["curl", "--version"])),
+            # The flush a switch ends with, alone: coreutils' sync opens
+            # the environment's folder and fsyncs it, nothing else.
+            (FLUSH, lambda r: timed(["sync", str(root / "envs" / "default")])),
             ("cfapkg rollback", lambda r: timed([cfapkg, "rollback", "--quiet", "--to",
                                                   str(2 + r % 2)], env)),
             ("cfapkg install (nothing to do)", lambda r: timed(noop, env)),
@@ -282,6 +291,10 @@ def main():
     for name in [n for n in med if n.startswith("cfapkg run -- true")]:
         print(f"  {name} - true = {med[name] - med['true']:.1f} ms: what a launch adds "
               "(not judged)")
+    flush = med[FLUSH] - med["true"]
+    print(f"  the disk's flush: {FLUSH} - true = {flush:.1f} ms = {flush / med['true']:.2f}x "
+          f"true; cfapkg rollback without it / true = "
+          f"{(med['cfapkg rollback'] - flush) / med['true']:.2f} (not judged)")
     in_memory = med.get("rollback, root in memory (no disk flush)")
     if in_memory is not None:
         print(f"  disk flushes: cfapkg rollback - the same in memory = "
