@@ -19,7 +19,7 @@
  * name of N/number, which holds the same text and reached the disk with
  * generation N.  A file renamed over another while its text is still
  * unwritten is pushed to the disk by the rename on ext4 (its
- * auto_da_alloc), costing about as much as the folder's flush; a linked
+ * auto_da_alloc), which made a rollback up to a fifth slower; a linked
  * file has nothing left to push, and nothing a power cut could empty.  A
  * generation without a whole N/number (made by an older cfapkg, or its
  * text overwritten through 'current') gets 'current' written, unflushed:
