@@ -33,6 +33,11 @@ enum cfapkg_err cfa_gen_file(struct cfapkg_ctx *ctx, const char *env, unsigned g
  * (cfa_free; NULL and 0 when there are none). */
 enum cfapkg_err cfa_env_generations(struct cfapkg_ctx *ctx, const char *envdir, unsigned **list,
                                     size_t *n);
+/* generation.c: cfapkg_env_switch from prev, the generation the caller
+ * read as current under the writer lock; newest: the newest generation
+ * folder where the caller has listed them (0: listed here). */
+enum cfapkg_err cfa_env_switch_from(struct cfapkg_ctx *ctx, const char *env, unsigned prev,
+                                    unsigned newest, unsigned gen, const char *command);
 /* ROOT/trash: what is being removed goes here first, in one rename, so a
  * removal that is cut short never leaves a half-removed thing in place. */
 enum cfapkg_err cfa_trash(struct cfapkg_ctx *ctx, const char *path);

@@ -92,8 +92,11 @@ static enum cfapkg_err collect(struct cfapkg_ctx *ctx, const char *env, bool exi
 static void history_fini(struct history *h);
 static unsigned history_max_seq(const struct history *h);
 
-/* The next history sequence number: one past everything recorded. */
-static enum cfapkg_err next_seq(struct cfapkg_ctx *ctx, const char *env, unsigned *seq);
+/* The next history sequence number: one past everything recorded.
+ * newest: the newest generation folder where the caller has listed them,
+ * 0 to list them here. */
+static enum cfapkg_err next_seq(struct cfapkg_ctx *ctx, const char *env, unsigned newest,
+                                unsigned *seq);
 
 /* NULL when out of memory. */
 static cJSON *meta_json(unsigned gen, unsigned prev, unsigned seq, const char *command,
@@ -269,9 +272,10 @@ static enum cfapkg_err make_gen(struct cfapkg_ctx *ctx, const struct cfapkg_lock
 }
 
 /* The number of the next generation: past every one on disk and current.
- * A number that names a folder is never taken again. */
+ * A number that names a folder is never taken again.  *newest: the newest
+ * folder on disk (0: none). */
 static enum cfapkg_err new_gen_number(struct cfapkg_ctx *ctx, const char *envdir, unsigned prev,
-                                      unsigned *gen)
+                                      unsigned *gen, unsigned *newest)
 {
 	struct gen_scan s;
 	enum cfapkg_err e;
@@ -279,6 +283,7 @@ static enum cfapkg_err new_gen_number(struct cfapkg_ctx *ctx, const char *envdir
 	if ((e = cfa_make_dir(ctx, envdir)) || (e = scan_gens(ctx, envdir, &s)))
 		return e;
 	cfa_free(s.list);
+	*newest = s.max;
 	*gen = (s.max > prev ? s.max : prev) + 1;
 	return CFAPKG_E_OK;
 }
@@ -291,12 +296,13 @@ enum cfapkg_err cfapkg_env_commit(struct cfapkg_ctx *ctx, const char *env,
                                   struct cfapkg_commit_result *out)
 {
 	char *envdir = NULL;
-	unsigned prev = 0, gen = 0, seq = 0;
+	unsigned prev = 0, gen = 0, seq = 0, newest = 0;
 	enum cfapkg_err e;
 
 	memset(out, 0, sizeof(*out));
 	if ((e = cfa_env_dir(ctx, env, &envdir)) || (e = cfapkg_env_current(ctx, env, &prev)) ||
-	    (e = next_seq(ctx, env, &seq)) || (e = new_gen_number(ctx, envdir, prev, &gen)))
+	    (e = new_gen_number(ctx, envdir, prev, &gen, &newest)) ||
+	    (e = next_seq(ctx, env, newest, &seq)))
 		goto out;
 	e = make_gen(ctx, lock, envdir, gen, meta_json(gen, prev, seq, command, changes, nchanges),
 	             out);
@@ -362,21 +368,19 @@ static enum cfapkg_err log_switch(struct cfapkg_ctx *ctx, const char *envdir, un
 /* A switch is only the last step of a commit: the generation must exist
  * whole (its lock.json), and only 'current', the active link and the log
  * line are written. */
-enum cfapkg_err cfapkg_env_switch(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
-                                  const char *command)
+enum cfapkg_err cfa_env_switch_from(struct cfapkg_ctx *ctx, const char *env, unsigned prev,
+                                    unsigned newest, unsigned gen, const char *command)
 {
 	char *envdir = NULL, *lock = NULL;
-	unsigned prev, seq;
+	unsigned seq;
 	enum cfapkg_err e;
 
-	/* A 'current' that holds no number, with no link to read instead, is
-	 * what a switch to a chosen generation sets again: it is recorded as a
-	 * switch from 0. */
-	if ((e = cfapkg_env_current(ctx, env, &prev)) == CFAPKG_E_LOCKFILE) {
-		cfapkg_ctx_clear_error(ctx);
-		e = CFAPKG_E_OK;
-	}
-	if (e || (e = cfa_env_dir(ctx, env, &envdir)) ||
+	/* Numbers start at 1; 0 would be read as "the current one" below and
+	 * leave a 'current' that names no generation. */
+	if (!gen)
+		return cfa_fail(ctx, CFAPKG_E_USAGE, "environment \"%s\": generation numbers start "
+		                "at 1 ('cfapkg history --env %s' lists them)", env, env);
+	if ((e = cfa_env_dir(ctx, env, &envdir)) ||
 	    (e = cfa_gen_file(ctx, env, gen, "lock.json", &lock)))
 		goto out;
 	if (!cfa_plat_is_file(lock)) {
@@ -391,7 +395,7 @@ enum cfapkg_err cfapkg_env_switch(struct cfapkg_ctx *ctx, const char *env, unsig
 		cfa_env_relink(ctx, envdir);
 		goto out;
 	}
-	if ((e = next_seq(ctx, env, &seq)) || (e = cfa_env_make_current(ctx, envdir, gen)))
+	if ((e = next_seq(ctx, env, newest, &seq)) || (e = cfa_env_make_current(ctx, envdir, gen)))
 		goto out;
 	cfa_crash_point();
 	e = log_switch(ctx, envdir, seq, prev, gen, command);
@@ -399,6 +403,22 @@ out:
 	cfa_free(envdir);
 	cfa_free(lock);
 	return e;
+}
+
+enum cfapkg_err cfapkg_env_switch(struct cfapkg_ctx *ctx, const char *env, unsigned gen,
+                                  const char *command)
+{
+	unsigned prev;
+	enum cfapkg_err e;
+
+	/* A 'current' that holds no number, with no link to read instead, is
+	 * what a switch to a chosen generation sets again: it is recorded as a
+	 * switch from 0. */
+	if ((e = cfapkg_env_current(ctx, env, &prev)) == CFAPKG_E_LOCKFILE) {
+		cfapkg_ctx_clear_error(ctx);
+		e = CFAPKG_E_OK;
+	}
+	return e ? e : cfa_env_switch_from(ctx, env, prev, 0, gen, command);
 }
 
 /* The changes as one line ("+zluda 7-preview.10, ~libtorch-cuda ..."),
@@ -714,7 +734,8 @@ static bool last_switch_seq(const char *path, unsigned *seq)
 
 /* The seq of the newest generation's record; 0 when it has none (or it
  * does not read). */
-static enum cfapkg_err newest_gen_seq(struct cfapkg_ctx *ctx, const char *envdir, unsigned *seq)
+static enum cfapkg_err newest_gen_seq(struct cfapkg_ctx *ctx, const char *envdir,
+                                      unsigned newest, unsigned *seq)
 {
 	struct gen_scan s;
 	char *path, *text = NULL;
@@ -723,12 +744,15 @@ static enum cfapkg_err newest_gen_seq(struct cfapkg_ctx *ctx, const char *envdir
 	enum cfapkg_err e;
 
 	*seq = 0;
-	if ((e = scan_gens(ctx, envdir, &s)))
-		return e;
-	cfa_free(s.list);
-	if (!s.max)
+	if (!newest) {
+		if ((e = scan_gens(ctx, envdir, &s)))
+			return e;
+		cfa_free(s.list);
+		newest = s.max;
+	}
+	if (!newest)
 		return CFAPKG_E_OK;
-	if ((e = cfa_path(ctx, &path, "%s/%u/meta.json", envdir, s.max)))
+	if ((e = cfa_path(ctx, &path, "%s/%u/meta.json", envdir, newest)))
 		return e;
 	/* Only its seq is wanted, found without parsing the rest. */
 	if (cfa_read_file(ctx, path, &text, &len) != CFAPKG_E_OK)
@@ -746,7 +770,8 @@ static enum cfapkg_err newest_gen_seq(struct cfapkg_ctx *ctx, const char *envdir
  * the log's last line hold the greatest: a rollback reads two records, not
  * the whole history.  Either one missing its seq (damaged, or written
  * before seqs) sends it to the whole history. */
-static enum cfapkg_err next_seq(struct cfapkg_ctx *ctx, const char *env, unsigned *seq)
+static enum cfapkg_err next_seq(struct cfapkg_ctx *ctx, const char *env, unsigned newest,
+                                unsigned *seq)
 {
 	struct history h;
 	char *envdir, *log;
@@ -756,7 +781,7 @@ static enum cfapkg_err next_seq(struct cfapkg_ctx *ctx, const char *env, unsigne
 
 	if ((e = cfa_env_dir(ctx, env, &envdir)))
 		return e;
-	if (!(e = newest_gen_seq(ctx, envdir, &gen)) &&
+	if (!(e = newest_gen_seq(ctx, envdir, newest, &gen)) &&
 	    !(e = cfa_path(ctx, &log, "%s/switches.log", envdir))) {
 		fast = gen && last_switch_seq(log, &sw);
 		cfa_free(log);

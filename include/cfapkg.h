@@ -10,7 +10,7 @@
  * the machine, cfapkg_env_plan to show what an install would do,
  * cfapkg_trans_begin/_prepare/_commit to change an environment (it takes
  * the writer lock, downloads, unpacks, links and switches), cfapkg_verdict_*
- * for doctor, cfapkg_env_rollback_target for a rollback, cfapkg_launch_* for
+ * for doctor, cfapkg_env_rollback for a rollback, cfapkg_launch_* for
  * a run.  The lower groups (plan, fetch, unpack) are those calls' parts,
  * public for tools that need one step alone; each group's opening says
  * which calls are its front door.
@@ -1638,6 +1638,22 @@ CFAPKG_API enum cfapkg_err cfapkg_env_rollback_target(struct cfapkg_ctx *ctx, co
                                                       unsigned cur, bool known_good,
                                                       unsigned *target,
                                                       struct cfapkg_gen_mark **why);
+/** What a rollback did: from the generation that was current to the one
+ * now current (the same when it already was); with known_good, the
+ * target's latest mark in why (owned: cfapkg_free; NULL otherwise). */
+struct cfapkg_rollback {
+	unsigned from, to;
+	struct cfapkg_gen_mark *why;
+};
+/** A rollback as one call, so that every front end rolls back alike: to
+ * generation `to`, or with to 0 to the one cfapkg_env_rollback_target
+ * chooses, then cfapkg_env_switch, recorded in history as "rollback FROM
+ * -> TO".  The current generation is read once, under the caller's writer
+ * lock.  A 'current' that holds no number counts as 0 when `to` is given:
+ * that is how it is set again. */
+CFAPKG_API enum cfapkg_err cfapkg_env_rollback(struct cfapkg_ctx *ctx, const char *env,
+                                               unsigned to, bool known_good,
+                                               struct cfapkg_rollback *out);
 
 /** The changes generation gen made, one line each ("+zluda 6-preview.69",
  * "libtorch-cuda 2.3.0+cu118 restored"), NULL-terminated (a history

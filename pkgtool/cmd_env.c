@@ -327,82 +327,67 @@ static void known_good_why(const struct cfapkg_gen_mark *m, char *buf, size_t le
 		cli_fit(buf, len, "marked known-good by doctor on %s (%s)", when, m->reason);
 }
 
-/* The generation rollback goes to: --to N, or as the library chooses
- * (the newest earlier known-good one, why says why, or the newest
- * earlier one). */
-static int rollback_target(struct cfapkg_ctx *ctx, const struct cli *cli, unsigned cur,
-                           unsigned *target, char *why, size_t len)
+/* --to N (0 when not given) and --known-good; usage errors here. */
+static int rollback_args(const struct cli *cli, unsigned *to, bool *known_good)
 {
-	const char *env = env_from_cli(cli), *to = cli_value(cli, OPT_TO);
-	bool good = cli->seen & OPT_BIT(OPT_KNOWN_GOOD);
-	struct cfapkg_gen_mark *mark = NULL;
-	enum cfapkg_err e;
+	const char *text = cli_value(cli, OPT_TO);
 
-	if (to && good) {
+	*to = 0;
+	*known_good = cli->seen & OPT_BIT(OPT_KNOWN_GOOD);
+	if (text && *known_good) {
 		cli_error("--to and --known-good each choose the generation; "
 		        "give one of them\n");
 		return EXIT_USAGE;
 	}
-	if (to && !parse_uint(to, target)) {
-		cli_error("--to takes a generation number\n");
+	if (text && (!parse_uint(text, to) || *to == 0)) {
+		cli_error("--to takes a generation number, from 1 ('cfapkg history' lists them)\n");
 		return EXIT_USAGE;
 	}
-	if (to)
-		return EXIT_OK;
-	/* The rule lives in the library (env/rollback.c) so that every front
-	 * end rolls back alike: a switch is never a target, only created
-	 * generations. */
-	if ((e = cfapkg_env_rollback_target(ctx, env, cur, good, target, good ? &mark : NULL)))
-		return report_error(ctx, e);
-	if (mark)
-		known_good_why(mark, why, len);
-	cfapkg_free(mark);
 	return EXIT_OK;
 }
 
+static void print_rollback(const struct cli *cli, const char *env, const struct cfapkg_rollback *r)
+{
+	char why[1200] = "";
+
+	if (r->why)
+		known_good_why(r->why, why, sizeof(why));
+	if (cli->json)
+		json_print(switch_json(env, r->from, r->to, why));
+	else if (!cli->quiet && r->to == r->from)
+		printf("Environment \"%s\" is already at generation %u; nothing to do\n", env, r->to);
+	else if (!cli->quiet)
+		printf("Environment \"%s\" is %s generation %u (was %u)%s%s\n", env,
+		       r->to < r->from ? "back at" : "now at the later", r->to, r->from,
+		       why[0] ? ": the newest earlier known-good one, " : "", why);
+}
+
 /* rollback [--to N | --known-good]: a switch to an existing generation, so it
- * needs no network and unpacks nothing.  The current generation is read under
- * the lock, so the target is chosen from what is really current. */
+ * needs no network and unpacks nothing.  Which one, and the switch, are the
+ * library's (cfapkg_env_rollback), under the lock, so the target is chosen
+ * from what is really current. */
 int cmd_rollback(struct cfapkg_ctx *ctx, const struct cli *cli)
 {
 	const char *env = env_from_cli(cli);
 	struct cfapkg_writer_lock *lock = NULL;
-	unsigned cur = 0, target = 0;
-	char command[256], why[1200] = "";
+	struct cfapkg_rollback r;
+	unsigned to;
+	bool known_good;
 	enum cfapkg_err e;
 	int rc;
 
-	if ((rc = need_env(ctx, env)) || (rc = take_lock(ctx, cli, &lock)))
+	if ((rc = rollback_args(cli, &to, &known_good)) || (rc = need_env(ctx, env)) ||
+	    (rc = take_lock(ctx, cli, &lock)))
 		return rc;
-	/* --to N is how a 'current' that holds no number is set again, so
-	 * that one is read as 0 there. */
-	if ((e = cfapkg_env_current(ctx, env, &cur)) == CFAPKG_E_LOCKFILE && cli_value(cli, OPT_TO)) {
-		cfapkg_ctx_clear_error(ctx);
-		e = CFAPKG_E_OK;
-	}
-	if (e) {
+	if ((e = cfapkg_env_rollback(ctx, env, to, known_good, &r))) {
 		rc = report_error(ctx, e);
-	} else if (!(rc = rollback_target(ctx, cli, cur, &target, why, sizeof(why)))) {
-		/* The command recorded in history names both ends, so that a
-		 * later history shows where each switch came from. */
-		cli_fit(command, sizeof(command), "rollback%s %u -> %u",
-		        why[0] ? " --known-good" : "", cur, target);
-		if ((e = cfapkg_env_switch(ctx, env, target, command)))
-			rc = report_error(ctx, e);
-		else if (cli->json)
-			json_print(switch_json(env, cur, target, why));
-		else if (!cli->quiet && target == cur)
-			printf("Environment \"%s\" is already at generation %u; nothing to do\n", env,
-			       cur);
-		else if (!cli->quiet)
-			printf("Environment \"%s\" is %s generation %u (was %u)%s%s\n", env,
-			       target < cur ? "back at" : "now at the later", target, cur,
-			       why[0] ? ": the newest earlier known-good one, " : "", why);
+	} else {
+		print_rollback(cli, env, &r);
 		/* Staged venvs follow only a switch that happened; a failed
 		 * one left the environment, and so the venvs, as they were. */
-		if (!e)
-			follow_venvs(ctx, cli, env);
+		follow_venvs(ctx, cli, env);
 	}
+	cfapkg_free(r.why);
 	cfapkg_writer_unlock(lock);
 	return rc;
 }

@@ -191,6 +191,10 @@ def test_history_rollback(root):
     check("rollback --to", r.returncode == 0 and root.current() == 3)
     r = root.run("rollback", "--to", "99")
     check("rollback to a missing generation", r.returncode == 4 and root.current() == 3, r.stderr)
+    r = root.run("rollback", "--to", "0")
+    check("rollback --to 0 is refused and leaves 'current' naming a generation",
+          r.returncode == 2 and "from 1" in r.stderr and root.current() == 3 and
+          root.run("history").returncode == 0, r.stdout + r.stderr)
     r = root.run("rollback", "--known-good")
     check("rollback --known-good refuses when nothing was proven, and says so",
           r.returncode == 4 and root.current() == 3 and "no known-good generation" in r.stderr

@@ -117,9 +117,9 @@ int main(int argc, char **argv)
 	struct cfapkg_trans_opts o = {.kind = CFAPKG_TRANS_INSTALL, .args = specs, .nargs = 1,
 	                              .facts = &f, .pins = pins, .npins = 1,
 	                              .command = "frontend install"};
-	struct cfapkg_gen_mark *why = NULL;
+	struct cfapkg_rollback rb;
 	char planned[64] = "", first[64] = "", second[64] = "";
-	unsigned target = 0, cur = 0;
+	unsigned cur = 0;
 
 	if (argc != 4 || !ctx)
 		return 2;
@@ -145,17 +145,16 @@ int main(int argc, char **argv)
 	                               .facts = &f, .command = "frontend update"};
 	if (change(ctx, &o, second, sizeof(second)))
 		return 1;
-	if (cfapkg_writer_lock(ctx, 0, &lock) || cfapkg_env_current(ctx, "default", &cur) ||
-	    cfapkg_env_rollback_target(ctx, "default", cur, true, &target, &why) ||
-	    cfapkg_env_switch(ctx, "default", target, "frontend rollback") ||
+	if (cfapkg_writer_lock(ctx, 0, &lock) ||
+	    cfapkg_env_rollback(ctx, "default", 0, true, &rb) || !rb.why ||
 	    cfapkg_env_current(ctx, "default", &cur))
 		return fail(ctx, "rollback");
 	cfapkg_writer_unlock(lock);
 	if (why_kept(ctx, &f))
 		return 1;
 	printf("planned %s installed %s updated %s rolled back to %u (%s)\n", planned, first,
-	       second, cur, why->reason);
-	cfapkg_free(why);
+	       second, cur, rb.why->reason);
+	cfapkg_free(rb.why);
 	cfapkg_facts_clear(&f);
 	cfapkg_ctx_free(ctx);
 	return 0;
