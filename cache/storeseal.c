@@ -119,15 +119,15 @@ void cfa_store_seal(const char *dir, const char *const *paths, size_t npaths)
 bool cfa_store_seal_holds(struct cfapkg_ctx *ctx, const char *dir)
 {
 	char *file = cfa_aprintf("%s/.cfapkg/seal", dir), *text = NULL, *line, *nl;
-	struct cfa_buf path;
+	struct cfa_dir *d = NULL;
 	char stamp[64];
-	size_t len, keep;
+	size_t len;
 	bool ok;
 
-	cfa_buf_init(&path, (size_t)64 << 10);
+	/* The folders are stamped through the store folder, opened once, so
+	 * that each lookup starts there rather than at the root. */
 	ok = file && cfa_plat_is_file(file) && cfa_read_file(ctx, file, &text, &len) == 0 &&
-	     strlen(text) == len && len > 0 && cfa_buf_adds(&path, dir);
-	keep = path.len;
+	     strlen(text) == len && len > 0 && (d = cfa_plat_dir_open(dir)) != NULL;
 	for (line = text; ok && *line; line = nl + 1) {
 		char *sp = strchr(line, ' ');
 		if (!(nl = strchr(line, '\n')) || !sp || sp > nl) {
@@ -135,10 +135,11 @@ bool cfa_store_seal_holds(struct cfapkg_ctx *ctx, const char *dir)
 			break;
 		}
 		*sp = *nl = '\0';
-		ok = stamp_under(&path, keep, sp + 1, stamp, NULL) && strcmp(stamp, line) == 0;
+		ok = cfa_plat_file_stamp_at(d, sp + 1, stamp) && strcmp(stamp, line) == 0;
 	}
 	cfapkg_ctx_clear_error(ctx);
-	cfa_buf_fini(&path);
+	if (d)
+		cfa_plat_dir_close(d);
 	cfa_free(text);
 	cfa_free(file);
 	return ok;

@@ -21,6 +21,7 @@
  * Every removal goes through take(), which also lists it: a dry run makes
  * the same decisions and lists the same things, removing nothing.
  */
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 
@@ -151,14 +152,16 @@ static int recover_env(const char *name, void *arg)
 }
 
 /* dir's entries starting with prefix, or ending with ".tmp" (a file
- * cfa_write_atomic had not renamed yet). */
-static void remove_in(struct walk *w, const char *dir, const char *prefix)
+ * cfa_write_atomic had not renamed yet); the listing's result (ENOENT:
+ * no such folder). */
+static int remove_in(struct walk *w, const char *dir, const char *prefix)
 {
 	struct walk inner = {w->ctx, dir, prefix, ".tmp", 0, false};
+	int rc = cfa_plat_list_dir(dir, remove_matching, &inner);
 
-	cfa_plat_list_dir(dir, remove_matching, &inner);
 	w->count += inner.count;
 	w->failed |= inner.failed;
+	return rc;
 }
 
 /* One repository's record in ROOT/apt/releases. */
@@ -182,8 +185,9 @@ static enum cfapkg_err recover_apt(struct walk *w)
 	char *apt = cfa_root_path(w->ctx, CFA_APT, NULL), *keys = NULL, *releases = NULL;
 
 	if (apt && (keys = cfa_root_path(w->ctx, CFA_APT, "keys")) != NULL &&
-	    (releases = cfa_root_path(w->ctx, CFA_APT, "releases")) != NULL) {
-		remove_in(w, apt, "check-");
+	    (releases = cfa_root_path(w->ctx, CFA_APT, "releases")) != NULL &&
+	    /* A root that never used an APT source has no folder to look in. */
+	    remove_in(w, apt, "check-") != ENOENT) {
 		remove_in(w, keys, "\x01");
 		w->dir = releases;
 		cfa_plat_list_dir(releases, recover_release, w);

@@ -47,16 +47,24 @@ enum cfapkg_err cfa_append_text(struct cfapkg_ctx *ctx, const char *path, const 
                                 const char *what, bool flush)
 {
 	FILE *f;
+	char *text = NULL;
 	int bad;
 	bool torn;
 
+	/* Unbuffered, and the record given in one piece: the last byte is
+	 * read alone and the record written in one call, where a buffer would
+	 * read the file's tail twice and could split the write. */
+	if ((f = cfa_plat_fopen(path, "a+b")))
+		setvbuf(f, NULL, _IONBF, 0);
 	/* A kill in an earlier append leaves a torn line: the record starts a
 	 * line of its own, or the torn bytes would swallow it. */
-	f = cfa_plat_fopen(path, "a+b");
 	torn = f && fseek(f, -1, SEEK_END) == 0 && fgetc(f) != '\n';
-	bad = !f || fseek(f, 0, SEEK_END) != 0 || fprintf(f, "%s%s\n", torn ? "\n" : "", line) < 0;
+	bad = !f || fseek(f, 0, SEEK_END) != 0 ||
+	      !(text = cfa_aprintf("%s%s\n", torn ? "\n" : "", line)) ||
+	      fwrite(text, 1, strlen(text), f) != strlen(text);
 	bad |= f && flush && cfa_plat_fsync(f) != 0;
 	bad |= f && fclose(f) != 0;
+	cfa_free(text);
 	return bad ? cfa_fail(ctx, CFAPKG_E_IO, "%s: cannot record %s", path, what) : CFAPKG_E_OK;
 }
 

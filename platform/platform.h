@@ -215,6 +215,10 @@ bool cfa_plat_boot_id(char out[9]);
  * modification time to the system's finest unit); false when it cannot be
  * read. */
 bool cfa_plat_file_stamp(const char *path, char out[64]);
+/* The same for dir/rel ("" is the folder itself), the folder opened once
+ * with cfa_plat_dir_open: a store folder's seal stamps a hundred of its
+ * folders or more, and each full path was looked up from the root. */
+bool cfa_plat_file_stamp_at(struct cfa_dir *d, const char *rel, char out[64]);
 /* Removes a folder and everything in it.  0 or errno-style. */
 int cfa_plat_remove_tree(const char *path);
 

@@ -3,8 +3,6 @@
  * programs cache under, and the Windows-only queries answered as "not
  * here".
  */
-/* POSIX.1-2008 for st_mtim, the nanosecond file times that
- * cfa_plat_file_stamp reads. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -403,52 +401,3 @@ bool cfa_plat_boot_id(char out[9])
 	return n == 8;
 }
 
-/* v in decimal at p, zeros before it up to width digits, then sep; the
- * end.  A stamp is made for every recipe file and store folder a command
- * looks at, a hundred or more: snprintf's 2,000-odd instructions each
- * were a tenth of a no-op install's. */
-static char *put_dec(char *p, long long v, int width, char sep)
-{
-	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-	char digits[24];
-	int n = 0;
-
-	do {
-		digits[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	while (n < width)
-		digits[n++] = '0';
-	if (v < 0)
-		*p++ = '-';
-	while (n)
-		*p++ = digits[--n];
-	*p++ = sep;
-	return p;
-}
-
-bool cfa_plat_file_stamp(const char *path, char out[64])
-{
-	struct stat st;
-	char text[96], *end = text;
-
-	if (stat(path, &st) != 0)
-		return false;
-	/* "SIZE.SECONDS.NANOSECONDS.INODE", as "%lld.%lld.%09ld.%llu" spells
-	 * it.  The inode joins size and time: a file replaced by rename gets
-	 * a new inode even when size and time match. */
-	end = put_dec(end, (long long)st.st_size, 1, '.');
-	end = put_dec(end, (long long)st.st_mtim.tv_sec, 1, '.');
-	end = put_dec(end, (long long)st.st_mtim.tv_nsec, 9, '.');
-	if ((unsigned long long)st.st_ino > (unsigned long long)LLONG_MAX) {
-		/* Past a long long's range: the general way. */
-		if (snprintf(end, 24, "%llu", (unsigned long long)st.st_ino) >= 24)
-			return false;
-		end += strlen(end) + 1;
-	} else
-		end = put_dec(end, (long long)st.st_ino, 1, '\0');
-	if (end - text > 64)
-		return false;
-	memcpy(out, text, (size_t)(end - text));
-	return true;
-}

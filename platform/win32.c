@@ -533,6 +533,15 @@ bool cfa_plat_regular_file_at(struct cfa_dir *d, const char *rel, long long *siz
 	return ok;
 }
 
+bool cfa_plat_file_stamp_at(struct cfa_dir *d, const char *rel, char out[64])
+{
+	char *path = *rel ? in_dir(d, rel) : _strdup(d->path);
+	bool ok = path && cfa_plat_file_stamp(path, out);
+
+	free(path);
+	return ok;
+}
+
 /* Windows has no handle-relative link call: the names are joined. */
 int cfa_plat_hardlink_at(struct cfa_dir *from, const char *from_name, struct cfa_dir *to,
                          const char *to_name)
