@@ -144,8 +144,11 @@ def test_number(root):
 
 def test_power_cut(root):
     """A switch flushes the folder once, after 'current' and the link are
-    both renamed, and not 'current''s text on its own: a power cut can
-    leave 'current' empty, and the link is then the record."""
+    both renamed.  Where 'current' is written rather than linked to the
+    generation's number file (a generation an older cfapkg made), its text
+    is not flushed on its own, so a power cut can leave it empty, and the
+    link is then the record; emptying it here, through its name, stands
+    for that."""
     envdir = root.path / "envs" / "default"
     gen = root.current()
     want = root.listing()
