@@ -59,9 +59,11 @@ enum cfapkg_err cfa_append_text(struct cfapkg_ctx *ctx, const char *path, const 
 	/* A kill in an earlier append leaves a torn line: the record starts a
 	 * line of its own, or the torn bytes would swallow it. */
 	torn = f && fseek(f, -1, SEEK_END) == 0 && fgetc(f) != '\n';
-	bad = !f || fseek(f, 0, SEEK_END) != 0 ||
-	      !(text = cfa_aprintf("%s%s\n", torn ? "\n" : "", line)) ||
-	      fwrite(text, 1, strlen(text), f) != strlen(text);
+	if (f && !(text = cfa_aprintf("%s%s\n", torn ? "\n" : "", line))) {
+		fclose(f);
+		return cfa_nomem(ctx);
+	}
+	bad = !f || fseek(f, 0, SEEK_END) != 0 || fputs(text, f) == EOF;
 	bad |= f && flush && cfa_plat_fsync(f) != 0;
 	bad |= f && fclose(f) != 0;
 	cfa_free(text);

@@ -427,48 +427,32 @@ int cfa_plat_dir_link(const char *link, const char *name)
 	return rc;
 }
 
-/* A link's text read with no stat first: an environment's link names a
- * generation number, and every command reads it. */
-static int short_link(const char *link, char **out)
-{
-	char buf[256];
-	ssize_t n = readlink(link, buf, sizeof(buf));
-
-	if (n < 0)
-		return errno == EINVAL ? ENOENT : errno; /* EINVAL: not a link */
-	if ((size_t)n == sizeof(buf))
-		return EAGAIN; /* perhaps cut: sized by lstat instead */
-	if (!(*out = malloc((size_t)n + 1)))
-		return ENOMEM;
-	memcpy(*out, buf, (size_t)n);
-	(*out)[n] = '\0';
-	return 0;
-}
-
+/* Read with no stat first (an environment's link names a generation
+ * number, and every command reads it): a buffer the text filled may have
+ * cut it, so it is read again into one twice the size. */
 int cfa_plat_dir_link_read(const char *link, char **out)
 {
-	struct stat st;
+	size_t size;
 	ssize_t n;
-	int rc;
+	char *buf;
 
 	*out = NULL;
-	if ((rc = short_link(link, out)) != EAGAIN)
-		return rc;
-	if (lstat(link, &st) != 0)
-		return errno;
-	if (!S_ISLNK(st.st_mode))
-		return ENOENT;
-	/* st_size is the text's length; a link rewritten meanwhile is cut. */
-	if (!(*out = malloc((size_t)st.st_size + 2)))
-		return ENOMEM;
-	n = readlink(link, *out, (size_t)st.st_size + 1);
-	if (n < 0 || n > st.st_size) {
-		free(*out);
-		*out = NULL;
-		return n < 0 ? errno : EAGAIN;
+	for (size = 256; size <= ((size_t)1 << 20); size *= 2) {
+		if (!(buf = malloc(size)))
+			return ENOMEM;
+		if ((n = readlink(link, buf, size)) < 0) {
+			int rc = errno == EINVAL ? ENOENT : errno; /* EINVAL: not a link */
+			free(buf);
+			return rc;
+		}
+		if ((size_t)n < size) {
+			buf[n] = '\0';
+			*out = buf;
+			return 0;
+		}
+		free(buf);
 	}
-	(*out)[n] = '\0';
-	return 0;
+	return ENAMETOOLONG;
 }
 
 int cfa_plat_abs_path(const char *path, char **out)
